@@ -1,0 +1,239 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import { ContentAddressedLog } from "../fs/content-log.js";
+import { OutputCapture } from "./capture.js";
+import {
+  PROCESS_GROUP_SETTLE_MS,
+  processGroupAlive,
+  stopProcessGroup,
+  trackProcessGroup,
+} from "./process-group.js";
+import { clampTimeoutMs } from "./timeout.js";
+
+/** Options of `runShellCommand`. */
+export interface ShellRunOptions {
+  /** Working directory: the workspace root. */
+  cwd: string;
+  /** Timeout in ms; default 120,000, values below 1,000 are raised to 1,000 (A3S §2.13). */
+  timeoutMs?: number;
+  /** Folder for the full output log (`<sha256>.log`); no log is written when absent. */
+  logDir?: string;
+  /** Environment of the command; default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Aborting stops the command's process group like a timeout does. */
+  signal?: AbortSignal;
+}
+
+/** What happened when a shell command ran. Times in ms, sizes in bytes. */
+export interface ShellRunResult {
+  command: string;
+  /** Exit code; 128 + signal number when the shell was killed by a signal; null if it never ran. */
+  exitCode: number | null;
+  /** Name of the signal that ended the shell, if one did. */
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  aborted: boolean;
+  /** The timeout that applied, after clamping. */
+  timeoutMs: number;
+  durationMs: number;
+  /** Combined stdout+stderr: first 64 KiB, the A3S truncation notice, last 36 KiB. */
+  output: string;
+  totalBytes: number;
+  capturedBytes: number;
+  truncated: boolean;
+  /** The full log, when `logDir` was given and the log could be written. */
+  log?: { path: string; uri: string; sha256: string };
+  /** Why the log could not be written, when it could not. */
+  logError?: string;
+  /** Set when the command could not be started (e.g. `ENOENT` for the cwd). */
+  spawnError?: string;
+}
+
+const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = {
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGQUIT: 3,
+  SIGABRT: 6,
+  SIGKILL: 9,
+  SIGSEGV: 11,
+  SIGPIPE: 13,
+  SIGALRM: 14,
+  SIGTERM: 15,
+};
+
+/**
+ * Run `command` with `sh -c` in `options.cwd` as the leader of a new process group.
+ *
+ * - On timeout (or abort) the whole group gets SIGTERM, then SIGKILL after 500 ms, so
+ *   grandchildren (`sleep 100 &`, a test runner's workers) never outlive the check. The
+ *   same happens to processes of the group still alive after the shell exits.
+ * - stdout and stderr are captured together, bounded to 100 KiB (`OutputCapture`); the
+ *   full bytes are streamed to `<logDir>/<sha256>.log` (content-addressed, atomic rename).
+ * - If this Node process exits first, the group is SIGKILLed (`trackProcessGroup`).
+ *
+ * Never rejects: a spawn failure is returned as `spawnError` with `exitCode: null`.
+ * Implements A3S §2.13 (timeouts) and §2.16 (capture); the group kill is our addition.
+ */
+export async function runShellCommand(
+  command: string,
+  options: ShellRunOptions,
+): Promise<ShellRunResult> {
+  const timeoutMs = clampTimeoutMs(options.timeoutMs);
+  const started = performance.now();
+  const capture = new OutputCapture();
+  let log: ContentAddressedLog | undefined;
+  let logError: string | undefined;
+  if (options.logDir !== undefined) {
+    try {
+      log = await ContentAddressedLog.open(options.logDir);
+    } catch (error) {
+      logError = describeError(error);
+    }
+  }
+
+  const child = spawn("sh", ["-c", command], {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+
+  const outcome = await new Promise<{
+    exitCode: number | null;
+    signal: NodeJS.Signals | null;
+    timedOut: boolean;
+    aborted: boolean;
+    spawnError?: string;
+  }>((resolve) => {
+    let timedOut = false;
+    let aborted = false;
+    let untrack: (() => void) | undefined;
+    let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let streamsOpen = 2;
+    let settleTimer: NodeJS.Timeout | undefined;
+
+    const onData = (chunk: Buffer, stream: NodeJS.ReadableStream) => {
+      capture.push(chunk);
+      if (log && !log.write(chunk)) {
+        stream.pause();
+        void log.drain().then(() => stream.resume());
+      }
+    };
+    child.stdout.on("data", (chunk: Buffer) => onData(chunk, child.stdout));
+    child.stderr.on("data", (chunk: Buffer) => onData(chunk, child.stderr));
+
+    const finish = () => {
+      if (exited === undefined || streamsOpen > 0) return;
+      clearTimeout(timer);
+      clearTimeout(settleTimer);
+      options.signal?.removeEventListener("abort", onAbort);
+      untrack?.();
+      resolve({ exitCode: exited.code, signal: exited.signal, timedOut, aborted });
+    };
+    const onStreamClosed = () => {
+      streamsOpen -= 1;
+      finish();
+    };
+    child.stdout.on("close", onStreamClosed);
+    child.stderr.on("close", onStreamClosed);
+
+    let stopping = false;
+    const stopGroup = () => {
+      if (child.pid === undefined || stopping) return;
+      stopping = true;
+      void stopProcessGroup(child.pid).then(() => {
+        // Whatever still holds the pipes after SIGKILL cannot write any more: stop waiting.
+        settleTimer = setTimeout(() => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+        }, PROCESS_GROUP_SETTLE_MS);
+      });
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stopGroup();
+    }, timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      stopGroup();
+    };
+    if (options.signal?.aborted) queueMicrotask(onAbort);
+    else options.signal?.addEventListener("abort", onAbort, { once: true });
+
+    child.once("spawn", () => {
+      if (child.pid !== undefined) untrack = trackProcessGroup(child.pid);
+    });
+    child.once("error", (error) => {
+      if (exited !== undefined) return;
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+      untrack?.();
+      resolve({
+        exitCode: null,
+        signal: null,
+        timedOut: false,
+        aborted: false,
+        spawnError: describeSpawnError(error, options.cwd),
+      });
+    });
+    child.once("exit", (code, signal) => {
+      exited = { code, signal };
+      // The shell is gone; stop anything it left behind in its group (background jobs).
+      if (child.pid !== undefined && processGroupAlive(child.pid)) stopGroup();
+      finish();
+    });
+  });
+
+  let logInfo: ShellRunResult["log"];
+  if (log) {
+    if (outcome.spawnError !== undefined) {
+      await log.discard();
+    } else {
+      try {
+        const committed = await log.commit();
+        logInfo = {
+          path: committed.path,
+          uri: pathToFileURL(committed.path).href,
+          sha256: committed.sha256,
+        };
+      } catch (error) {
+        logError = describeError(error);
+      }
+    }
+  }
+
+  const summary = capture.summary();
+  const exitCode =
+    outcome.exitCode ??
+    (outcome.signal !== null ? 128 + (SIGNAL_NUMBERS[outcome.signal] ?? 0) : null);
+  const result: ShellRunResult = {
+    command,
+    exitCode,
+    signal: outcome.signal,
+    timedOut: outcome.timedOut,
+    aborted: outcome.aborted,
+    timeoutMs,
+    durationMs: Math.round(performance.now() - started),
+    output: capture.render(),
+    totalBytes: summary.totalBytes,
+    capturedBytes: summary.capturedBytes,
+    truncated: summary.truncated,
+  };
+  if (logInfo) result.log = logInfo;
+  if (logError !== undefined) result.logError = logError;
+  if (outcome.spawnError !== undefined) result.spawnError = outcome.spawnError;
+  return result;
+}
+
+function describeSpawnError(error: Error, cwd: string): string {
+  // Node reports a missing cwd as "spawn sh ENOENT"; say which one is missing.
+  if ((error as NodeJS.ErrnoException).code === "ENOENT" && !existsSync(cwd)) {
+    return `working directory does not exist: ${cwd}`;
+  }
+  return error.message;
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
