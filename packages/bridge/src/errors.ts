@@ -1,0 +1,109 @@
+/**
+ * Wire errors of the bridge (DESIGN §5): every error response is a JSON-RPC 2.0 error whose
+ * `data` is `{code, path?, message}`. `code` is a stable snake_case string (the table
+ * below); `path` is the dotted field path of the offending input ("records.0.path"), "" for
+ * the params object itself, absent when no field is at fault.
+ */
+
+/** One entry of the error-code table: the JSON-RPC numeric code and what it means. */
+export interface ErrorCodeInfo {
+  rpc_code: number;
+  description: string;
+}
+
+/**
+ * The stable `data.code` values and their JSON-RPC codes. Protocol codes use the standard
+ * JSON-RPC numbers; domain codes raised by `@turngate/core`'s typed errors (`TurngateError`,
+ * whose `code` passes through) map to -32602 (the input was refused); core's generic
+ * `invalid_input` is reported as `invalid_params`; server-side conditions use -32000 and below.
+ */
+export const ERROR_CODES = {
+  parse_error: { rpc_code: -32700, description: "The line is not valid UTF-8 JSON." },
+  invalid_request: {
+    rpc_code: -32600,
+    description: "The JSON is not a JSON-RPC 2.0 request object (batches are not supported).",
+  },
+  too_large: {
+    rpc_code: -32600,
+    description: "A request or response line exceeds 32 MiB (33554432 bytes).",
+  },
+  method_not_found: { rpc_code: -32601, description: "No method of that name is served." },
+  invalid_params: {
+    rpc_code: -32602,
+    description: "The params do not match the method's JSON Schema; `path` names the field.",
+  },
+  session_not_found: {
+    rpc_code: -32602,
+    description: "`session_id` names no open session (never created, or already closed).",
+  },
+  report_status_mismatch: {
+    rpc_code: -32602,
+    description:
+      "A verification report records a status its checks do not derive; it is refused, never trusted (`path` names its `status`).",
+  },
+  report_author_rejected: {
+    rpc_code: -32602,
+    description: "A verification report's author may not record it (only host and verifier).",
+  },
+  session_closed: {
+    rpc_code: -32001,
+    description: "The session was closed (session.close, shutdown or EOF) while the call ran.",
+  },
+  internal_error: { rpc_code: -32603, description: "A bug or an unexpected failure; see stderr." },
+} as const satisfies Record<string, ErrorCodeInfo>;
+
+/** A stable error code known to the protocol table. */
+export type KnownErrorCode = keyof typeof ERROR_CODES;
+
+/** The JSON-RPC `error` member as it travels on the wire. */
+export interface WireError {
+  code: number;
+  message: string;
+  data: { code: string; path?: string; message: string };
+}
+
+/**
+ * An error that crosses the wire unchanged. Thrown by handlers and by the dispatcher.
+ * `code` is the stable snake_case code, `rpcCode` the JSON-RPC number, `path` the field path.
+ */
+export class BridgeError extends Error {
+  override readonly name = "BridgeError";
+  readonly code: string;
+  readonly rpcCode: number;
+  readonly path: string | undefined;
+
+  /**
+   * @param code stable snake_case code; a known code takes its JSON-RPC number from
+   *   `ERROR_CODES`, an unknown (domain) code maps to -32602 unless `rpcCode` is given.
+   * @param message human-readable text (also used as the JSON-RPC `message`).
+   * @param path dotted field path of the offending input, if any.
+   */
+  constructor(code: string, message: string, path?: string, rpcCode?: number) {
+    super(message);
+    this.code = code;
+    this.path = path;
+    this.rpcCode =
+      rpcCode ?? (ERROR_CODES as Record<string, ErrorCodeInfo>)[code]?.rpc_code ?? -32602;
+  }
+
+  /** The JSON-RPC `error` member for this error. */
+  toWire(): WireError {
+    const data: WireError["data"] = { code: this.code, message: this.message };
+    if (this.path !== undefined) data.path = this.path;
+    return { code: this.rpcCode, message: this.message, data };
+  }
+}
+
+/** True for a `BridgeError`, also one from another copy of this package (checks name/code). */
+export function isBridgeError(value: unknown): value is BridgeError {
+  return (
+    value instanceof Error &&
+    value.name === "BridgeError" &&
+    typeof (value as { code?: unknown }).code === "string"
+  );
+}
+
+/** Joins a field path (as zod reports it) into the wire form "records.0.path". */
+export function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  return path.map((part) => String(part)).join(".");
+}

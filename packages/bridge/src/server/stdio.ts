@@ -1,0 +1,169 @@
+/**
+ * The bridge's stdio server (DESIGN §5): JSON-RPC 2.0, one UTF-8 JSON object per line on
+ * stdin/stdout, 32 MiB per message, requests served concurrently, logs on stderr only, never
+ * exits on bad input. EOF or `shutdown` closes every session (killing running checks),
+ * answers what is still in flight, and resolves with exit code 0.
+ */
+import type { Readable, Writable } from "node:stream";
+import { BridgeError } from "../errors.js";
+import type { MethodTable } from "../method.js";
+import { MAX_MESSAGE_BYTES } from "../protocol.js";
+import { invoke } from "../rpc/dispatch.js";
+import {
+  errorLine,
+  notificationLine,
+  parseLine,
+  type RequestId,
+  resultLine,
+} from "../rpc/envelope.js";
+import { bridgeTable, type ServerContext } from "../table.js";
+import { redirectConsoleTo } from "./console.js";
+import { LineSplitter } from "./line-splitter.js";
+import { SessionRegistry } from "./sessions.js";
+
+/** Streams and switches of one server run. */
+export interface StdioServerOptions {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+  /** Method table to serve (default: the full bridge table). */
+  table?: MethodTable<ServerContext>;
+  /** Check every result against its schema (tests); a mismatch is answered as internal_error. */
+  validateResults?: boolean;
+  /** Largest line in bytes, either direction (default 32 MiB; tests may lower it). */
+  maxMessageBytes?: number;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+/** How long EOF/shutdown waits for in-flight requests after closing sessions, in ms. */
+const SETTLE_MS = 5000;
+
+/** Waits for `tasks` (and any they add) up to `ms`; true if all settled in time. */
+async function settleWithin(tasks: Promise<void>[], ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((done) => {
+    timer = setTimeout(() => done(false), ms);
+  });
+  const all = Promise.allSettled(tasks).then(() => true as const);
+  const ok = await Promise.race([all, timeout]);
+  clearTimeout(timer);
+  return ok;
+}
+
+/**
+ * Serves the bridge protocol until EOF on `stdin` or a `shutdown` request.
+ *
+ * While it runs, `console.log/info/debug/warn` write to `stderr` when `stdout` is the
+ * process's stdout, so stray logs can never corrupt the protocol stream.
+ *
+ * @returns a promise of the exit code: 0 after a clean EOF or shutdown (sessions closed,
+ *   in-flight requests answered, stdout flushed).
+ */
+export function runStdioServer(options: StdioServerOptions): Promise<number> {
+  const { stdin, stdout, stderr } = options;
+  const table = options.table ?? bridgeTable;
+  const maxBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+  const methods = Object.keys(table).sort();
+  const sessions = new SessionRegistry();
+  const inflight = new Set<Promise<void>>();
+  const restoreConsole = stdout === process.stdout ? redirectConsoleTo(stderr) : () => {};
+  let stopping = false;
+
+  const log = (message: string) => {
+    stderr.write(`[turngate bridge] ${message}\n`);
+  };
+  const send = (line: string, id: RequestId | null) => {
+    let out = line;
+    if (Buffer.byteLength(out) > maxBytes) {
+      log(`response to ${String(id)} exceeds ${maxBytes} bytes; sent too_large instead`);
+      out = errorLine(
+        id,
+        new BridgeError("too_large", `response exceeds ${maxBytes} bytes`, undefined, -32603),
+      );
+    }
+    stdout.write(`${out}\n`);
+  };
+
+  return new Promise<number>((resolve) => {
+    let finished = false;
+    const finish = async () => {
+      if (finished) return;
+      finished = true;
+      stdin.off("data", onData);
+      stdin.off("end", onEnd);
+      stdin.off("error", onEnd);
+      stdin.pause();
+      await sessions.closeAll();
+      const settled = await settleWithin([...inflight], SETTLE_MS);
+      if (!settled) log(`${inflight.size} request(s) still running after ${SETTLE_MS} ms; exiting`);
+      await new Promise<void>((done) => stdout.write("", () => done()));
+      restoreConsole();
+      resolve(0);
+    };
+
+    const serve = (method: string, params: unknown, id: RequestId | null) => {
+      const ctx: ServerContext = {
+        requestId: id,
+        methods,
+        sessions,
+        notify: (name, body) => send(notificationLine(name, body), null),
+        requestShutdown: () => {
+          stopping = true;
+        },
+      };
+      const task = Promise.resolve()
+        .then(() => invoke(table, method, params, ctx, { validateResult: options.validateResults }))
+        .then(
+          (result) => {
+            if (id !== null) send(resultLine(id, result), id);
+          },
+          (error: BridgeError) => {
+            if (error.code === "internal_error") log(`${method}: ${error.message}`);
+            if (id !== null) send(errorLine(id, error), id);
+          },
+        )
+        .finally(() => {
+          inflight.delete(task);
+          if (stopping) void finish();
+        });
+      inflight.add(task);
+    };
+
+    const splitter = new LineSplitter(maxBytes, {
+      onTooLarge: () => {
+        send(
+          errorLine(null, new BridgeError("too_large", `message exceeds ${maxBytes} bytes`)),
+          null,
+        );
+      },
+      onLine: (bytes) => {
+        if (stopping) return;
+        let text: string;
+        try {
+          text = utf8.decode(bytes);
+        } catch {
+          send(errorLine(null, new BridgeError("parse_error", "parse error: invalid UTF-8")), null);
+          return;
+        }
+        if (text.endsWith("\r")) text = text.slice(0, -1);
+        if (text.trim() === "") return;
+        const incoming = parseLine(text);
+        if (incoming.kind === "invalid") send(errorLine(incoming.id, incoming.error), incoming.id);
+        else
+          serve(incoming.method, incoming.params, incoming.kind === "request" ? incoming.id : null);
+      },
+    });
+
+    const onData = (chunk: Buffer | string) => {
+      splitter.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+    };
+    const onEnd = () => {
+      splitter.end();
+      stopping = true;
+      void finish();
+    };
+    stdin.on("data", onData);
+    stdin.on("end", onEnd);
+    stdin.on("error", onEnd);
+  });
+}

@@ -1,0 +1,14 @@
+/**
+ * The full bridge method table served by the stdio server: `initialize`, `shutdown`, the
+ * stateless methods and the `session.*` methods. `schema/protocol.json` is generated from
+ * it. Later namespaces (`facts.*`) join through `mergeTables`, which rejects duplicates.
+ */
+import type { MethodTable } from "./method.js";
+import { type SessionContext, sessionMethods } from "./methods/session.js";
+import { mergeTables, statelessTable } from "./stateless.js";
+
+/** What every server-side handler receives. */
+export type ServerContext = SessionContext;
+
+/** Every method the stdio server serves, by wire name. */
+export const bridgeTable: MethodTable<ServerContext> = mergeTables(statelessTable, sessionMethods);
