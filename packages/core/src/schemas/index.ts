@@ -1,3 +1,13 @@
 // zod schemas, exported from the "@turngate/core/schemas" subpath (kept out of the main API).
 // scripts/gen-json-schema.ts writes every export named `*Schema` to packages/core/schema/.
-export {};
+export * from "./check.js";
+export * from "./command.js";
+export * from "./ledger.js";
+export * from "./observation.js";
+export * from "./outcome.js";
+export * from "./proof.js";
+export * from "./report.js";
+export * from "./status.js";
+export * from "./summary.js";
+export * from "./terminal.js";
+export * from "./waiver.js";

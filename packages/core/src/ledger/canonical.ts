@@ -1,0 +1,94 @@
+import { TurngateValidationError } from "../errors.js";
+import type { MutationRecord } from "../schemas/ledger.js";
+import { escapeLedgerField, unescapeLedgerField } from "./escape.js";
+import { compareCodePoints } from "./order.js";
+import { Sha256TextHasher } from "./sha256.js";
+
+/** Ledger order, A3S §2.1: by path, then by tool, in code-point (UTF-8 byte) order. */
+export function compareRecords(a: MutationRecord, b: MutationRecord): number {
+  return compareCodePoints(a.path, b.path) || compareCodePoints(a.tool, b.tool);
+}
+
+/** A stably sorted copy of `records` (rows with equal (path, tool) keep their order). */
+export function sortRecords(records: readonly MutationRecord[]): MutationRecord[] {
+  return [...records].sort(compareRecords);
+}
+
+/** One row of the canonical text: `{tool}|{path}|{content_digest}`, each field escaped. */
+export function canonicalLedgerRow(record: MutationRecord): string {
+  return `${escapeLedgerField(record.tool)}|${escapeLedgerField(record.path)}|${escapeLedgerField(record.content_digest)}`;
+}
+
+/**
+ * The exact text the effect digest hashes (A3S §2.2 with DESIGN §3's escaping): rows
+ * sorted stably by (path, tool), each rendered by `canonicalLedgerRow`, joined by a single
+ * `\n`, with no trailing newline and no header. An empty ledger gives `""`.
+ * Throws `TurngateValidationError` (path `N.field`) when a row is not three strings.
+ */
+export function canonicalLedgerText(records: readonly MutationRecord[]): string {
+  assertRecords(records);
+  return sortRecords(records).map(canonicalLedgerRow).join("\n");
+}
+
+/**
+ * The effect digest, A3S §2.2: lowercase 64-hex SHA-256 of the UTF-8 bytes of
+ * `canonicalLedgerText(records)`; `""` for no records. Throws `TurngateValidationError`
+ * for malformed rows.
+ */
+export function effectDigest(records: readonly MutationRecord[]): string {
+  assertRecords(records);
+  return digestOfSortedRecords(sortRecords(records));
+}
+
+/** Effect digest of rows that are already in ledger order (no sort, no copy). */
+export function digestOfSortedRecords(records: readonly MutationRecord[]): string {
+  if (records.length === 0) return "";
+  const hasher = new Sha256TextHasher();
+  for (let i = 0; i < records.length; i++) {
+    if (i > 0) hasher.push("\n");
+    hasher.push(canonicalLedgerRow(records[i] as MutationRecord));
+  }
+  return hasher.hex();
+}
+
+/**
+ * Splits a canonical ledger text back into its rows (the inverse of
+ * `canonicalLedgerText` on sorted rows; it exists to show and test that the text is
+ * injective, and for proof checking). `""` → `[]`. Throws `TurngateValidationError` when a
+ * row does not have exactly three fields or holds a malformed escape.
+ */
+export function parseCanonicalLedgerText(text: string): MutationRecord[] {
+  if (text === "") return [];
+  return text.split("\n").map((row, i) => {
+    const fields = row.split("|");
+    if (fields.length !== 3) {
+      throw new TurngateValidationError("canonical ledger text", [
+        { path: `rows.${i}`, message: `expected 3 fields, found ${fields.length}` },
+      ]);
+    }
+    const [tool, path, digest] = fields as [string, string, string];
+    return {
+      tool: unescapeLedgerField(tool, `rows.${i}.tool`),
+      path: unescapeLedgerField(path, `rows.${i}.path`),
+      content_digest: unescapeLedgerField(digest, `rows.${i}.content_digest`),
+    };
+  });
+}
+
+function assertRecords(records: readonly MutationRecord[]): void {
+  if (!Array.isArray(records)) {
+    throw new TurngateValidationError("mutation records", [
+      { path: "", message: "expected an array" },
+    ]);
+  }
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i] as unknown as Record<string, unknown> | null;
+    for (const key of ["tool", "path", "content_digest"] as const) {
+      if (typeof r !== "object" || r === null || typeof r[key] !== "string") {
+        throw new TurngateValidationError("mutation records", [
+          { path: `${i}.${key}`, message: "expected a string" },
+        ]);
+      }
+    }
+  }
+}

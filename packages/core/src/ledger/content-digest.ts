@@ -1,0 +1,37 @@
+import canonicalize from "canonicalize";
+import { TurngateValidationError } from "../errors.js";
+import { assertJsonValue, isJsonObject } from "./json.js";
+import { sha256Hex } from "./sha256.js";
+
+/**
+ * The content digest recorded for a file that the workspace observer found deleted
+ * (DESIGN §3 change: rows from re-reading the workspace carry the SHA-256 of the file's
+ * bytes; a deleted file has no bytes, so it gets this fixed marker). It is the literal
+ * string `"deleted"`: it can never equal a 64-hex SHA-256 nor the `""` of an unknown
+ * digest, so a deletion and any content stay distinguishable in the effect digest.
+ */
+export const DELETED_CONTENT_DIGEST = "deleted";
+
+/**
+ * Content digest of a tool result's metadata, A3S §2.2: when `metadata` is an object whose
+ * `after` is a string, the lowercase 64-hex SHA-256 of that string's UTF-8 bytes;
+ * otherwise the SHA-256 of the RFC 8785 canonical JSON of the whole metadata (DESIGN §3;
+ * A3S used serde_json's compact form, which matches for sorted keys, strings and integers).
+ *
+ * Throws `TurngateValidationError` (label "tool metadata", path of the bad field) when the
+ * metadata is not a JSON value (undefined, a function, a BigInt, NaN, a cycle, an
+ * unpaired surrogate).
+ */
+export function contentDigest(metadata: unknown): string {
+  if (isJsonObject(metadata) && typeof metadata.after === "string") {
+    return sha256Hex(metadata.after);
+  }
+  assertJsonValue(metadata, "tool metadata");
+  const text = canonicalize(metadata);
+  if (text === undefined) {
+    throw new TurngateValidationError("tool metadata", [
+      { path: "", message: "is not a JSON value" },
+    ]);
+  }
+  return sha256Hex(text);
+}

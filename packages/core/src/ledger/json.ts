@@ -1,0 +1,77 @@
+import { TurngateValidationError } from "../errors.js";
+import { joinPath } from "../schemas/parse.js";
+
+/** True for a non-null, non-array object (a JSON object once serialised). */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Checks that `value` can be written as RFC 8785 canonical JSON: no functions, BigInts,
+ * symbols, non-finite numbers, unpaired surrogates or cycles. `undefined` is allowed as an
+ * object value (JSON drops the key) and as an array element (JSON writes `null`), not at
+ * the root.
+ * Throws `TurngateValidationError` whose path names the bad field (prefixed by `label`).
+ */
+export function assertJsonValue(value: unknown, label: string, path = ""): void {
+  walk(value, label, path, new Set());
+}
+
+function fail(label: string, path: string, message: string): never {
+  throw new TurngateValidationError(label, [{ path, message }]);
+}
+
+function walk(value: unknown, label: string, path: string, stack: Set<object>): void {
+  switch (typeof value) {
+    case "string":
+      if (hasLoneSurrogate(value)) fail(label, path, "holds an unpaired UTF-16 surrogate");
+      return;
+    case "boolean":
+      return;
+    case "number":
+      if (!Number.isFinite(value)) fail(label, path, `is ${value}, not a JSON number`);
+      return;
+    case "object":
+      break;
+    default:
+      fail(label, path, `is not a JSON value (${typeof value})`);
+  }
+  if (value === null) return;
+  if (stack.has(value)) fail(label, path, "is a circular reference");
+  stack.add(value);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      if (value[i] !== undefined) walk(value[i], label, joinPath(path, String(i)), stack);
+    }
+  } else {
+    const toJSON = (value as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === "function") {
+      walk((value as { toJSON: () => unknown }).toJSON(), label, path, stack);
+    } else {
+      for (const key of Object.keys(value)) {
+        if (hasLoneSurrogate(key))
+          fail(label, joinPath(path, key), "key holds an unpaired surrogate");
+        const v = (value as Record<string, unknown>)[key];
+        if (v === undefined) continue;
+        walk(v, label, joinPath(path, key), stack);
+      }
+    }
+  }
+  stack.delete(value);
+}
+
+function hasLoneSurrogate(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdfff) continue;
+    if (c <= 0xdbff) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        i++;
+        continue;
+      }
+    }
+    return true;
+  }
+  return false;
+}

@@ -1,0 +1,307 @@
+import { TurngateValidationError } from "../errors.js";
+import type { LedgerSnapshot, MutationRecord, OpenWorkspaceChild } from "../schemas/ledger.js";
+import { parseLedgerSnapshot, parseOpenWorkspaceChild } from "../schemas/parse.js";
+import { compareRecords, digestOfSortedRecords } from "./canonical.js";
+import { acceptLedgerPath, observeToolResult } from "./observe.js";
+
+/** A path seen by re-reading the workspace: a plain path or a path with its content digest. */
+export type ObservedPath = string | { path: string; contentDigest: string };
+
+/**
+ * The mutation ledger of one turn, A3S §1.8 / §2.1–2.4.
+ *
+ * Rows are `{tool, path, content_digest}`; they are never de-duplicated. The effect
+ * digest (`digest`) is the SHA-256 of `canonicalLedgerText(records)`, `""` while empty.
+ *
+ * Cost: A3S re-sorts and re-hashes the whole ledger on every push (quadratic over a long
+ * turn). Here a new row goes to an unsorted pending list in O(1); the first read of
+ * `records`, `paths` or `digest` after a change sorts only the pending rows and merges them
+ * into the sorted rows (stable: rows with equal (path, tool) keep observation order), then
+ * hashes once and caches the digest until the next change. n observations followed by one
+ * read cost O(n log n) compares plus one hash of the text.
+ */
+export class MutationLedger {
+  #sorted: MutationRecord[] = [];
+  #pending: MutationRecord[] = [];
+  #pathSet = new Set<string>();
+  #digest = "";
+  #digestStale = false;
+  #openChildren: OpenWorkspaceChild[] = [];
+  #observationIncomplete = false;
+
+  /**
+   * Observes one tool result (A3S §2.1, see `observeToolResult` for the rules): adds rows
+   * for `changed_paths`, a successful direct write's `file_path` and nested
+   * `program.tool_calls` / `results` effects, and opens a background child for a string
+   * `workspace_child`. All or nothing: on a `TurngateValidationError` (non-string tool,
+   * non-integer exit code, metadata without a canonical JSON form, cyclic nesting) the
+   * ledger is unchanged. Returns the rows added.
+   */
+  observeTool(tool: string, exitCode: number, metadata?: unknown): readonly MutationRecord[] {
+    const observation = observeToolResult(tool, exitCode, metadata);
+    for (const row of observation.rows) this.#push(row);
+    for (const taskId of observation.workspaceChildren) {
+      if (!this.#openChildren.some((c) => c.task_id === taskId)) {
+        this.#openChildren.push({ task_id: taskId });
+      }
+    }
+    return observation.rows.map((r) => ({ ...r }));
+  }
+
+  /**
+   * Records paths found changed by re-reading the workspace, A3S §2.3: each path is
+   * trimmed and stripped of leading `./` (repeatedly); empty paths, harness paths, paths
+   * already on the ledger and repeats within the call are skipped; the rest become rows
+   * with tool `"workspace"`. A plain string gets content digest `""` (as in A3S); an
+   * object carries its own (`contentDigest`: the SHA-256 of the file bytes, or
+   * `DELETED_CONTENT_DIGEST`). Paths already on the ledger are not added again, so a bound
+   * digest stays stable. Returns the paths added. Throws `TurngateValidationError`
+   * (path `N`, `N.path`, `N.contentDigest`) for a malformed element; then nothing is added.
+   */
+  observeUnseenPaths(paths: readonly ObservedPath[]): readonly string[] {
+    const rows = normalizeObservedPaths(paths, "workspace", "observed paths", true);
+    const added: string[] = [];
+    const batch = new Set<string>();
+    for (const row of rows) {
+      if (this.#pathSet.has(row.path) || batch.has(row.path)) continue;
+      batch.add(row.path);
+      added.push(row.path);
+      this.#push(row);
+    }
+    return added;
+  }
+
+  /**
+   * Adds or replaces (by `task_id`) an open background workspace child (A3S §2.4), e.g.
+   * with the git porcelain/HEAD snapshot taken when it started. Throws
+   * `TurngateValidationError` for a malformed child.
+   */
+  openChild(child: OpenWorkspaceChild): void {
+    const parsed = parseOpenWorkspaceChild(child);
+    const task_id = parsed.task_id.trim();
+    const next = { ...parsed, task_id };
+    const i = this.#openChildren.findIndex((c) => c.task_id === task_id);
+    if (i >= 0) this.#openChildren[i] = next;
+    else this.#openChildren.push(next);
+  }
+
+  /**
+   * Records the writes of a settled background child, A3S §2.4 `record_child_paths`: the
+   * child (trimmed id) leaves `openChildren` and each path becomes a `"task"` row (plain
+   * strings with content digest `""`; the push rule applies: trimmed, harness paths
+   * dropped, no `./` stripping). Returns the rows added. Throws `TurngateValidationError`
+   * for a blank id or a malformed path; then nothing changes.
+   */
+  recordChildPaths(taskId: string, paths: readonly ObservedPath[]): readonly MutationRecord[] {
+    if (typeof taskId !== "string" || taskId.trim() === "") {
+      throw new TurngateValidationError("child task", [
+        { path: "task_id", message: "must not be blank" },
+      ]);
+    }
+    const rows = normalizeObservedPaths(paths, "task", "child paths", false);
+    const id = taskId.trim();
+    this.#openChildren = this.#openChildren.filter((c) => c.task_id !== id);
+    for (const row of rows) this.#push(row);
+    return rows.map((r) => ({ ...r }));
+  }
+
+  /** Rows in ledger order (by path, then tool, code-point order; stable). A fresh copy. */
+  get records(): MutationRecord[] {
+    this.#flush();
+    return this.#sorted.map((r) => ({ ...r }));
+  }
+
+  /** Number of rows. */
+  get size(): number {
+    return this.#sorted.length + this.#pending.length;
+  }
+
+  /** True when no row has been recorded (open children and the flag do not count). */
+  get isEmpty(): boolean {
+    return this.size === 0;
+  }
+
+  /** The effect digest: lowercase 64-hex SHA-256 of the canonical text; `""` when empty. */
+  get digest(): string {
+    if (this.#digestStale) {
+      this.#flush();
+      this.#digest = digestOfSortedRecords(this.#sorted);
+      this.#digestStale = false;
+    }
+    return this.#digest;
+  }
+
+  /** Record paths in ledger order, duplicates included (A3S `paths`). */
+  get paths(): string[] {
+    this.#flush();
+    return this.#sorted.map((r) => r.path);
+  }
+
+  /** Distinct record paths in ledger order. */
+  get distinctPaths(): string[] {
+    const seen = new Set<string>();
+    for (const p of this.paths) seen.add(p);
+    return [...seen];
+  }
+
+  /**
+   * The content digest recorded for `path` (exact match), or `undefined` when the path is
+   * not on the ledger. With several rows for one path, the LAST row in ledger order wins
+   * (a rule that survives `toJSON`/`fromJSON`; A3S left the choice open, §9 q5).
+   */
+  contentDigestForPath(path: string): string | undefined {
+    if (!this.#pathSet.has(path)) return undefined;
+    this.#flush();
+    for (let i = this.#sorted.length - 1; i >= 0; i--) {
+      const r = this.#sorted[i] as MutationRecord;
+      if (r.path === path) return r.content_digest;
+    }
+    return undefined;
+  }
+
+  /** Open background workspace children (copies), in the order they were opened. */
+  get openChildren(): OpenWorkspaceChild[] {
+    return this.#openChildren.map((c) => ({ ...c }));
+  }
+
+  /** True when a background child has not been observed yet. */
+  get hasOpenChildren(): boolean {
+    return this.#openChildren.length > 0;
+  }
+
+  /**
+   * True when the latest re-read of the workspace was incomplete (A3S §2.6 step 8): then
+   * the digest is not the whole effect and the gate answers E3 even for an empty ledger.
+   * Settable; the latest re-read is authoritative (a complete read clears it).
+   */
+  get observationIncomplete(): boolean {
+    return this.#observationIncomplete;
+  }
+
+  set observationIncomplete(value: boolean) {
+    if (typeof value !== "boolean") {
+      throw new TurngateValidationError("ledger", [
+        { path: "observation_incomplete", message: "expected a boolean" },
+      ]);
+    }
+    this.#observationIncomplete = value;
+  }
+
+  /** Same as assigning `observationIncomplete`. */
+  setObservationIncomplete(value: boolean): void {
+    this.observationIncomplete = value;
+  }
+
+  /**
+   * The ledger as a `LedgerSnapshot`: rows in ledger order, digest, `open_children`
+   * (omitted when none) and `observation_incomplete` (omitted when false).
+   */
+  toJSON(): LedgerSnapshot {
+    const snapshot: LedgerSnapshot = { records: this.records, digest: this.digest };
+    if (this.#openChildren.length > 0) snapshot.open_children = this.openChildren;
+    if (this.#observationIncomplete) snapshot.observation_incomplete = true;
+    return snapshot;
+  }
+
+  /**
+   * Loads a `LedgerSnapshot`. Rows are taken as given (stably put in ledger order), but
+   * each must obey the push rule (trimmed, non-empty, not a harness path) and the recorded
+   * `digest` must equal the digest recomputed from the rows. Throws
+   * `TurngateValidationError` (path e.g. `records.2.path` or `digest`) otherwise.
+   */
+  static fromJSON(snapshot: unknown): MutationLedger {
+    const parsed = parseLedgerSnapshot(snapshot);
+    const ledger = new MutationLedger();
+    parsed.records.forEach((r, i) => {
+      if (acceptLedgerPath(r.path) !== r.path) {
+        throw new TurngateValidationError("ledger snapshot", [
+          { path: `records.${i}.path`, message: "is blank, untrimmed or a harness path" },
+        ]);
+      }
+      ledger.#push({ tool: r.tool, path: r.path, content_digest: r.content_digest });
+    });
+    if (ledger.digest !== parsed.digest) {
+      throw new TurngateValidationError("ledger snapshot", [
+        { path: "digest", message: `does not match the records (recomputed "${ledger.digest}")` },
+      ]);
+    }
+    for (const child of parsed.open_children ?? []) ledger.openChild(child);
+    ledger.#observationIncomplete = parsed.observation_incomplete === true;
+    return ledger;
+  }
+
+  #push(row: MutationRecord): void {
+    this.#pending.push(row);
+    this.#pathSet.add(row.path);
+    this.#digestStale = true;
+  }
+
+  #flush(): void {
+    if (this.#pending.length === 0) return;
+    const pending = this.#pending.sort(compareRecords);
+    this.#pending = [];
+    const sorted = this.#sorted;
+    if (sorted.length === 0) {
+      this.#sorted = pending;
+      return;
+    }
+    const merged: MutationRecord[] = new Array(sorted.length + pending.length);
+    let i = 0;
+    let j = 0;
+    let k = 0;
+    while (i < sorted.length && j < pending.length) {
+      // `<= 0` keeps an older row before a newer row with the same (path, tool).
+      if (compareRecords(sorted[i] as MutationRecord, pending[j] as MutationRecord) <= 0) {
+        merged[k++] = sorted[i++] as MutationRecord;
+      } else merged[k++] = pending[j++] as MutationRecord;
+    }
+    while (i < sorted.length) merged[k++] = sorted[i++] as MutationRecord;
+    while (j < pending.length) merged[k++] = pending[j++] as MutationRecord;
+    this.#sorted = merged;
+  }
+}
+
+/**
+ * Validates and normalises observed paths. `stripDotSlash` applies the unseen-path rule
+ * (A3S §2.3: trim, then strip leading `./` repeatedly); without it the push rule applies.
+ */
+function normalizeObservedPaths(
+  paths: readonly ObservedPath[],
+  tool: string,
+  label: string,
+  stripDotSlash: boolean,
+): MutationRecord[] {
+  if (!Array.isArray(paths)) {
+    throw new TurngateValidationError(label, [{ path: "", message: "expected an array" }]);
+  }
+  const rows: MutationRecord[] = [];
+  paths.forEach((item: unknown, i) => {
+    let raw: string;
+    let digest = "";
+    if (typeof item === "string") raw = item;
+    else if (typeof item === "object" && item !== null) {
+      const o = item as { path?: unknown; contentDigest?: unknown };
+      if (typeof o.path !== "string") {
+        throw new TurngateValidationError(label, [
+          { path: `${i}.path`, message: "expected a string" },
+        ]);
+      }
+      if (typeof o.contentDigest !== "string") {
+        throw new TurngateValidationError(label, [
+          { path: `${i}.contentDigest`, message: "expected a string" },
+        ]);
+      }
+      raw = o.path;
+      digest = o.contentDigest;
+    } else {
+      throw new TurngateValidationError(label, [
+        { path: String(i), message: "expected a string or {path, contentDigest}" },
+      ]);
+    }
+    let p = raw.trim();
+    if (stripDotSlash) while (p.startsWith("./")) p = p.slice(2);
+    const accepted = acceptLedgerPath(p);
+    if (accepted !== null) rows.push({ tool, path: accepted, content_digest: digest });
+  });
+  return rows;
+}

@@ -1,0 +1,42 @@
+import { z } from "zod";
+
+/**
+ * A verification command, A3S §1.5. `required` defaults to `false` and `expect_exit` to 0
+ * on input in every language (A3S's Node SDK defaulted `required` to true; we do not
+ * repeat that divergence). `timeout_ms` is in milliseconds, omitted when absent.
+ */
+export const VerificationCommandSchema = z
+  .object({
+    id: z.string(),
+    kind: z.string(),
+    description: z.string(),
+    command: z.string(),
+    required: z.boolean().default(false),
+    timeout_ms: z.number().int().nonnegative().optional().describe("Timeout in milliseconds."),
+    expect_exit: z
+      .number()
+      .int()
+      .min(-2147483648)
+      .max(2147483647)
+      .default(0)
+      .describe("Expected process exit code."),
+  })
+  .describe("Verification command (A3S §1.5).");
+
+/** A command as stored: `required` and `expect_exit` always present. */
+export type VerificationCommand = z.output<typeof VerificationCommandSchema>;
+/** A command as accepted on input (`required`, `expect_exit` optional). */
+export type VerificationCommandInput = z.input<typeof VerificationCommandSchema>;
+
+/** A named list of commands for one project kind, A3S §1.6. */
+export const VerificationPresetSchema = z
+  .object({
+    id: z.string(),
+    project_kind: z.string(),
+    description: z.string(),
+    commands: z.array(VerificationCommandSchema),
+  })
+  .describe("Verification preset (A3S §1.6).");
+
+export type VerificationPreset = z.output<typeof VerificationPresetSchema>;
+export type VerificationPresetInput = z.input<typeof VerificationPresetSchema>;

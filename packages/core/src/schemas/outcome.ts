@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { CompletionTerminalSchema } from "./terminal.js";
+
+/**
+ * Why the gate did not allow the turn to end (DESIGN §3 change: a typed reason next to
+ * A3S's message). Core produces the first four; `capped` is reserved for hosts that stop a
+ * turn at a budget limit.
+ */
+export const GateReasonSchema = z.enum([
+  "external_observation",
+  "open_children",
+  "observation_incomplete",
+  "unverified_mutation",
+  "capped",
+]);
+
+export type GateReason = z.output<typeof GateReasonSchema>;
+
+/** The data behind a `continue`/`incomplete` outcome; which keys appear depends on `reason`. */
+const blockedFields = {
+  reason: GateReasonSchema,
+  message: z.string().describe('Starts with "completion gate:" (A3S §3, E1–E4).'),
+  effect_digest: z.string().optional().describe('The ledger\'s effect digest ("" when empty).'),
+  paths: z.array(z.string()).optional().describe("Distinct ledger paths, canonical order."),
+  digests: z.array(z.string()).optional().describe("Digests of blocking observations."),
+  subjects: z.array(z.string()).optional().describe("Subjects of blocking observations."),
+  task_ids: z.array(z.string()).optional().describe("Open background workspace tasks."),
+};
+
+/**
+ * The gate's decision, A3S §1.10 / §2.7: `allow` with a terminal; `continue` (ask the model
+ * once more — only for external observations); `incomplete` (do not report success).
+ */
+export const GateOutcomeSchema = z
+  .discriminatedUnion("kind", [
+    z.object({ kind: z.literal("allow"), terminal: CompletionTerminalSchema }),
+    z.object({ kind: z.literal("continue"), ...blockedFields }),
+    z.object({ kind: z.literal("incomplete"), ...blockedFields }),
+  ])
+  .describe("Completion gate outcome (A3S §2.7).");
+
+export type GateOutcome = z.output<typeof GateOutcomeSchema>;
