@@ -1,1 +1,1 @@
-export {};
+export * from "./workspace/index.js";

@@ -1,0 +1,72 @@
+import { DELETED_CONTENT_DIGEST } from "./digest.js";
+import { compareCodeUnits, type EntryState, type WorkspaceSnapshot } from "./snapshot.js";
+
+/** How a path differs between two snapshots. A rename is a `deleted` plus an `added`. */
+export type ChangeKind = "added" | "modified" | "deleted";
+
+/**
+ * One changed path. `content_digest` is the SHA-256 hex of the current bytes (or link
+ * text), or {@link DELETED_CONTENT_DIGEST} for `deleted`. Maps onto
+ * `MutationLedger.observeUnseenPaths([{ path, contentDigest }])`.
+ */
+export interface WorkspaceChange {
+  path: string;
+  change: ChangeKind;
+  content_digest: string;
+}
+
+/**
+ * The difference between a baseline and a later snapshot.
+ * - `changes`: sorted by path (UTF-16 code units).
+ * - `complete`: false when the later snapshot has unreadable paths; the change list then
+ *   may miss changes to those paths (reference §2.5.3: an incomplete delta blocks the gate).
+ * - `unreadable`: the later snapshot's unreadable paths.
+ */
+export interface WorkspaceDelta {
+  changes: WorkspaceChange[];
+  complete: boolean;
+  unreadable: string[];
+}
+
+/**
+ * Compares two snapshots (implements the before/after comparison of reference §2.5, with
+ * content digests instead of stat stamps).
+ *
+ * - in `after` only → `added` (or `modified` if `before` listed it as unreadable: it
+ *   existed, its old content is unknown, so it is reported rather than assumed unchanged);
+ * - in both with a different kind, content digest or mode (chmod) → `modified`;
+ * - in `before` (as entry or unreadable) but neither an entry nor unreadable in `after` →
+ *   `deleted` with {@link DELETED_CONTENT_DIGEST};
+ * - a path unreadable in `after` is never reported; it makes the delta incomplete.
+ * Timestamps alone (a `touch`) are not a change. Pure; never throws.
+ */
+export function diffSnapshots(before: WorkspaceSnapshot, after: WorkspaceSnapshot): WorkspaceDelta {
+  const changes: WorkspaceChange[] = [];
+  const beforeUnreadable = new Set(before.unreadable);
+  const afterUnreadable = new Set(after.unreadable);
+  for (const [path, now] of after.entries) {
+    const then = before.entries.get(path);
+    if (then === undefined) {
+      const change = beforeUnreadable.has(path) ? "modified" : "added";
+      changes.push({ path, change, content_digest: now.content_digest });
+    } else if (differs(then, now)) {
+      changes.push({ path, change: "modified", content_digest: now.content_digest });
+    }
+  }
+  const gone = (path: string): boolean => !after.entries.has(path) && !afterUnreadable.has(path);
+  for (const path of before.entries.keys()) {
+    if (gone(path))
+      changes.push({ path, change: "deleted", content_digest: DELETED_CONTENT_DIGEST });
+  }
+  for (const path of beforeUnreadable) {
+    if (gone(path) && !before.entries.has(path)) {
+      changes.push({ path, change: "deleted", content_digest: DELETED_CONTENT_DIGEST });
+    }
+  }
+  changes.sort((a, b) => compareCodeUnits(a.path, b.path));
+  return { changes, complete: after.unreadable.length === 0, unreadable: [...after.unreadable] };
+}
+
+function differs(a: EntryState, b: EntryState): boolean {
+  return a.kind !== b.kind || a.content_digest !== b.content_digest || a.mode !== b.mode;
+}

@@ -1,0 +1,67 @@
+import { isUtf8 } from "node:buffer";
+import { join } from "node:path";
+import { WorkspaceObserverError } from "./errors.js";
+import { runGit } from "./git.js";
+import { joinRelative, type Listing, type PathFilter } from "./listing.js";
+import { isHarnessPath, normalizeRelativePath } from "./paths.js";
+
+/**
+ * Lists the files git would consider part of the work tree under `root/dirFsPath`:
+ * tracked files plus untracked files that `.gitignore`, `.git/info/exclude` and the global
+ * excludes file do not ignore (`git ls-files -z --cached --others --exclude-standard`).
+ *
+ * Input: the workspace root, the relative on-disk directory to list (`""` for the root),
+ * and the configured-ignores filter. Output: a {@link Listing} whose keys are relative to
+ * `root`; harness paths and filtered keys are dropped; duplicate index stages collapse;
+ * untracked nested repositories (`dir/`) are returned as `directories`. Names that are not
+ * valid UTF-8 are reported as unreadable (lossily decoded).
+ * Throws {@link WorkspaceObserverError} `git_failed` if git exits non-zero or cannot run.
+ */
+export async function listGitPaths(
+  root: string,
+  dirFsPath: string,
+  isIgnored: PathFilter,
+): Promise<Listing> {
+  const cwd = dirFsPath === "" ? root : join(root, dirFsPath);
+  let result: Awaited<ReturnType<typeof runGit>>;
+  try {
+    result = await runGit(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd);
+  } catch (error) {
+    throw new WorkspaceObserverError("git_failed", `could not run git in ${cwd}: ${String(error)}`);
+  }
+  if (result.code !== 0) {
+    throw new WorkspaceObserverError(
+      "git_failed",
+      `git ls-files failed in ${cwd} (exit ${result.code}): ${result.stderr}`,
+    );
+  }
+  const listing: Listing = { paths: [], directories: [], unreadable: [] };
+  const seen = new Set<string>();
+  for (const { name, lossy } of splitNulTerminated(result.stdout)) {
+    if (name === "" || seen.has(name)) continue; // unmerged paths appear once per stage
+    seen.add(name);
+    const isDir = name.endsWith("/");
+    const fsPath = joinRelative(dirFsPath, isDir ? name.slice(0, -1) : name);
+    const key = normalizeRelativePath(fsPath);
+    if (isHarnessPath(key) || isIgnored(key, false)) continue;
+    if (lossy) listing.unreadable.push(key);
+    else if (isDir) listing.directories.push({ key, fsPath });
+    else listing.paths.push({ key, fsPath });
+  }
+  return listing;
+}
+
+function* splitNulTerminated(bytes: Buffer): Generator<{ name: string; lossy: boolean }> {
+  if (isUtf8(bytes)) {
+    for (const name of bytes.toString("utf8").split("\0")) yield { name, lossy: false };
+    return;
+  }
+  let start = 0;
+  for (let i = 0; i <= bytes.length; i++) {
+    if (i === bytes.length || bytes[i] === 0) {
+      const part = bytes.subarray(start, i);
+      yield { name: part.toString("utf8"), lossy: !isUtf8(part) };
+      start = i + 1;
+    }
+  }
+}

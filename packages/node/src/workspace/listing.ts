@@ -1,0 +1,28 @@
+/** A path found by a listing: its snapshot key and the relative path to use on disk. */
+export interface ListedPath {
+  /** Normalised key: relative, `/`-separated, NFC. */
+  key: string;
+  /** Relative path exactly as it is named on disk (may be NFD). */
+  fsPath: string;
+}
+
+/**
+ * The output of one listing pass.
+ * - `paths`: candidates for entries (regular files, symlinks, or objects the stat phase
+ *   will classify).
+ * - `directories`: directories to list separately (nested git repositories, submodules).
+ * - `unreadable`: keys that could not be listed (directory read errors, undecodable names).
+ */
+export interface Listing {
+  paths: ListedPath[];
+  directories: ListedPath[];
+  unreadable: string[];
+}
+
+/** Decides whether a normalised key is excluded; `isDir` for directory keys (walk only). */
+export type PathFilter = (key: string, isDir: boolean) => boolean;
+
+/** Joins two relative paths with `/`, treating `""` as the root. */
+export function joinRelative(parent: string, child: string): string {
+  return parent === "" ? child : `${parent}/${child}`;
+}

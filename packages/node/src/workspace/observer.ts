@@ -1,0 +1,194 @@
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import ignore from "ignore";
+import { diffSnapshots, type WorkspaceDelta } from "./diff.js";
+import { WorkspaceObserverError } from "./errors.js";
+import { isInsideGitWorkTree } from "./git.js";
+import type { PathFilter } from "./listing.js";
+import { type NativeHasher, toNativeHasher } from "./native-hasher.js";
+import { observe } from "./observe.js";
+import type { WorkspaceSnapshot } from "./snapshot.js";
+import { StatCache } from "./stat-cache.js";
+
+/** Options of {@link WorkspaceObserver}. */
+export interface WorkspaceObserverOptions {
+  /** Extra gitignore-syntax patterns, applied in git mode and in walk mode. */
+  ignores?: string[];
+  /** true: require git (throws if `root` is not in a work tree); false: always walk;
+   * undefined: use git when `root` is inside a git work tree. */
+  useGit?: boolean;
+  /** Optional accelerator; see {@link NativeHasher}. Validated at construction. */
+  nativeHasher?: unknown;
+}
+
+/**
+ * Observes a workspace directory: takes a baseline and later reports the delta against it
+ * (issue 3 item 1; DESIGN §3; reference §2.3 and §2.5 without A3S's 4,096-entry cap and
+ * with content digests, so a same-size rewrite is seen).
+ *
+ * In a git work tree it covers tracked files plus untracked files git does not ignore;
+ * elsewhere it walks everything except `.git`, `.turngate`, `.a3s`, `.a3s-code`.
+ * Configured `ignores` apply in both modes. A stat cache (size, mtime, ctime, inode, mode)
+ * limits hashing to files whose stat changed or is racy. Calls on one observer run one at
+ * a time (they queue).
+ *
+ * Throws {@link WorkspaceObserverError}: `invalid_root` (constructor: not a directory),
+ * `invalid_option` (constructor: bad option, field named).
+ */
+export class WorkspaceObserver {
+  /** Absolute path of the observed directory. */
+  readonly root: string;
+  readonly #filter: PathFilter;
+  readonly #useGit: boolean | undefined;
+  readonly #nativeHasher: NativeHasher | undefined;
+  readonly #cache = new StatCache();
+  #git: Promise<boolean> | undefined;
+  #baseline: WorkspaceSnapshot | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(root: string, options: WorkspaceObserverOptions = {}) {
+    if (typeof root !== "string" || root.trim() === "") {
+      throw new WorkspaceObserverError("invalid_root", "root must be a non-empty path", "root");
+    }
+    this.root = resolve(root);
+    let isDir = false;
+    try {
+      isDir = statSync(this.root).isDirectory();
+    } catch {
+      isDir = false;
+    }
+    if (!isDir) {
+      throw new WorkspaceObserverError(
+        "invalid_root",
+        `root is not a directory: ${this.root}`,
+        "root",
+      );
+    }
+    if (typeof options !== "object" || options === null) {
+      throw new WorkspaceObserverError("invalid_option", "options must be an object", "options");
+    }
+    const ignores = options.ignores ?? [];
+    if (!Array.isArray(ignores) || ignores.some((p) => typeof p !== "string")) {
+      throw new WorkspaceObserverError(
+        "invalid_option",
+        "options.ignores must be an array of strings",
+        "ignores",
+      );
+    }
+    if (options.useGit !== undefined && typeof options.useGit !== "boolean") {
+      throw new WorkspaceObserverError(
+        "invalid_option",
+        "options.useGit must be a boolean",
+        "useGit",
+      );
+    }
+    this.#useGit = options.useGit;
+    this.#nativeHasher = toNativeHasher(options.nativeHasher);
+    const matcher = ignore().add(ignores);
+    this.#filter =
+      ignores.length === 0 ? () => false : (key, isDir) => matcher.ignores(isDir ? `${key}/` : key);
+  }
+
+  /**
+   * Takes a snapshot, stores it as the baseline (replacing any previous one) and returns
+   * it. Throws `git_failed` when git mode is in use and `git ls-files` fails.
+   */
+  baseline(): Promise<WorkspaceSnapshot> {
+    return this.#serial(async () => {
+      const snapshot = await this.#observe();
+      this.#baseline = snapshot;
+      return snapshot;
+    });
+  }
+
+  /**
+   * Uses a previously taken snapshot (e.g. `deserializeSnapshot` of a stored baseline) as
+   * the baseline, and seeds the stat cache from it so the next delta is warm. Throws
+   * `invalid_snapshot` (field `root`) if it was taken of a different root.
+   */
+  restoreBaseline(snapshot: WorkspaceSnapshot): void {
+    if (snapshot.root !== this.root) {
+      throw new WorkspaceObserverError(
+        "invalid_snapshot",
+        `snapshot.root is ${snapshot.root}, but this observer watches ${this.root}`,
+        "root",
+      );
+    }
+    this.#baseline = snapshot;
+    this.#cache.seed(snapshot);
+  }
+
+  /** The stored baseline, or undefined before `baseline()`/`restoreBaseline()`. */
+  get currentBaseline(): WorkspaceSnapshot | undefined {
+    return this.#baseline;
+  }
+
+  /**
+   * Takes a fresh snapshot and returns its difference from the stored baseline (which is
+   * not moved). Throws `no_baseline` before a baseline exists; `git_failed` as above.
+   */
+  delta(): Promise<WorkspaceDelta> {
+    return this.#serial(async () => {
+      const before = this.#baseline;
+      if (before === undefined) {
+        throw new WorkspaceObserverError(
+          "no_baseline",
+          "delta() needs a baseline: call baseline() or restoreBaseline() first",
+        );
+      }
+      return diffSnapshots(before, await this.#observe());
+    });
+  }
+
+  /** Takes a fresh full snapshot (reusing the stat cache) without touching the baseline. */
+  snapshot(): Promise<WorkspaceSnapshot> {
+    return this.#serial(() => this.#observe());
+  }
+
+  /** Difference between two snapshots; see {@link diffSnapshots}. */
+  static diff(before: WorkspaceSnapshot, after: WorkspaceSnapshot): WorkspaceDelta {
+    return diffSnapshots(before, after);
+  }
+
+  async #observe(): Promise<WorkspaceSnapshot> {
+    const git = await this.#detectGit();
+    const { snapshot, cache } = await observe({
+      root: this.root,
+      git,
+      filter: this.#filter,
+      cache: this.#cache,
+      nativeHasher: this.#nativeHasher,
+    });
+    this.#cache.replace(cache);
+    return snapshot;
+  }
+
+  #detectGit(): Promise<boolean> {
+    if (this.#git === undefined) {
+      const useGit = this.#useGit;
+      this.#git =
+        useGit === false
+          ? Promise.resolve(false)
+          : isInsideGitWorkTree(this.root).then((inside) => {
+              if (useGit === true && !inside) {
+                throw new WorkspaceObserverError(
+                  "git_failed",
+                  `useGit is true but ${this.root} is not inside a git work tree`,
+                  "useGit",
+                );
+              }
+              return inside;
+            });
+      this.#git.catch(() => {
+        this.#git = undefined; // let a later call retry
+      });
+    }
+    return this.#git;
+  }
+
+  #serial<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(task, task);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+}

@@ -1,0 +1,52 @@
+import type { Dirent } from "node:fs";
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { mapBounded } from "./concurrency.js";
+import { joinRelative, type Listing, type PathFilter } from "./listing.js";
+import { HARNESS_DIR_NAMES, normalizeRelativePath } from "./paths.js";
+
+/** Directories read at once by the walk. */
+export const WALK_CONCURRENCY = 64;
+
+/**
+ * Walks `root/dirFsPath` recursively without following symlinks, for workspaces outside
+ * git. Skips directories named `.git`, `.turngate`, `.a3s`, `.a3s-code` at any depth and
+ * anything the configured-ignores filter excludes (directories are tested as `dir/`, so
+ * gitignore-style `build/` patterns prune the whole subtree). There is no entry cap.
+ *
+ * Output: every non-directory object as a listed path (the stat phase classifies it);
+ * directories that cannot be read are reported as unreadable by key. Never throws.
+ */
+export async function walkPaths(
+  root: string,
+  dirFsPath: string,
+  isIgnored: PathFilter,
+): Promise<Listing> {
+  const listing: Listing = { paths: [], directories: [], unreadable: [] };
+  let level = [dirFsPath];
+  while (level.length > 0) {
+    const next: string[] = [];
+    await mapBounded(level, WALK_CONCURRENCY, async (dir) => {
+      let dirents: Dirent[];
+      try {
+        dirents = await readdir(dir === "" ? root : join(root, dir), { withFileTypes: true });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return; // removed meanwhile
+        listing.unreadable.push(normalizeRelativePath(dir === "" ? "." : dir));
+        return;
+      }
+      for (const dirent of dirents) {
+        const fsPath = joinRelative(dir, dirent.name);
+        const key = normalizeRelativePath(fsPath);
+        if (dirent.isDirectory()) {
+          if (HARNESS_DIR_NAMES.has(dirent.name) || isIgnored(key, true)) continue;
+          next.push(fsPath);
+        } else if (!HARNESS_DIR_NAMES.has(dirent.name) && !isIgnored(key, false)) {
+          listing.paths.push({ key, fsPath });
+        }
+      }
+    });
+    level = next;
+  }
+  return listing;
+}

@@ -1,0 +1,361 @@
+import {
+  chmodSync,
+  linkSync,
+  mkdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { DELETED_CONTENT_DIGEST, WorkspaceObserver } from "../../src/index.js";
+import { git, initRepo, makeTempDir, removeDir, SHA, write } from "./helpers.js";
+
+let dir: string;
+let root: string;
+
+beforeEach(() => {
+  dir = makeTempDir();
+  root = join(dir, "repo");
+  mkdirSync(root);
+  initRepo(root, { "a.txt": "hello\n", "src/keep.txt": "kept\n" });
+});
+
+afterEach(() => removeDir(dir));
+
+async function observed(): Promise<WorkspaceObserver> {
+  const observer = new WorkspaceObserver(root);
+  await observer.baseline();
+  return observer;
+}
+
+describe("WorkspaceObserver in a git work tree", () => {
+  test("baseline lists tracked files with sha256 digests and lstat identity", async () => {
+    const observer = new WorkspaceObserver(root);
+    const base = await observer.baseline();
+    const st = statSync(join(root, "a.txt"));
+    expect(base.git).toBe(true);
+    expect(base.root).toBe(root);
+    expect([...base.entries.keys()].sort()).toEqual(["a.txt", "src/keep.txt"]);
+    expect(base.entries.get("a.txt")).toEqual({
+      kind: "file",
+      content_digest: SHA["hello\n"],
+      size: 6,
+      mtime_ms: st.mtimeMs,
+      ctime_ms: st.ctimeMs,
+      ino: st.ino,
+      mode: st.mode,
+    });
+    expect(base.unreadable).toEqual([]);
+  });
+
+  test("an untracked new file is added with the sha256 of its bytes", async () => {
+    const observer = await observed();
+    write(root, "new.txt", "hello world\n");
+    expect(await observer.delta()).toEqual({
+      changes: [{ path: "new.txt", change: "added", content_digest: SHA["hello world\n"] }],
+      complete: true,
+      unreadable: [],
+    });
+  });
+
+  test("a modified tracked file is reported with its new digest", async () => {
+    const observer = await observed();
+    write(root, "a.txt", "hello world\n");
+    expect((await observer.delta()).changes).toEqual([
+      { path: "a.txt", change: "modified", content_digest: SHA["hello world\n"] },
+    ]);
+  });
+
+  test("a tracked file deleted from disk is reported with the deleted marker", async () => {
+    const observer = await observed();
+    unlinkSync(join(root, "a.txt"));
+    expect(DELETED_CONTENT_DIGEST).toBe("deleted");
+    expect(await observer.delta()).toEqual({
+      changes: [{ path: "a.txt", change: "deleted", content_digest: "deleted" }],
+      complete: true,
+      unreadable: [],
+    });
+  });
+
+  test("a rename is a delete plus an add", async () => {
+    const observer = await observed();
+    renameSync(join(root, "a.txt"), join(root, "src/b.txt"));
+    expect((await observer.delta()).changes).toEqual([
+      { path: "a.txt", change: "deleted", content_digest: "deleted" },
+      { path: "src/b.txt", change: "added", content_digest: SHA["hello\n"] },
+    ]);
+  });
+
+  test("git mv (staged rename) is also a delete plus an add", async () => {
+    const observer = await observed();
+    git(root, "mv", "a.txt", "moved.txt");
+    expect((await observer.delta()).changes).toEqual([
+      { path: "a.txt", change: "deleted", content_digest: "deleted" },
+      { path: "moved.txt", change: "added", content_digest: SHA["hello\n"] },
+    ]);
+  });
+
+  test("chmod is a modification with the unchanged content digest", async () => {
+    const observer = await observed();
+    chmodSync(join(root, "a.txt"), 0o755);
+    expect((await observer.delta()).changes).toEqual([
+      { path: "a.txt", change: "modified", content_digest: SHA["hello\n"] },
+    ]);
+  });
+
+  test("touching a file without changing its bytes is not a change", async () => {
+    const observer = await observed();
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(join(root, "a.txt"), later, later);
+    expect((await observer.delta()).changes).toEqual([]);
+  });
+
+  test("a symlink inside the root is hashed as its link text, never followed", async () => {
+    const observer = await observed();
+    write(root, "target.txt", "x\n");
+    symlinkSync("target.txt", join(root, "link"));
+    const delta = await observer.delta();
+    expect(delta.changes).toEqual([
+      { path: "link", change: "added", content_digest: SHA["target.txt"] },
+      { path: "target.txt", change: "added", content_digest: SHA["x\n"] },
+    ]);
+    const snap = await observer.snapshot();
+    expect(snap.entries.get("link")?.kind).toBe("symlink");
+    expect(snap.entries.get("link")?.size).toBe("target.txt".length);
+    // Changing the target's bytes changes the target entry only.
+    write(root, "target.txt", "hello\n");
+    expect((await observer.delta()).changes).toEqual([
+      { path: "link", change: "added", content_digest: SHA["target.txt"] },
+      { path: "target.txt", change: "added", content_digest: SHA["hello\n"] },
+    ]);
+  });
+
+  test("a symlink pointing outside the root is recorded and its target is never read", async () => {
+    write(dir, "outside.txt", "hello\n");
+    const observer = await observed();
+    symlinkSync("../outside.txt", join(root, "out-link"));
+    expect((await observer.delta()).changes).toEqual([
+      { path: "out-link", change: "added", content_digest: SHA["../outside.txt"] },
+    ]);
+    // The outside file is unreadable and then changed: the observation does not notice,
+    // because only the link text is observed.
+    chmodSync(join(dir, "outside.txt"), 0);
+    writeFileSync(join(dir, "outside.txt"), "changed outside\n");
+    expect(await observer.delta()).toEqual({
+      changes: [{ path: "out-link", change: "added", content_digest: SHA["../outside.txt"] }],
+      complete: true,
+      unreadable: [],
+    });
+  });
+
+  test("retargeting a symlink is a modification with the new link-text digest", async () => {
+    symlinkSync("target.txt", join(root, "link"));
+    git(root, "add", "link");
+    git(root, "commit", "-q", "-m", "link");
+    const observer = await observed();
+    unlinkSync(join(root, "link"));
+    symlinkSync("../outside.txt", join(root, "link"));
+    expect((await observer.delta()).changes).toEqual([
+      { path: "link", change: "modified", content_digest: SHA["../outside.txt"] },
+    ]);
+  });
+
+  test("binary content is hashed byte for byte", async () => {
+    const observer = await observed();
+    write(
+      root,
+      "bin.dat",
+      Uint8Array.from({ length: 256 }, (_, i) => i),
+    );
+    expect((await observer.delta()).changes).toEqual([
+      { path: "bin.dat", change: "added", content_digest: SHA.bytes0to255 },
+    ]);
+  });
+
+  test("CRLF content is hashed as stored, with no newline conversion", async () => {
+    git(root, "config", "core.autocrlf", "true");
+    const observer = await observed();
+    write(root, "crlf.txt", "line1\r\nline2\r\n");
+    expect((await observer.delta()).changes).toEqual([
+      { path: "crlf.txt", change: "added", content_digest: SHA["line1\r\nline2\r\n"] },
+    ]);
+  });
+
+  test("names with spaces and non-ASCII are keyed relative, '/'-separated and NFC", async () => {
+    const observer = await observed();
+    const nfd = "cafe\u0301";
+    write(root, `dir with space/${nfd}.txt`, "x\n");
+    write(root, "naïve ü.txt", "hello\n");
+    const delta = await observer.delta();
+    expect(delta.changes).toEqual([
+      { path: "dir with space/café.txt", change: "added", content_digest: SHA["x\n"] },
+      { path: "naïve ü.txt", change: "added", content_digest: SHA["hello\n"] },
+    ]);
+    expect(delta.changes[0]?.path).toBe("dir with space/caf\u00e9.txt");
+    // A later rewrite of the NFD-named file is still found (it is read by its disk name).
+    write(root, `dir with space/${nfd}.txt`, "hello world\n");
+    expect((await observer.delta()).changes[0]).toEqual({
+      path: "dir with space/café.txt",
+      change: "added",
+      content_digest: SHA["hello world\n"],
+    });
+  });
+
+  test("two names that are equal after NFC make the observation incomplete", async () => {
+    const observer = await observed();
+    write(root, "caf\u00e9.txt", "x\n");
+    write(root, "cafe\u0301.txt", "hello\n");
+    expect(await observer.delta()).toEqual({
+      changes: [],
+      complete: false,
+      unreadable: ["café.txt"],
+    });
+  });
+
+  test("files ignored by .gitignore, .git/info/exclude or the global excludes are not recorded", async () => {
+    const globalExcludes = join(dir, "global-excludes");
+    writeFileSync(globalExcludes, "*.global\n");
+    const globalConfig = join(dir, "gitconfig");
+    writeFileSync(globalConfig, `[core]\n\texcludesFile = ${globalExcludes}\n`);
+    const saved = process.env.GIT_CONFIG_GLOBAL;
+    process.env.GIT_CONFIG_GLOBAL = globalConfig;
+    try {
+      write(root, ".gitignore", "*.log\nbuild/\n");
+      write(root, ".git/info/exclude", "*.local\n");
+      git(root, "add", ".gitignore");
+      git(root, "commit", "-q", "-m", "ignore");
+      const observer = await observed();
+      write(root, "debug.log", "x\n");
+      write(root, "build/out.js", "x\n");
+      write(root, "settings.local", "x\n");
+      write(root, "cache.global", "x\n");
+      write(root, "visible.txt", "x\n");
+      expect((await observer.delta()).changes).toEqual([
+        { path: "visible.txt", change: "added", content_digest: SHA["x\n"] },
+      ]);
+    } finally {
+      if (saved === undefined) delete process.env.GIT_CONFIG_GLOBAL;
+      else process.env.GIT_CONFIG_GLOBAL = saved;
+    }
+  });
+
+  test("a tracked file that matches .gitignore is still observed (git tracks it)", async () => {
+    write(root, ".gitignore", "*.log\n");
+    write(root, "tracked.log", "tracked\n");
+    git(root, "add", "-f", ".gitignore", "tracked.log");
+    git(root, "commit", "-q", "-m", "tracked log");
+    const observer = await observed();
+    write(root, "tracked.log", "hello\n");
+    expect((await observer.delta()).changes).toEqual([
+      { path: "tracked.log", change: "modified", content_digest: SHA["hello\n"] },
+    ]);
+  });
+
+  test("configured ignores apply in git mode too", async () => {
+    const observer = new WorkspaceObserver(root, { ignores: ["generated/", "*.tmp"] });
+    await observer.baseline();
+    write(root, "generated/a.js", "x\n");
+    write(root, "scratch.tmp", "x\n");
+    write(root, "src/new.ts", "x\n");
+    expect((await observer.delta()).changes).toEqual([
+      { path: "src/new.ts", change: "added", content_digest: SHA["x\n"] },
+    ]);
+  });
+
+  test("harness directories are never listed", async () => {
+    const observer = await observed();
+    write(root, ".turngate/logs/x.log", "x\n");
+    write(root, ".a3s/state.json", "x\n");
+    write(root, ".a3s-code/state.json", "x\n");
+    write(root, "sub/.turngate/y", "x\n");
+    write(root, ".git/turngate-probe", "x\n");
+    expect((await observer.delta()).changes).toEqual([]);
+  });
+
+  test("a same-size rewrite within the same second is seen", async () => {
+    write(root, "same.txt", "aaaa");
+    git(root, "add", "same.txt");
+    git(root, "commit", "-q", "-m", "same");
+    // Whole-second mtimes, as on filesystems with 1 s timestamps.
+    const second = Math.floor(Date.now() / 1000);
+    utimesSync(join(root, "same.txt"), second, second);
+    const observer = await observed();
+    const before = statSync(join(root, "same.txt"));
+    writeFileSync(join(root, "same.txt"), "bbbb");
+    // Put mtime back to the same second: size and mtime match the cached stat.
+    utimesSync(join(root, "same.txt"), second, second);
+    const after = statSync(join(root, "same.txt"));
+    expect(after.size).toBe(before.size);
+    expect(after.mtimeMs).toBe(before.mtimeMs);
+    expect(after.mtimeMs).toBe(second * 1000);
+    expect((await observer.delta()).changes).toEqual([
+      { path: "same.txt", change: "modified", content_digest: SHA.bbbb },
+    ]);
+  });
+
+  test("a hard link rewritten through another name is seen", async () => {
+    const observer = await observed();
+    linkSync(join(root, "a.txt"), join(dir, "alias.txt"));
+    writeFileSync(join(dir, "alias.txt"), "HELLO\n");
+    expect((await observer.delta()).changes).toEqual([
+      { path: "a.txt", change: "modified", content_digest: SHA["HELLO\n"] },
+    ]);
+  });
+
+  test("the baseline does not move: delta() is always against the first baseline", async () => {
+    const observer = await observed();
+    write(root, "new.txt", "x\n");
+    await observer.delta();
+    rmSync(join(root, "new.txt"));
+    expect((await observer.delta()).changes).toEqual([]);
+    write(root, "a.txt", "hello world\n");
+    const first = await observer.delta();
+    const second = await observer.delta();
+    expect(second).toEqual(first);
+    expect(first.changes).toEqual([
+      { path: "a.txt", change: "modified", content_digest: SHA["hello world\n"] },
+    ]);
+  });
+
+  test("an untracked nested repository is listed through its own git listing", async () => {
+    const nested = join(root, "vendor/lib");
+    mkdirSync(nested, { recursive: true });
+    initRepo(nested, { "lib.txt": "nested\n", ".gitignore": "*.o\n" });
+    const observer = await observed();
+    write(root, "vendor/lib/lib.txt", "x\n");
+    write(root, "vendor/lib/obj.o", "x\n");
+    write(root, "vendor/lib/more.txt", "x\n");
+    expect((await observer.delta()).changes).toEqual([
+      { path: "vendor/lib/lib.txt", change: "modified", content_digest: SHA["x\n"] },
+      { path: "vendor/lib/more.txt", change: "added", content_digest: SHA["x\n"] },
+    ]);
+    expect((await observer.snapshot()).entries.has("vendor/lib/.gitignore")).toBe(true);
+  });
+
+  test("a workspace root below the top of the work tree lists only its own subtree", async () => {
+    const observer = new WorkspaceObserver(join(root, "src"));
+    const base = await observer.baseline();
+    expect([...base.entries.keys()]).toEqual(["keep.txt"]);
+    write(root, "outside-sub.txt", "x\n");
+    write(root, "src/inside.txt", "x\n");
+    expect((await observer.delta()).changes).toEqual([
+      { path: "inside.txt", change: "added", content_digest: SHA["x\n"] },
+    ]);
+  });
+
+  test("useGit: true outside a work tree fails with git_failed naming useGit", async () => {
+    const plain = join(dir, "plain");
+    mkdirSync(plain);
+    const observer = new WorkspaceObserver(plain, { useGit: true });
+    await expect(observer.baseline()).rejects.toMatchObject({
+      name: "WorkspaceObserverError",
+      code: "git_failed",
+      field: "useGit",
+    });
+  });
+});
