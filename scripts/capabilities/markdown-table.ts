@@ -1,7 +1,8 @@
 /**
  * Extracts the pipe table that follows a Markdown heading (reference/a3s-completion-gate.md
- * §7 "Table extraction", with two deliberate changes: the table must sit inside the
- * heading's own section, and `\|` is an escaped pipe inside a cell as in GitHub Markdown).
+ * §7 "Table extraction", with three deliberate changes, all as GitHub renders tables: the
+ * table must sit inside the heading's own section, `\|` is an escaped pipe inside a cell, and
+ * a separator cell needs one dash, not three).
  */
 
 /** One data row: its 1-based line number in the file and its trimmed cells. */
@@ -23,7 +24,7 @@ export interface TableParse {
   problems: string[];
 }
 
-const SEPARATOR_CELL = /^:?-{3,}:?$/;
+const SEPARATOR_CELL = /^:?-+:?$/;
 
 /**
  * Splits one table line into trimmed cells. The line must start and end with `|` (after

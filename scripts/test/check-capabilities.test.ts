@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { CapabilityCheckInputError, checkCapabilities } from "../capabilities/check.js";
 import { type GoEvent, makeRepo, removeRepos } from "./fixture-repo.js";
@@ -351,7 +353,14 @@ describe("runtime surfaces", () => {
   });
 });
 
-describe("structure-only mode", () => {
+describe("results directory", () => {
+  test("resultsDir reads the run's results from another directory", () => {
+    const root = makeRepo();
+    fs.renameSync(path.join(root, "results"), path.join(root, "run-1"));
+    expect(check(root).ok).toBe(false);
+    expect(checkCapabilities({ root, resultsDir: path.join(root, "run-1") }).problems).toEqual([]);
+  });
+
   test("skipResults checks structure and file existence but reads no results", () => {
     const root = makeRepo({ vitest: null, pytest: null, go: null });
     expect(checkCapabilities({ root, skipResults: true })).toEqual({

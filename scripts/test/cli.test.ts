@@ -1,0 +1,60 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, test } from "vitest";
+import { makeRepo, removeRepos } from "./fixture-repo.js";
+
+afterAll(removeRepos);
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repoRoot = path.resolve(here, "../..");
+const script = path.join(repoRoot, "scripts/check-capabilities.ts");
+const tsx = path.join(repoRoot, "node_modules/.bin/tsx");
+
+async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(tsx, [script, ...args]);
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe("check-capabilities CLI", () => {
+  test("prints the exact success line and exits 0", async () => {
+    expect(await run(["--root", makeRepo()])).toEqual({
+      code: 0,
+      stdout: "capability verification complete: 3 areas, 7 surfaces, 6 tests\n",
+      stderr: "",
+    });
+  });
+
+  test("prints every problem on its own line, then a count, and exits 1", async () => {
+    const root = makeRepo({
+      readme: (s) => s.replace(/^\| Go binding \|.*\n/m, ""),
+      go: (events) => events.filter(([, t]) => t !== "TestDecide/waived"),
+    });
+    expect(await run(["--root", root])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr:
+        "Go binding: in the capability evidence ledger but missing from the README capability map\n" +
+        "Go binding: go:example.com/tg/bindings/go TestDecide/waived — absent from results/go.json\n" +
+        "capability verification failed: 2 problem(s)\n",
+    });
+  });
+
+  test("--no-results says it skipped the result checks; a bad option exits 2", async () => {
+    const root = makeRepo({ vitest: null, pytest: null, go: null });
+    expect(await run(["--root", root, "--no-results"])).toEqual({
+      code: 0,
+      stdout:
+        "skipped result checks (--no-results): 6 test reference(s) were not looked up\n" +
+        "capability structure check complete: 3 areas, 7 surfaces, 6 tests\n",
+      stderr: "",
+    });
+    expect(await run(["--bogus"])).toMatchObject({ code: 2, stdout: "" });
+  });
+});
