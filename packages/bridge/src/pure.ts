@@ -10,14 +10,21 @@
  */
 import { BridgeError } from "./errors.js";
 import type { MethodContext } from "./method.js";
-import { invoke } from "./rpc/dispatch.js";
+import { MAX_MESSAGE_BYTES } from "./protocol.js";
+import { type InvokeOptions, invoke } from "./rpc/dispatch.js";
 import { errorLine, parseLine, resultLine } from "./rpc/envelope.js";
 import { statelessTable } from "./stateless.js";
 
 export type { WireError } from "./errors.js";
 export { BridgeError, ERROR_CODES, isBridgeError } from "./errors.js";
 export { BRIDGE_VERSION, MAX_MESSAGE_BYTES, PROTOCOL_ID } from "./protocol.js";
+export type { InvokeOptions } from "./rpc/dispatch.js";
 export { statelessTable } from "./stateless.js";
+
+/** UTF-8 length in bytes of `text` (lone surrogates count 3, as TextEncoder writes U+FFFD). */
+function utf8Length(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
 
 const statelessNames = Object.keys(statelessTable).sort();
 
@@ -34,12 +41,17 @@ export function statelessMethodNames(): string[] {
  * Calls a stateless method in-process.
  * @param method wire name, e.g. "ledger.digest".
  * @param params the params object (validated here exactly as the server does).
+ * @param options `validateResult: true` also checks the result against its schema.
  * @returns the method's result (plain JSON-compatible data).
  * @throws BridgeError `method_not_found` (session methods included — they need the stdio
  *   server), `invalid_params` with the field path, a domain code, or `internal_error`.
  */
-export function dispatchStateless(method: string, params: unknown): unknown {
-  const out = invoke(statelessTable, method, params, inProcessContext());
+export function dispatchStateless(
+  method: string,
+  params: unknown,
+  options: InvokeOptions = {},
+): unknown {
+  const out = invoke(statelessTable, method, params, inProcessContext(), options);
   if (out instanceof Promise) {
     throw new BridgeError("internal_error", `internal error: ${method} is not synchronous`);
   }
@@ -52,6 +64,12 @@ export function dispatchStateless(method: string, params: unknown): unknown {
  * Never throws.
  */
 export function handleStatelessLine(line: string): string | null {
+  if (line.length > MAX_MESSAGE_BYTES / 3 && utf8Length(line) > MAX_MESSAGE_BYTES) {
+    return errorLine(
+      null,
+      new BridgeError("too_large", `message exceeds ${MAX_MESSAGE_BYTES} bytes`),
+    );
+  }
   const incoming = parseLine(line);
   if (incoming.kind === "invalid") return errorLine(incoming.id, incoming.error);
   try {
