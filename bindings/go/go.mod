@@ -1,0 +1,3 @@
+module github.com/turngate/turngate/bindings/go
+
+go 1.24
