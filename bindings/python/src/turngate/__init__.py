@@ -1,0 +1,96 @@
+"""turngate for Python: the completion gate that ends a coding agent's turn only when a
+passing verification report is bound to the exact bytes the turn changed (the effect
+digest), or the host waives that digest.
+
+* :class:`Client` — a connection to the turngate bridge (``turngate bridge --stdio`` under
+  CPython; the in-process pure bridge under Pyodide). Thread-safe, a context manager.
+* :class:`Session` — one host session: observe tools and the workspace, record or run
+  verification, decide, prove.
+* Stateless helpers on a shared default client: :func:`effect_digest`,
+  :func:`content_digest`, :func:`decide_completion`, :func:`derive_report_status`,
+  :func:`summarize_reports`, :func:`format_verification_summary`, :func:`validate_waiver`.
+* Dataclasses for every protocol type (:mod:`turngate.types`) and typed errors
+  (:mod:`turngate.errors`).
+"""
+
+from ._version import __version__
+from .client import DEFAULT_TIMEOUT_S, Client, running_under_pyodide
+from .discovery import bridge_command
+from .errors import (
+    BridgeError,
+    InvalidParams,
+    NotSupported,
+    ProtocolError,
+    RemoteError,
+    Timeout,
+    TurngateError,
+)
+from .helpers import (
+    close_default_client,
+    content_digest,
+    decide_completion,
+    default_client,
+    derive_report_status,
+    effect_digest,
+    format_verification_summary,
+    summarize_reports,
+    validate_waiver,
+)
+from .session import Session
+from .types import (
+    CompletionTerminal,
+    CompletionWaiver,
+    ExternalObservation,
+    GateOutcome,
+    LedgerState,
+    MutationRecord,
+    OpenWorkspaceChild,
+    ProgressEvent,
+    TurnProof,
+    VerificationCheck,
+    VerificationCommand,
+    VerificationPreset,
+    VerificationReport,
+    VerificationSummary,
+    WaiverValidation,
+)
+
+__all__ = [
+    "DEFAULT_TIMEOUT_S",
+    "BridgeError",
+    "Client",
+    "CompletionTerminal",
+    "CompletionWaiver",
+    "ExternalObservation",
+    "GateOutcome",
+    "InvalidParams",
+    "LedgerState",
+    "MutationRecord",
+    "NotSupported",
+    "OpenWorkspaceChild",
+    "ProgressEvent",
+    "ProtocolError",
+    "RemoteError",
+    "Session",
+    "Timeout",
+    "TurngateError",
+    "TurnProof",
+    "VerificationCheck",
+    "VerificationCommand",
+    "VerificationPreset",
+    "VerificationReport",
+    "VerificationSummary",
+    "WaiverValidation",
+    "__version__",
+    "bridge_command",
+    "close_default_client",
+    "content_digest",
+    "decide_completion",
+    "default_client",
+    "derive_report_status",
+    "effect_digest",
+    "format_verification_summary",
+    "running_under_pyodide",
+    "summarize_reports",
+    "validate_waiver",
+]

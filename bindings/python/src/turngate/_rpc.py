@@ -1,0 +1,61 @@
+"""JSON-RPC 2.0 framing shared by both transports (DESIGN.md §5): encode a request line,
+and turn a response object into its result or typed error."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from .errors import InvalidParams, ProtocolError, TurngateError, error_from_wire
+
+PROTOCOL_ID = "turngate.bridge.v1"
+"""The protocol ``initialize`` must report; compared exactly."""
+
+MAX_MESSAGE_BYTES = 32 * 1024 * 1024
+"""Largest message either side may send, in bytes (32 MiB), newline excluded."""
+
+
+def request(request_id: int | None, method: str, params: Any) -> dict[str, Any]:
+    """A JSON-RPC 2.0 request object (a notification when ``request_id`` is ``None``).
+    ``params`` ``None`` is sent as ``{}``: this protocol passes params by name only."""
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": {} if params is None else params}
+    if request_id is not None:
+        message["id"] = request_id
+    return message
+
+
+def encode_message(message: Mapping[str, Any]) -> bytes:
+    """Serialise one JSON-RPC message as a UTF-8 line (compact JSON, ``\\n`` appended).
+
+    Input: a JSON-compatible mapping. Output: the bytes to write.
+    Raises :class:`InvalidParams` when the value is not JSON (NaN, a lone surrogate, an
+    object that is not a dict/list/str/int/float/bool/None) and :class:`ProtocolError`
+    (code ``too_large``) when it exceeds :data:`MAX_MESSAGE_BYTES`.
+    """
+    try:
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        data = text.encode("utf-8")
+    except (TypeError, ValueError) as exc:
+        raise InvalidParams(f"params are not JSON-serialisable: {exc}", path="") from None
+    if len(data) > MAX_MESSAGE_BYTES:
+        raise ProtocolError(
+            f"message of {len(data)} bytes exceeds the {MAX_MESSAGE_BYTES}-byte limit",
+            code="too_large",
+        )
+    return data + b"\n"
+
+
+def response_outcome(method: str, message: Mapping[str, Any]) -> tuple[Any, TurngateError | None]:
+    """Split a response object into ``(result, None)`` or ``(None, error)``.
+
+    Input: the called ``method`` (for error messages) and the parsed response.
+    Output: the ``result`` member, or the typed error for its ``error`` member
+    (:func:`turngate.errors.error_from_wire`); a response with neither is a
+    :class:`ProtocolError`.
+    """
+    if "error" in message:
+        return None, error_from_wire(method, message["error"])
+    if "result" in message:
+        return message["result"], None
+    return None, ProtocolError(f"{method}: response has neither result nor error")

@@ -1,0 +1,330 @@
+"""``turngate.Client``: one connection to the turngate bridge, and the stateless API.
+
+Under CPython a client starts the bridge as a child process (``turngate bridge --stdio``,
+found as described in :mod:`turngate.discovery`) and talks JSON-RPC over its stdio
+(:mod:`turngate.transport_subprocess`). Under Pyodide (``sys.platform == "emscripten"``) it
+calls the bridge's pure entry point in-process (:mod:`turngate.transport_pyodide`); then the
+stateless methods work and sessions raise :class:`~turngate.errors.NotSupported`.
+
+Usage::
+
+    with turngate.Client() as client:
+        client.effect_digest([{"tool": "write", "path": "a.txt", "content_digest": "…"}])
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+from ._version import __version__
+from ._api import bridge_method
+from ._rpc import PROTOCOL_ID
+from ._wire import to_wire, wire_list
+from .discovery import bridge_command
+from .errors import ProtocolError, TurngateError
+from .session import Session
+from .types import (
+    CompletionWaiver,
+    ExternalObservation,
+    GateOutcome,
+    LedgerState,
+    MutationRecord,
+    ProgressEvent,
+    VerificationCheck,
+    VerificationReport,
+    VerificationStatus,
+    VerificationSummary,
+    WaiverValidation,
+)
+
+DEFAULT_TIMEOUT_S = 30.0
+"""Default per-call timeout in seconds (``session.verify_commands`` has none by default)."""
+
+STARTUP_TIMEOUT_S = 30.0
+"""How long the ``initialize`` handshake may take, in seconds (node start-up included)."""
+
+ProgressHandler = Callable[[ProgressEvent], None]
+
+
+class Transport(Protocol):
+    """What a client needs from a transport (both built-in transports satisfy it)."""
+
+    def call(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        timeout: float | None = None,
+        on_progress: Callable[[str, Any], None] | None = None,
+    ) -> Any: ...
+
+    def close(self) -> int | None: ...
+
+
+def running_under_pyodide() -> bool:
+    """True inside Pyodide (Emscripten), where no subprocess can be started."""
+    return sys.platform == "emscripten"
+
+
+def _progress_adapter(handler: ProgressHandler | None) -> Callable[[str, Any], None] | None:
+    """Turn a ``ProgressEvent`` handler into a transport notification handler."""
+    if handler is None:
+        return None
+
+    def on_notification(method: str, params: Any) -> None:
+        if method == "progress":
+            handler(ProgressEvent.from_wire(params, "progress"))
+
+    return on_notification
+
+
+class Client:
+    """A connection to the turngate bridge; thread-safe; a context manager.
+
+    Args:
+        bridge: the turngate CLI to start (overrides ``TURNGATE_BRIDGE``; see
+            :func:`turngate.discovery.bridge_command`).
+        node: the node executable (overrides ``TURNGATE_NODE``).
+        timeout: default per-call timeout in seconds (``None`` = no limit); each method also
+            takes ``timeout=``. Default 30 s.
+        startup_timeout: how long the ``initialize`` handshake may take, in seconds
+            (default 30 s; it includes starting node).
+        on_progress: called with a :class:`~turngate.types.ProgressEvent` for progress
+            notifications of calls that were not given their own ``on_progress``; it runs on
+            the reader thread and its exceptions are ignored.
+        env: environment of the bridge process (default: inherited), cwd: its working
+            directory (relative session roots resolve against it).
+        transport: an already built transport (tests, custom hosts); overrides all of the
+            above except ``timeout``.
+
+    Construction performs the ``initialize`` handshake. Raises :class:`BridgeError` when the
+    bridge cannot be found or started or dies during the handshake, and
+    :class:`ProtocolError` when it speaks another protocol than ``turngate.bridge.v1``.
+    """
+
+    def __init__(
+        self,
+        *,
+        bridge: str | None = None,
+        node: str | None = None,
+        timeout: float | None = DEFAULT_TIMEOUT_S,
+        startup_timeout: float = STARTUP_TIMEOUT_S,
+        on_progress: ProgressHandler | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        transport: Transport | None = None,
+    ) -> None:
+        self.timeout = timeout
+        self._close_lock = threading.Lock()
+        self._closed = False
+        if transport is not None:
+            self._transport: Transport = transport
+        elif running_under_pyodide():
+            from .transport_pyodide import PyodideTransport
+
+            self._transport = PyodideTransport()
+        else:
+            from .transport_subprocess import SubprocessTransport
+
+            argv = bridge_command(bridge, node=node, env=env)
+            self._transport = SubprocessTransport(
+                argv, env=env, cwd=cwd, on_notification=_progress_adapter(on_progress)
+            )
+        try:
+            hello = self._transport.call(
+                "initialize",
+                {"client": {"name": "turngate-python", "version": __version__, "language": "python"}},
+                timeout=startup_timeout,
+            )
+            if not isinstance(hello, dict) or hello.get("protocol") != PROTOCOL_ID:
+                got = hello.get("protocol") if isinstance(hello, dict) else hello
+                raise ProtocolError(
+                    f"the bridge speaks {got!r}, not {PROTOCOL_ID!r}", code="protocol_mismatch"
+                )
+        except BaseException:
+            self._transport.close()
+            raise
+        self.protocol: str = PROTOCOL_ID
+        """The protocol id the bridge reported (``"turngate.bridge.v1"``)."""
+        self.bridge_version: str = str(hello.get("version", ""))
+        """The bridge's version as reported by ``initialize``."""
+        self.methods: frozenset[str] = frozenset(m for m in hello.get("methods", []) if isinstance(m, str))
+        """Names of the methods the bridge serves (for feature detection)."""
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> int | None:
+        """Shut the bridge down cleanly (``shutdown``, close stdin, wait up to 2 s, then kill)
+        and reap it. Idempotent. Returns the bridge's exit status (``None`` in-process)."""
+        with self._close_lock:
+            if self._closed:
+                return None
+            self._closed = True
+        return self._transport.close()
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` was called."""
+        return self._closed
+
+    def _timeout(self, timeout: float | None) -> float | None:
+        chosen = self.timeout if timeout is None else timeout
+        return None if chosen is None or math.isinf(chosen) else chosen
+
+    def call(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressHandler | None = None,
+    ) -> Any:
+        """Call any bridge method with raw wire params and return the raw result.
+
+        Input: ``method`` (e.g. ``"ledger.digest"``), ``params`` (snake_case keys; dataclasses
+        inside are converted), ``timeout`` in seconds (``None`` = the client's default,
+        ``math.inf`` = no limit), ``on_progress`` for this call's progress notifications.
+        Output: the result as parsed JSON. Raises the errors of :mod:`turngate.errors`.
+        """
+        wire = to_wire(dict(params)) if params is not None else {}
+        return self._transport.call(
+            method, wire, timeout=self._timeout(timeout), on_progress=_progress_adapter(on_progress)
+        )
+
+    # ------------------------------------------------------------------ stateless methods
+
+    @bridge_method("ledger.digest", unwrap="effect_digest")
+    def effect_digest(
+        self, records: Sequence[MutationRecord | Mapping[str, Any]], *, timeout: float | None = None
+    ) -> str:
+        """Effect digest of mutation records (reference §2.2, DESIGN.md §3).
+
+        Input: rows ``{tool, path, content_digest}``. Output: lowercase hex SHA-256 over the
+        escaped rows ``tool|path|content_digest`` sorted by (path, tool) and joined by
+        ``\\n``; ``""`` for no rows. Raises :class:`InvalidParams` naming a malformed row.
+        """
+        result = self.call("ledger.digest", {"records": wire_list(records, "records")}, timeout=timeout)
+        return _member(result, "effect_digest", str)
+
+    @bridge_method("ledger.content_digest", unwrap="content_digest")
+    def content_digest(self, metadata: Mapping[str, Any], *, timeout: float | None = None) -> str:
+        """Content digest of a tool's metadata (reference §2.2): SHA-256 (lowercase hex) of
+        ``metadata["after"]`` when it is a string, else of the RFC 8785 canonical JSON of the
+        whole object. Raises :class:`InvalidParams` when ``metadata`` is not an object."""
+        result = self.call("ledger.content_digest", {"metadata": metadata}, timeout=timeout)
+        return _member(result, "content_digest", str)
+
+    @bridge_method("gate.decide")
+    def decide_completion(
+        self,
+        ledger: LedgerState | Mapping[str, Any],
+        reports: Sequence[VerificationReport | Mapping[str, Any]] = (),
+        waivers: Sequence[CompletionWaiver | Mapping[str, Any]] = (),
+        allow_continuation: bool = False,
+        observations: Sequence[ExternalObservation | Mapping[str, Any]] = (),
+        *,
+        timeout: float | None = None,
+    ) -> GateOutcome:
+        """The completion gate (reference §2.7 with DESIGN.md §3's typed reasons).
+
+        Input: the ledger ``{records, open_children?, observation_incomplete?}``, host
+        reports, host waivers, whether a ``continue`` may be returned, and external
+        observations. Output: a :class:`GateOutcome` — ``allow`` with a terminal
+        (``narrative``/``waived``/``verified``), or ``continue``/``incomplete`` with reason,
+        message and data. Raises :class:`InvalidParams`, or :class:`RemoteError` with code
+        ``report_rejected`` for a report whose status differs from its derived status.
+        """
+        params = {
+            "ledger": to_wire(ledger),
+            "reports": wire_list(reports, "reports"),
+            "waivers": wire_list(waivers, "waivers"),
+            "allow_continuation": allow_continuation,
+            "observations": wire_list(observations, "observations"),
+        }
+        return GateOutcome.from_wire(self.call("gate.decide", params, timeout=timeout))
+
+    @bridge_method("report.derive_status", unwrap="status")
+    def derive_report_status(
+        self,
+        checks: Sequence[VerificationCheck | Mapping[str, Any]],
+        residual_risks: Sequence[str] = (),
+        *,
+        timeout: float | None = None,
+    ) -> VerificationStatus:
+        """The status a report's checks imply (reference §1.3.1, first rule wins): ``failed``
+        if a check failed; ``needs_review`` if a required check is needs_review/skipped or
+        there are residual risks; ``skipped`` without checks; else ``passed``."""
+        params = {"checks": wire_list(checks, "checks"), "residual_risks": wire_list(residual_risks, "residual_risks")}
+        result = self.call("report.derive_status", params, timeout=timeout)
+        return _member(result, "status", str)  # type: ignore[return-value]
+
+    @bridge_method("verification.summary")
+    def summarize_reports(
+        self, reports: Sequence[VerificationReport | Mapping[str, Any]], *, timeout: float | None = None
+    ) -> VerificationSummary:
+        """Summary over reports (reference §1.4): counts and sorted, de-duplicated pending
+        and failed subjects."""
+        result = self.call("verification.summary", {"reports": wire_list(reports, "reports")}, timeout=timeout)
+        return VerificationSummary.from_wire(result)
+
+    @bridge_method("verification.summary_text", unwrap="text")
+    def format_verification_summary(
+        self, summary: VerificationSummary | Mapping[str, Any], *, timeout: float | None = None
+    ) -> str:
+        """The one-line summary text (reference §2.19), e.g.
+        ``"Verification passed: 1 report, 2 required checks."``."""
+        result = self.call("verification.summary_text", {"summary": to_wire(summary)}, timeout=timeout)
+        return _member(result, "text", str)
+
+    @bridge_method("waiver.validate")
+    def validate_waiver(self, waiver: Any, *, timeout: float | None = None) -> WaiverValidation:
+        """Validate a ``completion_waiver.v1`` (reference §1.11: both fields non-blank, kept
+        as given). A bad waiver is a verdict (``valid=False`` with ``path`` and ``message``),
+        not an exception."""
+        result = self.call("waiver.validate", {"waiver": to_wire(waiver)}, timeout=timeout)
+        return WaiverValidation.from_wire(result)
+
+    # ------------------------------------------------------------------ sessions
+
+    @bridge_method("session.create")
+    def create_session(
+        self,
+        root: str | os.PathLike[str],
+        waivers: Sequence[CompletionWaiver | Mapping[str, Any]] = (),
+        options: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> Session:
+        """Open a host session on a workspace root; the baseline is taken now.
+
+        Input: ``root`` (absolute, or relative to the bridge's cwd), host ``waivers`` the
+        gate honours, and host ``options`` (reserved; ``{}``). Output: a :class:`Session`
+        (also a context manager that closes it). Raises :class:`InvalidParams` for a bad
+        root and :class:`NotSupported` under Pyodide.
+        """
+        params: dict[str, Any] = {"root": os.fspath(root), "waivers": wire_list(waivers, "waivers")}
+        if options is not None:
+            params["options"] = to_wire(options)
+        result = self.call("session.create", params, timeout=timeout)
+        return Session(self, _member(result, "session_id", str))
+
+
+def _member(result: Any, key: str, kind: type) -> Any:
+    """``result[key]`` checked to be a ``kind``; a :class:`ProtocolError` otherwise."""
+    if not isinstance(result, dict) or not isinstance(result.get(key), kind):
+        raise ProtocolError(f"expected a result with {key!r} of type {kind.__name__}, got {result!r:.200}", code="bad_result")
+    return result[key]
+
+
+__all__ = ["Client", "DEFAULT_TIMEOUT_S", "Transport", "TurngateError", "running_under_pyodide"]

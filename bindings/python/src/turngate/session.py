@@ -1,0 +1,202 @@
+"""``turngate.Session``: one host session in the bridge — the Python face of
+``@turngate/node``'s ``Session`` (issue 3), with snake_case names.
+
+A session owns a workspace baseline, a mutation ledger, the reports recorded for the turn
+and the host's waivers. Typical turn::
+
+    with client.create_session(root) as session:
+        session.observe_tool("write", 0, {"path": "a.txt", "after": "hello\\n"})
+        report = session.verify_commands("tests", [command], bind=True)
+        outcome = session.decide()       # GateOutcome(kind="allow", terminal=verified(d))
+
+Methods are thread-safe (they are calls on the client). After :meth:`close` the session id
+is unknown to the bridge and calls raise :class:`~turngate.errors.RemoteError` with code
+``session_not_found``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ._api import bridge_method
+from ._wire import to_wire, wire_list
+from .errors import InvalidParams, ProtocolError
+from .types import (
+    GateOutcome,
+    ProgressEvent,
+    TurnProof,
+    VerificationCommand,
+    VerificationPreset,
+    VerificationReport,
+    VerificationSummary,
+)
+
+if TYPE_CHECKING:
+    from .client import Client
+
+ProgressHandler = Callable[[ProgressEvent], None]
+
+
+def _reports_list(reports: Any) -> list[Any]:
+    """One report (dataclass or mapping) or a sequence of them → a wire list."""
+    if isinstance(reports, (VerificationReport, Mapping)):
+        return [to_wire(reports)]
+    if isinstance(reports, (str, bytes)) or not isinstance(reports, Sequence):
+        raise InvalidParams(
+            f"reports: expected a report or a list of reports, got {type(reports).__name__}",
+            path="reports",
+        )
+    return [to_wire(report) for report in reports]
+
+
+def _field(result: Any, key: str) -> Any:
+    if not isinstance(result, dict) or key not in result:
+        raise ProtocolError(f"expected a result with {key!r}, got {result!r:.200}", code="bad_result")
+    return result[key]
+
+
+class Session:
+    """A host session opened by :meth:`turngate.Client.create_session`.
+
+    Attributes:
+        id: the bridge's session id (e.g. ``"session-1"``), client: the owning client.
+    """
+
+    def __init__(self, client: Client, session_id: str) -> None:
+        self.client = client
+        self.id = session_id
+        self._closed = False
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if not self._closed and not self.client.closed:
+            self.close()
+
+    def __repr__(self) -> str:
+        return f"Session(id={self.id!r})"
+
+    def _call(self, method: str, params: dict[str, Any] | None = None, **kwargs: Any) -> Any:
+        return self.client.call(method, {"session_id": self.id, **(params or {})}, **kwargs)
+
+    @bridge_method("session.observe_tool", unwrap="effect_digest")
+    def observe_tool(
+        self,
+        tool: str,
+        exit_code: int,
+        metadata: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> str:
+        """Observe one tool result into the ledger (reference §2.1): a successful ``write``,
+        ``edit``, ``patch`` or ``download`` records its path and content digest; nested
+        effects, ``changed_paths`` of a failed command and workspace children are honoured.
+
+        Input: tool name, exit code, the tool's metadata (``{"path", "after", …}``).
+        Output: the ledger's effect digest afterwards (``""`` while empty).
+        """
+        params: dict[str, Any] = {"tool": tool, "exit_code": exit_code}
+        if metadata is not None:
+            params["metadata"] = to_wire(metadata)
+        return str(_field(self._call("session.observe_tool", params, timeout=timeout), "effect_digest"))
+
+    @bridge_method("session.observe_workspace", unwrap="effect_digest")
+    def observe_workspace(self, *, timeout: float | None = None) -> str:
+        """Re-read the workspace against the session's baseline; changed paths join the
+        ledger with the SHA-256 of their bytes. Output: the effect digest afterwards."""
+        return str(_field(self._call("session.observe_workspace", timeout=timeout), "effect_digest"))
+
+    @bridge_method("session.record_reports", unwrap="recorded")
+    def record_verification_reports(
+        self,
+        reports: VerificationReport | Mapping[str, Any] | Sequence[VerificationReport | Mapping[str, Any]],
+        *,
+        timeout: float | None = None,
+    ) -> int:
+        """Record host verification reports: one report or a list.
+
+        Output: how many were recorded. Raises :class:`RemoteError` with code
+        ``report_rejected`` (``path`` ``reports.N.status``) when a report's status differs
+        from the status derived from its checks — then nothing is recorded.
+        """
+        params = {"reports": _reports_list(reports)}
+        return int(_field(self._call("session.record_reports", params, timeout=timeout), "recorded"))
+
+    @bridge_method("session.reports", unwrap="reports")
+    def verification_reports(self, *, timeout: float | None = None) -> list[VerificationReport]:
+        """Every report recorded in the session, in recording order."""
+        reports = _field(self._call("session.reports", timeout=timeout), "reports")
+        if not isinstance(reports, list):
+            raise ProtocolError(f"session.reports: expected a list, got {reports!r:.200}", code="bad_result")
+        return [VerificationReport.from_wire(r, f"reports.{i}") for i, r in enumerate(reports)]
+
+    @bridge_method("session.summary")
+    def verification_summary(self, *, timeout: float | None = None) -> VerificationSummary:
+        """Verification summary over the session's reports (reference §1.4)."""
+        return VerificationSummary.from_wire(self._call("session.summary", timeout=timeout))
+
+    @bridge_method("session.summary_text", unwrap="text")
+    def verification_summary_text(self, *, timeout: float | None = None) -> str:
+        """One-line summary text over the session's reports (reference §2.19)."""
+        return str(_field(self._call("session.summary_text", timeout=timeout), "text"))
+
+    @bridge_method("session.presets", unwrap="presets")
+    def verification_presets(self, *, timeout: float | None = None) -> list[VerificationPreset]:
+        """Verification presets detected at the workspace root (reference §2.17)."""
+        presets = _field(self._call("session.presets", timeout=timeout), "presets")
+        if not isinstance(presets, list):
+            raise ProtocolError(f"session.presets: expected a list, got {presets!r:.200}", code="bad_result")
+        return [VerificationPreset.from_wire(p, f"presets.{i}") for i, p in enumerate(presets)]
+
+    @bridge_method("session.verify_commands", unwrap="report")
+    def verify_commands(
+        self,
+        subject: str,
+        commands: Sequence[VerificationCommand | Mapping[str, Any]],
+        bind: bool = False,
+        *,
+        on_progress: ProgressHandler | None = None,
+        timeout: float | None = math.inf,
+    ) -> VerificationReport:
+        """Run verification commands in order (``sh -c`` in the root) and record the report.
+
+        Input: the report ``subject``; commands (``required`` defaults to ``False``,
+        ``expect_exit`` to ``0``, ``timeout_ms`` in ms); ``bind`` — snapshot the workspace
+        before and after and bind the report to the effect digest if nothing changed in
+        between (else it stays unbound and stale); ``on_progress`` receives
+        ``check_started``/``check_finished`` :class:`ProgressEvent` objects; ``timeout`` in
+        seconds, default none (each command has its own timeout).
+        Output: the recorded :class:`VerificationReport`.
+        """
+        params = {"subject": subject, "commands": wire_list(commands, "commands"), "bind": bind}
+        result = self._call("session.verify_commands", params, timeout=timeout, on_progress=on_progress)
+        return VerificationReport.from_wire(_field(result, "report"), "report")
+
+    @bridge_method("session.effect_digest", unwrap="effect_digest")
+    def effect_digest(self, *, timeout: float | None = None) -> str:
+        """The ledger's current effect digest (``""`` while the ledger is empty)."""
+        return str(_field(self._call("session.effect_digest", timeout=timeout), "effect_digest"))
+
+    @bridge_method("session.decide")
+    def decide(self, allow_continuation: bool = False, *, timeout: float | None = None) -> GateOutcome:
+        """The completion gate over the session's ledger, reports and waivers
+        (reference §2.7). Output: a :class:`GateOutcome`."""
+        params = {"allow_continuation": allow_continuation}
+        return GateOutcome.from_wire(self._call("session.decide", params, timeout=timeout))
+
+    @bridge_method("session.proof", unwrap="proof")
+    def proof(self, *, timeout: float | None = None) -> TurnProof:
+        """The session's ``turn_proof.v1`` (DESIGN.md §3 "Proof")."""
+        return TurnProof.from_wire(_field(self._call("session.proof", timeout=timeout), "proof"), "proof")
+
+    @bridge_method("session.close")
+    def close(self, *, timeout: float | None = None) -> None:
+        """Close the session: running checks are killed (their calls raise
+        :class:`RemoteError` ``session_closed``) and the id becomes unknown. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        self._call("session.close", timeout=timeout)

@@ -1,0 +1,248 @@
+"""Protocol types of turngate as Python dataclasses (wire keys = field names, snake_case).
+
+Each class mirrors one JSON Schema of ``packages/bridge/schema/protocol.json``;
+``tests/test_parity.py`` fails when a field's name, optionality or default drifts from it.
+Rules shared with every language (DESIGN.md §6, reference a3s-completion-gate.md §6):
+
+* ``required`` defaults to ``False`` (checks and commands) and ``expect_exit`` to ``0``;
+* a field that is ``None`` is absent on the wire; every other field is sent;
+* ``effect_digest`` is a field of :class:`VerificationReport` and round-trips.
+
+All classes are keyword-only dataclasses: ``VerificationCheck(id="t", kind="test", ...)``.
+Build one from bridge JSON with ``Cls.from_wire(obj)``; turn it into JSON with
+``obj.to_wire()``. Every API that takes one of these also accepts a plain dict with the same
+keys (it is sent as given and validated by the bridge).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ._wire import WireModel
+
+VerificationStatus = Literal["passed", "failed", "needs_review", "skipped"]
+"""Status of a check, report or summary (reference §1.1)."""
+
+TerminalKind = Literal["narrative", "verified", "waived", "distinct"]
+"""How a turn completed (reference §1.9)."""
+
+GateKind = Literal["allow", "continue", "incomplete"]
+"""The gate's decision (reference §1.10)."""
+
+GateReason = Literal[
+    "external_observation", "open_children", "observation_incomplete", "unverified_mutation", "capped"
+]
+"""Why the gate did not allow the turn to end (DESIGN.md §3)."""
+
+RequiredAction = Literal["none", "workspace_change", "address"]
+"""What an external observation asks of the turn (reference §1.14)."""
+
+VERIFICATION_REPORT_SCHEMA = "verification_report.v1"
+"""Schema id of every report turngate writes (DESIGN.md §3)."""
+
+COMPLETION_WAIVER_SCHEMA = "completion_waiver.v1"
+"""Schema id of a completion waiver (reference §1.11)."""
+
+
+@dataclass(kw_only=True)
+class VerificationCheck(WireModel):
+    """One verification check (reference §1.2). ``required`` defaults to ``False``;
+    ``residual_risk`` is a check-level note that does not change the report status."""
+
+    id: str
+    kind: str
+    description: str
+    status: VerificationStatus
+    required: bool = False
+    suggested_tools: list[str] | None = None
+    evidence_uris: list[str] | None = None
+    residual_risk: str | None = None
+
+
+@dataclass(kw_only=True)
+class VerificationReport(WireModel):
+    """``verification_report.v1`` (reference §1.3). ``effect_digest`` is the effect digest
+    this report may close; an unbound report (``None``) never passes the gate. ``status`` must
+    equal the status derived from ``checks`` and ``residual_risks`` or the bridge rejects the
+    report (``report_rejected``)."""
+
+    schema: Literal["verification_report.v1", "a3s.verification_report.v1"] = VERIFICATION_REPORT_SCHEMA
+    subject: str
+    status: VerificationStatus
+    checks: list[VerificationCheck]
+    residual_risks: list[str] | None = None
+    effect_digest: str | None = None
+
+
+@dataclass(kw_only=True)
+class VerificationSummary(WireModel):
+    """Summary over reports (reference §1.4); counts are non-negative integers and the
+    subject lists are sorted and de-duplicated (absent when empty)."""
+
+    status: VerificationStatus
+    report_count: int
+    required_check_count: int
+    pending_required_check_count: int
+    failed_check_count: int
+    residual_risk_count: int
+    pending_subjects: list[str] | None = None
+    failed_subjects: list[str] | None = None
+
+
+@dataclass(kw_only=True)
+class VerificationCommand(WireModel):
+    """A verification command (reference §1.5), run with ``sh -c`` in the workspace root.
+    ``required`` defaults to ``False`` and ``expect_exit`` to ``0`` (as in every binding);
+    ``timeout_ms`` is in milliseconds (absent = the runner's default)."""
+
+    id: str
+    kind: str
+    description: str
+    command: str
+    required: bool = False
+    timeout_ms: int | None = None
+    expect_exit: int = 0
+
+
+@dataclass(kw_only=True)
+class VerificationPreset(WireModel):
+    """A named list of commands for one project kind (reference §1.6, §2.17)."""
+
+    id: str
+    project_kind: str
+    description: str
+    commands: list[VerificationCommand]
+
+
+@dataclass(kw_only=True)
+class CompletionWaiver(WireModel):
+    """``completion_waiver.v1`` (reference §1.11): a host-confirmed waiver of one effect
+    digest. Both fields must be non-blank; they are matched exactly (not trimmed)."""
+
+    schema: Literal["completion_waiver.v1"] | None = None
+    effect_digest: str
+    reason: str
+
+
+@dataclass(kw_only=True)
+class MutationRecord(WireModel):
+    """One mutation-ledger row (reference §1.8): tool, workspace-relative path and the
+    lowercase hex SHA-256 content digest (``""`` when unknown)."""
+
+    tool: str
+    path: str
+    content_digest: str
+
+
+@dataclass(kw_only=True)
+class OpenWorkspaceChild(WireModel):
+    """A background writer sharing the workspace, not yet observed (reference §1.8)."""
+
+    task_id: str
+    porcelain: list[str] | None = None
+    head: str | None = None
+    nongit: bool | None = None
+
+
+@dataclass(kw_only=True)
+class LedgerState(WireModel):
+    """The ledger that ``gate.decide`` judges: rows, open children, and whether the
+    workspace observation was incomplete. Its digest is recomputed by the bridge."""
+
+    records: list[MutationRecord]
+    open_children: list[OpenWorkspaceChild] = field(default_factory=list)
+    observation_incomplete: bool = False
+
+
+@dataclass(kw_only=True)
+class ExternalObservation(WireModel):
+    """Evidence from outside the workspace (reference §1.14); ``payload`` is at most
+    8192 UTF-8 bytes and ``digest`` is non-blank."""
+
+    schema: Literal["external_observation.v1", "a3s.code.external-observation.v1"] = (
+        "external_observation.v1"
+    )
+    kind: str
+    subject: str
+    digest: str
+    payload: str
+    source_revision: str | None = None
+    required_action: RequiredAction
+
+
+@dataclass(kw_only=True)
+class CompletionTerminal(WireModel):
+    """How a turn completed (reference §1.9): ``narrative`` and ``distinct`` carry no
+    digest; ``verified`` and ``waived`` carry the ``effect_digest`` they closed."""
+
+    kind: TerminalKind
+    effect_digest: str | None = None
+
+
+@dataclass(kw_only=True)
+class GateOutcome(WireModel):
+    """The gate's decision (reference §2.7, DESIGN.md §3).
+
+    ``kind == "allow"`` carries ``terminal``; ``continue`` and ``incomplete`` carry a typed
+    ``reason``, the ``message`` (starting ``completion gate:``) and the data behind it:
+    ``effect_digest``, ``paths``, ``digests``, ``subjects``, ``task_ids`` as applicable.
+    """
+
+    kind: GateKind
+    terminal: CompletionTerminal | None = None
+    reason: GateReason | None = None
+    message: str | None = None
+    effect_digest: str | None = None
+    paths: list[str] | None = None
+    digests: list[str] | None = None
+    subjects: list[str] | None = None
+    task_ids: list[str] | None = None
+
+
+@dataclass(kw_only=True)
+class WaiverValidation(WireModel):
+    """The verdict of ``waiver.validate``: ``valid`` with the normalised ``waiver``, or not
+    valid with the offending field's dotted ``path`` (relative to the waiver) and a
+    ``message``."""
+
+    valid: bool
+    waiver: CompletionWaiver | None = None
+    path: str | None = None
+    message: str | None = None
+
+
+@dataclass(kw_only=True)
+class TurnProof(WireModel):
+    """``turn_proof.v1`` (DESIGN.md §3 "Proof"): ledger rows and their effect digest, the
+    reports bound to it, the waivers used, the terminal and outcome, tool versions and
+    ISO-8601 timestamps."""
+
+    schema: Literal["turn_proof.v1"]
+    effect_digest: str
+    records: list[MutationRecord]
+    reports: list[VerificationReport]
+    waivers_used: list[CompletionWaiver]
+    terminal: CompletionTerminal
+    outcome: GateOutcome
+    tool_versions: dict[str, str]
+    started_at: str
+    finished_at: str
+
+
+@dataclass(kw_only=True)
+class ProgressEvent(WireModel):
+    """A ``progress`` notification of ``session.verify_commands``: ``check_started`` before
+    a check runs, ``check_finished`` after it with ``status``, ``exit_code`` (``None`` when
+    the command could not run) and ``duration_ms`` (wall time in milliseconds).
+    ``request_id`` is the JSON-RPC id of the call it belongs to; ``index`` is the check's
+    0-based position in ``commands``."""
+
+    event: Literal["check_started", "check_finished"]
+    request_id: str | int
+    index: int
+    check_id: str
+    command: str
+    status: VerificationStatus | None = None
+    exit_code: int | None = None
+    duration_ms: float | None = None
