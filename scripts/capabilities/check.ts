@@ -1,24 +1,15 @@
 /**
  * The capability ledger check (issue 6 "Deliver" item 3; extends
  * reference/a3s-completion-gate.md §7): README areas and ledger areas agree, every row names
- * tests, and every named test passed in this run's machine-readable results.
+ * tests, links stay inside the repository, and every named test passed in this run's
+ * machine-readable results.
  */
 import fs from "node:fs";
 import path from "node:path";
-import {
-  CAPABILITY_MAP_HEADING,
-  COLUMNS,
-  EVIDENCE_LEDGER_HEADING,
-  EVIDENCE_LEVELS_HEADING,
-  GAP_LEVEL,
-  LEDGER_FILE,
-  README_FILE,
-  RUNTIME_SURFACES,
-  SURFACE_LEDGER_HEADING,
-} from "./layout.js";
+import { GAP_LEVEL, LEDGER_FILE, README_FILE, RUNTIME_SURFACES } from "./layout.js";
+import { readLedgerFiles } from "./ledger-files.js";
 import { checkLinkTarget, findLocalLinks, type LocalLink } from "./links.js";
-import { type MarkdownTable, tableAfterHeading } from "./markdown-table.js";
-import { openResults, type ResultLookup } from "./results/index.js";
+import { openResults } from "./results/index.js";
 import { compareSequences } from "./sequences.js";
 import { parseTestsCell, type TestReference } from "./test-references.js";
 
@@ -28,7 +19,7 @@ export interface CheckCapabilitiesOptions {
   root: string;
   /** Directory with vitest.json, pytest.xml and go.json; default `<root>/results`. */
   resultsDir?: string;
-  /** Structure only: parse references but do not look them up in the results. */
+  /** Structure only: parse references and check their files exist, but read no results. */
   skipResults?: boolean;
 }
 
@@ -61,55 +52,18 @@ export class CapabilityCheckInputError extends Error {
   }
 }
 
-interface LedgerRow {
-  name: string;
-  line: number;
+/** A ledger row's name (area or surface) and the references its Tests cell names. */
+interface NamedRefs {
+  owner: string;
   refs: TestReference[];
 }
 
 const NA_WITHOUT_REASON = /^n\/a\s*[—–-]?\s*$/i;
+const README_MAP = "the README capability map";
+const EVIDENCE_LEDGER = "the capability evidence ledger";
+const SURFACE_LEDGER = "the runtime surface ledger";
 
-function readFile(root: string, file: string, problems: string[]): string | undefined {
-  try {
-    return fs.readFileSync(path.join(root, file), "utf8");
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    problems.push(
-      code === "ENOENT" ? `${file}: file not found` : `${file}: cannot be read (${code})`,
-    );
-    return undefined;
-  }
-}
-
-function parseTable(text: string | undefined, heading: string, file: string, problems: string[]) {
-  if (text === undefined) return undefined;
-  const parsed = tableAfterHeading(text, heading, file);
-  problems.push(...parsed.problems);
-  return parsed.table;
-}
-
-/** Column indexes by name, or undefined (with a problem) when one is missing. */
-function columns<K extends string>(
-  table: MarkdownTable | undefined,
-  names: Record<K, string>,
-  file: string,
-  heading: string,
-  problems: string[],
-): Record<K, number> | undefined {
-  if (table === undefined) return undefined;
-  const out = {} as Record<K, number>;
-  let ok = true;
-  for (const key of Object.keys(names) as K[]) {
-    const index = table.header.indexOf(names[key]);
-    if (index < 0) {
-      problems.push(`${file}: "${heading}" table has no "${names[key]}" column`);
-      ok = false;
-    }
-    out[key] = index;
-  }
-  return ok ? out : undefined;
-}
-
+/** True when `value` is `level` or starts with it followed by a non-alphanumeric character. */
 function startsWithLevel(value: string, levels: readonly string[]): boolean {
   const v = value.toLowerCase();
   return levels.some((level) => {
@@ -118,18 +72,39 @@ function startsWithLevel(value: string, levels: readonly string[]): boolean {
   });
 }
 
+/** Problem with a state or gate cell: empty, or not starting with an evidence level. */
 function levelProblem(
   owner: string,
   cellName: string,
   value: string,
   levels: readonly string[] | undefined,
 ): string | undefined {
-  if (!value)
+  if (!value) {
     return `${owner}: ${cellName} is empty (write "${GAP_LEVEL}" when there is no evidence)`;
+  }
   if (levels !== undefined && !startsWithLevel(value, levels)) {
     return `${owner}: ${cellName} "${value}" does not start with an evidence level (${levels.join(", ")})`;
   }
   return undefined;
+}
+
+function validateOptions(options: CheckCapabilitiesOptions): {
+  root: string;
+  resultsDir: string;
+  skipResults: boolean;
+} {
+  const { root, resultsDir, skipResults = false } = options ?? {};
+  if (typeof root !== "string" || root === "") {
+    throw new CapabilityCheckInputError("root", "must be a non-empty path string");
+  }
+  if (!fs.statSync(root, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new CapabilityCheckInputError("root", `is not a directory: ${root}`);
+  }
+  if (resultsDir !== undefined && typeof resultsDir !== "string") {
+    throw new CapabilityCheckInputError("resultsDir", "must be a path string when given");
+  }
+  const absRoot = path.resolve(root);
+  return { root: absRoot, resultsDir: path.resolve(absRoot, resultsDir ?? "results"), skipResults };
 }
 
 /**
@@ -137,78 +112,27 @@ function levelProblem(
  *
  * Reads `README.md` "## Capability map" and `CAPABILITY_VERIFICATION.md` ("## Evidence
  * levels", "## Capability evidence ledger", "## Runtime surface ledger") and, unless
- * `skipResults`, `vitest.json`, `pytest.xml` and `go.json` in the results directory. Every
- * problem is collected; nothing is thrown for content problems.
+ * `skipResults`, `vitest.json`, `pytest.xml` and `go.json` in the results directory (each at
+ * most once). Every problem is collected, in this order: file structure, area parity, README
+ * descriptions, evidence rows, surface parity, surface rows, other ledger links, test
+ * references (by row), unreadable results files. Content problems are never thrown.
  *
  * @param options repository root, results directory, structure-only switch
  * @returns `{ok, problems, counts, resultsChecked}`; `counts.tests` counts distinct references
- * @throws CapabilityCheckInputError when `root` (or `resultsDir`) is not a string, or `root`
- *   is not a directory
+ * @throws CapabilityCheckInputError when `root` is not a non-empty string naming a directory,
+ *   or `resultsDir` is given but not a string
  */
 export function checkCapabilities(options: CheckCapabilitiesOptions): CapabilityCheckResult {
-  const { root: rootOption, resultsDir: resultsOption, skipResults = false } = options ?? {};
-  if (typeof rootOption !== "string" || rootOption === "") {
-    throw new CapabilityCheckInputError("root", "must be a non-empty path string");
-  }
-  const root = path.resolve(rootOption);
-  if (!fs.statSync(root, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new CapabilityCheckInputError("root", `is not a directory: ${rootOption}`);
-  }
-  if (resultsOption !== undefined && typeof resultsOption !== "string") {
-    throw new CapabilityCheckInputError("resultsDir", "must be a path string when given");
-  }
-  const resultsDir = path.resolve(root, resultsOption ?? "results");
-
-  const problems: string[] = [];
-  const readme = readFile(root, README_FILE, problems);
-  const ledger = readFile(root, LEDGER_FILE, problems);
-  const mapTable = parseTable(readme, CAPABILITY_MAP_HEADING, README_FILE, problems);
-  const levelTable = parseTable(ledger, EVIDENCE_LEVELS_HEADING, LEDGER_FILE, problems);
-  const evidenceTable = parseTable(ledger, EVIDENCE_LEDGER_HEADING, LEDGER_FILE, problems);
-  const surfaceTable = parseTable(ledger, SURFACE_LEDGER_HEADING, LEDGER_FILE, problems);
-
-  const mapCols = columns(
-    mapTable,
-    { area: COLUMNS.area },
-    README_FILE,
-    CAPABILITY_MAP_HEADING,
-    problems,
-  );
-  const levelCols = columns(
-    levelTable,
-    { level: COLUMNS.level },
-    LEDGER_FILE,
-    EVIDENCE_LEVELS_HEADING,
-    problems,
-  );
-  const evidenceCols = columns(
-    evidenceTable,
-    {
-      area: COLUMNS.area,
-      tests: COLUMNS.tests,
-      performance: COLUMNS.performance,
-      state: COLUMNS.state,
-    },
-    LEDGER_FILE,
-    EVIDENCE_LEDGER_HEADING,
-    problems,
-  );
-  const surfaceCols = columns(
-    surfaceTable,
-    { surface: COLUMNS.surface, tests: COLUMNS.tests, gate: COLUMNS.gate },
-    LEDGER_FILE,
-    SURFACE_LEDGER_HEADING,
-    problems,
-  );
-  const levels =
-    levelTable && levelCols
-      ? levelTable.rows.map((r) => r.cells[levelCols.level] ?? "")
-      : undefined;
+  const { root, resultsDir, skipResults } = validateOptions(options);
+  const files = readLedgerFiles(root);
+  const problems = [...files.problems];
+  const named: NamedRefs[] = [];
 
   const linksByLine = new Map<number, LocalLink[]>();
-  for (const link of findLocalLinks(ledger ?? "")) {
+  for (const link of findLocalLinks(files.ledgerText)) {
     linksByLine.set(link.line, [...(linksByLine.get(link.line) ?? []), link]);
   }
+  /** Checks (and consumes) the ledger links on one line. */
   const checkLinks = (owner: string, line: number) => {
     for (const link of linksByLine.get(line) ?? []) {
       const problem = checkLinkTarget(root, root, link.target);
@@ -216,93 +140,66 @@ export function checkCapabilities(options: CheckCapabilitiesOptions): Capability
     }
     linksByLine.delete(line);
   };
-
-  const rows: LedgerRow[] = [];
+  /** Parses a Tests cell, reporting malformed items, and remembers the references. */
   const testsOf = (owner: string, cell: string): TestReference[] => {
     const { refs, malformed } = parseTestsCell(cell);
     for (const m of malformed) problems.push(`${owner}: ${m}`);
+    named.push({ owner, refs });
     return refs;
   };
 
-  // README areas and their descriptions.
-  let readmeAreas: string[] | undefined;
-  if (mapTable && mapCols) {
-    if (mapTable.rows.length === 0)
-      problems.push(`${README_FILE}: "${CAPABILITY_MAP_HEADING}" table has no rows`);
-    readmeAreas = mapTable.rows.map((r) => r.cells[mapCols.area] ?? "");
-  }
-
-  // Evidence ledger rows.
-  let ledgerAreas: string[] | undefined;
-  const areaProblems: string[] = [];
-  if (evidenceTable && evidenceCols) {
-    ledgerAreas = [];
-    for (const row of evidenceTable.rows) {
-      const area = row.cells[evidenceCols.area] ?? "";
-      ledgerAreas.push(area);
-      const owner = area || `${LEDGER_FILE}:${row.line}`;
-      const before = problems.length;
-      const refs = testsOf(owner, row.cells[evidenceCols.tests] ?? "");
-      if (refs.length === 0)
-        problems.push(`${owner}: names no test (the Tests cell needs at least one reference)`);
-      const performance = row.cells[evidenceCols.performance] ?? "";
-      if (!performance) problems.push(`${owner}: performance and resource evidence is empty`);
-      else if (NA_WITHOUT_REASON.test(performance)) {
-        problems.push(
-          `${owner}: performance and resource evidence "${performance}" needs a reason (write "n/a — <reason>")`,
-        );
-      }
-      const state = levelProblem(
-        owner,
-        "current evidence state",
-        row.cells[evidenceCols.state] ?? "",
-        levels,
-      );
-      if (state) problems.push(state);
-      checkLinks(owner, row.line);
-      areaProblems.push(...problems.splice(before));
-      rows.push({ name: owner, line: row.line, refs });
-    }
-  }
-
-  if (readmeAreas && ledgerAreas) {
-    const diff = compareSequences(readmeAreas, ledgerAreas);
-    const readmeName = "the README capability map";
-    const ledgerName = "the capability evidence ledger";
+  // Areas: README capability map ↔ capability evidence ledger.
+  if (files.map && files.evidence) {
+    const diff = compareSequences(
+      files.map.map((r) => r.area),
+      files.evidence.map((r) => r.area),
+    );
     for (const d of diff.duplicatesA)
-      problems.push(`${d.name}: listed ${d.count} times in ${readmeName}`);
+      problems.push(`${d.name}: listed ${d.count} times in ${README_MAP}`);
     for (const d of diff.duplicatesB)
-      problems.push(`${d.name}: listed ${d.count} times in ${ledgerName}`);
+      problems.push(`${d.name}: listed ${d.count} times in ${EVIDENCE_LEDGER}`);
     for (const n of diff.onlyA)
-      problems.push(`${n}: in ${readmeName} but missing from ${ledgerName}`);
+      problems.push(`${n}: in ${README_MAP} but missing from ${EVIDENCE_LEDGER}`);
     for (const n of diff.onlyB)
-      problems.push(`${n}: in ${ledgerName} but missing from ${readmeName}`);
+      problems.push(`${n}: in ${EVIDENCE_LEDGER} but missing from ${README_MAP}`);
     for (const m of diff.moved) {
       problems.push(
-        `${m.name}: out of order — row ${m.positionA} in ${readmeName}, row ${m.positionB} in ${ledgerName}`,
+        `${m.name}: out of order — row ${m.positionA} in ${README_MAP}, row ${m.positionB} in ${EVIDENCE_LEDGER}`,
       );
     }
   }
-  if (mapTable && mapCols) {
-    for (const row of mapTable.rows) {
-      const area = row.cells[mapCols.area] ?? "";
-      if (!area) problems.push(`${README_FILE}:${row.line}: Area cell is empty`);
-      else if (row.cells.some((c) => c === ""))
-        problems.push(`${area}: README capability map description is empty`);
-    }
+  for (const row of files.map ?? []) {
+    if (!row.area) problems.push(`${README_FILE}:${row.line}: Area cell is empty`);
+    else if (!row.described)
+      problems.push(`${row.area}: README capability map description is empty`);
   }
-  problems.push(...areaProblems);
 
-  // Runtime surface ledger.
-  let surfaceCount = 0;
-  if (surfaceTable && surfaceCols) {
-    const surfaces = surfaceTable.rows.map((r) => r.cells[surfaceCols.surface] ?? "");
-    surfaceCount = surfaces.length;
-    const diff = compareSequences(RUNTIME_SURFACES, surfaces);
-    const ledgerName = "the runtime surface ledger";
+  for (const row of files.evidence ?? []) {
+    const owner = row.area || `${LEDGER_FILE}:${row.line}`;
+    if (testsOf(owner, row.tests).length === 0) {
+      problems.push(`${owner}: names no test (the Tests cell needs at least one reference)`);
+    }
+    if (!row.performance) {
+      problems.push(`${owner}: performance and resource evidence is empty`);
+    } else if (NA_WITHOUT_REASON.test(row.performance)) {
+      problems.push(
+        `${owner}: performance and resource evidence "${row.performance}" needs a reason (write "n/a — <reason>")`,
+      );
+    }
+    const state = levelProblem(owner, "current evidence state", row.state, files.levels);
+    if (state) problems.push(state);
+    checkLinks(owner, row.line);
+  }
+
+  // Runtime surfaces: exactly RUNTIME_SURFACES, in order.
+  if (files.surfaces) {
+    const diff = compareSequences(
+      RUNTIME_SURFACES,
+      files.surfaces.map((r) => r.surface),
+    );
     for (const d of diff.duplicatesB)
-      problems.push(`${d.name}: listed ${d.count} times in ${ledgerName}`);
-    for (const n of diff.onlyA) problems.push(`${n}: missing from ${ledgerName}`);
+      problems.push(`${d.name}: listed ${d.count} times in ${SURFACE_LEDGER}`);
+    for (const n of diff.onlyA) problems.push(`${n}: missing from ${SURFACE_LEDGER}`);
     for (const n of diff.onlyB) {
       problems.push(
         `${n}: not a runtime surface (expected exactly: ${RUNTIME_SURFACES.join(", ")})`,
@@ -310,49 +207,43 @@ export function checkCapabilities(options: CheckCapabilitiesOptions): Capability
     }
     for (const m of diff.moved) {
       problems.push(
-        `${m.name}: out of order — expected row ${m.positionA}, found at row ${m.positionB} of ${ledgerName}`,
+        `${m.name}: out of order — expected row ${m.positionA}, found at row ${m.positionB} of ${SURFACE_LEDGER}`,
       );
     }
-    for (const row of surfaceTable.rows) {
-      const surface = row.cells[surfaceCols.surface] || `${LEDGER_FILE}:${row.line}`;
-      const gate = row.cells[surfaceCols.gate] ?? "";
-      const refs = testsOf(surface, row.cells[surfaceCols.tests] ?? "");
-      const gateProblem = levelProblem(surface, "current gate", gate, levels);
-      if (gateProblem) problems.push(gateProblem);
-      else if (refs.length === 0 && !startsWithLevel(gate, [GAP_LEVEL])) {
-        problems.push(`${surface}: names no test (only a "${GAP_LEVEL}" gate may have none)`);
-      }
-      checkLinks(surface, row.line);
-      rows.push({ name: surface, line: row.line, refs });
+  }
+  for (const row of files.surfaces ?? []) {
+    const owner = row.surface || `${LEDGER_FILE}:${row.line}`;
+    const refs = testsOf(owner, row.tests);
+    const gate = levelProblem(owner, "current gate", row.gate, files.levels);
+    if (gate) problems.push(gate);
+    else if (refs.length === 0 && !startsWithLevel(row.gate, [GAP_LEVEL])) {
+      problems.push(`${owner}: names no test (only a "${GAP_LEVEL}" gate may have none)`);
     }
+    checkLinks(owner, row.line);
   }
 
-  // Links outside the two ledgers' rows.
-  for (const [line] of [...linksByLine]) checkLinks(`${LEDGER_FILE}:${line}`, line);
+  // Links anywhere else in the ledger file.
+  for (const line of [...linksByLine.keys()]) checkLinks(`${LEDGER_FILE}:${line}`, line);
 
-  // Test references: files exist, and each test passed in this run.
-  const results: ResultLookup | undefined = skipResults ? undefined : openResults(root, resultsDir);
+  // Test references: the file exists, and the test passed in this run.
+  const results = skipResults ? undefined : openResults(root, resultsDir);
   const fileExists = new Map<string, boolean>();
   const distinct = new Set<string>();
-  for (const row of rows) {
-    for (const ref of row.refs) {
+  for (const { owner, refs } of named) {
+    for (const ref of refs) {
       distinct.add(ref.text);
       if (ref.runner !== "go") {
-        let exists = fileExists.get(ref.file);
-        if (exists === undefined) {
-          exists = fs.existsSync(path.join(root, ref.file));
-          fileExists.set(ref.file, exists);
-        }
-        if (!exists) {
-          problems.push(`${row.name}: ${ref.text} — test file does not exist`);
+        if (!fileExists.has(ref.file))
+          fileExists.set(ref.file, fs.existsSync(path.join(root, ref.file)));
+        if (!fileExists.get(ref.file)) {
+          problems.push(`${owner}: ${ref.text} — test file does not exist`);
           continue;
         }
       }
-      if (results === undefined) continue;
-      const outcome = results.outcome(ref);
-      if (outcome.status !== "passed") {
+      const outcome = results?.outcome(ref);
+      if (outcome && outcome.status !== "passed") {
         problems.push(
-          `${row.name}: ${ref.text} — ${outcome.status}${outcome.detail ? ` ${outcome.detail}` : ""}`,
+          `${owner}: ${ref.text} — ${outcome.status}${outcome.detail ? ` ${outcome.detail}` : ""}`,
         );
       }
     }
@@ -362,7 +253,11 @@ export function checkCapabilities(options: CheckCapabilitiesOptions): Capability
   return {
     ok: problems.length === 0,
     problems,
-    counts: { areas: ledgerAreas?.length ?? 0, surfaces: surfaceCount, tests: distinct.size },
+    counts: {
+      areas: files.evidence?.length ?? 0,
+      surfaces: files.surfaces?.length ?? 0,
+      tests: distinct.size,
+    },
     resultsChecked: results !== undefined,
   };
 }
