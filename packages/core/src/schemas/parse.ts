@@ -56,6 +56,22 @@ export function parseWith<S extends z.ZodType>(
   throw new TurngateValidationError(label, issues);
 }
 
+/**
+ * Validates a list: `value` must be an array (else `TurngateValidationError` at `path`);
+ * each element goes through `item` with path `path.N`.
+ */
+export function parseList<T>(
+  value: unknown,
+  label: string,
+  path: string,
+  item: (element: unknown, path: string) => T,
+): T[] {
+  if (!Array.isArray(value)) {
+    throw new TurngateValidationError(label, [{ path, message: "expected an array" }]);
+  }
+  return value.map((element, i) => item(element, joinPath(path, String(i))));
+}
+
 /** Validates a `VerificationCheck` (A3S §1.2); `required` defaults to false. */
 export function parseVerificationCheck(value: unknown, path = ""): VerificationCheck {
   return parseWith(VerificationCheckSchema, value, "verification check", path);

@@ -1,0 +1,15 @@
+export { type CreateReportOptions, createReport } from "./create.js";
+export { artifactUris, checkFromExecution } from "./execution.js";
+export {
+  EXIT_STATUS_MASKED_RISK,
+  exitStatusMasked,
+  normalizeShellCommand,
+  type ShellOperator,
+  type ShellSegment,
+  shellCommandCoversPreset,
+  shellEvidenceReport,
+  splitShellCommand,
+} from "./shell-evidence.js";
+export { deriveReportStatus } from "./status.js";
+export { summarizeReports, supportsGoalAchievement } from "./summary.js";
+export { formatVerificationSummary, SUMMARY_TEXT_SUBJECT_LIMIT } from "./summary-text.js";

@@ -1,0 +1,269 @@
+/**
+ * Shell evidence: turning a host-run shell command into a verification report when it
+ * runs a known verification command (A3S §2.13), with turngate's change (DESIGN §3):
+ * a command whose exit status is masked never counts as a pass.
+ *
+ * Everything here is pure string analysis; no command is run.
+ */
+import { TurngateValidationError } from "../errors.js";
+import type { VerificationCommandInput } from "../schemas/command.js";
+import { parseVerificationCommand } from "../schemas/parse.js";
+import type { VerificationReport } from "../schemas/report.js";
+import { createReport } from "./create.js";
+import { checkFromExecution } from "./execution.js";
+
+/** Residual risk put on a shell-evidence check whose exit status is masked. */
+export const EXIT_STATUS_MASKED_RISK = "exit status masked";
+
+/** Collapses every whitespace run to one space and trims (A3S §2.13 normalisation). */
+export function normalizeShellCommand(command: string): string {
+  return command
+    .split(/\s+/)
+    .filter((part) => part !== "")
+    .join(" ");
+}
+
+/**
+ * A3S §2.13 `shell_command_covers_preset`: after collapsing whitespace in both (either
+ * empty → false), true iff the command equals the preset, starts with `preset + " "`,
+ * contains `"&& " + preset + " "`, ends with `"&& " + preset`, contains
+ * `"; " + preset + " "`, or ends with `"; " + preset`. Nothing else (`||`, `|`, `(`…).
+ * So `"cd d && cargo test"` and `"cargo test -p x"` cover `"cargo test"`;
+ * `"echo cargo test"` and `"cargo testing"` do not.
+ */
+export function shellCommandCoversPreset(command: string, presetCommand: string): boolean {
+  const c = normalizeShellCommand(command);
+  const p = normalizeShellCommand(presetCommand);
+  if (c === "" || p === "") return false;
+  return (
+    c === p ||
+    c.startsWith(`${p} `) ||
+    c.includes(`&& ${p} `) ||
+    c.endsWith(`&& ${p}`) ||
+    c.includes(`; ${p} `) ||
+    c.endsWith(`; ${p}`)
+  );
+}
+
+/** A top-level list operator of a shell command (`\n` is a newline separator). */
+export type ShellOperator = "&&" | "||" | "|" | ";" | "&" | "\n";
+
+/** One top-level segment of a shell command and the operator that follows it. */
+export interface ShellSegment {
+  /** The segment text, whitespace collapsed. */
+  text: string;
+  /** The operator after the segment; `null` for the last segment. */
+  op: ShellOperator | null;
+}
+
+/**
+ * Splits a shell command at its top-level list operators (`&&`, `||`, `|`, `|&`, `;`,
+ * `;;`, `&`, newline). Operators inside quotes (`'…'`, `"…"`, `` `…` ``), after a
+ * backslash, inside parentheses or `$( … )`, and inside `#` comments are not top level.
+ * Redirections (`2>&1`, `>&2`, `&>file`, `>|file`) are not operators. A heuristic reading
+ * of POSIX sh syntax, not a full parser: brace groups are read as if flat.
+ */
+export function splitShellCommand(command: string): ShellSegment[] {
+  const segments: ShellSegment[] = [];
+  let current = "";
+  let depth = 0;
+  let quote: "'" | '"' | "`" | null = null;
+  const end = (op: ShellOperator | null): void => {
+    segments.push({ text: normalizeShellCommand(current), op });
+    current = "";
+  };
+  for (let i = 0; i < command.length; i++) {
+    const ch = command.charAt(i);
+    const next = command.charAt(i + 1);
+    if (quote !== null) {
+      if (ch === "\\" && quote !== "'") {
+        current += ch + next;
+        i++;
+      } else {
+        if (ch === quote) quote = null;
+        current += ch;
+      }
+      continue;
+    }
+    if (ch === "\\") {
+      current += next === "\n" ? " " : ch + next;
+      i++;
+      continue;
+    }
+    if (ch === "'" || ch === '"' || ch === "`") {
+      quote = ch;
+      current += ch;
+      continue;
+    }
+    if (ch === "#" && (i === 0 || /[\s;&|()]/.test(command.charAt(i - 1)))) {
+      while (i + 1 < command.length && command.charAt(i + 1) !== "\n") i++;
+      continue;
+    }
+    if (ch === "(") depth++;
+    else if (ch === ")") depth = Math.max(0, depth - 1);
+    if (depth > 0 || ch === "(" || ch === ")") {
+      current += ch;
+      continue;
+    }
+    const prev = command.charAt(i - 1);
+    if (ch === "&") {
+      if (next === "&") {
+        end("&&");
+        i++;
+      } else if (prev === ">" || prev === "<" || next === ">") current += ch;
+      else end("&");
+    } else if (ch === "|") {
+      if (next === "|") {
+        end("||");
+        i++;
+      } else if (prev === ">") current += ch;
+      else {
+        if (next === "&") i++;
+        end("|");
+      }
+    } else if (ch === ";") {
+      if (next === ";") i++;
+      end(";");
+    } else if (ch === "\n") end("\n");
+    else current += ch;
+  }
+  end(null);
+  return segments;
+}
+
+const SET_COMMAND = /^set(?:\s|$)/;
+const PIPEFAIL_ON = /(?:^|\s)-[A-Za-z]*o\s+pipefail(?:\s|$)/;
+const PIPEFAIL_OFF = /(?:^|\s)\+[A-Za-z]*o\s+pipefail(?:\s|$)/;
+const ERREXIT_ON = /(?:^|\s)(?:-[A-Za-z]*e[A-Za-z]*(?:\s|$)|-o\s+errexit(?:\s|$))/;
+
+interface ShellState {
+  pipefail: boolean;
+  errexit: boolean;
+}
+
+/** The `set` options in force after each segment (`set -o pipefail`, `set -e`, …). */
+function statesAfter(segments: readonly ShellSegment[]): ShellState[] {
+  const state: ShellState = { pipefail: false, errexit: false };
+  return segments.map((seg) => {
+    if (SET_COMMAND.test(seg.text)) {
+      if (PIPEFAIL_ON.test(seg.text)) state.pipefail = true;
+      if (PIPEFAIL_OFF.test(seg.text)) state.pipefail = false;
+      if (ERREXIT_ON.test(seg.text)) state.errexit = true;
+    }
+    return { ...state };
+  });
+}
+
+function commandFollows(segments: readonly ShellSegment[], index: number): boolean {
+  for (let k = index + 1; k < segments.length; k++) if (segments[k]?.text !== "") return true;
+  return false;
+}
+
+/** Whether the status of segment `k` can be lost after it (by `||`, `&`, a pipe or `;`). */
+function maskedFrom(
+  segments: readonly ShellSegment[],
+  states: readonly ShellState[],
+  k: number,
+): boolean {
+  const seg = segments[k] as ShellSegment;
+  if (seg.op === "|" && !(states[k] as ShellState).pipefail) return true;
+  let inAndList = false;
+  for (let m = k; m < segments.length; m++) {
+    const op = (segments[m] as ShellSegment).op;
+    if (op === "||" || op === "&") return true;
+    if (op === "&&") inAndList = true;
+    if ((op === ";" || op === "\n") && commandFollows(segments, m)) {
+      // `set -e` does not exit on a failure that is not the last command of an && list.
+      if (!(states[m] as ShellState).errexit || inAndList) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Whether a shell command's exit status can be 0 although a command in it failed
+ * (DESIGN §3 change). Read at top level (see `splitShellCommand`):
+ *
+ * - Without `presetCommand`: true when the command has an `||` (`x || true`,
+ *   `x || :`), a background `&`, a pipe `|` without `set -o pipefail` in force before it
+ *   (`x | tee log`), or a `;`/newline followed by another command without `set -e` in
+ *   force (`x; true`, `x; :`, `x; echo done`) — under `set -e` still when the segment
+ *   before it ends an `a && b` list (bash does not exit on a failing `a` there).
+ *   `set …` segments themselves never mask.
+ *   So only a plain `&&` chain (pipes allowed under pipefail) is unmasked.
+ * - With `presetCommand`: whether THAT command's status is masked: true when it does not
+ *   run as a top-level segment at all (e.g. only inside `if`, `( )` or quotes), or when an
+ *   occurrence is run only after `||`, is piped into another command without pipefail,
+ *   or is followed (at any distance) by `||`, `&`, or `;`/newline plus another command
+ *   (unless `set -e` is in force and no `&&` lies between the occurrence and the `;`). `cd d; cargo test` and `cd d && cargo test | tee log` with
+ *   `set -o pipefail` are unmasked; `cargo test || true` and `cargo test | tee log` are.
+ */
+export function exitStatusMasked(command: string, presetCommand?: string): boolean {
+  const segments = splitShellCommand(command);
+  const states = statesAfter(segments);
+  if (presetCommand === undefined) {
+    return segments.some((seg, k) => {
+      if (seg.op === null || (SET_COMMAND.test(seg.text) && seg.op !== "|")) return false;
+      const state = states[k] as ShellState;
+      if (seg.op === "||" || seg.op === "&") return true;
+      if (seg.op === "|") return !state.pipefail;
+      if (seg.op === ";" || seg.op === "\n") {
+        if (!commandFollows(segments, k)) return false;
+        return !state.errexit || segments[k - 1]?.op === "&&";
+      }
+      return false;
+    });
+  }
+  const preset = normalizeShellCommand(presetCommand);
+  if (preset === "") return true;
+  let occurrences = 0;
+  for (let k = 0; k < segments.length; k++) {
+    const text = (segments[k] as ShellSegment).text;
+    if (text !== preset && !text.startsWith(`${preset} `)) continue;
+    occurrences++;
+    if (k > 0 && (segments[k - 1] as ShellSegment).op === "||") return true;
+    if (maskedFrom(segments, states, k)) return true;
+  }
+  return occurrences === 0;
+}
+
+/**
+ * The report a host-run shell command yields as evidence, A3S §2.13
+ * `shell_verification_report_for_command` with DESIGN §3's masking rule:
+ * the first of `candidates` (preset commands in preset order, then ACCEPTANCE commands)
+ * that `command` covers (`shellCommandCoversPreset`) is matched; none → `null`.
+ * The report has subject `"shell:{matched.id}"`, one check from `checkFromExecution`, and
+ * no `effect_digest` (shell evidence never closes the gate by itself). When the command
+ * ran (`executionError` absent) but `exitStatusMasked(command, matched.command)`, the check
+ * becomes `needs_review` with residual risk `"exit status masked"` whatever the exit code.
+ * Throws `TurngateValidationError` for a non-string command (`command`), a malformed
+ * candidate (`candidates.N.field`), a non-integer exit code or non-string error.
+ */
+export function shellEvidenceReport(
+  command: string,
+  exitCode: number,
+  candidates: readonly VerificationCommandInput[],
+  metadata?: unknown,
+  executionError?: string | null,
+): VerificationReport | null {
+  if (typeof command !== "string") {
+    throw new TurngateValidationError("shell evidence", [
+      { path: "command", message: "expected a string" },
+    ]);
+  }
+  if (!Array.isArray(candidates)) {
+    throw new TurngateValidationError("shell evidence", [
+      { path: "candidates", message: "expected an array" },
+    ]);
+  }
+  const parsed = candidates.map((c, i) => parseVerificationCommand(c, `candidates.${i}`));
+  const matched = parsed.find((c) => shellCommandCoversPreset(command, c.command));
+  if (matched === undefined) return null;
+  const check = checkFromExecution(matched, exitCode, metadata, executionError);
+  const ran = executionError === undefined || executionError === null;
+  if (ran && exitStatusMasked(command, matched.command)) {
+    check.status = "needs_review";
+    check.residual_risk = EXIT_STATUS_MASKED_RISK;
+  }
+  return createReport(`shell:${matched.id}`, [check]);
+}
