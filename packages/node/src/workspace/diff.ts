@@ -36,7 +36,8 @@ export interface WorkspaceDelta {
  *   existed, its old content is unknown, so it is reported rather than assumed unchanged);
  * - in both with a different kind, content digest or mode (chmod) → `modified`;
  * - in `before` (as entry or unreadable) but neither an entry nor unreadable in `after` →
- *   `deleted` with {@link DELETED_CONTENT_DIGEST};
+ *   `deleted` with {@link DELETED_CONTENT_DIGEST} (except an unreadable directory whose
+ *   files `after` lists: those files are `added`);
  * - a path unreadable in `after` is never reported; it makes the delta incomplete.
  * Timestamps alone (a `touch`) are not a change. Pure; never throws.
  */
@@ -58,13 +59,30 @@ export function diffSnapshots(before: WorkspaceSnapshot, after: WorkspaceSnapsho
     if (gone(path))
       changes.push({ path, change: "deleted", content_digest: DELETED_CONTENT_DIGEST });
   }
+  let afterDirs: Set<string> | undefined;
   for (const path of beforeUnreadable) {
-    if (gone(path) && !before.entries.has(path)) {
+    if (!gone(path) || before.entries.has(path)) continue;
+    afterDirs ??= directoriesOf(after.entries.keys());
+    // An unreadable directory whose files are now listed was not deleted: its files are
+    // already reported as added.
+    if (!afterDirs.has(path)) {
       changes.push({ path, change: "deleted", content_digest: DELETED_CONTENT_DIGEST });
     }
   }
   changes.sort((a, b) => compareCodeUnits(a.path, b.path));
   return { changes, complete: after.unreadable.length === 0, unreadable: [...after.unreadable] };
+}
+
+function directoriesOf(paths: Iterable<string>): Set<string> {
+  const dirs = new Set<string>();
+  for (const path of paths) {
+    for (let i = path.lastIndexOf("/"); i > 0; i = path.lastIndexOf("/", i - 1)) {
+      const dir = path.slice(0, i);
+      if (dirs.has(dir)) break;
+      dirs.add(dir);
+    }
+  }
+  return dirs;
 }
 
 function differs(a: EntryState, b: EntryState): boolean {

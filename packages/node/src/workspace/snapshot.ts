@@ -95,7 +95,7 @@ export function serializeSnapshot(snapshot: WorkspaceSnapshot): SerializedSnapsh
  * wrong schema id, or duplicate path.
  */
 export function deserializeSnapshot(value: unknown): WorkspaceSnapshot {
-  const obj = expectObject(value, "$");
+  const obj = expectObject(value, "");
   if (obj.schema !== WORKSPACE_SNAPSHOT_SCHEMA) {
     throw invalid("schema", `must be "${WORKSPACE_SNAPSHOT_SCHEMA}"`);
   }
@@ -140,7 +140,12 @@ export function compareCodeUnits(a: string, b: string): number {
 }
 
 function invalid(field: string, message: string): WorkspaceObserverError {
-  return new WorkspaceObserverError("invalid_snapshot", `snapshot.${field}: ${message}`, field);
+  const where = field === "" ? "snapshot" : `snapshot.${field}`;
+  return new WorkspaceObserverError(
+    "invalid_snapshot",
+    `${where}: ${message}`,
+    field || "snapshot",
+  );
 }
 
 function expectObject(value: unknown, field: string): Record<string, unknown> {
