@@ -3,24 +3,12 @@
 from __future__ import annotations
 
 import os
-import shlex
-import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
+from support import fake_command
 
 import turngate
-
-TESTS = Path(__file__).resolve().parent
-FAKE_BRIDGE = TESTS / "fakes" / "fake_bridge.py"
-REPO = TESTS.parents[2]
-PROTOCOL_JSON = REPO / "packages" / "bridge" / "schema" / "protocol.json"
-
-
-def fake_command() -> str:
-    """TURNGATE_BRIDGE value that runs the fake bridge with this interpreter."""
-    return shlex.join([sys.executable, str(FAKE_BRIDGE)])
 
 
 @pytest.fixture
