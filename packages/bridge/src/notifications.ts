@@ -10,8 +10,9 @@ const common = {
     .union([z.string(), z.number()])
     .describe("id of the request this progress belongs to"),
   index: z.int().nonnegative().describe("0-based position of the check in `commands`"),
+  total: z.int().nonnegative().describe("number of commands in the call"),
   check_id: z.string().describe("the command's `id`"),
-  command: z.string(),
+  command: z.string().describe("the command text"),
 };
 
 /** Params of a `progress` notification. */
@@ -21,7 +22,7 @@ export const ProgressParamsSchema = z.discriminatedUnion("event", [
     event: z.literal("check_finished"),
     ...common,
     status: VerificationStatusSchema,
-    exit_code: z.int().nullable().describe("null when the command could not run"),
+    exit_code: z.int().nullable().describe("null when the command never ran"),
     duration_ms: z.number().nonnegative().describe("wall time of the check in milliseconds"),
   }),
 ]);

@@ -3,8 +3,7 @@
  * core's `acceptReport(report, "host")`, which refuses a recorded status that differs from
  * the status derived from the report's checks. Pure.
  */
-import * as core from "@turngate/core";
-import type { VerificationReport } from "@turngate/core/schemas";
+import { acceptReport, type VerificationReport } from "@turngate/core";
 import { BridgeError } from "../errors.js";
 import { toBridgeError } from "../rpc/dispatch.js";
 
@@ -16,7 +15,7 @@ import { toBridgeError } from "../rpc/dispatch.js";
 export function acceptHostReports(reports: readonly VerificationReport[], at: string): void {
   reports.forEach((report, index) => {
     try {
-      core.acceptReport(report, "host");
+      acceptReport(report, "host");
     } catch (error) {
       const wire = toBridgeError(error);
       const field = wire.code === "report_status_mismatch" ? "status" : (wire.path ?? "");

@@ -2,7 +2,7 @@
  * `report.derive_status` (stateless, pure): the status a report's checks and residual risks
  * imply (a3s-completion-gate.md §1.3.1, first matching rule wins).
  */
-import * as core from "@turngate/core";
+import { deriveReportStatus } from "@turngate/core";
 import { z } from "zod";
 import { defineMethod } from "../method.js";
 import { VerificationCheckSchema, VerificationStatusSchema } from "../wire/domain.js";
@@ -17,7 +17,7 @@ export const reportMethods = {
     }),
     result: z.strictObject({ status: VerificationStatusSchema }),
     handler: ({ checks, residual_risks }) => ({
-      status: core.deriveReportStatus(checks, residual_risks),
+      status: deriveReportStatus(checks, residual_risks),
     }),
   }),
 };

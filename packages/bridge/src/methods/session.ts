@@ -3,22 +3,31 @@
  * `session.create`, addressed by `session_id` — so a binding drives the same host session a
  * Node host gets in-process (DESIGN §1, §3, a3s-completion-gate.md §2.16).
  */
+import type { VerifyProgressEvent } from "@turngate/node";
 import { z } from "zod";
 import { BridgeError } from "../errors.js";
 import { defineMethod, type MethodContext } from "../method.js";
 import { PROGRESS_NOTIFICATION } from "../protocol.js";
-import type { HostProgressEvent } from "../server/host-session.js";
 import { openHostSession } from "../server/open-session.js";
 import type { SessionRegistry } from "../server/sessions.js";
 import {
   CompletionWaiverSchema,
   GateOutcomeSchema,
+  MutationRecordSchema,
   TurnProofSchema,
   VerificationCommandSchema,
   VerificationPresetSchema,
   VerificationReportSchema,
   VerificationSummarySchema,
 } from "../wire/domain.js";
+import {
+  CommandRunSchema,
+  ReportBindingSchema,
+  WorkspaceChangeSchema,
+  wireBinding,
+  wireDelta,
+  wireRun,
+} from "../wire/session.js";
 import { acceptHostReports } from "./accept-reports.js";
 
 /** Context of the stdio server: the method context plus its open sessions. */
@@ -39,74 +48,100 @@ function define<P extends z.ZodType, R extends z.ZodType>(
   return defineMethod<P, R, SessionContext>({ description, params, result, handler });
 }
 
-/** Wire form of a progress event (the `progress` notification's params). */
-export function progressParams(requestId: string | number | null, event: HostProgressEvent) {
-  const body: Record<string, unknown> = {
+/** Wire form of one `verifyCommands` progress event (the `progress` notification's params). */
+export function progressParams(requestId: string | number | null, event: VerifyProgressEvent) {
+  const common = {
     request_id: requestId,
-    event: event.type,
     index: event.index,
-    check_id: event.id,
-    command: event.command,
+    total: event.total,
+    check_id: event.command.id,
+    command: event.command.command,
   };
-  if (event.type === "check_finished") {
-    body.status = event.status;
-    body.exit_code = event.exit_code ?? null;
-    body.duration_ms = event.duration_ms;
+  if (event.type === "start") return { event: "check_started", ...common };
+  return {
+    event: "check_finished",
+    ...common,
+    status: event.check.status,
+    exit_code: event.execution.exitCode,
+    duration_ms: event.durationMs,
+  };
+}
+
+/** Re-raises a workspace-observer error of `session.create` with a wire field path. */
+function withOptionPath(error: unknown): never {
+  const field = (error as { field?: unknown }).field;
+  if (error instanceof Error && typeof field === "string") {
+    const path = field === "root" ? "root" : `options.${field}`;
+    throw new BridgeError(
+      (error as { code?: string }).code ?? "invalid_params",
+      error.message,
+      path,
+    );
   }
-  return body;
+  throw error;
 }
 
 export const sessionMethods = {
   "session.create": define(
-    "Opens a host session on a workspace root (absolute, or relative to the bridge's cwd): the run-start baseline is taken now. `waivers` are host waivers the gate honours.",
+    "Starts a host session on a workspace root (absolute, or relative to the bridge's cwd): waivers are validated and the workspace baseline is taken before this returns.",
     z.strictObject({
       root: z.string().min(1).describe("workspace root directory"),
       waivers: z.array(CompletionWaiverSchema).default([]),
-      options: z.strictObject({}).default({}).describe("host options of the session"),
+      options: z
+        .strictObject({
+          ignores: z.array(z.string()).optional().describe("extra gitignore-style patterns"),
+          use_git: z.boolean().optional().describe("force (true) or forbid (false) git mode"),
+        })
+        .default({}),
     }),
     z.strictObject({ session_id: SessionId }),
     async (p, ctx) => {
-      const abort = new AbortController();
       const session = await openHostSession({
         root: p.root,
         waivers: p.waivers,
-        signal: abort.signal,
-      });
-      return { session_id: ctx.sessions.add(session, abort) };
+        ...(p.options.ignores ? { ignores: p.options.ignores } : {}),
+        ...(p.options.use_git !== undefined ? { useGit: p.options.use_git } : {}),
+      }).catch(withOptionPath);
+      return { session_id: ctx.sessions.add(session) };
     },
   ),
   "session.close": define(
-    "Closes a session: running checks are killed (their calls answer session_closed); the id becomes unknown.",
+    "Closes a session: a running check is killed (its call answers session_closed) and the id becomes unknown.",
     only,
     z.strictObject({}),
     async (p, ctx) => {
-      await ctx.sessions.close(p.session_id);
+      ctx.sessions.close(p.session_id);
       return {};
     },
   ),
   "session.observe_tool": define(
-    "Observes one tool result into the session's mutation ledger (a3s-completion-gate.md §2.1) and returns the resulting effect digest.",
+    "Observes one tool result into the session's mutation ledger (a3s-completion-gate.md §2.1). Returns the rows it added and the resulting effect digest.",
     z.strictObject({
       session_id: SessionId,
       tool: z.string(),
       exit_code: z.int(),
       metadata: z.record(z.string(), z.unknown()).optional(),
     }),
-    z.strictObject({ effect_digest: Digest }),
+    z.strictObject({ effect_digest: Digest, added: z.array(MutationRecordSchema) }),
     async (p, ctx) => {
       const { session } = ctx.sessions.get(p.session_id);
-      await session.observeTool(p.tool, p.exit_code, p.metadata);
-      return { effect_digest: session.effectDigest };
+      const added = session.observeTool(p.tool, p.exit_code, p.metadata);
+      return { effect_digest: session.effectDigest, added: [...added] };
     },
   ),
   "session.observe_workspace": define(
-    "Re-reads the workspace against the session's baseline; changed paths join the ledger with the SHA-256 of their bytes. Returns the resulting effect digest.",
+    'Re-reads the workspace against the session\'s baseline and rebuilds the ledger: changed paths join it with the SHA-256 of their bytes ("deleted" for a deletion). Returns the delta and the resulting effect digest; `complete: false` (unreadable paths) makes the gate answer observation_incomplete.',
     only,
-    z.strictObject({ effect_digest: Digest }),
+    z.strictObject({
+      effect_digest: Digest,
+      changes: z.array(WorkspaceChangeSchema),
+      complete: z.boolean(),
+      unreadable: z.array(z.string()),
+    }),
     async (p, ctx) => {
       const { session } = ctx.sessions.get(p.session_id);
-      await session.observeWorkspace();
-      return { effect_digest: session.effectDigest };
+      const delta = await session.observeWorkspace();
+      return { effect_digest: session.effectDigest, ...wireDelta(delta) };
     },
   ),
   "session.record_reports": define(
@@ -116,7 +151,7 @@ export const sessionMethods = {
     async (p, ctx) => {
       const { session } = ctx.sessions.get(p.session_id);
       acceptHostReports(p.reports, "reports");
-      await session.recordVerificationReports(p.reports);
+      session.recordVerificationReports(p.reports);
       return { recorded: p.reports.length };
     },
   ),
@@ -124,12 +159,10 @@ export const sessionMethods = {
     "Every report recorded in the session, in recording order.",
     only,
     z.strictObject({ reports: z.array(VerificationReportSchema) }),
-    async (p, ctx) => ({
-      reports: await ctx.sessions.get(p.session_id).session.verificationReports(),
-    }),
+    async (p, ctx) => ({ reports: ctx.sessions.get(p.session_id).session.verificationReports() }),
   ),
   "session.summary": define(
-    "Verification summary over the session's reports.",
+    "Verification summary over the session's reports (a3s-completion-gate.md §1.4).",
     only,
     VerificationSummarySchema,
     async (p, ctx) => ctx.sessions.get(p.session_id).session.verificationSummary(),
@@ -138,47 +171,43 @@ export const sessionMethods = {
     "One-line summary text over the session's reports (a3s-completion-gate.md §2.19).",
     only,
     z.strictObject({ text: z.string() }),
-    async (p, ctx) => ({
-      text: await ctx.sessions.get(p.session_id).session.verificationSummaryText(),
-    }),
+    async (p, ctx) => ({ text: ctx.sessions.get(p.session_id).session.verificationSummaryText() }),
   ),
   "session.presets": define(
     "Verification presets detected at the workspace root (Rust, Node, Python, Go; a3s-completion-gate.md §2.17).",
     only,
     z.strictObject({ presets: z.array(VerificationPresetSchema) }),
-    async (p, ctx) => ({
-      presets: await ctx.sessions.get(p.session_id).session.verificationPresets(),
-    }),
+    async (p, ctx) => ({ presets: ctx.sessions.get(p.session_id).session.verificationPresets() }),
   ),
   "session.verify_commands": define(
-    "Runs verification commands in order and records the resulting report. With `bind`, the workspace is snapshotted before and after: unchanged → the report is bound to the effect digest; changed → unbound and stale. Sends `progress` notifications (check_started, check_finished) carrying this request's id.",
+    "Runs verification commands one after another in the workspace root and records the resulting report (zero commands → a skipped report). With `bind`, the workspace is snapshotted before and after: unchanged → the report is bound to the effect digest; changed → unbound, binding.reason workspace_changed_during_check. Sends `progress` notifications (check_started, check_finished) carrying this request's id.",
     z.strictObject({
       session_id: SessionId,
       subject: z.string(),
       commands: z.array(VerificationCommandSchema),
       bind: z.boolean().default(false),
     }),
-    z.strictObject({ report: VerificationReportSchema }),
+    z.strictObject({
+      report: VerificationReportSchema,
+      binding: ReportBindingSchema,
+      runs: z.array(CommandRunSchema),
+    }),
     async (p, ctx) => {
       const entry = ctx.sessions.get(p.session_id);
-      const onProgress = (event: HostProgressEvent) =>
-        ctx.notify(PROGRESS_NOTIFICATION, progressParams(ctx.requestId, event));
-      try {
-        const report = await entry.session.verifyCommands(p.subject, p.commands, {
-          bind: p.bind,
-          onProgress,
-          signal: entry.abort.signal,
-        });
-        return { report };
-      } catch (error) {
-        if (entry.abort.signal.aborted) {
-          throw new BridgeError(
-            "session_closed",
-            `session ${p.session_id} was closed while checks ran`,
-          );
-        }
-        throw error;
+      const { signal } = entry.abort;
+      const out = await entry.session.verifyCommands(p.subject, p.commands, {
+        bind: p.bind,
+        signal,
+        onProgress: (event) =>
+          ctx.notify(PROGRESS_NOTIFICATION, progressParams(ctx.requestId, event)),
+      });
+      if (signal.aborted) {
+        throw new BridgeError(
+          "session_closed",
+          `session ${p.session_id} was closed while checks ran`,
+        );
       }
+      return { report: out.report, binding: wireBinding(out.binding), runs: out.runs.map(wireRun) };
     },
   ),
   "session.effect_digest": define(
@@ -188,16 +217,15 @@ export const sessionMethods = {
     async (p, ctx) => ({ effect_digest: ctx.sessions.get(p.session_id).session.effectDigest }),
   ),
   "session.decide": define(
-    "Completion gate decision for the session (its ledger, reports and waivers).",
-    z.strictObject({ session_id: SessionId, allow_continuation: z.boolean().default(false) }),
+    "Completion gate decision for the session: its ledger, reports and waivers (the host attestor, when set, runs first). The outcome is kept for session.proof.",
+    only,
     GateOutcomeSchema,
-    async (p, ctx) =>
-      ctx.sessions.get(p.session_id).session.decide({ allowContinuation: p.allow_continuation }),
+    async (p, ctx) => ctx.sessions.get(p.session_id).session.decide(),
   ),
   "session.proof": define(
-    "The turn proof (turn_proof.v1) of the session: ledger rows, effect digest, bound reports, waivers used, terminal, gate outcome, tool versions and timestamps.",
+    "The turn proof (turn_proof.v1) of the last decision: ledger rows, effect digest, bound reports, waivers used, terminal, outcome, tool versions and timestamps. Errors: not_decided before session.decide (or after a change since), turn_not_allowed when the decision was not allow.",
     only,
     z.strictObject({ proof: TurnProofSchema }),
-    async (p, ctx) => ({ proof: await ctx.sessions.get(p.session_id).session.proof() }),
+    async (p, ctx) => ({ proof: ctx.sessions.get(p.session_id).session.proof() }),
   ),
 };

@@ -1,23 +1,27 @@
 /**
  * Creates the `@turngate/node` session behind `session.create`.
  */
-import type { CompletionWaiver } from "@turngate/core/schemas";
-import * as node from "@turngate/node";
-import type { HostSession } from "./host-session.js";
+import type { CompletionWaiver } from "@turngate/core";
+import { Session } from "@turngate/node";
 
-/** What `session.create` passes on. */
+/** What `session.create` passes on (wire names already mapped to the Node API). */
 export interface OpenSessionInput {
   root: string;
   waivers: CompletionWaiver[];
-  signal: AbortSignal;
+  ignores?: string[];
+  useGit?: boolean;
 }
 
 /**
- * Opens a host session on `root` (its baseline is taken before this resolves).
- * @throws the node package's typed error when the root cannot be read.
+ * Starts a host session on `root`: waivers validated, workspace baseline taken.
+ * @throws `TurngateValidationError` (a waiver, path `waivers.N.field`) or
+ *   `WorkspaceObserverError` (`invalid_root`, `invalid_option`, `git_failed`).
  */
-export async function openHostSession(input: OpenSessionInput): Promise<HostSession> {
-  // biome-ignore lint/suspicious/noExplicitAny: placeholder until @turngate/node exports Session.
-  const { Session } = node as any;
-  return Session.open({ root: input.root, waivers: input.waivers });
+export async function openHostSession(input: OpenSessionInput): Promise<Session> {
+  return Session.start({
+    root: input.root,
+    waivers: input.waivers,
+    ...(input.ignores ? { ignores: input.ignores } : {}),
+    ...(input.useGit !== undefined ? { useGit: input.useGit } : {}),
+  });
 }

@@ -1,15 +1,15 @@
 /**
  * Open sessions of one bridge server, addressed by `session_id`. Closing a session aborts
- * its signal (running checks are killed) and calls the session's own `close`; EOF and
- * `shutdown` close them all.
+ * its signal, which stops the process group of a running check (and keeps later checks from
+ * starting); EOF and `shutdown` close them all.
  */
+import type { Session } from "@turngate/node";
 import { BridgeError } from "../errors.js";
-import type { HostSession } from "./host-session.js";
 
 /** One open session and the signal that ends its running work. */
 export interface SessionEntry {
   readonly id: string;
-  readonly session: HostSession;
+  readonly session: Session;
   readonly abort: AbortController;
 }
 
@@ -19,9 +19,9 @@ export class SessionRegistry {
   private next = 1;
 
   /** Registers an open session and returns its id. */
-  add(session: HostSession, abort: AbortController): string {
+  add(session: Session): string {
     const id = `session-${this.next++}`;
-    this.entries.set(id, { id, session, abort });
+    this.entries.set(id, { id, session, abort: new AbortController() });
     return id;
   }
 
@@ -37,19 +37,18 @@ export class SessionRegistry {
   }
 
   /**
-   * Closes one session: aborts its signal, then awaits its `close()`.
+   * Closes one session: forgets it and aborts its signal (running checks are killed).
    * @throws BridgeError `session_not_found` with path "session_id".
    */
-  async close(id: string): Promise<void> {
+  close(id: string): void {
     const entry = this.get(id);
     this.entries.delete(id);
     entry.abort.abort(new BridgeError("session_closed", `session ${id} was closed`));
-    await entry.session.close();
   }
 
   /** Closes every open session (EOF, shutdown); never throws. */
-  async closeAll(): Promise<void> {
-    await Promise.allSettled([...this.entries.keys()].map((id) => this.close(id)));
+  closeAll(): void {
+    for (const id of [...this.entries.keys()]) this.close(id);
   }
 
   /** Number of open sessions. */

@@ -93,7 +93,7 @@ export function runStdioServer(options: StdioServerOptions): Promise<number> {
       stdin.off("end", onEnd);
       stdin.off("error", onEnd);
       stdin.pause();
-      await sessions.closeAll();
+      sessions.closeAll();
       const settled = await settleWithin([...inflight], SETTLE_MS);
       if (!settled) log(`${inflight.size} request(s) still running after ${SETTLE_MS} ms; exiting`);
       await new Promise<void>((done) => stdout.write("", () => done()));
