@@ -60,7 +60,7 @@ export function digestOfSortedRecords(records: readonly MutationRecord[]): strin
 export function parseCanonicalLedgerText(text: string): MutationRecord[] {
   if (text === "") return [];
   return text.split("\n").map((row, i) => {
-    const fields = row.split("|");
+    const fields = splitRow(row);
     if (fields.length !== 3) {
       throw new TurngateValidationError("canonical ledger text", [
         { path: `rows.${i}`, message: `expected 3 fields, found ${fields.length}` },
@@ -73,6 +73,22 @@ export function parseCanonicalLedgerText(text: string): MutationRecord[] {
       content_digest: unescapeLedgerField(digest, `rows.${i}.content_digest`),
     };
   });
+}
+
+/** Splits a row at its unescaped `|` (a `\` always escapes the next character). */
+function splitRow(row: string): string[] {
+  const fields: string[] = [];
+  let start = 0;
+  for (let i = 0; i < row.length; i++) {
+    const c = row.charCodeAt(i);
+    if (c === 0x5c) i++;
+    else if (c === 0x7c) {
+      fields.push(row.slice(start, i));
+      start = i + 1;
+    }
+  }
+  fields.push(row.slice(start));
+  return fields;
 }
 
 function assertRecords(records: readonly MutationRecord[]): void {
