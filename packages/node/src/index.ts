@@ -1,1 +1,52 @@
+export { writeFileAtomic, writeJsonAtomic } from "./fs/atomic.js";
+export { type CommittedLog, ContentAddressedLog } from "./fs/content-log.js";
+export { TURNGATE_DIR, turngatePaths } from "./fs/paths.js";
+export {
+  packageManagerFor,
+  packageScriptCommand,
+  verificationPresets,
+} from "./presets/detect.js";
+export { requiredPresetCommands } from "./presets/required.js";
+export {
+  CAPTURED_HEAD_BYTES,
+  CAPTURED_TAIL_BYTES,
+  type CaptureSummary,
+  MAX_CAPTURED_OUTPUT_BYTES,
+  OutputCapture,
+  truncationNotice,
+} from "./runner/capture.js";
+export {
+  killTrackedProcessGroups,
+  PROCESS_GROUP_SETTLE_MS,
+  processGroupAlive,
+  signalProcessGroup,
+  stopProcessGroup,
+  trackProcessGroup,
+} from "./runner/process-group.js";
+export { runShellCommand, type ShellRunOptions, type ShellRunResult } from "./runner/shell.js";
+export {
+  clampTimeoutMs,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  MIN_COMMAND_TIMEOUT_MS,
+} from "./runner/timeout.js";
+export {
+  runVerificationCommand,
+  type VerificationRun,
+  type VerificationRunOptions,
+} from "./runner/verify-command.js";
+export { buildTurnProof, type TurnProofInput } from "./session/proof.js";
+export {
+  type ProofRowCheck,
+  type ProofVerification,
+  verifyTurnProof,
+} from "./session/proof-verify.js";
+export { Session } from "./session/session.js";
+export type {
+  CommandRun,
+  ReportBinding,
+  SessionOptions,
+  VerifyCommandsOptions,
+  VerifyCommandsResult,
+  VerifyProgressEvent,
+} from "./session/types.js";
 export * from "./workspace/index.js";

@@ -1,0 +1,80 @@
+import type { VerificationCheck, VerificationCommand } from "@turngate/core";
+import { checkFromExecution, EXIT_STATUS_MASKED_RISK, exitStatusMasked } from "@turngate/core";
+import { runShellCommand, type ShellRunResult } from "./shell.js";
+
+/** Options of `runVerificationCommand`. */
+export interface VerificationRunOptions {
+  /** Workspace root: the command's working directory. */
+  root: string;
+  /** Folder for full output logs; no log (and no `artifact_uri`) when absent. */
+  logDir?: string;
+  /** Environment of the command; default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Aborting stops the command's process group. */
+  signal?: AbortSignal;
+}
+
+/** One verification command's check plus what the run looked like. */
+export interface VerificationRun {
+  check: VerificationCheck;
+  execution: ShellRunResult;
+  /** Tool-result metadata (snake_case) the check was derived from. */
+  metadata: Record<string, unknown>;
+}
+
+/**
+ * Run one verification command (A3S §1.5, §2.16) with `runShellCommand` and derive its
+ * check with core's `checkFromExecution`:
+ *
+ * - passed iff the exit code equals `expect_exit` and the command ran;
+ * - a spawn failure → residual risk `verification command could not run: {error}`; a
+ *   timeout → `… could not run: command timed out after {ms}ms`; an abort →
+ *   `… could not run: command was cancelled`;
+ * - the full log's `file:` URL is metadata `artifact_uri`, so it lands in `evidence_uris`;
+ * - a command that ran but whose exit status is masked (`cmd || true`, `cmd | tee x`
+ *   without pipefail, `cmd; true`: core's `exitStatusMasked`) never counts: its check
+ *   becomes `needs_review` with residual risk `exit status masked` whatever the exit code,
+ *   as core's `shellEvidenceReport` does (DESIGN §3).
+ *
+ * Metadata: `{exit_code, duration_ms, timeout_ms, output: {total_bytes, captured_bytes,
+ * truncated, timed_out}, artifact_uri?, log_sha256?, log_error?}`. Never rejects.
+ */
+export async function runVerificationCommand(
+  command: VerificationCommand,
+  options: VerificationRunOptions,
+): Promise<VerificationRun> {
+  const shellOptions: Parameters<typeof runShellCommand>[1] = { cwd: options.root };
+  if (command.timeout_ms !== undefined) shellOptions.timeoutMs = command.timeout_ms;
+  if (options.logDir !== undefined) shellOptions.logDir = options.logDir;
+  if (options.env !== undefined) shellOptions.env = options.env;
+  if (options.signal !== undefined) shellOptions.signal = options.signal;
+  const execution = await runShellCommand(command.command, shellOptions);
+
+  const metadata: Record<string, unknown> = {
+    exit_code: execution.exitCode,
+    duration_ms: execution.durationMs,
+    timeout_ms: execution.timeoutMs,
+    output: {
+      total_bytes: execution.totalBytes,
+      captured_bytes: execution.capturedBytes,
+      truncated: execution.truncated,
+      timed_out: execution.timedOut,
+    },
+  };
+  if (execution.log) {
+    metadata.artifact_uri = execution.log.uri;
+    metadata.log_sha256 = execution.log.sha256;
+  }
+  if (execution.logError !== undefined) metadata.log_error = execution.logError;
+
+  let executionError: string | undefined;
+  if (execution.spawnError !== undefined) executionError = execution.spawnError;
+  else if (execution.timedOut) executionError = `command timed out after ${execution.timeoutMs}ms`;
+  else if (execution.aborted) executionError = "command was cancelled";
+
+  let check = checkFromExecution(command, execution.exitCode ?? -1, metadata, executionError);
+  if (executionError === undefined && exitStatusMasked(command.command)) {
+    check = { ...check, status: "needs_review", residual_risk: EXIT_STATUS_MASKED_RISK };
+  }
+  return { check, execution, metadata };
+}

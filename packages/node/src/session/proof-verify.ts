@@ -1,0 +1,102 @@
+import { lstat, readFile, readlink } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  DELETED_CONTENT_DIGEST,
+  effectDigest,
+  parseTurnProof,
+  reportBindsPass,
+  type TurnProof,
+} from "@turngate/core";
+import { sha256Hex } from "../workspace/digest.js";
+
+/** How one proof row compares with the workspace on disk. */
+export interface ProofRowCheck {
+  tool: string;
+  path: string;
+  recorded: string;
+  /** The digest computed from disk now; absent when the row cannot be checked from disk. */
+  actual?: string;
+  /** `match`/`mismatch` for workspace rows; `not_checkable` for rows from tool metadata. */
+  status: "match" | "mismatch" | "not_checkable";
+}
+
+/** Result of `verifyTurnProof`. */
+export interface ProofVerification {
+  /** True when every check below holds. */
+  ok: boolean;
+  /** The effect digest recomputed from the proof's rows. */
+  recomputedDigest: string;
+  rows: ProofRowCheck[];
+  /** Human-readable problems, empty when `ok`. */
+  problems: string[];
+}
+
+/**
+ * Check a `turn_proof.v1` against the workspace at `root` (DESIGN §3 "`turngate proof
+ * verify`"):
+ * 1. the effect digest recomputed from the proof's rows equals `effect_digest`;
+ * 2. every `workspace` row's content digest equals the SHA-256 of the file's bytes now
+ *    (of the link text for a symlink; the deleted marker for a missing path) — rows from
+ *    tool metadata are reported `not_checkable`;
+ * 3. the terminal is backed: `verified` needs a listed report that binds a pass to the
+ *    digest (core `reportBindsPass`), `waived` a listed waiver of the digest.
+ * Input: the parsed JSON of a proof file. Errors: `TurngateValidationError` when it is not
+ * a valid `turn_proof.v1`.
+ */
+export async function verifyTurnProof(value: unknown, root: string): Promise<ProofVerification> {
+  const proof: TurnProof = parseTurnProof(value);
+  const problems: string[] = [];
+  const recomputedDigest = effectDigest(proof.records);
+  if (recomputedDigest !== proof.effect_digest) {
+    problems.push(
+      `effect digest ${proof.effect_digest} does not match the digest of its rows ${recomputedDigest}`,
+    );
+  }
+  const rows: ProofRowCheck[] = [];
+  for (const record of proof.records) {
+    if (record.tool !== "workspace") {
+      rows.push({ ...baseRow(record), status: "not_checkable" });
+      continue;
+    }
+    const actual = await diskDigest(join(root, record.path));
+    const status = actual === record.content_digest ? "match" : "mismatch";
+    if (status === "mismatch") {
+      problems.push(`${record.path}: recorded ${record.content_digest}, on disk ${actual}`);
+    }
+    rows.push({ ...baseRow(record), actual, status });
+  }
+  const terminal = proof.terminal;
+  if (terminal.kind === "verified" || terminal.kind === "waived") {
+    if (terminal.effect_digest !== proof.effect_digest) {
+      problems.push(`terminal digest ${terminal.effect_digest} is not the effect digest`);
+    }
+  }
+  if (
+    terminal.kind === "verified" &&
+    !proof.reports.some((report) => reportBindsPass(report, proof.effect_digest))
+  ) {
+    problems.push("terminal is verified but no listed report binds a pass to the effect digest");
+  }
+  if (
+    terminal.kind === "waived" &&
+    !proof.waivers_used.some((waiver) => waiver.effect_digest === proof.effect_digest)
+  ) {
+    problems.push("terminal is waived but no listed waiver is for the effect digest");
+  }
+  return { ok: problems.length === 0, recomputedDigest, rows, problems };
+}
+
+function baseRow(record: { tool: string; path: string; content_digest: string }) {
+  return { tool: record.tool, path: record.path, recorded: record.content_digest };
+}
+
+async function diskDigest(path: string): Promise<string> {
+  try {
+    const stat = await lstat(path);
+    if (stat.isSymbolicLink()) return sha256Hex(await readlink(path, { encoding: "buffer" }));
+    return sha256Hex(await readFile(path));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return DELETED_CONTENT_DIGEST;
+    throw error;
+  }
+}

@@ -1,0 +1,94 @@
+import type {
+  CompletionAttestor,
+  CompletionWaiver,
+  VerificationCheck,
+  VerificationCommand,
+  VerificationReport,
+} from "@turngate/core";
+import type { ShellRunResult } from "../runner/shell.js";
+import type { WorkspaceSnapshot } from "../workspace/snapshot.js";
+
+/** Options of `Session.start`. */
+export interface SessionOptions {
+  /** Workspace root (a directory). */
+  root: string;
+  /** gitignore-style patterns the workspace observer skips (on top of git's own rules). */
+  ignores?: string[];
+  /** Host waivers (`completion_waiver.v1`); validated when the session starts. */
+  waivers?: CompletionWaiver[];
+  /**
+   * Host attestor `(effectDigest, [{path, content_digest}]) → report | null` (sync or
+   * async), called by `decide()` when the ledger is not empty (A3S §2.11).
+   */
+  attestor?: CompletionAttestor;
+  /** Folder for verification command logs; default `<root>/.turngate/logs`. */
+  logDir?: string;
+  /** Environment for verification commands; default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** A stored baseline (e.g. from `turngate baseline`) used instead of taking a new one. */
+  baseline?: WorkspaceSnapshot;
+  /** Extra `tool_versions` entries for the proof (e.g. `{turngate: "0.1.0"}`). */
+  toolVersions?: Record<string, string>;
+  /** Passed to the workspace observer: force (true) or forbid (false) git mode. */
+  useGit?: boolean;
+}
+
+/** Progress of `verifyCommands`, one `start` and one `end` per command, in order. */
+export type VerifyProgressEvent =
+  | { type: "start"; index: number; total: number; command: VerificationCommand }
+  | {
+      type: "end";
+      index: number;
+      total: number;
+      command: VerificationCommand;
+      check: VerificationCheck;
+      /** Wall time of the command in ms. */
+      durationMs: number;
+      execution: ShellRunResult;
+    };
+
+/** Options of `Session.verifyCommands`. */
+export interface VerifyCommandsOptions {
+  /**
+   * Snapshot the workspace before and after the checks and bind the report to the effect
+   * digest when nothing changed in between (DESIGN §3). Default false (unbound report).
+   */
+  bind?: boolean;
+  onProgress?: (event: VerifyProgressEvent) => void;
+  /** Aborting stops the running command's process group; later commands do not start. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Whether the report of a `verifyCommands` call was bound:
+ * - `{bound: true, effectDigest}`: nothing changed while the checks ran;
+ * - `reason: "workspace_changed_during_check"` (stale): `changedPaths` changed, or
+ *   `unreadable` paths could not be read, between the snapshots around the checks;
+ * - `reason: "observation_incomplete"`: the turn's own observation is incomplete, so its
+ *   digest is not the effect (A3S E3);
+ * - `reason: "no_effect"`: the turn changed nothing, so there is no digest to bind;
+ * - `reason: "not_requested"`: `bind` was false.
+ */
+export type ReportBinding =
+  | { bound: true; effectDigest: string }
+  | {
+      bound: false;
+      reason: "workspace_changed_during_check";
+      changedPaths: string[];
+      unreadable: string[];
+    }
+  | { bound: false; reason: "observation_incomplete" | "no_effect" | "not_requested" };
+
+/** One command's run inside `verifyCommands`. */
+export interface CommandRun {
+  command: VerificationCommand;
+  check: VerificationCheck;
+  execution: ShellRunResult;
+}
+
+/** Result of `Session.verifyCommands`: the recorded report, its binding and each run. */
+export interface VerifyCommandsResult {
+  report: VerificationReport;
+  binding: ReportBinding;
+  runs: CommandRun[];
+}
