@@ -1,1 +1,15 @@
-export {};
+// turngate CLI as a library: build or run the program in-process (tests, embedding).
+export { COMMANDS } from "./commands/registry.js";
+export type { CliCommand, ExitState } from "./commands/types.js";
+export { CONFIG_FILE_NAME, checksFromFlags, loadConfig, type TurngateConfig } from "./config.js";
+export {
+  CLI_VERSION,
+  type CliContext,
+  EXIT_INCOMPLETE,
+  EXIT_INTERNAL,
+  EXIT_OK,
+  type TextStream,
+} from "./context.js";
+export { createProgram, main } from "./main.js";
+export { renderTurnText, TURN_RESULT_SCHEMA, turnJson, verdictOf } from "./render.js";
+export { runTurn, TURN_CHECKS_SUBJECT, type TurnRequest, type TurnResult } from "./turn.js";

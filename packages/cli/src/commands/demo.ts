@@ -1,0 +1,111 @@
+import { execFileSync } from "node:child_process";
+import { cp, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type CliContext, EXIT_INTERNAL, EXIT_OK } from "../context.js";
+import { renderTurnText, turnJson, verdictOf } from "../render.js";
+import { runTurn } from "../turn.js";
+import type { CliCommand } from "./types.js";
+
+/** The shipped demo folder (`project/` and `agents/`), resolved from src/ or dist/ alike. */
+export const DEMO_DIR = fileURLToPath(new URL("../../demo/", import.meta.url));
+
+/** The three scripted turns: agent script, what it does, and the verdict it must get. */
+export const DEMO_TURNS: ReadonlyArray<{ script: string; title: string; expected: string }> = [
+  { script: "fix-bug.js", title: "the agent fixes the slugify bug", expected: "verified" },
+  {
+    script: "break-test.js",
+    title: "the agent makes slugs keep capitals and breaks a test",
+    expected: "incomplete",
+  },
+  { script: "read-only.js", title: "the agent only reads the project", expected: "narrative" },
+];
+
+/**
+ * `turngate demo`: copy the sample project to a temporary folder, make it a git
+ * repository, and run the three scripted agent turns through `runTurn` (the code path of
+ * `turngate run`), printing each verdict. Exit 0 when the verdicts are verified,
+ * incomplete and narrative, as they must be; 1 otherwise.
+ */
+export const demoCommand: CliCommand = {
+  name: "demo",
+  register(program, ctx, state) {
+    program
+      .command("demo")
+      .summary(
+        "run three scripted agent turns on a sample project: verified, incomplete, narrative",
+      )
+      .description(
+        "Copies the sample project shipped with turngate to a temporary folder, makes it a git repository and runs three scripted agent turns through the same code path as `turngate run`: one fixes a bug (verified), one breaks a test (incomplete), one only reads (narrative). Needs only Node and, optionally, git.",
+      )
+      .option("--keep", "keep the temporary project folder and print where it is")
+      .option("--json", "print one JSON outcome per turn (a JSON array) instead of text")
+      .action(async (flags: { keep?: boolean; json?: boolean }) => {
+        state.exitCode = await runDemo(ctx, flags);
+      });
+  },
+};
+
+async function runDemo(
+  ctx: CliContext,
+  flags: { keep?: boolean; json?: boolean },
+): Promise<number> {
+  const root = await mkdtemp(join(tmpdir(), "turngate-demo-"));
+  try {
+    await cp(join(DEMO_DIR, "project"), root, { recursive: true });
+    const git = initGit(root);
+    // The checks run `node test.js` through sh: make sure this Node is the one found.
+    const env = {
+      ...ctx.env,
+      PATH: [dirname(process.execPath), ctx.env.PATH ?? ""].filter(Boolean).join(delimiter),
+    };
+    const turnCtx: CliContext = { ...ctx, env };
+    if (!flags.json) {
+      ctx.stdout.write(
+        `turngate demo: sample project in ${root}${git ? " (git repository)" : " (git not found: plain folder)"}\n`,
+      );
+    }
+    const verdicts: string[] = [];
+    const outcomes: unknown[] = [];
+    for (const [index, turn] of DEMO_TURNS.entries()) {
+      if (!flags.json) ctx.stdout.write(`\n== Turn ${index + 1} of 3: ${turn.title} ==\n`);
+      const agent = [process.execPath, join(DEMO_DIR, "agents", turn.script)];
+      const result = await runTurn({ root, agent, checks: [], waivers: [] }, turnCtx);
+      verdicts.push(verdictOf(result));
+      if (flags.json) outcomes.push(turnJson(result));
+      else ctx.stdout.write(renderTurnText(result));
+    }
+    const expected = DEMO_TURNS.map((turn) => turn.expected);
+    const asExpected = verdicts.every((verdict, i) => verdict === expected[i]);
+    if (flags.json) {
+      ctx.stdout.write(`${JSON.stringify(outcomes, null, 2)}\n`);
+    } else {
+      ctx.stdout.write(
+        `\nturngate demo: ${verdicts.join(", ")}${asExpected ? "" : ` (expected ${expected.join(", ")})`}\n`,
+      );
+      if (flags.keep) ctx.stdout.write(`turngate demo: project kept in ${root}\n`);
+    }
+    return asExpected ? EXIT_OK : EXIT_INTERNAL;
+  } finally {
+    if (!flags.keep) await rm(root, { recursive: true, force: true });
+  }
+}
+
+/** `git init` + first commit of the sample project; false when git is unavailable. */
+function initGit(root: string): boolean {
+  const git = (...args: string[]) =>
+    execFileSync(
+      "git",
+      ["-c", "user.name=turngate demo", "-c", "user.email=demo@turngate.invalid", ...args],
+      { cwd: root, stdio: "ignore" },
+    );
+  try {
+    git("init", "-q");
+    git("add", "-A");
+    git("commit", "-q", "--no-gpg-sign", "-m", "sample project");
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,18 @@
+import { baselineCommand } from "./baseline.js";
+import { demoCommand } from "./demo.js";
+import { proofCommand } from "./proof.js";
+import { runCommand } from "./run.js";
+import type { CliCommand } from "./types.js";
+import { verifyCommand } from "./verify.js";
+
+/**
+ * Every `turngate` command, in `--help` order. A new command (e.g. `bridge --stdio`,
+ * `hook …`) is one file under src/commands/ exporting a `CliCommand`, plus one line here.
+ */
+export const COMMANDS: readonly CliCommand[] = [
+  runCommand,
+  baselineCommand,
+  verifyCommand,
+  proofCommand,
+  demoCommand,
+];

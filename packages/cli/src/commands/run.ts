@@ -1,0 +1,36 @@
+import { EXIT_INCOMPLETE, EXIT_OK } from "../context.js";
+import { renderTurnText, turnJson } from "../render.js";
+import { runTurn } from "../turn.js";
+import { addTurnOptions, resolveTurnFlags, type TurnFlags } from "./options.js";
+import type { CliCommand } from "./types.js";
+
+/** `turngate run [options] -- AGENT CMD…`: wrap one agent command as one turn. */
+export const runCommand: CliCommand = {
+  name: "run",
+  register(program, ctx, state) {
+    addTurnOptions(
+      program
+        .command("run")
+        .summary("run an agent command as one turn and gate it")
+        .description(
+          "Take a baseline of the workspace, run the agent command (stdio inherited), observe what it changed, run the checks, bind their report to the effect digest and decide whether the turn may end. Writes .turngate/proofs/<digest>.json when it may.",
+        )
+        .argument("<agent...>", "the agent command and its arguments (put them after --)")
+        .passThroughOptions(),
+    )
+      .addHelpText(
+        "after",
+        '\nExit codes: 0 verified, waived or narrative; 2 incomplete; 1 usage or internal error.\n\nExample:\n  turngate run --check "npm test" -- node my-agent.js --task fix-bug\n',
+      )
+      .action(async (agent: string[], flags: TurnFlags) => {
+        const { root, configPath, checks, waivers } = resolveTurnFlags(flags, ctx);
+        const result = await runTurn(
+          { root, agent, checks, waivers, ...(configPath ? { configPath } : {}) },
+          ctx,
+        );
+        if (flags.json) ctx.stdout.write(`${JSON.stringify(turnJson(result), null, 2)}\n`);
+        else ctx.stdout.write(renderTurnText(result));
+        state.exitCode = result.exitCode === 0 ? EXIT_OK : EXIT_INCOMPLETE;
+      });
+  },
+};

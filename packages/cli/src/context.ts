@@ -1,0 +1,27 @@
+import { createRequire } from "node:module";
+
+/** A text sink: `process.stdout`, `process.stderr` or a test's collector. */
+export interface TextStream {
+  write(text: string): unknown;
+  isTTY?: boolean;
+}
+
+/** What a command needs from its surroundings, so tests can run it in-process. */
+export interface CliContext {
+  stdout: TextStream;
+  stderr: TextStream;
+  /** Directory relative paths are resolved against (the workspace root by default). */
+  cwd: string;
+  /** Environment for the agent and the checks. */
+  env: NodeJS.ProcessEnv;
+}
+
+/** Exit codes: 0 verified, waived or narrative; 2 incomplete; 1 usage or internal error. */
+export const EXIT_OK = 0;
+export const EXIT_INTERNAL = 1;
+export const EXIT_INCOMPLETE = 2;
+
+/** The turngate CLI's version, read from its package.json (same path from src/ and dist/). */
+export const CLI_VERSION: string = (
+  createRequire(import.meta.url)("../package.json") as { version: string }
+).version;

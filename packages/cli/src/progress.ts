@@ -1,0 +1,74 @@
+import type { VerifyProgressEvent } from "@turngate/node";
+
+/** Where progress goes: a writable text stream (stderr) and whether it is a terminal. */
+export interface ProgressStream {
+  write(text: string): unknown;
+  isTTY?: boolean;
+}
+
+/** Milliseconds between redraws of the live line in a terminal. */
+export const PROGRESS_REDRAW_MS = 100;
+
+/**
+ * Progress of verification checks while they run.
+ *
+ * - In a terminal (`stream.isTTY`): one live line per check, redrawn every 100 ms with the
+ *   elapsed time (`  … demo:test  node test.js  1.3s`), replaced by its result
+ *   (`  ✔ demo:test passed in 1.4s`) when the check ends.
+ * - Otherwise: one plain line when a check starts (`turngate: check demo:test started: node
+ *   test.js`) and one when it ends (`turngate: check demo:test passed in 1.4s`).
+ *
+ * Returns the `onProgress` callback for `Session.verifyCommands` and `close()`, which stops
+ * the redraw timer.
+ */
+export function createProgressReporter(stream: ProgressStream): {
+  onProgress: (event: VerifyProgressEvent) => void;
+  close: () => void;
+} {
+  const tty = stream.isTTY === true;
+  let timer: NodeJS.Timeout | undefined;
+  let live: { id: string; command: string; started: number } | undefined;
+
+  const redraw = () => {
+    if (!live) return;
+    const elapsed = formatSeconds(performance.now() - live.started);
+    stream.write(`\r\x1b[2K  … ${live.id}  ${live.command}  ${elapsed}`);
+  };
+  const stop = () => {
+    if (timer) clearInterval(timer);
+    timer = undefined;
+    live = undefined;
+  };
+
+  return {
+    onProgress(event) {
+      const id = event.command.id;
+      if (event.type === "start") {
+        if (!tty) {
+          stream.write(`turngate: check ${id} started: ${event.command.command}\n`);
+          return;
+        }
+        live = { id, command: event.command.command, started: performance.now() };
+        redraw();
+        timer = setInterval(redraw, PROGRESS_REDRAW_MS);
+        timer.unref();
+        return;
+      }
+      const status = event.check.status;
+      const took = formatSeconds(event.durationMs);
+      if (!tty) {
+        stream.write(`turngate: check ${id} ${status} in ${took}\n`);
+        return;
+      }
+      stop();
+      const mark = status === "passed" ? "✔" : status === "failed" ? "✖" : "!";
+      stream.write(`\r\x1b[2K  ${mark} ${id} ${status} in ${took}\n`);
+    },
+    close: stop,
+  };
+}
+
+/** `1234` ms → `"1.2s"`: seconds with one decimal. */
+export function formatSeconds(ms: number): string {
+  return `${(Math.max(0, ms) / 1000).toFixed(1)}s`;
+}

@@ -1,0 +1,132 @@
+import { relative } from "node:path";
+import type { TurnResult } from "./turn.js";
+import { bindingJson } from "./turn.js";
+
+/** Lines of a failing check's output shown under the verdict. */
+export const FAILING_TAIL_LINES = 20;
+
+/** Schema id of the `--json` output of `run`, `verify` and each demo turn. */
+export const TURN_RESULT_SCHEMA = "turngate.turn_result.v1";
+
+/**
+ * The verdict word of a turn: the terminal kind when the gate allowed it (`verified`,
+ * `waived`, `narrative`, `distinct`), else the outcome kind (`incomplete`, `continue`).
+ */
+export function verdictOf(result: TurnResult): string {
+  return result.outcome.kind === "allow" ? result.outcome.terminal.kind : result.outcome.kind;
+}
+
+/**
+ * The human report of a turn (stdout): what changed, the summary text (A3S §2.19), the
+ * verdict with the effect digest or the gate message and its reason, why the checks'
+ * report is unbound when it is, the last 20 lines of each failing check with its log, and
+ * where the proof was written. Paths are relative to the workspace root.
+ */
+export function renderTurnText(result: TurnResult): string {
+  const lines: string[] = [];
+  const rel = (path: string) => relative(result.root, path) || ".";
+  const changes = result.delta.changes;
+  if (changes.length === 0 && result.delta.complete) {
+    lines.push("changed: nothing");
+  } else {
+    lines.push(`changed: ${changes.length} ${changes.length === 1 ? "path" : "paths"}`);
+    for (const change of changes) lines.push(`  ${change.change.padEnd(8)} ${change.path}`);
+    for (const path of result.delta.unreadable) lines.push(`  unreadable ${path}`);
+  }
+  if (result.checksSource === "none") {
+    lines.push(
+      "checks: none configured (pass --check CMD, add checks to turngate.config.json, or use a project with a preset)",
+    );
+  }
+  if (result.reports.length > 0) lines.push(result.summaryText);
+
+  const outcome = result.outcome;
+  if (outcome.kind === "allow") {
+    const terminal = outcome.terminal;
+    if (terminal.kind === "narrative") {
+      lines.push("narrative: the turn changed no files; nothing to verify");
+    } else if (terminal.kind === "verified") {
+      lines.push(`verified: effect digest ${terminal.effect_digest}`);
+    } else if (terminal.kind === "waived") {
+      lines.push(
+        `waived: effect digest ${terminal.effect_digest} (host waiver, not a verification pass)`,
+      );
+    } else {
+      lines.push(terminal.kind);
+    }
+  } else {
+    lines.push(`${outcome.kind} (${outcome.reason}): ${outcome.message}`);
+  }
+
+  const binding = result.verification?.binding;
+  if (binding && !binding.bound && binding.reason === "workspace_changed_during_check") {
+    const what = [...binding.changedPaths, ...binding.unreadable.map((p) => `${p} (unreadable)`)];
+    lines.push(
+      `not bound (workspace_changed_during_check): the checks changed the workspace while they ran: ${what.join(", ")}`,
+    );
+  }
+
+  for (const run of result.verification?.runs ?? []) {
+    if (run.check.status === "passed") continue;
+    const head = `${run.check.status}: ${run.command.id}: ${run.check.residual_risk ?? run.command.command}`;
+    lines.push(head);
+    const tail = lastLines(run.execution.output, FAILING_TAIL_LINES);
+    if (tail.length > 0) {
+      const log = run.execution.log ? ` (full log: ${rel(run.execution.log.path)})` : "";
+      lines.push(`  last ${tail.length} ${tail.length === 1 ? "line" : "lines"}${log}:`);
+      for (const line of tail) lines.push(`  | ${line}`);
+    }
+  }
+  if (result.proofPath) lines.push(`proof: ${rel(result.proofPath)}`);
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * The wire form (snake_case) of a turn, printed by `--json`:
+ * `{schema, verdict, exit_code, root, effect_digest, agent, changes, observation_complete,
+ * unreadable, checks_source, checks, binding, reports, summary, summary_text, outcome,
+ * proof_path, config_path}`; absent parts are null.
+ */
+export function turnJson(result: TurnResult): Record<string, unknown> {
+  return {
+    schema: TURN_RESULT_SCHEMA,
+    verdict: verdictOf(result),
+    exit_code: result.exitCode,
+    root: result.root,
+    effect_digest: result.effectDigest,
+    agent: result.agent
+      ? {
+          command: result.agent.command,
+          exit_code: result.agent.exit.exitCode,
+          signal: result.agent.exit.signal,
+        }
+      : null,
+    changes: result.delta.changes,
+    observation_complete: result.delta.complete,
+    unreadable: result.delta.unreadable,
+    checks_source: result.checksSource ?? null,
+    checks: (result.verification?.runs ?? []).map((run) => ({
+      id: run.command.id,
+      command: run.command.command,
+      status: run.check.status,
+      exit_code: run.execution.exitCode,
+      timed_out: run.execution.timedOut,
+      duration_ms: run.execution.durationMs,
+      log_path: run.execution.log?.path ?? null,
+      residual_risk: run.check.residual_risk ?? null,
+    })),
+    binding: bindingJson(result.verification?.binding),
+    reports: result.reports,
+    summary: result.summary,
+    summary_text: result.summaryText,
+    outcome: result.outcome,
+    proof_path: result.proofPath ?? null,
+    config_path: result.configPath ?? null,
+  };
+}
+
+function lastLines(text: string, count: number): string[] {
+  const lines = text.replace(/\n+$/, "").split("\n");
+  if (lines.length === 1 && lines[0] === "") return [];
+  return lines.slice(-count);
+}

@@ -1,0 +1,179 @@
+import { join } from "node:path";
+import type {
+  CompletionWaiver,
+  GateOutcome,
+  VerificationCommand,
+  VerificationReport,
+  VerificationSummary,
+} from "@turngate/core";
+import {
+  killTrackedProcessGroups,
+  type ReportBinding,
+  requiredPresetCommands,
+  Session,
+  turngatePaths,
+  type VerifyCommandsResult,
+  type WorkspaceDelta,
+  type WorkspaceSnapshot,
+  writeJsonAtomic,
+} from "@turngate/node";
+import { type AgentExit, runAgent } from "./agent.js";
+import { loadConfig } from "./config.js";
+import { CLI_VERSION, type CliContext, EXIT_INCOMPLETE, EXIT_OK } from "./context.js";
+import { createProgressReporter } from "./progress.js";
+
+/** Report subject of the checks `turngate run` / `verify` run. */
+export const TURN_CHECKS_SUBJECT = "turngate:checks";
+
+/** What one turn needs. */
+export interface TurnRequest {
+  /** Workspace root (absolute). */
+  root: string;
+  /** The agent command (`run`); absent for `verify`, whose turn already happened. */
+  agent?: string[];
+  /** A stored baseline (`verify`); absent: a new baseline is taken before the agent runs. */
+  baseline?: WorkspaceSnapshot;
+  /** Checks from `--check` flags; when empty, the config's checks, else required presets. */
+  checks: VerificationCommand[];
+  /** `--config FILE`; default `<root>/turngate.config.json` when it exists. */
+  configPath?: string;
+  waivers: CompletionWaiver[];
+}
+
+/** Where the checks came from. */
+export type ChecksSource = "flags" | "config" | "presets" | "none";
+
+/** Everything a turn produced; `toJson` gives its wire form. */
+export interface TurnResult {
+  exitCode: 0 | 2;
+  root: string;
+  agent?: { command: string[]; exit: AgentExit };
+  delta: WorkspaceDelta;
+  effectDigest: string;
+  checksSource?: ChecksSource;
+  verification?: VerifyCommandsResult;
+  reports: VerificationReport[];
+  summary: VerificationSummary;
+  summaryText: string;
+  outcome: GateOutcome;
+  proofPath?: string;
+  configPath?: string;
+}
+
+/**
+ * One turn, the code path shared by `turngate run`, `turngate verify` and `turngate demo`:
+ * baseline (or the stored one) → agent (if any) → observe → ledger → nothing changed:
+ * narrative; else the checks (flags, config or required presets) bound to the effect
+ * digest → gate → proof at `.turngate/proofs/<digest>.json` when the turn is allowed and
+ * changed something.
+ *
+ * While checks run, SIGINT/SIGTERM abort them (the check fails as cancelled and the turn is
+ * judged); a second signal kills their process groups and exits with 130.
+ * Errors: config, waiver and observer errors, and `AgentSpawnError`, propagate.
+ */
+export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<TurnResult> {
+  const config = loadConfig(request.root, request.configPath);
+  const session = await Session.start({
+    root: request.root,
+    ignores: config.ignores,
+    waivers: request.waivers,
+    env: ctx.env,
+    toolVersions: { turngate: CLI_VERSION },
+    ...(request.baseline ? { baseline: request.baseline } : {}),
+  });
+
+  let agent: TurnResult["agent"];
+  if (request.agent) {
+    const exit = await runAgent(request.agent, request.root, ctx.env);
+    agent = { command: request.agent, exit };
+    ctx.stderr.write(`turngate: agent exited with code ${exit.exitCode}\n`);
+  }
+
+  const delta = await session.observeWorkspace();
+  let checksSource: ChecksSource | undefined;
+  let verification: VerifyCommandsResult | undefined;
+  if (session.records.length > 0) {
+    let commands: VerificationCommand[];
+    if (request.checks.length > 0) {
+      checksSource = "flags";
+      commands = request.checks;
+    } else if (config.checks.length > 0) {
+      checksSource = "config";
+      commands = config.checks;
+    } else {
+      commands = requiredPresetCommands(session.verificationPresets());
+      checksSource = commands.length > 0 ? "presets" : "none";
+    }
+    if (commands.length > 0) {
+      verification = await withInterruptibleChecks(async (signal) => {
+        const progress = createProgressReporter(ctx.stderr);
+        try {
+          return await session.verifyCommands(TURN_CHECKS_SUBJECT, commands, {
+            bind: true,
+            onProgress: progress.onProgress,
+            signal,
+          });
+        } finally {
+          progress.close();
+        }
+      });
+    }
+  }
+
+  const outcome = await session.decide();
+  const result: TurnResult = {
+    exitCode: outcome.kind === "allow" ? EXIT_OK : EXIT_INCOMPLETE,
+    root: request.root,
+    delta,
+    effectDigest: session.effectDigest,
+    reports: session.verificationReports(),
+    summary: session.verificationSummary(),
+    summaryText: session.verificationSummaryText(),
+    outcome,
+  };
+  if (agent) result.agent = agent;
+  if (checksSource) result.checksSource = checksSource;
+  if (verification) result.verification = verification;
+  if (config.path) result.configPath = config.path;
+  if (outcome.kind === "allow" && session.effectDigest !== "") {
+    const proofPath = join(turngatePaths(request.root).proofs, `${session.effectDigest}.json`);
+    await writeJsonAtomic(proofPath, session.proof());
+    result.proofPath = proofPath;
+  }
+  return result;
+}
+
+async function withInterruptibleChecks<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (!controller.signal.aborted) {
+      controller.abort();
+      return;
+    }
+    killTrackedProcessGroups();
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  try {
+    return await run(controller.signal);
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
+
+/** The binding of the checks' report in wire form (snake_case), or null when none ran. */
+export function bindingJson(binding: ReportBinding | undefined): Record<string, unknown> | null {
+  if (!binding) return null;
+  if (binding.bound) return { bound: true, effect_digest: binding.effectDigest };
+  if (binding.reason === "workspace_changed_during_check") {
+    return {
+      bound: false,
+      reason: binding.reason,
+      changed_paths: binding.changedPaths,
+      unreadable: binding.unreadable,
+    };
+  }
+  return { bound: false, reason: binding.reason };
+}
