@@ -59,3 +59,5 @@ export type { VerificationStatus } from "./schemas/status.js";
 export type { VerificationSummary } from "./schemas/summary.js";
 export type { CompletionTerminal } from "./schemas/terminal.js";
 export { COMPLETION_WAIVER_SCHEMA, type CompletionWaiver } from "./schemas/waiver.js";
+// Verification facts (Harn std/verification, DESIGN §4).
+export * from "./facts/index.js";

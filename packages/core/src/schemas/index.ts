@@ -11,3 +11,4 @@ export * from "./status.js";
 export * from "./summary.js";
 export * from "./terminal.js";
 export * from "./waiver.js";
+export * from "../facts/schemas.js";

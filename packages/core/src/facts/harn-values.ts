@@ -1,0 +1,230 @@
+/**
+ * Harn value semantics the verification facts must mirror on plain JSON values
+ * (reference harn-verification.md §2.9, §2.10, §2.14). Internal to the facts module.
+ *
+ * - nil is `null` or `undefined`; `??` coalesces only nil.
+ * - dicts are plain objects (not arrays); lists are arrays.
+ * - strings are compared, sorted and measured by Unicode code point (Harn/Rust order and
+ *   `len`), never by UTF-16 unit.
+ */
+
+/** A JSON object as the facts functions receive it. */
+export type Dict = Record<string, unknown>;
+
+/** True for `null` and `undefined` (Harn `nil`). */
+export function isNil(value: unknown): value is null | undefined {
+  return value === null || value === undefined;
+}
+
+/** True for a plain JSON object (Harn `dict`); arrays and `null` are not dicts. */
+export function isDict(value: unknown): value is Dict {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** `value?.[key]` with Harn semantics: nil or a non-dict yields `undefined`. */
+export function field(value: unknown, key: string): unknown {
+  return isDict(value) ? value[key] : undefined;
+}
+
+/** First non-nil of the given values (Harn `a ?? b ?? c`), else `undefined`. */
+export function coalesce(...values: unknown[]): unknown {
+  for (const v of values) if (!isNil(v)) return v;
+  return undefined;
+}
+
+/**
+ * Harn truthiness (`x ? true : false`): nil and `false` are falsy; numbers are truthy when
+ * non-zero; strings, lists and dicts when non-empty; everything else is truthy.
+ */
+export function truthy(value: unknown): boolean {
+  if (isNil(value)) return false;
+  if (typeof value === "boolean") return value;
+  if (typeof value === "number") return value !== 0 && !Number.isNaN(value);
+  if (typeof value === "string") return value.length > 0;
+  if (Array.isArray(value)) return value.length > 0;
+  if (isDict(value)) return Object.keys(value).length > 0;
+  return true;
+}
+
+const I64_MAX = 9223372036854775807n;
+const I64_MIN = -9223372036854775808n;
+
+/**
+ * Harn `to_int`: an integer number → itself; a finite float → truncated toward zero; a
+ * string → strict base-10 i64 parse (optional sign, digits only, no whitespace); anything
+ * else (or out of i64 range) → `null`.
+ */
+export function toInt(value: unknown): number | null {
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) return null;
+    const t = Math.trunc(value);
+    return Object.is(t, -0) ? 0 : t;
+  }
+  if (typeof value === "string") {
+    if (!/^[+-]?[0-9]+$/.test(value)) return null;
+    const big = BigInt(value);
+    if (big > I64_MAX || big < I64_MIN) return null;
+    return Number(big);
+  }
+  return null;
+}
+
+/** Expands a JS number string with an exponent (`1e+21`, `1e-7`) to plain decimal digits. */
+function plainDecimal(text: string): string {
+  const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
+  if (!m) return text;
+  const sign = m[1] ?? "";
+  const digits = (m[2] ?? "") + (m[3] ?? "");
+  const exp = Number(m[4]);
+  const point = 1 + exp;
+  if (point <= 0) return `${sign}0.${"0".repeat(-point)}${digits}`;
+  if (point >= digits.length) return `${sign}${digits}${"0".repeat(point - digits.length)}`;
+  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+}
+
+/** Byte-wise (UTF-8 = code point) comparison of two strings; Harn's `sort()` order. */
+export function compareCodePoints(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x !== y) {
+      // UTF-16 order differs from code point order only where a surrogate (an astral code
+      // point) meets a unit in U+E000..U+FFFF: lift surrogates above the BMP range.
+      if (x >= 0xd800 && y >= 0xd800) {
+        x = x <= 0xdfff ? x + 0x2000 : x - 0x800;
+        y = y <= 0xdfff ? y + 0x2000 : y - 0x800;
+      }
+      return x - y;
+    }
+  }
+  return a.length - b.length;
+}
+
+const ASTRAL_OR_HIGH = /[\ud800-\uffff]/;
+
+/**
+ * Sorts strings in place by code point (Harn/Rust byte order). Uses the engine's native
+ * sort when no string holds a unit at or above U+D800 (then UTF-16 order is code point order).
+ */
+export function sortCodePoints(values: string[]): string[] {
+  for (const v of values) {
+    if (ASTRAL_OR_HIGH.test(v)) return values.sort(compareCodePoints);
+  }
+  return values.sort();
+}
+
+/** Code point (Unicode scalar) count of a string — Harn `len(string)`. */
+export function charLength(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
+
+/**
+ * Harn `to_string` / display of a JSON value: nil → `nil`; booleans; integers in decimal;
+ * floats in plain decimal (never exponent form, as Rust prints f64); strings verbatim;
+ * lists `[a, b]`; dicts `{k: v, …}` with keys in byte order (Harn's BTreeMap).
+ */
+export function display(value: unknown): string {
+  if (isNil(value)) return "nil";
+  if (typeof value === "string") return value;
+  if (typeof value === "boolean") return value ? "true" : "false";
+  if (typeof value === "number") {
+    if (Number.isNaN(value)) return "NaN";
+    if (!Number.isFinite(value)) return value > 0 ? "inf" : "-inf";
+    return plainDecimal(String(Object.is(value, -0) ? 0 : value));
+  }
+  if (typeof value === "bigint") return value.toString();
+  if (Array.isArray(value)) return `[${value.map(display).join(", ")}]`;
+  if (isDict(value)) {
+    const keys = sortCodePoints(Object.keys(value).filter((k) => value[k] !== undefined));
+    return `{${keys.map((k) => `${k}: ${display(value[k])}`).join(", ")}}`;
+  }
+  return String(value);
+}
+
+/**
+ * Unicode White_Space, the set Rust's `char::is_whitespace`, `str::trim` and the regex
+ * class `\s` use (differs from JS `\s`: includes U+0085, excludes U+FEFF).
+ */
+export const RUST_WHITESPACE_CLASS =
+  "\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+
+const LEADING_WS = new RegExp(`^[${RUST_WHITESPACE_CLASS}]+`);
+const TRAILING_WS = new RegExp(`[${RUST_WHITESPACE_CLASS}]+$`);
+
+/** Rust `str::trim`: strips leading and trailing Unicode White_Space. */
+export function rustTrim(text: string): string {
+  return text.replace(LEADING_WS, "").replace(TRAILING_WS, "");
+}
+
+/** `trim(to_string(value ?? ""))`. */
+export function trimmedText(value: unknown): string {
+  return rustTrim(isNil(value) ? "" : display(value));
+}
+
+/**
+ * Harn string-list rule (§2.10): nil → `[]`; a non-list → `[value]`; each item →
+ * `trim(to_string(item ?? ""))`; blanks and duplicates dropped, first-seen order kept.
+ */
+export function stringList(value: unknown): string[] {
+  if (isNil(value)) return [];
+  const raw = Array.isArray(value) ? value : [value];
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const item of raw) {
+    const text = trimmedText(item);
+    if (text !== "" && !seen.has(text)) {
+      seen.add(text);
+      out.push(text);
+    }
+  }
+  return out;
+}
+
+/**
+ * Snapshot-map rule (§2.9): nil → `undefined`; a dict whose `snapshot` key is non-nil →
+ * that value; anything else unchanged.
+ */
+export function unwrapSnapshot(value: unknown): unknown {
+  if (isNil(value)) return undefined;
+  if (isDict(value) && !isNil(value.snapshot)) return value.snapshot;
+  return value;
+}
+
+/**
+ * JSON equality (serde_json `==`): same type and same value; objects compare key sets and
+ * values regardless of key order. Numbers compare by value (JS cannot tell `1` from `1.0`).
+ */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((item, i) => jsonEqual(item, b[i]));
+  }
+  if (isDict(a)) {
+    if (!isDict(b)) return false;
+    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
+    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
+    if (ka.length !== kb.length) return false;
+    return ka.every((k) => Object.hasOwn(b, k) && jsonEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+/** Harn value equality for `!=` on nil/strings/numbers/bools/lists/dicts (nil == nil). */
+export function harnEqual(a: unknown, b: unknown): boolean {
+  if (isNil(a) || isNil(b)) return isNil(a) && isNil(b);
+  return jsonEqual(a, b);
+}

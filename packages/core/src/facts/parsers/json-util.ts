@@ -1,0 +1,48 @@
+import type { z } from "zod";
+import { DiagnosticParseError, type UnparsedInput } from "./types.js";
+
+/** Parses a whole-document JSON output; throws DiagnosticParseError (path `""`) when it is not JSON. */
+export function parseJsonDocument(format: string, text: string): unknown {
+  const body = text.replace(/^\uFEFF/, "").trim();
+  if (body === "")
+    throw new DiagnosticParseError(format, "", "empty output (expected a JSON document)");
+  try {
+    return JSON.parse(body);
+  } catch (err) {
+    throw new DiagnosticParseError(format, "", `not JSON: ${(err as Error).message}`);
+  }
+}
+
+/** Validates the document root; throws DiagnosticParseError naming the first bad field. */
+export function parseRoot<T>(format: string, schema: z.ZodType<T>, value: unknown): T {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  throw new DiagnosticParseError(
+    format,
+    pointer(issue?.path ?? []),
+    issue?.message ?? "unexpected shape",
+  );
+}
+
+/** JSON pointer (RFC 6901) of a path. */
+export function pointer(path: readonly PropertyKey[]): string {
+  return path.map((p) => `/${String(p).replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
+}
+
+/** An unparsed element of a JSON document, with the reason zod gave. */
+export function unparsedElement(at: string, value: unknown, error: z.ZodError): UnparsedInput {
+  const issue = error.issues[0];
+  const where = issue && issue.path.length > 0 ? `${pointer(issue.path).slice(1)}: ` : "";
+  return {
+    line: null,
+    pointer: at,
+    text: JSON.stringify(value) ?? "undefined",
+    reason: `${where}${issue?.message ?? "unexpected shape"}`,
+  };
+}
+
+/** A positive integer or null. */
+export function positiveOrNull(value: number | null | undefined): number | null {
+  return typeof value === "number" && Number.isInteger(value) && value > 0 ? value : null;
+}
