@@ -1,0 +1,114 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { builtinModules } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  BridgeError,
+  dispatchStateless,
+  handleStatelessLine,
+  MAX_MESSAGE_BYTES,
+  statelessMethodNames,
+} from "@turngate/bridge/pure";
+import { describe, expect, test } from "vitest";
+
+const src = join(dirname(fileURLToPath(import.meta.url)), "..", "src");
+
+/** Every module specifier imported (statically or dynamically) by the files reachable from `entry`. */
+function importGraph(entry: string): { files: string[]; bare: Set<string> } {
+  const files: string[] = [];
+  const bare = new Set<string>();
+  const todo = [entry];
+  while (todo.length > 0) {
+    const file = todo.pop() as string;
+    if (files.includes(file)) continue;
+    files.push(file);
+    const text = readFileSync(file, "utf8");
+    for (const m of text.matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/g)) {
+      const spec = m[1] as string;
+      if (spec.startsWith(".")) todo.push(resolve(dirname(file), spec.replace(/\.js$/, ".ts")));
+      else bare.add(spec);
+    }
+  }
+  return { files, bare };
+}
+
+describe("@turngate/bridge/pure", () => {
+  test("its module graph imports no node: module and not @turngate/node", () => {
+    const { files, bare } = importGraph(join(src, "pure.ts"));
+    expect(files.length).toBeGreaterThan(5);
+    const nodeish = [...bare].filter(
+      (s) => s.startsWith("node:") || builtinModules.includes(s) || s.startsWith("@turngate/node"),
+    );
+    expect(nodeish).toEqual([]);
+    expect([...bare].sort()).toEqual(["@turngate/core", "@turngate/core/schemas", "zod"]);
+  });
+
+  test("serves initialize, shutdown and the stateless methods only", () => {
+    expect(statelessMethodNames()).toEqual([
+      "gate.decide",
+      "initialize",
+      "ledger.content_digest",
+      "ledger.digest",
+      "report.derive_status",
+      "shutdown",
+      "verification.summary",
+      "verification.summary_text",
+      "waiver.validate",
+    ]);
+  });
+
+  test("dispatchStateless returns results synchronously and throws BridgeError with the field path", () => {
+    const expected = createHash("sha256").update("write|a|").digest("hex");
+    expect(
+      dispatchStateless("ledger.digest", {
+        records: [{ tool: "write", path: "a", content_digest: "" }],
+      }),
+    ).toEqual({ effect_digest: expected });
+    let thrown: unknown;
+    try {
+      dispatchStateless("ledger.digest", { records: [{ tool: 1, path: "a", content_digest: "" }] });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(BridgeError);
+    const message = "records.0.tool: Invalid input: expected string, received number";
+    expect((thrown as BridgeError).toWire()).toEqual({
+      code: -32602,
+      message,
+      data: { code: "invalid_params", path: "records.0.tool", message },
+    });
+  });
+
+  test("handleStatelessLine answers one JSON-RPC line with the server's response line", () => {
+    expect(
+      handleStatelessLine(
+        '{"jsonrpc":"2.0","id":7,"method":"ledger.digest","params":{"records":[]}}',
+      ),
+    ).toBe('{"jsonrpc":"2.0","id":7,"result":{"effect_digest":""}}');
+    expect(JSON.parse(handleStatelessLine("{oops") as string)).toMatchObject({
+      id: null,
+      error: { code: -32700, data: { code: "parse_error" } },
+    });
+    expect(
+      JSON.parse(
+        handleStatelessLine(
+          '{"jsonrpc":"2.0","id":"s","method":"session.create","params":{}}',
+        ) as string,
+      ),
+    ).toEqual({
+      jsonrpc: "2.0",
+      id: "s",
+      error: {
+        code: -32601,
+        message: "method not found: session.create",
+        data: { code: "method_not_found", message: "method not found: session.create" },
+      },
+    });
+    expect(
+      handleStatelessLine('{"jsonrpc":"2.0","method":"ledger.digest","params":{"records":[]}}'),
+    ).toBeNull();
+    const huge = `{"jsonrpc":"2.0","id":1,"method":"ledger.digest","params":{"pad":"${"é".repeat(MAX_MESSAGE_BYTES / 2)}"}}`;
+    expect(JSON.parse(handleStatelessLine(huge) as string).error.data.code).toBe("too_large");
+  });
+});
