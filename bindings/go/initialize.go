@@ -25,11 +25,5 @@ type InitializeResult struct {
 	Methods  []string `json:"methods"`
 }
 
-// ShutdownParams are the (empty) params of shutdown.
-type ShutdownParams struct{}
-
-// ShutdownResult is the (empty) result of shutdown.
-type ShutdownResult struct{}
-
 // Ptr returns a pointer to v, for optional fields: Check{ResidualRisk: turngate.Ptr("…")}.
 func Ptr[T any](v T) *T { return &v }

@@ -15,8 +15,9 @@ var bridgeArgs = []string{"bridge", "--stdio"}
 
 // resolveCommand picks the bridge command line, in this order:
 //  1. WithCommand, verbatim;
-//  2. $TURNGATE_BRIDGE, the turngate CLI entry (a .js/.mjs/.cjs file run with node, or an
-//     executable), followed by `bridge --stdio`;
+//  2. $TURNGATE_BRIDGE, the turngate CLI to run: a path ending in .js/.mjs/.cjs runs with
+//     node, anything else is split like a shell command line (as the Python binding does);
+//     `bridge --stdio` is appended either way;
 //  3. packages/cli/dist/bin.js in the start directory or the nearest ancestor holding one;
 //  4. `turngate` on PATH.
 //
@@ -28,7 +29,14 @@ func resolveCommand(cfg *config) (string, []string, error) {
 	}
 	var tried []string
 	if b := os.Getenv("TURNGATE_BRIDGE"); b != "" {
-		return withNode(cfg, b)
+		if isJS(b) {
+			return withNode(cfg, b)
+		}
+		argv, err := splitCommandLine(b)
+		if err != nil || len(argv) == 0 {
+			return "", nil, notFound([]string{"$TURNGATE_BRIDGE (" + b + ")"}, err)
+		}
+		return argv[0], append(argv[1:], bridgeArgs...), nil
 	}
 	tried = append(tried, "$TURNGATE_BRIDGE (unset)")
 	start := cfg.dir
@@ -51,13 +59,18 @@ func resolveCommand(cfg *config) (string, []string, error) {
 	return "", nil, notFound(tried, err)
 }
 
-// withNode returns the command that runs the CLI entry: through node for a JavaScript
-// file, directly otherwise.
-func withNode(cfg *config, entry string) (string, []string, error) {
-	ext := strings.ToLower(filepath.Ext(entry))
-	if ext != ".js" && ext != ".mjs" && ext != ".cjs" {
-		return entry, append([]string(nil), bridgeArgs...), nil
+// isJS reports whether path names a JavaScript file (run with node).
+func isJS(path string) bool {
+	for _, ext := range []string{".js", ".mjs", ".cjs"} {
+		if strings.HasSuffix(path, ext) {
+			return true
+		}
 	}
+	return false
+}
+
+// withNode returns the command that runs a JavaScript CLI entry with node.
+func withNode(cfg *config, entry string) (string, []string, error) {
 	node := cfg.node
 	if node == "" {
 		node = os.Getenv("TURNGATE_NODE")

@@ -1,0 +1,46 @@
+package turngate
+
+import "reflect"
+
+// Binding links one bridge wire method to the Go method that calls it, like the Python
+// binding's @bridge_method tags. The parity test (parity_test.go) walks this table against
+// packages/bridge/schema/protocol.json: every wire method needs exactly one binding; Params
+// and Result must match the method's params and result schemas field by field (name, type,
+// optionality); the Go method must exist, take either Params itself or Params' fields in
+// order (after the context), and return Result, *Result or Result's Unwrap member.
+type Binding struct {
+	Wire   string       // wire name, e.g. "ledger.digest"
+	Go     string       // "Client.EffectDigest" or "Session.ObserveTool"
+	Params reflect.Type // params struct (without session_id for Session methods); nil for none
+	Result reflect.Type // result struct
+	Unwrap string       // json name of the result member the Go method returns, "" for all
+}
+
+func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
+
+// Bindings is every bridge method this package calls, in wire-name order. initialize and
+// shutdown are called by Start and Close.
+var Bindings = []Binding{
+	{Wire: "gate.decide", Go: "Client.DecideCompletion", Params: typeOf[GateDecideParams](), Result: typeOf[GateOutcome]()},
+	{Wire: "initialize", Go: "Client.Start", Params: typeOf[InitializeParams](), Result: typeOf[InitializeResult]()},
+	{Wire: "ledger.content_digest", Go: "Client.ContentDigest", Params: typeOf[LedgerContentDigestParams](), Result: typeOf[LedgerContentDigestResult](), Unwrap: "content_digest"},
+	{Wire: "ledger.digest", Go: "Client.EffectDigest", Params: typeOf[LedgerDigestParams](), Result: typeOf[LedgerDigestResult](), Unwrap: "effect_digest"},
+	{Wire: "report.derive_status", Go: "Client.DeriveReportStatus", Params: typeOf[ReportDeriveStatusParams](), Result: typeOf[ReportDeriveStatusResult](), Unwrap: "status"},
+	{Wire: "session.close", Go: "Session.Close", Result: typeOf[Empty]()},
+	{Wire: "session.create", Go: "Client.CreateSession", Params: typeOf[SessionCreateParams](), Result: typeOf[SessionCreateResult](), Unwrap: "session_id"},
+	{Wire: "session.decide", Go: "Session.Decide", Result: typeOf[GateOutcome]()},
+	{Wire: "session.effect_digest", Go: "Session.EffectDigest", Result: typeOf[SessionEffectDigestResult](), Unwrap: "effect_digest"},
+	{Wire: "session.observe_tool", Go: "Session.ObserveTool", Params: typeOf[SessionObserveToolParams](), Result: typeOf[SessionObserveToolResult]()},
+	{Wire: "session.observe_workspace", Go: "Session.ObserveWorkspace", Result: typeOf[SessionObserveWorkspaceResult]()},
+	{Wire: "session.presets", Go: "Session.VerificationPresets", Result: typeOf[SessionPresetsResult](), Unwrap: "presets"},
+	{Wire: "session.proof", Go: "Session.Proof", Result: typeOf[SessionProofResult](), Unwrap: "proof"},
+	{Wire: "session.record_reports", Go: "Session.RecordVerificationReports", Params: typeOf[SessionRecordReportsParams](), Result: typeOf[SessionRecordReportsResult](), Unwrap: "recorded"},
+	{Wire: "session.reports", Go: "Session.VerificationReports", Result: typeOf[SessionReportsResult](), Unwrap: "reports"},
+	{Wire: "session.summary", Go: "Session.VerificationSummary", Result: typeOf[VerificationSummary]()},
+	{Wire: "session.summary_text", Go: "Session.VerificationSummaryText", Result: typeOf[VerificationSummaryTextResult](), Unwrap: "text"},
+	{Wire: "session.verify_commands", Go: "Session.VerifyCommands", Params: typeOf[SessionVerifyCommandsParams](), Result: typeOf[SessionVerifyCommandsResult]()},
+	{Wire: "shutdown", Go: "Client.Close", Result: typeOf[Empty]()},
+	{Wire: "verification.summary", Go: "Client.SummarizeReports", Params: typeOf[VerificationSummaryParams](), Result: typeOf[VerificationSummary]()},
+	{Wire: "verification.summary_text", Go: "Client.FormatVerificationSummary", Params: typeOf[VerificationSummaryTextParams](), Result: typeOf[VerificationSummaryTextResult](), Unwrap: "text"},
+	{Wire: "waiver.validate", Go: "Client.ValidateWaiver", Params: typeOf[WaiverValidateParams](), Result: typeOf[WaiverValidation]()},
+}

@@ -1,0 +1,57 @@
+package turngate
+
+// OutcomeKind is the gate's decision (a3s-completion-gate.md §1.10).
+type OutcomeKind string
+
+// The three gate outcomes.
+const (
+	OutcomeAllow      OutcomeKind = "allow"      // the turn may end; see Terminal
+	OutcomeContinue   OutcomeKind = "continue"   // ask the model once more; not a success
+	OutcomeIncomplete OutcomeKind = "incomplete" // do not report success
+)
+
+// Values lists every allowed value (the parity test compares it with the schema).
+func (OutcomeKind) Values() []string { return []string{"allow", "continue", "incomplete"} }
+
+// GateReason is the typed reason behind "continue"/"incomplete" (DESIGN.md §3).
+type GateReason string
+
+// The gate reasons. Core produces the first four; "capped" is for hosts that stop a turn
+// at a budget limit.
+const (
+	ReasonExternalObservation   GateReason = "external_observation"
+	ReasonOpenChildren          GateReason = "open_children"
+	ReasonObservationIncomplete GateReason = "observation_incomplete"
+	ReasonUnverifiedMutation    GateReason = "unverified_mutation"
+	ReasonCapped                GateReason = "capped"
+)
+
+// Values lists every allowed value (the parity test compares it with the schema).
+func (GateReason) Values() []string {
+	return []string{"external_observation", "open_children", "observation_incomplete", "unverified_mutation", "capped"}
+}
+
+// GateOutcome is the completion gate's decision (a3s-completion-gate.md §2.7, DESIGN.md
+// §3): Kind "allow" carries Terminal; "continue" and "incomplete" carry Reason, Message
+// (starting "completion gate:") and the data behind the reason — the ledger's
+// EffectDigest and Paths, blocking observations' Digests and Subjects, open TaskIDs.
+type GateOutcome struct {
+	Kind         OutcomeKind         `json:"kind"`
+	Terminal     *CompletionTerminal `json:"terminal,omitempty"`
+	Reason       GateReason          `json:"reason,omitempty"`
+	Message      *string             `json:"message,omitempty"`
+	EffectDigest *string             `json:"effect_digest,omitempty"`
+	Paths        []string            `json:"paths,omitempty"`
+	Digests      []string            `json:"digests,omitempty"`
+	Subjects     []string            `json:"subjects,omitempty"`
+	TaskIDs      []string            `json:"task_ids,omitempty"`
+}
+
+// Verified reports whether the outcome allows the turn with a verified terminal, and
+// returns the effect digest it was verified against.
+func (o *GateOutcome) Verified() (string, bool) {
+	if o == nil || o.Kind != OutcomeAllow || o.Terminal == nil || o.Terminal.Kind != TerminalVerified || o.Terminal.EffectDigest == nil {
+		return "", false
+	}
+	return *o.Terminal.EffectDigest, true
+}

@@ -1,0 +1,168 @@
+package turngate
+
+// Wire params and results of the bridge methods, one struct per method, named after the
+// wire name ("ledger.digest" → LedgerDigestParams / LedgerDigestResult). The typed methods
+// of Client and Session build these; the parity test checks each against
+// packages/bridge/schema/protocol.json. Session methods leave out session_id: the Session
+// adds its own.
+
+// LedgerDigestParams are the params of ledger.digest.
+type LedgerDigestParams struct {
+	Records []MutationRecord `json:"records"`
+}
+
+// LedgerDigestResult is the result of ledger.digest.
+type LedgerDigestResult struct {
+	EffectDigest string `json:"effect_digest"`
+}
+
+// LedgerContentDigestParams are the params of ledger.content_digest.
+type LedgerContentDigestParams struct {
+	Metadata map[string]any `json:"metadata"`
+}
+
+// LedgerContentDigestResult is the result of ledger.content_digest.
+type LedgerContentDigestResult struct {
+	ContentDigest string `json:"content_digest"`
+}
+
+// GateDecideParams are the params of gate.decide: the ledger, host reports, host waivers,
+// whether a "continue" outcome may be returned, and external observations.
+type GateDecideParams struct {
+	Ledger            LedgerState           `json:"ledger"`
+	Reports           []VerificationReport  `json:"reports,omitempty"`
+	Waivers           []CompletionWaiver    `json:"waivers,omitempty"`
+	AllowContinuation bool                  `json:"allow_continuation,omitempty"`
+	Observations      []ExternalObservation `json:"observations,omitempty"`
+}
+
+// ReportDeriveStatusParams are the params of report.derive_status.
+type ReportDeriveStatusParams struct {
+	Checks        []VerificationCheck `json:"checks"`
+	ResidualRisks []string            `json:"residual_risks,omitempty"`
+}
+
+// ReportDeriveStatusResult is the result of report.derive_status.
+type ReportDeriveStatusResult struct {
+	Status VerificationStatus `json:"status"`
+}
+
+// VerificationSummaryParams are the params of verification.summary.
+type VerificationSummaryParams struct {
+	Reports []VerificationReport `json:"reports"`
+}
+
+// VerificationSummaryTextParams are the params of verification.summary_text.
+type VerificationSummaryTextParams struct {
+	Summary VerificationSummary `json:"summary"`
+}
+
+// VerificationSummaryTextResult is the result of verification.summary_text and
+// session.summary_text.
+type VerificationSummaryTextResult struct {
+	Text string `json:"text"`
+}
+
+// WaiverValidateParams are the params of waiver.validate. Waiver is any JSON value: it is
+// what gets validated.
+type WaiverValidateParams struct {
+	Waiver any `json:"waiver"`
+}
+
+// SessionOptions are the host options of session.create: extra gitignore-style Ignores
+// patterns for the workspace observer, and UseGit to force (true) or forbid (false) git
+// mode (nil: detect).
+type SessionOptions struct {
+	Ignores []string `json:"ignores,omitempty"`
+	UseGit  *bool    `json:"use_git,omitempty"`
+}
+
+// SessionCreateParams are the params of session.create: the workspace root (absolute, or
+// relative to the bridge's working directory), host waivers the gate honours, and options.
+type SessionCreateParams struct {
+	Root    string             `json:"root"`
+	Waivers []CompletionWaiver `json:"waivers,omitempty"`
+	Options *SessionOptions    `json:"options,omitempty"`
+}
+
+// SessionCreateResult is the result of session.create.
+type SessionCreateResult struct {
+	SessionID string `json:"session_id"`
+}
+
+// SessionObserveToolParams are the params of session.observe_tool (without session_id):
+// the tool name, its exit code and its metadata ({"path", "after", …}; nil sends none).
+type SessionObserveToolParams struct {
+	Tool     string         `json:"tool"`
+	ExitCode int            `json:"exit_code"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// SessionObserveToolResult is the result of session.observe_tool: the ledger rows the
+// observation added and the ledger's effect digest afterwards ("" while empty).
+type SessionObserveToolResult struct {
+	EffectDigest string           `json:"effect_digest"`
+	Added        []MutationRecord `json:"added"`
+}
+
+// SessionObserveWorkspaceResult is the result of session.observe_workspace: the paths that
+// changed against the baseline, whether every path could be read (Complete false makes
+// the gate answer observation_incomplete; Unreadable lists the paths), and the ledger's
+// effect digest afterwards.
+type SessionObserveWorkspaceResult struct {
+	EffectDigest string            `json:"effect_digest"`
+	Changes      []WorkspaceChange `json:"changes"`
+	Complete     bool              `json:"complete"`
+	Unreadable   []string          `json:"unreadable"`
+}
+
+// SessionEffectDigestResult is the result of session.effect_digest: the ledger's effect
+// digest ("" while the ledger is empty).
+type SessionEffectDigestResult struct {
+	EffectDigest string `json:"effect_digest"`
+}
+
+// SessionRecordReportsParams are the params of session.record_reports (without session_id).
+type SessionRecordReportsParams struct {
+	Reports []VerificationReport `json:"reports"`
+}
+
+// SessionRecordReportsResult is the result of session.record_reports.
+type SessionRecordReportsResult struct {
+	Recorded int `json:"recorded"`
+}
+
+// SessionReportsResult is the result of session.reports.
+type SessionReportsResult struct {
+	Reports []VerificationReport `json:"reports"`
+}
+
+// SessionPresetsResult is the result of session.presets.
+type SessionPresetsResult struct {
+	Presets []VerificationPreset `json:"presets"`
+}
+
+// SessionVerifyCommandsParams are the params of session.verify_commands (without
+// session_id): the report subject, the commands, and whether to bind the report to the
+// effect digest (the workspace is snapshotted before and after the checks).
+type SessionVerifyCommandsParams struct {
+	Subject  string                `json:"subject"`
+	Commands []VerificationCommand `json:"commands"`
+	Bind     bool                  `json:"bind,omitempty"`
+}
+
+// SessionVerifyCommandsResult is the result of session.verify_commands: the recorded
+// report, whether it was bound to the effect digest, and one run per command.
+type SessionVerifyCommandsResult struct {
+	Report  VerificationReport `json:"report"`
+	Binding ReportBinding      `json:"binding"`
+	Runs    []CommandRun       `json:"runs"`
+}
+
+// SessionProofResult is the result of session.proof.
+type SessionProofResult struct {
+	Proof TurnProof `json:"proof"`
+}
+
+// Empty is the result of methods that return {} (session.close, shutdown).
+type Empty struct{}
