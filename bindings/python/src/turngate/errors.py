@@ -31,14 +31,17 @@ class TurngateError(Exception):
         code: the stable wire code (``data.code``) when the error came from the bridge, or the
             code this client assigned (e.g. ``"timeout"``, ``"bridge_exited"``); never empty.
         message: the human-readable message (also ``str(error)``).
+        path: the dotted wire path of the offending field when the bridge named one (e.g.
+            ``"records.0.path"``; ``""`` = the params object itself), else ``None``.
     """
 
     code: str
 
-    def __init__(self, message: str, *, code: str = "turngate_error") -> None:
+    def __init__(self, message: str, *, code: str = "turngate_error", path: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.code = code
+        self.path = path
 
 
 class BridgeError(TurngateError):
@@ -92,8 +95,7 @@ class InvalidParams(TurngateError):
         code: str = "invalid_params",
         data: dict[str, Any] | None = None,
     ) -> None:
-        super().__init__(message, code=code)
-        self.path = path
+        super().__init__(message, code=code, path=path)
         self.data: dict[str, Any] = dict(data or {})
 
 
@@ -115,8 +117,7 @@ class RemoteError(TurngateError):
         path: str | None = None,
         data: dict[str, Any] | None = None,
     ) -> None:
-        super().__init__(message, code=code)
-        self.path = path
+        super().__init__(message, code=code, path=path)
         self.data: dict[str, Any] = dict(data or {})
 
 
@@ -168,7 +169,7 @@ def error_from_wire(method: str, error: Any) -> TurngateError:
     if code == "invalid_params":
         return InvalidParams(text, path=path, data=data)
     if code in PROTOCOL_CODES:
-        return ProtocolError(text, code=code)
+        return ProtocolError(text, code=code, path=path)
     if code == "not_supported":
         return NotSupported(text)
     return RemoteError(text, code=code, path=path, data=data)

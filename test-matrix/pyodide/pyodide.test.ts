@@ -1,0 +1,46 @@
+/**
+ * The Python binding under Pyodide (issue 4 item 2, "Pyodide transport"): loads Pyodide once
+ * for this file, then runs every `test_*` function of bindings/python/pyodide_tests/
+ * test_pyodide.py as one vitest test, and feeds the test-matrix vectors through the same
+ * Python matrix runner the CPython column uses.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { PyodideAPI } from "pyodide";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { loadTurngatePyodide, REPO_ROOT } from "./harness.js";
+import { runMatrixInPyodide } from "./run-matrix.js";
+
+const TEST_FILE = join(REPO_ROOT, "bindings", "python", "pyodide_tests", "test_pyodide.py");
+/** The Python test functions, in file order (read here so each becomes its own vitest test). */
+const pythonTests = [...readFileSync(TEST_FILE, "utf8").matchAll(/^def (test_\w+)\(/gm)].map(
+  (m) => m[1] as string,
+);
+
+describe("Python binding under Pyodide", () => {
+  let pyodide: PyodideAPI;
+
+  beforeAll(async () => {
+    pyodide = await loadTurngatePyodide();
+    pyodide.runPython("import test_pyodide");
+  }, 60_000);
+
+  afterAll(() => {
+    pyodide?.runPython("import turngate; turngate.close_default_client()");
+  });
+
+  test("the Python test file defines test functions", () => {
+    expect(pythonTests.length).toBeGreaterThanOrEqual(10);
+  });
+
+  test.each(pythonTests)("%s", (name) => {
+    pyodide.runPython(`test_pyodide.${name}()`);
+  });
+
+  test("the matrix runner under Pyodide answers every vector as expected", () => {
+    const results = runMatrixInPyodide(pyodide, join(REPO_ROOT, "test-matrix", "vectors"));
+    expect(results.runtime).toBe("python-pyodide");
+    expect(results.cases.length).toBeGreaterThan(0);
+    expect(results.cases.filter((c) => !c.ok)).toEqual([]);
+  });
+});
