@@ -15,6 +15,8 @@
  * - `\x7F`, `\x{…}`, `\u007F`, `\u{…}`, `\U0000007F`, `\U{…}`, `\pL`, `\p{…}`, `\P…`.
  * Rust rejects look-around and backreferences; so does this (typed error). Case-insensitivity
  * switched on for only part of a pattern has no JS equivalent on Node 20 and is rejected.
+ * Known difference: a repeated group whose body can match empty (`a*?+`) — Rust reports
+ * empty matches, the JS engine refuses the empty iteration and matches more.
  *
  * Replacement follows Rust's `replace_all`: matches are found left to right; an empty match
  * that starts where the previous match ended is skipped (JS reports it); the replacement
