@@ -76,12 +76,13 @@ class WireModel:
         return instance
 
     def to_wire(self) -> dict[str, Any]:
-        """The wire JSON of this instance: a new dict, ``None`` fields omitted, nested models
+        """The wire JSON of this instance: a new dict, optional ``None`` fields omitted, nested models
         and sequences converted, unknown keys read by :meth:`from_wire` re-emitted."""
         out: dict[str, Any] = {}
         for field in dataclasses.fields(self):  # type: ignore[arg-type]
             value = getattr(self, field.name)
-            if value is not None:
+            if value is not None or field.default is dataclasses.MISSING:
+                # A required field that is None is a required-nullable one: sent as null.
                 out[field.name] = to_wire(value)
         for key, value in self.wire_extra().items():
             out.setdefault(key, to_wire(value))

@@ -5,8 +5,8 @@ A session owns a workspace baseline, a mutation ledger, the reports recorded for
 and the host's waivers. Typical turn::
 
     with client.create_session(root) as session:
-        session.observe_tool("write", 0, {"path": "a.txt", "after": "hello\\n"})
-        report = session.verify_commands("tests", [command], bind=True)
+        session.observe_tool("write", 0, {"file_path": "a.txt", "after": "hello\\n"})
+        result = session.verify_commands("tests", [command], bind=True)
         outcome = session.decide()       # GateOutcome(kind="allow", terminal=verified(d))
 
 Methods are thread-safe (they are calls on the client). After :meth:`close` the session id
@@ -26,11 +26,14 @@ from .errors import InvalidParams, ProtocolError
 from .types import (
     GateOutcome,
     ProgressEvent,
+    ToolObservation,
     TurnProof,
     VerificationCommand,
     VerificationPreset,
     VerificationReport,
     VerificationSummary,
+    VerifyResult,
+    WorkspaceObservation,
 )
 
 if TYPE_CHECKING:
@@ -82,7 +85,7 @@ class Session:
     def _call(self, method: str, params: dict[str, Any] | None = None, **kwargs: Any) -> Any:
         return self.client.call(method, {"session_id": self.id, **(params or {})}, **kwargs)
 
-    @bridge_method("session.observe_tool", unwrap="effect_digest")
+    @bridge_method("session.observe_tool")
     def observe_tool(
         self,
         tool: str,
@@ -90,24 +93,27 @@ class Session:
         metadata: Mapping[str, Any] | None = None,
         *,
         timeout: float | None = None,
-    ) -> str:
+    ) -> ToolObservation:
         """Observe one tool result into the ledger (reference §2.1): a successful ``write``,
         ``edit``, ``patch`` or ``download`` records its path and content digest; nested
         effects, ``changed_paths`` of a failed command and workspace children are honoured.
 
-        Input: tool name, exit code, the tool's metadata (``{"path", "after", …}``).
-        Output: the ledger's effect digest afterwards (``""`` while empty).
+        Input: tool name, exit code, the tool's metadata (``{"file_path", "after", …}``).
+        Output: a :class:`ToolObservation` — the rows ``added`` and the ledger's
+        ``effect_digest`` afterwards (``""`` while empty).
         """
         params: dict[str, Any] = {"tool": tool, "exit_code": exit_code}
         if metadata is not None:
             params["metadata"] = to_wire(metadata)
-        return str(_field(self._call("session.observe_tool", params, timeout=timeout), "effect_digest"))
+        return ToolObservation.from_wire(self._call("session.observe_tool", params, timeout=timeout))
 
-    @bridge_method("session.observe_workspace", unwrap="effect_digest")
-    def observe_workspace(self, *, timeout: float | None = None) -> str:
-        """Re-read the workspace against the session's baseline; changed paths join the
-        ledger with the SHA-256 of their bytes. Output: the effect digest afterwards."""
-        return str(_field(self._call("session.observe_workspace", timeout=timeout), "effect_digest"))
+    @bridge_method("session.observe_workspace")
+    def observe_workspace(self, *, timeout: float | None = None) -> WorkspaceObservation:
+        """Re-read the workspace against the session's baseline and rebuild the ledger from
+        the delta: changed paths join it with the SHA-256 of their bytes (``"deleted"`` for a
+        deletion). Output: a :class:`WorkspaceObservation` (changes, completeness, unreadable
+        paths, effect digest)."""
+        return WorkspaceObservation.from_wire(self._call("session.observe_workspace", timeout=timeout))
 
     @bridge_method("session.record_reports", unwrap="recorded")
     def record_verification_reports(
@@ -151,7 +157,7 @@ class Session:
             raise ProtocolError(f"session.presets: expected a list, got {presets!r:.200}", code="bad_result")
         return [VerificationPreset.from_wire(p, f"presets.{i}") for i, p in enumerate(presets)]
 
-    @bridge_method("session.verify_commands", unwrap="report")
+    @bridge_method("session.verify_commands")
     def verify_commands(
         self,
         subject: str,
@@ -160,7 +166,7 @@ class Session:
         *,
         on_progress: ProgressHandler | None = None,
         timeout: float | None = math.inf,
-    ) -> VerificationReport:
+    ) -> VerifyResult:
         """Run verification commands in order (``sh -c`` in the root) and record the report.
 
         Input: the report ``subject``; commands (``required`` defaults to ``False``,
@@ -169,11 +175,12 @@ class Session:
         between (else it stays unbound and stale); ``on_progress`` receives
         ``check_started``/``check_finished`` :class:`ProgressEvent` objects; ``timeout`` in
         seconds, default none (each command has its own timeout).
-        Output: the recorded :class:`VerificationReport`.
+        Output: a :class:`VerifyResult` — the recorded ``report``, its ``binding`` (bound to
+        the effect digest, or why not) and one ``runs`` entry per command.
         """
         params = {"subject": subject, "commands": wire_list(commands, "commands"), "bind": bind}
         result = self._call("session.verify_commands", params, timeout=timeout, on_progress=on_progress)
-        return VerificationReport.from_wire(_field(result, "report"), "report")
+        return VerifyResult.from_wire(result)
 
     @bridge_method("session.effect_digest", unwrap="effect_digest")
     def effect_digest(self, *, timeout: float | None = None) -> str:
@@ -181,11 +188,10 @@ class Session:
         return str(_field(self._call("session.effect_digest", timeout=timeout), "effect_digest"))
 
     @bridge_method("session.decide")
-    def decide(self, allow_continuation: bool = False, *, timeout: float | None = None) -> GateOutcome:
+    def decide(self, *, timeout: float | None = None) -> GateOutcome:
         """The completion gate over the session's ledger, reports and waivers
         (reference §2.7). Output: a :class:`GateOutcome`."""
-        params = {"allow_continuation": allow_continuation}
-        return GateOutcome.from_wire(self._call("session.decide", params, timeout=timeout))
+        return GateOutcome.from_wire(self._call("session.decide", timeout=timeout))
 
     @bridge_method("session.proof", unwrap="proof")
     def proof(self, *, timeout: float | None = None) -> TurnProof:

@@ -236,13 +236,94 @@ class ProgressEvent(WireModel):
     a check runs, ``check_finished`` after it with ``status``, ``exit_code`` (``None`` when
     the command could not run) and ``duration_ms`` (wall time in milliseconds).
     ``request_id`` is the JSON-RPC id of the call it belongs to; ``index`` is the check's
-    0-based position in ``commands``."""
+    0-based position in ``commands`` and ``total`` their number."""
 
     event: Literal["check_started", "check_finished"]
     request_id: str | int
     index: int
+    total: int
     check_id: str
     command: str
     status: VerificationStatus | None = None
     exit_code: int | None = None
     duration_ms: float | None = None
+
+
+@dataclass(kw_only=True)
+class ToolObservation(WireModel):
+    """What ``Session.observe_tool`` did: the ledger rows it ``added`` (possibly none) and
+    the ledger's ``effect_digest`` afterwards (``""`` while empty)."""
+
+    effect_digest: str
+    added: list[MutationRecord]
+
+
+@dataclass(kw_only=True)
+class WorkspaceChange(WireModel):
+    """One changed path of a workspace delta; ``content_digest`` is the SHA-256 (lowercase
+    hex) of the current bytes, or ``"deleted"``."""
+
+    path: str
+    change: Literal["added", "modified", "deleted"]
+    content_digest: str
+
+
+@dataclass(kw_only=True)
+class WorkspaceObservation(WireModel):
+    """What ``Session.observe_workspace`` saw against the session's baseline: the
+    ``changes``, whether the observation was ``complete`` (``False`` when paths were
+    ``unreadable``; the gate then answers ``observation_incomplete``), and the effect digest
+    of the rebuilt ledger."""
+
+    effect_digest: str
+    changes: list[WorkspaceChange]
+    complete: bool
+    unreadable: list[str]
+
+
+@dataclass(kw_only=True)
+class ReportBinding(WireModel):
+    """Whether a ``verify_commands`` report was bound to the effect digest (DESIGN.md §3):
+    ``bound=True`` with ``effect_digest``; or ``bound=False`` with a ``reason`` —
+    ``workspace_changed_during_check`` (with ``changed_paths`` and ``unreadable``),
+    ``observation_incomplete``, ``no_effect`` or ``not_requested``."""
+
+    bound: bool
+    effect_digest: str | None = None
+    reason: (
+        Literal["workspace_changed_during_check", "observation_incomplete", "no_effect", "not_requested"] | None
+    ) = None
+    changed_paths: list[str] | None = None
+    unreadable: list[str] | None = None
+
+
+@dataclass(kw_only=True)
+class CommandRun(WireModel):
+    """One verification command as it ran. ``exit_code`` is 128 + the signal number when it
+    was killed and ``None`` when it never ran; times are milliseconds, ``total_bytes`` is
+    the size of the whole output; ``output`` keeps the first 64 KiB and the last 36 KiB with
+    a notice between; ``log_uri`` points at the full log when it was written."""
+
+    id: str
+    status: VerificationStatus
+    exit_code: int | None
+    signal: str | None
+    timed_out: bool
+    aborted: bool
+    timeout_ms: float
+    duration_ms: float
+    output: str
+    total_bytes: int
+    truncated: bool
+    log_uri: str | None = None
+    spawn_error: str | None = None
+
+
+@dataclass(kw_only=True)
+class VerifyResult(WireModel):
+    """What ``Session.verify_commands`` returns: the recorded ``report``, its ``binding``
+    and one :class:`CommandRun` per command, in order."""
+
+    report: VerificationReport
+    binding: ReportBinding
+    runs: list[CommandRun]

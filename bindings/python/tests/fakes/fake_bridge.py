@@ -74,13 +74,13 @@ def serve(message: dict) -> None:
         count = params.get("count", 0)
         for index in range(count):
             send({"jsonrpc": "2.0", "method": "progress", "params": {
-                "request_id": request_id, "event": "check_started", "index": index,
+                "request_id": request_id, "event": "check_started", "index": index, "total": count,
                 "check_id": f"c{index}", "command": "true",
             }})
         reply(request_id, {"sent": count})
     elif method == "broadcast":
         send({"jsonrpc": "2.0", "method": "progress", "params": {
-            "request_id": 0, "event": "check_started", "index": 0, "check_id": "x", "command": "true",
+            "request_id": 0, "event": "check_started", "index": 0, "total": 1, "check_id": "x", "command": "true",
         }})
         reply(request_id, {})
     elif method == "die":
