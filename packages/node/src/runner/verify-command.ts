@@ -31,10 +31,11 @@ export interface VerificationRun {
  *   timeout → `… could not run: command timed out after {ms}ms`; an abort →
  *   `… could not run: command was cancelled`;
  * - the full log's `file:` URL is metadata `artifact_uri`, so it lands in `evidence_uris`;
- * - a command that ran but whose exit status is masked (`cmd || true`, `cmd | tee x`
- *   without pipefail, `cmd; true`: core's `exitStatusMasked`) never counts: its check
- *   becomes `needs_review` with residual risk `exit status masked` whatever the exit code,
- *   as core's `shellEvidenceReport` does (DESIGN §3).
+ * - a command whose exit status is masked (`cmd || true`, `cmd | tee x` without pipefail,
+ *   `cmd; true`: core's `exitStatusMasked`) never counts as passed: when it would pass,
+ *   its check becomes `needs_review` with residual risk `exit status masked` (DESIGN §3).
+ *   When it exits with an unexpected code it stays `failed`: some part of it failed
+ *   visibly, and that is the more useful verdict for a host's own check.
  *
  * Metadata: `{exit_code, duration_ms, timeout_ms, output: {total_bytes, captured_bytes,
  * truncated, timed_out}, artifact_uri?, log_sha256?, log_error?}`. Never rejects.
@@ -73,7 +74,7 @@ export async function runVerificationCommand(
   else if (execution.aborted) executionError = "command was cancelled";
 
   let check = checkFromExecution(command, execution.exitCode ?? -1, metadata, executionError);
-  if (executionError === undefined && exitStatusMasked(command.command)) {
+  if (check.status === "passed" && exitStatusMasked(command.command)) {
     check = { ...check, status: "needs_review", residual_risk: EXIT_STATUS_MASKED_RISK };
   }
   return { check, execution, metadata };

@@ -114,5 +114,12 @@ describe("runVerificationCommand", () => {
     }
     const chained = await runVerificationCommand(command("cd . && false"), { root: dir.path });
     expect(chained.check.status).toBe("failed");
+    // Masked, but the command still exits with an unexpected code: that stays a failure.
+    const visible = await runVerificationCommand(command("false; exit 3"), { root: dir.path });
+    expect(visible.check).toEqual({
+      ...base,
+      status: "failed",
+      residual_risk: "verification command exited with code 3, expected 0: false; exit 3",
+    });
   });
 });

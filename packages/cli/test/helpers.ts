@@ -1,0 +1,69 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { type CliContext, main } from "../src/index.js";
+
+/** A text sink that keeps what was written. */
+export class Collector {
+  text = "";
+  isTTY = false;
+  write(text: string): boolean {
+    this.text += text;
+    return true;
+  }
+}
+
+/** Run the CLI in-process in `cwd`; returns the exit code and what went to stdout/stderr. */
+export async function cli(
+  args: string[],
+  cwd: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = new Collector();
+  const stderr = new Collector();
+  const ctx: CliContext = { stdout, stderr, cwd, env: process.env };
+  const code = await main(args, ctx);
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+/**
+ * A real temporary git repository with `files` committed, and a separate temporary folder
+ * for agent scripts (outside the repository, so they are not part of the turn).
+ */
+export function gitProject(files: Record<string, string>): {
+  root: string;
+  agents: string;
+  write: (path: string, text: string) => void;
+  agent: (name: string, source: string) => string;
+  cleanup: () => void;
+} {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "turngate-cli-")));
+  const agents = realpathSync(mkdtempSync(join(tmpdir(), "turngate-agents-")));
+  const write = (path: string, text: string) => {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  };
+  for (const [path, text] of Object.entries(files)) write(path, text);
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.invalid", ...args], {
+      cwd: root,
+      stdio: "ignore",
+    });
+  git("init", "-q");
+  git("add", "-A");
+  git("commit", "-q", "--no-gpg-sign", "--allow-empty", "-m", "base");
+  return {
+    root,
+    agents,
+    write,
+    agent(name, source) {
+      const path = join(agents, name);
+      writeFileSync(path, source);
+      return path;
+    },
+    cleanup() {
+      rmSync(root, { recursive: true, force: true });
+      rmSync(agents, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,323 @@
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, test } from "vitest";
+import { cli, gitProject } from "./helpers.js";
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+const workspaceDigest = (path: string, content: string) =>
+  sha256(`workspace|${path}|${sha256(content)}`);
+
+const WRITE_42 = `require("node:fs").writeFileSync("value.txt", "42\\n"); console.log("agent: wrote value.txt");`;
+const NOTHING = `console.log("agent: read only");`;
+
+let cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const cleanup of cleanups) cleanup();
+  cleanups = [];
+});
+function project(files: Record<string, string>) {
+  const p = gitProject(files);
+  cleanups.push(p.cleanup);
+  return p;
+}
+
+const NODE_PROJECT = {
+  "package.json": JSON.stringify({ name: "p", private: true, scripts: { test: "node test.js" } }),
+  "test.js": `const v = require("node:fs").readFileSync("value.txt", "utf8"); if (v !== "42\\n") { console.log("value is " + JSON.stringify(v)); process.exit(1); } console.log("value ok");`,
+  "value.txt": "41\n",
+};
+
+describe("turngate run", () => {
+  test('`turngate run --check "npm test" -- node some-agent.js` verifies a real repo and writes the proof', async () => {
+    const p = project(NODE_PROJECT);
+    const agent = p.agent("some-agent.js", WRITE_42);
+    const result = await cli(["run", "--check", "npm test", "--", "node", agent], p.root);
+    const digest = workspaceDigest("value.txt", "42\n");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      [
+        "changed: 1 path",
+        "  modified value.txt",
+        "Verification passed: 1 report, 1 required check.",
+        `verified: effect digest ${digest}`,
+        `proof: .turngate/proofs/${digest}.json`,
+        "",
+      ].join("\n"),
+    );
+    expect(result.stderr).toContain("turngate: agent exited with code 0\n");
+    expect(result.stderr).toContain("turngate: check check:1 started: npm test\n");
+    expect(result.stderr).toMatch(/turngate: check check:1 passed in \d+\.\ds\n/);
+    const proof = JSON.parse(
+      readFileSync(join(p.root, ".turngate/proofs", `${digest}.json`), "utf8"),
+    );
+    expect(proof.schema).toBe("turn_proof.v1");
+    expect(proof.terminal).toEqual({ kind: "verified", effect_digest: digest });
+    expect(proof.records).toEqual([
+      { tool: "workspace", path: "value.txt", content_digest: sha256("42\n") },
+    ]);
+    expect(proof.reports[0].subject).toBe("turngate:checks");
+
+    const holds = await cli(["proof", "verify", `.turngate/proofs/${digest}.json`], p.root);
+    expect(holds).toMatchObject({
+      code: 0,
+      stdout: `proof holds: effect digest ${digest}; 1 of 1 rows re-hashed from disk\n`,
+    });
+    p.write("value.txt", "43\n");
+    const broken = await cli(["proof", "verify", `.turngate/proofs/${digest}.json`], p.root);
+    expect(broken.code).toBe(2);
+    expect(broken.stdout).toBe(
+      `proof does not hold:\n  value.txt: recorded ${sha256("42\n")}, on disk ${sha256("43\n")}\n`,
+    );
+  });
+
+  test("a failing check: exit 2, --json outcome with the gate reason and the bound failed check", async () => {
+    const p = project({ "value.txt": "41\n" });
+    const agent = p.agent("agent.js", WRITE_42);
+    const result = await cli(
+      ["run", "--json", "--check", "echo checking; exit 1", "--", "node", agent],
+      p.root,
+    );
+    const digest = workspaceDigest("value.txt", "42\n");
+    expect(result.code).toBe(2);
+    const json = JSON.parse(result.stdout);
+    expect(json).toMatchObject({
+      schema: "turngate.turn_result.v1",
+      verdict: "incomplete",
+      exit_code: 2,
+      root: p.root,
+      effect_digest: digest,
+      agent: { command: ["node", agent], exit_code: 0, signal: null },
+      changes: [{ path: "value.txt", change: "modified", content_digest: sha256("42\n") }],
+      observation_complete: true,
+      unreadable: [],
+      checks_source: "flags",
+      binding: { bound: true, effect_digest: digest },
+      summary_text:
+        "Verification failed: 1 failed check across subjects: turngate:checks. 1 report, 1 required check. Residual risks: 1.",
+      outcome: {
+        kind: "incomplete",
+        reason: "unverified_mutation",
+        message: `completion gate: workspace mutation ${digest} has no bound Passed verification and no host waiver. Assistant text does not count. Bind a verification_report.effect_digest to this digest with required checks Passed, or obtain a host waiver for this digest.`,
+      },
+      proof_path: null,
+      config_path: null,
+    });
+    expect(json.checks).toEqual([
+      {
+        id: "check:1",
+        command: "echo checking; exit 1",
+        status: "failed",
+        exit_code: 1,
+        timed_out: false,
+        duration_ms: json.checks[0].duration_ms,
+        log_path: join(p.root, ".turngate/logs", `${sha256("checking\n")}.log`),
+        residual_risk: "verification command exited with code 1, expected 0: echo checking; exit 1",
+      },
+    ]);
+    expect(existsSync(join(p.root, ".turngate/proofs"))).toBe(false);
+  });
+
+  test("the text report shows the gate message, its reason and the failing check's tail", async () => {
+    const p = project({ "value.txt": "41\n" });
+    const agent = p.agent("agent.js", WRITE_42);
+    const result = await cli(
+      ["run", "--check", "echo one; echo two; exit 3", "--", "node", agent],
+      p.root,
+    );
+    const digest = workspaceDigest("value.txt", "42\n");
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe(
+      [
+        "changed: 1 path",
+        "  modified value.txt",
+        "Verification failed: 1 failed check across subjects: turngate:checks. 1 report, 1 required check. Residual risks: 1.",
+        `incomplete (unverified_mutation): completion gate: workspace mutation ${digest} has no bound Passed verification and no host waiver. Assistant text does not count. Bind a verification_report.effect_digest to this digest with required checks Passed, or obtain a host waiver for this digest.`,
+        "failed: check:1: verification command exited with code 3, expected 0: echo one; echo two; exit 3",
+        `  last 2 lines (full log: .turngate/logs/${sha256("one\ntwo\n")}.log):`,
+        "  | one",
+        "  | two",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  test("an agent that changes nothing ends as narrative without running checks", async () => {
+    const p = project({ "value.txt": "41\n" });
+    const agent = p.agent("agent.js", NOTHING);
+    const result = await cli(["run", "--json", "--check", "exit 1", "--", "node", agent], p.root);
+    expect(result.code).toBe(0);
+    const json = JSON.parse(result.stdout);
+    expect(json).toMatchObject({
+      verdict: "narrative",
+      effect_digest: "",
+      changes: [],
+      checks: [],
+      checks_source: null,
+      binding: null,
+      outcome: { kind: "allow", terminal: { kind: "narrative" } },
+      proof_path: null,
+    });
+    expect(result.stderr).toBe("turngate: agent exited with code 0\n");
+  });
+
+  test("a check that writes into the workspace leaves the report unbound: workspace_changed_during_check", async () => {
+    const p = project({ "value.txt": "41\n" });
+    const agent = p.agent("agent.js", WRITE_42);
+    const result = await cli(
+      ["run", "--json", "--check", "echo x > out.txt", "--", "node", agent],
+      p.root,
+    );
+    expect(result.code).toBe(2);
+    const json = JSON.parse(result.stdout);
+    expect(json.binding).toEqual({
+      bound: false,
+      reason: "workspace_changed_during_check",
+      changed_paths: ["out.txt"],
+      unreadable: [],
+    });
+    expect(json.reports[0].status).toBe("passed");
+    expect(json.reports[0].effect_digest).toBeUndefined();
+    expect(json.outcome.reason).toBe("unverified_mutation");
+  });
+
+  test("--waive DIGEST:REASON ends a turn with a failing check as waived", async () => {
+    const p = project({ "value.txt": "41\n" });
+    const agent = p.agent("agent.js", WRITE_42);
+    const digest = workspaceDigest("value.txt", "42\n");
+    const result = await cli(
+      [
+        "run",
+        "--json",
+        "--check",
+        "exit 1",
+        "--waive",
+        `${digest}:known flaky check`,
+        "--",
+        "node",
+        agent,
+      ],
+      p.root,
+    );
+    expect(result.code).toBe(0);
+    const json = JSON.parse(result.stdout);
+    expect(json.verdict).toBe("waived");
+    const proof = JSON.parse(readFileSync(json.proof_path, "utf8"));
+    expect(proof.waivers_used).toEqual([{ effect_digest: digest, reason: "known flaky check" }]);
+  });
+
+  test("without --check: the configured checks run, and configured ignores are not observed", async () => {
+    const p = project({
+      "value.txt": "41\n",
+      "turngate.config.json": JSON.stringify({
+        checks: [{ id: "cfg:test", command: "test -f value.txt", kind: "test" }],
+        timeout_ms: 5000,
+        ignores: ["build/"],
+      }),
+    });
+    const agent = p.agent(
+      "agent.js",
+      `const fs = require("node:fs"); fs.mkdirSync("build"); fs.writeFileSync("build/out.js", "x"); fs.writeFileSync("value.txt", "42\\n");`,
+    );
+    const result = await cli(["run", "--json", "--", "node", agent], p.root);
+    expect(result.code).toBe(0);
+    const json = JSON.parse(result.stdout);
+    expect(json.verdict).toBe("verified");
+    expect(json.checks_source).toBe("config");
+    expect(json.config_path).toBe(join(p.root, "turngate.config.json"));
+    expect(json.changes.map((c: { path: string }) => c.path)).toEqual(["value.txt"]);
+    expect(json.checks.map((c: { id: string }) => c.id)).toEqual(["cfg:test"]);
+  });
+
+  test("without --check or config: the required preset checks run (node: npm test)", async () => {
+    const p = project(NODE_PROJECT);
+    const agent = p.agent("agent.js", WRITE_42);
+    const result = await cli(["run", "--json", "--", "node", agent], p.root);
+    expect(result.code).toBe(0);
+    const json = JSON.parse(result.stdout);
+    expect(json.checks_source).toBe("presets");
+    expect(json.checks.map((c: { id: string; command: string }) => [c.id, c.command])).toEqual([
+      ["node:test", "npm test"],
+    ]);
+    expect(json.verdict).toBe("verified");
+  });
+
+  test("no checks anywhere: incomplete, and the text says how to add one", async () => {
+    const p = project({ "value.txt": "41\n" });
+    const agent = p.agent("agent.js", WRITE_42);
+    const result = await cli(["run", "--", "node", agent], p.root);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toContain(
+      "checks: none configured (pass --check CMD, add checks to turngate.config.json, or use a project with a preset)\n",
+    );
+  });
+
+  test("usage and input errors exit 1 with a message", async () => {
+    const p = project({ "value.txt": "41\n" });
+    const missing = await cli(["run"], p.root);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("error: missing required argument 'agent'");
+    const badWaiver = await cli(["run", "--waive", "abc", "--", "true"], p.root);
+    expect(badWaiver).toMatchObject({ code: 1 });
+    expect(badWaiver.stderr).toContain(
+      "--waive[0]: expected DIGEST:REASON with both parts non-blank",
+    );
+    const unknown = await cli(["frobnicate"], p.root);
+    expect(unknown.code).toBe(1);
+    const noAgent = await cli(["run", "--", "definitely-not-a-command-xyz"], p.root);
+    expect(noAgent.code).toBe(1);
+    expect(noAgent.stderr).toContain(
+      "turngate: error: agent command could not start: definitely-not-a-command-xyz: spawn definitely-not-a-command-xyz ENOENT",
+    );
+    p.write("turngate.config.json", JSON.stringify({ checks: [{ command: "" }] }));
+    const badConfig = await cli(["run", "--", "true"], p.root);
+    expect(badConfig.code).toBe(1);
+    expect(badConfig.stderr).toContain("at checks.0.command: must not be blank");
+  });
+
+  test("--help works for every command", async () => {
+    const p = project({});
+    for (const [args, usage] of [
+      [["--help"], "Usage: turngate [options] [command]"],
+      [["run", "--help"], "Usage: turngate run [options] <agent...>"],
+      [["baseline", "--help"], "Usage: turngate baseline [options]"],
+      [["verify", "--help"], "Usage: turngate verify [options]"],
+      [["proof", "verify", "--help"], "Usage: turngate proof verify [options] <file>"],
+      [["demo", "--help"], "Usage: turngate demo [options]"],
+    ] as const) {
+      const result = await cli([...args], p.root);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(usage);
+    }
+  });
+});
+
+describe("turngate baseline and verify", () => {
+  test("baseline stores the snapshot; verify gates the changes since; no baseline is an error", async () => {
+    const p = project({ "value.txt": "41\n", "other.txt": "x\n" });
+    const none = await cli(["verify"], p.root);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe(
+      "turngate: no baseline at .turngate/baseline.json: run `turngate baseline` when the turn starts\n",
+    );
+    const baseline = await cli(["baseline"], p.root);
+    expect(baseline).toMatchObject({
+      code: 0,
+      stdout: "baseline: 2 files recorded in .turngate/baseline.json\n",
+    });
+    const stored = JSON.parse(readFileSync(join(p.root, ".turngate/baseline.json"), "utf8"));
+    expect(stored.schema).toBe("turngate.workspace_snapshot.v1");
+
+    p.write("value.txt", "42\n");
+    const verify = await cli(["verify", "--json", "--check", "grep -q 42 value.txt"], p.root);
+    expect(verify.code).toBe(0);
+    const json = JSON.parse(verify.stdout);
+    expect(json).toMatchObject({
+      verdict: "verified",
+      agent: null,
+      effect_digest: workspaceDigest("value.txt", "42\n"),
+    });
+    const failing = await cli(["verify", "--check", "grep -q 43 value.txt"], p.root);
+    expect(failing.code).toBe(2);
+  });
+});
