@@ -50,3 +50,4 @@ export type {
   VerifyProgressEvent,
 } from "./session/types.js";
 export * from "./workspace/index.js";
+export * from "./facts/index.js";

@@ -1,0 +1,5 @@
+export {
+  type FileHashAlgorithm,
+  type FileHashSnapshotOptions,
+  fileHashSnapshot,
+} from "./file-hash-snapshot.js";
