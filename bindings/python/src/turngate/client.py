@@ -192,12 +192,14 @@ class Client:
     ) -> Any:
         """Call any bridge method with raw wire params and return the raw result.
 
-        Input: ``method`` (e.g. ``"ledger.digest"``), ``params`` (snake_case keys; dataclasses
-        inside are converted), ``timeout`` in seconds (``None`` = the client's default,
+        Input: ``method`` (e.g. ``"ledger.digest"``), ``params`` (an object with snake_case
+        keys; dataclasses inside are converted; ``None`` sends ``{}``), ``timeout`` in seconds (``None`` = the client's default,
         ``math.inf`` = no limit), ``on_progress`` for this call's progress notifications.
         Output: the result as parsed JSON. Raises the errors of :mod:`turngate.errors`.
         """
-        wire = to_wire(dict(params)) if params is not None else {}
+        # A mapping is converted; anything else is sent as given, so the bridge answers it
+        # exactly as it answers any client (e.g. positional params → invalid_params, path "").
+        wire = {} if params is None else to_wire(params)
         return self._transport.call(
             method, wire, timeout=self._timeout(timeout), on_progress=_progress_adapter(on_progress)
         )
