@@ -62,8 +62,9 @@ export function checkVectorFile(group: string, value: unknown): VectorGroup {
 export function loadVectors(dir: string): VectorGroup[] {
   return readdirSync(dir)
     .filter((name) => name.endsWith(".json"))
+    .map((name) => basename(name, ".json"))
     .sort()
-    .map((name) =>
-      checkVectorFile(basename(name, ".json"), JSON.parse(readFileSync(join(dir, name), "utf8"))),
+    .map((group) =>
+      checkVectorFile(group, JSON.parse(readFileSync(join(dir, `${group}.json`), "utf8"))),
     );
 }
