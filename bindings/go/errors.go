@@ -1,6 +1,7 @@
 package turngate
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -63,9 +64,10 @@ type ProtocolError struct {
 	Code    string // see above
 	Method  string // the call it belongs to, "" for a stream-level violation
 	Message string
-	Field   string // JSON field that failed to decode ("bad_result"), else ""
-	Line    string // the offending line, at most 200 bytes
-	Err     error  // underlying decode error, if any
+	Field   string          // JSON field that failed to decode ("bad_result"), else ""
+	Line    string          // the offending line, at most 200 bytes
+	Data    json.RawMessage // error.data as received, for a bridge error; else nil
+	Err     error           // underlying decode error, if any
 }
 
 func (e *ProtocolError) Error() string {
@@ -90,11 +92,13 @@ func (e *ProtocolError) Unwrap() error { return e.Err }
 // InvalidParamsError is the bridge's "invalid_params": the request's params did not match
 // the method's schema. Path is the dotted path of the offending field relative to params,
 // e.g. "reports.0.checks.1.status" ("" when the params object itself is wrong).
+// Data keeps error.data as received.
 type InvalidParamsError struct {
 	Method  string
 	Path    string
 	Message string
-	RPCCode int // JSON-RPC error.code (-32602)
+	RPCCode int             // JSON-RPC error.code (-32602)
+	Data    json.RawMessage // error.data as received ({code, path?, message})
 }
 
 func (e *InvalidParamsError) Error() string { return "turngate: " + e.Method + ": " + e.Message }
@@ -105,9 +109,10 @@ func (e *InvalidParamsError) Error() string { return "turngate: " + e.Method + "
 type RemoteError struct {
 	Method  string
 	Code    string // error.data.code
-	Path    string
+	Path    string // error.data.path, "" when absent (Data tells the two apart)
 	Message string
-	RPCCode int // JSON-RPC error.code
+	RPCCode int             // JSON-RPC error.code
+	Data    json.RawMessage // error.data as received ({code, path?, message})
 }
 
 func (e *RemoteError) Error() string { return "turngate: " + e.Method + ": " + e.Message }

@@ -33,6 +33,9 @@ import (
 //	die            writes params.stderr to stderr and exits with params.code
 //	big            {blob: "x" * params.n}
 //	stdout_close   closes stdout and keeps running (until stdin EOF)
+//
+// With FAKE_RECORD=1 every other method is answered with an internal_error whose message
+// is the request line itself, so a test can see exactly what a typed method sent.
 func TestMain(m *testing.M) {
 	if os.Getenv("TURNGATE_GO_FAKE_BRIDGE") == "1" {
 		fakeBridge()
@@ -98,6 +101,11 @@ func fakeBridge() {
 			RPC     int    `json:"rpc"`
 		}
 		_ = json.Unmarshal(req.Params, &p)
+		if os.Getenv("FAKE_RECORD") == "1" && req.Method != "initialize" && req.Method != "shutdown" {
+			msg, _ := json.Marshal(strings.TrimSpace(line))
+			send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"recorded","data":{"code":"internal_error","message":%s}}}`, req.ID, msg))
+			continue
+		}
 		switch req.Method {
 		case "initialize":
 			proto := os.Getenv("FAKE_PROTOCOL")

@@ -16,7 +16,7 @@ type MutationRecord struct {
 // snapshot at start, Nongit marks a child started in a non-git workspace.
 type OpenWorkspaceChild struct {
 	TaskID    string   `json:"task_id"`
-	Porcelain []string `json:"porcelain,omitempty"`
+	Porcelain []string `json:"porcelain,omitzero"`
 	Head      *string  `json:"head,omitempty"`
 	Nongit    *bool    `json:"nongit,omitempty"`
 }
@@ -26,7 +26,7 @@ type OpenWorkspaceChild struct {
 // sent as [].
 type LedgerState struct {
 	Records               []MutationRecord     `json:"records"`
-	OpenChildren          []OpenWorkspaceChild `json:"open_children,omitempty"`
+	OpenChildren          []OpenWorkspaceChild `json:"open_children,omitzero"`
 	ObservationIncomplete bool                 `json:"observation_incomplete,omitempty"`
 }
 

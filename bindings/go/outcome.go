@@ -41,10 +41,10 @@ type GateOutcome struct {
 	Reason       GateReason          `json:"reason,omitempty"`
 	Message      *string             `json:"message,omitempty"`
 	EffectDigest *string             `json:"effect_digest,omitempty"`
-	Paths        []string            `json:"paths,omitempty"`
-	Digests      []string            `json:"digests,omitempty"`
-	Subjects     []string            `json:"subjects,omitempty"`
-	TaskIDs      []string            `json:"task_ids,omitempty"`
+	Paths        []string            `json:"paths,omitzero"`
+	Digests      []string            `json:"digests,omitzero"`
+	Subjects     []string            `json:"subjects,omitzero"`
+	TaskIDs      []string            `json:"task_ids,omitzero"`
 }
 
 // Verified reports whether the outcome allows the turn with a verified terminal, and

@@ -30,16 +30,16 @@ type LedgerContentDigestResult struct {
 // whether a "continue" outcome may be returned, and external observations.
 type GateDecideParams struct {
 	Ledger            LedgerState           `json:"ledger"`
-	Reports           []VerificationReport  `json:"reports,omitempty"`
-	Waivers           []CompletionWaiver    `json:"waivers,omitempty"`
+	Reports           []VerificationReport  `json:"reports,omitzero"`
+	Waivers           []CompletionWaiver    `json:"waivers,omitzero"`
 	AllowContinuation bool                  `json:"allow_continuation,omitempty"`
-	Observations      []ExternalObservation `json:"observations,omitempty"`
+	Observations      []ExternalObservation `json:"observations,omitzero"`
 }
 
 // ReportDeriveStatusParams are the params of report.derive_status.
 type ReportDeriveStatusParams struct {
 	Checks        []VerificationCheck `json:"checks"`
-	ResidualRisks []string            `json:"residual_risks,omitempty"`
+	ResidualRisks []string            `json:"residual_risks,omitzero"`
 }
 
 // ReportDeriveStatusResult is the result of report.derive_status.
@@ -73,7 +73,7 @@ type WaiverValidateParams struct {
 // patterns for the workspace observer, and UseGit to force (true) or forbid (false) git
 // mode (nil: detect).
 type SessionOptions struct {
-	Ignores []string `json:"ignores,omitempty"`
+	Ignores []string `json:"ignores,omitzero"`
 	UseGit  *bool    `json:"use_git,omitempty"`
 }
 
@@ -81,7 +81,7 @@ type SessionOptions struct {
 // relative to the bridge's working directory), host waivers the gate honours, and options.
 type SessionCreateParams struct {
 	Root    string             `json:"root"`
-	Waivers []CompletionWaiver `json:"waivers,omitempty"`
+	Waivers []CompletionWaiver `json:"waivers,omitzero"`
 	Options *SessionOptions    `json:"options,omitempty"`
 }
 
@@ -95,7 +95,7 @@ type SessionCreateResult struct {
 type SessionObserveToolParams struct {
 	Tool     string         `json:"tool"`
 	ExitCode int            `json:"exit_code"`
-	Metadata map[string]any `json:"metadata,omitempty"`
+	Metadata map[string]any `json:"metadata,omitzero"`
 }
 
 // SessionObserveToolResult is the result of session.observe_tool: the ledger rows the

@@ -29,7 +29,7 @@ type VerificationReport struct {
 	Subject       string              `json:"subject"`
 	Status        VerificationStatus  `json:"status"`
 	Checks        []VerificationCheck `json:"checks"`
-	ResidualRisks []string            `json:"residual_risks,omitempty"`
+	ResidualRisks []string            `json:"residual_risks,omitzero"`
 	EffectDigest  *string             `json:"effect_digest,omitempty"`
 }
 

@@ -23,8 +23,8 @@ type ReportBinding struct {
 	Bound        bool          `json:"bound"`
 	EffectDigest *string       `json:"effect_digest,omitempty"`
 	Reason       BindingReason `json:"reason,omitempty"`
-	ChangedPaths []string      `json:"changed_paths,omitempty"`
-	Unreadable   []string      `json:"unreadable,omitempty"`
+	ChangedPaths []string      `json:"changed_paths,omitzero"`
+	Unreadable   []string      `json:"unreadable,omitzero"`
 }
 
 // CommandRun is how one verification command ran: its check Status, ExitCode (128 +

@@ -26,10 +26,12 @@ import (
 //     only when every variant requires it, a discriminator's consts become an enum;
 //   - a required property: no pointer (unless nullable), and omitempty only when the
 //     values omitempty drops ("" / 0 / false / [] / {}) are invalid for the schema;
-//   - an optional property: a pointer needs omitempty (else nil sends null); a slice or map
-//     needs omitempty; any other non-pointer needs a schema default equal to its zero
-//     value, or omitempty while its zero value is invalid for the schema — otherwise a
-//     pointer is required so that "absent" and the zero value stay distinct.
+//   - an optional property: a pointer needs omitempty/omitzero (else nil sends null); a
+//     slice or map needs omitzero (nil ↔ absent, empty ↔ [] / {}) — omitempty would also
+//     drop [] / {}, allowed only when that is the schema default; any other non-pointer
+//     needs a schema default equal to its zero value, or omitempty while its zero value is
+//     invalid for the schema — otherwise a pointer is required so that "absent" and the
+//     zero value stay distinct.
 type schemaChecker struct {
 	root map[string]any
 	errs []string
@@ -363,6 +365,7 @@ type goField struct {
 	name      string // Go name
 	json      string
 	omitempty bool
+	omitzero  bool
 	typ       reflect.Type
 }
 
@@ -381,7 +384,8 @@ func jsonFields(t reflect.Type) []goField {
 		if name == "" {
 			name = f.Name
 		}
-		out = append(out, goField{name: f.Name, json: name, omitempty: slices.Contains(strings.Split(opts, ","), "omitempty"), typ: f.Type})
+		list := strings.Split(opts, ",")
+		out = append(out, goField{name: f.Name, json: name, omitempty: slices.Contains(list, "omitempty"), omitzero: slices.Contains(list, "omitzero"), typ: f.Type})
 	}
 	return out
 }
@@ -435,32 +439,37 @@ func (k *schemaChecker) checkField(path string, f goField, p schema, required bo
 	t := f.typ
 	isPtr := t.Kind() == reflect.Pointer
 	collection := t.Kind() == reflect.Slice && t != rawMessageType || t.Kind() == reflect.Map
+	omits := f.omitempty || f.omitzero
+	def, hasDefault := p["default"]
 	switch {
 	case isAnyGo(t):
 		// any/RawMessage holds whatever the schema allows, absent included (nil + omitempty).
 	case required && isPtr:
 		if !nullable {
 			k.failf(path, "required, but Go field %s is a pointer (nil would be omitted or sent as null)", f.name)
-		} else if f.omitempty {
-			k.failf(path, "required and nullable, but Go field %s has omitempty (nil would be omitted)", f.name)
+		} else if omits {
+			k.failf(path, "required and nullable, but Go field %s has omitempty/omitzero (nil would be omitted)", f.name)
 		}
-	case required && f.omitempty:
+	case required && (f.omitempty || f.omitzero && !collection):
 		if dropped := droppedByOmitempty(t); k.valid(dropped, inner) {
 			k.failf(path, "required, but omitempty on Go field %s would drop the valid value %s", f.name, canonical(dropped))
 		}
 	case !required && isPtr:
-		if !f.omitempty && !nullable {
+		if !omits && !nullable {
 			k.failf(path, "optional, but Go field %s is a pointer without omitempty (nil is sent as null)", f.name)
 		}
 	case !required && collection:
-		if !f.omitempty {
-			k.failf(path, "optional, but Go field %s has no omitempty (nil is sent as null)", f.name)
+		dropped := droppedByOmitempty(t)
+		switch {
+		case f.omitempty && !(hasDefault && canonical(def) == canonical(dropped)):
+			k.failf(path, "optional, but omitempty on Go field %s also drops %s, which the schema tells apart from absent (use omitzero)", f.name, canonical(dropped))
+		case !omits:
+			k.failf(path, "optional, but Go field %s has no omitzero (nil is sent as null)", f.name)
 		}
 	case !required:
-		def, hasDefault := p["default"]
 		zero := zeroJSON(t)
 		defaultIsZero := hasDefault && canonical(def) == canonical(zero)
-		if f.omitempty && t.Kind() != reflect.Struct {
+		if omits && t.Kind() != reflect.Struct {
 			if !defaultIsZero && k.valid(zero, inner) {
 				k.failf(path, "optional without a default of %s: omitempty on Go field %s would make the valid value %s indistinguishable from absent (use a pointer)", canonical(zero), f.name, canonical(zero))
 			}

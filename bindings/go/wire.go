@@ -28,13 +28,32 @@ type envelope struct {
 
 // wireError is a JSON-RPC error object with turngate's data block.
 type wireError struct {
-	Code    int    `json:"code"`
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	RawData json.RawMessage `json:"data"`
+	Data    *wireErrorData  `json:"-"`
+}
+
+// wireErrorData is turngate's error.data block.
+type wireErrorData struct {
+	Code    string `json:"code"`
+	Path    string `json:"path"`
 	Message string `json:"message"`
-	Data    *struct {
-		Code    string `json:"code"`
-		Path    string `json:"path"`
-		Message string `json:"message"`
-	} `json:"data"`
+}
+
+// UnmarshalJSON keeps error.data both raw and parsed (a malformed data block is ignored).
+func (w *wireError) UnmarshalJSON(b []byte) error {
+	type plain wireError
+	if err := json.Unmarshal(b, (*plain)(w)); err != nil {
+		return err
+	}
+	if !isNull(w.RawData) {
+		var d wireErrorData
+		if json.Unmarshal(w.RawData, &d) == nil {
+			w.Data = &d
+		}
+	}
+	return nil
 }
 
 // toError turns a wire error into the typed error its data.code selects (see errors.go).
@@ -50,11 +69,11 @@ func (w *wireError) toError(method string) error {
 	case code == "":
 		return &ProtocolError{Code: "protocol_violation", Method: method, Message: fmt.Sprintf("bridge error %d without a stable data.code: %s", w.Code, msg)}
 	case code == "invalid_params":
-		return &InvalidParamsError{Method: method, Path: path, Message: msg, RPCCode: w.Code}
+		return &InvalidParamsError{Method: method, Path: path, Message: msg, RPCCode: w.Code, Data: w.RawData}
 	case protocolCodes[code]:
-		return &ProtocolError{Code: code, Method: method, Message: msg}
+		return &ProtocolError{Code: code, Method: method, Message: msg, Data: w.RawData}
 	default:
-		return &RemoteError{Method: method, Code: code, Path: path, Message: msg, RPCCode: w.Code}
+		return &RemoteError{Method: method, Code: code, Path: path, Message: msg, RPCCode: w.Code, Data: w.RawData}
 	}
 }
 
