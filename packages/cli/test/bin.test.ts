@@ -1,0 +1,53 @@
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, test } from "vitest";
+import { gitProject } from "./helpers.js";
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "../../..");
+const bin = join(repoRoot, "packages/cli/src/bin.ts");
+
+/** Run bin.ts as a real process (sources through tsx, as the built dist/bin.js would run). */
+function turngate(args: string[]) {
+  return spawnSync(
+    process.execPath,
+    ["--conditions=@turngate/source", "--import", "tsx", bin, ...args],
+    { cwd: repoRoot, encoding: "utf8", timeout: 60_000 },
+  );
+}
+
+let cleanup: (() => void) | undefined;
+afterEach(() => {
+  cleanup?.();
+  cleanup = undefined;
+});
+
+describe("turngate bin", () => {
+  test("starts with a node shebang", () => {
+    expect(readFileSync(bin, "utf8").split("\n")[0]).toBe("#!/usr/bin/env node");
+  });
+
+  test("as a process: exit 2 for an incomplete turn, 0 for a verified one, 1 for bad usage", () => {
+    const p = gitProject({ "value.txt": "41\n" });
+    cleanup = p.cleanup;
+    const agent = p.agent("agent.js", `require("node:fs").writeFileSync("value.txt", "42\\n");`);
+    const failing = turngate(["run", "--root", p.root, "--check", "exit 1", "--", "node", agent]);
+    expect(failing.status).toBe(2);
+    expect(failing.stdout).toContain("incomplete (unverified_mutation): completion gate:");
+    p.write("value.txt", "41\n");
+    const verified = turngate([
+      "run",
+      "--root",
+      p.root,
+      "--check",
+      "grep -q 42 value.txt",
+      "--",
+      "node",
+      agent,
+    ]);
+    expect(verified.status).toBe(0);
+    expect(verified.stdout).toMatch(/verified: effect digest [0-9a-f]{64}\n/);
+    expect(turngate(["run", "--no-such-flag"]).status).toBe(1);
+  }, 90_000);
+});

@@ -1,0 +1,65 @@
+import { createHash } from "node:crypto";
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, test } from "vitest";
+import { cli } from "./helpers.js";
+
+const sha256 = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
+
+describe("turngate demo", () => {
+  test("three scripted turns end verified, incomplete (failing check + gate message), narrative", async () => {
+    const result = await cli(["demo"], process.cwd());
+    expect(result.code).toBe(0);
+    const out = result.stdout;
+    expect(out).toMatch(/^turngate demo: sample project in \S+ \(git repository\)\n/);
+    expect(out).toContain("\n== Turn 1 of 3: the agent fixes the slugify bug ==\n");
+    expect(out).toMatch(
+      /changed: 1 path\n {2}modified src\/slugify\.js\nVerification passed: 1 report, 1 required check\.\nverified: effect digest [0-9a-f]{64}\nproof: \.turngate\/proofs\/[0-9a-f]{64}\.json\n/,
+    );
+    expect(out).toContain(
+      "\n== Turn 2 of 3: the agent makes slugs keep capitals and breaks a test ==\n",
+    );
+    expect(out).toMatch(
+      /incomplete \(unverified_mutation\): completion gate: workspace mutation [0-9a-f]{64} has no bound Passed verification and no host waiver\./,
+    );
+    expect(out).toContain(
+      [
+        "failed: demo:test: verification command exited with code 1, expected 0: node test.js",
+        "  last 4 lines (full log: .turngate/logs/",
+      ].join("\n"),
+    );
+    expect(out).toContain(
+      [
+        '  | FAIL lower-cases every letter: expected "release-notes", got "Release-Notes"',
+        "  | ok   joins words with single hyphens",
+        '  | FAIL drops punctuation: expected "hello-world", got "Hello-World"',
+        "  | 1 passed, 2 failed",
+      ].join("\n"),
+    );
+    expect(out).toContain(
+      "\n== Turn 3 of 3: the agent only reads the project ==\nchanged: nothing\nnarrative: the turn changed no files; nothing to verify\n",
+    );
+    expect(out.endsWith("\nturngate demo: verified, incomplete, narrative\n")).toBe(true);
+  });
+
+  test("--json --keep: each turn's digest is the SHA-256 of its row over the bytes on disk", async () => {
+    const result = await cli(["demo", "--json", "--keep"], process.cwd());
+    expect(result.code).toBe(0);
+    const turns = JSON.parse(result.stdout) as Array<Record<string, unknown>>;
+    const root = turns[0]?.root as string;
+    try {
+      expect(turns.map((t) => t.verdict)).toEqual(["verified", "incomplete", "narrative"]);
+      expect(turns.map((t) => t.checks_source)).toEqual(["config", "config", null]);
+      // Turn 3 changed nothing, so the file on disk is still turn 2's version.
+      const bytes = readFileSync(join(root, "src/slugify.js"));
+      const turn2 = turns[1] as { effect_digest: string; changes: unknown };
+      expect(turn2.changes).toEqual([
+        { path: "src/slugify.js", change: "modified", content_digest: sha256(bytes) },
+      ]);
+      expect(turn2.effect_digest).toBe(sha256(`workspace|src/slugify.js|${sha256(bytes)}`));
+      expect(bytes.toString("utf8")).not.toContain("toLowerCase");
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
