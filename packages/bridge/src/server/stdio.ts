@@ -93,6 +93,9 @@ export function runStdioServer(options: StdioServerOptions): Promise<number> {
       stdin.off("end", onEnd);
       stdin.off("error", onEnd);
       stdin.pause();
+      // The server owns its input until it ends; releasing it lets the process exit even
+      // when the client keeps its end of the pipe open after `shutdown`.
+      stdin.destroy();
       sessions.closeAll();
       const settled = await settleWithin([...inflight], SETTLE_MS);
       if (!settled) log(`${inflight.size} request(s) still running after ${SETTLE_MS} ms; exiting`);

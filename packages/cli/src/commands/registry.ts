@@ -1,4 +1,5 @@
 import { baselineCommand } from "./baseline.js";
+import { bridgeCommand } from "./bridge.js";
 import { demoCommand } from "./demo.js";
 import { proofCommand } from "./proof.js";
 import { runCommand } from "./run.js";
@@ -14,5 +15,6 @@ export const COMMANDS: readonly CliCommand[] = [
   baselineCommand,
   verifyCommand,
   proofCommand,
+  bridgeCommand,
   demoCommand,
 ];
