@@ -15,6 +15,9 @@ PROTOCOL_ID = "turngate.bridge.v1"
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 """Largest message either side may send, in bytes (32 MiB), newline excluded."""
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+"""Compact UTF-8 JSON, NaN/Infinity refused; built once (json.dumps builds one per call)."""
+
 
 def request(request_id: int | None, method: str, params: Any) -> dict[str, Any]:
     """A JSON-RPC 2.0 request object (a notification when ``request_id`` is ``None``).
@@ -34,8 +37,7 @@ def encode_message(message: Mapping[str, Any]) -> bytes:
     (code ``too_large``) when it exceeds :data:`MAX_MESSAGE_BYTES`.
     """
     try:
-        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        data = text.encode("utf-8")
+        data = _ENCODER.encode(message).encode("utf-8")
     except (TypeError, ValueError) as exc:
         raise InvalidParams(f"params are not JSON-serialisable: {exc}", path="") from None
     if len(data) > MAX_MESSAGE_BYTES:
