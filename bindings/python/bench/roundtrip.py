@@ -33,9 +33,21 @@ from turngate._rpc import encode_message, request  # noqa: E402
 from turngate.discovery import find_node  # noqa: E402
 
 RECORDS = [
-    {"tool": "write", "path": "src/app.py", "content_digest": "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"},
-    {"tool": "edit", "path": "src/util.py", "content_digest": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
-    {"tool": "write", "path": "tests/test_app.py", "content_digest": "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03"},
+    {
+        "tool": "write",
+        "path": "src/app.py",
+        "content_digest": "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824",
+    },
+    {
+        "tool": "edit",
+        "path": "src/util.py",
+        "content_digest": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    },
+    {
+        "tool": "write",
+        "path": "tests/test_app.py",
+        "content_digest": "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03",
+    },
 ]
 
 ECHO_JS = (
@@ -113,19 +125,26 @@ def main() -> int:
     us = 1e6
     b50, b95 = percentile(binding, 0.50) * us, percentile(binding, 0.95) * us
     f50, f95 = percentile(floor, 0.50) * us, percentile(floor, 0.95) * us
-    print(f"bridge start-up to initialize: median {statistics.median(startups) * 1000:.1f} ms "
-          f"(min {min(startups) * 1000:.1f} ms, {args.starts} starts)")
-    print(f"ledger.digest via turngate.Client: {args.calls} sequential calls, {len(RECORDS)} rows, "
-          f"request {len(line)} bytes: p50 {b50:.1f} us, p95 {b95:.1f} us (digest {digest[:12]}…)")
-    print(f"floor, same request line through a node echo process over a pipe: "
-          f"p50 {f50:.1f} us, p95 {f95:.1f} us")
+    print(
+        f"bridge start-up to initialize: median {statistics.median(startups) * 1000:.1f} ms "
+        f"(min {min(startups) * 1000:.1f} ms, {args.starts} starts)"
+    )
+    print(
+        f"ledger.digest via turngate.Client: {args.calls} sequential calls, {len(RECORDS)} rows, "
+        f"request {len(line)} bytes: p50 {b50:.1f} us, p95 {b95:.1f} us (digest {digest[:12]}…)"
+    )
+    print(f"floor, same request line through a node echo process over a pipe: p50 {f50:.1f} us, p95 {f95:.1f} us")
     print(f"ratio binding/floor: p50 {b50 / f50:.2f}x, p95 {b95 / f95:.2f}x (target <= 2x)")
-    print(json.dumps({
-        "startup_ms_median": round(statistics.median(startups) * 1000, 1),
-        "binding_us": {"p50": round(b50, 1), "p95": round(b95, 1)},
-        "floor_us": {"p50": round(f50, 1), "p95": round(f95, 1)},
-        "ratio": {"p50": round(b50 / f50, 2), "p95": round(b95 / f95, 2)},
-    }))
+    print(
+        json.dumps(
+            {
+                "startup_ms_median": round(statistics.median(startups) * 1000, 1),
+                "binding_us": {"p50": round(b50, 1), "p95": round(b95, 1)},
+                "floor_us": {"p50": round(f50, 1), "p95": round(f95, 1)},
+                "ratio": {"p50": round(b50 / f50, 2), "p95": round(b95 / f95, 2)},
+            }
+        )
+    )
     return 0
 
 

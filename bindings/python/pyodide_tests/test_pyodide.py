@@ -59,7 +59,10 @@ def test_runs_under_emscripten_with_the_in_process_transport():
 def test_effect_digest_is_the_same_bytes_as_on_cpython():
     with turngate.Client() as client:
         assert client.effect_digest([]) == ""
-        assert client.effect_digest([turngate.MutationRecord(tool="write", path="a.txt", content_digest="x")]) == DIGEST_WRITE_A
+        assert (
+            client.effect_digest([turngate.MutationRecord(tool="write", path="a.txt", content_digest="x")])
+            == DIGEST_WRITE_A
+        )
         rows = [
             {"tool": "write", "path": "b.txt", "content_digest": "d2"},
             {"tool": "edit", "path": "a.txt", "content_digest": "d1"},

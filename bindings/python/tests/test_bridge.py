@@ -123,7 +123,11 @@ def test_a_turn_is_incomplete_then_verified_by_bound_checks(bridge, repo):
         assert session.verification_summary_text() == "Verification passed: 1 report, 1 required check."
         assert [r.subject for r in session.verification_reports()] == ["tests"]
         proof = session.proof()
-        assert (proof.schema, proof.effect_digest, proof.terminal.kind) == ("turn_proof.v1", DIGEST_HELLO_TXT, "verified")
+        assert (proof.schema, proof.effect_digest, proof.terminal.kind) == (
+            "turn_proof.v1",
+            DIGEST_HELLO_TXT,
+            "verified",
+        )
         assert proof.records == seen.added
 
 

@@ -42,7 +42,11 @@ def test_turngate_bridge_mjs_uses_node_from_path(tmp_path):
 def test_turngate_bridge_command_line_is_split_like_a_shell():
     env = {"TURNGATE_BRIDGE": '/opt/tg/turngate --log-file "/tmp/a b.log"', "PATH": ""}
     assert bridge_command(env=env) == [
-        "/opt/tg/turngate", "--log-file", "/tmp/a b.log", "bridge", "--stdio",
+        "/opt/tg/turngate",
+        "--log-file",
+        "/tmp/a b.log",
+        "bridge",
+        "--stdio",
     ]
 
 

@@ -223,9 +223,7 @@ class Checker:
             wire_default = schema_default(prop)
             if wire_default is not MISSING:
                 if py_default is MISSING or normalise(py_default) != wire_default:
-                    self.report(
-                        f"{label}.{name}: default {show(py_default)} vs schema default {wire_default!r}"
-                    )
+                    self.report(f"{label}.{name}: default {show(py_default)} vs schema default {wire_default!r}")
             elif name in required:
                 if py_default is not MISSING:
                     self.report(f"{label}.{name}: required on the wire, Python default {py_default!r}")
@@ -274,9 +272,7 @@ def check_method(checker: Checker, name: str, cls: type, function: Any, tag: Any
         if wire_default is not MISSING:
             # None = "not sent": the bridge applies its own default.
             if py_default is MISSING or (py_default is not None and normalise(py_default) != wire_default):
-                checker.report(
-                    f"{where}.{param_name}: default {show(py_default)} vs schema default {wire_default!r}"
-                )
+                checker.report(f"{where}.{param_name}: default {show(py_default)} vs schema default {wire_default!r}")
         elif param_name in required:
             if py_default is not MISSING:
                 checker.report(f"{where}.{param_name}: required on the wire, Python default {py_default!r}")
@@ -377,7 +373,12 @@ def test_required_defaults_to_false_and_expect_exit_to_0_in_python():
     command = tt.VerificationCommand(id="t", kind="test", description="d", command="true")
     assert (command.required, command.expect_exit, command.timeout_ms) == (False, 0, None)
     assert command.to_wire() == {
-        "id": "t", "kind": "test", "description": "d", "command": "true", "required": False, "expect_exit": 0,
+        "id": "t",
+        "kind": "test",
+        "description": "d",
+        "command": "true",
+        "required": False,
+        "expect_exit": 0,
     }
     for cls in (tt.VerificationCheck, tt.VerificationCommand):
         defaults = {f.name: f.default for f in dataclasses.fields(cls)}

@@ -24,8 +24,6 @@ def python_section_snippet() -> str:
 def test_readme_python_snippet_gets_verified(tmp_path):
     snippet = python_section_snippet()
     assert "with turngate.Client() as client" in snippet
-    run = subprocess.run(
-        [sys.executable, "-c", snippet], cwd=tmp_path, capture_output=True, text=True, timeout=120
-    )
+    run = subprocess.run([sys.executable, "-c", snippet], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stdout == "allow verified\n"

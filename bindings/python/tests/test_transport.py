@@ -137,8 +137,7 @@ def test_bridge_exit_mid_call_reports_code_and_stderr(fake_client):
     assert info.value.returncode == 3
     assert info.value.stderr_tail == "fake bridge: ready\nboom: out of cheese\n"
     assert str(info.value) == (
-        "the turngate bridge exited with code 3\n--- bridge stderr (tail) ---\n"
-        "fake bridge: ready\nboom: out of cheese"
+        "the turngate bridge exited with code 3\n--- bridge stderr (tail) ---\nfake bridge: ready\nboom: out of cheese"
     )
 
 

@@ -49,7 +49,9 @@ def test_report_from_wire_builds_nested_dataclasses():
     assert report == turngate.VerificationReport(
         subject="tests",
         status="passed",
-        checks=[turngate.VerificationCheck(id="unit", kind="test", description="unit tests", status="passed", required=True)],
+        checks=[
+            turngate.VerificationCheck(id="unit", kind="test", description="unit tests", status="passed", required=True)
+        ],
         effect_digest="d",
     )
 
@@ -164,7 +166,14 @@ def test_session_methods_send_their_session_id_and_params():
                 "session_id": "session-7",
                 "subject": "tests",
                 "commands": [
-                    {"id": "t", "kind": "test", "description": "d", "command": "true", "required": True, "expect_exit": 0}
+                    {
+                        "id": "t",
+                        "kind": "test",
+                        "description": "d",
+                        "command": "true",
+                        "required": True,
+                        "expect_exit": 0,
+                    }
                 ],
                 "bind": True,
             },

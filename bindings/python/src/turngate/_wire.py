@@ -61,13 +61,9 @@ class WireModel:
         values: dict[str, Any] = {}
         for field in dataclasses.fields(cls):  # type: ignore[arg-type]
             if field.name in data:
-                values[field.name] = _read(
-                    hints[field.name], data[field.name], _join(path, field.name)
-                )
+                values[field.name] = _read(hints[field.name], data[field.name], _join(path, field.name))
             elif field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
-                raise ProtocolError(
-                    f"{_join(path, field.name)}: required field is missing", code="bad_result"
-                )
+                raise ProtocolError(f"{_join(path, field.name)}: required field is missing", code="bad_result")
         instance = cls(**values)
         names = {field.name for field in dataclasses.fields(cls)}  # type: ignore[arg-type]
         extra = {key: value for key, value in data.items() if key not in names}
@@ -165,6 +161,4 @@ def _read(hint: Any, value: Any, path: str) -> Any:
             return value
     else:
         raise TypeError(f"turngate._wire cannot read type {hint!r} at {path}")
-    raise ProtocolError(
-        f"{path}: expected {hint.__name__}, got {type(value).__name__}", code="bad_result"
-    )
+    raise ProtocolError(f"{path}: expected {hint.__name__}, got {type(value).__name__}", code="bad_result")

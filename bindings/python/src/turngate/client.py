@@ -143,9 +143,7 @@ class Client:
             )
             if not isinstance(hello, dict) or hello.get("protocol") != PROTOCOL_ID:
                 got = hello.get("protocol") if isinstance(hello, dict) else hello
-                raise ProtocolError(
-                    f"the bridge speaks {got!r}, not {PROTOCOL_ID!r}", code="protocol_mismatch"
-                )
+                raise ProtocolError(f"the bridge speaks {got!r}, not {PROTOCOL_ID!r}", code="protocol_mismatch")
         except BaseException:
             self._transport.close()
             raise
@@ -325,7 +323,9 @@ class Client:
 def _member(result: Any, key: str, kind: type) -> Any:
     """``result[key]`` checked to be a ``kind``; a :class:`ProtocolError` otherwise."""
     if not isinstance(result, dict) or not isinstance(result.get(key), kind):
-        raise ProtocolError(f"expected a result with {key!r} of type {kind.__name__}, got {result!r:.200}", code="bad_result")
+        raise ProtocolError(
+            f"expected a result with {key!r} of type {kind.__name__}, got {result!r:.200}", code="bad_result"
+        )
     return result[key]
 
 

@@ -50,9 +50,7 @@ def find_node(node: str | None = None, env: Mapping[str, str] | None = None) -> 
     env = os.environ if env is None else env
     chosen = node or env.get("TURNGATE_NODE") or shutil.which("node", path=env.get("PATH"))
     if not chosen:
-        raise BridgeError(
-            "node was not found: set TURNGATE_NODE or put node on PATH", code="bridge_not_found"
-        )
+        raise BridgeError("node was not found: set TURNGATE_NODE or put node on PATH", code="bridge_not_found")
     return chosen
 
 

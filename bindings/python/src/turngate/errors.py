@@ -129,9 +129,7 @@ class Timeout(TurngateError):
     """
 
     def __init__(self, method: str, timeout: float) -> None:
-        super().__init__(
-            f"turngate bridge call {method!r} timed out after {timeout:g} s", code="timeout"
-        )
+        super().__init__(f"turngate bridge call {method!r} timed out after {timeout:g} s", code="timeout")
         self.method = method
         self.timeout = timeout
 
@@ -160,9 +158,7 @@ def error_from_wire(method: str, error: Any) -> TurngateError:
     code = data.get("code")
     message = data.get("message") or error.get("message") or "bridge error"
     if not isinstance(code, str) or not code:
-        return ProtocolError(
-            f"{method}: bridge error without a stable data.code: {message}", code="unknown"
-        )
+        return ProtocolError(f"{method}: bridge error without a stable data.code: {message}", code="unknown")
     raw_path = data.get("path")
     path = raw_path if isinstance(raw_path, str) else None
     text = f"{method}: {message}"

@@ -106,15 +106,9 @@ class SubprocessTransport:
                 f"could not start the turngate bridge {self.argv!r}: {exc}", code="bridge_spawn"
             ) from None
         self._finalizer = weakref.finalize(self, _kill, self._proc)
-        self._stderr_thread = threading.Thread(
-            target=self._drain_stderr, name="turngate-bridge-stderr", daemon=True
-        )
-        self._reader_thread = threading.Thread(
-            target=self._read_stdout, name="turngate-bridge-reader", daemon=True
-        )
-        self._monitor_thread = threading.Thread(
-            target=self._monitor, name="turngate-bridge-monitor", daemon=True
-        )
+        self._stderr_thread = threading.Thread(target=self._drain_stderr, name="turngate-bridge-stderr", daemon=True)
+        self._reader_thread = threading.Thread(target=self._read_stdout, name="turngate-bridge-reader", daemon=True)
+        self._monitor_thread = threading.Thread(target=self._monitor, name="turngate-bridge-monitor", daemon=True)
         self._stderr_thread.start()
         self._reader_thread.start()
         self._monitor_thread.start()

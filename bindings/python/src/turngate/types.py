@@ -30,9 +30,7 @@ TerminalKind = Literal["narrative", "verified", "waived", "distinct"]
 GateKind = Literal["allow", "continue", "incomplete"]
 """The gate's decision (reference §1.10)."""
 
-GateReason = Literal[
-    "external_observation", "open_children", "observation_incomplete", "unverified_mutation", "capped"
-]
+GateReason = Literal["external_observation", "open_children", "observation_incomplete", "unverified_mutation", "capped"]
 """Why the gate did not allow the turn to end (DESIGN.md §3)."""
 
 RequiredAction = Literal["none", "workspace_change", "address"]
@@ -160,9 +158,7 @@ class ExternalObservation(WireModel):
     """Evidence from outside the workspace (reference §1.14); ``payload`` is at most
     8192 UTF-8 bytes and ``digest`` is non-blank."""
 
-    schema: Literal["external_observation.v1", "a3s.code.external-observation.v1"] = (
-        "external_observation.v1"
-    )
+    schema: Literal["external_observation.v1", "a3s.code.external-observation.v1"] = "external_observation.v1"
     kind: str
     subject: str
     digest: str
@@ -290,9 +286,9 @@ class ReportBinding(WireModel):
 
     bound: bool
     effect_digest: str | None = None
-    reason: (
-        Literal["workspace_changed_during_check", "observation_incomplete", "no_effect", "not_requested"] | None
-    ) = None
+    reason: Literal["workspace_changed_during_check", "observation_incomplete", "no_effect", "not_requested"] | None = (
+        None
+    )
     changed_paths: list[str] | None = None
     unreadable: list[str] | None = None
 

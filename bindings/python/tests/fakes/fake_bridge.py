@@ -55,11 +55,14 @@ def serve(message: dict) -> None:
     method = message.get("method")
     params = message.get("params") or {}
     if method == "initialize":
-        reply(request_id, {
-            "protocol": os.environ.get("FAKE_PROTOCOL", "turngate.bridge.v1"),
-            "version": "0.0.0-fake",
-            "methods": ["echo", "initialize", "shutdown"],
-        })
+        reply(
+            request_id,
+            {
+                "protocol": os.environ.get("FAKE_PROTOCOL", "turngate.bridge.v1"),
+                "version": "0.0.0-fake",
+                "methods": ["echo", "initialize", "shutdown"],
+            },
+        )
     elif method == "shutdown":
         reply(request_id, {})
         if MODE != "stubborn":
@@ -73,15 +76,36 @@ def serve(message: dict) -> None:
     elif method == "progress":
         count = params.get("count", 0)
         for index in range(count):
-            send({"jsonrpc": "2.0", "method": "progress", "params": {
-                "request_id": request_id, "event": "check_started", "index": index, "total": count,
-                "check_id": f"c{index}", "command": "true",
-            }})
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "progress",
+                    "params": {
+                        "request_id": request_id,
+                        "event": "check_started",
+                        "index": index,
+                        "total": count,
+                        "check_id": f"c{index}",
+                        "command": "true",
+                    },
+                }
+            )
         reply(request_id, {"sent": count})
     elif method == "broadcast":
-        send({"jsonrpc": "2.0", "method": "progress", "params": {
-            "request_id": 0, "event": "check_started", "index": 0, "total": 1, "check_id": "x", "command": "true",
-        }})
+        send(
+            {
+                "jsonrpc": "2.0",
+                "method": "progress",
+                "params": {
+                    "request_id": 0,
+                    "event": "check_started",
+                    "index": 0,
+                    "total": 1,
+                    "check_id": "x",
+                    "command": "true",
+                },
+            }
+        )
         reply(request_id, {})
     elif method == "die":
         sys.stderr.write(params.get("stderr", ""))
