@@ -47,6 +47,7 @@ export function diffSnapshots(before: WorkspaceSnapshot, after: WorkspaceSnapsho
   const afterUnreadable = new Set(after.unreadable);
   for (const [path, now] of after.entries) {
     const then = before.entries.get(path);
+    if (then === now) continue; // the same cached observation: unchanged
     if (then === undefined) {
       const change = beforeUnreadable.has(path) ? "modified" : "added";
       changes.push({ path, change, content_digest: now.content_digest });

@@ -2,8 +2,8 @@ import { isUtf8 } from "node:buffer";
 import { join } from "node:path";
 import { WorkspaceObserverError } from "./errors.js";
 import { runGit } from "./git.js";
-import { joinRelative, type Listing, type PathFilter } from "./listing.js";
-import { isHarnessPath, normalizeRelativePath } from "./paths.js";
+import { joinRelative, type Listing, listedPath, type PathFilter } from "./listing.js";
+import { isHarnessPath } from "./paths.js";
 
 /**
  * Lists the files git would consider part of the work tree under `root/dirFsPath`:
@@ -36,17 +36,17 @@ export async function listGitPaths(
     );
   }
   const listing: Listing = { paths: [], directories: [], unreadable: [] };
-  const seen = new Set<string>();
+  let previous = "";
   for (const { name, lossy } of splitNulTerminated(result.stdout)) {
-    if (name === "" || seen.has(name)) continue; // unmerged paths appear once per stage
-    seen.add(name);
+    // Unmerged paths appear once per stage, always next to each other.
+    if (name === "" || name === previous) continue;
+    previous = name;
     const isDir = name.endsWith("/");
-    const fsPath = joinRelative(dirFsPath, isDir ? name.slice(0, -1) : name);
-    const key = normalizeRelativePath(fsPath);
-    if (isHarnessPath(key) || isIgnored(key, false)) continue;
-    if (lossy) listing.unreadable.push(key);
-    else if (isDir) listing.directories.push({ key, fsPath });
-    else listing.paths.push({ key, fsPath });
+    const item = listedPath(joinRelative(dirFsPath, isDir ? name.slice(0, -1) : name));
+    if (isHarnessPath(item.key) || isIgnored(item.key, false)) continue;
+    if (lossy) listing.unreadable.push(item.key);
+    else if (isDir) listing.directories.push(item);
+    else listing.paths.push(item);
   }
   return listing;
 }

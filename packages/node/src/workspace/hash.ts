@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Stats } from "node:fs";
-import { constants } from "node:fs";
-import { open, readlink } from "node:fs/promises";
+import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { sha256Hex } from "./digest.js";
 
 const CHUNK_BYTES = 256 * 1024;
@@ -15,8 +15,13 @@ export interface HashedFile {
   stat: Stats;
 }
 
+function notRegular(absPath: string): Error {
+  return Object.assign(new Error(`not a regular file: ${absPath}`), { code: "ENOTREGULAR" });
+}
+
 /**
- * Streams a regular file through SHA-256 in 256 KiB chunks.
+ * Streams a regular file through SHA-256 in 256 KiB chunks, asynchronously (for large
+ * files, so the event loop stays responsive).
  *
  * Input: absolute path. Output: lowercase hex digest plus the `fstat` of the opened file
  * (taken before reading). Throws the underlying Node error (`ENOENT`, `EACCES`, `ELOOP`
@@ -27,9 +32,7 @@ export async function hashRegularFile(absPath: string): Promise<HashedFile> {
   const handle = await open(absPath, OPEN_FLAGS);
   try {
     const stat = await handle.stat();
-    if (!stat.isFile()) {
-      throw Object.assign(new Error(`not a regular file: ${absPath}`), { code: "ENOTREGULAR" });
-    }
+    if (!stat.isFile()) throw notRegular(absPath);
     const hash = createHash("sha256");
     const buffer = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(stat.size, 1)));
     for (;;) {
@@ -44,11 +47,32 @@ export async function hashRegularFile(absPath: string): Promise<HashedFile> {
 }
 
 /**
+ * The same as {@link hashRegularFile}, synchronously, reading through the caller's
+ * `buffer` (any size ≥ 1 byte). For small files: one async round trip per syscall costs
+ * several times more than the read itself. Same results and errors.
+ */
+export function hashRegularFileSync(absPath: string, buffer: Buffer): HashedFile {
+  const fd = openSync(absPath, OPEN_FLAGS);
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw notRegular(absPath);
+    const hash = createHash("sha256");
+    for (;;) {
+      const bytesRead = readSync(fd, buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      hash.update(buffer.subarray(0, bytesRead));
+    }
+    return { digest: hash.digest("hex"), stat };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
  * SHA-256 of a symlink's link text (raw bytes from `readlink`); the target is never
  * opened, so a link pointing outside the root is recorded without being read.
  * Throws the underlying Node error (`ENOENT`, `EINVAL` if the path is no longer a link).
  */
-export async function hashSymlink(absPath: string): Promise<string> {
-  const target = await readlink(absPath, { encoding: "buffer" });
-  return sha256Hex(target);
+export function hashSymlink(absPath: string): string {
+  return sha256Hex(readlinkSync(absPath, { encoding: "buffer" }));
 }

@@ -1,9 +1,22 @@
+import { isAscii, normalizeRelativePath } from "./paths.js";
+
 /** A path found by a listing: its snapshot key and the relative path to use on disk. */
 export interface ListedPath {
   /** Normalised key: relative, `/`-separated, NFC. */
   key: string;
   /** Relative path exactly as it is named on disk (may be NFD). */
   fsPath: string;
+  /** True when the key is ASCII and equal to `fsPath`: no other name can share its key. */
+  plain: boolean;
+}
+
+/**
+ * Builds a {@link ListedPath} from an on-disk relative path; the key is
+ * `normalizeRelativePath(fsPath)`.
+ */
+export function listedPath(fsPath: string): ListedPath {
+  const key = normalizeRelativePath(fsPath);
+  return { key, fsPath, plain: key === fsPath && isAscii(key) };
 }
 
 /**

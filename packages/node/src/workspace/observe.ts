@@ -1,24 +1,26 @@
 import type { Stats } from "node:fs";
-import { existsSync, lstatSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync } from "node:fs";
 import { mapBounded, yieldToEventLoop } from "./concurrency.js";
 import { listGitPaths } from "./git-list.js";
-import { hashRegularFile, hashSymlink } from "./hash.js";
+import { hashRegularFile, hashRegularFileSync, hashSymlink } from "./hash.js";
 import type { ListedPath, Listing, PathFilter } from "./listing.js";
 import type { NativeHasher } from "./native-hasher.js";
+import { RAW_STAT_FIELDS, RawKind } from "./raw-stat.js";
 import type { EntryKind, EntryState, WorkspaceSnapshot } from "./snapshot.js";
 import { compareCodeUnits } from "./snapshot.js";
-import type { CachedEntry, StatCache, StatIdentity } from "./stat-cache.js";
+import { absolutePath, type CachedEntry, canReuse, type StatCache } from "./stat-cache.js";
+import type { StatService } from "./stat-service.js";
 import { walkPaths } from "./walk.js";
 
-/** Files hashed at once (open/read/close in flight). */
+/** Large files hashed at once (open/read/close in flight). */
 export const HASH_CONCURRENCY = 64;
 /**
- * `lstat` calls made between two event-loop yields. Stats run synchronously in batches:
- * on the target machines libuv's async `lstat` cost 3–5× more per file than `lstatSync`,
- * and the yields keep git's listing pipe drained while cached paths are pre-stat'ed.
+ * Files up to this size (bytes) are hashed synchronously: for a 4 KiB file the async
+ * open/fstat/read/close round trips cost 5–7× more than the work (measured).
  */
-export const STAT_BATCH = 512;
+export const SMALL_FILE_BYTES = 256 * 1024;
+/** Bytes hashed synchronously (plus 4 KiB per file) before yielding to the event loop. */
+export const SYNC_HASH_BYTES_PER_TURN = 8 * 1024 * 1024;
 
 /** Everything one observation needs. */
 export interface ObserveContext {
@@ -26,149 +28,180 @@ export interface ObserveContext {
   git: boolean;
   filter: PathFilter;
   cache: StatCache;
+  stats: StatService;
   nativeHasher: NativeHasher | undefined;
 }
-
-/** A snapshot plus the stat-cache contents that describe it. */
-export interface Observation {
-  snapshot: WorkspaceSnapshot;
-  cache: Map<string, CachedEntry>;
-}
-
-type StatOutcome = Stats | "absent" | "error";
 
 interface HashJob {
   item: ListedPath;
   kind: EntryKind;
-  stat: Stats;
+  identity: Omit<EntryState, "kind" | "content_digest">;
+}
+
+/** Mutable state of one snapshot in progress. */
+interface Run {
+  ctx: ObserveContext;
+  takenAt: number;
+  entries: Map<string, EntryState>;
+  unreadable: Set<string>;
+  owners: Map<string, string>;
+  jobs: HashJob[];
+  directories: ListedPath[];
 }
 
 /**
  * Takes one full snapshot of the workspace (DESIGN §3; reference §2.5 with the fixes of
  * issue 3): list (git or walk), `lstat` every path, reuse cached digests whose stat is
- * unchanged and not racy, hash the rest with at most {@link HASH_CONCURRENCY} in flight.
+ * unchanged and not racy, hash the rest with at most {@link HASH_CONCURRENCY} in flight,
+ * and update the stat cache in place.
  *
- * In git mode the cached paths are stat'ed while `git ls-files` runs, so the two overlap.
+ * In git mode with a warm cache, the cached paths are stat'ed while `git ls-files` runs.
  * Missing paths (`ENOENT`/`ENOTDIR`, e.g. deleted tracked files) are absent; paths that
  * fail otherwise, special files, and keys that collide after NFC normalisation are
  * reported in `unreadable`. Throws only `WorkspaceObserverError` `git_failed` when the
  * top-level git listing fails.
  */
-export async function observe(ctx: ObserveContext): Promise<Observation> {
-  const takenAt = Date.now();
-  const entries = new Map<string, EntryState>();
-  const nextCache = new Map<string, CachedEntry>();
-  const unreadable = new Set<string>();
-  const owners = new Map<string, string>(); // key -> fsPath that claimed it
-  const prestat = new Map<string, StatOutcome>();
+export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
+  const { cache } = ctx;
+  const run: Run = {
+    ctx,
+    takenAt: Date.now(),
+    entries: new Map(),
+    unreadable: new Set(),
+    owners: new Map(),
+    jobs: [],
+    directories: [],
+  };
+  const epoch = ++cache.epoch;
 
   const pending = ctx.git
     ? listGitPaths(ctx.root, "", ctx.filter)
     : walkPaths(ctx.root, "", ctx.filter);
-  pending.catch(() => undefined); // handled below; avoids an unhandled rejection while we stat
-  if (ctx.git && ctx.cache.size > 0) {
-    let n = 0;
-    for (const fsPath of ctx.cache.fsPaths()) {
-      prestat.set(fsPath, lstatOutcome(join(ctx.root, fsPath)));
-      if (++n % STAT_BATCH === 0) await yieldToEventLoop();
+  pending.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
+  let prestat: Float64Array | undefined;
+  if (ctx.git && cache.size > 0) {
+    const records = cache.records();
+    prestat = await ctx.stats.statAll(cache.absPaths());
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i] as (typeof records)[number];
+      record.slot = i;
+      record.slot_epoch = epoch;
     }
   }
   let listing: Listing = await pending;
 
   for (;;) {
-    for (const key of listing.unreadable) unreadable.add(key);
-    const jobs: HashJob[] = [];
-    const directories = [...listing.directories];
-    let n = 0;
+    for (const key of listing.unreadable) run.unreadable.add(key);
+    for (const dir of listing.directories) run.directories.push(dir);
+    const deferred: ListedPath[] = [];
     for (const item of listing.paths) {
-      if (++n % STAT_BATCH === 0) await yieldToEventLoop();
-      const owner = owners.get(item.key);
-      if (owner !== undefined) {
-        if (owner !== item.fsPath) unreadable.add(item.key); // two names, one NFC key
-        continue;
-      }
-      owners.set(item.key, item.fsPath);
-      const stat = prestat.get(item.fsPath) ?? lstatOutcome(join(ctx.root, item.fsPath));
-      if (stat === "absent") continue;
-      if (stat === "error") {
-        unreadable.add(item.key);
-        continue;
-      }
-      let kind: EntryKind;
-      if (stat.isFile()) kind = "file";
-      else if (stat.isSymbolicLink()) kind = "symlink";
-      else if (stat.isDirectory()) {
-        directories.push(item);
-        continue;
+      if (!claim(run, item)) continue;
+      const record = cache.get(item.key);
+      if (
+        prestat !== undefined &&
+        record !== undefined &&
+        record.slot_epoch === epoch &&
+        record.fs_path === item.fsPath
+      ) {
+        classify(run, item, record, prestat, record.slot * RAW_STAT_FIELDS);
       } else {
-        unreadable.add(item.key); // FIFO, socket, device: no bytes to bind
-        continue;
-      }
-      const reused = ctx.cache.reusable(item.key, kind, identityOf(stat));
-      if (reused !== undefined) {
-        const cached = ctx.cache.get(item.key) as CachedEntry;
-        entries.set(item.key, reused);
-        nextCache.set(
-          item.key,
-          cached.fs_path === item.fsPath ? cached : { ...cached, fs_path: item.fsPath },
-        );
-      } else {
-        jobs.push({ item, kind, stat });
+        deferred.push(item);
       }
     }
-    await hashJobs(ctx, jobs, takenAt, entries, nextCache, unreadable);
-    if (directories.length === 0) break;
-    listing = await expandDirectories(ctx, directories);
+    if (deferred.length > 0) {
+      const raw = await ctx.stats.statAll(deferred.map((d) => absolutePath(ctx.root, d.fsPath)));
+      for (let i = 0; i < deferred.length; i++) {
+        const item = deferred[i] as ListedPath;
+        classify(run, item, cache.get(item.key), raw, i * RAW_STAT_FIELDS);
+      }
+    }
+    await hashJobs(run);
+    if (run.directories.length === 0) break;
+    const dirs = run.directories.splice(0);
+    listing = await expandDirectories(ctx, dirs);
   }
 
-  for (const key of unreadable) {
-    entries.delete(key);
-    nextCache.delete(key);
+  for (const key of run.unreadable) {
+    run.entries.delete(key);
+    cache.delete(key);
   }
-  const snapshot: WorkspaceSnapshot = {
-    root: ctx.root,
-    taken_at_ms: takenAt,
-    git: ctx.git,
-    entries,
-    unreadable: [...unreadable].sort(compareCodeUnits),
-  };
-  return { snapshot, cache: nextCache };
-}
-
-function lstatOutcome(absPath: string): StatOutcome {
-  try {
-    return lstatSync(absPath, { throwIfNoEntry: false }) ?? "absent";
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ENOTDIR" ? "absent" : "error";
-  }
-}
-
-function identityOf(stat: Stats): StatIdentity {
+  cache.sweep();
   return {
-    size: stat.size,
-    mtime_ms: stat.mtimeMs,
-    ctime_ms: stat.ctimeMs,
-    ino: stat.ino,
-    mode: stat.mode,
+    root: ctx.root,
+    taken_at_ms: run.takenAt,
+    git: ctx.git,
+    entries: run.entries,
+    unreadable: [...run.unreadable].sort(compareCodeUnits),
   };
 }
 
-async function hashJobs(
-  ctx: ObserveContext,
-  jobs: HashJob[],
-  takenAt: number,
-  entries: Map<string, EntryState>,
-  nextCache: Map<string, CachedEntry>,
-  unreadable: Set<string>,
-): Promise<void> {
-  const record = (job: HashJob, digest: string, stat: Stats): void => {
-    const state: EntryState = { kind: job.kind, content_digest: digest, ...identityOf(stat) };
-    entries.set(job.item.key, state);
-    nextCache.set(job.item.key, { state, hashed_at_ms: takenAt, fs_path: job.item.fsPath });
+/**
+ * Records that `item.fsPath` owns `item.key`. False for a repeat of the same path; a second
+ * on-disk name for the same NFC key marks the key unreadable (which name is meant is
+ * ambiguous).
+ */
+function claim(run: Run, item: ListedPath): boolean {
+  if (item.plain) return true; // listings never repeat a path; only non-ASCII keys can collide
+  const owner = run.owners.get(item.key);
+  if (owner === undefined) {
+    run.owners.set(item.key, item.fsPath);
+    return true;
+  }
+  if (owner !== item.fsPath) run.unreadable.add(item.key);
+  return false;
+}
+
+function classify(
+  run: Run,
+  item: ListedPath,
+  record: CachedEntry | undefined,
+  raw: Float64Array,
+  at: number,
+): void {
+  const code = raw[at];
+  let kind: EntryKind;
+  if (code === RawKind.file) kind = "file";
+  else if (code === RawKind.symlink) kind = "symlink";
+  else if (code === RawKind.absent) return;
+  else if (code === RawKind.directory) {
+    run.directories.push(item);
+    return;
+  } else {
+    run.unreadable.add(item.key); // stat error, or a FIFO/socket/device: no bytes to bind
+    return;
+  }
+  const size = raw[at + 1] as number;
+  const mtime = raw[at + 2] as number;
+  const ctime = raw[at + 3] as number;
+  const ino = raw[at + 4] as number;
+  const mode = raw[at + 5] as number;
+  if (
+    record !== undefined &&
+    record.fs_path === item.fsPath &&
+    canReuse(record, kind, size, mtime, ctime, ino, mode)
+  ) {
+    record.seen = run.ctx.cache.epoch;
+    run.entries.set(item.key, record.state);
+    return;
+  }
+  run.jobs.push({
+    item,
+    kind,
+    identity: { size, mtime_ms: mtime, ctime_ms: ctime, ino, mode },
+  });
+}
+
+async function hashJobs(run: Run): Promise<void> {
+  const { ctx } = run;
+  const jobs = run.jobs.splice(0);
+  const record = (job: HashJob, digest: string, identity: HashJob["identity"]): void => {
+    const state: EntryState = { kind: job.kind, content_digest: digest, ...identity };
+    run.entries.set(job.item.key, state);
+    ctx.cache.store(job.item.key, job.item.fsPath, state, run.takenAt);
   };
   const fail = (job: HashJob, error: unknown): void => {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "ENOENT" && code !== "ENOTDIR") unreadable.add(job.item.key);
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    if (code !== "ENOENT" && code !== "ENOTDIR") run.unreadable.add(job.item.key);
   };
 
   let tsJobs = jobs;
@@ -177,23 +210,52 @@ async function hashJobs(
     tsJobs = jobs.filter((job) => job.kind !== "file");
     if (files.length > 0) {
       const results = await ctx.nativeHasher.hashFiles(
-        files.map((job) => join(ctx.root, job.item.fsPath)),
+        files.map((job) => absolutePath(ctx.root, job.item.fsPath)),
       );
       files.forEach((job, i) => {
         const result = results[i];
-        if (typeof result === "string") record(job, result, job.stat);
+        if (typeof result === "string") record(job, result, job.identity);
         else fail(job, result ?? new Error("native hasher returned no result"));
       });
     }
   }
-  await mapBounded(tsJobs, HASH_CONCURRENCY, async (job) => {
-    const absPath = join(ctx.root, job.item.fsPath);
+  const identityOf = (stat: Stats): HashJob["identity"] => ({
+    size: stat.size,
+    mtime_ms: stat.mtimeMs,
+    ctime_ms: stat.ctimeMs,
+    ino: stat.ino,
+    mode: stat.mode,
+  });
+  // Symlinks and small files synchronously, in batches between event-loop yields; large
+  // files streamed asynchronously, at most HASH_CONCURRENCY at once.
+  const large: HashJob[] = [];
+  const buffer = Buffer.allocUnsafe(SMALL_FILE_BYTES);
+  let sinceYield = 0;
+  for (const job of tsJobs) {
+    if (job.kind === "file" && job.identity.size > SMALL_FILE_BYTES) {
+      large.push(job);
+      continue;
+    }
+    const absPath = absolutePath(ctx.root, job.item.fsPath);
     try {
-      if (job.kind === "symlink") record(job, await hashSymlink(absPath), job.stat);
+      if (job.kind === "symlink") record(job, hashSymlink(absPath), job.identity);
       else {
-        const hashed = await hashRegularFile(absPath);
-        record(job, hashed.digest, hashed.stat);
+        const { digest, stat } = hashRegularFileSync(absPath, buffer);
+        record(job, digest, identityOf(stat));
       }
+    } catch (error) {
+      fail(job, error);
+    }
+    sinceYield += job.identity.size + 4096;
+    if (sinceYield >= SYNC_HASH_BYTES_PER_TURN) {
+      sinceYield = 0;
+      await yieldToEventLoop();
+    }
+  }
+  await mapBounded(large, HASH_CONCURRENCY, async (job) => {
+    try {
+      const { digest, stat } = await hashRegularFile(absolutePath(ctx.root, job.item.fsPath));
+      record(job, digest, identityOf(stat));
     } catch (error) {
       fail(job, error);
     }
@@ -204,7 +266,7 @@ async function expandDirectories(ctx: ObserveContext, dirs: ListedPath[]): Promi
   const merged: Listing = { paths: [], directories: [], unreadable: [] };
   for (const dir of dirs) {
     let part: Listing;
-    if (ctx.git && existsSync(join(ctx.root, dir.fsPath, ".git"))) {
+    if (ctx.git && existsSync(absolutePath(ctx.root, `${dir.fsPath}/.git`))) {
       try {
         part = await listGitPaths(ctx.root, dir.fsPath, ctx.filter);
       } catch {

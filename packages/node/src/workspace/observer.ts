@@ -9,6 +9,7 @@ import { type NativeHasher, toNativeHasher } from "./native-hasher.js";
 import { observe } from "./observe.js";
 import type { WorkspaceSnapshot } from "./snapshot.js";
 import { StatCache } from "./stat-cache.js";
+import { StatService } from "./stat-service.js";
 
 /** Options of {@link WorkspaceObserver}. */
 export interface WorkspaceObserverOptions {
@@ -41,7 +42,8 @@ export class WorkspaceObserver {
   readonly #filter: PathFilter;
   readonly #useGit: boolean | undefined;
   readonly #nativeHasher: NativeHasher | undefined;
-  readonly #cache = new StatCache();
+  readonly #cache: StatCache;
+  readonly #stats = new StatService();
   #git: Promise<boolean> | undefined;
   #baseline: WorkspaceSnapshot | undefined;
   #queue: Promise<unknown> = Promise.resolve();
@@ -51,6 +53,7 @@ export class WorkspaceObserver {
       throw new WorkspaceObserverError("invalid_root", "root must be a non-empty path", "root");
     }
     this.root = resolve(root);
+    this.#cache = new StatCache(this.root);
     let isDir = false;
     try {
       isDir = statSync(this.root).isDirectory();
@@ -145,6 +148,14 @@ export class WorkspaceObserver {
     return this.#serial(() => this.#observe());
   }
 
+  /**
+   * Stops the helper thread that shares large stat batches (it never keeps the process
+   * alive while idle, so calling this is optional). The observer stays usable.
+   */
+  close(): Promise<void> {
+    return this.#serial(() => this.#stats.close());
+  }
+
   /** Difference between two snapshots; see {@link diffSnapshots}. */
   static diff(before: WorkspaceSnapshot, after: WorkspaceSnapshot): WorkspaceDelta {
     return diffSnapshots(before, after);
@@ -152,15 +163,14 @@ export class WorkspaceObserver {
 
   async #observe(): Promise<WorkspaceSnapshot> {
     const git = await this.#detectGit();
-    const { snapshot, cache } = await observe({
+    return observe({
       root: this.root,
       git,
       filter: this.#filter,
       cache: this.#cache,
+      stats: this.#stats,
       nativeHasher: this.#nativeHasher,
     });
-    this.#cache.replace(cache);
-    return snapshot;
   }
 
   #detectGit(): Promise<boolean> {

@@ -18,24 +18,21 @@ export interface StatIdentity {
   mode: number;
 }
 
-/** A cached observation: the entry state plus when its digest was computed and where. */
+/** A cached observation of one path, plus the bookkeeping of the snapshot in progress. */
 export interface CachedEntry {
   state: EntryState;
   /** Wall-clock ms (epoch) taken before the stat that the digest belongs to. */
   hashed_at_ms: number;
   /** The on-disk relative path (may differ from the NFC key, e.g. NFD names). */
   fs_path: string;
-}
-
-/** True when all five identity fields are equal. */
-export function sameStatIdentity(a: StatIdentity, b: StatIdentity): boolean {
-  return (
-    a.size === b.size &&
-    a.mtime_ms === b.mtime_ms &&
-    a.ctime_ms === b.ctime_ms &&
-    a.ino === b.ino &&
-    a.mode === b.mode
-  );
+  /** `root/fs_path`, kept to avoid rebuilding 20,000 strings per snapshot. */
+  abs_path: string;
+  /** Epoch of the last snapshot that listed this path. */
+  seen: number;
+  /** Index of this entry's pre-taken stat in the current snapshot, valid if
+   * `slot_epoch` is the current epoch. */
+  slot: number;
+  slot_epoch: number;
 }
 
 /**
@@ -49,54 +46,129 @@ export function isRacy(stat: StatIdentity, hashedAtMs: number): boolean {
 }
 
 /**
- * The stat cache: path key → last digest with the stat it was computed for.
- * `reusable()` returns the cached state only when the kind and identity match and the entry
- * is not racy; everything else must be hashed again.
+ * True when a cached entry may stand for a fresh `lstat` (all numbers from that stat):
+ * same kind, size, mtime, ctime, inode and mode, and not racy. Otherwise the path must be
+ * hashed again.
+ */
+export function canReuse(
+  entry: CachedEntry,
+  kind: EntryKind,
+  size: number,
+  mtimeMs: number,
+  ctimeMs: number,
+  ino: number,
+  mode: number,
+): boolean {
+  const s = entry.state;
+  return (
+    s.kind === kind &&
+    s.size === size &&
+    s.mtime_ms === mtimeMs &&
+    s.ctime_ms === ctimeMs &&
+    s.ino === ino &&
+    s.mode === mode &&
+    !isRacy(s, entry.hashed_at_ms)
+  );
+}
+
+/**
+ * The stat cache: NFC key → last digest with the stat it was computed for. The observer
+ * updates it in place during a snapshot (`seen` marks listed paths) and then sweeps the
+ * entries the snapshot did not list.
  */
 export class StatCache {
+  readonly #root: string;
   #entries = new Map<string, CachedEntry>();
+  #list: CachedEntry[] | undefined;
+  #absPaths: string[] | undefined;
+  /** Incremented once per snapshot. */
+  epoch = 0;
+
+  constructor(root: string) {
+    this.#root = root;
+  }
 
   /** Number of cached paths. */
   get size(): number {
     return this.#entries.size;
   }
 
-  /** Iterates the on-disk relative paths of all cached entries (for stat prefetch). */
-  *fsPaths(): Iterable<string> {
-    for (const entry of this.#entries.values()) yield entry.fs_path;
+  /** All cached entries, in a stable order (rebuilt only after changes). */
+  records(): CachedEntry[] {
+    this.#list ??= [...this.#entries.values()];
+    return this.#list;
   }
 
-  /**
-   * Returns the cached {@link EntryState} for `key` if it may be reused for a fresh stat
-   * of kind `kind`, else `undefined` (not cached, stat changed, or racy).
-   */
-  reusable(key: string, kind: EntryKind, stat: StatIdentity): EntryState | undefined {
-    const cached = this.#entries.get(key);
-    if (cached === undefined || cached.state.kind !== kind) return undefined;
-    if (!sameStatIdentity(cached.state, stat)) return undefined;
-    if (isRacy(cached.state, cached.hashed_at_ms)) return undefined;
-    return cached.state;
+  /** `abs_path` of every entry of {@link records}, in the same order. */
+  absPaths(): string[] {
+    this.#absPaths ??= this.records().map((entry) => entry.abs_path);
+    return this.#absPaths;
   }
 
-  /** The raw cached record for `key` (carry-over between snapshots), if any. */
+  /** The cached entry for `key`, if any. */
   get(key: string): CachedEntry | undefined {
     return this.#entries.get(key);
   }
 
-  /** Replaces the whole cache (the observer swaps in the entries of its latest snapshot). */
-  replace(entries: Map<string, CachedEntry>): void {
-    this.#entries = entries;
+  /** Stores a freshly hashed state for `key`, seen in the current epoch. */
+  store(key: string, fsPath: string, state: EntryState, hashedAtMs: number): void {
+    this.#entries.set(key, {
+      state,
+      hashed_at_ms: hashedAtMs,
+      fs_path: fsPath,
+      abs_path: absolutePath(this.#root, fsPath),
+      seen: this.epoch,
+      slot: -1,
+      slot_epoch: -1,
+    });
+    this.#invalidate();
+  }
+
+  /** Forgets `key`. */
+  delete(key: string): void {
+    if (this.#entries.delete(key)) this.#invalidate();
+  }
+
+  /** Drops every entry not seen in the current epoch. */
+  sweep(): void {
+    let stale = false;
+    for (const [key, entry] of this.#entries) {
+      if (entry.seen !== this.epoch) {
+        this.#entries.delete(key);
+        stale = true;
+      }
+    }
+    if (stale) this.#invalidate();
   }
 
   /**
-   * Seeds the cache from a snapshot (e.g. a baseline read back from disk), treating every
-   * digest as computed at `snapshot.taken_at_ms`. On-disk paths are taken to be the keys.
+   * Replaces the cache with a snapshot's entries (e.g. a baseline read back from disk),
+   * treating every digest as computed at `snapshot.taken_at_ms`; on-disk paths are taken
+   * to be the keys.
    */
   seed(snapshot: WorkspaceSnapshot): void {
-    const entries = new Map<string, CachedEntry>();
+    this.#entries = new Map();
     for (const [key, state] of snapshot.entries) {
-      entries.set(key, { state, hashed_at_ms: snapshot.taken_at_ms, fs_path: key });
+      this.#entries.set(key, {
+        state,
+        hashed_at_ms: snapshot.taken_at_ms,
+        fs_path: key,
+        abs_path: absolutePath(this.#root, key),
+        seen: this.epoch,
+        slot: -1,
+        slot_epoch: -1,
+      });
     }
-    this.#entries = entries;
+    this.#invalidate();
   }
+
+  #invalidate(): void {
+    this.#list = undefined;
+    this.#absPaths = undefined;
+  }
+}
+
+/** `root/rel` for a resolved absolute root and a clean relative path, without path.join. */
+export function absolutePath(root: string, rel: string): string {
+  return root.endsWith("/") ? root + rel : `${root}/${rel}`;
 }

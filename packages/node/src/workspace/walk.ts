@@ -2,7 +2,7 @@ import type { Dirent } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { mapBounded } from "./concurrency.js";
-import { joinRelative, type Listing, type PathFilter } from "./listing.js";
+import { joinRelative, type Listing, listedPath, type PathFilter } from "./listing.js";
 import { HARNESS_DIR_NAMES, normalizeRelativePath } from "./paths.js";
 
 /** Directories read at once by the walk. */
@@ -36,13 +36,12 @@ export async function walkPaths(
         return;
       }
       for (const dirent of dirents) {
-        const fsPath = joinRelative(dir, dirent.name);
-        const key = normalizeRelativePath(fsPath);
+        if (HARNESS_DIR_NAMES.has(dirent.name)) continue;
+        const item = listedPath(joinRelative(dir, dirent.name));
         if (dirent.isDirectory()) {
-          if (HARNESS_DIR_NAMES.has(dirent.name) || isIgnored(key, true)) continue;
-          next.push(fsPath);
-        } else if (!HARNESS_DIR_NAMES.has(dirent.name) && !isIgnored(key, false)) {
-          listing.paths.push({ key, fsPath });
+          if (!isIgnored(item.key, true)) next.push(item.fsPath);
+        } else if (!isIgnored(item.key, false)) {
+          listing.paths.push(item);
         }
       }
     });

@@ -1,5 +1,9 @@
 import { describe, expect, test } from "vitest";
-import { type EntryState, WorkspaceObserver, type WorkspaceSnapshot } from "../../src/index.js";
+import {
+  type EntryState,
+  WorkspaceObserver,
+  type WorkspaceSnapshot,
+} from "../../src/workspace/index.js";
 import { SHA } from "./helpers.js";
 
 function file(digest: string, mode = 0o100644): EntryState {

@@ -18,6 +18,10 @@ export const SHA = {
   "kept\n": "78051faade059d70866df6a3fb83ef348721fd74a87e93ef95c493f87d0d236b",
   "tracked\n": "e544535ca87c45bbcf3495423e0781d4fba16276f78a5e07a1049447cdc1e63e",
   bytes0to255: "40aff2e9d2d8922e47afd4648e6967497158785fbd1da870e7110266bf944880",
+  /** 300,000 × "a" (larger than the 256 KiB synchronous-hash limit). */
+  a300000: "12e1b9b179b29a4f7e5889b185d7ac71bff0ad1f49a7b391d0911b737a0f5381",
+  /** bytes i % 251 for i in 0..1 MiB+3 (several 256 KiB read chunks plus a tail). */
+  mod251x1MiBplus3: "aca6f4d81a88030dc3e4b99988449ba2943885a56a5ebda5be275f64149677fe",
 } as const;
 
 /** A fresh empty directory under the OS temp dir; remove it with {@link removeDir}. */

@@ -12,7 +12,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { DELETED_CONTENT_DIGEST, WorkspaceObserver } from "../../src/index.js";
+import { DELETED_CONTENT_DIGEST, WorkspaceObserver } from "../../src/workspace/index.js";
 import { git, initRepo, makeTempDir, removeDir, SHA, write } from "./helpers.js";
 
 let dir: string;
@@ -174,6 +174,20 @@ describe("WorkspaceObserver in a git work tree", () => {
     );
     expect((await observer.delta()).changes).toEqual([
       { path: "bin.dat", change: "added", content_digest: SHA.bytes0to255 },
+    ]);
+  });
+
+  test("large files (over the 256 KiB synchronous limit) are streamed and hashed exactly", async () => {
+    const observer = await observed();
+    write(root, "big/a.bin", "a".repeat(300_000));
+    write(
+      root,
+      "big/b.bin",
+      Uint8Array.from({ length: 1_048_579 }, (_, i) => i % 251),
+    );
+    expect((await observer.delta()).changes).toEqual([
+      { path: "big/a.bin", change: "added", content_digest: SHA.a300000 },
+      { path: "big/b.bin", change: "added", content_digest: SHA.mod251x1MiBplus3 },
     ]);
   });
 

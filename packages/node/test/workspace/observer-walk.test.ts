@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { WorkspaceObserver } from "../../src/index.js";
+import { WorkspaceObserver } from "../../src/workspace/index.js";
 import { makeTempDir, removeDir, SHA, write } from "./helpers.js";
 
 let dir: string;
@@ -86,12 +86,16 @@ describe("WorkspaceObserver outside git (directory walk)", () => {
   });
 
   test("there is no entry cap: 4,200 files (A3S stopped at 4,096) are all observed", async () => {
+    // Hard links to one file: creating 4,200 inodes is slow on loaded CI disks.
+    writeFileSync(join(dir, "seed.txt"), "x\n");
     for (let d = 0; d < 4; d++) mkdirSync(join(root, `many/d${d}`), { recursive: true });
-    for (let i = 0; i < 4200; i++) writeFileSync(join(root, `many/d${i % 4}/f${i}.txt`), "x\n");
+    for (let i = 0; i < 4200; i++)
+      linkSync(join(dir, "seed.txt"), join(root, `many/d${i % 4}/f${i}.txt`));
     const observer = new WorkspaceObserver(root);
     const base = await observer.baseline();
     expect(base.entries.size).toBe(4201);
     expect(base.unreadable).toEqual([]);
+    unlinkSync(join(root, "many/d3/f4199.txt"));
     write(root, "many/d3/f4199.txt", "hello\n");
     expect(await observer.delta()).toEqual({
       changes: [{ path: "many/d3/f4199.txt", change: "modified", content_digest: SHA["hello\n"] }],

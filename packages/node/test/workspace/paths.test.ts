@@ -1,9 +1,10 @@
 import { describe, expect, test } from "vitest";
-import { isHarnessPath, normalizeRelativePath } from "../../src/index.js";
+import { isHarnessPath, normalizeRelativePath } from "../../src/workspace/index.js";
 
 describe("workspace path normalisation", () => {
-  test("normalizeRelativePath: '/' separators, no leading './', NFC", () => {
-    expect(normalizeRelativePath("./././src\\lib\\a.ts")).toBe("src/lib/a.ts");
+  test("normalizeRelativePath: no leading './', NFC, '\\' converted only on Windows", () => {
+    expect(normalizeRelativePath("./././src\\lib\\a.ts", "\\")).toBe("src/lib/a.ts");
+    expect(normalizeRelativePath("./src/back\\slash.ts", "/")).toBe("src/back\\slash.ts");
     expect(normalizeRelativePath("cafe\u0301/x")).toBe("caf\u00e9/x");
     expect(normalizeRelativePath("with space.txt")).toBe("with space.txt");
   });

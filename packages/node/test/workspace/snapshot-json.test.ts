@@ -4,7 +4,7 @@ import {
   serializeSnapshot,
   WORKSPACE_SNAPSHOT_SCHEMA,
   type WorkspaceSnapshot,
-} from "../../src/index.js";
+} from "../../src/workspace/index.js";
 import { SHA } from "./helpers.js";
 
 const snapshot: WorkspaceSnapshot = {

@@ -7,7 +7,7 @@ import {
   sha256Hex,
   WorkspaceObserver,
   type WorkspaceSnapshot,
-} from "../../src/index.js";
+} from "../../src/workspace/index.js";
 import { initRepo, makeTempDir, removeDir, SHA, write } from "./helpers.js";
 
 let root: string;

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { WorkspaceObserver } from "../../src/index.js";
+import { WorkspaceObserver } from "../../src/workspace/index.js";
 import { initRepo, makeTempDir, removeDir, SHA, write } from "./helpers.js";
 import { permissionTrickUnavailable, withPermissionsEnforced } from "./unprivileged.js";
 
