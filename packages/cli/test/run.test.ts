@@ -29,7 +29,7 @@ const NODE_PROJECT = {
 };
 
 describe("turngate run", () => {
-  test('`turngate run --check "npm test" -- node some-agent.js` verifies a real repo and writes the proof', async () => {
+  test('turngate run --check "npm test" -- node some-agent.js: verified on a real repo, proof written and re-verified', async () => {
     const p = project(NODE_PROJECT);
     const agent = p.agent("some-agent.js", WRITE_42);
     const result = await cli(["run", "--check", "npm test", "--", "node", agent], p.root);
