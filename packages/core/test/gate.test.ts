@@ -358,7 +358,10 @@ describe("stillOpenObservations (A3S §2.12)", () => {
   });
 
   test("A3S's schema id is accepted and kept; payloads over 8192 bytes are rejected", () => {
-    const a3s = { ...obs("a", "a1", "address"), schema: "a3s.code.external-observation.v1" };
+    const a3s = {
+      ...obs("a", "a1", "address"),
+      schema: "a3s.code.external-observation.v1" as const,
+    };
     expect(stillOpenObservations([a3s], [], "")[0]?.schema).toBe(
       "a3s.code.external-observation.v1",
     );
@@ -451,7 +454,7 @@ describe("mergeAttestedReport (A3S §2.11)", () => {
   });
 
   test("an attested report whose status does not follow from its checks is rejected", async () => {
-    const lying = { ...passing(D), status: "skipped" };
+    const lying = { ...passing(D), status: "skipped" as const };
     await expect(mergeAttestedReport(() => lying, mutated(), [])).rejects.toBeInstanceOf(
       TurngateStatusMismatchError,
     );

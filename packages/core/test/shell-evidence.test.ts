@@ -1,0 +1,216 @@
+/**
+ * Shell evidence (A3S §2.13) and turngate's masked-exit rule (DESIGN §3 change).
+ */
+import { describe, expect, test } from "vitest";
+import {
+  exitStatusMasked,
+  shellCommandCoversPreset,
+  shellEvidenceReport,
+  splitShellCommand,
+  TurngateValidationError,
+} from "../src/index.js";
+
+const rustTest = {
+  id: "rust:test",
+  kind: "test",
+  description: "Run Rust tests",
+  command: "cargo test",
+  required: true,
+};
+const rustClippy = {
+  id: "rust:clippy",
+  kind: "lint",
+  description: "Run Rust clippy lints",
+  command: "cargo clippy -- -D warnings",
+};
+
+describe("shellCommandCoversPreset (A3S §2.13)", () => {
+  test("covered forms", () => {
+    for (const command of [
+      "cargo test",
+      "cargo test -p x",
+      "cd d && cargo test",
+      "a; cargo test",
+      "  cargo   test  ",
+      "cargo\ttest\n",
+      "a && cargo test --release",
+      "cargo test || true",
+    ]) {
+      expect(shellCommandCoversPreset(command, "cargo test")).toBe(true);
+    }
+  });
+
+  test("not covered forms", () => {
+    for (const command of [
+      "echo cargo test",
+      "cargo testing",
+      "a || cargo test",
+      "a | cargo test",
+      "(cargo test)",
+      "a;cargo test",
+      "",
+      "   ",
+    ]) {
+      expect(shellCommandCoversPreset(command, "cargo test")).toBe(false);
+    }
+    expect(shellCommandCoversPreset("cargo test", "  ")).toBe(false);
+  });
+});
+
+describe("splitShellCommand", () => {
+  test("top-level operators, quotes, subshells, redirections and comments", () => {
+    expect(splitShellCommand("a && b || c | d; e & f\ng")).toEqual([
+      { text: "a", op: "&&" },
+      { text: "b", op: "||" },
+      { text: "c", op: "|" },
+      { text: "d", op: ";" },
+      { text: "e", op: "&" },
+      { text: "f", op: "\n" },
+      { text: "g", op: null },
+    ]);
+    expect(splitShellCommand(`echo "a || b" 'c; d' \\; $(x || y) (z | w)`)).toEqual([
+      { text: `echo "a || b" 'c; d' \\; $(x || y) (z | w)`, op: null },
+    ]);
+    expect(splitShellCommand("cargo test 2>&1 >&2 &>log >|f")).toEqual([
+      { text: "cargo test 2>&1 >&2 &>log >|f", op: null },
+    ]);
+    expect(splitShellCommand("cargo test # || true\nmake")).toEqual([
+      { text: "cargo test", op: "\n" },
+      { text: "make", op: null },
+    ]);
+    expect(splitShellCommand("a |& b")).toEqual([
+      { text: "a", op: "|" },
+      { text: "b", op: null },
+    ]);
+  });
+});
+
+describe("exitStatusMasked (DESIGN §3)", () => {
+  test("masked commands", () => {
+    for (const command of [
+      "cargo test || true",
+      "cargo test || :",
+      "cargo test | tee log",
+      "cargo test 2>&1 | tail -n 20",
+      "cargo test; true",
+      "cargo test; :",
+      "cargo test\necho done",
+      "cargo test &",
+      "set -e; cargo test && echo ok; true",
+    ]) {
+      expect(exitStatusMasked(command)).toBe(true);
+      expect(exitStatusMasked(command, "cargo test")).toBe(true);
+    }
+  });
+
+  test("unmasked commands", () => {
+    for (const command of [
+      "cargo test",
+      "cd d && cargo test",
+      "cargo test && echo ok",
+      "cargo test;",
+      "cargo test # || true",
+      "set -o pipefail; cargo test | tee log",
+      "set -euo pipefail\ncargo test | tee log",
+      'cargo test -- --skip "a || b"',
+      "set -e; cargo test; echo done",
+    ]) {
+      expect(exitStatusMasked(command)).toBe(false);
+      expect(exitStatusMasked(command, "cargo test")).toBe(false);
+    }
+  });
+
+  test("relative to a preset: only the preset's own status matters", () => {
+    expect(exitStatusMasked("cd d; cargo test")).toBe(true);
+    expect(exitStatusMasked("cd d; cargo test", "cargo test")).toBe(false);
+    expect(exitStatusMasked("cat x | cargo test", "cargo test")).toBe(false);
+    expect(exitStatusMasked("make || cargo test", "cargo test")).toBe(true);
+    expect(exitStatusMasked("cargo test && make || true", "cargo test")).toBe(true);
+    expect(exitStatusMasked("if cargo test; then echo ok; fi", "cargo test")).toBe(true);
+    expect(exitStatusMasked(`echo "a; cargo test b"`, "cargo test")).toBe(true);
+    expect(exitStatusMasked("set +o pipefail; cargo test | tee log", "cargo test")).toBe(true);
+  });
+});
+
+describe("shellEvidenceReport (A3S §2.13 + masked exit)", () => {
+  test("the first covered candidate gives a shell:{id} report with no effect digest", () => {
+    expect(
+      shellEvidenceReport("cd /w && cargo test", 0, [rustClippy, rustTest], { exit_code: 0 }),
+    ).toEqual({
+      schema: "verification_report.v1",
+      subject: "shell:rust:test",
+      status: "passed",
+      checks: [
+        {
+          id: "rust:test",
+          kind: "test",
+          description: "Run Rust tests",
+          status: "passed",
+          required: true,
+          suggested_tools: ["bash"],
+        },
+      ],
+    });
+  });
+
+  test("a failing run gives a failed report", () => {
+    const report = shellEvidenceReport("cargo test", 101, [rustTest]);
+    expect(report?.status).toBe("failed");
+    expect(report?.checks[0]?.residual_risk).toBe(
+      "verification command exited with code 101, expected 0: cargo test",
+    );
+  });
+
+  test("no covered candidate → null", () => {
+    expect(shellEvidenceReport("echo cargo test", 0, [rustTest])).toBeNull();
+    expect(shellEvidenceReport("cargo test", 0, [])).toBeNull();
+  });
+
+  test("a masked exit status yields needs_review with residual risk 'exit status masked'", () => {
+    const report = shellEvidenceReport("cargo test || true", 0, [rustTest]);
+    expect(report).toEqual({
+      schema: "verification_report.v1",
+      subject: "shell:rust:test",
+      status: "needs_review",
+      checks: [
+        {
+          id: "rust:test",
+          kind: "test",
+          description: "Run Rust tests",
+          status: "needs_review",
+          required: true,
+          suggested_tools: ["bash"],
+          residual_risk: "exit status masked",
+        },
+      ],
+    });
+    expect(shellEvidenceReport("cargo test | tee log", 1, [rustTest])?.checks[0]?.status).toBe(
+      "needs_review",
+    );
+  });
+
+  test("a command that could not run stays failed even if masked", () => {
+    const report = shellEvidenceReport(
+      "cargo test || true",
+      0,
+      [rustTest],
+      {},
+      "command timed out",
+    );
+    expect(report?.status).toBe("failed");
+    expect(report?.checks[0]?.residual_risk).toBe(
+      "verification command could not run: command timed out",
+    );
+  });
+
+  test("bad input throws TurngateValidationError naming the field", () => {
+    expect(() => shellEvidenceReport(1 as never, 0, [rustTest])).toThrow(/at command/);
+    expect(() =>
+      shellEvidenceReport("cargo test", 0, [{ ...rustTest, command: 1 }] as never),
+    ).toThrow(/at candidates\.0\.command/);
+    expect(() => shellEvidenceReport("cargo test", 0, "x" as never)).toThrow(
+      TurngateValidationError,
+    );
+    expect(() => shellEvidenceReport("cargo test", 0.5, [rustTest])).toThrow(/at exitCode/);
+  });
+});
