@@ -31,7 +31,7 @@ import (
 //	fail           the error {code, path, message, rpc} from params
 //	bad_digest     {"effect_digest": 42} (a result of the wrong type)
 //	die            writes params.stderr to stderr and exits with params.code
-//	big            {blob: "x" * params.n}
+//	big            {blob: "x" * params.n}; with params.total, a line of exactly total bytes
 //	stdout_close   closes stdout and keeps running (until stdin EOF)
 //
 // With FAKE_RECORD=1 every other method is answered with an internal_error whose message
@@ -93,6 +93,7 @@ func fakeBridge() {
 		var p struct {
 			Ms      int    `json:"ms"`
 			N       int    `json:"n"`
+			Total   int    `json:"total"`
 			Code    int    `json:"code"`
 			Stderr  string `json:"stderr"`
 			Err     string `json:"err"`
@@ -164,8 +165,12 @@ func fakeBridge() {
 		case "die":
 			_, _ = os.Stderr.WriteString(p.Stderr)
 			os.Exit(p.Code)
-		case "big":
-			reply(req.ID, `{"blob":"`+strings.Repeat("x", p.N)+`"}`)
+		case "big": // n bytes of blob, or a whole line of exactly total bytes
+			n := p.N
+			if p.Total > 0 {
+				n = p.Total - len(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"blob":""}}`, req.ID))
+			}
+			reply(req.ID, `{"blob":"`+strings.Repeat("x", n)+`"}`)
 		case "stdout_close":
 			mu.Lock()
 			_ = os.Stdout.Close()

@@ -259,7 +259,7 @@ func TestErrorCodesMapToTypes(t *testing.T) {
 func TestLargeMessages(t *testing.T) {
 	c := fakeClient(t, nil)
 	var out struct{ Blob string }
-	const n = 12 << 20 // 12 MiB in one line, far over bufio.Scanner's 64 KiB default
+	const n = 4 << 20 // 4 MiB in one line, far over bufio.Scanner's 64 KiB default
 	if err := c.Call(t.Context(), "big", map[string]int{"n": n}, &out); err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +276,12 @@ func TestLargeMessages(t *testing.T) {
 	if err := small.Call(t.Context(), "echo", nil, nil); err != nil {
 		t.Fatalf("client unusable after refusing an oversized request: %v", err)
 	}
-	err = small.Call(t.Context(), "big", map[string]int{"n": 70000}, nil)
+	// The limit is inclusive: a response line of exactly the limit is accepted, one byte
+	// more is a fatal violation.
+	if err := small.Call(t.Context(), "big", map[string]int{"total": 4096}, &out); err != nil || len(out.Blob) != 4096-len(`{"jsonrpc":"2.0","id":4,"result":{"blob":""}}`) {
+		t.Fatalf("response of exactly the limit: %d bytes, %v", len(out.Blob), err)
+	}
+	err = small.Call(t.Context(), "big", map[string]int{"total": 4097}, nil)
 	if !errors.As(err, &pe) || pe.Code != "protocol_violation" || !strings.HasPrefix(pe.Message, "bridge sent a line over the 4096-byte message limit") {
 		t.Fatalf("oversized response → %v", err)
 	}
