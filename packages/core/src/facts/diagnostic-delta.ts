@@ -3,6 +3,7 @@
  * (harn-verification.md §1.11, decision table rows 1–10, and §3.7.)
  */
 import { type DiagnosticInfo, diagnosticInfo } from "./diagnostic-info.js";
+import { compareCodePoints, compareUnits, needsCodePointCompare } from "./harn-values.js";
 import {
   compileNormalization,
   type DiagnosticNormalization,
@@ -79,8 +80,40 @@ export interface DiagnosticDeltaOptions extends DiagnosticNormalization {
   signature_normalization?: DiagnosticNormalization | null;
 }
 
-function minus(left: string[], right: Set<string>): string[] {
-  return left.filter((s) => !right.has(s));
+/**
+ * removed / added / persisted of two sorted, duplicate-free lists in one merge walk
+ * (both lists are in code point order).
+ */
+function diffSorted(
+  prev: string[],
+  cur: string[],
+): { removed: string[]; added: string[]; persisted: string[] } {
+  const cmp =
+    needsCodePointCompare(prev) || needsCodePointCompare(cur) ? compareCodePoints : compareUnits;
+  const removed: string[] = [];
+  const added: string[] = [];
+  const persisted: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < prev.length && j < cur.length) {
+    const a = prev[i] as string;
+    const b = cur[j] as string;
+    const c = a === b ? 0 : cmp(a, b);
+    if (c === 0) {
+      persisted.push(a);
+      i++;
+      j++;
+    } else if (c < 0) {
+      removed.push(a);
+      i++;
+    } else {
+      added.push(b);
+      j++;
+    }
+  }
+  while (i < prev.length) removed.push(prev[i++] as string);
+  while (j < cur.length) added.push(cur[j++] as string);
+  return { removed, added, persisted };
 }
 
 function side(info: DiagnosticInfo): DeltaSide {
@@ -116,11 +149,7 @@ export function diagnosticDelta(
   const cur = diagnosticInfo(current, compiled);
   const prevGate = prev.feedsGates ? prev.signatures : [];
   const curGate = cur.feedsGates ? cur.signatures : [];
-  const prevSet = new Set(prevGate);
-  const curSet = new Set(curGate);
-  const removed = minus(prevGate, curSet);
-  const added = minus(curGate, prevSet);
-  const persisted = prevGate.filter((s) => curSet.has(s));
+  const { removed, added, persisted } = diffSorted(prevGate, curGate);
 
   let status: DeltaStatus;
   let credit = false;

@@ -104,15 +104,23 @@ export function compareCodePoints(a: string, b: string): number {
 
 const ASTRAL_OR_HIGH = /[\ud800-\uffff]/;
 
+/** True when UTF-16 order may differ from code point order for these strings. */
+export function needsCodePointCompare(values: readonly string[]): boolean {
+  for (const v of values) if (ASTRAL_OR_HIGH.test(v)) return true;
+  return false;
+}
+
+/** `a` vs `b` in UTF-16 unit order (equals code point order when no unit is ≥ U+D800). */
+export function compareUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 /**
  * Sorts strings in place by code point (Harn/Rust byte order). Uses the engine's native
  * sort when no string holds a unit at or above U+D800 (then UTF-16 order is code point order).
  */
 export function sortCodePoints(values: string[]): string[] {
-  for (const v of values) {
-    if (ASTRAL_OR_HIGH.test(v)) return values.sort(compareCodePoints);
-  }
-  return values.sort();
+  return needsCodePointCompare(values) ? values.sort(compareCodePoints) : values.sort();
 }
 
 /** Code point (Unicode scalar) count of a string — Harn `len(string)`. */
@@ -161,12 +169,30 @@ export function display(value: unknown): string {
 export const RUST_WHITESPACE_CLASS =
   "\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 
-const LEADING_WS = new RegExp(`^[${RUST_WHITESPACE_CLASS}]+`);
-const TRAILING_WS = new RegExp(`[${RUST_WHITESPACE_CLASS}]+$`);
+/** True when the UTF-16 unit is a Unicode White_Space character (all are in the BMP). */
+export function isRustWhitespace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0x85) return false;
+  return (
+    c === 0x85 ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000
+  );
+}
 
 /** Rust `str::trim`: strips leading and trailing Unicode White_Space. */
 export function rustTrim(text: string): string {
-  return text.replace(LEADING_WS, "").replace(TRAILING_WS, "");
+  let start = 0;
+  let end = text.length;
+  while (start < end && isRustWhitespace(text.charCodeAt(start))) start++;
+  while (end > start && isRustWhitespace(text.charCodeAt(end - 1))) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
 }
 
 /** `trim(to_string(value ?? ""))`. */

@@ -247,6 +247,8 @@ const LINE_COL = new RegExp(
 const TMP = new RegExp(`/tmp/${NOT_WS_OR_COLON}*`, "gu");
 const VAR_FOLDERS = new RegExp(`/var/folders/${NOT_WS_OR_COLON}*`, "gu");
 const WS_RUN = new RegExp(`${WS}+`, "gu");
+// Anything collapsing would change: a White_Space char other than a single space, or two spaces.
+const NEEDS_COLLAPSE = new RegExp(`[${RUST_WHITESPACE_CLASS.replace(" ", "")}]| {2}`, "u");
 
 /** Harn `truncate_text(value, limit)`: first `limit` code points + `\n... truncated <N> chars ...`. */
 export function truncateChars(text: string, limit: number): string {
@@ -276,7 +278,10 @@ export function normalizeSignatureText(text: string, n: CompiledNormalization): 
     if (out.includes("/tmp/")) out = out.replace(TMP, " ");
     if (out.includes("/var/folders/")) out = out.replace(VAR_FOLDERS, " ");
   }
-  if (n.collapseWhitespace) out = rustTrim(out.replace(WS_RUN, " "));
+  if (n.collapseWhitespace) {
+    if (NEEDS_COLLAPSE.test(out)) out = out.replace(WS_RUN, " ");
+    out = rustTrim(out);
+  }
   if (n.maxChars > 0) out = truncateChars(out, n.maxChars);
   return out;
 }
@@ -289,24 +294,36 @@ export function normalizeSignatureText(text: string, n: CompiledNormalization): 
 export function entryRawText(value: unknown): string {
   if (isNil(value)) return "";
   if (!isDict(value)) return rustTrim(display(value));
-  return trimmedText(
-    coalesce(
-      value.failureSignature,
-      value.failure_signature,
-      value.signature,
-      value.message,
-      value.text,
-      value.error,
-      value.stderr,
-      value.stdout,
-      value.combined,
-      value.result,
-    ),
-  );
+  return trimmedText(firstOf(value, RAW_TEXT_KEYS));
+}
+
+const RAW_TEXT_KEYS = [
+  "failureSignature",
+  "failure_signature",
+  "signature",
+  "message",
+  "text",
+  "error",
+  "stderr",
+  "stdout",
+  "combined",
+  "result",
+] as const;
+const PATH_KEYS = ["path", "file", "filename", "uri"] as const;
+const SEVERITY_KEYS = ["severity", "level"] as const;
+const CODE_KEYS = ["code", "rule", "kind"] as const;
+
+/** First non-nil `value[key]` over `keys` (Harn `a ?? b ?? …`), without allocating. */
+function firstOf(value: Dict, keys: readonly string[]): unknown {
+  for (const key of keys) {
+    const v = value[key];
+    if (v !== undefined && v !== null) return v;
+  }
+  return undefined;
 }
 
 function entryPath(value: Dict): string {
-  return trimmedText(coalesce(value.path, value.file, value.filename, value.uri));
+  return trimmedText(firstOf(value, PATH_KEYS));
 }
 
 function entryLocation(value: Dict): string {
@@ -333,11 +350,11 @@ export function entrySignature(value: unknown, n: CompiledNormalization): string
       if (location !== "") parts.push(location);
     }
     if (n.includeSeverity) {
-      const severity = trimmedText(coalesce(value.severity, value.level));
+      const severity = trimmedText(firstOf(value, SEVERITY_KEYS));
       if (severity !== "") parts.push(severity);
     }
     if (n.includeCode) {
-      const code = trimmedText(coalesce(value.code, value.rule, value.kind));
+      const code = trimmedText(firstOf(value, CODE_KEYS));
       if (code !== "") parts.push(code);
     }
   }
