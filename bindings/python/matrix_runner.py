@@ -65,32 +65,38 @@ def typed_api(client: Client) -> dict[str, tuple[Any, BridgeMethod]]:
     return {tag.name: (getattr(client, attribute), tag) for attribute, _f, tag in tagged_methods(Client)}
 
 
-def call_case(client: Client, api: dict[str, tuple[Any, BridgeMethod]], method: str, params: Any) -> dict[str, Any]:
-    """Run one case; ``{"actual": …}`` or ``{"error_code": …, "error_path": …}``."""
+def call_case(
+    client: Client, api: dict[str, tuple[Any, BridgeMethod]], method: str, params: Any
+) -> tuple[dict[str, Any], bool]:
+    """Run one case. Returns ``({"actual": …} or {"error_code": …, "error_path": …}, typed)``
+    where ``typed`` tells whether it went through the typed API (else raw ``Client.call``)."""
+    entry = api.get(method)
+    bound = None
+    if entry is not None and isinstance(params, dict):
+        try:
+            bound = inspect.signature(entry[0]).bind(**params)
+        except TypeError:
+            bound = None
     try:
-        entry = api.get(method)
-        bound = None
-        if entry is not None and isinstance(params, dict):
-            try:
-                bound = inspect.signature(entry[0]).bind(**params)
-            except TypeError:
-                bound = None
         if entry is not None and bound is not None:
             function, tag = entry
             value = to_wire(function(*bound.args, **bound.kwargs))
-            return {"actual": {tag.unwrap: value} if tag.unwrap else value}
-        return {"actual": client.call(method, params)}
+            return {"actual": {tag.unwrap: value} if tag.unwrap else value}, True
+        return {"actual": client.call(method, params)}, False
     except TurngateError as error:
-        return {"error_code": error.code, "error_path": error.path}
+        return {"error_code": error.code, "error_path": error.path}, bound is not None
 
 
 def run(runtime: str, vectors: Path, client: Client) -> dict[str, Any]:
-    """Feed every case of every group to ``client``; the result-file object."""
+    """Feed every case of every group to ``client``; the result-file object. Its extra key
+    ``typed_cases`` counts the cases that went through the typed API."""
     api = typed_api(client)
     cases = []
+    typed_cases = 0
     for group, group_cases in load_vectors(vectors):
         for case in group_cases:
-            outcome = call_case(client, api, case["method"], case["params"])
+            outcome, typed = call_case(client, api, case["method"], case["params"])
+            typed_cases += typed
             if "actual" in outcome:
                 ok = "expect" in case and json_equal(outcome["actual"], case["expect"])
             else:
@@ -98,7 +104,7 @@ def run(runtime: str, vectors: Path, client: Client) -> dict[str, Any]:
                     "error_path" not in case or outcome["error_path"] == case["error_path"]
                 )
             cases.append({"group": group, "id": case["id"], "ok": ok, **outcome})
-    return {"runtime": runtime, "cases": cases}
+    return {"runtime": runtime, "cases": cases, "typed_cases": typed_cases}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -116,8 +122,13 @@ def main(argv: list[str] | None = None) -> int:
     with client:
         results = run(args.runtime, args.vectors, client)
     args.out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    total, typed = len(results["cases"]), results["typed_cases"]
     failed = sum(1 for case in results["cases"] if not case["ok"])
-    print(f"{args.runtime}: {len(results['cases'])} cases, {failed} not as expected", file=sys.stderr)
+    print(
+        f"{args.runtime} runner: {total} cases ({typed} through the typed API, {total - typed} raw), "
+        f"{failed} not as expected",
+        file=sys.stderr,
+    )
     return 0
 
 
