@@ -1,7 +1,8 @@
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { truncationNotice } from "../../src/runner/capture.js";
 import { runShellCommand } from "../../src/runner/shell.js";
@@ -110,6 +111,33 @@ describe("runShellCommand", () => {
     expect(result.aborted).toBe(true);
     expect(result.timedOut).toBe(false);
     expect(result.exitCode).toBe(143);
+  });
+
+  test("if the Node process exits first, the running command's group is killed", () => {
+    const shell = fileURLToPath(new URL("../../src/runner/shell.ts", import.meta.url));
+    const script = `import { runShellCommand } from ${JSON.stringify(shell)};
+void runShellCommand("echo $$ > group.pid; sleep 30 & sleep 30", { cwd: process.argv[1] });
+setTimeout(() => process.exit(0), 500);`;
+    const child = spawnSync(
+      process.execPath,
+      [
+        "--conditions=@turngate/source",
+        "--import",
+        "tsx",
+        "--input-type=module",
+        "-e",
+        script,
+        dir.path,
+      ],
+      {
+        cwd: fileURLToPath(new URL("../../../..", import.meta.url)),
+        encoding: "utf8",
+        timeout: 30_000,
+      },
+    );
+    expect(child.status).toBe(0);
+    const pgid = Number(readFileSync(join(dir.path, "group.pid"), "utf8"));
+    expect(runningGroupMembers(pgid)).toEqual([]);
   });
 
   test("a missing working directory is a spawn error, not an exit code", async () => {
