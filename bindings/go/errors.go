@@ -42,6 +42,7 @@ type BridgeError struct {
 	Err      error  // underlying cause (exec or lookup error), if any
 }
 
+// Error renders "turngate: <message>" plus the stderr tail, when there is one.
 func (e *BridgeError) Error() string {
 	msg := "turngate: " + e.Message
 	if tail := strings.TrimSpace(e.Stderr); tail != "" {
@@ -70,6 +71,7 @@ type ProtocolError struct {
 	Err     error           // underlying decode error, if any
 }
 
+// Error renders "turngate: [<method>: ]<message>" with the field and line when known.
 func (e *ProtocolError) Error() string {
 	var b strings.Builder
 	b.WriteString("turngate: ")
@@ -101,6 +103,7 @@ type InvalidParamsError struct {
 	Data    json.RawMessage // error.data as received ({code, path?, message})
 }
 
+// Error renders "turngate: <method>: <message>" (the message names the path).
 func (e *InvalidParamsError) Error() string { return "turngate: " + e.Method + ": " + e.Message }
 
 // RemoteError is any other stable error code from the bridge: "session_not_found",
@@ -115,4 +118,5 @@ type RemoteError struct {
 	Data    json.RawMessage // error.data as received ({code, path?, message})
 }
 
+// Error renders "turngate: <method>: <message>".
 func (e *RemoteError) Error() string { return "turngate: " + e.Method + ": " + e.Message }

@@ -30,6 +30,7 @@ type sessionParams struct {
 	params any
 }
 
+// MarshalJSON writes {"session_id": id, …params}; params must encode as an object.
 func (p sessionParams) MarshalJSON() ([]byte, error) {
 	id, err := json.Marshal(p.id)
 	if err != nil {

@@ -14,6 +14,7 @@ type tailBuffer struct {
 	sink io.Writer
 }
 
+// Write keeps the tail and copies p to the sink; it never fails.
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	if t.max > 0 {
