@@ -11,7 +11,7 @@ import { BRIDGE_VERSION, PROTOCOL_ID } from "../protocol.js";
 export const lifecycleMethods = {
   initialize: defineMethod({
     description:
-      "Handshake. Returns the protocol id, the bridge version and the names of every method served. `client` is informational (used in logs).",
+      "Handshake. Returns the protocol id, the bridge version and the names of every method served (feature detection: check `protocol`, then that the methods you call are listed). `client` is informational.",
     params: z.strictObject({
       client: z
         .strictObject({
