@@ -90,11 +90,21 @@ class WireModel:
         return dict(getattr(self, _EXTRA, {}))
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def to_wire(value: Any) -> Any:
     """Convert a value for the wire: a :class:`WireModel` becomes its dict, a mapping a dict
     with converted values, a list/tuple a list; str, int, float, bool and None pass through.
     Anything else is returned unchanged (the JSON encoder then rejects it with
     :class:`InvalidParams`)."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is dict:  # the common case, without the (slow) abstract-class checks below
+        return {key: to_wire(item) for key, item in value.items()}
+    if kind is list:
+        return [to_wire(item) for item in value]
     if isinstance(value, WireModel):
         return value.to_wire()
     if isinstance(value, Mapping):

@@ -198,6 +198,17 @@ class Client:
         # A mapping is converted; anything else is sent as given, so the bridge answers it
         # exactly as it answers any client (e.g. positional params → invalid_params, path "").
         wire = {} if params is None else to_wire(params)
+        return self._send(method, wire, timeout=timeout, on_progress=on_progress)
+
+    def _send(
+        self,
+        method: str,
+        wire: Any,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressHandler | None = None,
+    ) -> Any:
+        """Like :meth:`call` for params that are already wire JSON (no conversion pass)."""
         return self._transport.call(
             method, wire, timeout=self._timeout(timeout), on_progress=_progress_adapter(on_progress)
         )
@@ -214,7 +225,7 @@ class Client:
         escaped rows ``tool|path|content_digest`` sorted by (path, tool) and joined by
         ``\\n``; ``""`` for no rows. Raises :class:`InvalidParams` naming a malformed row.
         """
-        result = self.call("ledger.digest", {"records": wire_list(records, "records")}, timeout=timeout)
+        result = self._send("ledger.digest", {"records": wire_list(records, "records")}, timeout=timeout)
         return _member(result, "effect_digest", str)
 
     @bridge_method("ledger.content_digest", unwrap="content_digest")
@@ -222,7 +233,7 @@ class Client:
         """Content digest of a tool's metadata (reference §2.2): SHA-256 (lowercase hex) of
         ``metadata["after"]`` when it is a string, else of the RFC 8785 canonical JSON of the
         whole object. Raises :class:`InvalidParams` when ``metadata`` is not an object."""
-        result = self.call("ledger.content_digest", {"metadata": metadata}, timeout=timeout)
+        result = self._send("ledger.content_digest", {"metadata": to_wire(metadata)}, timeout=timeout)
         return _member(result, "content_digest", str)
 
     @bridge_method("gate.decide")
@@ -252,7 +263,7 @@ class Client:
             "allow_continuation": allow_continuation,
             "observations": wire_list(observations, "observations"),
         }
-        return GateOutcome.from_wire(self.call("gate.decide", params, timeout=timeout))
+        return GateOutcome.from_wire(self._send("gate.decide", params, timeout=timeout))
 
     @bridge_method("report.derive_status", unwrap="status")
     def derive_report_status(
@@ -266,7 +277,7 @@ class Client:
         if a check failed; ``needs_review`` if a required check is needs_review/skipped or
         there are residual risks; ``skipped`` without checks; else ``passed``."""
         params = {"checks": wire_list(checks, "checks"), "residual_risks": wire_list(residual_risks, "residual_risks")}
-        result = self.call("report.derive_status", params, timeout=timeout)
+        result = self._send("report.derive_status", params, timeout=timeout)
         return _member(result, "status", str)  # type: ignore[return-value]
 
     @bridge_method("verification.summary")
@@ -275,7 +286,7 @@ class Client:
     ) -> VerificationSummary:
         """Summary over reports (reference §1.4): counts and sorted, de-duplicated pending
         and failed subjects."""
-        result = self.call("verification.summary", {"reports": wire_list(reports, "reports")}, timeout=timeout)
+        result = self._send("verification.summary", {"reports": wire_list(reports, "reports")}, timeout=timeout)
         return VerificationSummary.from_wire(result)
 
     @bridge_method("verification.summary_text", unwrap="text")
@@ -284,7 +295,7 @@ class Client:
     ) -> str:
         """The one-line summary text (reference §2.19), e.g.
         ``"Verification passed: 1 report, 2 required checks."``."""
-        result = self.call("verification.summary_text", {"summary": to_wire(summary)}, timeout=timeout)
+        result = self._send("verification.summary_text", {"summary": to_wire(summary)}, timeout=timeout)
         return _member(result, "text", str)
 
     @bridge_method("waiver.validate")
@@ -292,7 +303,7 @@ class Client:
         """Validate a ``completion_waiver.v1`` (reference §1.11: both fields non-blank, kept
         as given). A bad waiver is a verdict (``valid=False`` with ``path`` and ``message``),
         not an exception."""
-        result = self.call("waiver.validate", {"waiver": to_wire(waiver)}, timeout=timeout)
+        result = self._send("waiver.validate", {"waiver": to_wire(waiver)}, timeout=timeout)
         return WaiverValidation.from_wire(result)
 
     # ------------------------------------------------------------------ sessions
@@ -316,7 +327,7 @@ class Client:
         params: dict[str, Any] = {"root": os.fspath(root), "waivers": wire_list(waivers, "waivers")}
         if options is not None:
             params["options"] = to_wire(options)
-        result = self.call("session.create", params, timeout=timeout)
+        result = self._send("session.create", params, timeout=timeout)
         return Session(self, _member(result, "session_id", str))
 
 

@@ -83,7 +83,7 @@ class Session:
         return f"Session(id={self.id!r})"
 
     def _call(self, method: str, params: dict[str, Any] | None = None, **kwargs: Any) -> Any:
-        return self.client.call(method, {"session_id": self.id, **(params or {})}, **kwargs)
+        return self.client._send(method, {"session_id": self.id, **(params or {})}, **kwargs)  # noqa: SLF001
 
     @bridge_method("session.observe_tool")
     def observe_tool(
