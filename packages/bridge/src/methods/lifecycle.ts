@@ -34,7 +34,7 @@ export const lifecycleMethods = {
   }),
   shutdown: defineMethod({
     description:
-      "Ends the server: replies {}, then closes every session (running checks are killed) and exits 0. Requests in flight are still answered (a running session.verify_commands with session_closed).",
+      "Ends the server: replies {}, stops reading (later lines are not served), closes every session (running checks are killed) and exits 0. Requests in flight are still answered (a running session.verify_commands with session_closed).",
     params: z.strictObject({}),
     result: z.strictObject({}),
     handler: (_params, ctx) => {

@@ -38,7 +38,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 /** How long EOF/shutdown waits for in-flight requests after closing sessions, in ms. */
 const SETTLE_MS = 5000;
 
-/** Waits for `tasks` (and any they add) up to `ms`; true if all settled in time. */
+/** Waits for `tasks` up to `ms` milliseconds; true if all settled in time. */
 async function settleWithin(tasks: Promise<void>[], ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((done) => {
