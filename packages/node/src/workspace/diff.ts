@@ -1,4 +1,4 @@
-import { DELETED_CONTENT_DIGEST } from "./digest.js";
+import { DELETED_CONTENT_DIGEST } from "@turngate/core";
 import { compareCodeUnits, type EntryState, type WorkspaceSnapshot } from "./snapshot.js";
 
 /** How a path differs between two snapshots. A rename is a `deleted` plus an `added`. */

@@ -4,7 +4,7 @@ export {
   type WorkspaceChange,
   type WorkspaceDelta,
 } from "./diff.js";
-export { DELETED_CONTENT_DIGEST, sha256Hex } from "./digest.js";
+export { sha256Hex } from "./digest.js";
 export { WorkspaceObserverError, type WorkspaceObserverErrorCode } from "./errors.js";
 export type { NativeHasher } from "./native-hasher.js";
 export { WorkspaceObserver, type WorkspaceObserverOptions } from "./observer.js";

@@ -5,6 +5,7 @@ import { listGitPaths } from "./git-list.js";
 import { hashRegularFile, hashRegularFileSync, hashSymlink } from "./hash.js";
 import type { ListedPath, Listing, PathFilter } from "./listing.js";
 import type { NativeHasher } from "./native-hasher.js";
+import { ParentDirCheck } from "./parent-dirs.js";
 import { RAW_STAT_FIELDS, RawKind } from "./raw-stat.js";
 import type { EntryKind, EntryState, WorkspaceSnapshot } from "./snapshot.js";
 import { compareCodeUnits } from "./snapshot.js";
@@ -89,6 +90,8 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     }
   }
   let listing: Listing = await pending;
+  // Git lists index paths that may now sit below a symlink; a walk never descends into one.
+  const parents = ctx.git ? new ParentDirCheck(ctx.root) : undefined;
 
   for (;;) {
     for (const key of listing.unreadable) run.unreadable.add(key);
@@ -96,6 +99,7 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     const deferred: ListedPath[] = [];
     for (const item of listing.paths) {
       if (!claim(run, item)) continue;
+      if (parents !== undefined && !parents.parentsAreDirectories(item.fsPath)) continue;
       const record = cache.get(item.key);
       if (
         prestat !== undefined &&

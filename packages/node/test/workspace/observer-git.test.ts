@@ -11,8 +11,9 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { DELETED_CONTENT_DIGEST } from "@turngate/core";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { DELETED_CONTENT_DIGEST, WorkspaceObserver } from "../../src/workspace/index.js";
+import { WorkspaceObserver } from "../../src/workspace/index.js";
 import { git, initRepo, makeTempDir, removeDir, SHA, write } from "./helpers.js";
 
 let dir: string;
@@ -148,6 +149,22 @@ describe("WorkspaceObserver in a git work tree", () => {
     writeFileSync(join(dir, "outside.txt"), "changed outside\n");
     expect(await observer.delta()).toEqual({
       changes: [{ path: "out-link", change: "added", content_digest: SHA["../outside.txt"] }],
+      complete: true,
+      unreadable: [],
+    });
+  });
+
+  test("a tracked directory replaced by a symlink is not read through", async () => {
+    write(dir, "elsewhere/keep.txt", "hello\n");
+    const observer = await observed();
+    rmSync(join(root, "src"), { recursive: true });
+    symlinkSync("../elsewhere", join(root, "src"));
+    // git still lists src/keep.txt from its index; resolving it would read ../elsewhere.
+    expect(await observer.delta()).toEqual({
+      changes: [
+        { path: "src", change: "added", content_digest: SHA["../elsewhere"] },
+        { path: "src/keep.txt", change: "deleted", content_digest: "deleted" },
+      ],
       complete: true,
       unreadable: [],
     });
@@ -349,6 +366,28 @@ describe("WorkspaceObserver in a git work tree", () => {
       { path: "vendor/lib/more.txt", change: "added", content_digest: SHA["x\n"] },
     ]);
     expect((await observer.snapshot()).entries.has("vendor/lib/.gitignore")).toBe(true);
+  });
+
+  test("a tracked submodule's files are listed through the submodule's own git listing", async () => {
+    const upstream = join(dir, "upstream");
+    mkdirSync(upstream);
+    initRepo(upstream, { "s.txt": "nested\n", ".gitignore": "*.o\n" });
+    git(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", upstream, "sub");
+    git(root, "commit", "-q", "-m", "submodule");
+    const observer = new WorkspaceObserver(root);
+    const base = await observer.baseline();
+    expect([...base.entries.keys()].sort()).toEqual([
+      ".gitmodules",
+      "a.txt",
+      "src/keep.txt",
+      "sub/.gitignore",
+      "sub/s.txt",
+    ]);
+    write(root, "sub/s.txt", "x\n");
+    write(root, "sub/build.o", "x\n");
+    expect((await observer.delta()).changes).toEqual([
+      { path: "sub/s.txt", change: "modified", content_digest: SHA["x\n"] },
+    ]);
   });
 
   test("a workspace root below the top of the work tree lists only its own subtree", async () => {
