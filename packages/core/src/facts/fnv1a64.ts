@@ -11,8 +11,6 @@ const OFFSET_HI = 0xcbf29ce4;
 const OFFSET_LO = 0x84222325;
 const TWO_32 = 0x1_0000_0000;
 
-const encoder = new TextEncoder();
-
 /** Incremental FNV-1a 64 hasher: feed byte chunks with `update`, read with `digest`. */
 export class Fnv1a64 {
   private hi = OFFSET_HI;
@@ -35,6 +33,41 @@ export class Fnv1a64 {
     return this;
   }
 
+  /**
+   * Folds the UTF-8 bytes of `text` into the state (a lone surrogate is encoded as
+   * U+FFFD, as `TextEncoder` does); returns `this`.
+   */
+  updateString(text: string): this {
+    const bytes: number[] = [];
+    for (let i = 0; i < text.length; i++) {
+      let c = text.charCodeAt(i);
+      if (c >= 0xd800 && c <= 0xdfff) {
+        const d = i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
+        if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) {
+          c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+          i++;
+        } else {
+          c = 0xfffd;
+        }
+      }
+      if (c < 0x80) bytes.push(c);
+      else if (c < 0x800) bytes.push(0xc0 | (c >> 6), 0x80 | (c & 63));
+      else if (c < 0x10000) bytes.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+      else
+        bytes.push(
+          0xf0 | (c >> 18),
+          0x80 | ((c >> 12) & 63),
+          0x80 | ((c >> 6) & 63),
+          0x80 | (c & 63),
+        );
+      if (bytes.length >= 4096) {
+        this.update(Uint8Array.from(bytes));
+        bytes.length = 0;
+      }
+    }
+    return this.update(Uint8Array.from(bytes));
+  }
+
   /** The hash of every byte fed so far, as an unsigned decimal string. */
   digest(): string {
     return ((BigInt(this.hi) << 32n) | BigInt(this.lo)).toString();
@@ -48,6 +81,6 @@ export class Fnv1a64 {
  * `"8618312879776256743"`. Implements harn-verification.md §3.1.
  */
 export function fnv1a64(input: Uint8Array | string): string {
-  const bytes = typeof input === "string" ? encoder.encode(input) : input;
-  return new Fnv1a64().update(bytes).digest();
+  const h = new Fnv1a64();
+  return (typeof input === "string" ? h.updateString(input) : h.update(input)).digest();
 }

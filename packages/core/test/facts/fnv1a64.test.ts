@@ -18,6 +18,11 @@ describe("fnv1a64", () => {
     expect(fnv1a64("é")).toBe("775207407765167617");
     expect(fnv1a64(new Uint8Array([0xc3, 0xa9]))).toBe("775207407765167617");
     expect(fnv1a64("naïve café ✓ 😀")).toBe("5248044898274778043");
+    // A lone surrogate is hashed as U+FFFD (EF BF BD), as TextEncoder encodes it.
+    expect(fnv1a64("a\ud800b")).toBe(fnv1a64(new Uint8Array([0x61, 0xef, 0xbf, 0xbd, 0x62])));
+    expect(fnv1a64("é".repeat(5000))).toBe(
+      new Fnv1a64().update(new Uint8Array(10000).map((_, i) => (i % 2 ? 0xa9 : 0xc3))).digest(),
+    );
   });
 
   test("raw bytes are hashed without decoding", () => {
