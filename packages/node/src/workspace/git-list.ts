@@ -43,7 +43,7 @@ export async function listGitPaths(
     previous = name;
     const isDir = name.endsWith("/");
     const item = listedPath(joinRelative(dirFsPath, isDir ? name.slice(0, -1) : name));
-    if (isHarnessPath(item.key) || isIgnored(item.key, false)) continue;
+    if (isHarnessPath(item.key) || isIgnored(item.key, isDir)) continue;
     if (lossy) listing.unreadable.push(item.key);
     else if (isDir) listing.directories.push(item);
     else listing.paths.push(item);

@@ -288,8 +288,11 @@ describe("WorkspaceObserver in a git work tree", () => {
   });
 
   test("configured ignores apply in git mode too", async () => {
-    const observer = new WorkspaceObserver(root, { ignores: ["generated/", "*.tmp"] });
+    const observer = new WorkspaceObserver(root, { ignores: ["generated/", "*.tmp", "lib/"] });
     await observer.baseline();
+    // An untracked nested repository, which git lists as the directory "vendor/lib/".
+    mkdirSync(join(root, "vendor/lib"), { recursive: true });
+    initRepo(join(root, "vendor/lib"), { "lib.txt": "nested\n" });
     write(root, "generated/a.js", "x\n");
     write(root, "scratch.tmp", "x\n");
     write(root, "src/new.ts", "x\n");
