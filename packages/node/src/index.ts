@@ -1,3 +1,4 @@
+export * from "./facts/index.js";
 export { writeFileAtomic, writeJsonAtomic } from "./fs/atomic.js";
 export { type CommittedLog, ContentAddressedLog } from "./fs/content-log.js";
 export { TURNGATE_DIR, turngatePaths } from "./fs/paths.js";
@@ -50,4 +51,3 @@ export type {
   VerifyProgressEvent,
 } from "./session/types.js";
 export * from "./workspace/index.js";
-export * from "./facts/index.js";
