@@ -9,7 +9,8 @@ Measures, in one run:
    ledger (3 rows): p50 and p95 per call, in microseconds;
 3. the floor: the same JSON-RPC request line written to a trivial Node echo process over a
    pipe (it reads a line and writes it back) and read back, ``--calls`` times;
-and prints the ratio binding / floor for p50 and p95 (target ≤ 2×).
+and prints the ratio binding / floor for p50 and p95 (target ≤ 2×). Binding calls and floor
+round trips alternate in chunks of 500, so a change in machine load hits both alike.
 
 The bridge is found like ``turngate.Client()`` finds it (TURNGATE_BRIDGE, the repo's built
 CLI, turngate on PATH); node through TURNGATE_NODE or PATH. Standard library only.
@@ -74,40 +75,55 @@ def time_startups(starts: int) -> list[float]:
     return out
 
 
-def time_binding(calls: int, warmup: int) -> tuple[list[float], str]:
-    """Per-call seconds of ``calls`` sequential ``effect_digest`` calls, and the digest."""
-    with turngate.Client() as client:
-        for _ in range(warmup):
-            client.effect_digest(RECORDS)
-        samples = []
-        digest = ""
-        for _ in range(calls):
-            began = time.perf_counter()
-            digest = client.effect_digest(RECORDS)
-            samples.append(time.perf_counter() - began)
-    return samples, digest
+class EchoFloor:
+    """A trivial Node echo process over a pipe: one line in, the same line out."""
+
+    def __init__(self, line: bytes) -> None:
+        self.line = line
+        self.proc = subprocess.Popen([find_node(), "-e", ECHO_JS], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def round_trip(self) -> float:
+        """Seconds for one write + flush + readline of the line."""
+        stdin, stdout = self.proc.stdin, self.proc.stdout
+        assert stdin is not None and stdout is not None
+        began = time.perf_counter()
+        stdin.write(self.line)
+        stdin.flush()
+        echoed = stdout.readline()
+        elapsed = time.perf_counter() - began
+        if echoed != self.line:
+            raise RuntimeError("the echo process answered something else")
+        return elapsed
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=5)
 
 
-def time_floor(calls: int, warmup: int, line: bytes) -> list[float]:
-    """Per-round-trip seconds of ``line`` through a Node echo process over a pipe."""
-    proc = subprocess.Popen([find_node(), "-e", ECHO_JS], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    assert proc.stdin is not None and proc.stdout is not None
+def time_calls(calls: int, warmup: int, line: bytes, chunk: int = 500) -> tuple[list[float], list[float], str]:
+    """Per-call seconds of ``calls`` sequential ``effect_digest`` calls and of ``calls``
+    floor round trips, run in alternating chunks of ``chunk`` so that both see the same
+    machine load; also the digest the binding returned."""
+    binding: list[float] = []
+    floor: list[float] = []
+    digest = ""
+    echo = EchoFloor(line)
     try:
-        samples = []
-        for index in range(warmup + calls):
-            began = time.perf_counter()
-            proc.stdin.write(line)
-            proc.stdin.flush()
-            echoed = proc.stdout.readline()
-            elapsed = time.perf_counter() - began
-            if echoed != line:
-                raise RuntimeError("the echo process answered something else")
-            if index >= warmup:
-                samples.append(elapsed)
-        return samples
+        with turngate.Client() as client:
+            for _ in range(warmup):
+                client.effect_digest(RECORDS)
+                echo.round_trip()
+            while len(binding) < calls:
+                for _ in range(min(chunk, calls - len(binding))):
+                    began = time.perf_counter()
+                    digest = client.effect_digest(RECORDS)
+                    binding.append(time.perf_counter() - began)
+                for _ in range(min(chunk, calls - len(floor))):
+                    floor.append(echo.round_trip())
     finally:
-        proc.stdin.close()
-        proc.wait(timeout=5)
+        echo.close()
+    return binding, floor, digest
 
 
 def main() -> int:
@@ -119,8 +135,7 @@ def main() -> int:
 
     line = encode_message(request(1, "ledger.digest", {"records": RECORDS}))
     startups = time_startups(args.starts)
-    binding, digest = time_binding(args.calls, args.warmup)
-    floor = time_floor(args.calls, args.warmup, line)
+    binding, floor, digest = time_calls(args.calls, args.warmup, line)
 
     us = 1e6
     b50, b95 = percentile(binding, 0.50) * us, percentile(binding, 0.95) * us

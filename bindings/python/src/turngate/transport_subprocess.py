@@ -38,16 +38,30 @@ NotificationHandler = Callable[[str, Any], None]
 
 
 class _Pending:
-    """One in-flight request: an event plus the outcome the reader fills in."""
+    """One in-flight request: its outcome, and a lock held until the outcome is in.
 
-    __slots__ = ("method", "event", "result", "error", "on_progress")
+    Exactly one party finishes a request — whoever removed it from the transport's pending
+    table (the reader for its response, or a failure path) — so ``finish`` runs once. A plain
+    lock is cheaper to create and to wait on than a ``threading.Event``.
+    """
+
+    __slots__ = ("method", "done", "result", "error", "on_progress")
 
     def __init__(self, method: str, on_progress: NotificationHandler | None) -> None:
         self.method = method
-        self.event = threading.Event()
+        self.done = threading.Lock()
+        self.done.acquire()
         self.result: Any = None
         self.error: TurngateError | None = None
         self.on_progress = on_progress
+
+    def finish(self, result: Any, error: TurngateError | None) -> None:
+        self.result, self.error = result, error
+        self.done.release()
+
+    def wait(self, timeout: float | None) -> bool:
+        """True once finished; False when ``timeout`` seconds passed first."""
+        return self.done.acquire(True, -1 if timeout is None else timeout)
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
@@ -165,17 +179,19 @@ class SubprocessTransport:
                 stdin.flush()
         except (OSError, ValueError):
             # The pipe is gone: the monitor fails every pending call shortly.
-            if not pending.event.wait(EXIT_GRACE_S + 1.0):
-                self._forget(request_id)
-                raise BridgeError(
-                    f"could not write to the turngate bridge ({method})",
-                    stderr_tail=self.stderr_tail(),
-                    returncode=self._proc.poll(),
-                ) from None
-        if not pending.event.wait(timeout):
-            self._forget(request_id, abandon=True)
-            if not pending.event.is_set():
-                raise Timeout(method, timeout if timeout is not None else 0.0)
+            if not pending.wait(EXIT_GRACE_S + 1.0):
+                if self._forget(request_id):
+                    raise BridgeError(
+                        f"could not write to the turngate bridge ({method})",
+                        stderr_tail=self.stderr_tail(),
+                        returncode=self._proc.poll(),
+                    ) from None
+                pending.wait(None)  # being finished right now by another thread
+        else:
+            if not pending.wait(timeout):
+                if self._forget(request_id, abandon=True):
+                    raise Timeout(method, timeout if timeout is not None else 0.0)
+                pending.wait(None)  # the answer arrived as the time ran out
         if pending.error is not None:
             raise pending.error
         return pending.result
@@ -286,8 +302,7 @@ class SubprocessTransport:
             if not abandoned:
                 self._violation(f"bridge answered unknown request id {request_id!r}")
             return
-        pending.result, pending.error = response_outcome(pending.method, message)
-        pending.event.set()
+        pending.finish(*response_outcome(pending.method, message))
 
     def _notification(self, method: Any, params: Any) -> None:
         handler = self._on_notification
@@ -364,10 +379,13 @@ class SubprocessTransport:
             pending = list(self._pending.values())
             self._pending.clear()
         for entry in pending:
-            entry.error = self._failure
-            entry.event.set()
+            entry.finish(None, self._failure)
 
-    def _forget(self, request_id: int, *, abandon: bool = False) -> None:
+    def _forget(self, request_id: int, *, abandon: bool = False) -> bool:
+        """Remove a request this caller gives up on; True when it was still pending (so no
+        one else will finish it). ``abandon``: ignore its answer if one arrives later."""
         with self._lock:
-            if self._pending.pop(request_id, None) is not None and abandon:
+            removed = self._pending.pop(request_id, None) is not None
+            if removed and abandon:
                 self._abandoned.add(request_id)
+        return removed
