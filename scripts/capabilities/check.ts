@@ -17,7 +17,7 @@ import { parseTestsCell, type TestReference } from "./test-references.js";
 export interface CheckCapabilitiesOptions {
   /** Repository root holding README.md and CAPABILITY_VERIFICATION.md. */
   root: string;
-  /** Directory with vitest.json, pytest.xml and go.json; default `<root>/results`. */
+  /** Directory with vitest.json, pytest.xml and go.json (relative: from `root`); default `<root>/results`. */
   resultsDir?: string;
   /** Structure only: parse references and check their files exist, but read no results. */
   skipResults?: boolean;
