@@ -10,6 +10,8 @@ export {
   TurngateValidationError,
   type ValidationIssue,
 } from "./errors.js";
+// Verification facts (Harn std/verification, DESIGN §4).
+export * from "./facts/index.js";
 // The completion gate (A3S §2.7–2.12, DESIGN §3).
 export * from "./gate/index.js";
 // Mutation ledger and effect digest (A3S §1.8, §2.1–2.4).
@@ -59,5 +61,3 @@ export type { VerificationStatus } from "./schemas/status.js";
 export type { VerificationSummary } from "./schemas/summary.js";
 export type { CompletionTerminal } from "./schemas/terminal.js";
 export { COMPLETION_WAIVER_SCHEMA, type CompletionWaiver } from "./schemas/waiver.js";
-// Verification facts (Harn std/verification, DESIGN §4).
-export * from "./facts/index.js";
