@@ -1,5 +1,7 @@
 // zod schemas, exported from the "@turngate/core/schemas" subpath (kept out of the main API).
 // scripts/gen-json-schema.ts writes every export named `*Schema` to packages/core/schema/.
+
+export * from "../facts/schemas.js";
 export * from "./check.js";
 export * from "./command.js";
 export * from "./ledger.js";
@@ -11,4 +13,3 @@ export * from "./status.js";
 export * from "./summary.js";
 export * from "./terminal.js";
 export * from "./waiver.js";
-export * from "../facts/schemas.js";
