@@ -72,7 +72,8 @@ const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = {
  *   full bytes are streamed to `<logDir>/<sha256>.log` (content-addressed, atomic rename).
  * - If this Node process exits first, the group is SIGKILLed (`trackProcessGroup`).
  *
- * Never rejects: a spawn failure is returned as `spawnError` with `exitCode: null`.
+ * A spawn failure is returned as `spawnError` with `exitCode: null`, not thrown. Errors:
+ * rejects only with `TurngateValidationError` (path `timeout_ms`) for an invalid timeout.
  * Implements A3S §2.13 (timeouts) and §2.16 (capture); the group kill is our addition.
  */
 export async function runShellCommand(

@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { TurngateValidationError } from "@turngate/core";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { truncationNotice } from "../../src/runner/capture.js";
 import { runShellCommand } from "../../src/runner/shell.js";
@@ -157,7 +158,9 @@ describe("clampTimeoutMs", () => {
   });
 
   test("rejects negative and fractional timeouts naming timeout_ms", () => {
-    expect(() => clampTimeoutMs(-1)).toThrow("timeout_ms");
-    expect(() => clampTimeoutMs(1.5)).toThrow("timeout_ms");
+    expect(() => clampTimeoutMs(-1)).toThrow(
+      "invalid command timeout at timeout_ms: must be a non-negative integer of milliseconds, got -1",
+    );
+    expect(() => clampTimeoutMs(1.5)).toThrow(TurngateValidationError);
   });
 });
