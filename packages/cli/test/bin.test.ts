@@ -1,5 +1,5 @@
-import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, test } from "vitest";
@@ -50,4 +50,52 @@ describe("turngate bin", () => {
     expect(verified.stdout).toMatch(/verified: effect digest [0-9a-f]{64}\n/);
     expect(turngate(["run", "--no-such-flag"]).status).toBe(1);
   }, 90_000);
+
+  test("SIGTERM to turngate is forwarded to the agent, and the turn is still judged", async () => {
+    const p = gitProject({ "value.txt": "41\n" });
+    cleanup = p.cleanup;
+    const ready = join(p.agents, "ready");
+    const agent = p.agent(
+      "agent.js",
+      `const fs = require("node:fs");
+fs.writeFileSync("value.txt", "42\\n");
+process.on("SIGTERM", () => { console.log("agent: got SIGTERM"); process.exit(143); });
+fs.writeFileSync(${JSON.stringify(ready)}, "");
+setInterval(() => {}, 1000);`,
+    );
+    const child = spawn(
+      process.execPath,
+      [
+        "--conditions=@turngate/source",
+        "--import",
+        "tsx",
+        bin,
+        "run",
+        "--root",
+        p.root,
+        "--check",
+        "grep -q 42 value.txt",
+        "--",
+        "node",
+        agent,
+      ],
+      { cwd: repoRoot },
+    );
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const deadline = Date.now() + 30_000;
+    while (!existsSync(ready) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    child.kill("SIGTERM");
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(stdout).toContain("agent: got SIGTERM\n");
+    expect(stderr).toContain("turngate: agent exited with code 143\n");
+    expect(stdout).toMatch(/verified: effect digest [0-9a-f]{64}\n/);
+    expect(code).toBe(0);
+  }, 60_000);
 });
