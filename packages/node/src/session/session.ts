@@ -71,6 +71,8 @@ export class Session {
   #delta: WorkspaceDelta | undefined;
   #ledger = new MutationLedger();
   #reports: VerificationReport[] = [];
+  /** Digests the attestor was already asked about (it is asked once per digest). */
+  #attestedDigests = new Set<string>();
   #decision: { outcome: GateOutcome; reports: VerificationReport[]; at: Date } | undefined;
 
   private constructor(
@@ -262,14 +264,17 @@ export class Session {
 
   /**
    * Decide whether the turn may end (A3S §2.7 via core's `decideCompletion`): first the
-   * host attestor (when set and the ledger is not empty) may add a report, accepted as a
-   * host report; then the gate runs with the session's reports and waivers. The outcome
-   * is kept for `proof()`.
+   * host attestor (when set, the ledger is not empty and it was not yet asked about this
+   * digest) may add a report, accepted as a host report; then the gate runs with the
+   * session's reports and waivers. The outcome is kept for `proof()`.
    * Errors: rejects with the attestor's error, or a validation error for its report.
    */
   async decide(): Promise<GateOutcome> {
-    const merged = await mergeAttestedReport(this.#attestor, this.#ledger, this.#reports);
-    this.#reports = merged;
+    const digest = this.#ledger.digest;
+    if (this.#attestor && digest !== "" && !this.#attestedDigests.has(digest)) {
+      this.#reports = await mergeAttestedReport(this.#attestor, this.#ledger, this.#reports);
+      this.#attestedDigests.add(digest);
+    }
     const outcome = decideCompletion({
       ledger: this.#ledger,
       reports: this.#reports,

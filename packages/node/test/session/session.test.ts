@@ -208,6 +208,12 @@ describe("Session", () => {
     expect(seen).toEqual([
       { effectDigest: digest, paths: [{ path: "a.txt", content_digest: sha256("new\n") }] },
     ]);
+    // Asked once per digest: deciding again does not add a second attested report.
+    await session.decide();
+    expect(seen).toHaveLength(1);
+    expect(session.verificationReports().map((report) => report.subject)).toEqual([
+      "host:attestor",
+    ]);
   });
 
   test("recorded reports: one or many, host-authored, status checked against the checks", async () => {
