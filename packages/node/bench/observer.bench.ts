@@ -89,6 +89,9 @@ async function main(): Promise<number> {
     }
     console.log("git init + add + commit …");
     await run("git", ["init", "-q", "-b", "main", "."], repo);
+    // No background auto-gc/maintenance: it would compete with the timings and the cleanup.
+    await run("git", ["config", "gc.auto", "0"], repo);
+    await run("git", ["config", "maintenance.auto", "false"], repo);
     await run("git", ["add", "-A"], repo);
     await run("git", ["commit", "-q", "-m", "bench"], repo);
     console.log(`  committed (${((performance.now() - started) / 1000).toFixed(1)} s in all)`);

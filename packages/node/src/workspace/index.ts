@@ -1,3 +1,14 @@
+/**
+ * Workspace observation for @turngate/node (issue 3 item 1; DESIGN §3; reference §2.3, §2.5).
+ *
+ * `WorkspaceObserver` takes a baseline of a directory and later the delta against it: in a
+ * git work tree the tracked files plus untracked files git does not ignore, elsewhere a
+ * walk of everything but `.git`, `.turngate`, `.a3s`, `.a3s-code`; configured gitignore-style
+ * ignores in both modes; no entry cap. Each entry carries the SHA-256 of its bytes (of the
+ * link text for a symlink); a stat cache with git's racy rule limits hashing to files whose
+ * stat changed. `delta().changes` feed `MutationLedger.observeUnseenPaths` directly
+ * (`{ path, contentDigest: change.content_digest }`).
+ */
 export {
   type ChangeKind,
   diffSnapshots,
