@@ -9,8 +9,10 @@ Measures, in one run:
    ledger (3 rows): p50 and p95 per call, in microseconds;
 3. the floor: the same JSON-RPC request line written to a trivial Node echo process over a
    pipe (it reads a line and writes it back) and read back, ``--calls`` times;
-and prints the ratio binding / floor for p50 and p95 (target ≤ 2×). Binding calls and floor
-round trips alternate in chunks of 500, so a change in machine load hits both alike.
+and prints the ratio binding / floor for p50 and p95 (target ≤ 2×). It also times the same
+client against a trivial Node JSON-RPC responder (no validation, no hashing), which shows
+how much of the round trip is the binding's own (encode, pipe, reader thread, decode).
+The three alternate in chunks of 500 calls, so a change in machine load hits all alike.
 
 The bridge is found like ``turngate.Client()`` finds it (TURNGATE_BRIDGE, the repo's built
 CLI, turngate on PATH); node through TURNGATE_NODE or PATH. Standard library only.
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import statistics
 import subprocess
 import sys
@@ -50,6 +53,16 @@ RECORDS = [
         "content_digest": "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03",
     },
 ]
+
+RESPONDER_JS = (
+    "const rl = require('readline').createInterface({ input: process.stdin });"
+    "const hello = { protocol: 'turngate.bridge.v1', version: 'responder', methods: [] };"
+    "rl.on('line', (line) => { const m = JSON.parse(line);"
+    " const result = m.method === 'initialize' ? hello : m.method === 'shutdown' ? {} : { effect_digest: '0'.repeat(64) };"
+    " process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }) + '\\n');"
+    " if (m.method === 'shutdown') process.exit(0); });"
+)
+"""A trivial JSON-RPC responder (no validation, no hashing): isolates the Python side."""
 
 ECHO_JS = (
     "const rl = require('readline').createInterface({ input: process.stdin });"
@@ -101,29 +114,43 @@ class EchoFloor:
         self.proc.wait(timeout=5)
 
 
-def time_calls(calls: int, warmup: int, line: bytes, chunk: int = 500) -> tuple[list[float], list[float], str]:
-    """Per-call seconds of ``calls`` sequential ``effect_digest`` calls and of ``calls``
-    floor round trips, run in alternating chunks of ``chunk`` so that both see the same
-    machine load; also the digest the binding returned."""
+def timed_digest(client: turngate.Client, samples: list[float]) -> str:
+    began = time.perf_counter()
+    digest = client.effect_digest(RECORDS)
+    samples.append(time.perf_counter() - began)
+    return digest
+
+
+def time_calls(
+    calls: int, warmup: int, line: bytes, chunk: int = 500
+) -> tuple[list[float], list[float], list[float], str]:
+    """Per-call seconds of ``calls`` sequential ``effect_digest`` calls on the bridge, of as
+    many on a trivial JSON-RPC responder (the binding's own share), and of as many floor
+    round trips — run in alternating chunks of ``chunk`` so all three see the same machine
+    load; also the digest the bridge returned."""
     binding: list[float] = []
+    responder: list[float] = []
     floor: list[float] = []
     digest = ""
     echo = EchoFloor(line)
+    trivial = shlex.join([find_node(), "-e", RESPONDER_JS])
     try:
-        with turngate.Client() as client:
+        with turngate.Client() as client, turngate.Client(bridge=trivial) as plain:
             for _ in range(warmup):
                 client.effect_digest(RECORDS)
+                plain.effect_digest(RECORDS)
                 echo.round_trip()
             while len(binding) < calls:
-                for _ in range(min(chunk, calls - len(binding))):
-                    began = time.perf_counter()
-                    digest = client.effect_digest(RECORDS)
-                    binding.append(time.perf_counter() - began)
-                for _ in range(min(chunk, calls - len(floor))):
+                n = min(chunk, calls - len(binding))
+                for _ in range(n):
+                    digest = timed_digest(client, binding)
+                for _ in range(n):
+                    timed_digest(plain, responder)
+                for _ in range(n):
                     floor.append(echo.round_trip())
     finally:
         echo.close()
-    return binding, floor, digest
+    return binding, responder, floor, digest
 
 
 def main() -> int:
@@ -135,11 +162,12 @@ def main() -> int:
 
     line = encode_message(request(1, "ledger.digest", {"records": RECORDS}))
     startups = time_startups(args.starts)
-    binding, floor, digest = time_calls(args.calls, args.warmup, line)
+    binding, responder, floor, digest = time_calls(args.calls, args.warmup, line)
 
     us = 1e6
     b50, b95 = percentile(binding, 0.50) * us, percentile(binding, 0.95) * us
     f50, f95 = percentile(floor, 0.50) * us, percentile(floor, 0.95) * us
+    r50, r95 = percentile(responder, 0.50) * us, percentile(responder, 0.95) * us
     print(
         f"bridge start-up to initialize: median {statistics.median(startups) * 1000:.1f} ms "
         f"(min {min(startups) * 1000:.1f} ms, {args.starts} starts)"
@@ -149,13 +177,16 @@ def main() -> int:
         f"request {len(line)} bytes: p50 {b50:.1f} us, p95 {b95:.1f} us (digest {digest[:12]}…)"
     )
     print(f"floor, same request line through a node echo process over a pipe: p50 {f50:.1f} us, p95 {f95:.1f} us")
+    print(f"same client on a trivial node JSON-RPC responder (the binding's share): p50 {r50:.1f} us, p95 {r95:.1f} us")
     print(f"ratio binding/floor: p50 {b50 / f50:.2f}x, p95 {b95 / f95:.2f}x (target <= 2x)")
+    print(f"ratio responder/floor: p50 {r50 / f50:.2f}x, p95 {r95 / f95:.2f}x")
     print(
         json.dumps(
             {
                 "startup_ms_median": round(statistics.median(startups) * 1000, 1),
                 "binding_us": {"p50": round(b50, 1), "p95": round(b95, 1)},
                 "floor_us": {"p50": round(f50, 1), "p95": round(f95, 1)},
+                "responder_us": {"p50": round(r50, 1), "p95": round(r95, 1)},
                 "ratio": {"p50": round(b50 / f50, 2), "p95": round(b95 / f95, 2)},
             }
         )

@@ -80,6 +80,22 @@ def test_concurrent_calls_from_many_threads_get_their_own_answers(fake_client):
     assert values == list(range(200))
 
 
+def test_threads_that_time_out_hand_reading_over_to_the_others(fake_client):
+    client = fake_client()
+
+    def one(n: int) -> object:
+        try:
+            # Every third call outlives its timeout; the rest must still be answered.
+            return client.call("sleep", {"ms": 1200 if n % 3 == 0 else n % 7, "value": n}, timeout=0.5)["value"]
+        except turngate.Timeout:
+            return "timeout"
+
+    with ThreadPoolExecutor(max_workers=24) as pool:
+        values = list(pool.map(one, range(96)))
+    assert values == ["timeout" if n % 3 == 0 else n for n in range(96)]
+    assert client.call("echo", {"after": "timeouts"}) == {"after": "timeouts"}
+
+
 def test_timeout_raises_and_the_late_answer_is_ignored(fake_client):
     client = fake_client()
     started = time.monotonic()

@@ -96,7 +96,8 @@ class Client:
             (default 30 s; it includes starting node).
         on_progress: called with a :class:`~turngate.types.ProgressEvent` for progress
             notifications of calls that were not given their own ``on_progress``; it runs on
-            the reader thread and its exceptions are ignored.
+            whichever calling thread is reading the bridge's output at the time (usually the
+            caller's own) and its exceptions are ignored.
         env: environment of the bridge process (default: inherited), cwd: its working
             directory (relative session roots resolve against it).
         transport: an already built transport (tests, custom hosts); overrides all of the

@@ -1,15 +1,19 @@
 """JSON-RPC 2.0 over the bridge's stdio: one UTF-8 JSON object per line (DESIGN.md §5).
 
-One :class:`SubprocessTransport` owns one bridge child process and three daemon threads:
+One :class:`SubprocessTransport` owns one bridge child process. Any number of threads may
+call :meth:`SubprocessTransport.call` at once: writes are serialised by a lock and responses
+are matched by id, so calls overlap on the wire.
 
-* the *reader* parses stdout line by line and hands each response to the caller waiting on
-  its id; notifications (no ``id``) go to the notification callback;
+Reading follows the leader/follower pattern: while calls are in flight, exactly one calling
+thread (the *leader*) reads stdout and hands every response to the call waiting on its id;
+the others wait on their own condition, and one of them takes over when the leader's own
+answer has arrived. A lone caller therefore reads its own answer (no thread hop: about half
+of the binding's round-trip cost under load, see bench/roundtrip.py). Notifications are
+delivered on the leader's thread. Two daemon threads remain:
+
 * the *stderr drain* keeps the last 8 KiB of stderr for error messages;
 * the *monitor* waits for the process (so it is always reaped: no zombie) and, at most
   0.5 s after it exits, fails every pending call with :class:`BridgeError`.
-
-Any number of threads may call :meth:`SubprocessTransport.call` at once; writes are
-serialised by a lock and responses are matched by id, so calls overlap on the wire.
 """
 
 from __future__ import annotations
@@ -18,8 +22,10 @@ import collections
 import itertools
 import json
 import os
+import select
 import subprocess
 import threading
+import time
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -31,46 +37,49 @@ STDERR_TAIL_BYTES = 8 * 1024
 """How much of the bridge's stderr is kept for :attr:`BridgeError.stderr_tail`, in bytes."""
 
 EXIT_GRACE_S = 0.5
-"""After the child exits, how long (seconds) the reader may drain stdout before pending
+"""After the child exits, how long (seconds) stdout may still be drained before pending
 calls are failed anyway."""
+
+POLL_S = 0.25
+"""Longest single wait of the leader on stdout, in seconds, so it notices a failure that
+another thread recorded (process exit, close)."""
+
+READ_CHUNK = 1 << 16
+"""Bytes asked of one ``os.read`` on stdout."""
 
 NotificationHandler = Callable[[str, Any], None]
 
 
 class _Pending:
-    """One in-flight request: its outcome, and a lock held until the outcome is in.
+    """One in-flight request: its outcome, and a condition (on the transport's mutex) that
+    is notified when the outcome is in or when the caller may take over reading."""
 
-    Exactly one party finishes a request — whoever removed it from the transport's pending
-    table (the reader for its response, or a failure path) — so ``finish`` runs once. A plain
-    lock is cheaper to create and to wait on than a ``threading.Event``.
-    """
+    __slots__ = ("method", "cond", "finished", "result", "error", "on_progress")
 
-    __slots__ = ("method", "done", "result", "error", "on_progress")
-
-    def __init__(self, method: str, on_progress: NotificationHandler | None) -> None:
+    def __init__(self, method: str, mutex: threading.Lock, on_progress: NotificationHandler | None) -> None:
         self.method = method
-        self.done = threading.Lock()
-        self.done.acquire()
+        self.cond = threading.Condition(mutex)
+        self.finished = False
         self.result: Any = None
         self.error: TurngateError | None = None
         self.on_progress = on_progress
 
-    def finish(self, result: Any, error: TurngateError | None) -> None:
-        self.result, self.error = result, error
-        self.done.release()
-
-    def wait(self, timeout: float | None) -> bool:
-        """True once finished; False when ``timeout`` seconds passed first."""
-        return self.done.acquire(True, -1 if timeout is None else timeout)
-
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
-    """Finalizer: kill a child the owner forgot to close (it is reaped by the monitor)."""
+    """Kill a child that is still running (the monitor thread reaps it)."""
     if proc.poll() is None:
         try:
             proc.kill()
         except OSError:
             pass
+
+
+def _describe_exit(returncode: int | None) -> str:
+    if returncode is None:
+        return "the turngate bridge closed its stdout"
+    if returncode < 0:
+        return f"the turngate bridge was killed by signal {-returncode}"
+    return f"the turngate bridge exited with code {returncode}"
 
 
 class SubprocessTransport:
@@ -80,9 +89,9 @@ class SubprocessTransport:
         argv: the command line of the bridge, e.g. ``["node", ".../bin.js", "bridge",
             "--stdio"]``.
         env: the child's environment (``None`` = inherit), cwd: its working directory.
-        on_notification: called as ``f(method, params)`` on the reader thread for every
-            notification that is not routed to a call's own ``on_progress``. Exceptions it
-            raises are swallowed so that they cannot stop the reader.
+        on_notification: called as ``f(method, params)`` for every notification that is not
+            routed to a call's own ``on_progress``, on the thread that is reading (one of
+            the calling threads). Exceptions it raises are swallowed.
 
     Raises :class:`BridgeError` when the process cannot be started.
     """
@@ -98,14 +107,20 @@ class SubprocessTransport:
         self.argv = list(argv)
         self._on_notification = on_notification
         self._ids = itertools.count(1)
-        self._lock = threading.Lock()  # guards _pending, _abandoned, _failure
+        # _mutex guards everything below except the buffer (leader only) and the stderr tail.
+        self._mutex = threading.Lock()
         self._write_lock = threading.Lock()
         self._pending: dict[int, _Pending] = {}
         self._abandoned: set[int] = set()
+        self._followers: collections.deque[_Pending] = collections.deque()
+        self._leading = False
+        self._eof = False
         self._failure: TurngateError | None = None
+        self._closed = False
+        self._buffer = bytearray()
+        self._stderr_lock = threading.Lock()
         self._stderr_tail: collections.deque[bytes] = collections.deque()
         self._stderr_len = 0
-        self._closed = False
         try:
             self._proc = subprocess.Popen(
                 self.argv,
@@ -119,12 +134,12 @@ class SubprocessTransport:
             raise BridgeError(
                 f"could not start the turngate bridge {self.argv!r}: {exc}", code="bridge_spawn"
             ) from None
+        assert self._proc.stdout is not None
+        self._stdout_fd = self._proc.stdout.fileno()
         self._finalizer = weakref.finalize(self, _kill, self._proc)
         self._stderr_thread = threading.Thread(target=self._drain_stderr, name="turngate-bridge-stderr", daemon=True)
-        self._reader_thread = threading.Thread(target=self._read_stdout, name="turngate-bridge-reader", daemon=True)
         self._monitor_thread = threading.Thread(target=self._monitor, name="turngate-bridge-monitor", daemon=True)
         self._stderr_thread.start()
-        self._reader_thread.start()
         self._monitor_thread.start()
 
     # ------------------------------------------------------------------ public surface
@@ -141,7 +156,7 @@ class SubprocessTransport:
 
     def stderr_tail(self) -> str:
         """The last (at most 8 KiB) bytes the bridge wrote to stderr, decoded as UTF-8."""
-        with self._lock:
+        with self._stderr_lock:
             raw = b"".join(self._stderr_tail)
         return raw[-STDERR_TAIL_BYTES:].decode("utf-8", errors="replace")
 
@@ -155,7 +170,7 @@ class SubprocessTransport:
     ) -> Any:
         """Send one request and block until its response.
 
-        Input: ``method`` (wire name), ``params`` (JSON-compatible; omitted when ``None``),
+        Input: ``method`` (wire name), ``params`` (JSON-compatible; ``None`` sends ``{}``),
         ``timeout`` in seconds (``None`` = wait for ever), ``on_progress`` called as
         ``f(method, params)`` for notifications whose ``params.request_id`` is this call's id.
         Output: the response's ``result`` value, as parsed JSON.
@@ -164,8 +179,9 @@ class SubprocessTransport:
         """
         request_id = next(self._ids)
         data = encode_message(request(request_id, method, params))
-        pending = _Pending(method, on_progress)
-        with self._lock:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        pending = _Pending(method, self._mutex, on_progress)
+        with self._mutex:
             if self._failure is not None:
                 raise self._failure
             if self._closed and method != "shutdown":
@@ -178,20 +194,21 @@ class SubprocessTransport:
                 stdin.write(data)
                 stdin.flush()
         except (OSError, ValueError):
-            # The pipe is gone: the monitor fails every pending call shortly.
-            if not pending.wait(EXIT_GRACE_S + 1.0):
-                if self._forget(request_id):
+            # The pipe is gone; reading will meet EOF and fail every pending call. Bound the
+            # wait in case the child keeps stdout open.
+            write_deadline = time.monotonic() + EXIT_GRACE_S + 1.0
+            deadline = write_deadline if deadline is None else min(deadline, write_deadline)
+        if not self._await(pending, deadline):
+            if self._forget(request_id, abandon=True):
+                if self._proc.poll() is not None or self._eof:
                     raise BridgeError(
-                        f"could not write to the turngate bridge ({method})",
+                        _describe_exit(self._proc.poll()),
                         stderr_tail=self.stderr_tail(),
                         returncode=self._proc.poll(),
-                    ) from None
-                pending.wait(None)  # being finished right now by another thread
-        else:
-            if not pending.wait(timeout):
-                if self._forget(request_id, abandon=True):
-                    raise Timeout(method, timeout if timeout is not None else 0.0)
-                pending.wait(None)  # the answer arrived as the time ran out
+                        code="bridge_exited",
+                    )
+                raise Timeout(method, timeout if timeout is not None else 0.0)
+            self._await(pending, None)  # the answer arrived as the time ran out
         if pending.error is not None:
             raise pending.error
         return pending.result
@@ -220,7 +237,7 @@ class SubprocessTransport:
         Output: the exit status. Idempotent and safe to call from any thread; the process is
         always reaped. Errors from a bridge that is already gone are ignored.
         """
-        with self._lock:
+        with self._mutex:
             already = self._closed
             self._closed = True
         if not already and self._failure is None and self._proc.poll() is None:
@@ -240,8 +257,15 @@ class SubprocessTransport:
             self._proc.kill()
             self._proc.wait()
         self._monitor_thread.join(EXIT_GRACE_S + 1.0)
-        self._reader_thread.join(1.0)
         self._stderr_thread.join(1.0)
+        self._fail_all(BridgeError("the turngate client is closed", code="closed"))
+        # A leader sees the failure within POLL_S; only then may stdout be closed under it.
+        stop = time.monotonic() + POLL_S + 1.0
+        while time.monotonic() < stop:
+            with self._mutex:
+                if not self._leading:
+                    break
+            time.sleep(0.01)
         for stream in (self._proc.stdout, self._proc.stderr):
             if stream is not None:
                 try:
@@ -249,65 +273,126 @@ class SubprocessTransport:
                 except OSError:
                     pass
         self._finalizer.detach()
-        self._fail_all(BridgeError("the turngate client is closed", code="closed"))
         return self._proc.returncode
 
-    # ------------------------------------------------------------------ threads
+    # ------------------------------------------------------------------ leader / follower
 
-    def _read_stdout(self) -> None:
-        stdout = self._proc.stdout
-        assert stdout is not None
-        try:
-            while True:
-                line = stdout.readline(MAX_MESSAGE_BYTES + 2)
-                if not line:
-                    break
-                if not line.endswith(b"\n") and len(line) > MAX_MESSAGE_BYTES:
-                    self._violation(f"bridge sent a line over {MAX_MESSAGE_BYTES} bytes")
+    def _await(self, pending: _Pending, deadline: float | None) -> bool:
+        """Wait until ``pending`` is finished (True) or ``deadline`` passed (False), reading
+        stdout whenever no other thread is."""
+        while True:
+            with self._mutex:
+                while not pending.finished and self._leading:
+                    remaining = None if deadline is None else deadline - time.monotonic()
+                    if remaining is not None and remaining <= 0:
+                        return False
+                    self._followers.append(pending)
+                    try:
+                        pending.cond.wait(remaining)
+                    finally:
+                        self._followers.remove(pending)
+                if pending.finished:
+                    if not self._leading and self._followers:
+                        # Woken to lead but already answered: pass the turn on.
+                        self._followers[0].cond.notify()
+                    return True
+                self._leading = True
+            try:
+                self._lead(pending, deadline)
+            finally:
+                with self._mutex:
+                    self._leading = False
+                    if self._followers:
+                        self._followers[0].cond.notify()
+            if pending.finished:
+                return True
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+
+    def _lead(self, pending: _Pending, deadline: float | None) -> None:
+        """Read and dispatch stdout until ``pending`` is finished, the deadline passes, or
+        the stream ends or fails."""
+        while not pending.finished and self._failure is None:
+            if self._eof:
+                # Someone met EOF; the monitor fails every call once the process is reaped.
+                time.sleep(0.01)
+                if deadline is not None and time.monotonic() >= deadline:
                     return
-                if not line.strip():
+                continue
+            wait = POLL_S
+            if deadline is not None:
+                wait = min(wait, deadline - time.monotonic())
+                if wait <= 0:
+                    return
+            try:
+                ready, _, _ = select.select([self._stdout_fd], [], [], wait)
+                if not ready:
                     continue
-                try:
-                    message = json.loads(line)
-                except ValueError:
-                    snippet = line[:200].decode("utf-8", errors="replace").rstrip()
-                    self._violation(f"bridge sent a line that is not JSON: {snippet!r}")
-                    return
-                self._dispatch(message)
-        except (OSError, ValueError):
-            pass
-        self._on_exit(wait=True)
+                chunk = os.read(self._stdout_fd, READ_CHUNK)
+            except (OSError, ValueError):
+                chunk = b""
+            if not chunk:
+                self._eof = True
+                self._on_exit()
+                return
+            self._buffer += chunk
+            self._dispatch_lines()
 
-    def _dispatch(self, message: Any) -> None:
+    def _dispatch_lines(self) -> None:
+        while True:
+            end = self._buffer.find(b"\n")
+            if end < 0:
+                if len(self._buffer) > MAX_MESSAGE_BYTES + 1:
+                    self._violation(f"bridge sent a line over {MAX_MESSAGE_BYTES} bytes")
+                return
+            line = bytes(self._buffer[:end])
+            del self._buffer[: end + 1]
+            if not line.strip():
+                continue
+            try:
+                message = json.loads(line)
+            except ValueError:
+                snippet = line[:200].decode("utf-8", errors="replace").rstrip()
+                self._violation(f"bridge sent a line that is not JSON: {snippet!r}")
+                return
+            if not self._dispatch(message):
+                return
+
+    def _dispatch(self, message: Any) -> bool:
+        """Route one message; False after a protocol violation (stop reading)."""
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             self._violation(f"bridge sent a message that is not JSON-RPC 2.0: {message!r:.200}")
-            return
+            return False
         if "method" in message:
             if "id" in message:
                 self._violation(f"bridge sent a request, which clients do not serve: {message!r:.200}")
-            else:
-                self._notification(message.get("method"), message.get("params"))
-            return
+                return False
+            self._notification(message.get("method"), message.get("params"))
+            return True
         request_id = message.get("id")
         if request_id is None:
             # A response with a null id answers a request the bridge could not parse.
             self._violation(f"bridge reported an error for an unparsable request: {message!r:.300}")
-            return
-        with self._lock:
-            pending = self._pending.pop(request_id, None) if isinstance(request_id, int) else None
-            abandoned = isinstance(request_id, int) and request_id in self._abandoned
+            return False
+        with self._mutex:
+            known = isinstance(request_id, int) and not isinstance(request_id, bool)
+            pending = self._pending.pop(request_id, None) if known else None
+            abandoned = known and request_id in self._abandoned
             if abandoned:
                 self._abandoned.discard(request_id)
-        if pending is None:
-            if not abandoned:
-                self._violation(f"bridge answered unknown request id {request_id!r}")
-            return
-        pending.finish(*response_outcome(pending.method, message))
+            if pending is not None:
+                pending.result, pending.error = response_outcome(pending.method, message)
+                pending.finished = True
+                pending.cond.notify()
+        if pending is None and not abandoned:
+            self._violation(f"bridge answered unknown request id {request_id!r}")
+            return False
+        return True
 
     def _notification(self, method: Any, params: Any) -> None:
         handler = self._on_notification
         if isinstance(params, dict) and isinstance(params.get("request_id"), int):
-            with self._lock:
+            with self._mutex:
                 pending = self._pending.get(params["request_id"])
             if pending is not None and pending.on_progress is not None:
                 handler = pending.on_progress
@@ -315,8 +400,10 @@ class SubprocessTransport:
             return
         try:
             handler(method, params)
-        except Exception:  # noqa: BLE001 - a host callback must not kill the reader
+        except Exception:  # noqa: BLE001 - a host callback must not break reading
             pass
+
+    # ------------------------------------------------------------------ threads
 
     def _drain_stderr(self) -> None:
         stderr = self._proc.stderr
@@ -326,7 +413,7 @@ class SubprocessTransport:
                 chunk = stderr.read1(4096) if hasattr(stderr, "read1") else stderr.read(4096)
                 if not chunk:
                     break
-                with self._lock:
+                with self._stderr_lock:
                     self._stderr_tail.append(chunk)
                     self._stderr_len += len(chunk)
                     while self._stderr_len - len(self._stderr_tail[0]) >= STDERR_TAIL_BYTES:
@@ -336,34 +423,34 @@ class SubprocessTransport:
 
     def _monitor(self) -> None:
         self._proc.wait()
-        self._reader_thread.join(EXIT_GRACE_S)
-        self._on_exit(wait=False)
+        # Give a reading caller the chance to drain answers written before the exit.
+        stop = time.monotonic() + EXIT_GRACE_S
+        while time.monotonic() < stop:
+            with self._mutex:
+                if not self._pending or self._failure is not None:
+                    break
+            time.sleep(0.01)
+        self._on_exit()
 
     # ------------------------------------------------------------------ failure paths
 
-    def _on_exit(self, *, wait: bool) -> None:
+    def _on_exit(self) -> None:
         """stdout reached EOF or the process exited: fail whatever is still pending."""
         returncode = self._proc.poll()
-        if returncode is None and wait:
+        if returncode is None:
             try:
                 returncode = self._proc.wait(timeout=EXIT_GRACE_S)
             except subprocess.TimeoutExpired:
                 returncode = None
         self._stderr_thread.join(EXIT_GRACE_S)
-        if returncode is None:
-            what = "the turngate bridge closed its stdout"
-        elif returncode < 0:
-            what = f"the turngate bridge was killed by signal {-returncode}"
-        else:
-            what = f"the turngate bridge exited with code {returncode}"
-        with self._lock:
+        with self._mutex:
             closed = self._closed
         self._fail_all(
             BridgeError(
-                what if not closed else "the turngate client is closed",
+                "the turngate client is closed" if closed else _describe_exit(returncode),
                 stderr_tail=self.stderr_tail(),
                 returncode=returncode,
-                code="bridge_exited" if not closed else "closed",
+                code="closed" if closed else "bridge_exited",
             )
         )
 
@@ -373,18 +460,19 @@ class SubprocessTransport:
         _kill(self._proc)
 
     def _fail_all(self, error: TurngateError) -> None:
-        with self._lock:
+        with self._mutex:
             if self._failure is None:
                 self._failure = error
-            pending = list(self._pending.values())
+            for entry in self._pending.values():
+                entry.error = self._failure
+                entry.finished = True
+                entry.cond.notify()
             self._pending.clear()
-        for entry in pending:
-            entry.finish(None, self._failure)
 
     def _forget(self, request_id: int, *, abandon: bool = False) -> bool:
         """Remove a request this caller gives up on; True when it was still pending (so no
         one else will finish it). ``abandon``: ignore its answer if one arrives later."""
-        with self._lock:
+        with self._mutex:
             removed = self._pending.pop(request_id, None) is not None
             if removed and abandon:
                 self._abandoned.add(request_id)
