@@ -180,6 +180,7 @@ def main() -> int:
     print(f"same client on a trivial node JSON-RPC responder (the binding's share): p50 {r50:.1f} us, p95 {r95:.1f} us")
     print(f"ratio binding/floor: p50 {b50 / f50:.2f}x, p95 {b95 / f95:.2f}x (target <= 2x)")
     print(f"ratio responder/floor: p50 {r50 / f50:.2f}x, p95 {r95 / f95:.2f}x")
+    print(f"ratio binding/responder (the bridge's own cost): p50 {b50 / r50:.2f}x, p95 {b95 / r95:.2f}x")
     print(
         json.dumps(
             {
@@ -188,6 +189,7 @@ def main() -> int:
                 "floor_us": {"p50": round(f50, 1), "p95": round(f95, 1)},
                 "responder_us": {"p50": round(r50, 1), "p95": round(r95, 1)},
                 "ratio": {"p50": round(b50 / f50, 2), "p95": round(b95 / f95, 2)},
+                "ratio_to_responder": {"p50": round(b50 / r50, 2), "p95": round(b95 / r95, 2)},
             }
         )
     )
