@@ -32,7 +32,7 @@ def wait_reaped(pid: int, within: float = 2.0) -> bool:
 
 
 def fake_children() -> list[int]:
-    """Pids of this process's children (zombies included) that run the fake bridge."""
+    """Pids of this process's children that run the fake bridge, and its zombie children."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -42,8 +42,9 @@ def fake_children() -> list[int]:
             cmdline = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        if ppid == os.getpid() and (b"fake_bridge.py" in cmdline or " (python" in stat):
+        state, ppid = stat.rsplit(")", 1)[1].split()[:2]
+        # A zombie has an empty cmdline: any zombie child of this process counts.
+        if int(ppid) == os.getpid() and (b"fake_bridge.py" in cmdline or state == "Z"):
             found.append(int(entry.name))
     return found
 
