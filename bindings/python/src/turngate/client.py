@@ -19,14 +19,14 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar, cast
 
 from ._version import __version__
 from ._api import bridge_method
 from ._rpc import PROTOCOL_ID
 from ._wire import to_wire, wire_list
 from .discovery import bridge_command
-from .errors import ProtocolError, TurngateError
+from .errors import ProtocolError
 from .session import Session
 from .types import (
     CompletionWaiver,
@@ -49,6 +49,7 @@ STARTUP_TIMEOUT_S = 30.0
 """How long the ``initialize`` handshake may take, in seconds (node start-up included)."""
 
 ProgressHandler = Callable[[ProgressEvent], None]
+T = TypeVar("T")
 
 
 class Transport(Protocol):
@@ -255,7 +256,7 @@ class Client:
         observations. Output: a :class:`GateOutcome` — ``allow`` with a terminal
         (``narrative``/``waived``/``verified``), or ``continue``/``incomplete`` with reason,
         message and data. Raises :class:`InvalidParams`, or :class:`RemoteError` with code
-        ``report_rejected`` for a report whose status differs from its derived status.
+        ``report_status_mismatch`` for a report whose status differs from its derived status.
         """
         params = {
             "ledger": to_wire(ledger),
@@ -279,7 +280,7 @@ class Client:
         there are residual risks; ``skipped`` without checks; else ``passed``."""
         params = {"checks": wire_list(checks, "checks"), "residual_risks": wire_list(residual_risks, "residual_risks")}
         result = self._send("report.derive_status", params, timeout=timeout)
-        return _member(result, "status", str)  # type: ignore[return-value]
+        return cast(VerificationStatus, _member(result, "status", str))
 
     @bridge_method("verification.summary")
     def summarize_reports(
@@ -332,13 +333,14 @@ class Client:
         return Session(self, _member(result, "session_id", str))
 
 
-def _member(result: Any, key: str, kind: type) -> Any:
+def _member(result: Any, key: str, kind: type[T]) -> T:
     """``result[key]`` checked to be a ``kind``; a :class:`ProtocolError` otherwise."""
     if not isinstance(result, dict) or not isinstance(result.get(key), kind):
         raise ProtocolError(
             f"expected a result with {key!r} of type {kind.__name__}, got {result!r:.200}", code="bad_result"
         )
-    return result[key]
+    value: T = result[key]
+    return value
 
 
-__all__ = ["Client", "DEFAULT_TIMEOUT_S", "Transport", "TurngateError", "running_under_pyodide"]
+__all__ = ["Client", "DEFAULT_TIMEOUT_S", "STARTUP_TIMEOUT_S", "Transport", "running_under_pyodide"]

@@ -125,7 +125,7 @@ class Session:
         """Record host verification reports: one report or a list.
 
         Output: how many were recorded. Raises :class:`RemoteError` with code
-        ``report_rejected`` (``path`` ``reports.N.status``) when a report's status differs
+        ``report_status_mismatch`` (``path`` ``reports.N.status``) when a report's status differs
         from the status derived from its checks — then nothing is recorded.
         """
         params = {"reports": _reports_list(reports)}

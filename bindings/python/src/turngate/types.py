@@ -17,7 +17,7 @@ keys (it is sent as given and validated by the bridge).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Final, Literal
 
 from ._wire import WireModel
 
@@ -36,10 +36,10 @@ GateReason = Literal["external_observation", "open_children", "observation_incom
 RequiredAction = Literal["none", "workspace_change", "address"]
 """What an external observation asks of the turn (reference §1.14)."""
 
-VERIFICATION_REPORT_SCHEMA = "verification_report.v1"
+VERIFICATION_REPORT_SCHEMA: Final = "verification_report.v1"
 """Schema id of every report turngate writes (DESIGN.md §3)."""
 
-COMPLETION_WAIVER_SCHEMA = "completion_waiver.v1"
+COMPLETION_WAIVER_SCHEMA: Final = "completion_waiver.v1"
 """Schema id of a completion waiver (reference §1.11)."""
 
 
@@ -63,7 +63,7 @@ class VerificationReport(WireModel):
     """``verification_report.v1`` (reference §1.3). ``effect_digest`` is the effect digest
     this report may close; an unbound report (``None``) never passes the gate. ``status`` must
     equal the status derived from ``checks`` and ``residual_risks`` or the bridge rejects the
-    report (``report_rejected``)."""
+    report (``report_status_mismatch``)."""
 
     schema: Literal["verification_report.v1", "a3s.verification_report.v1"] = VERIFICATION_REPORT_SCHEMA
     subject: str
