@@ -10,11 +10,7 @@
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadPyodide, type PyodideAPI } from "pyodide";
-import {
-  dispatchStateless,
-  handleStatelessLine,
-  statelessMethodNames,
-} from "../../packages/bridge/src/pure.js";
+import * as bridgePure from "../../packages/bridge/src/pure.js";
 
 /** Repository root (this file is test-matrix/pyodide/harness.ts). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -34,11 +30,8 @@ export async function loadTurngatePyodide(
     pyodide.FS.mkdirTree(at);
     pyodide.mountNodeFS(at, host);
   }
-  pyodide.registerJsModule("turngate_bridge", {
-    handleStatelessLine,
-    dispatchStateless,
-    statelessMethodNames,
-  });
+  // The module namespace itself, exactly as README's "Python" section tells hosts to do.
+  pyodide.registerJsModule("turngate_bridge", bridgePure);
   pyodide.runPython(`
 import sys
 sys.dont_write_bytecode = True  # never write __pycache__ into the mounted host tree
