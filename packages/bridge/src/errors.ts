@@ -45,6 +45,16 @@ export const ERROR_CODES = {
     rpc_code: -32602,
     description: "A verification report's author may not record it (only host and verifier).",
   },
+  invalid_regex: {
+    rpc_code: -32602,
+    description:
+      "A normalization pattern is not a valid Rust `regex` pattern (look-around and backreferences included); `path` names it, e.g. options.replacements.0.pattern.",
+  },
+  diagnostic_parse_error: {
+    rpc_code: -32602,
+    description:
+      "facts.parse_diagnostics: a JSON-document format's text is not JSON or not the expected shape at its root (`path` is text; the message names the JSON pointer).",
+  },
   session_closed: {
     rpc_code: -32001,
     description: "The session was closed (session.close, shutdown or EOF) while the call ran.",

@@ -4,6 +4,7 @@
  * same table in-process.
  */
 import type { MethodTable } from "./method.js";
+import { factsMethods } from "./methods/facts.js";
 import { gateMethods } from "./methods/gate.js";
 import { ledgerMethods } from "./methods/ledger.js";
 import { lifecycleMethods } from "./methods/lifecycle.js";
@@ -34,4 +35,5 @@ export const statelessTable: MethodTable = mergeTables(
   reportMethods,
   verificationMethods,
   waiverMethods,
+  factsMethods,
 );

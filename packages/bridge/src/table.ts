@@ -1,9 +1,11 @@
 /**
  * The full bridge method table served by the stdio server: `initialize`, `shutdown`, the
- * stateless methods and the `session.*` methods. `schema/protocol.json` is generated from
- * it. Later namespaces (`facts.*`) join through `mergeTables`, which rejects duplicates.
+ * stateless methods (the pure `facts.*` among them), the `session.*` methods and
+ * `facts.file_hash_snapshot`. `schema/protocol.json` is generated from it. Namespaces join
+ * through `mergeTables`, which rejects duplicates.
  */
 import type { MethodTable } from "./method.js";
+import { nodeFactsMethods } from "./methods/facts-node.js";
 import { type SessionContext, sessionMethods } from "./methods/session.js";
 import { mergeTables, statelessTable } from "./stateless.js";
 
@@ -11,4 +13,8 @@ import { mergeTables, statelessTable } from "./stateless.js";
 export type ServerContext = SessionContext;
 
 /** Every method the stdio server serves, by wire name. */
-export const bridgeTable: MethodTable<ServerContext> = mergeTables(statelessTable, sessionMethods);
+export const bridgeTable: MethodTable<ServerContext> = mergeTables(
+  statelessTable,
+  sessionMethods,
+  nodeFactsMethods,
+);

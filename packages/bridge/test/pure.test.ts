@@ -46,6 +46,11 @@ describe("@turngate/bridge/pure", () => {
 
   test("serves initialize, shutdown and the stateless methods only", () => {
     expect(statelessMethodNames()).toEqual([
+      "facts.diagnostic_classify",
+      "facts.diagnostic_delta",
+      "facts.gate_input",
+      "facts.parse_diagnostics",
+      "facts.snapshot_staleness",
       "gate.decide",
       "initialize",
       "ledger.content_digest",

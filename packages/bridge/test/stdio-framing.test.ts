@@ -17,6 +17,12 @@ describe("bridge stdio framing", () => {
     expect(result.protocol).toBe(PROTOCOL_ID);
     expect(result.version).toBe(BRIDGE_VERSION);
     expect(result.methods).toEqual([
+      "facts.diagnostic_classify",
+      "facts.diagnostic_delta",
+      "facts.file_hash_snapshot",
+      "facts.gate_input",
+      "facts.parse_diagnostics",
+      "facts.snapshot_staleness",
       "gate.decide",
       "initialize",
       "ledger.content_digest",
