@@ -10,6 +10,7 @@
  * (`$CP`, `$DA`, `$DB` being the content digests above). The test then checks both the
  * canonical text and the digest, so a wrong row format and a wrong hash are told apart.
  */
+import { createHash } from "node:crypto";
 import { describe, expect, test } from "vitest";
 import {
   canonicalLedgerText,
@@ -202,6 +203,29 @@ describe("observeTool (A3S §2.1)", () => {
     ledger.observeTool("write", 0, { file_path: "a.ts", after: "a" });
     expect(ledger.records.map((r) => r.content_digest)).toEqual([DB, DA]);
     expect(ledger.contentDigestForPath("a.ts")).toBe(DA);
+  });
+
+  test("rows sort in code-point (UTF-8 byte) order, not UTF-16 order", () => {
+    const ledger = new MutationLedger();
+    for (const p of ["😀", "～", "b", "\ue000", "a/😀", "a/～", "a/b"]) {
+      ledger.observeTool("write", 0, { file_path: p, after: "" });
+    }
+    expect(ledger.paths).toEqual(["a/b", "a/～", "a/😀", "b", "\ue000", "～", "😀"]);
+  });
+
+  test("a ledger bigger than one 64 KiB hashing chunk, with non-ASCII rows, hashes its canonical text", () => {
+    const ledger = new MutationLedger();
+    for (let i = 0; i < 3000; i++) {
+      ledger.observeTool("write", 0, {
+        file_path: `dir/é${i}/file-${"x".repeat(i % 50)}.ts`,
+        after: `${i}`,
+      });
+    }
+    ledger.observeUnseenPaths([`long/${"ü".repeat(70_000)}`, `long/${"a".repeat(70_000)}`]);
+    const expected = createHash("sha256")
+      .update(canonicalLedgerText(ledger.records), "utf8")
+      .digest("hex");
+    expect(ledger.digest).toBe(expected);
   });
 
   test("file_path and changed_paths naming the same path give two rows", () => {

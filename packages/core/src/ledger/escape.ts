@@ -22,6 +22,8 @@ import { TurngateValidationError } from "../errors.js";
  * and its UTF-8 bytes are a one-to-one image of the text.
  */
 export function escapeLedgerField(field: string): string {
+  // Fast path: no backslash, pipe, control character or surrogate at all.
+  if (!MAYBE_SPECIAL.test(field)) return field;
   let i = 0;
   for (; i < field.length; i++) if (needsEscape(field, i)) break;
   if (i === field.length) return field;
@@ -73,6 +75,13 @@ export function unescapeLedgerField(field: string, path = "field"): string {
   }
   return out;
 }
+
+/**
+ * Matches any code unit that may need escaping: `\`, `|`, C0/DEL/C1 controls, or a
+ * surrogate (paired ones are then kept by the exact scan). Built from a string so the
+ * source holds no raw control characters.
+ */
+const MAYBE_SPECIAL = /[\\|\u0000-\u001f\u007f-\u009f\ud800-\udfff]/;
 
 function bad(path: string, message: string): TurngateValidationError {
   return new TurngateValidationError("canonical ledger text", [{ path, message }]);

@@ -1,7 +1,12 @@
 import { TurngateValidationError } from "../errors.js";
 import type { LedgerSnapshot, MutationRecord, OpenWorkspaceChild } from "../schemas/ledger.js";
 import { parseLedgerSnapshot, parseOpenWorkspaceChild } from "../schemas/parse.js";
-import { compareRecords, digestOfSortedRecords } from "./canonical.js";
+import {
+  compareLedgerRows,
+  digestOfSortedRecords,
+  type LedgerRow,
+  toLedgerRow,
+} from "./canonical.js";
 import { acceptLedgerPath, observeToolResult } from "./observe.js";
 
 /** A path seen by re-reading the workspace: a plain path or a path with its content digest. */
@@ -21,8 +26,8 @@ export type ObservedPath = string | { path: string; contentDigest: string };
  * read cost O(n log n) compares plus one hash of the text.
  */
 export class MutationLedger {
-  #sorted: MutationRecord[] = [];
-  #pending: MutationRecord[] = [];
+  #sorted: LedgerRow[] = [];
+  #pending: LedgerRow[] = [];
   #pathSet = new Set<string>();
   #digest = "";
   #digestStale = false;
@@ -45,7 +50,7 @@ export class MutationLedger {
         this.#openChildren.push({ task_id: taskId });
       }
     }
-    return observation.rows.map((r) => ({ ...r }));
+    return observation.rows;
   }
 
   /**
@@ -102,13 +107,17 @@ export class MutationLedger {
     const id = taskId.trim();
     this.#openChildren = this.#openChildren.filter((c) => c.task_id !== id);
     for (const row of rows) this.#push(row);
-    return rows.map((r) => ({ ...r }));
+    return rows;
   }
 
   /** Rows in ledger order (by path, then tool, code-point order; stable). A fresh copy. */
   get records(): MutationRecord[] {
     this.#flush();
-    return this.#sorted.map((r) => ({ ...r }));
+    return this.#sorted.map((r) => ({
+      tool: r.tool,
+      path: r.path,
+      content_digest: r.content_digest,
+    }));
   }
 
   /** Number of rows. */
@@ -153,7 +162,7 @@ export class MutationLedger {
     if (!this.#pathSet.has(path)) return undefined;
     this.#flush();
     for (let i = this.#sorted.length - 1; i >= 0; i--) {
-      const r = this.#sorted[i] as MutationRecord;
+      const r = this.#sorted[i] as LedgerRow;
       if (r.path === path) return r.content_digest;
     }
     return undefined;
@@ -231,32 +240,32 @@ export class MutationLedger {
   }
 
   #push(row: MutationRecord): void {
-    this.#pending.push(row);
+    this.#pending.push(toLedgerRow(row));
     this.#pathSet.add(row.path);
     this.#digestStale = true;
   }
 
   #flush(): void {
     if (this.#pending.length === 0) return;
-    const pending = this.#pending.sort(compareRecords);
+    const pending = this.#pending.sort(compareLedgerRows);
     this.#pending = [];
     const sorted = this.#sorted;
     if (sorted.length === 0) {
       this.#sorted = pending;
       return;
     }
-    const merged: MutationRecord[] = new Array(sorted.length + pending.length);
+    const merged: LedgerRow[] = new Array(sorted.length + pending.length);
     let i = 0;
     let j = 0;
     let k = 0;
     while (i < sorted.length && j < pending.length) {
       // `<= 0` keeps an older row before a newer row with the same (path, tool).
-      if (compareRecords(sorted[i] as MutationRecord, pending[j] as MutationRecord) <= 0) {
-        merged[k++] = sorted[i++] as MutationRecord;
-      } else merged[k++] = pending[j++] as MutationRecord;
+      if (compareLedgerRows(sorted[i] as LedgerRow, pending[j] as LedgerRow) <= 0) {
+        merged[k++] = sorted[i++] as LedgerRow;
+      } else merged[k++] = pending[j++] as LedgerRow;
     }
-    while (i < sorted.length) merged[k++] = sorted[i++] as MutationRecord;
-    while (j < pending.length) merged[k++] = pending[j++] as MutationRecord;
+    while (i < sorted.length) merged[k++] = sorted[i++] as LedgerRow;
+    while (j < pending.length) merged[k++] = pending[j++] as LedgerRow;
     this.#sorted = merged;
   }
 }

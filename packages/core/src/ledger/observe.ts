@@ -70,74 +70,82 @@ export function observeToolResult(
     ]);
   }
   const out: ToolObservation = { rows: [], workspaceChildren: [] };
-  visit(tool, exitCode, metadata, out, new Set(), "metadata", 0);
+  visit(tool, exitCode, metadata, out, [], "metadata");
   return out;
 }
 
+/** Content digest of `metadata`, re-thrown with the metadata's path when it fails. */
+function digestAt(metadata: Record<string, unknown>, path: string): string {
+  try {
+    return contentDigest(metadata);
+  } catch (error) {
+    if (error instanceof TurngateValidationError) {
+      throw new TurngateValidationError("tool metadata", [
+        { path: joinPath(path, error.path), message: error.issues[0]?.message ?? "invalid" },
+      ]);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Observes one (possibly nested) tool result. `ancestors` holds the metadata objects on
+ * the current nesting path (cycle check; its length is the depth).
+ */
 function visit(
   tool: string,
   exitCode: number,
   metadata: unknown,
   out: ToolObservation,
-  stack: Set<object>,
+  ancestors: object[],
   path: string,
-  depth: number,
 ): void {
   if (!isJsonObject(metadata)) return;
-  if (stack.has(metadata)) {
+  if (ancestors.includes(metadata)) {
     throw new TurngateValidationError("tool result", [
       { path, message: "nested tool calls form a cycle" },
     ]);
   }
-  if (depth > MAX_NESTED_TOOL_DEPTH) {
+  if (ancestors.length > MAX_NESTED_TOOL_DEPTH) {
     throw new TurngateValidationError("tool result", [
       { path, message: `nested tool calls deeper than ${MAX_NESTED_TOOL_DEPTH} levels` },
     ]);
   }
-  stack.add(metadata);
   const key = toolKey(tool);
+  // The content digest is computed at most once, and only when a row is accepted.
   let digest: string | undefined;
-  const digestOf = (): string => {
-    if (digest === undefined) {
-      try {
-        digest = contentDigest(metadata);
-      } catch (error) {
-        if (error instanceof TurngateValidationError) {
-          throw new TurngateValidationError("tool metadata", [
-            { path: joinPath(path, error.path), message: error.issues[0]?.message ?? "invalid" },
-          ]);
-        }
-        throw error;
-      }
-    }
-    return digest;
-  };
-  const push = (rawPath: string): void => {
-    const accepted = acceptLedgerPath(rawPath);
-    if (accepted !== null) out.rows.push({ tool: key, path: accepted, content_digest: digestOf() });
-  };
 
   const changed = metadata.changed_paths;
   if (Array.isArray(changed)) {
-    for (const p of changed) if (typeof p === "string") push(p);
+    for (const p of changed) {
+      const accepted = typeof p === "string" ? acceptLedgerPath(p) : null;
+      if (accepted === null) continue;
+      digest ??= digestAt(metadata, path);
+      out.rows.push({ tool: key, path: accepted, content_digest: digest });
+    }
   }
   const child = metadata.workspace_child;
   if (typeof child === "string" && child.trim() !== "") out.workspaceChildren.push(child.trim());
 
   if (exitCode === 0 && DIRECT_MUTATION_TOOLS.includes(key)) {
-    if (typeof metadata.file_path === "string") push(metadata.file_path);
-  } else {
-    visitNested(metadata, out, stack, path, depth);
+    const filePath = metadata.file_path;
+    const accepted = typeof filePath === "string" ? acceptLedgerPath(filePath) : null;
+    if (accepted !== null) {
+      digest ??= digestAt(metadata, path);
+      out.rows.push({ tool: key, path: accepted, content_digest: digest });
+    }
+    return;
   }
-  stack.delete(metadata);
+  ancestors.push(metadata);
+  visitNested(metadata, out, ancestors, path);
+  ancestors.pop();
 }
 
 function visitNested(
   metadata: Record<string, unknown>,
   out: ToolObservation,
-  stack: Set<object>,
+  ancestors: object[],
   path: string,
-  depth: number,
 ): void {
   const program = metadata.program;
   if (isJsonObject(program) && Array.isArray(program.tool_calls)) {
@@ -145,13 +153,12 @@ function visitNested(
       program.tool_calls,
       "tool_name",
       out,
-      stack,
+      ancestors,
       joinPath(path, "program.tool_calls"),
-      depth,
     );
   }
   if (Array.isArray(metadata.results)) {
-    visitCalls(metadata.results, "tool", out, stack, joinPath(path, "results"), depth);
+    visitCalls(metadata.results, "tool", out, ancestors, joinPath(path, "results"));
   }
 }
 
@@ -159,9 +166,8 @@ function visitCalls(
   calls: unknown[],
   nameKey: "tool_name" | "tool",
   out: ToolObservation,
-  stack: Set<object>,
+  ancestors: object[],
   path: string,
-  depth: number,
 ): void {
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i];
@@ -170,6 +176,6 @@ function visitCalls(
     if (call.success !== true || call.exit_code !== 0 || typeof name !== "string" || name === "") {
       continue;
     }
-    visit(name, 0, call.metadata, out, stack, joinPath(path, `${i}.metadata`), depth + 1);
+    visit(name, 0, call.metadata, out, ancestors, joinPath(path, `${i}.metadata`));
   }
 }
