@@ -78,9 +78,9 @@ export function unescapeLedgerField(field: string, path = "field"): string {
 
 /**
  * Matches any code unit that may need escaping: `\`, `|`, C0/DEL/C1 controls, or a
- * surrogate (paired ones are then kept by the exact scan). Built from a string so the
- * source holds no raw control characters.
+ * surrogate (paired ones are then kept by the exact scan).
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const MAYBE_SPECIAL = /[\\|\u0000-\u001f\u007f-\u009f\ud800-\udfff]/;
 
 function bad(path: string, message: string): TurngateValidationError {
