@@ -153,3 +153,20 @@ def test_sessions_are_not_supported():
         error = raises(turngate.NotSupported, client.create_session, "/tmp")
         assert error.code == "not_supported"
         assert str(error).startswith("session.create: sessions are not available under Pyodide")
+
+
+def test_facts_run_in_process_and_file_hash_snapshot_is_not_supported():
+    # harn-verification.md §1.11: the same error moved from line 3 to line 4 is "unchanged"
+    # (its signature "ts2304 cannot find name 'x'." carries no line number).
+    before = turngate.parse_diagnostics("tsc", "a.ts(3,1): error TS2304: Cannot find name 'x'.")
+    after = turngate.parse_diagnostics("tsc", "a.ts(4,1): error TS2304: Cannot find name 'x'.")
+    delta = turngate.diagnostic_delta(before, after)
+    assert (delta.status, delta.reason, delta.persisted) == (
+        "unchanged",
+        "same_diagnostic_signature_set",
+        ["ts2304 cannot find name 'x'."],
+    )
+    with turngate.Client() as client:
+        assert "facts.gate_input" in client.methods
+        error = raises(turngate.NotSupported, client.file_hash_snapshot, "/tmp", ["a.txt"])
+        assert str(error).startswith("facts.file_hash_snapshot: reads workspace files")

@@ -27,6 +27,7 @@ from ._rpc import PROTOCOL_ID
 from ._wire import to_wire, wire_list
 from .discovery import bridge_command
 from .errors import ProtocolError
+from .facts import FactsMethods
 from .session import Session
 from .types import (
     CompletionWaiver,
@@ -84,7 +85,7 @@ def _progress_adapter(handler: ProgressHandler | None) -> Callable[[str, Any], N
     return on_notification
 
 
-class Client:
+class Client(FactsMethods):
     """A connection to the turngate bridge; thread-safe; a context manager.
 
     Args:
@@ -103,6 +104,10 @@ class Client:
             directory (relative session roots resolve against it).
         transport: an already built transport (tests, custom hosts); overrides all of the
             above except ``timeout``.
+
+    The verification-facts methods (``diagnostic_delta``, ``gate_input``,
+    ``parse_diagnostics``, ``file_hash_snapshot``, …) come from
+    :class:`~turngate.facts.FactsMethods`.
 
     Construction performs the ``initialize`` handshake. Raises :class:`BridgeError` when the
     bridge cannot be found or started or dies during the handshake, and

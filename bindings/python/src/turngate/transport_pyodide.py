@@ -11,9 +11,10 @@ Each call builds the same JSON-RPC request line as the stdio transport, hands it
 the same code, so results and error codes are identical byte for byte.
 
 Supported: ``initialize``, ``shutdown`` and every stateless method (``ledger.*``,
-``gate.decide``, ``report.derive_status``, ``verification.*``, ``waiver.validate``).
-Not supported: ``session.*`` (sessions observe a workspace and run commands; Pyodide has
-no processes and no host file system) — they raise :class:`~turngate.errors.NotSupported`.
+``gate.decide``, ``report.derive_status``, ``verification.*``, ``waiver.validate``, the pure
+``facts.*``). Not supported: ``session.*`` and ``facts.file_hash_snapshot`` (sessions
+observe a workspace and run commands, snapshots read files; Pyodide has no processes and no
+host file system) — they raise :class:`~turngate.errors.NotSupported`.
 Calls are synchronous and single-threaded; ``timeout`` is accepted and ignored.
 """
 
@@ -25,6 +26,9 @@ from typing import Any
 
 from ._rpc import encode_message, request, response_outcome
 from .errors import BridgeError, NotSupported, ProtocolError
+
+SERVER_ONLY_METHODS = frozenset({"facts.file_hash_snapshot"})
+"""Stateless-looking methods that read the host file system: served by the stdio bridge only."""
 
 JS_MODULE = "turngate_bridge"
 """Name under which the host registers ``@turngate/bridge/pure`` (``registerJsModule``)."""
@@ -71,12 +75,16 @@ class PyodideTransport:
         """Send one request in-process and return its ``result``.
 
         Input and errors as :meth:`turngate.transport_subprocess.SubprocessTransport.call`,
-        plus :class:`NotSupported` for ``session.*`` methods. ``timeout`` is ignored.
+        plus :class:`NotSupported` for ``session.*`` and :data:`SERVER_ONLY_METHODS`. ``timeout`` is ignored.
         """
         if method.startswith("session."):
             raise NotSupported(
                 f"{method}: sessions are not available under Pyodide (no subprocesses, no "
                 "workspace I/O); use the stateless helpers, or CPython with the stdio bridge"
+            )
+        if method in SERVER_ONLY_METHODS:
+            raise NotSupported(
+                f"{method}: reads workspace files, which Pyodide cannot; use CPython with the stdio bridge"
             )
         if self._closed and method != "shutdown":
             raise BridgeError("the turngate client is closed", code="closed")
