@@ -7,13 +7,12 @@ import { TurngateValidationError } from "../errors.js";
  * no escaping, so a path holding `|` or a newline can make two different ledgers render
  * the same text. turngate escapes each field:
  *
- * | in the field                                   | written as                      |
- * | ---------------------------------------------- | ------------------------------- |
- * | `\` (backslash)                                | `\\`                            |
- * | `|`                                            | `\|`                            |
- * | line feed, carriage return, tab                | `\n`, `\r`, `\t`                |
- * | any other control U+0000–U+001F, U+007F–U+009F | `\x` + 2 lowercase hex digits   |
- * | an unpaired UTF-16 surrogate                   | `\u` + 4 lowercase hex digits   |
+ * - a backslash becomes two backslashes;
+ * - a vertical bar becomes backslash + vertical bar;
+ * - line feed, carriage return and tab become `\n`, `\r`, `\t` (backslash + letter);
+ * - any other control character U+0000–U+001F or U+007F–U+009F becomes `\x` + two
+ *   lowercase hex digits (`\x01`);
+ * - an unpaired UTF-16 surrogate becomes `\u` + four lowercase hex digits (`\ud800`).
  *
  * Every other character is written as is, so an ordinary path (none of the above) renders
  * exactly as in A3S and gives A3S's digest. The escaped field contains no raw `|`, no raw
