@@ -249,6 +249,17 @@ describe("decideCompletion (A3S §2.7)", () => {
     );
   });
 
+  test("a ledger-like object from another package copy is read through its toJSON snapshot", () => {
+    const ledger = mutated();
+    ledger.observeTool("bash", 0, { workspace_child: "job-9" });
+    const foreign = { toJSON: () => ledger.toJSON() };
+    expect(decideCompletion({ ledger: foreign as never, reports: [passing(D)] })).toMatchObject({
+      kind: "incomplete",
+      reason: "open_children",
+      task_ids: ["job-9"],
+    });
+  });
+
   test("malformed gate input throws TurngateValidationError naming the field", () => {
     const cases: [unknown, string][] = [
       [{ ledger: mutated(), reports: [{ ...passing(D), status: "green" }] }, "reports.0.status"],

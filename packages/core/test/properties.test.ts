@@ -7,12 +7,17 @@ import { describe, expect, test } from "vitest";
 import {
   acceptReport,
   canonicalLedgerText,
+  checkFromExecution,
   compareRecords,
+  contentDigest,
   decideCompletion,
   effectDigest,
   MutationLedger,
   type MutationRecord,
   parseCanonicalLedgerText,
+  reportFromToolMetadata,
+  shellEvidenceReport,
+  TurngateError,
   type VerificationCheckInput,
   type VerificationReportInput,
   type VerificationStatus,
@@ -251,3 +256,78 @@ function acceptReportLike(
     ...(residualRisks.length > 0 ? { residual_risks: residualRisks } : {}),
   };
 }
+
+describe("properties: malformed metadata", () => {
+  const anything = fc.anything({
+    withBigInt: true,
+    withDate: true,
+    withMap: true,
+    withSet: true,
+    withNullPrototype: true,
+    withBoxedValues: true,
+    withTypedArray: true,
+    withSparseArray: true,
+    withObjectString: true,
+  });
+  const metadata = fc.oneof(
+    anything,
+    fc.record(
+      {
+        file_path: anything,
+        after: anything,
+        changed_paths: fc.oneof(anything, fc.array(fc.oneof(fc.string(), anything))),
+        workspace_child: anything,
+        verification_report: anything,
+        verification_author: anything,
+        artifact_uri: anything,
+        results: fc.array(
+          fc.record({
+            tool: anything,
+            success: fc.oneof(fc.constant(true), anything),
+            exit_code: fc.oneof(fc.constant(0), anything),
+            metadata: anything,
+          }),
+        ),
+        program: fc.record({
+          tool_calls: fc.array(
+            fc.record({
+              tool_name: fc.oneof(fc.constant("write"), anything),
+              success: fc.constant(true),
+              exit_code: fc.constant(0),
+              metadata: anything,
+            }),
+          ),
+        }),
+      },
+      { requiredKeys: [] },
+    ),
+  );
+  const command = { id: "t", kind: "test", description: "d", command: "make test", required: true };
+
+  test("no function throws an untyped error on malformed metadata", () => {
+    fc.assert(
+      fc.property(
+        metadata,
+        fc.constantFrom("write", "bash", "program", "batch"),
+        fc.integer({ min: -2, max: 2 }),
+        (m, tool, exit) => {
+          const calls: (() => unknown)[] = [
+            () => new MutationLedger().observeTool(tool, exit, m),
+            () => contentDigest(m),
+            () => checkFromExecution(command, exit, m),
+            () => shellEvidenceReport("make test || true", exit, [command], m),
+            () => reportFromToolMetadata(m),
+          ];
+          for (const call of calls) {
+            try {
+              call();
+            } catch (error) {
+              expect(error).toBeInstanceOf(TurngateError);
+            }
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -37,7 +37,7 @@ export function acceptReport(report: unknown, author: unknown): VerificationRepo
   if (typeof author !== "string" || !TRUSTED_REPORT_AUTHORS.includes(author)) {
     throw new TurngateAuthorshipError(
       author,
-      `verification report refused: unknown verification_author ${JSON.stringify(author) ?? String(author)}; only host or verifier reports count`,
+      `verification report refused: unknown verification_author ${describe(author)}; only host or verifier reports count`,
     );
   }
   const parsed = parseVerificationReport(report);
@@ -58,4 +58,19 @@ export function acceptReport(report: unknown, author: unknown): VerificationRepo
 export function reportFromToolMetadata(metadata: unknown): VerificationReport | null {
   if (!isJsonObject(metadata) || !("verification_report" in metadata)) return null;
   return acceptReport(metadata.verification_report, metadata.verification_author);
+}
+
+/** A short printable form of any value (JSON when possible), never throwing. */
+function describe(value: unknown): string {
+  try {
+    const json = JSON.stringify(value);
+    if (json !== undefined) return json.length > 80 ? `${json.slice(0, 77)}...` : json;
+  } catch {
+    // not JSON-serialisable (BigInt, cycle): fall through
+  }
+  try {
+    return String(value);
+  } catch {
+    return typeof value;
+  }
 }
