@@ -21,6 +21,12 @@ func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
 // Bindings is every bridge method this package calls, in wire-name order. initialize and
 // shutdown are called by Start and Close.
 var Bindings = []Binding{
+	{Wire: "facts.diagnostic_classify", Go: "Client.DiagnosticClassify", Params: typeOf[FactsDiagnosticClassifyParams](), Result: typeOf[DiagnosticClassification]()},
+	{Wire: "facts.diagnostic_delta", Go: "Client.DiagnosticDelta", Params: typeOf[FactsDiagnosticDeltaParams](), Result: typeOf[DiagnosticDelta]()},
+	{Wire: "facts.file_hash_snapshot", Go: "Client.FileHashSnapshot", Params: typeOf[FactsFileHashSnapshotParams](), Result: typeOf[FileHashSnapshot]()},
+	{Wire: "facts.gate_input", Go: "Client.GateInput", Params: typeOf[FactsGateInputParams](), Result: typeOf[GateInput]()},
+	{Wire: "facts.parse_diagnostics", Go: "Client.ParseDiagnostics", Params: typeOf[FactsParseDiagnosticsParams](), Result: typeOf[ParsedDiagnostics]()},
+	{Wire: "facts.snapshot_staleness", Go: "Client.SnapshotStaleness", Params: typeOf[FactsSnapshotStalenessParams](), Result: typeOf[SnapshotStaleness]()},
 	{Wire: "gate.decide", Go: "Client.DecideCompletion", Params: typeOf[GateDecideParams](), Result: typeOf[GateOutcome]()},
 	{Wire: "initialize", Go: "Client.Start", Params: typeOf[InitializeParams](), Result: typeOf[InitializeResult]()},
 	{Wire: "ledger.content_digest", Go: "Client.ContentDigest", Params: typeOf[LedgerContentDigestParams](), Result: typeOf[LedgerContentDigestResult](), Unwrap: "content_digest"},
