@@ -38,7 +38,7 @@ describe("canonical text escaping (DESIGN §3)", () => {
     expect(escapeLedgerField("😀\ud83d")).toBe("😀\\ud83d");
   });
 
-  test("a path with | has the hand-computed digest", () => {
+  test("a path with a vertical bar has the hand-computed digest", () => {
     const rows = [{ tool: "write", path: "a|b", content_digest: DA }];
     expect(canonicalLedgerText(rows)).toBe(`write|a\\|b|${DA}`);
     // printf '%s' 'write|a\|b|ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb' | sha256sum

@@ -39,7 +39,7 @@ describe("effect digest (hand-computed from the A3S §2.2 formula)", () => {
     expect(canonicalLedgerText([])).toBe("");
   });
 
-  test("one write: row write|src/a.ts|sha256(after)", () => {
+  test("one write gives one row carrying the SHA-256 of after", () => {
     const ledger = new MutationLedger();
     ledger.observeTool("Write", 0, { file_path: "src/a.ts", after: "hello\n" });
     expect(ledger.records).toEqual([{ tool: "write", path: "src/a.ts", content_digest: HELLO }]);
