@@ -100,36 +100,65 @@ async function main(): Promise<number> {
     const cold = await timeIt(() => observer.baseline());
     console.log(`cold baseline (hashes every file): ${cold.toFixed(0)} ms`);
 
-    for (let i = 0; i < CHANGED.modified; i++) {
-      writeFileSync(join(repo, filePath(i * 397)), content(i * 397, 1));
-    }
-    for (let i = 0; i < CHANGED.added; i++)
-      writeFileSync(join(repo, `pkg${i}/src/new${i}.txt`), content(i, 2));
-    for (let i = 0; i < CHANGED.deleted; i++) unlinkSync(join(repo, filePath(i * 397 + 1)));
+    // Every sample sees exactly 50 changed paths against the baseline, freshly made: the 40
+    // modified files get new bytes (same size), 5 files added in the previous round are
+    // removed and 5 new ones added, and 5 original files stay deleted. So every timed delta
+    // re-hashes 45 files and sees a changed listing; the other 19,950 come from the cache.
+    const modified = Array.from({ length: CHANGED.modified }, (_, i) => filePath(i * 397));
+    const deleted = Array.from({ length: CHANGED.deleted }, (_, i) => filePath(i * 397 + 1));
+    for (const rel of deleted) unlinkSync(join(repo, rel));
+    let added: string[] = [];
+    const applyChanges = (round: number): void => {
+      modified.forEach((rel, i) => {
+        writeFileSync(join(repo, rel), content(i, round + 1));
+      });
+      for (const rel of added) unlinkSync(join(repo, rel));
+      added = Array.from({ length: CHANGED.added }, (_, i) => `pkg${i}/src/new-r${round}-${i}.txt`);
+      added.forEach((rel, i) => {
+        writeFileSync(join(repo, rel), content(i, round + 100));
+      });
+    };
     const expected = CHANGED.modified + CHANGED.added + CHANGED.deleted;
+    const check = (delta: Awaited<ReturnType<typeof observer.delta>>, round: number): boolean => {
+      const counts = { added: 0, modified: 0, deleted: 0 };
+      for (const change of delta.changes) counts[change.change]++;
+      const ok =
+        delta.complete &&
+        counts.added === CHANGED.added &&
+        counts.modified === CHANGED.modified &&
+        counts.deleted === CHANGED.deleted;
+      if (!ok) console.error(`round ${round}: wrong delta ${JSON.stringify(counts)}`);
+      return ok;
+    };
 
-    // Warm-up: fills the stat cache past the racy window and lets git refresh its index.
-    const first = await observer.delta();
+    // Warm-up round (not timed): lets git refresh its index once, like the observer's cache.
+    applyChanges(0);
+    if (!check(await observer.delta(), 0)) return 1;
     await run("git", ["status", "--porcelain"], repo);
-    const counts = { added: 0, modified: 0, deleted: 0 };
-    for (const change of first.changes) counts[change.change]++;
-    if (first.changes.length !== expected || !first.complete) {
-      console.error(`delta is wrong: ${JSON.stringify(counts)}, complete=${first.complete}`);
-      return 1;
-    }
-    console.log(`delta finds ${expected} changes: ${JSON.stringify(counts)}`);
+    console.log(`each round changes ${expected} paths: ${JSON.stringify(CHANGED)}`);
 
     const deltaMs: number[] = [];
     const gitMs: number[] = [];
     for (let s = 0; s < SAMPLES; s++) {
-      // Alternate the order so neither side always runs on a warmer cache.
+      applyChanges(s + 1);
+      let delta: Awaited<ReturnType<typeof observer.delta>> | undefined;
+      const timeDelta = async (): Promise<void> => {
+        const start = performance.now();
+        delta = await observer.delta();
+        deltaMs.push(performance.now() - start);
+      };
+      const timeGit = async (): Promise<void> => {
+        gitMs.push(await timeIt(() => run("git", ["status", "--porcelain"], repo)));
+      };
+      // Alternate the order so neither side always runs first after the writes.
       if (s % 2 === 0) {
-        deltaMs.push(await timeIt(() => observer.delta()));
-        gitMs.push(await timeIt(() => run("git", ["status", "--porcelain"], repo)));
+        await timeDelta();
+        await timeGit();
       } else {
-        gitMs.push(await timeIt(() => run("git", ["status", "--porcelain"], repo)));
-        deltaMs.push(await timeIt(() => observer.delta()));
+        await timeGit();
+        await timeDelta();
       }
+      if (delta === undefined || !check(delta, s + 1)) return 1;
       console.log(
         `  sample ${s + 1}/${SAMPLES}: delta ${deltaMs[s]?.toFixed(1)} ms, git status ${gitMs[s]?.toFixed(1)} ms`,
       );

@@ -1,3 +1,4 @@
+import { sep } from "node:path";
 import { isAscii, normalizeRelativePath } from "./paths.js";
 
 /** A path found by a listing: its snapshot key and the relative path to use on disk. */
@@ -6,7 +7,7 @@ export interface ListedPath {
   key: string;
   /** Relative path exactly as it is named on disk (may be NFD). */
   fsPath: string;
-  /** True when the key is ASCII and equal to `fsPath`: no other name can share its key. */
+  /** True when `fsPath` is ASCII and already its own key: no other name can share it. */
   plain: boolean;
 }
 
@@ -15,8 +16,12 @@ export interface ListedPath {
  * `normalizeRelativePath(fsPath)`.
  */
 export function listedPath(fsPath: string): ListedPath {
+  // Fast path for the common case: an ASCII name with nothing to normalise.
+  if (isAscii(fsPath) && !fsPath.startsWith("./") && (sep === "/" || !fsPath.includes("\\"))) {
+    return { key: fsPath, fsPath, plain: true };
+  }
   const key = normalizeRelativePath(fsPath);
-  return { key, fsPath, plain: key === fsPath && isAscii(key) };
+  return { key, fsPath, plain: false };
 }
 
 /**

@@ -1,7 +1,10 @@
+import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { yieldToEventLoop } from "./concurrency.js";
 import { lstatInto, RAW_STAT_FIELDS } from "./raw-stat.js";
 
+/** CPUs needed before the helper worker is used by default (see the constructor). */
+export const PARALLEL_STAT_MIN_CPUS = 4;
 /** Below this many paths everything is stat'ed on the calling thread. */
 export const PARALLEL_STAT_MIN = 4096;
 /** Paths `lstat`ed between two event-loop yields on the calling thread. */
@@ -47,17 +50,29 @@ interface Pending {
 
 /**
  * `lstat`s many paths, sharing large batches between the calling thread and one helper
- * worker thread (git does the same with its preload-index threads). The worker is started
+ * worker thread on machines with spare CPUs (git does the same with its preload-index
+ * threads). The worker is started
  * on first need, kept for later calls, and does not keep the process alive while idle.
  * If it cannot start or dies, the calling thread does all the work. Never rejects.
  */
 export class StatService {
+  readonly #parallel: boolean;
   #worker: Worker | undefined;
   #closing = new WeakSet<Worker>();
   #disabled = false;
   #nextId = 0;
   #pending = new Map<number, Pending>();
   #workerPaths = 0;
+
+  /**
+   * `parallel`: whether large batches may be shared with the helper worker. Default: only
+   * when the machine offers at least {@link PARALLEL_STAT_MIN_CPUS} CPUs — with fewer, the
+   * worker competes with git and the calling thread for the same cores and measured slower
+   * than one thread (2-CPU machine: 20,000 lstats took as long split in two as in one).
+   */
+  constructor(options: { parallel?: boolean } = {}) {
+    this.#parallel = options.parallel ?? availableParallelism() >= PARALLEL_STAT_MIN_CPUS;
+  }
 
   /** How many paths the helper worker has stat'ed so far (for diagnostics and tests). */
   get workerPaths(): number {
@@ -72,7 +87,7 @@ export class StatService {
   async statAll(absPaths: readonly string[]): Promise<Float64Array> {
     const n = absPaths.length;
     const out = new Float64Array(n * RAW_STAT_FIELDS);
-    const split = n >= PARALLEL_STAT_MIN ? this.#workerShare(n) : 0;
+    const split = this.#parallel && n >= PARALLEL_STAT_MIN ? this.#workerShare(n) : 0;
     const remote = split > 0 ? this.#ask(absPaths.slice(0, split)) : undefined;
     for (let from = split; from < n; from += STAT_BATCH) {
       lstatInto(absPaths, from, Math.min(from + STAT_BATCH, n), out, from);

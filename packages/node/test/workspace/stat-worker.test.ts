@@ -10,7 +10,7 @@ let service: StatService;
 
 beforeEach(() => {
   root = makeTempDir();
-  service = new StatService();
+  service = new StatService({ parallel: true });
 });
 
 afterEach(async () => {
