@@ -233,7 +233,7 @@ async function hashJobs(run: Run): Promise<void> {
   // Symlinks and small files synchronously, in batches between event-loop yields; large
   // files streamed asynchronously, at most HASH_CONCURRENCY at once.
   const large: HashJob[] = [];
-  const buffer = Buffer.allocUnsafe(SMALL_FILE_BYTES);
+  let buffer: Buffer | undefined;
   let sinceYield = 0;
   for (const job of tsJobs) {
     if (job.kind === "file" && job.identity.size > SMALL_FILE_BYTES) {
@@ -244,6 +244,7 @@ async function hashJobs(run: Run): Promise<void> {
     try {
       if (job.kind === "symlink") record(job, hashSymlink(absPath), job.identity);
       else {
+        buffer ??= Buffer.allocUnsafe(SMALL_FILE_BYTES);
         const { digest, stat } = hashRegularFileSync(absPath, buffer);
         record(job, digest, identityOf(stat));
       }
