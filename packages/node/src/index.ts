@@ -1,6 +1,7 @@
 export * from "./facts/index.js";
 export { writeFileAtomic, writeJsonAtomic } from "./fs/atomic.js";
 export { type CommittedLog, ContentAddressedLog } from "./fs/content-log.js";
+export { ensureDirectory, TURNGATE_GITIGNORE } from "./fs/ensure-dir.js";
 export { TURNGATE_DIR, turngatePaths } from "./fs/paths.js";
 export {
   packageManagerFor,

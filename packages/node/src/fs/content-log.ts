@@ -1,7 +1,8 @@
 import { createHash, type Hash, randomBytes } from "node:crypto";
 import { createWriteStream, type WriteStream } from "node:fs";
-import { mkdir, rename, rm } from "node:fs/promises";
+import { rename, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { ensureDirectory } from "./ensure-dir.js";
 
 /** A finished log: where it is, the lowercase hex SHA-256 of its bytes and its size in bytes. */
 export interface CommittedLog {
@@ -34,11 +35,12 @@ export class ContentAddressedLog {
   }
 
   /**
-   * Create `dir` if needed and open a temporary log file in it.
+   * Create `dir` if needed (`ensureDirectory`: a new `.turngate/` gets its `.gitignore`)
+   * and open a temporary log file in it.
    * Errors: rejects with the `fs` error when the folder or file cannot be created.
    */
   static async open(dir: string): Promise<ContentAddressedLog> {
-    await mkdir(dir, { recursive: true });
+    await ensureDirectory(dir);
     const tmpPath = join(dir, `.tmp-${process.pid}-${randomBytes(6).toString("hex")}.log`);
     const stream = createWriteStream(tmpPath, { flags: "wx", flush: true });
     await new Promise<void>((resolve, reject) => {
