@@ -4,6 +4,7 @@
 import { describe, expect, test } from "vitest";
 import {
   exitStatusMasked,
+  exitStatusMaskedBy,
   shellCommandCoversPreset,
   shellEvidenceReport,
   splitShellCommand,
@@ -129,6 +130,40 @@ describe("exitStatusMasked (DESIGN §3)", () => {
     expect(exitStatusMasked("if cargo test; then echo ok; fi", "cargo test")).toBe(true);
     expect(exitStatusMasked(`echo "a; cargo test b"`, "cargo test")).toBe(true);
     expect(exitStatusMasked("set +o pipefail; cargo test | tee log", "cargo test")).toBe(true);
+  });
+});
+
+describe("exitStatusMaskedBy", () => {
+  test("names the first operator that loses a status and the segment before it", () => {
+    expect(exitStatusMaskedBy("sleep 1; npm test")).toEqual({ operator: ";", command: "sleep 1" });
+    expect(exitStatusMaskedBy("cargo test  ||  true")).toEqual({
+      operator: "||",
+      command: "cargo test",
+    });
+    expect(exitStatusMaskedBy("cargo test 2>&1 | tail -n 20")).toEqual({
+      operator: "|",
+      command: "cargo test 2>&1",
+    });
+    expect(exitStatusMaskedBy("cargo test &")).toEqual({ operator: "&", command: "cargo test" });
+    expect(exitStatusMaskedBy("make\ncargo test")).toEqual({ operator: "\n", command: "make" });
+    expect(exitStatusMaskedBy("set -e; a && b; c")).toEqual({ operator: ";", command: "b" });
+    expect(exitStatusMaskedBy("set -o pipefail; a | b; c")).toEqual({
+      operator: ";",
+      command: "b",
+    });
+  });
+
+  test("null exactly for the commands exitStatusMasked calls unmasked", () => {
+    for (const command of [
+      "cargo test",
+      "a && b && c",
+      "cargo test;",
+      "set -o pipefail; cargo test | tee log",
+      "set -e; cargo test; echo done",
+    ]) {
+      expect(exitStatusMaskedBy(command)).toBeNull();
+      expect(exitStatusMasked(command)).toBe(false);
+    }
   });
 });
 

@@ -3,6 +3,8 @@ export { artifactUris, checkFromExecution } from "./execution.js";
 export {
   EXIT_STATUS_MASKED_RISK,
   exitStatusMasked,
+  exitStatusMaskedBy,
+  type MaskedExitStatus,
   normalizeShellCommand,
   type ShellOperator,
   type ShellSegment,

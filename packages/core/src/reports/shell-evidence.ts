@@ -199,21 +199,9 @@ function maskedFrom(
  *   `set -o pipefail` are unmasked; `cargo test || true` and `cargo test | tee log` are.
  */
 export function exitStatusMasked(command: string, presetCommand?: string): boolean {
+  if (presetCommand === undefined) return exitStatusMaskedBy(command) !== null;
   const segments = splitShellCommand(command);
   const states = statesAfter(segments);
-  if (presetCommand === undefined) {
-    return segments.some((seg, k) => {
-      if (seg.op === null || (SET_COMMAND.test(seg.text) && seg.op !== "|")) return false;
-      const state = states[k] as ShellState;
-      if (seg.op === "||" || seg.op === "&") return true;
-      if (seg.op === "|") return !state.pipefail;
-      if (seg.op === ";" || seg.op === "\n") {
-        if (!commandFollows(segments, k)) return false;
-        return !state.errexit || segments[k - 1]?.op === "&&";
-      }
-      return false;
-    });
-  }
   const preset = normalizeShellCommand(presetCommand);
   if (preset === "") return true;
   let occurrences = 0;
@@ -225,6 +213,38 @@ export function exitStatusMasked(command: string, presetCommand?: string): boole
     if (maskedFrom(segments, states, k)) return true;
   }
   return occurrences === 0;
+}
+
+/** Where a command's exit status is masked (see `exitStatusMaskedBy`). */
+export interface MaskedExitStatus {
+  /** The operator that loses the status: `||`, `&`, `|`, `;` or a newline (`\n`). */
+  operator: ShellOperator;
+  /** The top-level segment before it (whitespace collapsed), whose status is lost. */
+  command: string;
+}
+
+/**
+ * Why `exitStatusMasked(command)` (no preset) is true: the first top-level segment whose
+ * operator can lose a failure (same rules), e.g. `"sleep 1; npm test"` →
+ * `{operator: ";", command: "sleep 1"}`; `null` exactly when the command is unmasked.
+ * Hosts use it to tell the user what to change (join with `&&`, `set -e`,
+ * `set -o pipefail`, drop `|| …` or `&`).
+ */
+export function exitStatusMaskedBy(command: string): MaskedExitStatus | null {
+  const segments = splitShellCommand(command);
+  const states = statesAfter(segments);
+  for (const [k, seg] of segments.entries()) {
+    if (seg.op === null || (SET_COMMAND.test(seg.text) && seg.op !== "|")) continue;
+    const state = states[k] as ShellState;
+    let masked = false;
+    if (seg.op === "||" || seg.op === "&") masked = true;
+    else if (seg.op === "|") masked = !state.pipefail;
+    else if ((seg.op === ";" || seg.op === "\n") && commandFollows(segments, k)) {
+      masked = !state.errexit || segments[k - 1]?.op === "&&";
+    }
+    if (masked) return { operator: seg.op, command: seg.text };
+  }
+  return null;
 }
 
 /**
