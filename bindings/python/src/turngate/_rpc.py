@@ -4,6 +4,7 @@ and turn a response object into its result or typed error."""
 from __future__ import annotations
 
 import json
+import json.scanner
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,6 +18,9 @@ MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 """Compact UTF-8 JSON, NaN/Infinity refused; built once (json.dumps builds one per call)."""
+
+_SCAN = json.scanner.make_scanner(json.JSONDecoder())
+"""The decoder's value scanner (C): parses one JSON value at an index, ``(value, end)``."""
 
 
 def request(request_id: int | None, method: str, params: Any) -> dict[str, Any]:
@@ -37,15 +41,33 @@ def encode_message(message: Mapping[str, Any]) -> bytes:
     (code ``too_large``) when it exceeds :data:`MAX_MESSAGE_BYTES`.
     """
     try:
-        data = _ENCODER.encode(message).encode("utf-8")
+        data = (_ENCODER.encode(message) + "\n").encode("utf-8")
     except (TypeError, ValueError) as exc:
         raise InvalidParams(f"params are not JSON-serialisable: {exc}", path="") from None
-    if len(data) > MAX_MESSAGE_BYTES:
+    if len(data) > MAX_MESSAGE_BYTES + 1:
         raise ProtocolError(
-            f"message of {len(data)} bytes exceeds the {MAX_MESSAGE_BYTES}-byte limit",
+            f"message of {len(data) - 1} bytes exceeds the {MAX_MESSAGE_BYTES}-byte limit",
             code="too_large",
         )
-    return data + b"\n"
+    return data
+
+
+def decode_message(text: str) -> Any:
+    """Parse one received line (newline removed) as JSON; same result and errors as
+    :func:`json.loads`.
+
+    Input: the line as text. Output: the parsed value. Raises :class:`ValueError`
+    (:class:`json.JSONDecodeError`) when the line is not exactly one JSON value. A line that
+    is one compact value (what the bridge sends) is scanned directly, without
+    :func:`json.loads`' two whitespace scans; anything else goes through :func:`json.loads`.
+    """
+    try:
+        value, end = _SCAN(text, 0)
+    except StopIteration:
+        return json.loads(text)
+    if end != len(text):
+        return json.loads(text)
+    return value
 
 
 def response_outcome(method: str, message: Mapping[str, Any]) -> tuple[Any, TurngateError | None]:

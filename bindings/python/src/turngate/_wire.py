@@ -95,16 +95,23 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 def to_wire(value: Any) -> Any:
     """Convert a value for the wire: a :class:`WireModel` becomes its dict, a mapping a dict
-    with converted values, a list/tuple a list; str, int, float, bool and None pass through.
+    with converted values, a list/tuple a list; str, int, float, bool and None pass through,
+    and so does a plain dict whose values are all such scalars (the same object, not a copy).
     Anything else is returned unchanged (the JSON encoder then rejects it with
     :class:`InvalidParams`)."""
     kind = type(value)
     if kind in _SCALARS:
         return value
-    if kind is dict:  # the common case, without the (slow) abstract-class checks below
-        return {key: to_wire(item) for key, item in value.items()}
+    # The common cases without a call per member and without the (slow) abstract-class
+    # checks below: a plain dict or list whose members are all scalars is already wire JSON
+    # and is returned as it is (nothing in it needs converting).
+    if kind is dict:
+        for item in value.values():
+            if type(item) not in _SCALARS:
+                return {key: item if type(item) in _SCALARS else to_wire(item) for key, item in value.items()}
+        return value
     if kind is list:
-        return [to_wire(item) for item in value]
+        return [item if type(item) in _SCALARS else to_wire(item) for item in value]
     if isinstance(value, WireModel):
         return value.to_wire()
     if isinstance(value, Mapping):
@@ -115,10 +122,13 @@ def to_wire(value: Any) -> Any:
 
 
 def wire_list(value: Any, name: str) -> list[Any]:
-    """Convert a sequence argument for the wire, rejecting a str/bytes/mapping passed where a
-    sequence is expected. Raises :class:`InvalidParams` with ``path=name``."""
-    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence):
-        raise InvalidParams(f"{name}: expected a list, got {type(value).__name__}", path=name)
+    """Convert a sequence argument for the wire (a new list of converted items), rejecting
+    a str/bytes/mapping passed where a sequence is expected. Raises :class:`InvalidParams`
+    with ``path=name``."""
+    kind = type(value)
+    if kind is not list and kind is not tuple:
+        if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence):
+            raise InvalidParams(f"{name}: expected a list, got {type(value).__name__}", path=name)
     return [to_wire(item) for item in value]
 
 

@@ -183,10 +183,6 @@ class Client(FactsMethods):
         """True once :meth:`close` was called."""
         return self._closed
 
-    def _timeout(self, timeout: float | None) -> float | None:
-        chosen = self.timeout if timeout is None else timeout
-        return None if chosen is None or math.isinf(chosen) else chosen
-
     def call(
         self,
         method: str,
@@ -216,9 +212,11 @@ class Client(FactsMethods):
         on_progress: ProgressHandler | None = None,
     ) -> Any:
         """Like :meth:`call` for params that are already wire JSON (no conversion pass)."""
-        return self._transport.call(
-            method, wire, timeout=self._timeout(timeout), on_progress=_progress_adapter(on_progress)
-        )
+        chosen = self.timeout if timeout is None else timeout
+        if chosen is not None and math.isinf(chosen):
+            chosen = None
+        adapter = None if on_progress is None else _progress_adapter(on_progress)
+        return self._transport.call(method, wire, timeout=chosen, on_progress=adapter)
 
     # ------------------------------------------------------------------ stateless methods
 

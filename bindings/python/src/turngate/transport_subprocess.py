@@ -30,7 +30,7 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ._rpc import MAX_MESSAGE_BYTES, encode_message, request, response_outcome
+from ._rpc import MAX_MESSAGE_BYTES, decode_message, encode_message, request, response_outcome
 from .errors import BridgeError, ProtocolError, Timeout, TurngateError
 
 STDERR_TAIL_BYTES = 8 * 1024
@@ -52,17 +52,24 @@ NotificationHandler = Callable[[str, Any], None]
 
 class _Pending:
     """One in-flight request: its outcome, and a condition (on the transport's mutex) that
-    is notified when the outcome is in or when the caller may take over reading."""
+    is notified when the outcome is in or when the caller may take over reading. The
+    condition is made only when the caller has to wait for another reader (a lone caller
+    reads its own answer and never needs one)."""
 
     __slots__ = ("method", "cond", "finished", "result", "error", "on_progress")
 
-    def __init__(self, method: str, mutex: threading.Lock, on_progress: NotificationHandler | None) -> None:
+    def __init__(self, method: str, on_progress: NotificationHandler | None) -> None:
         self.method = method
-        self.cond = threading.Condition(mutex)
+        self.cond: threading.Condition | None = None
         self.finished = False
         self.result: Any = None
         self.error: TurngateError | None = None
         self.on_progress = on_progress
+
+    def wake(self) -> None:
+        """Notify the waiting caller, if it waits (call with the transport's mutex held)."""
+        if self.cond is not None:
+            self.cond.notify()
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
@@ -134,8 +141,12 @@ class SubprocessTransport:
             raise BridgeError(
                 f"could not start the turngate bridge {self.argv!r}: {exc}", code="bridge_spawn"
             ) from None
-        assert self._proc.stdout is not None
+        assert self._proc.stdout is not None and self._proc.stdin is not None
         self._stdout_fd = self._proc.stdout.fileno()
+        self._stdin_fd = self._proc.stdin.fileno()
+        # Only the leader polls (one at a time), so one registered poll object serves all.
+        self._poller = select.poll()
+        self._poller.register(self._stdout_fd, select.POLLIN)
         self._finalizer = weakref.finalize(self, _kill, self._proc)
         self._stderr_thread = threading.Thread(target=self._drain_stderr, name="turngate-bridge-stderr", daemon=True)
         self._monitor_thread = threading.Thread(target=self._monitor, name="turngate-bridge-monitor", daemon=True)
@@ -180,7 +191,7 @@ class SubprocessTransport:
         request_id = next(self._ids)
         data = encode_message(request(request_id, method, params))
         deadline = None if timeout is None else time.monotonic() + timeout
-        pending = _Pending(method, self._mutex, on_progress)
+        pending = _Pending(method, on_progress)
         with self._mutex:
             if self._failure is not None:
                 raise self._failure
@@ -188,11 +199,7 @@ class SubprocessTransport:
                 raise BridgeError("the turngate client is closed", code="closed")
             self._pending[request_id] = pending
         try:
-            with self._write_lock:
-                stdin = self._proc.stdin
-                assert stdin is not None
-                stdin.write(data)
-                stdin.flush()
+            self._write(data)
         except (OSError, ValueError):
             # The pipe is gone; reading will meet EOF and fail every pending call. Bound the
             # wait in case the child keeps stdout open.
@@ -216,18 +223,30 @@ class SubprocessTransport:
     def notify(self, method: str, params: Any = None) -> None:
         """Send a notification (a request without ``id``; no response is expected)."""
         data = encode_message(request(None, method, params))
+        try:
+            self._write(data)
+        except (OSError, ValueError):
+            raise BridgeError(
+                f"could not write to the turngate bridge ({method})",
+                stderr_tail=self.stderr_tail(),
+                returncode=self._proc.poll(),
+            ) from None
+
+    def _write(self, data: bytes) -> None:
+        """Write one whole message to the child's stdin, straight to the pipe (one
+        ``write(2)`` for a message that fits the pipe; no user-space buffer to flush).
+        Raises :class:`OSError` (e.g. a broken pipe) or :class:`ValueError` once
+        :meth:`close` has closed stdin; ``close`` does so under the same lock, so the file
+        descriptor cannot be closed (or reused) during a write."""
         with self._write_lock:
             stdin = self._proc.stdin
-            assert stdin is not None
-            try:
-                stdin.write(data)
-                stdin.flush()
-            except (OSError, ValueError):
-                raise BridgeError(
-                    f"could not write to the turngate bridge ({method})",
-                    stderr_tail=self.stderr_tail(),
-                    returncode=self._proc.poll(),
-                ) from None
+            if stdin is None or stdin.closed:
+                raise ValueError("stdin of the turngate bridge is closed")
+            written = os.write(self._stdin_fd, data)
+            if written < len(data):
+                view = memoryview(data)
+                while written < len(data):
+                    written += os.write(self._stdin_fd, view[written:])
 
     def close(self, *, shutdown_timeout: float = 2.0, exit_timeout: float = 2.0) -> int | None:
         """Stop the bridge: ``shutdown`` request, close stdin, wait, then kill.
@@ -286,6 +305,8 @@ class SubprocessTransport:
                     remaining = None if deadline is None else deadline - time.monotonic()
                     if remaining is not None and remaining <= 0:
                         return False
+                    if pending.cond is None:
+                        pending.cond = threading.Condition(self._mutex)
                     self._followers.append(pending)
                     try:
                         pending.cond.wait(remaining)
@@ -294,7 +315,7 @@ class SubprocessTransport:
                 if pending.finished:
                     if not self._leading and self._followers:
                         # Woken to lead but already answered: pass the turn on.
-                        self._followers[0].cond.notify()
+                        self._followers[0].wake()
                     return True
                 self._leading = True
             try:
@@ -303,7 +324,7 @@ class SubprocessTransport:
                 with self._mutex:
                     self._leading = False
                     if self._followers:
-                        self._followers[0].cond.notify()
+                        self._followers[0].wake()
             if pending.finished:
                 return True
             if deadline is not None and time.monotonic() >= deadline:
@@ -312,6 +333,8 @@ class SubprocessTransport:
     def _lead(self, pending: _Pending, deadline: float | None) -> None:
         """Read and dispatch stdout until ``pending`` is finished, the deadline passes, or
         the stream ends or fails."""
+        fd = self._stdout_fd
+        poll = self._poller.poll
         while not pending.finished and self._failure is None:
             if self._eof:
                 # Someone met EOF; the monitor fails every call once the process is reaped.
@@ -325,38 +348,56 @@ class SubprocessTransport:
                 if wait <= 0:
                     return
             try:
-                ready, _, _ = select.select([self._stdout_fd], [], [], wait)
-                if not ready:
+                if not poll(wait * 1000.0):  # milliseconds, rounded up by poll itself
                     continue
-                chunk = os.read(self._stdout_fd, READ_CHUNK)
+                chunk = os.read(fd, READ_CHUNK)
             except (OSError, ValueError):
                 chunk = b""
             if not chunk:
                 self._eof = True
                 self._on_exit()
                 return
-            self._buffer += chunk
-            self._dispatch_lines()
+            self._feed(chunk)
 
-    def _dispatch_lines(self) -> None:
-        while True:
-            end = self._buffer.find(b"\n")
-            if end < 0:
-                if len(self._buffer) > MAX_MESSAGE_BYTES + 1:
+    def _feed(self, chunk: bytes) -> None:
+        """Dispatch every complete line that ``chunk`` completes; keep the rest. A chunk
+        holding whole lines (the usual case) is split in place, without copying it into
+        the buffer."""
+        buffer = self._buffer
+        if buffer:
+            if chunk.find(b"\n") < 0:
+                buffer += chunk
+                if len(buffer) > MAX_MESSAGE_BYTES + 1:
                     self._violation(f"bridge sent a line over {MAX_MESSAGE_BYTES} bytes")
                 return
-            line = bytes(self._buffer[:end])
-            del self._buffer[: end + 1]
-            if not line.strip():
-                continue
-            try:
-                message = json.loads(line)
-            except ValueError:
-                snippet = line[:200].decode("utf-8", errors="replace").rstrip()
-                self._violation(f"bridge sent a line that is not JSON: {snippet!r}")
+            buffer += chunk
+            chunk = bytes(buffer)
+            buffer.clear()
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            if end < 0:
+                break
+            if not self._dispatch_line(chunk[start:end]):
                 return
-            if not self._dispatch(message):
-                return
+            start = end + 1
+        if start < len(chunk):
+            buffer += chunk[start:] if start else chunk
+            if len(buffer) > MAX_MESSAGE_BYTES + 1:
+                self._violation(f"bridge sent a line over {MAX_MESSAGE_BYTES} bytes")
+
+    def _dispatch_line(self, line: bytes) -> bool:
+        """Parse and route one line (without its newline); False after a protocol
+        violation (stop reading). Blank lines are skipped."""
+        if not line or line.isspace():
+            return True
+        try:
+            message = decode_message(line.decode("utf-8"))
+        except ValueError:
+            snippet = line[:200].decode("utf-8", errors="replace").rstrip()
+            self._violation(f"bridge sent a line that is not JSON: {snippet!r}")
+            return False
+        return self._dispatch(message)
 
     def _dispatch(self, message: Any) -> bool:
         """Route one message; False after a protocol violation (stop reading)."""
@@ -383,7 +424,7 @@ class SubprocessTransport:
             if pending is not None:
                 pending.result, pending.error = response_outcome(pending.method, message)
                 pending.finished = True
-                pending.cond.notify()
+                pending.wake()
         if pending is None and not abandoned:
             self._violation(f"bridge answered unknown request id {request_id!r}")
             return False
@@ -466,7 +507,7 @@ class SubprocessTransport:
             for entry in self._pending.values():
                 entry.error = self._failure
                 entry.finished = True
-                entry.cond.notify()
+                entry.wake()
             self._pending.clear()
 
     def _forget(self, request_id: int, *, abandon: bool = False) -> bool:
