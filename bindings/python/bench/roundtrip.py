@@ -7,12 +7,16 @@ Measures, in one run:
    answered (median of ``--starts`` starts);
 2. ``--calls`` sequential ``ledger.digest`` calls through ``Client.effect_digest`` on a small
    ledger (3 rows): p50 and p95 per call, in microseconds;
-3. the floor: the same JSON-RPC request line written to a trivial Node echo process over a
-   pipe (it reads a line and writes it back) and read back, ``--calls`` times;
+3. the floor, ``--calls`` times: Python writes the same request line (the exact bytes the
+   binding sends for this call, encoded once before timing) to a trivial Node echo process
+   over a pipe (``readline`` in, the same line out), reads the echoed line back and decodes
+   its JSON with ``json.loads`` (a client must decode what it reads; encoding the request is
+   not part of the floor);
 and prints the ratio binding / floor for p50 and p95 (target ≤ 2×). It also times the same
 client against a trivial Node JSON-RPC responder (no validation, no hashing), which shows
-how much of the round trip is the binding's own (encode, pipe, reader thread, decode).
-The three alternate in chunks of 500 calls, so a change in machine load hits all alike.
+how much of the round trip is the binding's own (convert, encode, pipe, read, decode, match).
+The three alternate in chunks of 500 calls, so a change in machine load hits all alike;
+compare ratios, not absolute figures, across runs.
 
 The bridge is found like ``turngate.Client()`` finds it (TURNGATE_BRIDGE, the repo's built
 CLI, turngate on PATH); node through TURNGATE_NODE or PATH. Standard library only.
@@ -89,22 +93,24 @@ def time_startups(starts: int) -> list[float]:
 
 
 class EchoFloor:
-    """A trivial Node echo process over a pipe: one line in, the same line out."""
+    """The floor: a trivial Node echo process over a pipe, one line in, the same line out;
+    Python writes the pre-encoded request line, reads the echo and decodes its JSON."""
 
     def __init__(self, line: bytes) -> None:
         self.line = line
         self.proc = subprocess.Popen([find_node(), "-e", ECHO_JS], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 
     def round_trip(self) -> float:
-        """Seconds for one write + flush + readline of the line."""
+        """Seconds for one write + flush + readline of the line + ``json.loads`` of it."""
         stdin, stdout = self.proc.stdin, self.proc.stdout
         assert stdin is not None and stdout is not None
         began = time.perf_counter()
         stdin.write(self.line)
         stdin.flush()
         echoed = stdout.readline()
+        message = json.loads(echoed)
         elapsed = time.perf_counter() - began
-        if echoed != self.line:
+        if echoed != self.line or message.get("method") != "ledger.digest":
             raise RuntimeError("the echo process answered something else")
         return elapsed
 
@@ -176,7 +182,10 @@ def main() -> int:
         f"ledger.digest via turngate.Client: {args.calls} sequential calls, {len(RECORDS)} rows, "
         f"request {len(line)} bytes: p50 {b50:.1f} us, p95 {b95:.1f} us (digest {digest[:12]}…)"
     )
-    print(f"floor, same request line through a node echo process over a pipe: p50 {f50:.1f} us, p95 {f95:.1f} us")
+    print(
+        "floor, the same request line written to a node echo process over a pipe, read back and "
+        f"json-decoded: p50 {f50:.1f} us, p95 {f95:.1f} us"
+    )
     print(f"same client on a trivial node JSON-RPC responder (the binding's share): p50 {r50:.1f} us, p95 {r95:.1f} us")
     print(f"ratio binding/floor: p50 {b50 / f50:.2f}x, p95 {b95 / f95:.2f}x (target <= 2x)")
     print(f"ratio responder/floor: p50 {r50 / f50:.2f}x, p95 {r95 / f95:.2f}x")
