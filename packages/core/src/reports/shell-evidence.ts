@@ -218,7 +218,7 @@ export function exitStatusMasked(command: string, presetCommand?: string): boole
 /** Where a command's exit status is masked (see `exitStatusMaskedBy`). */
 export interface MaskedExitStatus {
   /** The operator that loses the status: `||`, `&`, `|`, `;` or a newline (`\n`). */
-  operator: ShellOperator;
+  operator: Exclude<ShellOperator, "&&">;
   /** The top-level segment before it (whitespace collapsed), whose status is lost. */
   command: string;
 }
@@ -234,15 +234,16 @@ export function exitStatusMaskedBy(command: string): MaskedExitStatus | null {
   const segments = splitShellCommand(command);
   const states = statesAfter(segments);
   for (const [k, seg] of segments.entries()) {
-    if (seg.op === null || (SET_COMMAND.test(seg.text) && seg.op !== "|")) continue;
+    const op = seg.op;
+    if (op === null || op === "&&" || (SET_COMMAND.test(seg.text) && op !== "|")) continue;
     const state = states[k] as ShellState;
     let masked = false;
-    if (seg.op === "||" || seg.op === "&") masked = true;
-    else if (seg.op === "|") masked = !state.pipefail;
-    else if ((seg.op === ";" || seg.op === "\n") && commandFollows(segments, k)) {
+    if (op === "||" || op === "&") masked = true;
+    else if (op === "|") masked = !state.pipefail;
+    else if (commandFollows(segments, k)) {
       masked = !state.errexit || segments[k - 1]?.op === "&&";
     }
-    if (masked) return { operator: seg.op, command: seg.text };
+    if (masked) return { operator: op, command: seg.text };
   }
   return null;
 }
