@@ -40,6 +40,7 @@ export { buildTurnProof, type TurnProofInput } from "./session/proof.js";
 export {
   type ProofRowCheck,
   type ProofVerification,
+  proofWorkspaceRoot,
   verifyTurnProof,
 } from "./session/proof-verify.js";
 export { Session } from "./session/session.js";

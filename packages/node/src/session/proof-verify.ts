@@ -1,5 +1,5 @@
 import { lstat, readFile, readlink } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import {
   DELETED_CONTENT_DIGEST,
   effectDigest,
@@ -7,7 +7,26 @@ import {
   reportBindsPass,
   type TurnProof,
 } from "@turngate/core";
+import { TURNGATE_DIR } from "../fs/paths.js";
 import { sha256Hex } from "../workspace/digest.js";
+
+/**
+ * The workspace root a proof file belongs to, read from where it lies: for
+ * `<root>/.turngate/proofs/<name>.json` (where turngate writes proofs) → `<root>`;
+ * for any other path → `undefined` (the caller picks a root, e.g. the cwd).
+ *
+ * Input: the proof file's path (absolute, or relative to the process cwd; resolved
+ * lexically, symlinks are not followed). Output: an absolute path or `undefined`.
+ * Never throws; nothing is read from disk.
+ */
+export function proofWorkspaceRoot(proofPath: string): string | undefined {
+  const file = resolve(proofPath);
+  const proofs = dirname(file);
+  const turngate = dirname(proofs);
+  if (!file.endsWith(".json") || basename(proofs) !== "proofs") return undefined;
+  if (basename(turngate) !== TURNGATE_DIR) return undefined;
+  return dirname(turngate);
+}
 
 /** How one proof row compares with the workspace on disk. */
 export interface ProofRowCheck {
