@@ -20,9 +20,21 @@ export class AgentSpawnError extends Error {
   }
 }
 
+/** Options of `runAgent`. */
+export interface AgentOptions {
+  /** Environment of the agent; default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /**
+   * Send the agent's stdout to this process's stderr (fd 2), so this process's stdout
+   * carries only its own output (`--json`). Default false: stdout is inherited.
+   */
+  stdoutToStderr?: boolean;
+}
+
 /**
  * Run the agent command `argv` (program and arguments, no shell) in `cwd` with this
- * process's stdin, stdout and stderr, and wait for it to end.
+ * process's stdin, stdout and stderr (stdout → stderr with `stdoutToStderr`), and wait for
+ * it to end.
  *
  * While it runs, SIGINT, SIGTERM and SIGHUP sent to this process are forwarded to it (and
  * do not end this process, so the turn can still be judged). A terminal's Ctrl-C already
@@ -34,12 +46,16 @@ export class AgentSpawnError extends Error {
 export function runAgent(
   argv: readonly string[],
   cwd: string,
-  env?: NodeJS.ProcessEnv,
+  options: AgentOptions = {},
 ): Promise<AgentExit> {
   const [program, ...args] = argv;
   if (program === undefined) return Promise.reject(new AgentSpawnError("", "no command given"));
   return new Promise((resolve, reject) => {
-    const child = spawn(program, args, { cwd, stdio: "inherit", env: env ?? process.env });
+    const child = spawn(program, args, {
+      cwd,
+      stdio: ["inherit", options.stdoutToStderr ? 2 : "inherit", "inherit"],
+      env: options.env ?? process.env,
+    });
     const handlers = new Map<NodeJS.Signals, () => void>();
     for (const signal of FORWARDED) {
       const handler = () => {

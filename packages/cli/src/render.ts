@@ -1,6 +1,9 @@
 import { relative } from "node:path";
+import { EXIT_STATUS_MASKED_RISK } from "@turngate/core";
+import { maskedExitExplanation } from "./masked-exit.js";
 import type { TurnResult } from "./turn.js";
 import { bindingJson } from "./turn.js";
+import { unmatchedWaiverDigests } from "./waivers.js";
 
 /** Lines of a failing check's output shown under the verdict. */
 export const FAILING_TAIL_LINES = 20;
@@ -19,7 +22,8 @@ export function verdictOf(result: TurnResult): string {
 /**
  * The human report of a turn (stdout): what changed, the summary text (A3S §2.19), the
  * verdict with the effect digest or the gate message and its reason, why the checks'
- * report is unbound when it is, the last 20 lines of each failing check with its log, and
+ * report is unbound when it is, what masks a check's exit status (and how to fix it), which `--waive` digests did not match an incomplete turn's
+ * effect digest, the last 20 lines of each failing check with its log, and
  * where the proof was written. Paths are relative to the workspace root.
  */
 export function renderTurnText(result: TurnResult): string {
@@ -56,6 +60,12 @@ export function renderTurnText(result: TurnResult): string {
     }
   } else {
     lines.push(`${outcome.kind} (${outcome.reason}): ${outcome.message}`);
+    const unmatched = unmatchedWaivers(result);
+    if (unmatched.length > 0) {
+      lines.push(
+        `waivers not applied: ${unmatched.join(", ")} ${unmatched.length === 1 ? "does" : "do"} not match the effect digest ${result.effectDigest || '""'}`,
+      );
+    }
   }
 
   const binding = result.verification?.binding;
@@ -68,7 +78,8 @@ export function renderTurnText(result: TurnResult): string {
 
   for (const run of result.verification?.runs ?? []) {
     if (run.check.status === "passed") continue;
-    const head = `${run.check.status}: ${run.command.id}: ${run.check.residual_risk ?? run.command.command}`;
+    const risk = hintOf(run) ?? run.check.residual_risk ?? run.command.command;
+    const head = `${run.check.status}: ${run.command.id}: ${risk}`;
     lines.push(head);
     const tail = lastLines(run.execution.output, FAILING_TAIL_LINES);
     if (tail.length > 0) {
@@ -85,7 +96,10 @@ export function renderTurnText(result: TurnResult): string {
  * The wire form (snake_case) of a turn, printed by `--json`:
  * `{schema, verdict, exit_code, root, effect_digest, agent, changes, observation_complete,
  * unreadable, checks_source, checks, binding, reports, summary, summary_text, outcome,
- * proof_path, config_path}`; absent parts are null.
+ * proof_path, config_path, unmatched_waivers}`; absent parts are null;
+ * each check's `hint` explains an `exit status masked` risk (else null);
+ * `unmatched_waivers` lists the `--waive` digests that are not the effect digest of a turn
+ * the gate did not allow (else `[]`).
  */
 export function turnJson(result: TurnResult): Record<string, unknown> {
   return {
@@ -114,6 +128,7 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
       duration_ms: run.execution.durationMs,
       log_path: run.execution.log?.path ?? null,
       residual_risk: run.check.residual_risk ?? null,
+      hint: hintOf(run),
     })),
     binding: bindingJson(result.verification?.binding),
     reports: result.reports,
@@ -122,7 +137,20 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
     outcome: result.outcome,
     proof_path: result.proofPath ?? null,
     config_path: result.configPath ?? null,
+    unmatched_waivers: unmatchedWaivers(result),
   };
+}
+
+/** What masks a check's exit status and how to fix it, when its risk is `exit status masked`. */
+function hintOf(run: { check: { residual_risk?: string }; command: { command: string } }) {
+  if (run.check.residual_risk !== EXIT_STATUS_MASKED_RISK) return null;
+  return maskedExitExplanation(run.command.command);
+}
+
+/** Waiver digests that did not match the effect digest of a turn that was not allowed. */
+function unmatchedWaivers(result: TurnResult): string[] {
+  if (result.outcome.kind === "allow") return [];
+  return unmatchedWaiverDigests(result.waivers, result.effectDigest);
 }
 
 function lastLines(text: string, count: number): string[] {

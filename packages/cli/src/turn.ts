@@ -31,6 +31,8 @@ export interface TurnRequest {
   root: string;
   /** The agent command (`run`); absent for `verify`, whose turn already happened. */
   agent?: string[];
+  /** Send the agent's stdout to stderr (`--json`: stdout carries only the outcome). */
+  agentStdoutToStderr?: boolean;
   /** A stored baseline (`verify`); absent: a new baseline is taken before the agent runs. */
   baseline?: WorkspaceSnapshot;
   /** Checks from `--check` flags; when empty, the config's checks, else required presets. */
@@ -58,6 +60,8 @@ export interface TurnResult {
   outcome: GateOutcome;
   proofPath?: string;
   configPath?: string;
+  /** The host waivers the turn was given (`--waive`), as given. */
+  waivers: CompletionWaiver[];
 }
 
 /**
@@ -84,7 +88,10 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
 
   let agent: TurnResult["agent"];
   if (request.agent) {
-    const exit = await runAgent(request.agent, request.root, ctx.env);
+    const exit = await runAgent(request.agent, request.root, {
+      env: ctx.env,
+      stdoutToStderr: request.agentStdoutToStderr === true,
+    });
     agent = { command: request.agent, exit };
     ctx.stderr.write(`turngate: agent exited with code ${exit.exitCode}\n`);
   }
@@ -130,6 +137,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     summary: session.verificationSummary(),
     summaryText: session.verificationSummaryText(),
     outcome,
+    waivers: request.waivers,
   };
   if (agent) result.agent = agent;
   if (checksSource) result.checksSource = checksSource;

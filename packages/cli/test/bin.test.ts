@@ -51,6 +51,33 @@ describe("turngate bin", () => {
     expect(turngate(["run", "--no-such-flag"]).status).toBe(1);
   }, 90_000);
 
+  test("run --json: stdout is only the outcome JSON; the agent's stdout goes to stderr", () => {
+    const p = gitProject({ "value.txt": "41\n" });
+    cleanup = p.cleanup;
+    const agent = p.agent(
+      "agent.js",
+      `require("node:fs").writeFileSync("value.txt", "42\\n"); console.log("agent: hello on stdout"); console.error("agent: on stderr");`,
+    );
+    const run = turngate([
+      "run",
+      "--json",
+      "--root",
+      p.root,
+      "--check",
+      "grep -q 42 value.txt",
+      "--",
+      "node",
+      agent,
+    ]);
+    expect(run.status).toBe(0);
+    const json = JSON.parse(run.stdout);
+    expect(run.stdout).toBe(`${JSON.stringify(json, null, 2)}\n`);
+    expect(json.schema).toBe("turngate.turn_result.v1");
+    expect(json.verdict).toBe("verified");
+    expect(run.stderr).toContain("agent: hello on stdout\n");
+    expect(run.stderr).toContain("agent: on stderr\n");
+  }, 60_000);
+
   test("SIGTERM to turngate is forwarded to the agent, and the turn is still judged", async () => {
     const p = gitProject({ "value.txt": "41\n" });
     cleanup = p.cleanup;

@@ -1,5 +1,6 @@
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { cli, gitProject } from "./helpers.js";
@@ -67,7 +68,7 @@ describe("turngate run", () => {
     const broken = await cli(["proof", "verify", `.turngate/proofs/${digest}.json`], p.root);
     expect(broken.code).toBe(2);
     expect(broken.stdout).toBe(
-      `proof does not hold:\n  value.txt: recorded ${sha256("42\n")}, on disk ${sha256("43\n")}\n`,
+      `proof does not hold against ${p.root}:\n  value.txt: recorded ${sha256("42\n")}, on disk ${sha256("43\n")}\n`,
     );
   });
 
@@ -113,6 +114,7 @@ describe("turngate run", () => {
         duration_ms: json.checks[0].duration_ms,
         log_path: join(p.root, ".turngate/logs", `${sha256("checking\n")}.log`),
         residual_risk: "verification command exited with code 1, expected 0: echo checking; exit 1",
+        hint: null,
       },
     ]);
     expect(existsSync(join(p.root, ".turngate/proofs"))).toBe(false);
@@ -289,6 +291,118 @@ describe("turngate run", () => {
       expect(result.code).toBe(0);
       expect(result.stdout).toContain(usage);
     }
+  });
+});
+
+describe("turngate run: findings of a first-time user", () => {
+  test("the first run leaves .turngate/ with a .gitignore holding *, so git status stays clean", async () => {
+    const p = project(NODE_PROJECT);
+    const agent = p.agent("agent.js", WRITE_42);
+    const result = await cli(["run", "--check", "npm test", "--", "node", agent], p.root);
+    expect(result.code).toBe(0);
+    expect(readFileSync(join(p.root, ".turngate/.gitignore"), "utf8")).toBe("*\n");
+    const status = execFileSync("git", ["status", "--porcelain", "--untracked-files=all"], {
+      cwd: p.root,
+      encoding: "utf8",
+    });
+    expect(status).toBe(" M value.txt\n");
+  });
+
+  test("a masked check says what masks its exit status and how to fix it", async () => {
+    const p = project({ "value.txt": "41\n" });
+    const agent = p.agent("agent.js", WRITE_42);
+    const explanation =
+      "exit status masked (`;` discards the exit status of `sleep 0.1`): join commands with && or use set -e";
+    const text = await cli(["run", "--check", "sleep 0.1; true", "--", "node", agent], p.root);
+    expect(text.code).toBe(2);
+    expect(text.stdout).toContain(`\nneeds_review: check:1: ${explanation}\n`);
+    p.write("value.txt", "41\n");
+    const json = await cli(
+      ["run", "--json", "--check", "true | cat", "--check", "sleep 0.1; true", "--", "node", agent],
+      p.root,
+    );
+    const checks = JSON.parse(json.stdout).checks;
+    expect(
+      checks.map((c: { status: string; residual_risk: string; hint: string }) => [
+        c.status,
+        c.residual_risk,
+        c.hint,
+      ]),
+    ).toEqual([
+      [
+        "needs_review",
+        "exit status masked",
+        "exit status masked (a pipe keeps only the last command's exit status, not that of `true`): run set -o pipefail first (set -o pipefail && …)",
+      ],
+      ["needs_review", "exit status masked", explanation],
+    ]);
+  });
+
+  test("--waive with a digest that is not 64 lowercase hex characters is a usage error", async () => {
+    const p = project({ "value.txt": "41\n" });
+    for (const digest of ["abc", "A".repeat(64), `${"a".repeat(64)} `]) {
+      const result = await cli(["run", "--waive", `${digest}:flaky`, "--", "true"], p.root);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        `turngate: error: invalid --waive value at --waive[0]: digest ${JSON.stringify(digest)} is not an effect digest (64 lowercase hex characters, as printed by turngate) [invalid_input]\n`,
+      );
+    }
+    expect(existsSync(join(p.root, ".turngate"))).toBe(false);
+  });
+
+  test("an incomplete turn names the --waive digests that did not match its effect digest", async () => {
+    const p = project({ "value.txt": "41\n" });
+    const agent = p.agent("agent.js", WRITE_42);
+    const digest = workspaceDigest("value.txt", "42\n");
+    const stale = workspaceDigest("value.txt", "41\n");
+    const other = "0".repeat(64);
+    const args = ["--check", "exit 1", "--waive", `${stale}:old`, "--waive", `${other}:x`];
+    const text = await cli(["run", ...args, "--", "node", agent], p.root);
+    expect(text.code).toBe(2);
+    expect(text.stdout).toContain(
+      `\nwaivers not applied: ${stale}, ${other} do not match the effect digest ${digest}\n`,
+    );
+    p.write("value.txt", "41\n");
+    const json = await cli(["run", "--json", ...args.slice(0, 4), "--", "node", agent], p.root);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      verdict: "incomplete",
+      effect_digest: digest,
+      unmatched_waivers: [stale],
+    });
+    p.write("value.txt", "41\n");
+    const matched = await cli(
+      ["run", "--json", "--check", "exit 1", "--waive", `${digest}:ok`, "--", "node", agent],
+      p.root,
+    );
+    expect(JSON.parse(matched.stdout)).toMatchObject({ verdict: "waived", unmatched_waivers: [] });
+  });
+});
+
+describe("turngate proof verify", () => {
+  test("from another cwd, a proof under <root>/.turngate/proofs/ is checked against <root>", async () => {
+    const p = project(NODE_PROJECT);
+    const elsewhere = project({});
+    const agent = p.agent("agent.js", WRITE_42);
+    expect((await cli(["run", "--check", "npm test", "--", "node", agent], p.root)).code).toBe(0);
+    const digest = workspaceDigest("value.txt", "42\n");
+    const proof = join(p.root, ".turngate/proofs", `${digest}.json`);
+    expect(await cli(["proof", "verify", proof], elsewhere.root)).toMatchObject({
+      code: 0,
+      stdout: `proof holds: effect digest ${digest}; 1 of 1 rows re-hashed from disk\n`,
+    });
+    // --root wins over the proof's location.
+    const forced = await cli(["proof", "verify", "--root", ".", proof], elsewhere.root);
+    expect(forced.code).toBe(2);
+    expect(forced.stdout).toBe(
+      `proof does not hold against ${elsewhere.root}:\n  value.txt: recorded ${sha256("42\n")}, on disk deleted\n`,
+    );
+    // A proof file elsewhere is checked against the cwd.
+    mkdirSync(join(elsewhere.root, "copies"));
+    const copy = join(elsewhere.root, "copies", "proof.json");
+    renameSync(proof, copy);
+    const json = await cli(["proof", "verify", "--json", copy], p.root);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, root: p.root });
   });
 });
 

@@ -71,7 +71,10 @@ async function runDemo(
     for (const [index, turn] of DEMO_TURNS.entries()) {
       if (!flags.json) ctx.stdout.write(`\n== Turn ${index + 1} of 3: ${turn.title} ==\n`);
       const agent = [process.execPath, join(DEMO_DIR, "agents", turn.script)];
-      const result = await runTurn({ root, agent, checks: [], waivers: [] }, turnCtx);
+      const result = await runTurn(
+        { root, agent, agentStdoutToStderr: flags.json === true, checks: [], waivers: [] },
+        turnCtx,
+      );
       verdicts.push(verdictOf(result));
       if (flags.json) outcomes.push(turnJson(result));
       else ctx.stdout.write(renderTurnText(result));

@@ -35,7 +35,10 @@ export function addTurnOptions(command: Command): Command {
       collect,
       [],
     )
-    .option("--json", "print the outcome as JSON on stdout (progress still goes to stderr)")
+    .option(
+      "--json",
+      "print only the outcome as JSON on stdout (progress, and the agent's stdout under run, go to stderr)",
+    )
     .option("--root <dir>", "workspace root (default: the current directory)");
 }
 

@@ -1,10 +1,15 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { verifyTurnProof } from "@turngate/node";
+import { proofWorkspaceRoot, verifyTurnProof } from "@turngate/node";
 import { EXIT_INCOMPLETE, EXIT_OK } from "../context.js";
 import type { CliCommand } from "./types.js";
 
-/** `turngate proof verify <file>`: re-check a turn proof against the workspace on disk. */
+/**
+ * `turngate proof verify <file> [--root DIR] [--json]`: re-check a turn proof against the
+ * workspace on disk. The root is `--root`, else the `<root>` of a file at
+ * `<root>/.turngate/proofs/<digest>.json`, else the cwd; the "does not hold" text and the
+ * JSON (`{ok, root, recomputed_digest, rows, problems}`) name it. Exit 0 holds, 2 does not.
+ */
 export const proofCommand: CliCommand = {
   name: "proof",
   register(program, ctx, state) {
@@ -20,7 +25,7 @@ export const proofCommand: CliCommand = {
       .argument("<file>", "a turn_proof.v1 JSON file")
       .option(
         "--root <dir>",
-        "workspace root the proof's paths are relative to (default: the current directory)",
+        "workspace root the proof's paths are relative to (default: <root> when the file is <root>/.turngate/proofs/<digest>.json, else the current directory)",
       )
       .option("--json", "print the verification result as JSON")
       .addHelpText(
@@ -28,14 +33,19 @@ export const proofCommand: CliCommand = {
         "\nExit codes: 0 the proof holds; 2 it does not (the workspace changed or the proof is inconsistent); 1 unreadable or invalid file.\n",
       )
       .action(async (file: string, flags: { root?: string; json?: boolean }) => {
-        const root = resolve(ctx.cwd, flags.root ?? ".");
-        const value: unknown = JSON.parse(await readFile(resolve(ctx.cwd, file), "utf8"));
+        const path = resolve(ctx.cwd, file);
+        const root =
+          flags.root !== undefined
+            ? resolve(ctx.cwd, flags.root)
+            : (proofWorkspaceRoot(path) ?? resolve(ctx.cwd));
+        const value: unknown = JSON.parse(await readFile(path, "utf8"));
         const result = await verifyTurnProof(value, root);
         if (flags.json) {
           ctx.stdout.write(
             `${JSON.stringify(
               {
                 ok: result.ok,
+                root,
                 recomputed_digest: result.recomputedDigest,
                 rows: result.rows,
                 problems: result.problems,
@@ -51,7 +61,7 @@ export const proofCommand: CliCommand = {
           );
         } else {
           ctx.stdout.write(
-            `proof does not hold:\n${result.problems.map((p) => `  ${p}`).join("\n")}\n`,
+            `proof does not hold against ${root}:\n${result.problems.map((p) => `  ${p}`).join("\n")}\n`,
           );
         }
         state.exitCode = result.ok ? EXIT_OK : EXIT_INCOMPLETE;

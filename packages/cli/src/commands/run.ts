@@ -13,7 +13,7 @@ export const runCommand: CliCommand = {
         .command("run")
         .summary("run an agent command as one turn and gate it")
         .description(
-          "Take a baseline of the workspace, run the agent command (stdio inherited), observe what it changed, run the checks, bind their report to the effect digest and decide whether the turn may end. Writes .turngate/proofs/<digest>.json when it may.",
+          "Take a baseline of the workspace, run the agent command (stdio inherited; with --json its stdout goes to stderr), observe what it changed, run the checks, bind their report to the effect digest and decide whether the turn may end. Writes .turngate/proofs/<digest>.json when it may.",
         )
         .argument("<agent...>", "the agent command and its arguments (put them after --)")
         .passThroughOptions(),
@@ -25,7 +25,14 @@ export const runCommand: CliCommand = {
       .action(async (agent: string[], flags: TurnFlags) => {
         const { root, configPath, checks, waivers } = resolveTurnFlags(flags, ctx);
         const result = await runTurn(
-          { root, agent, checks, waivers, ...(configPath ? { configPath } : {}) },
+          {
+            root,
+            agent,
+            agentStdoutToStderr: flags.json === true,
+            checks,
+            waivers,
+            ...(configPath ? { configPath } : {}),
+          },
           ctx,
         );
         if (flags.json) ctx.stdout.write(`${JSON.stringify(turnJson(result), null, 2)}\n`);
