@@ -1,9 +1,10 @@
 """README.md's "## Python" example runs as written (issue 4 "Done when"): it creates a
 session on a temporary git repository, observes a write, records a bound report and gets
-``verified`` from the real bridge."""
+``verified`` from the real bridge, and leaves no temporary folder behind."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -24,6 +25,13 @@ def python_section_snippet() -> str:
 def test_readme_python_snippet_gets_verified(tmp_path):
     snippet = python_section_snippet()
     assert "with turngate.Client() as client" in snippet
-    run = subprocess.run([sys.executable, "-c", snippet], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    # The snippet's temporary repository must be gone afterwards: give it its own TMPDIR.
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmpdir)}
+    run = subprocess.run(
+        [sys.executable, "-c", snippet], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
     assert run.returncode == 0, run.stderr
     assert run.stdout == "allow verified\n"
+    assert sorted(p.name for p in tmpdir.iterdir()) == []
