@@ -88,8 +88,6 @@ export function invoke<C extends MethodContext>(
   if (!spec) throw new BridgeError("method_not_found", `method not found: ${method}`);
   const parsed = spec.params.safeParse(params === undefined ? {} : params);
   if (!parsed.success) throw paramsError(parsed.error.issues);
-  const finish = (result: unknown) =>
-    options.validateResult ? checkResult(method, spec.result, result) : result;
   let out: unknown;
   try {
     out = spec.handler(parsed.data, ctx);
@@ -97,9 +95,13 @@ export function invoke<C extends MethodContext>(
     throw toBridgeError(error);
   }
   if (out instanceof Promise) {
-    return out.then(finish, (error: unknown) => {
-      throw toBridgeError(error);
-    });
+    return out.then(
+      (result: unknown) =>
+        options.validateResult ? checkResult(method, spec.result, result) : result,
+      (error: unknown) => {
+        throw toBridgeError(error);
+      },
+    );
   }
-  return finish(out);
+  return options.validateResult ? checkResult(method, spec.result, out) : out;
 }

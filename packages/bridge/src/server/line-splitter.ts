@@ -30,6 +30,12 @@ export class LineSplitter {
     let start = 0;
     while (start <= chunk.length) {
       const nl = chunk.indexOf(10, start);
+      if (nl !== -1 && this.size === 0 && !this.discarding && nl - start <= this.maxBytes) {
+        // A whole line inside this chunk (the usual case): hand it over as a view.
+        this.sink.onLine(chunk.subarray(start, nl));
+        start = nl + 1;
+        continue;
+      }
       const end = nl === -1 ? chunk.length : nl;
       const piece = chunk.subarray(start, end);
       if (!this.discarding) {

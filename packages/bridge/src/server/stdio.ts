@@ -8,7 +8,7 @@ import type { Readable, Writable } from "node:stream";
 import { BridgeError } from "../errors.js";
 import type { MethodTable } from "../method.js";
 import { MAX_MESSAGE_BYTES } from "../protocol.js";
-import { invoke } from "../rpc/dispatch.js";
+import { invoke, toBridgeError } from "../rpc/dispatch.js";
 import {
   errorLine,
   notificationLine,
@@ -74,7 +74,9 @@ export function runStdioServer(options: StdioServerOptions): Promise<number> {
   };
   const send = (line: string, id: RequestId | null) => {
     let out = line;
-    if (Buffer.byteLength(out) > maxBytes) {
+    // A UTF-16 code unit is at most 3 UTF-8 bytes: count bytes only for a line that may be
+    // over the limit.
+    if (out.length * 3 > maxBytes && Buffer.byteLength(out) > maxBytes) {
       log(`response to ${String(id)} exceeds ${maxBytes} bytes; sent too_large instead`);
       out = errorLine(
         id,
@@ -104,26 +106,51 @@ export function runStdioServer(options: StdioServerOptions): Promise<number> {
       resolve(0);
     };
 
+    const notify = (name: string, body: Record<string, unknown>) =>
+      send(notificationLine(name, body), null);
+    const requestShutdown = () => {
+      stopping = true;
+    };
+    const invokeOptions = { validateResult: options.validateResults === true };
+    const refuse = (method: string, id: RequestId | null, thrown: unknown) => {
+      const error = toBridgeError(thrown);
+      if (error.code === "internal_error") log(`${method}: ${error.message}`);
+      if (id !== null) send(errorLine(id, error), id);
+    };
+    const answer = (method: string, id: RequestId | null, result: unknown) => {
+      if (id === null) return;
+      let line: string;
+      try {
+        line = resultLine(id, result);
+      } catch (error) {
+        // A result JSON cannot carry (a bridge bug): answer internal_error, keep serving.
+        refuse(method, id, error);
+        return;
+      }
+      send(line, id);
+    };
+
+    // A synchronous handler (every stateless method) is answered at once, in line order;
+    // an asynchronous one is tracked in `inflight` while later lines are served.
     const serve = (method: string, params: unknown, id: RequestId | null) => {
-      const ctx: ServerContext = {
-        requestId: id,
-        methods,
-        sessions,
-        notify: (name, body) => send(notificationLine(name, body), null),
-        requestShutdown: () => {
-          stopping = true;
-        },
-      };
-      const task = Promise.resolve()
-        .then(() => invoke(table, method, params, ctx, { validateResult: options.validateResults }))
+      const ctx: ServerContext = { requestId: id, methods, sessions, notify, requestShutdown };
+      let out: unknown;
+      try {
+        out = invoke(table, method, params, ctx, invokeOptions);
+      } catch (error) {
+        refuse(method, id, error);
+        if (stopping) void finish();
+        return;
+      }
+      if (!(out instanceof Promise)) {
+        answer(method, id, out);
+        if (stopping) void finish();
+        return;
+      }
+      const task: Promise<void> = out
         .then(
-          (result) => {
-            if (id !== null) send(resultLine(id, result), id);
-          },
-          (error: BridgeError) => {
-            if (error.code === "internal_error") log(`${method}: ${error.message}`);
-            if (id !== null) send(errorLine(id, error), id);
-          },
+          (result) => answer(method, id, result),
+          (error: unknown) => refuse(method, id, error),
         )
         .finally(() => {
           inflight.delete(task);
@@ -149,7 +176,8 @@ export function runStdioServer(options: StdioServerOptions): Promise<number> {
           return;
         }
         if (text.endsWith("\r")) text = text.slice(0, -1);
-        if (text.trim() === "") return;
+        // A request starts with "{"; only other lines may be blank.
+        if (text.charCodeAt(0) !== 0x7b && text.trim() === "") return;
         const incoming = parseLine(text);
         if (incoming.kind === "invalid") send(errorLine(incoming.id, incoming.error), incoming.id);
         else
