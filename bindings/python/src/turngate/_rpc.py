@@ -4,6 +4,7 @@ and turn a response object into its result or typed error."""
 from __future__ import annotations
 
 import json
+import json.encoder
 import json.scanner
 from collections.abc import Mapping
 from typing import Any
@@ -19,6 +20,12 @@ MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 """Compact UTF-8 JSON, NaN/Infinity refused; built once (json.dumps builds one per call)."""
 
+_C_MAKE_ENCODER = json.encoder.c_make_encoder
+"""The C encoder factory behind :class:`json.JSONEncoder` (``None`` without ``_json``)."""
+
+_METHOD_HEADS: dict[str, str] = {}
+"""Per method name, the start of its request line up to ``"params":`` (built once)."""
+
 _SCAN = json.scanner.make_scanner(json.JSONDecoder())
 """The decoder's value scanner (C): parses one JSON value at an index, ``(value, end)``."""
 
@@ -30,6 +37,43 @@ def request(request_id: int | None, method: str, params: Any) -> dict[str, Any]:
     if request_id is not None:
         message["id"] = request_id
     return message
+
+
+def _encode_json(value: Any) -> str:
+    """Compact JSON text of ``value``, as ``_ENCODER.encode`` makes it; with the C encoder
+    it is called directly (a fresh cycle-marker table per call, as ``json`` itself does),
+    skipping the Python layers of :meth:`json.JSONEncoder.encode`."""
+    if _C_MAKE_ENCODER is None:
+        return _ENCODER.encode(value)
+    encode = _C_MAKE_ENCODER(
+        {}, _ENCODER.default, json.encoder.c_encode_basestring, None, ":", ",", False, False, False
+    )
+    return "".join(encode(value, 0))
+
+
+def encode_request(request_id: int, method: str, params: Any) -> bytes:
+    """The request line of :func:`request` ``(request_id, method, params)`` as
+    :func:`encode_message` writes it (same bytes), built without the envelope dict.
+
+    Input: the id, the wire method name, the params (``None`` sends ``{}``). Output: the
+    bytes to write, ``\n`` included. Raises what :func:`encode_message` raises.
+    """
+    head = _METHOD_HEADS.get(method)
+    if head is None:
+        head = '{"jsonrpc":"2.0","method":' + _ENCODER.encode(method) + ',"params":'
+        if len(_METHOD_HEADS) < 1024:
+            _METHOD_HEADS[method] = head
+    try:
+        body = _encode_json({} if params is None else params)
+        data = f'{head}{body},"id":{int(request_id)}}}\n'.encode("utf-8")
+    except (TypeError, ValueError) as exc:
+        raise InvalidParams(f"params are not JSON-serialisable: {exc}", path="") from None
+    if len(data) > MAX_MESSAGE_BYTES + 1:
+        raise ProtocolError(
+            f"message of {len(data) - 1} bytes exceeds the {MAX_MESSAGE_BYTES}-byte limit",
+            code="too_large",
+        )
+    return data
 
 
 def encode_message(message: Mapping[str, Any]) -> bytes:

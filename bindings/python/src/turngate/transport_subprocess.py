@@ -30,7 +30,7 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ._rpc import MAX_MESSAGE_BYTES, decode_message, encode_message, request, response_outcome
+from ._rpc import MAX_MESSAGE_BYTES, decode_message, encode_message, encode_request, request, response_outcome
 from .errors import BridgeError, ProtocolError, Timeout, TurngateError
 
 STDERR_TAIL_BYTES = 8 * 1024
@@ -189,7 +189,7 @@ class SubprocessTransport:
         :class:`ProtocolError`, :class:`InvalidParams` or :class:`RemoteError`.
         """
         request_id = next(self._ids)
-        data = encode_message(request(request_id, method, params))
+        data = encode_request(request_id, method, params)
         deadline = None if timeout is None else time.monotonic() + timeout
         pending = _Pending(method, on_progress)
         with self._mutex:
