@@ -2,46 +2,69 @@ import { TurngateValidationError } from "../errors.js";
 import type { MutationRecord } from "../schemas/ledger.js";
 import { escapeLedgerField, unescapeLedgerField } from "./escape.js";
 import { compareCodePoints } from "./order.js";
-import { Sha256Utf8Sink } from "./sha256.js";
+import { ledgerOrder } from "./row-order.js";
+import { Sha256TextSink } from "./sha256.js";
 
 /** Ledger order, A3S §2.1: by path, then by tool, in code-point (UTF-8 byte) order. */
 export function compareRecords(a: MutationRecord, b: MutationRecord): number {
   return compareCodePoints(a.path, b.path) || compareCodePoints(a.tool, b.tool);
 }
 
-/** A stored ledger row: the record plus whether plain UTF-16 comparison orders its keys. */
+/**
+ * A stored ledger row: the record plus whether it is plain — every field printable ASCII
+ * (U+0020–U+007E) other than `\` and `|`. A plain row renders unescaped and orders by
+ * plain UTF-16 comparison (equal to code-point order for ASCII).
+ */
 export interface LedgerRow extends MutationRecord {
-  /** True when neither path nor tool holds a code unit in U+E000–U+FFFF. */
-  readonly utf16Safe: boolean;
+  readonly plain: boolean;
 }
 
-const HIGH_BMP = /[\ue000-\uffff]/;
+const NOT_PLAIN = /[^\x20-\x5b\x5d-\x7b\x7d\x7e]/;
 
-/** Wraps a record for storage in a ledger (copies the three fields). */
-export function toLedgerRow(record: MutationRecord): LedgerRow {
+/** True when `field` is printable ASCII without `\` or `|` (escaping leaves it unchanged). */
+export function isPlainField(field: string): boolean {
+  return !NOT_PLAIN.test(field);
+}
+
+/** Wraps a record for storage in a ledger (copies the three fields); `plain` as checked by the caller. */
+export function toLedgerRow(record: MutationRecord, plain: boolean): LedgerRow {
   return {
     tool: record.tool,
     path: record.path,
     content_digest: record.content_digest,
-    utf16Safe: !HIGH_BMP.test(record.path) && !HIGH_BMP.test(record.tool),
+    plain,
   };
 }
 
 /**
- * `compareRecords` for stored rows, faster: UTF-16 order and code-point order can differ
- * only where one string has a surrogate and the other a unit in U+E000–U+FFFF at the
- * first difference, so rows without such units use the engine's native comparison.
+ * `compareRecords` for stored rows, faster: two plain rows (ASCII only) compare with the
+ * engine's native string comparison, which is code-point order for ASCII.
  */
 export function compareLedgerRows(a: LedgerRow, b: LedgerRow): number {
-  if (!(a.utf16Safe && b.utf16Safe)) return compareRecords(a, b);
+  if (!(a.plain && b.plain)) return compareRecords(a, b);
   if (a.path !== b.path) return a.path < b.path ? -1 : 1;
   if (a.tool === b.tool) return 0;
   return a.tool < b.tool ? -1 : 1;
 }
 
-/** A stably sorted copy of `records` (rows with equal (path, tool) keep their order). */
-export function sortRecords(records: readonly MutationRecord[]): MutationRecord[] {
-  return [...records].sort(compareRecords);
+/**
+ * A stably sorted copy of `records` in ledger order (`compareRecords`; rows with equal
+ * (path, tool) keep their order). Sorted by `ledgerOrder` (native numeric sort of packed
+ * path chunks), which gives the same order as a stable sort with `compareRecords`.
+ */
+export function sortRecords<T extends MutationRecord>(records: readonly T[]): T[] {
+  const n = records.length;
+  const paths: string[] = new Array(n);
+  const tools: string[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const r = records[i] as T;
+    paths[i] = r.path;
+    tools[i] = r.tool;
+  }
+  const order = ledgerOrder(paths, tools);
+  const sorted: T[] = new Array(n);
+  for (let i = 0; i < n; i++) sorted[i] = records[order[i] as number] as T;
+  return sorted;
 }
 
 /** One row of the canonical text: `{tool}|{path}|{content_digest}`, each field escaped. */
@@ -70,18 +93,45 @@ export function effectDigest(records: readonly MutationRecord[]): string {
   return digestOfSortedRecords(sortRecords(records));
 }
 
-/** Effect digest of rows that are already in ledger order (no sort, no copy). */
+/**
+ * Effect digest of rows that are already in ledger order (no sort, no copy): the rows'
+ * canonical text is hashed in small batches (see `Sha256TextSink`), never built whole.
+ */
 export function digestOfSortedRecords(records: readonly MutationRecord[]): string {
   if (records.length === 0) return "";
-  const sink = new Sha256Utf8Sink();
+  const sink = new Sha256TextSink();
   for (let i = 0; i < records.length; i++) {
     const r = records[i] as MutationRecord;
     if (i > 0) sink.write("\n");
-    if (!sink.writePlainField(r.tool)) sink.write(escapeLedgerField(r.tool));
+    sink.write(escapeLedgerField(r.tool));
     sink.write("|");
-    if (!sink.writePlainField(r.path)) sink.write(escapeLedgerField(r.path));
+    sink.write(escapeLedgerField(r.path));
     sink.write("|");
-    if (!sink.writePlainField(r.content_digest)) sink.write(escapeLedgerField(r.content_digest));
+    sink.write(escapeLedgerField(r.content_digest));
+  }
+  return sink.hex();
+}
+
+/** `digestOfSortedRecords` for stored rows: plain rows are written without an escape check. */
+export function digestOfLedgerRows(rows: readonly LedgerRow[]): string {
+  if (rows.length === 0) return "";
+  const sink = new Sha256TextSink();
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i] as LedgerRow;
+    if (i > 0) sink.write("\n");
+    if (r.plain) {
+      sink.write(r.tool);
+      sink.write("|");
+      sink.write(r.path);
+      sink.write("|");
+      sink.write(r.content_digest);
+    } else {
+      sink.write(escapeLedgerField(r.tool));
+      sink.write("|");
+      sink.write(escapeLedgerField(r.path));
+      sink.write("|");
+      sink.write(escapeLedgerField(r.content_digest));
+    }
   }
   return sink.hex();
 }

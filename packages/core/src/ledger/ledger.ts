@@ -3,8 +3,10 @@ import type { LedgerSnapshot, MutationRecord, OpenWorkspaceChild } from "../sche
 import { parseLedgerSnapshot, parseOpenWorkspaceChild } from "../schemas/parse.js";
 import {
   compareLedgerRows,
-  digestOfSortedRecords,
+  digestOfLedgerRows,
+  isPlainField,
   type LedgerRow,
+  sortRecords,
   toLedgerRow,
 } from "./canonical.js";
 import { acceptLedgerPath, observeToolResult } from "./observe.js";
@@ -28,8 +30,11 @@ export type ObservedPath = string | { path: string; contentDigest: string };
 export class MutationLedger {
   #sorted: LedgerRow[] = [];
   #pending: LedgerRow[] = [];
-  #pathSet = new Set<string>();
+  /** Paths on the ledger; built on first use (unseen-path checks), then kept up to date. */
+  #pathSet: Set<string> | null = null;
   #digest = "";
+  #lastTool = "";
+  #lastToolPlain = true;
   #digestStale = false;
   #openChildren: OpenWorkspaceChild[] = [];
   #observationIncomplete = false;
@@ -44,7 +49,8 @@ export class MutationLedger {
    */
   observeTool(tool: string, exitCode: number, metadata?: unknown): readonly MutationRecord[] {
     const observation = observeToolResult(tool, exitCode, metadata);
-    for (const row of observation.rows) this.#push(row);
+    // observeToolResult's content digests are always 64 lowercase hex digits (plain).
+    for (const row of observation.rows) this.#push(row, true);
     for (const taskId of observation.workspaceChildren) {
       if (!this.#openChildren.some((c) => c.task_id === taskId)) {
         this.#openChildren.push({ task_id: taskId });
@@ -68,7 +74,7 @@ export class MutationLedger {
     const added: string[] = [];
     const batch = new Set<string>();
     for (const row of rows) {
-      if (this.#pathSet.has(row.path) || batch.has(row.path)) continue;
+      if (this.#paths().has(row.path) || batch.has(row.path)) continue;
       batch.add(row.path);
       added.push(row.path);
       this.#push(row);
@@ -134,7 +140,7 @@ export class MutationLedger {
   get digest(): string {
     if (this.#digestStale) {
       this.#flush();
-      this.#digest = digestOfSortedRecords(this.#sorted);
+      this.#digest = digestOfLedgerRows(this.#sorted);
       this.#digestStale = false;
     }
     return this.#digest;
@@ -159,7 +165,7 @@ export class MutationLedger {
    * (a rule that survives `toJSON`/`fromJSON`; A3S left the choice open, §9 q5).
    */
   contentDigestForPath(path: string): string | undefined {
-    if (!this.#pathSet.has(path)) return undefined;
+    if (!this.#paths().has(path)) return undefined;
     this.#flush();
     for (let i = this.#sorted.length - 1; i >= 0; i--) {
       const r = this.#sorted[i] as LedgerRow;
@@ -239,15 +245,39 @@ export class MutationLedger {
     return ledger;
   }
 
-  #push(row: MutationRecord): void {
-    this.#pending.push(toLedgerRow(row));
-    this.#pathSet.add(row.path);
+  /** Appends a row; `hexDigest` says its content digest is known to be a SHA-256 hex. */
+  #push(row: MutationRecord, hexDigest = false): void {
+    const plain =
+      this.#isPlainTool(row.tool) &&
+      isPlainField(row.path) &&
+      (hexDigest || isPlainField(row.content_digest));
+    this.#pending.push(toLedgerRow(row, plain));
+    this.#pathSet?.add(row.path);
     this.#digestStale = true;
+  }
+
+  /** `isPlainField(tool)`, remembering the answer for the last tool (tools repeat). */
+  #isPlainTool(tool: string): boolean {
+    if (tool !== this.#lastTool) {
+      this.#lastTool = tool;
+      this.#lastToolPlain = isPlainField(tool);
+    }
+    return this.#lastToolPlain;
+  }
+
+  #paths(): Set<string> {
+    if (this.#pathSet === null) {
+      const set = new Set<string>();
+      for (const r of this.#sorted) set.add(r.path);
+      for (const r of this.#pending) set.add(r.path);
+      this.#pathSet = set;
+    }
+    return this.#pathSet;
   }
 
   #flush(): void {
     if (this.#pending.length === 0) return;
-    const pending = this.#pending.sort(compareLedgerRows);
+    const pending = sortRecords(this.#pending);
     this.#pending = [];
     const sorted = this.#sorted;
     if (sorted.length === 0) {

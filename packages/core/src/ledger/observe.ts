@@ -33,7 +33,11 @@ export function acceptLedgerPath(path: string): string | null {
 
 /** ASCII lower-casing (A3S compares tool names after ASCII-lowercasing, §1.8). */
 export function toolKey(tool: string): string {
-  return /[A-Z]/.test(tool) ? tool.replace(/[A-Z]/g, (c) => c.toLowerCase()) : tool;
+  for (let i = 0; i < tool.length; i++) {
+    const c = tool.charCodeAt(i);
+    if (c >= 0x41 && c <= 0x5a) return tool.replace(/[A-Z]/g, (u) => u.toLowerCase());
+  }
+  return tool;
 }
 
 /**

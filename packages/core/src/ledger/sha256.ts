@@ -1,117 +1,126 @@
-import { sha256 } from "@noble/hashes/sha2.js";
-import { utf8ToBytes } from "@noble/hashes/utils.js";
+import { _SHA256 } from "@noble/hashes/sha2.js";
 
-const HEX_CODES = Array.from("0123456789abcdef", (c) => c.charCodeAt(0));
+/** The two globals of the WHATWG Encoding standard this module uses (Node, browsers, Pyodide's JS host). */
+interface EncodingGlobals {
+  TextEncoder: new () => {
+    encodeInto(source: string, destination: Uint8Array): { read: number; written: number };
+  };
+  TextDecoder: new () => { decode(input: Uint8Array): string };
+}
+
+const ENCODING = globalThis as unknown as EncodingGlobals;
+const ENCODER = new ENCODING.TextEncoder();
+const DECODER = new ENCODING.TextDecoder();
+
+/** Scratch for UTF-8 encoding (bytes); text longer than a third of it is encoded in pieces. */
+const SCRATCH = new Uint8Array(1 << 16);
 
 /**
- * Lowercase hex of `bytes` as one flat string (built from char codes in one call, not by
- * concatenating 2-character pieces, which leaves a deep rope that later costs a copy).
+ * Each byte's two lowercase hex digits as one 16-bit unit whose in-memory bytes are the two
+ * ASCII characters in order (built through a byte view, so it holds on any endianness).
  */
+const HEX_PAIRS = new Uint16Array(256);
+{
+  const digits = "0123456789abcdef";
+  const bytes = new Uint8Array(HEX_PAIRS.buffer);
+  for (let b = 0; b < 256; b++) {
+    bytes[2 * b] = digits.charCodeAt(b >>> 4);
+    bytes[2 * b + 1] = digits.charCodeAt(b & 15);
+  }
+}
+const HEX_TEXT = new Uint8Array(64);
+const HEX_TEXT_PAIRS = new Uint16Array(HEX_TEXT.buffer);
+
+/** Lowercase hex of `bytes` (two characters per byte) as one flat string. */
 export function toHex(bytes: Uint8Array): string {
-  const codes = new Array<number>(bytes.length * 2);
-  for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i] as number;
-    codes[2 * i] = HEX_CODES[b >>> 4] as number;
-    codes[2 * i + 1] = HEX_CODES[b & 15] as number;
-  }
-  return String.fromCharCode(...codes);
+  return hexOf(bytes, bytes.length);
 }
 
-/** Lowercase 64-hex SHA-256 of the UTF-8 bytes of `text` (no `sha256:` prefix, A3S §2.2). */
-export function sha256Hex(text: string): string {
-  return toHex(sha256(utf8Bytes(text)));
+/** Lowercase hex of the first `n` bytes of `bytes`. */
+function hexOf(bytes: Uint8Array, n: number): string {
+  const text = n <= 32 ? HEX_TEXT : new Uint8Array(2 * n);
+  const pairs = n <= 32 ? HEX_TEXT_PAIRS : new Uint16Array(text.buffer);
+  for (let i = 0; i < n; i++) pairs[i] = HEX_PAIRS[bytes[i] as number] as number;
+  return DECODER.decode(n >= 32 ? text : text.subarray(0, 2 * n));
 }
 
 /**
- * UTF-8 bytes of `text`. Short ASCII strings are copied code unit by code unit (much
- * cheaper than a TextEncoder call per small string); anything else goes to TextEncoder
- * (unpaired surrogates become U+FFFD, as TextEncoder does).
+ * Feeds the UTF-8 bytes of `text` to `hash` through the shared scratch buffer (unpaired
+ * surrogates become U+FFFD, as `TextEncoder` does). `encodeInto` never splits a surrogate
+ * pair, so a long text is encoded piece by piece with the same bytes as in one go.
  */
-export function utf8Bytes(text: string): Uint8Array {
-  const n = text.length;
-  if (n > 1024) return utf8ToBytes(text);
-  const bytes = new Uint8Array(n);
-  for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0x80) return utf8ToBytes(text);
-    bytes[i] = c;
+function updateUtf8(hash: _SHA256, text: string): void {
+  let rest = text;
+  for (;;) {
+    const { read, written } = ENCODER.encodeInto(rest, SCRATCH);
+    hash.update(SCRATCH.subarray(0, written));
+    if (read >= rest.length) return;
+    rest = rest.slice(read);
   }
-  return bytes;
 }
 
-const CHUNK_BYTES = 1 << 16;
+/**
+ * noble's SHA-256, plus a hex digest taken from the hasher's own 64-byte block buffer:
+ * noble writes the digest through the view it keeps of that buffer, where a caller's array
+ * costs a new `DataView` per digest.
+ */
+class ReusableSha256 extends _SHA256 {
+  /** Finishes the hash; returns the lowercase 64-hex digest. */
+  hex(): string {
+    this.digestInto(this.buffer);
+    return hexOf(this.buffer, 32);
+  }
+}
+
+/** A SHA-256 in its initial state; `_cloneInto` copies that state into the reused hasher. */
+const INITIAL = new ReusableSha256();
+const REUSED = new ReusableSha256();
+
+/**
+ * Lowercase 64-hex SHA-256 of the UTF-8 bytes of `text` (no `sha256:` prefix, A3S §2.2;
+ * unpaired surrogates are encoded as U+FFFD, as `TextEncoder` does).
+ *
+ * One hasher is reset (noble's `_cloneInto` from a fresh instance, as its HMAC does) and
+ * reused for every call, so a call allocates no hasher, no digest array and no byte copy of
+ * a short text. Synchronous and re-entrant-safe: nothing runs between reset and digest.
+ */
+export function sha256Hex(text: string): string {
+  INITIAL._cloneInto(REUSED);
+  updateUtf8(REUSED, text);
+  return REUSED.hex();
+}
+
+/** Pieces joined and encoded together (a small batch stays in cache). */
+const BATCH_PIECES = 1024;
 
 /**
  * Incremental SHA-256 over the UTF-8 bytes of a sequence of strings: `write` pieces, then
- * `hex()`. Bytes go through one reused 64 KiB buffer (ASCII is copied code unit by code
- * unit; other pieces are UTF-8 encoded whole), so hashing a long ledger builds neither a
- * giant string nor per-row byte arrays. `hex()` equals `sha256Hex(pieces.join(""))` as long
- * as no piece ends inside a surrogate pair that the next piece completes.
+ * `hex()`. Pieces are joined and encoded in small batches, so hashing a long ledger builds
+ * neither one giant string nor per-row byte arrays. `hex()` equals
+ * `sha256Hex(pieces.join(""))` as long as no piece ends inside a surrogate pair that the
+ * next piece completes (ledger fields are escaped, so theirs never do).
  */
-export class Sha256Utf8Sink {
-  readonly #hash = sha256.create();
-  readonly #buffer = new Uint8Array(CHUNK_BYTES);
-  #length = 0;
+export class Sha256TextSink {
+  readonly #hash = new ReusableSha256();
+  #pieces: string[] = [];
 
   /** Appends the UTF-8 bytes of `text`. */
   write(text: string): void {
-    const n = text.length;
-    if (this.#length + n > CHUNK_BYTES) this.#drain();
-    if (n > CHUNK_BYTES) {
-      this.#hash.update(utf8ToBytes(text));
-      return;
-    }
-    const buffer = this.#buffer;
-    let pos = this.#length;
-    for (let i = 0; i < n; i++) {
-      const c = text.charCodeAt(i);
-      if (c >= 0x80) {
-        // Not ASCII: encode the whole piece instead (rare in paths and digests).
-        this.#writeBytes(utf8ToBytes(text));
-        return;
-      }
-      buffer[pos++] = c;
-    }
-    this.#length = pos;
+    const pieces = this.#pieces;
+    pieces.push(text);
+    if (pieces.length >= BATCH_PIECES) this.#drain();
   }
 
-  /**
-   * Appends `text` and returns true when every code unit is printable ASCII (U+0020–U+007E)
-   * other than `\` and `|` — i.e. text that the ledger's field escaping leaves unchanged;
-   * otherwise writes nothing and returns false. (The fast path of the effect digest.)
-   */
-  writePlainField(text: string): boolean {
-    const n = text.length;
-    if (n > CHUNK_BYTES) return false;
-    if (this.#length + n > CHUNK_BYTES) this.#drain();
-    const buffer = this.#buffer;
-    let pos = this.#length;
-    for (let i = 0; i < n; i++) {
-      const c = text.charCodeAt(i);
-      if (c < 0x20 || c > 0x7e || c === 0x5c || c === 0x7c) return false;
-      buffer[pos++] = c;
-    }
-    this.#length = pos;
-    return true;
-  }
-
-  /** The lowercase hex digest; the sink cannot be written after this. */
+  /** The lowercase 64-hex digest; the sink cannot be written after this. */
   hex(): string {
     this.#drain();
-    return toHex(this.#hash.digest());
-  }
-
-  #writeBytes(bytes: Uint8Array): void {
-    if (this.#length + bytes.length > CHUNK_BYTES) this.#drain();
-    if (bytes.length > CHUNK_BYTES) this.#hash.update(bytes);
-    else {
-      this.#buffer.set(bytes, this.#length);
-      this.#length += bytes.length;
-    }
+    return this.#hash.hex();
   }
 
   #drain(): void {
-    if (this.#length > 0) this.#hash.update(this.#buffer.subarray(0, this.#length));
-    this.#length = 0;
+    const pieces = this.#pieces;
+    if (pieces.length === 0) return;
+    this.#pieces = [];
+    updateUtf8(this.#hash, pieces.length === 1 ? (pieces[0] as string) : pieces.join(""));
   }
 }
