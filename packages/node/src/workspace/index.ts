@@ -3,8 +3,8 @@
  *
  * `WorkspaceObserver` takes a baseline of a directory and later the delta against it: in a
  * git work tree the tracked files plus untracked files git does not ignore, elsewhere a
- * walk of everything but `.git`, `.turngate`, `.a3s`, `.a3s-code`; configured gitignore-style
- * ignores in both modes; no entry cap. Each entry carries the SHA-256 of its bytes (of the
+ * walk of everything but `.git` (any depth) and the root's `.turngate`, `.a3s`, `.a3s-code`;
+ * configured gitignore-style ignores in both modes; no entry cap. Each entry carries the SHA-256 of its bytes (of the
  * link text for a symlink); a stat cache with git's racy rule limits hashing to files whose
  * stat changed. `delta().changes` feed `MutationLedger.observeUnseenPaths` directly
  * (`{ path, contentDigest: change.content_digest }`).
@@ -19,7 +19,12 @@ export { sha256Hex } from "./digest.js";
 export { WorkspaceObserverError, type WorkspaceObserverErrorCode } from "./errors.js";
 export type { NativeHasher } from "./native-hasher.js";
 export { WorkspaceObserver, type WorkspaceObserverOptions } from "./observer.js";
-export { HARNESS_DIR_NAMES, isHarnessPath, normalizeRelativePath } from "./paths.js";
+export {
+  HARNESS_DIR_NAMES,
+  isHarnessEntry,
+  isHarnessPath,
+  normalizeRelativePath,
+} from "./paths.js";
 export {
   deserializeSnapshot,
   type EntryKind,

@@ -28,7 +28,8 @@ export interface WorkspaceObserverOptions {
  * with content digests, so a same-size rewrite is seen).
  *
  * In a git work tree it covers tracked files plus untracked files git does not ignore;
- * elsewhere it walks everything except `.git`, `.turngate`, `.a3s`, `.a3s-code`.
+ * elsewhere it walks everything except `.git` (at any depth) and the root's `.turngate`,
+ * `.a3s`, `.a3s-code` (the same harness rule applies to git listings).
  * Configured `ignores` apply in both modes. A stat cache (size, mtime, ctime, inode, mode)
  * limits hashing to files whose stat changed or is racy. Calls on one observer run one at
  * a time (they queue).

@@ -1,8 +1,12 @@
 import { sep } from "node:path";
 
 /**
- * Directory names that belong to agent harnesses or to git itself. They are never listed,
- * at any depth (A3S `is_harness_path`, reference §2.5.4, plus turngate's own `.turngate`).
+ * Directory names that belong to agent harnesses or to git itself (A3S `is_harness_path`,
+ * reference §2.5.4, plus turngate's own `.turngate`). `.git` is a harness directory at any
+ * depth (the internals of nested repositories); `.turngate`, `.a3s` and `.a3s-code` only
+ * directly below the workspace root — deeper directories with those names are ordinary
+ * project content and are observed (our change: A3S drops them at any depth, which let a
+ * turn hide new files in `src/.a3s/`).
  */
 export const HARNESS_DIR_NAMES: ReadonlySet<string> = new Set([
   ".git",
@@ -10,6 +14,15 @@ export const HARNESS_DIR_NAMES: ReadonlySet<string> = new Set([
   ".a3s",
   ".a3s-code",
 ]);
+
+/**
+ * True when the directory entry `name` inside the workspace-relative directory `parent`
+ * (`""` = the workspace root) is a harness directory: `.git` anywhere, the other
+ * {@link HARNESS_DIR_NAMES} only when `parent` is the root.
+ */
+export function isHarnessEntry(parent: string, name: string): boolean {
+  return name === ".git" || (parent === "" && HARNESS_DIR_NAMES.has(name));
+}
 
 /**
  * Normalises a workspace-relative path to the key form used in snapshots: leading `./`
@@ -36,13 +49,15 @@ export function isAscii(text: string): boolean {
 const NON_ASCII = /[\u0080-\uffff]/;
 
 /**
- * True if any `/`-separated segment of `path` is a harness directory name
- * (`.git`, `.turngate`, `.a3s`, `.a3s-code`). Input: a normalised relative path.
+ * True if `path` (a normalised workspace-relative key) lies in a harness directory: its
+ * first segment is one of {@link HARNESS_DIR_NAMES}, or any segment is `.git`. So
+ * `.turngate/logs/x` and `pkg/.git/HEAD` are harness paths, `src/.a3s/impl.js` is not.
  */
 export function isHarnessPath(path: string): boolean {
   // Every harness name starts with "." so a path can only match at its start or after "/".
   if (path.charCodeAt(0) !== 0x2e && !path.includes("/.")) return false;
-  return HARNESS_SEGMENT.test(path);
+  return ROOT_HARNESS.test(path) || GIT_SEGMENT.test(path);
 }
 
-const HARNESS_SEGMENT = /(?:^|\/)\.(?:git|turngate|a3s|a3s-code)(?:\/|$)/;
+const ROOT_HARNESS = /^\.(?:git|turngate|a3s|a3s-code)(?:\/|$)/;
+const GIT_SEGMENT = /(?:^|\/)\.git(?:\/|$)/;

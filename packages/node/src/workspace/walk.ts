@@ -3,14 +3,15 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { mapBounded } from "./concurrency.js";
 import { joinRelative, type Listing, listedPath, type PathFilter } from "./listing.js";
-import { HARNESS_DIR_NAMES, normalizeRelativePath } from "./paths.js";
+import { isHarnessEntry, normalizeRelativePath } from "./paths.js";
 
 /** Directories read at once by the walk. */
 export const WALK_CONCURRENCY = 64;
 
 /**
  * Walks `root/dirFsPath` recursively without following symlinks, for workspaces outside
- * git. Skips directories named `.git`, `.turngate`, `.a3s`, `.a3s-code` at any depth and
+ * git. Skips `.git` at any depth, `.turngate`, `.a3s`, `.a3s-code` directly below the
+ * workspace root ({@link isHarnessEntry}; `dirFsPath` is relative to that root), and
  * anything the configured-ignores filter excludes (directories are tested as `dir/`, so
  * gitignore-style `build/` patterns prune the whole subtree). There is no entry cap.
  *
@@ -36,7 +37,7 @@ export async function walkPaths(
         return;
       }
       for (const dirent of dirents) {
-        if (HARNESS_DIR_NAMES.has(dirent.name)) continue;
+        if (isHarnessEntry(dir, dirent.name)) continue;
         const item = listedPath(joinRelative(dir, dirent.name));
         if (dirent.isDirectory()) {
           if (!isIgnored(item.key, true)) next.push(item.fsPath);

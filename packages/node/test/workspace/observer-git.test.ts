@@ -301,14 +301,46 @@ describe("WorkspaceObserver in a git work tree", () => {
     ]);
   });
 
-  test("harness directories are never listed", async () => {
+  test("root harness directories and .git at any depth are never listed", async () => {
+    const nested = join(root, "vendor/lib");
+    mkdirSync(nested, { recursive: true });
+    initRepo(nested, { "lib.txt": "nested\n" });
     const observer = await observed();
     write(root, ".turngate/logs/x.log", "x\n");
     write(root, ".a3s/state.json", "x\n");
     write(root, ".a3s-code/state.json", "x\n");
-    write(root, "sub/.turngate/y", "x\n");
     write(root, ".git/turngate-probe", "x\n");
-    expect((await observer.delta()).changes).toEqual([]);
+    write(root, "vendor/lib/.git/turngate-probe", "x\n");
+    expect(await observer.delta()).toEqual({ changes: [], complete: true, unreadable: [] });
+  });
+
+  test("nested .a3s, .a3s-code and .turngate directories are ordinary content and observed", async () => {
+    const observer = await observed();
+    write(root, "src/.a3s/impl.js", "x\n");
+    write(root, "src/.turngate/y.js", "hello\n");
+    write(root, "pkg/.a3s-code/state.json", "kept\n");
+    expect(await observer.delta()).toEqual({
+      changes: [
+        { path: "pkg/.a3s-code/state.json", change: "added", content_digest: SHA["kept\n"] },
+        { path: "src/.a3s/impl.js", change: "added", content_digest: SHA["x\n"] },
+        { path: "src/.turngate/y.js", change: "added", content_digest: SHA["hello\n"] },
+      ],
+      complete: true,
+      unreadable: [],
+    });
+  });
+
+  test("a nested repository's own .turngate and .a3s directories are observed (not the root's)", async () => {
+    const nested = join(root, "vendor/lib");
+    mkdirSync(nested, { recursive: true });
+    initRepo(nested, { "lib.txt": "nested\n" });
+    const observer = await observed();
+    write(root, "vendor/lib/.turngate/y.js", "x\n");
+    write(root, "vendor/lib/.a3s/z.js", "hello\n");
+    expect((await observer.delta()).changes).toEqual([
+      { path: "vendor/lib/.a3s/z.js", change: "added", content_digest: SHA["hello\n"] },
+      { path: "vendor/lib/.turngate/y.js", change: "added", content_digest: SHA["x\n"] },
+    ]);
   });
 
   test("a same-size rewrite within the same second is seen", async () => {

@@ -74,15 +74,26 @@ describe("WorkspaceObserver outside git (directory walk)", () => {
     ]);
   });
 
-  test("harness directories are skipped at any depth", async () => {
+  test(".git is skipped at any depth, .turngate/.a3s/.a3s-code only in the root", async () => {
     const observer = new WorkspaceObserver(root);
     await observer.baseline();
     write(root, ".git/config", "x\n");
     write(root, ".turngate/baseline.json", "x\n");
     write(root, ".a3s/x", "x\n");
-    write(root, "pkg/.a3s-code/x", "x\n");
+    write(root, ".a3s-code/x", "x\n");
     write(root, "pkg/.git/HEAD", "x\n");
-    expect((await observer.delta()).changes).toEqual([]);
+    write(root, "pkg/.a3s-code/x", "x\n");
+    write(root, "src/.a3s/impl.js", "hello\n");
+    write(root, "src/.turngate/y.js", "kept\n");
+    expect(await observer.delta()).toEqual({
+      changes: [
+        { path: "pkg/.a3s-code/x", change: "added", content_digest: SHA["x\n"] },
+        { path: "src/.a3s/impl.js", change: "added", content_digest: SHA["hello\n"] },
+        { path: "src/.turngate/y.js", change: "added", content_digest: SHA["kept\n"] },
+      ],
+      complete: true,
+      unreadable: [],
+    });
   });
 
   test("there is no entry cap: 4,200 files (A3S stopped at 4,096) are all observed", async () => {
