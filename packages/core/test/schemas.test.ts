@@ -127,6 +127,13 @@ const badInputs: [string, Parser, unknown, string][] = [
     { ...command, command: undefined },
     "command",
   ],
+  ["command: empty command", parseVerificationCommand, { ...command, command: "" }, "command"],
+  [
+    "command: whitespace-only command",
+    parseVerificationCommand,
+    { ...command, command: " \t\n" },
+    "command",
+  ],
   [
     "command: timeout_ms negative",
     parseVerificationCommand,
@@ -220,6 +227,12 @@ describe("schemas: bad input", () => {
     expect(error.code).toBe("invalid_input");
     expect(error.path).toBe(path);
     expect(error.message).toContain(path === "" ? "invalid " : ` at ${path}: `);
+  });
+
+  test("a blank command is refused with the message must not be blank", () => {
+    expect(() => parseVerificationCommand({ ...command, command: "  " }, "commands.0")).toThrow(
+      "invalid verification command at commands.0.command: must not be blank",
+    );
   });
 
   test("a base path prefixes every issue path", () => {

@@ -4,13 +4,18 @@ import { z } from "zod";
  * A verification command, A3S §1.5. `required` defaults to `false` and `expect_exit` to 0
  * on input in every language (A3S's Node SDK defaulted `required` to true; we do not
  * repeat that divergence). `timeout_ms` is in milliseconds, omitted when absent.
+ * **Change:** `command` must hold a non-whitespace character — `sh -c ""` exits 0, so a
+ * blank command would pass without checking anything (path `command`, "must not be blank").
  */
 export const VerificationCommandSchema = z
   .object({
     id: z.string(),
     kind: z.string(),
     description: z.string(),
-    command: z.string(),
+    command: z
+      .string()
+      .regex(/\S/, { message: "must not be blank" })
+      .describe("Shell command run with sh -c; must not be blank."),
     required: z.boolean().default(false),
     timeout_ms: z.number().int().nonnegative().optional().describe("Timeout in milliseconds."),
     expect_exit: z
