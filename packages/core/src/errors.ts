@@ -45,10 +45,12 @@ export class TurngateValidationError extends TurngateError {
  * A verification report was refused because of who wrote it (DESIGN §3 "Authorship"):
  * only `host` and `verifier` authors are trusted; `editor`, an absent author and unknown
  * author strings are refused (A3S accepts unknown authors as host — we do not).
- * `code` is `"report_author_rejected"`; `author` is the value that was given.
+ * `code` is `"report_author_rejected"`; `author` is the value that was given; `path` is
+ * the field at fault, `"verification_author"` (the tool-metadata key that names the author).
  */
 export class TurngateAuthorshipError extends TurngateError {
   readonly author: unknown;
+  readonly path = "verification_author";
   constructor(author: unknown, message: string) {
     super("report_author_rejected", message);
     this.name = "TurngateAuthorshipError";

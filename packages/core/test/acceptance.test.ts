@@ -38,6 +38,7 @@ describe("acceptReport", () => {
     expect(error).toBeInstanceOf(TurngateAuthorshipError);
     expect(error).toBeInstanceOf(TurngateError);
     expect((error as TurngateAuthorshipError).code).toBe("report_author_rejected");
+    expect((error as TurngateAuthorshipError).path).toBe("verification_author");
     expect((error as Error).message).toBe(
       'verification report refused: author "editor" cannot verify its own edits; only host or verifier reports count',
     );
