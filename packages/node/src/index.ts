@@ -51,5 +51,6 @@ export type {
   VerifyCommandsOptions,
   VerifyCommandsResult,
   VerifyProgressEvent,
+  WorkspaceChildSettlement,
 } from "./session/types.js";
 export * from "./workspace/index.js";

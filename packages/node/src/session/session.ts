@@ -15,6 +15,7 @@ import {
   parseVerificationCommand,
   summarizeReports,
   TurngateError,
+  TurngateValidationError,
   type TurnProof,
   type VerificationCheck,
   type VerificationCommand,
@@ -38,6 +39,7 @@ import type {
   SessionOptions,
   VerifyCommandsOptions,
   VerifyCommandsResult,
+  WorkspaceChildSettlement,
 } from "./types.js";
 
 /** Version of @turngate/node, from its package.json (same relative path from src/ and dist/). */
@@ -45,7 +47,13 @@ const NODE_PACKAGE_VERSION: string = (
   createRequire(import.meta.url)("../../package.json") as { version: string }
 ).version;
 
-type ToolObservation = [tool: string, exitCode: number, metadata: unknown];
+/**
+ * What rebuilds the ledger on every workspace observation, in the order it happened: a tool
+ * result, or the host settling a background workspace child.
+ */
+type LedgerEvent =
+  | [kind: "tool", tool: string, exitCode: number, metadata: unknown]
+  | [kind: "settle", taskId: string];
 
 /**
  * One agent turn observed by a Node host (issue 3; DESIGN §3): a workspace baseline, the
@@ -67,7 +75,7 @@ export class Session {
   readonly #env: NodeJS.ProcessEnv | undefined;
   readonly #toolVersions: Record<string, string>;
   readonly #startedAt: Date;
-  #toolObservations: ToolObservation[] = [];
+  #events: LedgerEvent[] = [];
   #delta: WorkspaceDelta | undefined;
   #ledger = new MutationLedger();
   #reports: VerificationReport[] = [];
@@ -150,7 +158,7 @@ export class Session {
    */
   observeTool(tool: string, exitCode: number, metadata?: unknown): readonly MutationRecord[] {
     const rows = this.#ledger.observeTool(tool, exitCode, metadata);
-    this.#toolObservations.push([tool, exitCode, metadata]);
+    this.#events.push(["tool", tool, exitCode, metadata]);
     this.#decision = undefined;
     return rows;
   }
@@ -165,6 +173,41 @@ export class Session {
   async observeWorkspace(): Promise<WorkspaceDelta> {
     const snapshot = await this.#observer.snapshot();
     return this.#applySnapshot(snapshot);
+  }
+
+  /** Task ids of the open background workspace children, in the order they were opened. */
+  get openWorkspaceChildren(): string[] {
+    return this.#ledger.openChildren.map((child) => child.task_id);
+  }
+
+  /**
+   * The host says the background workspace task `taskId` (opened by a tool result whose
+   * metadata holds `workspace_child: taskId`) has finished (A3S §2.4, "settled child"):
+   * the child leaves the open children — also for every later rebuild of the ledger, so
+   * `observeWorkspace()`'s replay of the tool observations does not reopen it — and the
+   * workspace is re-read at once, so every write on disk, the child's included, joins the
+   * ledger as a `workspace` row with the SHA-256 of its bytes. A tool result observed
+   * later that names the same id opens a new child.
+   *
+   * Input: the task id (trimmed, like `workspace_child` ids).
+   * Output: `{settled, openChildren, delta}` — `settled` is false when no open child had
+   * that id (nothing is settled; the workspace is still re-read); `openChildren` the task
+   * ids still open; `delta` the re-read's delta, as from `observeWorkspace()`.
+   * Errors: `TurngateValidationError` (path `task_id`) for a blank or non-string id;
+   * `WorkspaceObserverError` (`git_failed`) from the re-read — then nothing changes.
+   */
+  async settleWorkspaceChild(taskId: string): Promise<WorkspaceChildSettlement> {
+    if (typeof taskId !== "string" || taskId.trim() === "") {
+      throw new TurngateValidationError("workspace child", [
+        { path: "task_id", message: "must not be blank" },
+      ]);
+    }
+    const id = taskId.trim();
+    const snapshot = await this.#observer.snapshot();
+    const settled = this.#ledger.openChildren.some((child) => child.task_id === id);
+    if (settled) this.#events.push(["settle", id]);
+    const delta = this.#applySnapshot(snapshot);
+    return { settled, openChildren: this.openWorkspaceChildren, delta };
   }
 
   /**
@@ -315,8 +358,9 @@ export class Session {
   #applySnapshot(snapshot: WorkspaceSnapshot): WorkspaceDelta {
     const delta = WorkspaceObserver.diff(this.#baseline, snapshot);
     const ledger = new MutationLedger();
-    for (const [tool, exitCode, metadata] of this.#toolObservations) {
-      ledger.observeTool(tool, exitCode, metadata);
+    for (const event of this.#events) {
+      if (event[0] === "tool") ledger.observeTool(event[1], event[2], event[3]);
+      else ledger.recordChildPaths(event[1], []);
     }
     ledger.observeUnseenPaths(
       delta.changes.map((change) => ({ path: change.path, contentDigest: change.content_digest })),

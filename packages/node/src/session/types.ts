@@ -6,6 +6,7 @@ import type {
   VerificationReport,
 } from "@turngate/core";
 import type { ShellRunResult } from "../runner/shell.js";
+import type { WorkspaceDelta } from "../workspace/diff.js";
 import type { WorkspaceSnapshot } from "../workspace/snapshot.js";
 
 /** Options of `Session.start`. */
@@ -91,4 +92,14 @@ export interface VerifyCommandsResult {
   report: VerificationReport;
   binding: ReportBinding;
   runs: CommandRun[];
+}
+
+/** Result of `Session.settleWorkspaceChild`. */
+export interface WorkspaceChildSettlement {
+  /** True when an open child had the task id and is now settled; false when none had it. */
+  settled: boolean;
+  /** Task ids of the children still open, in the order they were opened. */
+  openChildren: string[];
+  /** The delta of the workspace re-read that followed (as from `observeWorkspace()`). */
+  delta: WorkspaceDelta;
 }
