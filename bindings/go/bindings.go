@@ -42,6 +42,7 @@ var Bindings = []Binding{
 	{Wire: "session.proof", Go: "Session.Proof", Result: typeOf[SessionProofResult](), Unwrap: "proof"},
 	{Wire: "session.record_reports", Go: "Session.RecordVerificationReports", Params: typeOf[SessionRecordReportsParams](), Result: typeOf[SessionRecordReportsResult](), Unwrap: "recorded"},
 	{Wire: "session.reports", Go: "Session.VerificationReports", Result: typeOf[SessionReportsResult](), Unwrap: "reports"},
+	{Wire: "session.settle_child", Go: "Session.SettleWorkspaceChild", Params: typeOf[SessionSettleChildParams](), Result: typeOf[SessionSettleChildResult]()},
 	{Wire: "session.summary", Go: "Session.VerificationSummary", Result: typeOf[VerificationSummary]()},
 	{Wire: "session.summary_text", Go: "Session.VerificationSummaryText", Result: typeOf[VerificationSummaryTextResult](), Unwrap: "text"},
 	{Wire: "session.verify_commands", Go: "Session.VerifyCommands", Params: typeOf[SessionVerifyCommandsParams](), Result: typeOf[SessionVerifyCommandsResult]()},

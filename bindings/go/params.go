@@ -116,6 +116,24 @@ type SessionObserveWorkspaceResult struct {
 	Unreadable   []string          `json:"unreadable"`
 }
 
+// SessionSettleChildParams are the params of session.settle_child (without session_id):
+// the workspace_child id of the background task that has finished.
+type SessionSettleChildParams struct {
+	TaskID string `json:"task_id"`
+}
+
+// SessionSettleChildResult is the result of session.settle_child: whether an open child had
+// the task id (Settled false: none had it), the task ids still open, and the workspace
+// re-read that followed, as in SessionObserveWorkspaceResult.
+type SessionSettleChildResult struct {
+	Settled      bool              `json:"settled"`
+	OpenChildren []string          `json:"open_children"`
+	EffectDigest string            `json:"effect_digest"`
+	Changes      []WorkspaceChange `json:"changes"`
+	Complete     bool              `json:"complete"`
+	Unreadable   []string          `json:"unreadable"`
+}
+
 // SessionEffectDigestResult is the result of session.effect_digest: the ledger's effect
 // digest ("" while the ledger is empty).
 type SessionEffectDigestResult struct {

@@ -80,6 +80,21 @@ func (s *Session) ObserveWorkspace(ctx context.Context) (*SessionObserveWorkspac
 	return &r, nil
 }
 
+// SettleWorkspaceChild tells the session that the background workspace task taskID has
+// finished (session.settle_child; a3s-completion-gate.md §2.4). A tool result whose
+// metadata held {"workspace_child": taskID} opened it, and Decide answers open_children
+// until it is settled. The child leaves the open children for good (later re-reads do not
+// reopen it; a later tool result naming the same id opens a new child) and the workspace is
+// re-read at once, so the child's writes join the ledger. Settled is false when no open
+// child had that id. A blank taskID is *InvalidParamsError with Path "task_id".
+func (s *Session) SettleWorkspaceChild(ctx context.Context, taskID string) (*SessionSettleChildResult, error) {
+	var r SessionSettleChildResult
+	if err := s.call(ctx, "session.settle_child", SessionSettleChildParams{TaskID: taskID}, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
 // RecordVerificationReports records host verification reports (session.record_reports)
 // and returns how many were recorded. A report whose status differs from the status
 // derived from its checks is refused — *RemoteError "report_status_mismatch" with Path

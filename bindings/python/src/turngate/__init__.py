@@ -63,6 +63,7 @@ from .helpers import (
 )
 from .session import Session
 from .types import (
+    ChildSettlement,
     CommandRun,
     CompletionTerminal,
     CompletionWaiver,
@@ -89,6 +90,7 @@ from .types import (
 __all__ = [
     "DEFAULT_TIMEOUT_S",
     "BridgeError",
+    "ChildSettlement",
     "Client",
     "CommandRun",
     "CompletionTerminal",

@@ -24,6 +24,7 @@ from ._api import bridge_method
 from ._wire import to_wire, wire_list
 from .errors import InvalidParams, ProtocolError
 from .types import (
+    ChildSettlement,
     GateOutcome,
     ProgressEvent,
     ToolObservation,
@@ -114,6 +115,22 @@ class Session:
         deletion). Output: a :class:`WorkspaceObservation` (changes, completeness, unreadable
         paths, effect digest)."""
         return WorkspaceObservation.from_wire(self._call("session.observe_workspace", timeout=timeout))
+
+    @bridge_method("session.settle_child")
+    def settle_workspace_child(self, task_id: str, *, timeout: float | None = None) -> ChildSettlement:
+        """Tell the session that the background workspace task ``task_id`` has finished
+        (reference §2.4): a tool result whose metadata held ``{"workspace_child": task_id}``
+        opened it, and :meth:`decide` answers ``open_children`` until it is settled.
+
+        The child leaves the open children for good (later re-reads do not reopen it; a later
+        tool result naming the same id opens a new child) and the workspace is re-read at
+        once, so the child's writes join the ledger. Output: a :class:`ChildSettlement`
+        (``settled`` is ``False`` when no open child had that id). Raises
+        :class:`InvalidParams` (path ``task_id``) for a blank id.
+        """
+        return ChildSettlement.from_wire(
+            self._call("session.settle_child", {"task_id": task_id}, timeout=timeout)
+        )
 
     @bridge_method("session.record_reports", unwrap="recorded")
     def record_verification_reports(

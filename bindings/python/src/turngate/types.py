@@ -278,6 +278,21 @@ class WorkspaceObservation(WireModel):
 
 
 @dataclass(kw_only=True)
+class ChildSettlement(WireModel):
+    """What ``Session.settle_workspace_child`` did: ``settled`` (``False`` when no open
+    background child had the task id), the task ids still ``open_children``, and the
+    workspace re-read that followed — ``changes``, ``complete``, ``unreadable`` and the
+    effect digest of the rebuilt ledger, as in :class:`WorkspaceObservation`."""
+
+    settled: bool
+    open_children: list[str]
+    effect_digest: str
+    changes: list[WorkspaceChange]
+    complete: bool
+    unreadable: list[str]
+
+
+@dataclass(kw_only=True)
 class ReportBinding(WireModel):
     """Whether a ``verify_commands`` report was bound to the effect digest (DESIGN.md §3):
     ``bound=True`` with ``effect_digest``; or ``bound=False`` with a ``reason`` —

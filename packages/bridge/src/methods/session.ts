@@ -144,6 +144,34 @@ export const sessionMethods = {
       return { effect_digest: session.effectDigest, ...wireDelta(delta) };
     },
   ),
+  "session.settle_child": define(
+    "The host says the background workspace task task_id (opened by a tool result whose metadata holds workspace_child) has finished (a3s-completion-gate.md §2.4): the child leaves the open children for good (re-reads do not reopen it; a later tool result naming the id opens a new child) and the workspace is re-read at once, so the child's writes join the ledger like session.observe_workspace's. `settled` is false when no open child had that id; `open_children` lists the task ids still open.",
+    z.strictObject({
+      session_id: SessionId,
+      task_id: z
+        .string()
+        .regex(/\S/, { message: "must not be blank" })
+        .describe("the workspace_child id of the finished task"),
+    }),
+    z.strictObject({
+      settled: z.boolean(),
+      open_children: z.array(z.string()),
+      effect_digest: Digest,
+      changes: z.array(WorkspaceChangeSchema),
+      complete: z.boolean(),
+      unreadable: z.array(z.string()),
+    }),
+    async (p, ctx) => {
+      const { session } = ctx.sessions.get(p.session_id);
+      const out = await session.settleWorkspaceChild(p.task_id);
+      return {
+        settled: out.settled,
+        open_children: out.openChildren,
+        effect_digest: session.effectDigest,
+        ...wireDelta(out.delta),
+      };
+    },
+  ),
   "session.record_reports": define(
     "Records host verification reports. A report whose status differs from the status derived from its checks is refused (report_status_mismatch, path reports.N.status) and nothing is recorded.",
     z.strictObject({ session_id: SessionId, reports: z.array(VerificationReportSchema) }),
