@@ -44,9 +44,13 @@ function run(c: Case): { ok?: unknown; error?: string } {
   }
 }
 
+// Patterns Rust accepts that the linear-time translation rejects with InvalidRegexError
+// (the known differences listed in fixtures/README.md and src/facts/rust-regex.ts).
+const KNOWN_REJECTED = ["a{1001}", "(?:a{100}){11}", "(?mR)^a", "\\bx(?-u:\\b)"];
+
 describe("Rust regex semantics", () => {
-  test("replace_all, is_match, lowercase and trim agree with Rust on every recorded vector", () => {
-    expect(cases.length).toBe(644);
+  test("replace_all, is_match, lowercase and trim agree with Rust on every recorded vector but the known rejected differences", () => {
+    expect(cases.length).toBe(931);
     const mismatches = cases
       .map((c) => ({ c, got: run(c) }))
       .filter(({ c, got }) =>
@@ -59,7 +63,10 @@ describe("Rust regex semantics", () => {
         expected: c.expected,
         got,
       }));
-    expect(mismatches).toEqual([]);
+    expect(mismatches.filter((m) => !KNOWN_REJECTED.includes(m.pattern ?? ""))).toEqual([]);
+    expect(mismatches.map((m) => [m.pattern, m.got.error?.startsWith("Invalid regex: ")])).toEqual(
+      KNOWN_REJECTED.map((p) => [p, true]),
+    );
   });
 
   test("patterns Rust rejects are InvalidRegexError with code invalid_regex and the field path", () => {
@@ -71,8 +78,11 @@ describe("Rust regex semantics", () => {
           'Invalid regex at ignore_patterns.0: look-around, including look-ahead and look-behind, is not supported (pattern "(?<=a)b")',
       }),
     );
-    expect(() => compileRustRegex("a(?i)b")).toThrow(
-      expect.objectContaining({ code: "invalid_regex" }),
+    expect(() => compileRustRegex("(a)\\1")).toThrow(
+      expect.objectContaining({
+        code: "invalid_regex",
+        detail: "backreferences are not supported",
+      }),
     );
   });
 
