@@ -239,7 +239,13 @@ const NOT_WS_OR_COLON = `[^${RUST_WHITESPACE_CLASS}:]`;
 const WORD = "[\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\p{Join_Control}]";
 // Rust: `\u{1b}\[[0-9;]*m` (ESC, then a colour sequence).
 const ANSI = new RegExp(`${String.fromCharCode(0x1b)}\\[[0-9;]*m`, "g");
-const LOCATION = new RegExp(`${NOT_WS_OR_COLON}+:[0-9]+(?::[0-9]+)?`, "gu");
+// Rust: `[^\s:]+:[0-9]+(?::[0-9]+)?`. As one backtracking RegExp it takes time quadratic in
+// a long run of non-space characters without a location (every start re-scans the run), so
+// it is matched in two linear steps: each maximal `[^\s:]+` run, then the `:N(:N)?` after it.
+// A run's leftmost start is the only start that can match (the run cannot hold a `:`), so
+// this finds the same matches as the single pattern.
+const LOCATION_RUN = new RegExp(`${NOT_WS_OR_COLON}+`, "gu");
+const LOCATION_TAIL = /:[0-9]+(?::[0-9]+)?/y;
 const LINE_COL = new RegExp(
   `(?:(?<=${WORD})(?!${WORD})|(?<!${WORD})(?=${WORD}))(?:line|col|column)${WS}+[0-9]+(?:(?<=${WORD})(?!${WORD})|(?<!${WORD})(?=${WORD}))`,
   "gu",
@@ -249,6 +255,26 @@ const VAR_FOLDERS = new RegExp(`/var/folders/${NOT_WS_OR_COLON}*`, "gu");
 const WS_RUN = new RegExp(`${WS}+`, "gu");
 // Anything collapsing would change: a White_Space char other than a single space, or two spaces.
 const NEEDS_COLLAPSE = new RegExp(`[${RUST_WHITESPACE_CLASS.replace(" ", "")}]| {2}`, "u");
+
+/**
+ * Replaces every `path:line[:col]` span (Rust `[^\s:]+:[0-9]+(?::[0-9]+)?`, leftmost-first,
+ * left to right) with `" "`, in time linear in `text`.
+ */
+export function stripLocationSpans(text: string): string {
+  let out = "";
+  let last = 0;
+  LOCATION_RUN.lastIndex = 0;
+  for (let run = LOCATION_RUN.exec(text); run !== null; run = LOCATION_RUN.exec(text)) {
+    LOCATION_TAIL.lastIndex = run.index + run[0].length;
+    const tail = LOCATION_TAIL.exec(text);
+    if (tail === null) continue;
+    out += `${text.slice(last, run.index)} `;
+    last = LOCATION_TAIL.lastIndex;
+    LOCATION_RUN.lastIndex = last;
+  }
+  LOCATION_RUN.lastIndex = 0;
+  return last === 0 ? text : out + text.slice(last);
+}
 
 /** Harn `truncate_text(value, limit)`: first `limit` code points + `\n... truncated <N> chars ...`. */
 export function truncateChars(text: string, limit: number): string {
@@ -271,7 +297,7 @@ export function normalizeSignatureText(text: string, n: CompiledNormalization): 
   for (const re of n.strip) out = rustReplaceAll(re, out, " ");
   if (n.lowercase) out = out.toLowerCase();
   if (n.stripLocations) {
-    if (out.includes(":")) out = out.replace(LOCATION, " ");
+    if (out.includes(":")) out = stripLocationSpans(out);
     if (out.includes("line") || out.includes("col")) out = out.replace(LINE_COL, " ");
   }
   if (n.stripTempPaths) {
