@@ -18,6 +18,12 @@ export {
   truncationNotice,
 } from "./runner/capture.js";
 export {
+  type ExitOnSignalOptions,
+  exitOnTerminationSignals,
+  signalExitCode,
+  TERMINATION_SIGNALS,
+} from "./runner/exit-on-signal.js";
+export {
   killTrackedProcessGroups,
   PROCESS_GROUP_SETTLE_MS,
   processGroupAlive,

@@ -162,9 +162,9 @@ export async function runShellCommand(
     if (options.signal?.aborted) queueMicrotask(onAbort);
     else options.signal?.addEventListener("abort", onAbort, { once: true });
 
-    child.once("spawn", () => {
-      if (child.pid !== undefined) untrack = trackProcessGroup(child.pid);
-    });
+    // Tracked at once (not on "spawn"), so a signal handled before that event still finds
+    // the group: spawn() returns after the child has called setsid and exec'd.
+    if (child.pid !== undefined) untrack = trackProcessGroup(child.pid);
     child.once("error", (error) => {
       if (exited !== undefined) return;
       clearTimeout(timer);
