@@ -17,6 +17,7 @@ export {
 } from "./protocol.js";
 export { buildProtocolDocument, lintMethodTable, renderProtocolDocument } from "./protocol-doc.js";
 export { dispatchStateless, handleStatelessLine, statelessMethodNames } from "./pure.js";
+export { type SessionEntry, SessionRegistry } from "./server/sessions.js";
 export type { StdioServerOptions } from "./server/stdio.js";
 export { runStdioServer } from "./server/stdio.js";
 export { statelessTable } from "./stateless.js";

@@ -7,10 +7,12 @@ import type {
   VerificationSummary,
 } from "@turngate/core";
 import {
+  exitOnTerminationSignals,
   killTrackedProcessGroups,
   type ReportBinding,
   requiredPresetCommands,
   Session,
+  signalExitCode,
   turngatePaths,
   type VerifyCommandsResult,
   type WorkspaceDelta,
@@ -72,7 +74,8 @@ export interface TurnResult {
  * changed something.
  *
  * While checks run, SIGINT/SIGTERM abort them (the check fails as cancelled and the turn is
- * judged); a second signal kills their process groups and exits with 130.
+ * judged); a second one, or a SIGHUP, kills their process groups and exits with 128 + the
+ * signal number.
  * Errors: config, waiver and observer errors, and `AgentSpawnError`, propagate.
  */
 export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<TurnResult> {
@@ -151,15 +154,24 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
   return result;
 }
 
+/**
+ * Run the checks with signal handlers in place, so that no check outlives turngate:
+ * - the first SIGINT or SIGTERM aborts `signal` (the running check is stopped and fails as
+ *   cancelled, later ones do not start, and the turn is judged);
+ * - a second SIGINT or SIGTERM, and any SIGHUP (the terminal is gone: nobody reads a
+ *   verdict), SIGKILL the checks' process groups and exit with 128 + the signal number
+ *   (130, 143, 129) — Node's default death on a signal would leave them running.
+ */
 async function withInterruptibleChecks<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();
+  const releaseHangup = exitOnTerminationSignals({ signals: ["SIGHUP"] });
   const onSignal = (signal: NodeJS.Signals) => {
     if (!controller.signal.aborted) {
       controller.abort();
       return;
     }
     killTrackedProcessGroups();
-    process.exit(signal === "SIGINT" ? 130 : 143);
+    process.exit(signalExitCode(signal));
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
@@ -168,6 +180,7 @@ async function withInterruptibleChecks<T>(run: (signal: AbortSignal) => Promise<
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
+    releaseHangup();
   }
 }
 

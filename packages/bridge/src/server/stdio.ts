@@ -32,6 +32,8 @@ export interface StdioServerOptions {
   validateResults?: boolean;
   /** Largest line in bytes, either direction (default 32 MiB; tests may lower it). */
   maxMessageBytes?: number;
+  /** Registry for the sessions (default: a new one); a host closes it on a signal. */
+  sessions?: SessionRegistry;
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -64,7 +66,7 @@ export function runStdioServer(options: StdioServerOptions): Promise<number> {
   const table = options.table ?? bridgeTable;
   const maxBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
   const methods = Object.keys(table).sort();
-  const sessions = new SessionRegistry();
+  const sessions = options.sessions ?? new SessionRegistry();
   const inflight = new Set<Promise<void>>();
   const restoreConsole = stdout === process.stdout ? redirectConsoleTo(stderr) : () => {};
   let stopping = false;

@@ -1,0 +1,33 @@
+import { readdirSync, readFileSync } from "node:fs";
+
+/** State letter and process group of `/proc/<pid>/stat`, or undefined when it is gone. */
+function procStat(pid: string): { state: string; pgrp: number } | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return undefined;
+  }
+  // After "pid (comm) ": state, ppid, pgrp, … (comm may hold spaces and parentheses).
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { state: fields[0] ?? "", pgrp: Number(fields[2]) };
+}
+
+const running = (state: string) => state !== "Z" && state !== "X";
+
+/** True while process `pid` exists and is not a zombie (an unreaped exit runs nothing). */
+export function processRunning(pid: number): boolean {
+  const stat = procStat(String(pid));
+  return stat !== undefined && running(stat.state);
+}
+
+/** Pids of the running (non-zombie) processes of process group `pgid` (Linux /proc). */
+export function runningGroupMembers(pgid: number): number[] {
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      const stat = procStat(entry);
+      return stat !== undefined && stat.pgrp === pgid && running(stat.state);
+    })
+    .map(Number);
+}
