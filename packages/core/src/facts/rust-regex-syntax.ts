@@ -9,9 +9,10 @@
  *   RE2, as `(?i:…)` around each literal or class.
  * - classes with `&&`, `--`, `~~`, nesting and negation go through `rust-regex-class.ts`.
  * - word boundaries (`\b \B \< \>`, `\b{start|end|start-half|end-half}`): RE2's `\b` is
- *   ASCII-only, so a Unicode boundary is built from RE2's `\b`/`\B` plus a one-character
- *   look-behind, over a *marked* text (see `rust-regex-marked.ts`) when the text has
- *   non-ASCII characters. {@link translateRustRegex} therefore takes a mode.
+ *   ASCII-only. On an ASCII text that is Rust's `\b`; on any other text a pattern with a
+ *   Unicode boundary runs on a *marked* text (see `rust-regex-marked.ts`) whose markers
+ *   carry each character's Unicode word-ness as ASCII word-ness. The `start`/`end` forms add
+ *   a one-character look-behind. {@link translateRustRegex} therefore takes a mode.
  * - named groups become plain groups; the name → index table is returned.
  */
 import { InvalidRegexError } from "./invalid-regex-error.js";
@@ -28,13 +29,14 @@ export const MAX_REGEX_PATTERN_LENGTH = 65_536;
 
 /**
  * `direct`: the pattern runs on the text itself. `marked`: it runs on the marked text, where
- * every character is preceded by one marker character (see `rust-regex-marked.ts`).
+ * every character stands between two marker characters (see `rust-regex-marked.ts`); the
+ * body is then wrapped by {@link markedSearch}.
  */
 export type TranslationMode = "direct" | "marked";
 
 /** A translated pattern. */
 export interface Re2Translation {
-  /** RE2 syntax for re2js. */
+  /** RE2 syntax for re2js (in marked mode the body for {@link markedSearch}). */
   readonly source: string;
   /** Capture group name → group index (Rust numbering; RE2 gets unnamed groups). */
   readonly names: ReadonlyMap<string, number>;
@@ -176,24 +178,15 @@ const ASCII_BOUNDARY: Record<Boundary, string> = {
 };
 
 /**
- * Unicode word boundaries at a character gap of the marked text. There RE2's `\b` compares
- * the previous (real) character's ASCII word-ness with the next marker's, which is the next
- * character's Unicode word-ness; a look-behind tells whether the previous character is an
- * ASCII word character (`A`), a non-ASCII word character (`N`) or not a word character, and
- * picks `\b` or `\B` accordingly.
+ * The marked-mode pattern around a translated body: anchored at the start of the input, it
+ * skips whole marked characters (three code points each) lazily, so the body can only start
+ * at a character gap and the leftmost such start wins, as in an unanchored search. Group 1 is
+ * the match. `inside`: the input starts with one context character (the marker before the
+ * gap the search starts at), skipped first.
  */
-const NAW = `(?<=${WORD_UNICODE})(?<!${WORD_ASCII})`;
-const MARKED_BOUNDARY: Record<Boundary, string> = {
-  b: `(?:(?<=${WORD_ASCII})\\b|(?<!${WORD_UNICODE})\\b|${NAW}\\B)`,
-  B: `(?:(?<=${WORD_ASCII})\\B|(?<!${WORD_UNICODE})\\B|${NAW}\\b)`,
-  start: `(?<!${WORD_UNICODE})\\b`,
-  end: `(?:(?<=${WORD_ASCII})\\b|${NAW}\\B)`,
-  "start-half": `(?<!${WORD_UNICODE})`,
-  "end-half": `(?:(?<=${WORD_ASCII})\\b|(?<!${WORD_ASCII})\\B)`,
-};
-
-/** Zero-width alignment check of the marked text: an even number of characters precede. */
-export const MARKED_ALIGNMENT = "(?<=\\A(?:(?s:.)(?s:.))*)";
+export function markedSearch(body: string, inside: boolean): string {
+  return `\\A${inside ? "(?s:.)" : ""}(?:(?s:.)(?s:.)(?s:.))*?(${body})`;
+}
 
 class Translator {
   private pos = 0;
@@ -347,7 +340,7 @@ class Translator {
   /** A consuming atom: `text` matches one character; adds case folding and the marker. */
   private consume(text: string, flags: Flags): string {
     const body = flags.i ? `(?i:${text})` : text;
-    return this.mode === "marked" ? `(?:(?s:.)${body})` : body;
+    return this.mode === "marked" ? `(?:(?s:.)${body}(?s:.))` : body;
   }
 
   private classAtom(e: ClassExpr, flags: Flags): string {
@@ -369,10 +362,10 @@ class Translator {
       this.asciiBoundary = true;
       return ASCII_BOUNDARY[kind];
     }
+    // On the marked text the markers carry the Unicode word-ness as ASCII word-ness, so the
+    // ASCII forms are the Unicode boundaries there; the direct mode only runs them on ASCII.
     this.unicodeBoundary = true;
-    if (this.mode === "direct") return ASCII_BOUNDARY[kind];
-    this.lookbehind = true;
-    return MARKED_BOUNDARY[kind];
+    return ASCII_BOUNDARY[kind];
   }
 
   private atom(flags: Flags, depth: number): string | null {
@@ -760,12 +753,6 @@ export function translateRustRegex(
       `pattern longer than ${MAX_REGEX_PATTERN_LENGTH} UTF-16 code units`,
     );
   const t = new Translator(pattern, mode, validProperty);
-  const body = t.translate();
-  const source = mode === "marked" ? `${MARKED_ALIGNMENT}(?:${body})` : body;
-  return {
-    source,
-    names: t.names,
-    unicodeBoundary: t.unicodeBoundary,
-    lookbehind: t.lookbehind || mode === "marked",
-  };
+  const source = t.translate();
+  return { source, names: t.names, unicodeBoundary: t.unicodeBoundary, lookbehind: t.lookbehind };
 }

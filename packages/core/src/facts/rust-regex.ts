@@ -31,7 +31,7 @@
 import { RE2JS, RE2JSException } from "re2js";
 import { InvalidRegexError } from "./invalid-regex-error.js";
 import { markText } from "./rust-regex-marked.js";
-import { type Re2Translation, translateRustRegex } from "./rust-regex-syntax.js";
+import { markedSearch, type Re2Translation, translateRustRegex } from "./rust-regex-syntax.js";
 
 export { InvalidRegexError } from "./invalid-regex-error.js";
 export { MAX_REGEX_NESTING, MAX_REGEX_PATTERN_LENGTH } from "./rust-regex-syntax.js";
@@ -47,9 +47,11 @@ export interface RustRegex {
   readonly direct: RE2JS;
   /**
    * The translation run on the marked text, for patterns with Unicode word boundaries
-   * (used when the text has a non-ASCII character); `null` when not needed.
+   * (used when the text has a non-ASCII character): `start` searches from the start of the
+   * marked text, `inside` from a gap, given one context character before it (see
+   * `markedSearch`); group 1 is the match. `null` when not needed.
    */
-  readonly marked: RE2JS | null;
+  readonly marked: { readonly start: RE2JS; readonly inside: RE2JS } | null;
   /** Capture group name → index. */
   readonly names: ReadonlyMap<string, number>;
 }
@@ -70,10 +72,10 @@ function re2KnowsProperty(name: string): boolean {
   return known;
 }
 
-function compileRe2(pattern: string, t: Re2Translation): RE2JS {
+function compileRe2(pattern: string, t: Re2Translation, source = t.source): RE2JS {
   let re: RE2JS;
   try {
-    re = RE2JS.compile(t.source, t.lookbehind ? RE2JS.LOOKBEHINDS : 0);
+    re = RE2JS.compile(source, t.lookbehind ? RE2JS.LOOKBEHINDS : 0);
   } catch (err) {
     if (err instanceof RE2JSException) throw new InvalidRegexError(pattern, err.message);
     if (err instanceof RangeError) throw new InvalidRegexError(pattern, "pattern too large");
@@ -101,9 +103,14 @@ export function compileRustRegex(pattern: string, fieldPath = ""): RustRegex {
   let compiled: RustRegex;
   try {
     const direct = translateRustRegex(pattern, "direct", re2KnowsProperty);
-    const marked = direct.unicodeBoundary
-      ? compileRe2(pattern, translateRustRegex(pattern, "marked", re2KnowsProperty))
-      : null;
+    let marked: RustRegex["marked"] = null;
+    if (direct.unicodeBoundary) {
+      const t = translateRustRegex(pattern, "marked", re2KnowsProperty);
+      marked = {
+        start: compileRe2(pattern, t, markedSearch(t.source, false)),
+        inside: compileRe2(pattern, t, markedSearch(t.source, true)),
+      };
+    }
     compiled = { pattern, direct: compileRe2(pattern, direct), marked, names: direct.names };
   } catch (err) {
     if (err instanceof InvalidRegexError)
@@ -117,18 +124,10 @@ export function compileRustRegex(pattern: string, fieldPath = ""): RustRegex {
 
 const NON_ASCII = /[^\0-\x7f]/;
 
-/** One match: original-text offsets of group `i` (`undefined` when it did not take part). */
+/** The text of group `i` of the current match (`undefined` when it did not take part). */
 type GroupAt = (i: number) => string | undefined;
 
-/** The input a compiled pattern runs on, and how its offsets map back to `text`. */
-interface Run {
-  readonly re: RE2JS;
-  readonly input: string;
-  /** Original offset of an input offset (identity for the direct mode). */
-  readonly toText: (offset: number) => number;
-  /** The input offset of the character gap after the one at `offset`. */
-  readonly next: (offset: number) => number;
-}
+type Visit = (start: number, end: number, group: GroupAt) => boolean;
 
 function nextChar(text: string, index: number): number {
   const c = text.charCodeAt(index);
@@ -138,50 +137,74 @@ function nextChar(text: string, index: number): number {
   return index + 1;
 }
 
-function prepare(re: RustRegex, text: string): Run {
-  if (re.marked === null || !NON_ASCII.test(text))
-    return { re: re.direct, input: text, toText: (o) => o, next: (o) => nextChar(text, o) };
-  const marked = markText(text);
-  return {
-    re: re.marked,
-    input: marked.text,
-    toText: (o) => marked.origin[o] as number,
-    // A gap is followed by a one-unit marker and the character.
-    next: (o) => nextChar(marked.text, o + 1),
-  };
-}
-
-function eachMatch(
-  re: RustRegex,
-  text: string,
-  visit: (start: number, end: number, group: GroupAt) => boolean,
-): void {
-  const run = prepare(re, text);
-  const m = run.re.matcher(run.input);
-  const length = run.input.length;
+/** Rust's `find_iter` on the text itself: leftmost-first matches, left to right. */
+function eachDirect(re: RE2JS, text: string, visit: Visit): void {
+  const m = re.matcher(text);
+  const count = m.groupCount();
   const group: GroupAt = (i) => {
-    if (i > m.groupCount()) return undefined;
+    if (i > count) return undefined;
     const s = m.start(i);
-    if (s < 0) return undefined;
-    return text.slice(run.toText(s), run.toText(m.end(i)));
+    return s < 0 ? undefined : text.slice(s, m.end(i));
   };
   let from = 0;
   let lastEnd = -1;
-  while (from <= length && m.find(from)) {
+  while (from <= text.length && m.find(from)) {
     const start = m.start();
     const end = m.end();
     if (start === end && start === lastEnd) {
       // Rust skips an empty match right where the previous match ended.
-      if (start >= length) break;
-      from = run.next(start);
+      if (start >= text.length) return;
+      from = nextChar(text, start);
       continue;
     }
-    if (!visit(run.toText(start), run.toText(end), group)) return;
+    if (!visit(start, end, group)) return;
     lastEnd = end;
     if (start !== end) from = end;
-    else if (end >= length) break;
-    else from = run.next(end);
+    else if (end >= text.length) return;
+    else from = nextChar(text, end);
   }
+}
+
+/**
+ * The same on the marked text: each search is anchored at a gap (see `markedSearch`); a gap
+ * is followed by a marker, the character (one or two code units) and a marker.
+ */
+function eachMarked(re: NonNullable<RustRegex["marked"]>, text: string, visit: Visit): void {
+  const { text: marked, origin } = markText(text);
+  const toText = (o: number) => origin[o] as number;
+  const nextGap = (gap: number) => nextChar(marked, gap + 1) + 1;
+  let from = 0;
+  let lastEnd = -1;
+  while (from <= marked.length) {
+    // From a later gap the input starts one code unit earlier: the marker before the gap is
+    // the context that `\b` and `(?m:^)` look at.
+    const base = from === 0 ? 0 : from - 1;
+    const m = (from === 0 ? re.start : re.inside).matcher(from === 0 ? marked : marked.slice(base));
+    if (!m.find(0)) return;
+    const start = base + m.start(1);
+    const end = base + m.end(1);
+    if (start === end && start === lastEnd) {
+      if (start >= marked.length) return;
+      from = nextGap(start);
+      continue;
+    }
+    const count = m.groupCount();
+    const group: GroupAt = (i) => {
+      if (i + 1 > count) return undefined;
+      const s = m.start(i + 1);
+      return s < 0 ? undefined : text.slice(toText(base + s), toText(base + m.end(i + 1)));
+    };
+    if (!visit(toText(start), toText(end), group)) return;
+    lastEnd = end;
+    if (start !== end) from = end;
+    else if (end >= marked.length) return;
+    else from = nextGap(end);
+  }
+}
+
+function eachMatch(re: RustRegex, text: string, visit: Visit): void {
+  if (re.marked !== null && NON_ASCII.test(text)) eachMarked(re.marked, text, visit);
+  else eachDirect(re.direct, text, visit);
 }
 
 /** `[0-9A-Za-z_]`, the characters of a `$name` reference. */
@@ -246,6 +269,6 @@ export function rustReplaceAll(re: RustRegex, text: string, replacement: string)
 
 /** Rust `Regex::is_match(text)`: true when the pattern matches anywhere (even empty). */
 export function rustIsMatch(re: RustRegex, text: string): boolean {
-  const run = prepare(re, text);
-  return run.re.test(run.input);
+  if (re.marked !== null && NON_ASCII.test(text)) return re.marked.start.test(markText(text).text);
+  return re.direct.test(text);
 }
