@@ -7,6 +7,9 @@ export const GoVetFindingSchema = z.looseObject({ posn: z.string(), message: z.s
 
 const AnalyzerError = z.looseObject({ error: z.string() });
 const TYPECHECK = /^vet: (.+?):(\d+):(\d+): (.*)$/;
+// `.` stops at these; a line holding one cannot match TYPECHECK. Checking first keeps the
+// lazy `(.+?)` from retrying `(.*)$` at every `:` — quadratic in the line length.
+const NON_DOT = /[\r\u2028\u2029]/;
 const POSN = /^(.*?):(\d+)(?::(\d+))?$/;
 
 function position(posn: string): Pick<ParsedDiagnostic, "path" | "line" | "column"> {
@@ -96,7 +99,7 @@ export const parseGoVet: DiagnosticParser = (text) => {
     const lineNo = lineOf(text, pos);
     pos = eol + 1;
     if (trimmed === "" || trimmed.startsWith("# ")) continue;
-    const t = TYPECHECK.exec(trimmed);
+    const t = NON_DOT.test(trimmed) ? null : TYPECHECK.exec(trimmed);
     if (t) {
       diagnostics.push({
         path: t[1] as string,

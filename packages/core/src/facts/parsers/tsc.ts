@@ -7,6 +7,9 @@ import type {
 
 const LOCATED = /^(.+?)\((\d+),(\d+)\): (error|warning|message) (TS\d+): (.*)$/;
 const GLOBAL = /^(error|warning|message) (TS\d+): (.*)$/;
+// `.` stops at these; a line holding one cannot match either pattern. Checking first keeps
+// the lazy `(.+?)` from retrying `(.*)$` at every `(` — quadratic in the line length.
+const NON_DOT = /[\r\u2028\u2029]/;
 
 function severity(word: string): DiagnosticSeverity {
   return word === "error" ? "error" : word === "warning" ? "warning" : "info";
@@ -34,7 +37,8 @@ export const parseTsc: DiagnosticParser = (text) => {
       last.message = `${last.message}\n${line}`;
       return;
     }
-    const m = LOCATED.exec(line);
+    const dotOnly = !NON_DOT.test(line);
+    const m = dotOnly ? LOCATED.exec(line) : null;
     if (m) {
       last = {
         path: m[1] as string,
@@ -48,7 +52,7 @@ export const parseTsc: DiagnosticParser = (text) => {
       diagnostics.push(last);
       return;
     }
-    const g = GLOBAL.exec(line);
+    const g = dotOnly ? GLOBAL.exec(line) : null;
     if (g) {
       last = {
         path: null,
