@@ -41,6 +41,8 @@ export interface TurngateConfig {
   path?: string;
   checks: VerificationCommand[];
   ignores: string[];
+  /** The file's top-level `timeout_ms` (already applied to `checks`); undefined when absent. */
+  timeoutMs?: number;
 }
 
 /**
@@ -85,24 +87,34 @@ export function loadConfig(root: string, explicitPath?: string): TurngateConfig 
     );
   }
   const config = parsed.data;
-  return {
+  const loaded: TurngateConfig = {
     path,
     checks: (config.checks ?? []).map((check, index) =>
       normaliseCheck(check, index, config.timeout_ms),
     ),
     ignores: config.ignores ?? [],
   };
+  if (config.timeout_ms !== undefined) loaded.timeoutMs = config.timeout_ms;
+  return loaded;
 }
 
 /**
  * Verification commands for `--check CMD` flags: the i-th (0-based) becomes
  * `{id: "check:{i+1}", kind: "command", description: CMD, command: CMD, required: true,
  * expect_exit: 0}` with `timeoutMs` when given.
+ * Errors: `TurngateValidationError` naming `--check[i]` for a blank CMD (`sh -c ""` exits
+ * 0, so it would pass without checking anything).
  */
 export function checksFromFlags(
   commands: readonly string[],
   timeoutMs?: number,
 ): VerificationCommand[] {
+  const blank = commands.findIndex((command) => !/\S/.test(command));
+  if (blank >= 0) {
+    throw new TurngateValidationError("--check value", [
+      { path: `--check[${blank}]`, message: "must not be blank" },
+    ]);
+  }
   return commands.map((command, index) => normaliseCheck(command, index, timeoutMs));
 }
 

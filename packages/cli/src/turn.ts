@@ -20,9 +20,10 @@ import {
   writeJsonAtomic,
 } from "@turngate/node";
 import { type AgentExit, runAgent } from "./agent.js";
-import { loadConfig } from "./config.js";
+import { loadConfig, type TurngateConfig } from "./config.js";
 import { CLI_VERSION, type CliContext, EXIT_INCOMPLETE, EXIT_OK } from "./context.js";
 import { createProgressReporter } from "./progress.js";
+import type { StatePaths } from "./state-dir.js";
 
 /** Report subject of the checks `turngate run` / `verify` run. */
 export const TURN_CHECKS_SUBJECT = "turngate:checks";
@@ -41,6 +42,10 @@ export interface TurnRequest {
   checks: VerificationCommand[];
   /** `--config FILE`; default `<root>/turngate.config.json` when it exists. */
   configPath?: string;
+  /** An already loaded configuration (`verify`: the one captured in the baseline); wins over `configPath`. */
+  config?: TurngateConfig;
+  /** Where check logs and proofs go (`--state-dir`); default `<root>/.turngate`. */
+  state?: Pick<StatePaths, "logs" | "proofs">;
   waivers: CompletionWaiver[];
 }
 
@@ -70,8 +75,10 @@ export interface TurnResult {
  * One turn, the code path shared by `turngate run`, `turngate verify` and `turngate demo`:
  * baseline (or the stored one) → agent (if any) → observe → ledger → nothing changed:
  * narrative; else the checks (flags, config or required presets) bound to the effect
- * digest → gate → proof at `.turngate/proofs/<digest>.json` when the turn is allowed and
- * changed something.
+ * digest → gate → proof at `<state>/proofs/<digest>.json` (default state folder
+ * `<root>/.turngate`) when the turn is allowed and changed something. `request.config`
+ * (verify: the configuration captured in the baseline) is used as given; otherwise the
+ * configuration is loaded now.
  *
  * While checks run, SIGINT/SIGTERM abort them (the check fails as cancelled and the turn is
  * judged); a second one, or a SIGHUP, kills their process groups and exits with 128 + the
@@ -79,12 +86,14 @@ export interface TurnResult {
  * Errors: config, waiver and observer errors, and `AgentSpawnError`, propagate.
  */
 export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<TurnResult> {
-  const config = loadConfig(request.root, request.configPath);
+  const config = request.config ?? loadConfig(request.root, request.configPath);
+  const state = request.state ?? turngatePaths(request.root);
   const session = await Session.start({
     root: request.root,
     ignores: config.ignores,
     waivers: request.waivers,
     env: ctx.env,
+    logDir: state.logs,
     toolVersions: { turngate: CLI_VERSION },
     ...(request.baseline ? { baseline: request.baseline } : {}),
   });
@@ -147,7 +156,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
   if (verification) result.verification = verification;
   if (config.path) result.configPath = config.path;
   if (outcome.kind === "allow" && session.effectDigest !== "") {
-    const proofPath = join(turngatePaths(request.root).proofs, `${session.effectDigest}.json`);
+    const proofPath = join(state.proofs, `${session.effectDigest}.json`);
     await writeJsonAtomic(proofPath, session.proof());
     result.proofPath = proofPath;
   }

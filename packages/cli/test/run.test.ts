@@ -412,15 +412,18 @@ describe("turngate baseline and verify", () => {
     const none = await cli(["verify"], p.root);
     expect(none.code).toBe(1);
     expect(none.stderr).toBe(
-      "turngate: no baseline at .turngate/baseline.json: run `turngate baseline` when the turn starts\n",
+      "turngate: error: no baseline at .turngate/baseline.json: run `turngate baseline` when the turn starts [baseline_missing]\n",
     );
     const baseline = await cli(["baseline"], p.root);
+    const storedBytes = readFileSync(join(p.root, ".turngate/baseline.json"));
+    const id = createHash("sha256").update(storedBytes).digest("hex");
     expect(baseline).toMatchObject({
       code: 0,
-      stdout: "baseline: 2 files recorded in .turngate/baseline.json\n",
+      stdout: `baseline: 2 files recorded in .turngate/baseline.json\nbaseline id: ${id}\n`,
     });
-    const stored = JSON.parse(readFileSync(join(p.root, ".turngate/baseline.json"), "utf8"));
-    expect(stored.schema).toBe("turngate.workspace_snapshot.v1");
+    const stored = JSON.parse(storedBytes.toString("utf8"));
+    expect(stored.schema).toBe("turngate.baseline.v1");
+    expect(stored.snapshot.schema).toBe("turngate.workspace_snapshot.v1");
 
     p.write("value.txt", "42\n");
     const verify = await cli(["verify", "--json", "--check", "grep -q 42 value.txt"], p.root);

@@ -1,3 +1,4 @@
+import { TurngateValidationError } from "@turngate/core";
 import { EXIT_INCOMPLETE, EXIT_OK } from "../context.js";
 import { renderTurnText, turnJson } from "../render.js";
 import { runTurn } from "../turn.js";
@@ -13,7 +14,7 @@ export const runCommand: CliCommand = {
         .command("run")
         .summary("run an agent command as one turn and gate it")
         .description(
-          "Take a baseline of the workspace, run the agent command (stdio inherited; with --json its stdout goes to stderr), observe what it changed, run the checks, bind their report to the effect digest and decide whether the turn may end. Writes .turngate/proofs/<digest>.json when it may.",
+          "Take a baseline of the workspace, run the agent command (stdio inherited; with --json its stdout goes to stderr), observe what it changed, run the checks, bind their report to the effect digest and decide whether the turn may end. Writes .turngate/proofs/<digest>.json (or <state-dir>/proofs/) when it may.",
         )
         .argument("<agent...>", "the agent command and its arguments (put them after --)")
         .passThroughOptions(),
@@ -23,7 +24,12 @@ export const runCommand: CliCommand = {
         '\nExit codes: 0 verified, waived or narrative; 2 incomplete; 1 usage or internal error.\n\nExample:\n  turngate run --check "npm test" -- node my-agent.js --task fix-bug\n',
       )
       .action(async (agent: string[], flags: TurnFlags) => {
-        const { root, configPath, checks, waivers } = resolveTurnFlags(flags, ctx);
+        if (!/\S/.test(agent[0] ?? "")) {
+          throw new TurngateValidationError("agent command", [
+            { path: "agent[0]", message: "the program to run must not be blank" },
+          ]);
+        }
+        const { root, state: paths, configPath, checks, waivers } = resolveTurnFlags(flags, ctx);
         const result = await runTurn(
           {
             root,
@@ -31,6 +37,7 @@ export const runCommand: CliCommand = {
             agentStdoutToStderr: flags.json === true,
             checks,
             waivers,
+            state: paths,
             ...(configPath ? { configPath } : {}),
           },
           ctx,

@@ -1,7 +1,9 @@
-import { readFile } from "node:fs/promises";
-import { deserializeSnapshot, turngatePaths } from "@turngate/node";
-import { EXIT_INCOMPLETE, EXIT_INTERNAL, EXIT_OK } from "../context.js";
+import { configDifferences, readBaseline } from "../baseline-store.js";
+import { loadConfig, type TurngateConfig } from "../config.js";
+import type { CliContext } from "../context.js";
+import { EXIT_INCOMPLETE, EXIT_OK } from "../context.js";
 import { renderTurnText, turnJson } from "../render.js";
+import { displayPath, shownPath } from "../terminal-text.js";
 import { runTurn } from "../turn.js";
 import { addTurnOptions, resolveTurnFlags, type TurnFlags } from "./options.js";
 import type { CliCommand } from "./types.js";
@@ -15,29 +17,39 @@ export const verifyCommand: CliCommand = {
         .command("verify")
         .summary("gate the changes made since `turngate baseline`")
         .description(
-          "Observe what changed since the baseline stored by `turngate baseline`, run the checks, bind their report to the effect digest and decide whether the turn may end. Writes .turngate/proofs/<digest>.json when it may. The baseline is kept, so verify can run again after more changes.",
+          "Observe what changed since the baseline stored by `turngate baseline`, run the checks, bind their report to the effect digest and decide whether the turn may end. The configuration (checks, timeouts, ignores) is the one captured in the baseline; a configuration file changed since is reported on stderr and not used. With --baseline-id, a baseline whose id differs (it was changed or replaced) is refused. Writes .turngate/proofs/<digest>.json (or <state-dir>/proofs/) when the turn may end. The baseline is kept, so verify can run again after more changes.",
+        )
+        .option(
+          "--baseline-id <id>",
+          "the id `turngate baseline` printed: refuse (exit 1) a stored baseline with another id",
         ),
     )
       .addHelpText(
         "after",
-        "\nExit codes: 0 verified, waived or narrative; 2 incomplete; 1 usage or internal error (e.g. no baseline).\n",
+        "\nExit codes: 0 verified, waived or narrative; 2 incomplete; 1 usage or internal error (e.g. no baseline, or a baseline that does not match --baseline-id).\n",
       )
-      .action(async (flags: TurnFlags) => {
-        const { root, configPath, checks, waivers } = resolveTurnFlags(flags, ctx);
-        const baselinePath = turngatePaths(root).baseline;
-        let text: string;
-        try {
-          text = await readFile(baselinePath, "utf8");
-        } catch {
+      .action(async (flags: TurnFlags & { baselineId?: string }) => {
+        const { root, state: paths, configPath, checks, waivers } = resolveTurnFlags(flags, ctx);
+        const label = shownPath(root, paths.baseline);
+        const baseline = await readBaseline(paths.baseline, {
+          label,
+          ...(flags.baselineId !== undefined ? { expectedId: flags.baselineId } : {}),
+        });
+        if (flags.baselineId === undefined) {
           ctx.stderr.write(
-            "turngate: no baseline at .turngate/baseline.json: run `turngate baseline` when the turn starts\n",
+            `turngate: warning: the baseline ${label} is not authenticated: anything that could write it since \`turngate baseline\` decides what this turn is compared against; pass --baseline-id with the id \`turngate baseline\` printed (id of this file: ${baseline.id}), or keep it outside the workspace with --state-dir\n`,
           );
-          state.exitCode = EXIT_INTERNAL;
-          return;
         }
-        const baseline = deserializeSnapshot(JSON.parse(text));
+        warnIfConfigChanged(baseline.config, configPath, root, ctx);
         const result = await runTurn(
-          { root, baseline, checks, waivers, ...(configPath ? { configPath } : {}) },
+          {
+            root,
+            baseline: baseline.snapshot,
+            config: baseline.config,
+            checks,
+            waivers,
+            state: paths,
+          },
           ctx,
         );
         if (flags.json) ctx.stdout.write(`${JSON.stringify(turnJson(result), null, 2)}\n`);
@@ -46,3 +58,33 @@ export const verifyCommand: CliCommand = {
       });
   },
 };
+
+/**
+ * Compare the configuration captured in the baseline with the one on disk now (`--config`,
+ * else the file the baseline read, else `<root>/turngate.config.json`) and say on stderr
+ * when it differs or cannot be read: verify keeps the captured one, so an agent cannot
+ * change the checks, timeouts or ignores of its own turn.
+ */
+function warnIfConfigChanged(
+  captured: TurngateConfig,
+  configPath: string | undefined,
+  root: string,
+  ctx: CliContext,
+): void {
+  const path = configPath ?? captured.path;
+  let current: TurngateConfig;
+  try {
+    current = loadConfig(root, path);
+  } catch (error) {
+    ctx.stderr.write(
+      `turngate: warning: the configuration ${displayPath(path ?? "turngate.config.json")} cannot be read now (${(error as Error).message}); verify uses the configuration captured in the baseline\n`,
+    );
+    return;
+  }
+  const differences = configDifferences(captured, current);
+  if (differences.length === 0) return;
+  const where = current.path ?? captured.path ?? "turngate.config.json";
+  ctx.stderr.write(
+    `turngate: warning: the configuration ${displayPath(where)} differs from the one captured by \`turngate baseline\` (${differences.join(", ")}); verify uses the captured configuration\n`,
+  );
+}
