@@ -1,4 +1,5 @@
 import type { VerifyProgressEvent } from "@turngate/node";
+import { escapeControls } from "./terminal-text.js";
 
 /** Where progress goes: a writable text stream (stderr) and whether it is a terminal. */
 export interface ProgressStream {
@@ -42,13 +43,13 @@ export function createProgressReporter(stream: ProgressStream): {
 
   return {
     onProgress(event) {
-      const id = event.command.id;
+      const id = escapeControls(event.command.id);
       if (event.type === "start") {
         if (!tty) {
-          stream.write(`turngate: check ${id} started: ${event.command.command}\n`);
+          stream.write(`turngate: check ${id} started: ${escapeControls(event.command.command)}\n`);
           return;
         }
-        live = { id, command: event.command.command, started: performance.now() };
+        live = { id, command: escapeControls(event.command.command), started: performance.now() };
         redraw();
         timer = setInterval(redraw, PROGRESS_REDRAW_MS);
         timer.unref();

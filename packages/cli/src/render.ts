@@ -1,6 +1,6 @@
-import { relative } from "node:path";
 import { EXIT_STATUS_MASKED_RISK } from "@turngate/core";
 import { maskedExitExplanation } from "./masked-exit.js";
+import { displayPath, escapeControls, shownPath, terminalSafeTailLine } from "./terminal-text.js";
 import type { TurnResult } from "./turn.js";
 import { bindingJson } from "./turn.js";
 import { unmatchedWaiverDigests } from "./waivers.js";
@@ -24,25 +24,34 @@ export function verdictOf(result: TurnResult): string {
  * verdict with the effect digest or the gate message and its reason, why the checks'
  * report is unbound when it is, what masks a check's exit status (and how to fix it), which `--waive` digests did not match an incomplete turn's
  * effect digest, the last 20 lines of each failing check with its log, and
- * where the proof was written. Paths are relative to the workspace root.
+ * where the proof was written. Paths are relative to the workspace root (absolute outside it,
+ * e.g. under `--state-dir`).
+ *
+ * Outside text cannot forge or hide lines: a path holding a control, DEL, C1 or bidi
+ * character is printed JSON-quoted (`displayPath`); check ids, commands and gate messages
+ * have such characters escaped (`escapeControls`); each tail line has terminal escape
+ * sequences stripped, controls escaped and is capped at 400 characters
+ * (`terminalSafeTailLine`).
  */
 export function renderTurnText(result: TurnResult): string {
   const lines: string[] = [];
-  const rel = (path: string) => relative(result.root, path) || ".";
+  const rel = (path: string) => shownPath(result.root, path);
   const changes = result.delta.changes;
   if (changes.length === 0 && result.delta.complete) {
     lines.push("changed: nothing");
   } else {
     lines.push(`changed: ${changes.length} ${changes.length === 1 ? "path" : "paths"}`);
-    for (const change of changes) lines.push(`  ${change.change.padEnd(8)} ${change.path}`);
-    for (const path of result.delta.unreadable) lines.push(`  unreadable ${path}`);
+    for (const change of changes) {
+      lines.push(`  ${change.change.padEnd(8)} ${displayPath(change.path)}`);
+    }
+    for (const path of result.delta.unreadable) lines.push(`  unreadable ${displayPath(path)}`);
   }
   if (result.checksSource === "none") {
     lines.push(
       "checks: none configured (pass --check CMD, add checks to turngate.config.json, or use a project with a preset)",
     );
   }
-  if (result.reports.length > 0) lines.push(result.summaryText);
+  if (result.reports.length > 0) lines.push(escapeControls(result.summaryText));
 
   const outcome = result.outcome;
   if (outcome.kind === "allow") {
@@ -59,7 +68,7 @@ export function renderTurnText(result: TurnResult): string {
       lines.push(terminal.kind);
     }
   } else {
-    lines.push(`${outcome.kind} (${outcome.reason}): ${outcome.message}`);
+    lines.push(`${outcome.kind} (${outcome.reason}): ${escapeControls(outcome.message)}`);
     const unmatched = unmatchedWaivers(result);
     if (unmatched.length > 0) {
       lines.push(
@@ -70,7 +79,10 @@ export function renderTurnText(result: TurnResult): string {
 
   const binding = result.verification?.binding;
   if (binding && !binding.bound && binding.reason === "workspace_changed_during_check") {
-    const what = [...binding.changedPaths, ...binding.unreadable.map((p) => `${p} (unreadable)`)];
+    const what = [
+      ...binding.changedPaths.map(displayPath),
+      ...binding.unreadable.map((p) => `${displayPath(p)} (unreadable)`),
+    ];
     lines.push(
       `not bound (workspace_changed_during_check): the checks changed the workspace while they ran: ${what.join(", ")}`,
     );
@@ -79,13 +91,13 @@ export function renderTurnText(result: TurnResult): string {
   for (const run of result.verification?.runs ?? []) {
     if (run.check.status === "passed") continue;
     const risk = hintOf(run) ?? run.check.residual_risk ?? run.command.command;
-    const head = `${run.check.status}: ${run.command.id}: ${risk}`;
+    const head = `${run.check.status}: ${escapeControls(run.command.id)}: ${escapeControls(risk)}`;
     lines.push(head);
     const tail = lastLines(run.execution.output, FAILING_TAIL_LINES);
     if (tail.length > 0) {
       const log = run.execution.log ? ` (full log: ${rel(run.execution.log.path)})` : "";
       lines.push(`  last ${tail.length} ${tail.length === 1 ? "line" : "lines"}${log}:`);
-      for (const line of tail) lines.push(`  | ${line}`);
+      for (const line of tail) lines.push(`  | ${terminalSafeTailLine(line)}`);
     }
   }
   if (result.proofPath) lines.push(`proof: ${rel(result.proofPath)}`);

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { proofWorkspaceRoot, verifyTurnProof } from "@turngate/node";
 import { EXIT_INCOMPLETE, EXIT_OK } from "../context.js";
+import { displayPath, escapeControls } from "../terminal-text.js";
 import type { CliCommand } from "./types.js";
 
 /**
@@ -61,7 +62,7 @@ export const proofCommand: CliCommand = {
           );
         } else {
           ctx.stdout.write(
-            `proof does not hold against ${root}:\n${result.problems.map((p) => `  ${p}`).join("\n")}\n`,
+            `proof does not hold against ${displayPath(root)}:\n${result.problems.map((p) => `  ${escapeControls(p)}`).join("\n")}\n`,
           );
         }
         state.exitCode = result.ok ? EXIT_OK : EXIT_INCOMPLETE;
