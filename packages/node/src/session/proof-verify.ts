@@ -33,8 +33,17 @@ export interface ProofRowCheck {
   tool: string;
   path: string;
   recorded: string;
-  /** The digest computed from disk now; absent when the row cannot be checked from disk. */
+  /**
+   * The digest computed from disk now; absent when the row cannot be checked from disk
+   * (tool rows) or when no file bytes could be hashed (see `found`).
+   */
   actual?: string;
+  /**
+   * For a workspace row whose path holds no hashable file now: what is there instead —
+   * `directory`, `special` (FIFO, socket or device: never read) or `unreadable` (a read
+   * error such as `EACCES`). Such a row is a `mismatch`.
+   */
+  found?: "directory" | "special" | "unreadable";
   /** `match`/`mismatch` for workspace rows; `not_checkable` for rows from tool metadata. */
   status: "match" | "mismatch" | "not_checkable";
 }
@@ -55,8 +64,9 @@ export interface ProofVerification {
  * verify`"):
  * 1. the effect digest recomputed from the proof's rows equals `effect_digest`;
  * 2. every `workspace` row's content digest equals the SHA-256 of the file's bytes now
- *    (of the link text for a symlink; the deleted marker for a missing path) — rows from
- *    tool metadata are reported `not_checkable`;
+ *    (of the link text for a symlink; the deleted marker for a missing path) — a path that
+ *    is now a directory, a special file or unreadable is a mismatch naming the path and
+ *    what is there (`found`); rows from tool metadata are reported `not_checkable`;
  * 3. the terminal is backed: `verified` needs a listed report that binds a pass to the
  *    digest (core `reportBindsPass`), `waived` a listed waiver of the digest.
  * Input: the parsed JSON of a proof file. Errors: `TurngateValidationError` when it is not
@@ -77,7 +87,13 @@ export async function verifyTurnProof(value: unknown, root: string): Promise<Pro
       rows.push({ ...baseRow(record), status: "not_checkable" });
       continue;
     }
-    const actual = await diskDigest(join(root, record.path));
+    const disk = await diskDigest(join(root, record.path));
+    if ("found" in disk) {
+      problems.push(`${record.path}: recorded ${record.content_digest}, on disk ${disk.detail}`);
+      rows.push({ ...baseRow(record), found: disk.found, status: "mismatch" });
+      continue;
+    }
+    const actual = disk.digest;
     const status = actual === record.content_digest ? "match" : "mismatch";
     if (status === "mismatch") {
       problems.push(`${record.path}: recorded ${record.content_digest}, on disk ${actual}`);
@@ -109,13 +125,30 @@ function baseRow(record: { tool: string; path: string; content_digest: string })
   return { tool: record.tool, path: record.path, recorded: record.content_digest };
 }
 
-async function diskDigest(path: string): Promise<string> {
+type DiskState =
+  | { digest: string }
+  | { found: "directory" | "special" | "unreadable"; detail: string };
+
+/**
+ * What a workspace row's path holds now: the SHA-256 of a file's bytes or a symlink's
+ * text; the deleted marker when nothing is there (`ENOENT`, or `ENOTDIR`: a parent is no
+ * longer a folder); otherwise what is there instead. Never throws; never opens a FIFO,
+ * socket or device (reading one could block forever).
+ */
+async function diskDigest(path: string): Promise<DiskState> {
   try {
     const stat = await lstat(path);
-    if (stat.isSymbolicLink()) return sha256Hex(await readlink(path, { encoding: "buffer" }));
-    return sha256Hex(await readFile(path));
+    if (stat.isSymbolicLink()) {
+      return { digest: sha256Hex(await readlink(path, { encoding: "buffer" })) };
+    }
+    if (stat.isDirectory()) return { found: "directory", detail: "a directory" };
+    if (!stat.isFile()) {
+      return { found: "special", detail: "a special file (FIFO, socket or device), not read" };
+    }
+    return { digest: sha256Hex(await readFile(path)) };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return DELETED_CONTENT_DIGEST;
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return { digest: DELETED_CONTENT_DIGEST };
+    return { found: "unreadable", detail: `unreadable (${code ?? (error as Error).message})` };
   }
 }
