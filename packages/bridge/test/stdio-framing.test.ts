@@ -38,6 +38,7 @@ describe("bridge stdio framing", () => {
       "session.proof",
       "session.record_reports",
       "session.reports",
+      "session.settle_child",
       "session.summary",
       "session.summary_text",
       "session.verify_commands",
