@@ -44,12 +44,37 @@ function hexOf(bytes: Uint8Array, n: number): string {
   return DECODER.decode(n >= 32 ? text : text.subarray(0, 2 * n));
 }
 
+/** Texts up to this many UTF-16 units are copied unit by unit when they are ASCII. */
+const SHORT_TEXT = 256;
+/** `SCRATCH.subarray(0, n)` for n ≤ SHORT_TEXT, made once each (no view per hash). */
+const SCRATCH_VIEWS: Uint8Array[] = [];
+
 /**
  * Feeds the UTF-8 bytes of `text` to `hash` through the shared scratch buffer (unpaired
- * surrogates become U+FFFD, as `TextEncoder` does). `encodeInto` never splits a surrogate
- * pair, so a long text is encoded piece by piece with the same bytes as in one go.
+ * surrogates become U+FFFD, as `TextEncoder` does). A short ASCII text is copied unit by
+ * unit (cheaper than a `TextEncoder` call); anything else goes through `encodeInto`, which
+ * never splits a surrogate pair, so a long text is encoded piece by piece with the same
+ * bytes as in one go.
  */
 function updateUtf8(hash: _SHA256, text: string): void {
+  const n = text.length;
+  if (n <= SHORT_TEXT) {
+    let i = 0;
+    for (; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 0x80) break;
+      SCRATCH[i] = c;
+    }
+    if (i === n) {
+      let view = SCRATCH_VIEWS[n];
+      if (view === undefined) {
+        view = SCRATCH.subarray(0, n);
+        SCRATCH_VIEWS[n] = view;
+      }
+      hash.update(view);
+      return;
+    }
+  }
   let rest = text;
   for (;;) {
     const { read, written } = ENCODER.encodeInto(rest, SCRATCH);
