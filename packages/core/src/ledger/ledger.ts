@@ -22,10 +22,12 @@ export type ObservedPath = string | { path: string; contentDigest: string };
  *
  * Cost: A3S re-sorts and re-hashes the whole ledger on every push (quadratic over a long
  * turn). Here a new row goes to an unsorted pending list in O(1); the first read of
- * `records`, `paths` or `digest` after a change sorts only the pending rows and merges them
- * into the sorted rows (stable: rows with equal (path, tool) keep observation order), then
- * hashes once and caches the digest until the next change. n observations followed by one
- * read cost O(n log n) compares plus one hash of the text.
+ * `records`, `paths` or `digest` after a change sorts only the pending rows (`sortRecords`:
+ * a radix sort on path chunks with the engine's native numeric sort, no comparator call per
+ * compare) and merges them into the sorted rows (stable: rows with equal (path, tool) keep
+ * observation order), then hashes once and caches the digest until the next change. n
+ * observations followed by one read cost one sort of n rows plus one hash of the text
+ * (measured by `bench/ledger.bench.ts`).
  */
 export class MutationLedger {
   #sorted: LedgerRow[] = [];
