@@ -51,7 +51,11 @@ export async function listGitPaths(
   return listing;
 }
 
-function* splitNulTerminated(bytes: Buffer): Generator<{ name: string; lossy: boolean }> {
+/**
+ * Splits git's `-z` output into names, decoding each as UTF-8; `lossy` marks a name whose
+ * bytes are not valid UTF-8 (decoded with replacement characters).
+ */
+export function* splitNulTerminated(bytes: Buffer): Generator<{ name: string; lossy: boolean }> {
   if (isUtf8(bytes)) {
     for (const name of bytes.toString("utf8").split("\0")) yield { name, lossy: false };
     return;

@@ -10,31 +10,46 @@ export interface GitResult {
   stderr: string;
 }
 
+/** Options of {@link runGit}. */
+export interface RunGitOptions {
+  /** Kill git after this many ms (the result's `code` is then null). */
+  timeoutMs?: number;
+  /** Bytes written to git's stdin (stdin is closed, empty, without it). */
+  input?: Buffer;
+  /** The complete environment for git; default: this process's environment. */
+  env?: NodeJS.ProcessEnv;
+}
+
 /**
  * Runs `git <args>` in `cwd` without a shell and collects its output.
  *
  * `GIT_OPTIONAL_LOCKS=0` keeps git from refreshing (and locking) the index while a
- * concurrent agent may be using it. The process is killed after `timeoutMs` (code null).
- * Rejects only if git cannot be spawned (e.g. `ENOENT`: git not installed).
+ * concurrent agent may be using it. The process is killed after `options.timeoutMs`
+ * (default {@link GIT_TIMEOUT_MS}; code null). Rejects only if git cannot be spawned (e.g.
+ * `ENOENT`: git not installed).
  */
 export function runGit(
   args: string[],
   cwd: string,
-  timeoutMs = GIT_TIMEOUT_MS,
+  options: RunGitOptions = {},
 ): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     const child = spawn("git", args, {
       cwd,
-      env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" },
-      stdio: ["ignore", "pipe", "pipe"],
-      timeout: timeoutMs,
+      env: { ...(options.env ?? process.env), GIT_OPTIONAL_LOCKS: "0" },
+      stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+      timeout: options.timeoutMs ?? GIT_TIMEOUT_MS,
       killSignal: "SIGKILL",
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
+    child.stdout?.on("data", (chunk: Buffer) => out.push(chunk));
+    child.stderr?.on("data", (chunk: Buffer) => err.push(chunk));
     child.on("error", reject);
+    if (options.input !== undefined && child.stdin !== null) {
+      child.stdin.on("error", () => undefined); // git may exit before reading everything
+      child.stdin.end(options.input);
+    }
     child.on("close", (code) => {
       resolve({
         code,
