@@ -21,11 +21,13 @@ export interface WorkspaceChange {
  * - `complete`: false when the later snapshot has unreadable paths; the change list then
  *   may miss changes to those paths (reference §2.5.3: an incomplete delta blocks the gate).
  * - `unreadable`: the later snapshot's unreadable paths.
+ * - `unreadable_reasons`: the later snapshot's reasons for some of them, when it has any.
  */
 export interface WorkspaceDelta {
   changes: WorkspaceChange[];
   complete: boolean;
   unreadable: string[];
+  unreadable_reasons?: Record<string, string>;
 }
 
 /**
@@ -79,7 +81,15 @@ export function diffSnapshots(before: WorkspaceSnapshot, after: WorkspaceSnapsho
     }
   }
   changes.sort((a, b) => compareCodeUnits(a.path, b.path));
-  return { changes, complete: after.unreadable.length === 0, unreadable: [...after.unreadable] };
+  const delta: WorkspaceDelta = {
+    changes,
+    complete: after.unreadable.length === 0,
+    unreadable: [...after.unreadable],
+  };
+  if (after.unreadable_reasons !== undefined) {
+    delta.unreadable_reasons = { ...after.unreadable_reasons };
+  }
+  return delta;
 }
 
 function directoriesOf(paths: Iterable<string>): Set<string> {

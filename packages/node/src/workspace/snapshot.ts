@@ -1,4 +1,5 @@
 import { WorkspaceObserverError } from "./errors.js";
+import { type IgnoreState, parseIgnoreState } from "./ignore-state.js";
 
 /** What kind of filesystem object a snapshot entry is. Directories are never entries. */
 export type EntryKind = "file" | "symlink";
@@ -33,6 +34,11 @@ export interface EntryState {
  * - `unreadable`: sorted paths that exist but could not be observed (permission errors,
  *   special files such as FIFOs, names that collide after NFC normalisation, nested
  *   listings that failed). Non-empty means the snapshot is incomplete.
+ * - `unreadable_reasons`: for some unreadable paths, why (set by the ignore-rule guard, e.g.
+ *   `.` when the baseline has no ignore-rule record); absent when there is none.
+ * - `ignore_state`: only on a git-mode `baseline()`: the ignore rules it was taken under,
+ *   so later observations can find files hidden by rules changed since
+ *   ({@link IgnoreState}).
  */
 export interface WorkspaceSnapshot {
   root: string;
@@ -40,6 +46,8 @@ export interface WorkspaceSnapshot {
   git: boolean;
   entries: Map<string, EntryState>;
   unreadable: string[];
+  unreadable_reasons?: Record<string, string>;
+  ignore_state?: IgnoreState;
 }
 
 /** Schema id written into serialised snapshots. */
@@ -50,7 +58,10 @@ export interface SerializedEntry extends EntryState {
   path: string;
 }
 
-/** JSON form of a {@link WorkspaceSnapshot}: entries as an array sorted by path. */
+/**
+ * JSON form of a {@link WorkspaceSnapshot}: entries as an array sorted by path;
+ * `unreadable_reasons` and `ignore_state` only when the snapshot has them.
+ */
 export interface SerializedSnapshot {
   schema: typeof WORKSPACE_SNAPSHOT_SCHEMA;
   root: string;
@@ -58,6 +69,8 @@ export interface SerializedSnapshot {
   git: boolean;
   entries: SerializedEntry[];
   unreadable: string[];
+  unreadable_reasons?: Record<string, string>;
+  ignore_state?: IgnoreState;
 }
 
 /**
@@ -66,7 +79,7 @@ export interface SerializedSnapshot {
  */
 export function serializeSnapshot(snapshot: WorkspaceSnapshot): SerializedSnapshot {
   const paths = [...snapshot.entries.keys()].sort(compareCodeUnits);
-  return {
+  const out: SerializedSnapshot = {
     schema: WORKSPACE_SNAPSHOT_SCHEMA,
     root: snapshot.root,
     taken_at_ms: snapshot.taken_at_ms,
@@ -86,13 +99,20 @@ export function serializeSnapshot(snapshot: WorkspaceSnapshot): SerializedSnapsh
     }),
     unreadable: [...snapshot.unreadable].sort(compareCodeUnits),
   };
+  if (snapshot.unreadable_reasons !== undefined) {
+    out.unreadable_reasons = { ...snapshot.unreadable_reasons };
+  }
+  if (snapshot.ignore_state !== undefined)
+    out.ignore_state = structuredClone(snapshot.ignore_state);
+  return out;
 }
 
 /**
  * Parses the output of {@link serializeSnapshot} (already `JSON.parse`d) back into a
  * snapshot. Throws {@link WorkspaceObserverError} with code `invalid_snapshot` and `field`
- * set to the offending JSON path (e.g. `entries[2].content_digest`) on any shape error,
- * wrong schema id, or duplicate path.
+ * set to the offending JSON path (e.g. `entries[2].content_digest`,
+ * `ignore_state.repos[0].sources[1].path`) on any shape error, wrong schema id, duplicate
+ * path, or a `.gitignore` source path that could name a file outside its repository.
  */
 export function deserializeSnapshot(value: unknown): WorkspaceSnapshot {
   const obj = expectObject(value, "");
@@ -131,7 +151,26 @@ export function deserializeSnapshot(value: unknown): WorkspaceSnapshot {
   const unreadable = obj.unreadable.map((p: unknown, i: number) =>
     expectString(p, `unreadable[${i}]`),
   );
-  return { root, taken_at_ms: takenAt, git: obj.git, entries, unreadable };
+  const snapshot: WorkspaceSnapshot = {
+    root,
+    taken_at_ms: takenAt,
+    git: obj.git,
+    entries,
+    unreadable,
+  };
+  if (obj.unreadable_reasons !== undefined) {
+    const reasons = expectObject(obj.unreadable_reasons, "unreadable_reasons");
+    snapshot.unreadable_reasons = Object.fromEntries(
+      Object.entries(reasons).map(([path, reason]) => [
+        path,
+        expectString(reason, `unreadable_reasons.${path}`),
+      ]),
+    );
+  }
+  if (obj.ignore_state !== undefined) {
+    snapshot.ignore_state = parseIgnoreState(obj.ignore_state, "ignore_state");
+  }
+  return snapshot;
 }
 
 /** Orders strings by UTF-16 code units (the order `Array.prototype.sort` uses by default). */

@@ -40,6 +40,38 @@ const snapshot: WorkspaceSnapshot = {
   unreadable: ["pipe"],
 };
 
+const withIgnoreState: WorkspaceSnapshot = {
+  ...snapshot,
+  unreadable_reasons: { pipe: "a FIFO has no bytes to bind" },
+  ignore_state: {
+    taken_at_ms: 1_796_000_000_000,
+    repos: [
+      {
+        dir: "",
+        toplevel: "/ws",
+        prefix: "",
+        git_entry: "dir 7",
+        excludes_file: null,
+        ignore_case: null,
+        config_files: [{ path: "/ws/.git/config", digest: null }],
+        sources: [
+          {
+            kind: "gitignore",
+            path: "src/.gitignore",
+            digest: SHA["*\n"],
+            content: "Kgo=",
+            symlink: false,
+          },
+        ],
+        ignored: ["build/", "debug.log"],
+        dirs: [{ path: "src", mtime_ms: 1.5, ctime_ms: 2.5, ino: 9 }],
+        nested: ["vendor/lib"],
+      },
+    ],
+    unrecorded: [],
+  },
+};
+
 describe("snapshot serialisation", () => {
   test("serializeSnapshot writes the schema id and entries sorted by path", () => {
     const json = serializeSnapshot(snapshot);
@@ -61,6 +93,33 @@ describe("snapshot serialisation", () => {
   test("a snapshot survives JSON text unchanged", () => {
     const text = JSON.stringify(serializeSnapshot(snapshot));
     expect(deserializeSnapshot(JSON.parse(text))).toEqual(snapshot);
+  });
+
+  test("ignore_state and unreadable_reasons survive JSON text unchanged", () => {
+    const text = JSON.stringify(serializeSnapshot(withIgnoreState));
+    expect(deserializeSnapshot(JSON.parse(text))).toEqual(withIgnoreState);
+    expect(serializeSnapshot(snapshot)).not.toHaveProperty("ignore_state");
+  });
+
+  const badSource = (path: string): unknown => {
+    const json = JSON.parse(JSON.stringify(serializeSnapshot(withIgnoreState)));
+    json.ignore_state.repos[0].sources[0].path = path;
+    return json;
+  };
+
+  test.each([
+    "../../home/user/.gitignore",
+    "src/../../x/.gitignore",
+    "/etc/.gitignore",
+    ".git/hooks/.gitignore",
+    "src/gitignore",
+  ])("deserializeSnapshot refuses the .gitignore source path %s", (path) => {
+    expect(() => deserializeSnapshot(badSource(path))).toThrow(
+      expect.objectContaining({
+        code: "invalid_snapshot",
+        field: "ignore_state.repos[0].sources[0].path",
+      }),
+    );
   });
 
   test.each([
@@ -89,6 +148,11 @@ describe("snapshot serialisation", () => {
       },
       "entries[1].path",
     ],
+    [
+      { ...serializeSnapshot(snapshot), unreadable_reasons: { pipe: 3 } },
+      "unreadable_reasons.pipe",
+    ],
+    [{ ...serializeSnapshot(snapshot), ignore_state: { repos: [] } }, "ignore_state.taken_at_ms"],
   ])("deserializeSnapshot rejects bad input naming the field (%#)", (input, field) => {
     expect(() => deserializeSnapshot(input)).toThrow(
       expect.objectContaining({ name: "WorkspaceObserverError", code: "invalid_snapshot", field }),
