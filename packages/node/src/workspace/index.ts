@@ -8,6 +8,10 @@
  * link text for a symlink); a stat cache with git's racy rule limits hashing to files whose
  * stat changed. `delta().changes` feed `MutationLedger.observeUnseenPaths` directly
  * (`{ path, contentDigest: change.content_digest }`).
+ *
+ * In git mode a baseline records the ignore rules (`ignore_state`); later observations find
+ * files hidden by rules changed since (they are reported with their digests) and report a
+ * file that became ignored by its bytes rather than as deleted.
  */
 export {
   type ChangeKind,
@@ -17,6 +21,15 @@ export {
 } from "./diff.js";
 export { sha256Hex } from "./digest.js";
 export { WorkspaceObserverError, type WorkspaceObserverErrorCode } from "./errors.js";
+export { NO_IGNORE_STATE_PATH, NO_IGNORE_STATE_REASON } from "./ignore-guard.js";
+export type {
+  ConfigFile,
+  DirIdentity,
+  IgnoreSource,
+  IgnoreSourceKind,
+  IgnoreState,
+  RepoIgnoreState,
+} from "./ignore-state.js";
 export type { NativeHasher } from "./native-hasher.js";
 export { WorkspaceObserver, type WorkspaceObserverOptions } from "./observer.js";
 export {

@@ -3,6 +3,8 @@ import { existsSync } from "node:fs";
 import { mapBounded, yieldToEventLoop } from "./concurrency.js";
 import { listGitPaths } from "./git-list.js";
 import { hashRegularFile, hashRegularFileSync, hashSymlink } from "./hash.js";
+import { captureIgnoreState } from "./ignore-capture.js";
+import { IgnoreGuard } from "./ignore-guard.js";
 import type { ListedPath, Listing, PathFilter } from "./listing.js";
 import type { NativeHasher } from "./native-hasher.js";
 import { ParentDirCheck } from "./parent-dirs.js";
@@ -31,6 +33,14 @@ export interface ObserveContext {
   cache: StatCache;
   stats: StatService;
   nativeHasher: NativeHasher | undefined;
+  /** Git mode: the baseline this observation will be compared with; turns on the
+   * ignore-rule guard ({@link IgnoreGuard}). */
+  baseline?: WorkspaceSnapshot | undefined;
+  /** With `baseline`: the baseline paths the previous observation against it did not find
+   * (the stat cache dropped them); updated in place. Empty right after a baseline is set. */
+  baselineGone?: Set<string>;
+  /** Git mode: record the ignore rules in the snapshot's `ignore_state` (for `baseline()`). */
+  recordIgnoreState?: boolean;
 }
 
 interface HashJob {
@@ -48,6 +58,13 @@ interface Run {
   owners: Map<string, string>;
   jobs: HashJob[];
   directories: ListedPath[];
+  /** Workspace directories listed with their own git (`""` = the root's repository). */
+  repos: Set<string>;
+  reasons: Map<string, string>;
+  /** The stat of every cached path taken at the start (git mode, warm cache). */
+  prestat: Float64Array | undefined;
+  epoch: number;
+  parents: ParentDirCheck | undefined;
 }
 
 /**
@@ -59,8 +76,16 @@ interface Run {
  * In git mode with a warm cache, the cached paths are stat'ed while `git ls-files` runs.
  * Missing paths (`ENOENT`/`ENOTDIR`, e.g. deleted tracked files) are absent; paths that
  * fail otherwise, special files, and keys that collide after NFC normalisation are
- * reported in `unreadable`. Throws only `WorkspaceObserverError` `git_failed` when the
- * top-level git listing fails.
+ * reported in `unreadable`.
+ *
+ * Git mode with `ctx.baseline`: after the listing, the {@link IgnoreGuard} adds the
+ * baseline entries the listing no longer produced (a file that became ignored is reported
+ * by its bytes, not as deleted) and, where a repository's ignore rules changed since the
+ * baseline, the files they hide that the baseline's rules showed (so they are observed
+ * with real digests). With `ctx.recordIgnoreState` the snapshot gets `ignore_state`.
+ *
+ * Throws only `WorkspaceObserverError` `git_failed` when a git query of the root's
+ * repository fails.
  */
 export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
   const { cache } = ctx;
@@ -72,42 +97,96 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     owners: new Map(),
     jobs: [],
     directories: [],
+    repos: new Set(ctx.git ? [""] : []),
+    reasons: new Map(),
+    prestat: undefined,
+    epoch: ++cache.epoch,
+    // Git lists index paths that may now sit below a symlink; a walk never descends into one.
+    parents: ctx.git ? new ParentDirCheck(ctx.root) : undefined,
   };
-  const epoch = ++cache.epoch;
-
-  const pending = ctx.git
-    ? listGitPaths(ctx.root, "", ctx.filter)
-    : walkPaths(ctx.root, "", ctx.filter);
-  pending.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
-  let prestat: Float64Array | undefined;
-  if (ctx.git && cache.size > 0) {
-    const records = cache.records();
-    prestat = await ctx.stats.statAll(cache.absPaths());
-    for (let i = 0; i < records.length; i++) {
-      const record = records[i] as (typeof records)[number];
-      record.slot = i;
-      record.slot_epoch = epoch;
+  const guard =
+    ctx.git && ctx.baseline !== undefined
+      ? new IgnoreGuard({
+          root: ctx.root,
+          filter: ctx.filter,
+          stats: ctx.stats,
+          baseline: ctx.baseline,
+        })
+      : undefined;
+  try {
+    const pending = ctx.git
+      ? listGitPaths(ctx.root, "", ctx.filter)
+      : walkPaths(ctx.root, "", ctx.filter);
+    pending.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
+    if (ctx.git && cache.size > 0) {
+      const records = cache.records();
+      run.prestat = await ctx.stats.statAll(cache.absPaths());
+      for (let i = 0; i < records.length; i++) {
+        const record = records[i] as (typeof records)[number];
+        record.slot = i;
+        record.slot_epoch = run.epoch;
+      }
     }
+    await drain(run, await pending);
+    if (guard !== undefined) {
+      const gone = ctx.baselineGone ?? new Set<string>();
+      const missing = guard.missingBaselineEntries(cache, gone);
+      if (missing.length > 0) await drain(run, { paths: missing, directories: [], unreadable: [] });
+      for (;;) {
+        const more = await guard.next(run.repos, run.entries);
+        if (more === undefined) break;
+        for (const [key, reason] of more.reasons) run.reasons.set(key, reason);
+        await drain(run, more);
+      }
+      guard.updateGone(gone, missing, run.entries, run.unreadable);
+    }
+  } finally {
+    guard?.dispose();
   }
-  let listing: Listing = await pending;
-  // Git lists index paths that may now sit below a symlink; a walk never descends into one.
-  const parents = ctx.git ? new ParentDirCheck(ctx.root) : undefined;
 
+  for (const key of run.unreadable) {
+    run.entries.delete(key);
+    cache.delete(key);
+  }
+  cache.sweep();
+  const snapshot: WorkspaceSnapshot = {
+    root: ctx.root,
+    taken_at_ms: run.takenAt,
+    git: ctx.git,
+    entries: run.entries,
+    unreadable: [...run.unreadable].sort(compareCodeUnits),
+  };
+  if (run.reasons.size > 0) snapshot.unreadable_reasons = Object.fromEntries(run.reasons);
+  if (ctx.git && ctx.recordIgnoreState === true) {
+    snapshot.ignore_state = await captureIgnoreState(ctx.root, run.repos, ctx.filter);
+  }
+  return snapshot;
+}
+
+/**
+ * Stats, classifies and hashes `listing` into `run`, then lists and processes the
+ * directories it found (nested repositories, paths that turned out to be directories)
+ * until none are left.
+ */
+async function drain(run: Run, first: Listing): Promise<void> {
+  const { ctx } = run;
+  const { cache } = ctx;
+  let listing = first;
   for (;;) {
     for (const key of listing.unreadable) run.unreadable.add(key);
     for (const dir of listing.directories) run.directories.push(dir);
     const deferred: ListedPath[] = [];
     for (const item of listing.paths) {
       if (!claim(run, item)) continue;
-      if (parents !== undefined && !parents.parentsAreDirectories(item.fsPath)) continue;
+      if (run.parents !== undefined && !run.parents.parentsAreDirectories(item.fsPath)) continue;
       const record = cache.get(item.key);
       if (
-        prestat !== undefined &&
+        run.prestat !== undefined &&
         record !== undefined &&
-        record.slot_epoch === epoch &&
+        record.slot_epoch === run.epoch &&
         record.fs_path === item.fsPath
       ) {
-        classify(run, item, record, prestat, record.slot * RAW_STAT_FIELDS);
+        classify(run, item, record, run.prestat, record.slot * RAW_STAT_FIELDS);
       } else {
         deferred.push(item);
       }
@@ -120,23 +199,10 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
       }
     }
     await hashJobs(run);
-    if (run.directories.length === 0) break;
+    if (run.directories.length === 0) return;
     const dirs = run.directories.splice(0);
-    listing = await expandDirectories(ctx, dirs);
+    listing = await expandDirectories(run, dirs);
   }
-
-  for (const key of run.unreadable) {
-    run.entries.delete(key);
-    cache.delete(key);
-  }
-  cache.sweep();
-  return {
-    root: ctx.root,
-    taken_at_ms: run.takenAt,
-    git: ctx.git,
-    entries: run.entries,
-    unreadable: [...run.unreadable].sort(compareCodeUnits),
-  };
 }
 
 /**
@@ -267,13 +333,15 @@ async function hashJobs(run: Run): Promise<void> {
   });
 }
 
-async function expandDirectories(ctx: ObserveContext, dirs: ListedPath[]): Promise<Listing> {
+async function expandDirectories(run: Run, dirs: ListedPath[]): Promise<Listing> {
+  const { ctx } = run;
   const merged: Listing = { paths: [], directories: [], unreadable: [] };
   for (const dir of dirs) {
     let part: Listing;
     if (ctx.git && existsSync(absolutePath(ctx.root, `${dir.fsPath}/.git`))) {
       try {
         part = await listGitPaths(ctx.root, dir.fsPath, ctx.filter);
+        run.repos.add(dir.fsPath);
       } catch {
         part = { paths: [], directories: [], unreadable: [dir.key] };
       }

@@ -27,7 +27,9 @@ export interface WorkspaceObserverOptions {
  * (issue 3 item 1; DESIGN §3; reference §2.3 and §2.5 without A3S's 4,096-entry cap and
  * with content digests, so a same-size rewrite is seen).
  *
- * In a git work tree it covers tracked files plus untracked files git does not ignore;
+ * In a git work tree it covers tracked files plus untracked files git does not ignore, and —
+ * against a baseline — also what ignore rules changed since the baseline hide (files the
+ * baseline's rules showed) and baseline files that became ignored (see `observe`);
  * elsewhere it walks everything except `.git` (at any depth) and the root's `.turngate`,
  * `.a3s`, `.a3s-code` (the same harness rule applies to git listings).
  * Configured `ignores` apply in both modes. A stat cache (size, mtime, ctime, inode, mode)
@@ -47,6 +49,8 @@ export class WorkspaceObserver {
   readonly #stats = new StatService();
   #git: Promise<boolean> | undefined;
   #baseline: WorkspaceSnapshot | undefined;
+  /** Baseline paths the last observation did not find (see ObserveContext.baselineGone). */
+  #baselineGone = new Set<string>();
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(root: string, options: WorkspaceObserverOptions = {}) {
@@ -99,8 +103,9 @@ export class WorkspaceObserver {
    */
   baseline(): Promise<WorkspaceSnapshot> {
     return this.#serial(async () => {
-      const snapshot = await this.#observe();
+      const snapshot = await this.#observe(true);
       this.#baseline = snapshot;
+      this.#baselineGone = new Set();
       return snapshot;
     });
   }
@@ -119,6 +124,7 @@ export class WorkspaceObserver {
       );
     }
     this.#baseline = snapshot;
+    this.#baselineGone = new Set();
     this.#cache.seed(snapshot);
   }
 
@@ -162,7 +168,8 @@ export class WorkspaceObserver {
     return diffSnapshots(before, after);
   }
 
-  async #observe(): Promise<WorkspaceSnapshot> {
+  /** One observation: for a baseline (records the ignore rules) or against the baseline. */
+  async #observe(forBaseline = false): Promise<WorkspaceSnapshot> {
     const git = await this.#detectGit();
     return observe({
       root: this.root,
@@ -171,6 +178,9 @@ export class WorkspaceObserver {
       cache: this.#cache,
       stats: this.#stats,
       nativeHasher: this.#nativeHasher,
+      baseline: forBaseline ? undefined : this.#baseline,
+      baselineGone: this.#baselineGone,
+      recordIgnoreState: forBaseline,
     });
   }
 

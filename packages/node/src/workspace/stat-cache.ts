@@ -129,6 +129,13 @@ export class StatCache {
     if (this.#entries.delete(key)) this.#invalidate();
   }
 
+  /** Keys of the entries not seen in the current epoch (what `sweep()` would drop). */
+  unseenKeys(): string[] {
+    const keys: string[] = [];
+    for (const [key, entry] of this.#entries) if (entry.seen !== this.epoch) keys.push(key);
+    return keys;
+  }
+
   /** Drops every entry not seen in the current epoch. */
   sweep(): void {
     let stale = false;

@@ -18,6 +18,12 @@ export const SHA = {
   "nested\n": "370a8c04b8a65bb4494275eec227f1b694db04c76da6b0b8ae88ed1ab19790a3",
   "kept\n": "78051faade059d70866df6a3fb83ef348721fd74a87e93ef95c493f87d0d236b",
   "tracked\n": "e544535ca87c45bbcf3495423e0781d4fba16276f78a5e07a1049447cdc1e63e",
+  "process.exit(0)\n": "d546961614a68d141d3a4e14ca29064b4b620c5779e38f3cf32f2abed20ae879",
+  "*\n": "cdbcae15105d6b781e620813c79c7e868740d4e9cc53ce6f5fcbbc12387adf4b",
+  "*.js\n": "cf2571c2617299e67d92d3f813f403c0e0d3ddda1af0e4060e954a73bc81177e",
+  "*.log\noverride.js\n": "4260b869f2b906fd6f4b32c5f5c50ff2c88d64c12101e3bc9d0b99aecc13c2ad",
+  "*.log\nbuild/\n*.tmp\ncache/\n":
+    "8175fd424f2f0807afb28c289d3c88e13cff66ba40770d574d813910a8fde882",
   bytes0to255: "40aff2e9d2d8922e47afd4648e6967497158785fbd1da870e7110266bf944880",
   /** 300,000 × "a" (larger than the 256 KiB synchronous-hash limit). */
   a300000: "12e1b9b179b29a4f7e5889b185d7ac71bff0ad1f49a7b391d0911b737a0f5381",

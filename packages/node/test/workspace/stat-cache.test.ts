@@ -22,9 +22,10 @@ afterEach(() => removeDir(root));
 /**
  * A baseline whose entries carry the files' current lstat identity but a stale digest
  * (as if the bytes had changed without changing the stat), taken `ageMs` after a.txt's
- * last change (b.txt was written after a.txt).
+ * last change (b.txt was written after a.txt). Its ignore-rule record is a real baseline's.
  */
-function staleBaseline(ageMs: number): WorkspaceSnapshot {
+async function staleBaseline(ageMs: number): Promise<WorkspaceSnapshot> {
+  const { ignore_state } = await new WorkspaceObserver(root).baseline();
   const entries = new Map();
   const a = lstatSync(join(root, "a.txt"));
   for (const [path, digest] of [
@@ -48,6 +49,7 @@ function staleBaseline(ageMs: number): WorkspaceSnapshot {
     git: true,
     entries,
     unreadable: [],
+    ...(ignore_state === undefined ? {} : { ignore_state }),
   };
 }
 
@@ -65,7 +67,7 @@ describe("stat cache and the racy rule", () => {
 
   test("a cached digest whose stat is unchanged and old enough is reused, not re-read", async () => {
     const observer = new WorkspaceObserver(root);
-    observer.restoreBaseline(staleBaseline(RACY_WINDOW_MS + 1000));
+    observer.restoreBaseline(await staleBaseline(RACY_WINDOW_MS + 1000));
     // The stale digest of a.txt is trusted: the stat matches and is not racy.
     expect((await observer.delta()).changes).toEqual([]);
     expect((await observer.snapshot()).entries.get("a.txt")?.content_digest).toBe(SHA.aaaa);
@@ -73,7 +75,7 @@ describe("stat cache and the racy rule", () => {
 
   test("a racy entry with an unchanged stat is hashed again, so a same-size rewrite is seen", async () => {
     const observer = new WorkspaceObserver(root);
-    observer.restoreBaseline(staleBaseline(RACY_WINDOW_MS));
+    observer.restoreBaseline(await staleBaseline(RACY_WINDOW_MS));
     expect(await observer.delta()).toEqual({
       changes: [{ path: "a.txt", change: "modified", content_digest: SHA.bbbb }],
       complete: true,
@@ -90,7 +92,7 @@ describe("stat cache and the racy rule", () => {
       },
     };
     const observer = new WorkspaceObserver(root, { nativeHasher });
-    observer.restoreBaseline(staleBaseline(RACY_WINDOW_MS + 1000));
+    observer.restoreBaseline(await staleBaseline(RACY_WINDOW_MS + 1000));
     write(root, "b.txt", "hello\n");
     write(root, "c.txt", "kept\n");
     expect((await observer.delta()).changes).toEqual([
@@ -106,9 +108,10 @@ describe("stat cache and the racy rule", () => {
     );
   });
 
-  test("restoreBaseline refuses a snapshot of another root", () => {
+  test("restoreBaseline refuses a snapshot of another root", async () => {
     const observer = new WorkspaceObserver(root);
-    expect(() => observer.restoreBaseline({ ...staleBaseline(0), root: "/elsewhere" })).toThrow(
+    const other = { ...(await staleBaseline(0)), root: "/elsewhere" };
+    expect(() => observer.restoreBaseline(other)).toThrow(
       expect.objectContaining({ code: "invalid_snapshot", field: "root" }),
     );
   });

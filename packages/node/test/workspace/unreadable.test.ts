@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync } from "node:fs";
+import { appendFileSync, chmodSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { WorkspaceObserver } from "../../src/workspace/index.js";
@@ -63,6 +63,30 @@ describe("WorkspaceObserver: paths it cannot read", () => {
         changes: [{ path: "a.txt", change: "modified", content_digest: SHA["hello world\n"] }],
         complete: false,
         unreadable: ["secret.txt"],
+      });
+    },
+  );
+
+  test.skipIf(noPermissionTrick !== undefined)(
+    "a baseline file unreadable in one delta and readable but ignored in the next is compared by bytes",
+    async () => {
+      initRepo(root, { "a.txt": "hello\n" });
+      write(root, "notes.txt", "kept\n");
+      const [first, second] = await withPermissionsEnforced(dir, dir, async () => {
+        const observer = new WorkspaceObserver(root);
+        await observer.baseline();
+        chmodSync(join(root, "notes.txt"), 0);
+        const first = await observer.delta();
+        chmodSync(join(root, "notes.txt"), 0o644);
+        appendFileSync(join(root, ".git/info/exclude"), "notes.txt\n");
+        write(root, "notes.txt", "hello\n");
+        return [first, await observer.delta()];
+      });
+      expect(first).toEqual({ changes: [], complete: false, unreadable: ["notes.txt"] });
+      expect(second).toEqual({
+        changes: [{ path: "notes.txt", change: "modified", content_digest: SHA["hello\n"] }],
+        complete: true,
+        unreadable: [],
       });
     },
   );
