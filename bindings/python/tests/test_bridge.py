@@ -27,6 +27,10 @@ HELLO_LF = "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03"
 DIGEST_HELLO_TXT = "53d354dbc485e76334c73aebdea5f24d82c06572a91325bdab0e3e01c14b96ac"
 """printf 'write|hello.txt|5891b5…6be03' | sha256sum — the ledger after writing hello.txt"""
 
+DIGEST_HELLO_OBSERVED = "e1cc307dc28702b05106f02ffd2a274900f8ebeb3559d32f0fe0c1d825727793"
+"""printf 'workspace|hello.txt|5891b5…6be03\\nwrite|hello.txt|5891b5…6be03' | sha256sum — the
+ledger once the workspace re-read adds the row that carries the bytes on disk (DESIGN §3)"""
+
 DIGEST_WRITE_A = "6491a350c728bc945b64b3f7d2710c43fb194e0b7cd49b5a79da586a7083b5e2"
 """printf 'write|a.txt|x' | sha256sum"""
 
@@ -111,24 +115,27 @@ def test_a_turn_is_incomplete_then_verified_by_bound_checks(bridge, repo):
             bind=True,
             on_progress=lambda e: events.append((e.event, e.index, e.check_id)),
         )
-        assert result.binding == turngate.ReportBinding(bound=True, effect_digest=DIGEST_HELLO_TXT)
-        assert result.report.effect_digest == DIGEST_HELLO_TXT
+        assert result.binding == turngate.ReportBinding(bound=True, effect_digest=DIGEST_HELLO_OBSERVED)
+        assert result.report.effect_digest == DIGEST_HELLO_OBSERVED
         assert result.report.status == "passed"
         assert [(run.id, run.status, run.exit_code) for run in result.runs] == [("hello", "passed", 0)]
         assert events == [("check_started", 0, "hello"), ("check_finished", 0, "hello")]
 
         outcome = session.decide()
-        assert outcome.terminal == turngate.CompletionTerminal(kind="verified", effect_digest=DIGEST_HELLO_TXT)
-        assert session.effect_digest() == DIGEST_HELLO_TXT
+        assert outcome.terminal == turngate.CompletionTerminal(kind="verified", effect_digest=DIGEST_HELLO_OBSERVED)
+        assert session.effect_digest() == DIGEST_HELLO_OBSERVED
         assert session.verification_summary_text() == "Verification passed: 1 report, 1 required check."
         assert [r.subject for r in session.verification_reports()] == ["tests"]
         proof = session.proof()
         assert (proof.schema, proof.effect_digest, proof.terminal.kind) == (
             "turn_proof.v1",
-            DIGEST_HELLO_TXT,
+            DIGEST_HELLO_OBSERVED,
             "verified",
         )
-        assert proof.records == seen.added
+        assert proof.records == [
+            turngate.MutationRecord(tool="workspace", path="hello.txt", content_digest=HELLO_LF),
+            *seen.added,
+        ]
 
 
 def test_a_check_that_writes_leaves_its_report_unbound(bridge, repo):

@@ -260,6 +260,16 @@ describe("observeTool (A3S §2.1)", () => {
     expect(isHarnessPath("sub\\.git\\index")).toBe(true);
   });
 
+  test("nested .turngate, .a3s and .a3s-code directories are workspace content; nested .git is not", () => {
+    // Change from A3S §2.5.4: only the root's harness directories are dropped, so an agent
+    // cannot hide writes in src/.a3s/ or src/.turngate/.
+    const ledger = new MutationLedger();
+    ledger.observeTool("bash", 0, {
+      changed_paths: ["src/.a3s/impl.js", "src/.turngate/y.js", "a/.a3s-code/z", "m/.git/HEAD"],
+    });
+    expect(ledger.paths).toEqual(["a/.a3s-code/z", "src/.a3s/impl.js", "src/.turngate/y.js"]);
+  });
+
   test("workspace_child opens a background child once", () => {
     const ledger = new MutationLedger();
     ledger.observeTool("bash", 0, { job_id: "j1", workspace_child: " j1 " });
@@ -317,14 +327,49 @@ describe("observeUnseenPaths and children (A3S §2.3, §2.4)", () => {
     expect(ledger.digest).toBe("7ba91293785492e20db24c3e509af99a768001743b8f92b52fe5d3cb84460c62");
   });
 
-  test("a path already on the ledger is not added again, so a bound digest stays stable", () => {
+  test("a plain path already on the ledger is not added again, so a bound digest stays stable", () => {
     const ledger = new MutationLedger();
     ledger.observeTool("write", 0, { file_path: "a.ts", after: "a" });
     const d = ledger.digest;
-    expect(
-      ledger.observeUnseenPaths(["a.ts", "./a.ts", { path: "a.ts", contentDigest: DB }]),
-    ).toEqual([]);
+    expect(ledger.observeUnseenPaths(["a.ts", "./a.ts", " a.ts "])).toEqual([]);
     expect(ledger.digest).toBe(d);
+  });
+
+  test("a byte-exact re-read gets its own workspace row even when a tool row names the path", () => {
+    // DESIGN §3: the tool's claimed content must not stand for bytes rewritten later.
+    const ledger = new MutationLedger();
+    ledger.observeTool("write", 0, { file_path: "a.ts", after: "a" });
+    const toolOnly = ledger.digest;
+    expect(ledger.observeUnseenPaths([{ path: "a.ts", contentDigest: DB }])).toEqual(["a.ts"]);
+    expect(ledger.records).toEqual([
+      { tool: "workspace", path: "a.ts", content_digest: DB },
+      { tool: "write", path: "a.ts", content_digest: DA },
+    ]);
+    expect(ledger.digest).not.toBe(toolOnly);
+  });
+
+  test("an identical re-read is not added twice; a re-read with other bytes replaces the workspace row", () => {
+    const ledger = new MutationLedger();
+    ledger.observeUnseenPaths([{ path: "a.ts", contentDigest: DB }]);
+    const first = ledger.digest;
+    expect(ledger.observeUnseenPaths([{ path: "./a.ts", contentDigest: DB }])).toEqual([]);
+    expect(ledger.digest).toBe(first);
+    const other = createHash("sha256").update("rewritten").digest("hex");
+    expect(ledger.observeUnseenPaths([{ path: "a.ts", contentDigest: other }])).toEqual(["a.ts"]);
+    expect(ledger.records).toEqual([{ tool: "workspace", path: "a.ts", content_digest: other }]);
+    expect(ledger.digest).toBe(
+      effectDigest([{ tool: "workspace", path: "a.ts", content_digest: other }]),
+    );
+  });
+
+  test("a byte-exact re-read keeps leading and trailing spaces: 'a' and 'a ' are two files", () => {
+    const ledger = new MutationLedger();
+    ledger.observeUnseenPaths([
+      { path: "a", contentDigest: DB },
+      { path: "a ", contentDigest: DB },
+      { path: " lead.txt", contentDigest: DB },
+    ]);
+    expect(ledger.paths).toEqual([" lead.txt", "a", "a "]);
   });
 
   test("a tool write to ./a.txt and an unseen a.txt are two different rows", () => {

@@ -9,6 +9,7 @@ import {
   sortRecords,
   toLedgerRow,
 } from "./canonical.js";
+import { isHarnessPath } from "./harness.js";
 import { acceptLedgerPath, observeToolResult } from "./observe.js";
 
 /** A path seen by re-reading the workspace: a plain path or a path with its content digest. */
@@ -62,24 +63,39 @@ export class MutationLedger {
   }
 
   /**
-   * Records paths found changed by re-reading the workspace, A3S §2.3: each path is
-   * trimmed and stripped of leading `./` (repeatedly); empty paths, harness paths, paths
-   * already on the ledger and repeats within the call are skipped; the rest become rows
-   * with tool `"workspace"`. A plain string gets content digest `""` (as in A3S); an
-   * object carries its own (`contentDigest`: the SHA-256 of the file bytes, or
-   * `DELETED_CONTENT_DIGEST`). Paths already on the ledger are not added again, so a bound
-   * digest stays stable. Returns the paths added. Throws `TurngateValidationError`
-   * (path `N`, `N.path`, `N.contentDigest`) for a malformed element; then nothing is added.
+   * Records paths found changed by re-reading the workspace, A3S §2.3, with DESIGN §3's
+   * change that rows from a re-read carry the bytes' digest.
+   *
+   * - A plain string is A3S's row: trimmed, stripped of leading `./` (repeatedly), content
+   *   digest `""`; skipped when empty, a harness path, already on the ledger (any tool) or
+   *   repeated within the call.
+   * - An object `{path, contentDigest}` comes from a byte-exact re-read (`contentDigest`: the
+   *   SHA-256 of the file bytes, or `DELETED_CONTENT_DIGEST`). Its path is taken verbatim
+   *   (only leading `./` is stripped: a name may really begin or end with a space) and it
+   *   always gets a `"workspace"` row of its own, even when a tool row already names the
+   *   path — a tool's claimed content must not stand for bytes rewritten later. An identical
+   *   workspace row is not added twice; a workspace row for the same path with another
+   *   digest is replaced (the latest re-read is authoritative).
+   *
+   * Returns the paths added or replaced. Throws `TurngateValidationError` (path `N`,
+   * `N.path`, `N.contentDigest`) for a malformed element; then nothing changes.
    */
   observeUnseenPaths(paths: readonly ObservedPath[]): readonly string[] {
     const rows = normalizeObservedPaths(paths, "workspace", "observed paths", true);
     const added: string[] = [];
     const batch = new Set<string>();
     for (const row of rows) {
-      if (this.#paths().has(row.path) || batch.has(row.path)) continue;
+      if (batch.has(row.path)) continue;
+      if (!row.exact) {
+        if (this.#paths().has(row.path)) continue;
+      } else {
+        const current = this.#workspaceRow(row.path);
+        if (current === row.content_digest) continue;
+        if (current !== undefined) this.#removeWorkspaceRow(row.path);
+      }
       batch.add(row.path);
       added.push(row.path);
-      this.#push(row);
+      this.#push({ tool: row.tool, path: row.path, content_digest: row.content_digest });
     }
     return added;
   }
@@ -114,8 +130,9 @@ export class MutationLedger {
     const rows = normalizeObservedPaths(paths, "task", "child paths", false);
     const id = taskId.trim();
     this.#openChildren = this.#openChildren.filter((c) => c.task_id !== id);
-    for (const row of rows) this.#push(row);
-    return rows;
+    for (const row of rows)
+      this.#push({ tool: row.tool, path: row.path, content_digest: row.content_digest });
+    return rows.map((r) => ({ tool: r.tool, path: r.path, content_digest: r.content_digest }));
   }
 
   /** Rows in ledger order (by path, then tool, code-point order; stable). A fresh copy. */
@@ -248,6 +265,25 @@ export class MutationLedger {
   }
 
   /** Appends a row; `hexDigest` says its content digest is known to be a SHA-256 hex. */
+  /** The content digest of the `"workspace"` row for `path`, if there is one. */
+  #workspaceRow(path: string): string | undefined {
+    if (!this.#paths().has(path)) return undefined;
+    for (const r of this.#pending)
+      if (r.tool === "workspace" && r.path === path) return r.content_digest;
+    for (const r of this.#sorted)
+      if (r.tool === "workspace" && r.path === path) return r.content_digest;
+    return undefined;
+  }
+
+  /** Drops the `"workspace"` rows for `path` (a re-read replaces them; O(n), rare). */
+  #removeWorkspaceRow(path: string): void {
+    const keep = (r: LedgerRow) => !(r.tool === "workspace" && r.path === path);
+    this.#sorted = this.#sorted.filter(keep);
+    this.#pending = this.#pending.filter(keep);
+    this.#pathSet = null;
+    this.#digestStale = true;
+  }
+
   #push(row: MutationRecord, hexDigest = false): void {
     const plain =
       this.#isPlainTool(row.tool) &&
@@ -311,14 +347,15 @@ function normalizeObservedPaths(
   tool: string,
   label: string,
   stripDotSlash: boolean,
-): MutationRecord[] {
+): (MutationRecord & { exact: boolean })[] {
   if (!Array.isArray(paths)) {
     throw new TurngateValidationError(label, [{ path: "", message: "expected an array" }]);
   }
-  const rows: MutationRecord[] = [];
+  const rows: (MutationRecord & { exact: boolean })[] = [];
   paths.forEach((item: unknown, i) => {
     let raw: string;
     let digest = "";
+    let exact = false;
     if (typeof item === "string") raw = item;
     else if (typeof item === "object" && item !== null) {
       const o = item as { path?: unknown; contentDigest?: unknown };
@@ -334,15 +371,22 @@ function normalizeObservedPaths(
       }
       raw = o.path;
       digest = o.contentDigest;
+      exact = true;
     } else {
       throw new TurngateValidationError(label, [
         { path: String(i), message: "expected a string or {path, contentDigest}" },
       ]);
     }
-    let p = raw.trim();
+    // A byte-exact re-read names the file exactly: no trimming (DESIGN §3).
+    let p = exact ? raw : raw.trim();
     if (stripDotSlash) while (p.startsWith("./")) p = p.slice(2);
+    if (exact) {
+      if (p !== "" && !isHarnessPath(p))
+        rows.push({ tool, path: p, content_digest: digest, exact });
+      return;
+    }
     const accepted = acceptLedgerPath(p);
-    if (accepted !== null) rows.push({ tool, path: accepted, content_digest: digest });
+    if (accepted !== null) rows.push({ tool, path: accepted, content_digest: digest, exact });
   });
   return rows;
 }

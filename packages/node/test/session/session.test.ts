@@ -243,16 +243,47 @@ describe("Session", () => {
     expect(session.verificationReports()).toHaveLength(3);
   });
 
-  test("a tool-recorded path is not counted again by the workspace delta", async () => {
+  test("a tool-recorded path also gets a workspace row carrying the bytes on disk", async () => {
     const r = await repo({ "a.txt": "old\n" });
     const session = await Session.start({ root: r.root });
     r.write("a.txt", "new\n");
     session.observeTool("write", 0, { file_path: "a.txt", after: "new\n" });
     await session.observeWorkspace();
     expect(session.records).toEqual([
+      { tool: "workspace", path: "a.txt", content_digest: sha256("new\n") },
       { tool: "write", path: "a.txt", content_digest: sha256("new\n") },
     ]);
-    expect(session.effectDigest).toBe(sha256(`write|a.txt|${sha256("new\n")}`));
+    expect(session.effectDigest).toBe(
+      sha256(`workspace|a.txt|${sha256("new\n")}\nwrite|a.txt|${sha256("new\n")}`),
+    );
+  });
+
+  test("bytes rewritten after a tool write change the digest, so a bound report no longer closes the gate", async () => {
+    const r = await repo({ "hello.txt": "old\n" });
+    const session = await Session.start({ root: r.root });
+    r.write("hello.txt", "hello\n");
+    session.observeTool("write", 0, { file_path: "hello.txt", after: "hello\n" });
+    const run = await session.verifyCommands(
+      "tests",
+      [
+        {
+          id: "t",
+          kind: "test",
+          description: "hello",
+          command: "grep -qx hello hello.txt",
+          required: true,
+          expect_exit: 0,
+        },
+      ],
+      { bind: true },
+    );
+    expect(run.binding.bound).toBe(true);
+    expect((await session.decide()).kind).toBe("allow");
+    r.write("hello.txt", "rm -rf /\n");
+    await session.observeWorkspace();
+    const outcome = await session.decide();
+    expect(outcome.kind).toBe("incomplete");
+    expect(outcome.kind === "incomplete" && outcome.reason).toBe("unverified_mutation");
   });
 
   test("each observation rebuilds the ledger, so the digest follows the latest bytes", async () => {
