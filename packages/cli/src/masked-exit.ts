@@ -8,6 +8,8 @@ const WHY: Record<MaskingOperator, (command: string) => string> = {
   "||": (c) => `\`||\` turns a failure of \`${c}\` into success`,
   "|": (c) => `a pipe keeps only the last command's exit status, not that of \`${c}\``,
   "&": (c) => `\`&\` runs \`${c}\` in the background, so its exit status is lost`,
+  "!": (c) => `\`!\` inverts the exit status in \`${c}\``,
+  nesting: (c) => `\`${c}\` nests subshells or scripts too deep to read its exit status`,
 };
 
 const FIX: Record<MaskingOperator, string> = {
@@ -16,6 +18,8 @@ const FIX: Record<MaskingOperator, string> = {
   "||": "drop the `|| …` fallback so a failure fails the check",
   "|": "run set -o pipefail first (set -o pipefail && …)",
   "&": "run the command in the foreground (drop the `&`)",
+  "!": "drop the leading `!`",
+  nesting: "flatten the command",
 };
 
 /**

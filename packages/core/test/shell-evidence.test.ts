@@ -167,6 +167,82 @@ describe("exitStatusMaskedBy", () => {
   });
 });
 
+describe("exitStatusMaskedBy: negation, subshells, groups and nested scripts", () => {
+  test("a leading ! masks the status", () => {
+    expect(exitStatusMaskedBy("! false")).toEqual({ operator: "!", command: "! false" });
+    expect(exitStatusMaskedBy("make && ! make test")).toEqual({
+      operator: "!",
+      command: "! make test",
+    });
+    expect(exitStatusMasked("! false")).toBe(true);
+    expect(exitStatusMaskedBy("make !x")).toBeNull();
+  });
+
+  test("( … ) subshells are read inside", () => {
+    expect(exitStatusMaskedBy("(false || true)")).toEqual({ operator: "||", command: "false" });
+    expect(exitStatusMaskedBy("(false | cat)")).toEqual({ operator: "|", command: "false" });
+    expect(exitStatusMaskedBy("make && (false; true) 2>&1")).toEqual({
+      operator: ";",
+      command: "false",
+    });
+    expect(exitStatusMaskedBy("((! false))")).toEqual({ operator: "!", command: "! false" });
+    expect(exitStatusMaskedBy("(make && make test)")).toBeNull();
+    expect(exitStatusMaskedBy("(set -o pipefail; make | tee log)")).toBeNull();
+    expect(exitStatusMasked("(make && make test)")).toBe(false);
+  });
+
+  test("{ …; } groups are read inside; the closing } is not a further command", () => {
+    expect(exitStatusMaskedBy("{ false || true; }")).toEqual({
+      operator: "||",
+      command: "{ false",
+    });
+    expect(exitStatusMaskedBy("{ false; true; }")).toEqual({ operator: ";", command: "{ false" });
+    expect(exitStatusMaskedBy("{ ! false; }")).toEqual({ operator: "!", command: "! false" });
+    expect(exitStatusMaskedBy("{ make && make test; }")).toBeNull();
+    expect(exitStatusMaskedBy("{ make; } && make test")).toBeNull();
+    expect(exitStatusMaskedBy("{ make; }; true")).toEqual({ operator: ";", command: "}" });
+  });
+
+  test("sh -c / bash -c / eval quoted scripts are read recursively", () => {
+    expect(exitStatusMaskedBy("sh -c 'false || true'")).toEqual({
+      operator: "||",
+      command: "false",
+    });
+    expect(exitStatusMaskedBy('bash -c "false; true"')).toEqual({
+      operator: ";",
+      command: "false",
+    });
+    expect(exitStatusMaskedBy("eval 'false || true'")).toEqual({
+      operator: "||",
+      command: "false",
+    });
+    expect(exitStatusMaskedBy("/bin/sh -c 'make\ntrue'")).toEqual({
+      operator: "\n",
+      command: "make",
+    });
+    expect(exitStatusMaskedBy('bash -c "echo \\"a\\"; true"')).toEqual({
+      operator: ";",
+      command: 'echo "a"',
+    });
+    expect(exitStatusMaskedBy("sh -c \"sh -c 'a | b'\"")).toEqual({ operator: "|", command: "a" });
+    expect(exitStatusMaskedBy("sh -c 'make && make test'")).toBeNull();
+    expect(exitStatusMaskedBy('bash -c "make test" arg0')).toBeNull();
+    expect(exitStatusMaskedBy("echo 'false || true'")).toBeNull();
+    for (const command of ["sh -c 'false || true'", 'bash -c "false; true"', "(false | cat)"]) {
+      expect(exitStatusMasked(command)).toBe(true);
+    }
+  });
+
+  test("nesting deeper than 32 levels counts as masked", () => {
+    const deep = `${"(".repeat(40)}make${")".repeat(40)}`;
+    expect(exitStatusMaskedBy(deep)).toEqual({
+      operator: "nesting",
+      command: `${"(".repeat(8)}make${")".repeat(8)}`,
+    });
+    expect(exitStatusMaskedBy(`${"(".repeat(30)}make${")".repeat(30)}`)).toBeNull();
+  });
+});
+
 describe("shellEvidenceReport (A3S §2.13 + masked exit)", () => {
   test("the first covered candidate gives a shell:{id} report with no effect digest", () => {
     expect(

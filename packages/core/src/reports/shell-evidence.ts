@@ -64,12 +64,23 @@ export interface ShellSegment {
  * of POSIX sh syntax, not a full parser: brace groups are read as if flat.
  */
 export function splitShellCommand(command: string): ShellSegment[] {
-  const segments: ShellSegment[] = [];
+  return splitRaw(command).map((seg) => ({ text: normalizeShellCommand(seg.raw), op: seg.op }));
+}
+
+/** A segment as written (whitespace inside quotes kept), with its operator. */
+interface RawSegment {
+  raw: string;
+  op: ShellOperator | null;
+}
+
+/** `splitShellCommand` without whitespace collapsing, so quoted scripts keep newlines. */
+function splitRaw(command: string): RawSegment[] {
+  const segments: RawSegment[] = [];
   let current = "";
   let depth = 0;
   let quote: "'" | '"' | "`" | null = null;
   const end = (op: ShellOperator | null): void => {
-    segments.push({ text: normalizeShellCommand(current), op });
+    segments.push({ raw: current, op });
     current = "";
   };
   for (let i = 0; i < command.length; i++) {
@@ -132,6 +143,14 @@ export function splitShellCommand(command: string): ShellSegment[] {
 }
 
 const SET_COMMAND = /^set(?:\s|$)/;
+const CLOSES_GROUP = /^\}(?:\s|$)/;
+const NEGATED = /^!(?:\s|$)/;
+const SUBSHELL = /^\((.*)\)(?:\s+\d*[<>&][^()]*)?$/s;
+const BRACE_GROUP = /^\{\s(.*)$/s;
+const NESTED_SCRIPT =
+  /^(?:(?:\S*\/)?(?:sh|bash|dash|zsh|ksh)\s+-c|eval)\s+(?:'([^']*)'|"((?:[^"\\]|\\.)*)")(?:\s.*)?$/s;
+/** How deep `( … )`, `{ …; }` and `sh -c '…'` are looked into; deeper counts as masked. */
+const MAX_NESTING = 32;
 const PIPEFAIL_ON = /(?:^|\s)-[A-Za-z]*o\s+pipefail(?:\s|$)/;
 const PIPEFAIL_OFF = /(?:^|\s)\+[A-Za-z]*o\s+pipefail(?:\s|$)/;
 const ERREXIT_ON = /(?:^|\s)(?:-[A-Za-z]*e[A-Za-z]*(?:\s|$)|-o\s+errexit(?:\s|$))/;
@@ -154,8 +173,16 @@ function statesAfter(segments: readonly ShellSegment[]): ShellState[] {
   });
 }
 
+/**
+ * Whether another command runs after segment `index`. A `}` that closes a brace group
+ * (`{ a; }`) is not one: the group's status is that of its last command.
+ */
 function commandFollows(segments: readonly ShellSegment[], index: number): boolean {
-  for (let k = index + 1; k < segments.length; k++) if (segments[k]?.text !== "") return true;
+  for (let k = index + 1; k < segments.length; k++) {
+    const text = segments[k]?.text ?? "";
+    if (text === "") continue;
+    return !CLOSES_GROUP.test(text);
+  }
   return false;
 }
 
@@ -217,8 +244,12 @@ export function exitStatusMasked(command: string, presetCommand?: string): boole
 
 /** Where a command's exit status is masked (see `exitStatusMaskedBy`). */
 export interface MaskedExitStatus {
-  /** The operator that loses the status: `||`, `&`, `|`, `;` or a newline (`\n`). */
-  operator: Exclude<ShellOperator, "&&">;
+  /**
+   * The operator that loses the status: `||`, `&`, `|`, `;`, a newline (`\n`), a
+   * leading `!` that negates it, or `"nesting"` when subshells / `sh -c` scripts nest
+   * deeper than 32 levels (not read, so counted as masked).
+   */
+  operator: Exclude<ShellOperator, "&&"> | "!" | "nesting";
   /** The top-level segment before it (whitespace collapsed), whose status is lost. */
   command: string;
 }
@@ -229,11 +260,49 @@ export interface MaskedExitStatus {
  * `{operator: ";", command: "sleep 1"}`; `null` exactly when the command is unmasked.
  * Hosts use it to tell the user what to change (join with `&&`, `set -e`,
  * `set -o pipefail`, drop `|| …` or `&`).
+ * Before a segment's operator, its own text is read: a leading `!` masks
+ * (`! make` → `{operator: "!", command: "! make"}`), and the inside of a `( … )`
+ * subshell (optionally followed by redirections), a `{ …; }` group, or the single
+ * quoted script of `sh -c`/`bash -c`/`dash -c`/`zsh -c`/`ksh -c`/`eval` ('…' or "…",
+ * the latter unescaped) is read recursively with the same rules, reporting the inner
+ * segment: `(false || true)` → `{operator: "||", command: "false"}`, while
+ * `(make && make test)` and `{ make; }` are unmasked.
  */
 export function exitStatusMaskedBy(command: string): MaskedExitStatus | null {
-  const segments = splitShellCommand(command);
+  return maskedByAt(command, 0);
+}
+
+/** Unescapes a double-quoted shell word's body (`\"`, `\\`, `\$`, `` \` ``, line joins). */
+function unquoteDouble(body: string): string {
+  return body.replace(/\\([\\"$`\n])/g, (_, c: string) => (c === "\n" ? "" : c));
+}
+
+/**
+ * Masking inside one segment's own text: a leading `!`, a `( … )` subshell, a `{ …`
+ * group opener, or `sh -c`/`bash -c`/`eval` with one quoted script (read recursively).
+ */
+function maskedInside(text: string, depth: number): MaskedExitStatus | null {
+  if (NEGATED.test(text)) return { operator: "!", command: normalizeShellCommand(text) };
+  const inner =
+    SUBSHELL.exec(text)?.[1] ??
+    BRACE_GROUP.exec(text)?.[1] ??
+    (() => {
+      const m = NESTED_SCRIPT.exec(text);
+      if (m === null) return undefined;
+      return m[1] ?? unquoteDouble(m[2] ?? "");
+    })();
+  if (inner === undefined) return null;
+  if (depth >= MAX_NESTING) return { operator: "nesting", command: normalizeShellCommand(text) };
+  return maskedByAt(inner, depth + 1);
+}
+
+function maskedByAt(command: string, depth: number): MaskedExitStatus | null {
+  const raws = splitRaw(command);
+  const segments = raws.map((seg) => ({ text: normalizeShellCommand(seg.raw), op: seg.op }));
   const states = statesAfter(segments);
   for (const [k, seg] of segments.entries()) {
+    const inside = maskedInside((raws[k] as RawSegment).raw.trim(), depth);
+    if (inside !== null) return inside;
     const op = seg.op;
     if (op === null || op === "&&" || (SET_COMMAND.test(seg.text) && op !== "|")) continue;
     const state = states[k] as ShellState;
