@@ -85,6 +85,34 @@ describe("@turngate/bridge/pure", () => {
     });
   });
 
+  test("a __proto__ key in free-form JSON params is kept as an ordinary key", () => {
+    // sha256 of the RFC 8785 text {"__proto__":{"x":1},"b":1} ({"b":1} would be eb8ed3cc…)
+    const withProto = "38d80567dc2b4ce3a33dce168281ce9109713bdf6a3fd52c4d8f70112112d689";
+    const line = handleStatelessLine(
+      '{"jsonrpc":"2.0","id":1,"method":"ledger.content_digest","params":{"metadata":{"__proto__":{"x":1},"b":1}}}',
+    );
+    expect(line).toBe(`{"jsonrpc":"2.0","id":1,"result":{"content_digest":"${withProto}"}}`);
+    const params = JSON.parse('{"metadata":{"__proto__":{"x":1},"b":1}}');
+    expect(dispatchStateless("ledger.content_digest", params)).toEqual({
+      content_digest: withProto,
+    });
+    expect(
+      dispatchStateless("facts.diagnostic_classify", {
+        envelope: JSON.parse('{"rung":"r","at":1,"snapshot":{"__proto__":"h"}}'),
+        current_hashes: JSON.parse('{"__proto__":"h"}'),
+      }),
+    ).toMatchObject({ status: "bound_fresh", feedsGates: true });
+    let thrown: unknown;
+    try {
+      dispatchStateless("ledger.content_digest", { metadata: [1] });
+    } catch (error) {
+      thrown = error;
+    }
+    expect((thrown as BridgeError).toWire().message).toBe(
+      "metadata: Invalid input: expected record, received array",
+    );
+  });
+
   test("handleStatelessLine answers one JSON-RPC line with the server's response line", () => {
     expect(
       handleStatelessLine(

@@ -26,6 +26,7 @@ import {
   VerificationGateInputSchema,
   VerificationSnapshotStalenessSchema,
 } from "../wire/facts.js";
+import { jsonObject } from "../wire/json-object.js";
 
 /**
  * Runs `fn`, re-raising a typed core error with its field path moved under `field` (core
@@ -68,12 +69,8 @@ export const factsMethods = {
     description:
       'Classifies a diagnostic envelope {rung, at, snapshot, rowId?} against the current {path: hash} map (harn-verification.md §1.5): bound only with a non-blank string rung, a string or number at, and a non-empty snapshot; then "bound_fresh" when every snapshot entry equals the current one as JSON (type-sensitive), else "bound_stale"; otherwise "unbound". feedsGates is true only for bound_fresh.',
     params: z.strictObject({
-      envelope: z
-        .record(z.string(), z.unknown())
-        .nullable()
-        .describe("the diagnostic envelope; null is unbound"),
-      current_hashes: z
-        .record(z.string(), z.unknown())
+      envelope: jsonObject().nullable().describe("the diagnostic envelope; null is unbound"),
+      current_hashes: jsonObject()
         .default({})
         .describe("the current {path: hash} map (not unwrapped); a path it lacks is stale"),
     }),

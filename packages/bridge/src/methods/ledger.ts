@@ -6,6 +6,7 @@ import { contentDigest, effectDigest } from "@turngate/core";
 import { z } from "zod";
 import { defineMethod } from "../method.js";
 import { MutationRecordSchema } from "../wire/domain.js";
+import { jsonObject } from "../wire/json-object.js";
 
 const Digest = z.string().describe('lowercase hex SHA-256 (64 chars), or "" for no records');
 
@@ -20,7 +21,7 @@ export const ledgerMethods = {
   "ledger.content_digest": defineMethod({
     description:
       "Content digest of a tool's metadata: SHA-256 of `after` when it is a string, else of the RFC 8785 canonical JSON of the whole metadata object.",
-    params: z.strictObject({ metadata: z.record(z.string(), z.unknown()) }),
+    params: z.strictObject({ metadata: jsonObject() }),
     result: z.strictObject({ content_digest: z.string() }),
     handler: ({ metadata }) => ({ content_digest: contentDigest(metadata) }),
   }),

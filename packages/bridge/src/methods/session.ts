@@ -20,6 +20,7 @@ import {
   VerificationReportSchema,
   VerificationSummarySchema,
 } from "../wire/domain.js";
+import { jsonObject } from "../wire/json-object.js";
 import {
   CommandRunSchema,
   ReportBindingSchema,
@@ -120,7 +121,7 @@ export const sessionMethods = {
       session_id: SessionId,
       tool: z.string(),
       exit_code: z.int(),
-      metadata: z.record(z.string(), z.unknown()).optional(),
+      metadata: jsonObject().optional(),
     }),
     z.strictObject({ effect_digest: Digest, added: z.array(MutationRecordSchema) }),
     async (p, ctx) => {

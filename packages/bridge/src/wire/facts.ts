@@ -18,12 +18,12 @@ export {
   VerificationSnapshotStalenessSchema,
 } from "@turngate/core/schemas";
 
+import { jsonObject } from "./json-object.js";
+
 /** A `{path: hash}` map, or a whole file-hash snapshot (its `snapshot` member is used). */
-export const HashMapSchema = z
-  .record(z.string(), z.unknown())
-  .describe(
-    "a {path: hash} map (hashes compared as JSON values), or a file-hash snapshot whose snapshot member is used",
-  );
+export const HashMapSchema = jsonObject().describe(
+  "a {path: hash} map (hashes compared as JSON values), or a file-hash snapshot whose snapshot member is used",
+);
 
 /** One side of a diagnostic delta: anything Harn's diagnostic info rule reads (§3.7). */
 export const DiagnosticSideSchema = z
@@ -58,15 +58,11 @@ export const DiagnosticDeltaOptionsSchema = z
     ignore_patterns: Normalization.ignore_patterns,
     diagnostic_delta: VerificationDiagnosticNormalizationSchema.nullish(),
     signature_normalization: VerificationDiagnosticNormalizationSchema.nullish(),
-    row: z
-      .record(z.string(), z.unknown())
+    row: jsonObject()
       .nullish()
       .describe(
         "a verification profile row: its signatureNormalization / signature_normalization / diagnosticDelta / diagnostic_delta configs, then those of row.check, apply first",
       ),
-    profile_row: z
-      .record(z.string(), z.unknown())
-      .nullish()
-      .describe("used as the row when row is absent or null"),
+    profile_row: jsonObject().nullish().describe("used as the row when row is absent or null"),
   })
   .describe("diagnostic signature normalization (harn-verification.md §3.7)");
