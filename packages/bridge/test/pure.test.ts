@@ -113,6 +113,19 @@ describe("@turngate/bridge/pure", () => {
     );
   });
 
+  test("metadata nested 100k deep is invalid_params at metadata, not an internal error", () => {
+    const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
+    const line = handleStatelessLine(
+      `{"jsonrpc":"2.0","id":2,"method":"ledger.content_digest","params":{"metadata":{"a":${deep}}}}`,
+    );
+    const message = "invalid tool metadata: nests deeper than 512 levels";
+    expect(JSON.parse(line as string)).toEqual({
+      jsonrpc: "2.0",
+      id: 2,
+      error: { code: -32602, message, data: { code: "invalid_params", path: "metadata", message } },
+    });
+  });
+
   test("handleStatelessLine answers one JSON-RPC line with the server's response line", () => {
     expect(
       handleStatelessLine(

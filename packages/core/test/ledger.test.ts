@@ -18,6 +18,7 @@ import {
   DELETED_CONTENT_DIGEST,
   effectDigest,
   isHarnessPath,
+  MAX_JSON_DEPTH,
   MutationLedger,
   TurngateValidationError,
 } from "../src/index.js";
@@ -488,5 +489,54 @@ describe("contentDigest (A3S §2.2, RFC 8785)", () => {
     expect(() => contentDigest({ a: [Number.NaN] })).toThrow(/at a\.0: is NaN/);
     expect(() => contentDigest({ s: "\ud800" })).toThrow(/at s: holds an unpaired/);
     expect(() => contentDigest({ s: Symbol("x") })).toThrow(/at s: is not a JSON value \(symbol\)/);
+  });
+});
+
+describe("deeply nested metadata (MAX_JSON_DEPTH)", () => {
+  /** `levels` arrays nested in each other, built without recursion. */
+  function nestedArrays(levels: number): unknown[] {
+    let value: unknown[] = [];
+    for (let i = 1; i < levels; i++) value = [value];
+    return value;
+  }
+
+  test("512 levels digest normally; 513 and 100k levels throw a typed error at the root", () => {
+    expect(MAX_JSON_DEPTH).toBe(512);
+    // python3 -c "print('['*512+']'*512, end='')" | sha256sum
+    expect(contentDigest(nestedArrays(512))).toBe(
+      "674cf3304bf7104f5ef200c1bb17b24a9b1da199f47cc76bcdc7fd030da23491",
+    );
+    // python3 -c "print('{\"a\":'*511+'{}'+'}'*511, end='')" | sha256sum
+    expect(contentDigest(JSON.parse(`${'{"a":'.repeat(511)}{}${"}".repeat(511)}`))).toBe(
+      "9b87d7923e78fe4483edc792bf56f37976f29fd2664868256de134cf1667c0f5",
+    );
+    for (const levels of [513, 100_000]) {
+      let thrown: unknown;
+      try {
+        contentDigest({ a: nestedArrays(levels - 1) });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(TurngateValidationError);
+      expect((thrown as TurngateValidationError).code).toBe("invalid_input");
+      expect((thrown as TurngateValidationError).path).toBe("");
+      expect((thrown as Error).message).toBe("invalid tool metadata: nests deeper than 512 levels");
+    }
+  });
+
+  test("observeTool on 100k-deep metadata throws TurngateValidationError at metadata", () => {
+    const ledger = new MutationLedger();
+    let thrown: unknown;
+    try {
+      ledger.observeTool("bash", 0, { changed_paths: ["a.ts"], deep: nestedArrays(100_000) });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(TurngateValidationError);
+    expect((thrown as TurngateValidationError).path).toBe("metadata");
+    expect((thrown as Error).message).toBe(
+      "invalid tool metadata at metadata: nests deeper than 512 levels",
+    );
+    expect(ledger.records).toEqual([]);
   });
 });

@@ -27,24 +27,7 @@ import {
   VerificationSnapshotStalenessSchema,
 } from "../wire/facts.js";
 import { jsonObject } from "../wire/json-object.js";
-
-/**
- * Runs `fn`, re-raising a typed core error with its field path moved under `field` (core
- * names fields relative to the options object: "replacements.0.pattern" becomes
- * "options.replacements.0.pattern"). Codes pass through (`invalid_input` → `invalid_params`,
- * `invalid_regex`); anything untyped stays `internal_error`.
- * @throws BridgeError always, when `fn` throws.
- */
-function withFieldPath<T>(field: string, fn: () => T): T {
-  try {
-    return fn();
-  } catch (error) {
-    const wire = toBridgeError(error);
-    if (wire.code === "internal_error") throw wire;
-    const path = [field, wire.path ?? ""].filter((part) => part !== "").join(".");
-    throw new BridgeError(wire.code, wire.message, path);
-  }
-}
+import { withFieldPath } from "./field-path.js";
 
 const DELTA_OPTIONS_NOTE =
   "Errors: invalid_params for a knob of the wrong type (path under options, e.g. options.row.diagnosticDelta.lowercase), invalid_regex for a pattern Rust's regex crate would reject (path under options, e.g. options.replacements.0.pattern).";

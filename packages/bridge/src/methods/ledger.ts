@@ -7,6 +7,7 @@ import { z } from "zod";
 import { defineMethod } from "../method.js";
 import { MutationRecordSchema } from "../wire/domain.js";
 import { jsonObject } from "../wire/json-object.js";
+import { withFieldPath } from "./field-path.js";
 
 const Digest = z.string().describe('lowercase hex SHA-256 (64 chars), or "" for no records');
 
@@ -23,6 +24,8 @@ export const ledgerMethods = {
       "Content digest of a tool's metadata: SHA-256 of `after` when it is a string, else of the RFC 8785 canonical JSON of the whole metadata object.",
     params: z.strictObject({ metadata: jsonObject() }),
     result: z.strictObject({ content_digest: z.string() }),
-    handler: ({ metadata }) => ({ content_digest: contentDigest(metadata) }),
+    handler: ({ metadata }) => ({
+      content_digest: withFieldPath("metadata", () => contentDigest(metadata)),
+    }),
   }),
 };

@@ -20,7 +20,9 @@ export const DELETED_CONTENT_DIGEST = "deleted";
  *
  * Throws `TurngateValidationError` (label "tool metadata", path of the bad field) when the
  * metadata is not a JSON value (undefined, a function, a BigInt, NaN, a cycle, an
- * unpaired surrogate).
+ * unpaired surrogate) or nests deeper than `MAX_JSON_DEPTH` (512) levels (path `""`,
+ * message "nests deeper than 512 levels"; checked before canonicalizing, so deep input
+ * never exhausts the call stack).
  */
 export function contentDigest(metadata: unknown): string {
   if (isJsonObject(metadata) && typeof metadata.after === "string") {

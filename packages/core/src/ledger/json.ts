@@ -11,17 +11,35 @@ export function isJsonObject(value: unknown): value is Record<string, unknown> {
  * symbols, non-finite numbers, unpaired surrogates or cycles. `undefined` is allowed as an
  * object value (JSON drops the key) and as an array element (JSON writes `null`), not at
  * the root.
- * Throws `TurngateValidationError` whose path names the bad field (prefixed by `label`).
+ * Objects and arrays may nest at most `MAX_JSON_DEPTH` (512) levels (the root container is
+ * level 1; a `toJSON` result counts one level more), so canonicalizing never exhausts
+ * the call stack.
+ * Throws `TurngateValidationError` whose path names the bad field (prefixed by `label`);
+ * for too deep nesting the path is `path` itself (the value's root) and the message
+ * "nests deeper than 512 levels".
  */
 export function assertJsonValue(value: unknown, label: string, path = ""): void {
-  walk(value, label, path, new Set());
+  walk(value, label, path, new Set(), 0, path);
 }
+
+/**
+ * How many levels of objects/arrays a JSON value checked by `assertJsonValue` (and so a
+ * tool metadata object given to `contentDigest` / `observeTool`) may nest.
+ */
+export const MAX_JSON_DEPTH = 512;
 
 function fail(label: string, path: string, message: string): never {
   throw new TurngateValidationError(label, [{ path, message }]);
 }
 
-function walk(value: unknown, label: string, path: string, stack: Set<object>): void {
+function walk(
+  value: unknown,
+  label: string,
+  path: string,
+  stack: Set<object>,
+  depth: number,
+  root: string,
+): void {
   switch (typeof value) {
     case "string":
       if (hasLoneSurrogate(value)) fail(label, path, "holds an unpaired UTF-16 surrogate");
@@ -38,22 +56,24 @@ function walk(value: unknown, label: string, path: string, stack: Set<object>): 
   }
   if (value === null) return;
   if (stack.has(value)) fail(label, path, "is a circular reference");
+  if (depth >= MAX_JSON_DEPTH) fail(label, root, `nests deeper than ${MAX_JSON_DEPTH} levels`);
   stack.add(value);
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      if (value[i] !== undefined) walk(value[i], label, joinPath(path, String(i)), stack);
+      if (value[i] !== undefined)
+        walk(value[i], label, joinPath(path, String(i)), stack, depth + 1, root);
     }
   } else {
     const toJSON = (value as { toJSON?: unknown }).toJSON;
     if (typeof toJSON === "function") {
-      walk((value as { toJSON: () => unknown }).toJSON(), label, path, stack);
+      walk((value as { toJSON: () => unknown }).toJSON(), label, path, stack, depth + 1, root);
     } else {
       for (const key of Object.keys(value)) {
         if (hasLoneSurrogate(key))
           fail(label, joinPath(path, key), "key holds an unpaired surrogate");
         const v = (value as Record<string, unknown>)[key];
         if (v === undefined) continue;
-        walk(v, label, joinPath(path, key), stack);
+        walk(v, label, joinPath(path, key), stack, depth + 1, root);
       }
     }
   }
