@@ -84,6 +84,29 @@ def test_invalid_params_carry_the_field_path(bridge):
     assert (info.value.code, info.value.path) == ("invalid_params", "records.0.content_digest")
 
 
+def test_cyclic_or_very_deep_metadata_raises_invalid_params(bridge):
+    message = "params are not JSON-serialisable: they contain a cycle or nest too deeply"
+    cyclic: dict = {}
+    cyclic["self"] = cyclic
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    for metadata in (cyclic, {"a": deep}):
+        with pytest.raises(turngate.InvalidParams) as info:
+            bridge.content_digest(metadata)
+        assert (info.value.code, info.value.path, str(info.value)) == ("invalid_params", "", message)
+    assert bridge.content_digest({"a": [[1]]}) == (
+        # printf '%s' '{"a":[[1]]}' | sha256sum
+        "daf0c3e5e2173f7c74b5a2aa3a7a6bed1ad50b2d2a29857fbf3e7a4e59a70b3d"
+    )
+
+
+def test_proto_key_is_an_ordinary_key(bridge):
+    # printf '%s' '{"__proto__":{"x":1},"b":1}' | sha256sum
+    digest = "38d80567dc2b4ce3a33dce168281ce9109713bdf6a3fd52c4d8f70112112d689"
+    assert bridge.content_digest({"__proto__": {"x": 1}, "b": 1}) == digest
+
+
 def test_concurrent_calls_from_32_threads(bridge):
     rows = [[{"tool": "write", "path": "a.txt", "content_digest": "x"}], []]
 

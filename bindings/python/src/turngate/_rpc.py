@@ -9,6 +9,7 @@ import json.scanner
 from collections.abc import Mapping
 from typing import Any
 
+from ._wire import TOO_DEEP_MESSAGE
 from .errors import InvalidParams, ProtocolError, TurngateError, error_from_wire
 
 PROTOCOL_ID = "turngate.bridge.v1"
@@ -68,6 +69,8 @@ def encode_request(request_id: int, method: str, params: Any) -> bytes:
         data = f'{head}{body},"id":{int(request_id)}}}\n'.encode("utf-8")
     except (TypeError, ValueError) as exc:
         raise InvalidParams(f"params are not JSON-serialisable: {exc}", path="") from None
+    except RecursionError:
+        raise InvalidParams(TOO_DEEP_MESSAGE, path="") from None
     if len(data) > MAX_MESSAGE_BYTES + 1:
         raise ProtocolError(
             f"message of {len(data) - 1} bytes exceeds the {MAX_MESSAGE_BYTES}-byte limit",
@@ -81,13 +84,16 @@ def encode_message(message: Mapping[str, Any]) -> bytes:
 
     Input: a JSON-compatible mapping. Output: the bytes to write.
     Raises :class:`InvalidParams` when the value is not JSON (NaN, a lone surrogate, an
-    object that is not a dict/list/str/int/float/bool/None) and :class:`ProtocolError`
+    object that is not a dict/list/str/int/float/bool/None, a cycle, nesting deeper than
+    Python's recursion limit) and :class:`ProtocolError`
     (code ``too_large``) when it exceeds :data:`MAX_MESSAGE_BYTES`.
     """
     try:
         data = (_ENCODER.encode(message) + "\n").encode("utf-8")
     except (TypeError, ValueError) as exc:
         raise InvalidParams(f"params are not JSON-serialisable: {exc}", path="") from None
+    except RecursionError:
+        raise InvalidParams(TOO_DEEP_MESSAGE, path="") from None
     if len(data) > MAX_MESSAGE_BYTES + 1:
         raise ProtocolError(
             f"message of {len(data) - 1} bytes exceeds the {MAX_MESSAGE_BYTES}-byte limit",

@@ -93,12 +93,26 @@ class WireModel:
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
+TOO_DEEP_MESSAGE = "params are not JSON-serialisable: they contain a cycle or nest too deeply"
+"""The :class:`InvalidParams` message for a cyclic or too deeply nested value."""
+
+
 def to_wire(value: Any) -> Any:
     """Convert a value for the wire: a :class:`WireModel` becomes its dict, a mapping a dict
     with converted values, a list/tuple a list; str, int, float, bool and None pass through,
     and so does a plain dict whose values are all such scalars (the same object, not a copy).
     Anything else is returned unchanged (the JSON encoder then rejects it with
-    :class:`InvalidParams`)."""
+    :class:`InvalidParams`). Raises :class:`InvalidParams` (path ``""``,
+    :data:`TOO_DEEP_MESSAGE`) for a cyclic value or one nested deeper than Python's
+    recursion limit, instead of letting ``RecursionError`` escape."""
+    try:
+        return _convert(value)
+    except RecursionError:
+        raise InvalidParams(TOO_DEEP_MESSAGE, path="") from None
+
+
+def _convert(value: Any) -> Any:
+    """:func:`to_wire` without the ``RecursionError`` translation (recursive)."""
     kind = type(value)
     if kind in _SCALARS:
         return value
@@ -108,16 +122,16 @@ def to_wire(value: Any) -> Any:
     if kind is dict:
         for item in value.values():
             if type(item) not in _SCALARS:
-                return {key: item if type(item) in _SCALARS else to_wire(item) for key, item in value.items()}
+                return {key: item if type(item) in _SCALARS else _convert(item) for key, item in value.items()}
         return value
     if kind is list:
-        return [item if type(item) in _SCALARS else to_wire(item) for item in value]
+        return [item if type(item) in _SCALARS else _convert(item) for item in value]
     if isinstance(value, WireModel):
         return value.to_wire()
     if isinstance(value, Mapping):
-        return {key: to_wire(item) for key, item in value.items()}
+        return {key: _convert(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [to_wire(item) for item in value]
+        return [_convert(item) for item in value]
     return value
 
 
