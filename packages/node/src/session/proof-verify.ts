@@ -1,5 +1,5 @@
 import { lstat, readFile, readlink } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, resolve } from "node:path";
 import {
   DELETED_CONTENT_DIGEST,
   effectDigest,
@@ -9,6 +9,7 @@ import {
 } from "@turngate/core";
 import { TURNGATE_DIR } from "../fs/paths.js";
 import { sha256Hex } from "../workspace/digest.js";
+import { resolveRecordedPath } from "./nfc-path.js";
 
 /**
  * The workspace root a proof file belongs to, read from where it lies: for
@@ -64,7 +65,9 @@ export interface ProofVerification {
  * verify`"):
  * 1. the effect digest recomputed from the proof's rows equals `effect_digest`;
  * 2. every `workspace` row's content digest equals the SHA-256 of the file's bytes now
- *    (of the link text for a symlink; the deleted marker for a missing path) — a path that
+ *    (of the link text for a symlink; the deleted marker for a missing path; a recorded NFC
+ *    path is also found under a name in another normalization form, see
+ *    `resolveRecordedPath`) — a path that
  *    is now a directory, a special file or unreadable is a mismatch naming the path and
  *    what is there (`found`); rows from tool metadata are reported `not_checkable`;
  * 3. the terminal is backed: `verified` needs a listed report that binds a pass to the
@@ -87,7 +90,7 @@ export async function verifyTurnProof(value: unknown, root: string): Promise<Pro
       rows.push({ ...baseRow(record), status: "not_checkable" });
       continue;
     }
-    const disk = await diskDigest(join(root, record.path));
+    const disk = await diskDigest(await resolveRecordedPath(root, record.path));
     if ("found" in disk) {
       problems.push(`${record.path}: recorded ${record.content_digest}, on disk ${disk.detail}`);
       rows.push({ ...baseRow(record), found: disk.found, status: "mismatch" });
