@@ -6,7 +6,7 @@ import { ignoreRulesChanged } from "./ignore-trigger.js";
 import { type ListedPath, listedPath, type PathFilter } from "./listing.js";
 import { isWithin } from "./repo-paths.js";
 import type { EntryState, WorkspaceSnapshot } from "./snapshot.js";
-import { absolutePath, type StatCache } from "./stat-cache.js";
+import { absolutePath, type CachedEntry, type StatCache } from "./stat-cache.js";
 import type { StatService } from "./stat-service.js";
 
 /** Path reported unreadable when the baseline carries no ignore-rule state. */
@@ -63,14 +63,20 @@ export class IgnoreGuard {
    *
    * Cheap: a baseline path is either in the stat cache — and then missing exactly when its
    * record was not seen in this epoch — or was already missing from the previous observation
-   * against this baseline (the cache dropped it then) and is in `gone`. Call before the
+   * against this baseline (the cache dropped it then) and is in `gone`. `records`: the
+   * cache's records as listed at the start of this observation, if any (see
+   * `StatCache.unseenKeys`). Call before the
    * cache is swept, and pass the result to {@link IgnoreGuard.updateGone} afterwards.
    * Never throws.
    */
-  missingBaselineEntries(cache: StatCache, gone: ReadonlySet<string>): ListedPath[] {
+  missingBaselineEntries(
+    cache: StatCache,
+    gone: ReadonlySet<string>,
+    records?: readonly CachedEntry[],
+  ): ListedPath[] {
     const baseline = this.#input.baseline.entries;
     const missing: ListedPath[] = [];
-    for (const key of cache.unseenKeys()) {
+    for (const key of cache.unseenKeys(records)) {
       if (baseline.has(key) && !gone.has(key))
         missing.push(listedPath(cache.get(key)?.fs_path ?? key));
     }

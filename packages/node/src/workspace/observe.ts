@@ -61,8 +61,10 @@ interface Run {
   /** Workspace directories listed with their own git (`""` = the root's repository). */
   repos: Set<string>;
   reasons: Map<string, string>;
-  /** The stat of every cached path taken at the start (git mode, warm cache). */
+  /** The stat of every cached path taken at the start (git mode, warm cache), and the
+   * cache records it belongs to (in the same order). */
   prestat: Float64Array | undefined;
+  prestatRecords: CachedEntry[] | undefined;
   epoch: number;
   parents: ParentDirCheck | undefined;
 }
@@ -100,6 +102,7 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     repos: new Set(ctx.git ? [""] : []),
     reasons: new Map(),
     prestat: undefined,
+    prestatRecords: undefined,
     epoch: ++cache.epoch,
     // Git lists index paths that may now sit below a symlink; a walk never descends into one.
     parents: ctx.git ? new ParentDirCheck(ctx.root) : undefined,
@@ -120,6 +123,7 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     pending.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
     if (ctx.git && cache.size > 0) {
       const records = cache.records();
+      run.prestatRecords = records;
       run.prestat = await ctx.stats.statAll(cache.absPaths());
       for (let i = 0; i < records.length; i++) {
         const record = records[i] as (typeof records)[number];
@@ -130,7 +134,7 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     await drain(run, await pending);
     if (guard !== undefined) {
       const gone = ctx.baselineGone ?? new Set<string>();
-      const missing = guard.missingBaselineEntries(cache, gone);
+      const missing = guard.missingBaselineEntries(cache, gone, run.prestatRecords);
       if (missing.length > 0) await drain(run, { paths: missing, directories: [], unreadable: [] });
       for (;;) {
         const more = await guard.next(run.repos, run.entries);

@@ -20,6 +20,8 @@ export interface StatIdentity {
 
 /** A cached observation of one path, plus the bookkeeping of the snapshot in progress. */
 export interface CachedEntry {
+  /** The snapshot key (NFC) this entry is stored under. */
+  key: string;
   state: EntryState;
   /** Wall-clock ms (epoch) taken before the stat that the digest belongs to. */
   hashed_at_ms: number;
@@ -113,6 +115,7 @@ export class StatCache {
   /** Stores a freshly hashed state for `key`, seen in the current epoch. */
   store(key: string, fsPath: string, state: EntryState, hashedAtMs: number): void {
     this.#entries.set(key, {
+      key,
       state,
       hashed_at_ms: hashedAtMs,
       fs_path: fsPath,
@@ -129,10 +132,22 @@ export class StatCache {
     if (this.#entries.delete(key)) this.#invalidate();
   }
 
-  /** Keys of the entries not seen in the current epoch (what `sweep()` would drop). */
-  unseenKeys(): string[] {
+  /**
+   * Keys of the entries not seen in the current epoch (what `sweep()` would drop).
+   * `records`: an earlier result of {@link records} from this epoch, to scan instead of the
+   * map (cheaper); entries stored since then are seen, so they cannot be missed.
+   */
+  unseenKeys(records?: readonly CachedEntry[]): string[] {
     const keys: string[] = [];
-    for (const [key, entry] of this.#entries) if (entry.seen !== this.epoch) keys.push(key);
+    if (records === undefined) {
+      for (const [key, entry] of this.#entries) if (entry.seen !== this.epoch) keys.push(key);
+      return keys;
+    }
+    for (const record of records) {
+      if (record.seen === this.epoch) continue;
+      const current = this.#entries.get(record.key); // the record may have been replaced
+      if (current !== undefined && current.seen !== this.epoch) keys.push(record.key);
+    }
     return keys;
   }
 
@@ -157,6 +172,7 @@ export class StatCache {
     this.#entries = new Map();
     for (const [key, state] of snapshot.entries) {
       this.#entries.set(key, {
+        key,
         state,
         hashed_at_ms: snapshot.taken_at_ms,
         fs_path: key,
