@@ -5,11 +5,20 @@
  *   pnpm --filter @turngate/node bench          # 20,000 files of 4 KiB (~80 MB), 50 changed
  *
  * Environment: TG_BENCH_FILES (default 20000), TG_BENCH_SAMPLES (default 9),
- * TG_BENCH_KEEP=1 keeps the temp repo. Prints per-sample times, p50s and the ratio; exits 1
- * only if the delta is wrong (not on a slow ratio: timings depend on the machine).
+ * TG_BENCH_KEEP=1 keeps the temp repo. Prints per-sample times, p50s and the ratio, then
+ * (informational) the same for a delta after an ignore source changed; exits 1 only if a
+ * delta is wrong (not on a slow ratio: timings depend on the machine).
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { WorkspaceObserver } from "../src/workspace/index.js";
@@ -206,6 +215,36 @@ async function main(): Promise<number> {
     }
     console.log(
       `ratio: ${ratio.toFixed(2)}x git status (target <= ${TARGET_RATIO}x: ${ratio <= TARGET_RATIO ? "met" : "missed"})`,
+    );
+
+    // Not part of the target: a turn that also changed an ignore source. The observer then
+    // lists what git ignores and asks git about the baseline's rules, so this shows the cost
+    // of that exact path. The hidden file must be reported as added.
+    const hidden = "pkg0/src/hidden-by-exclude.txt";
+    writeFileSync(join(repo, hidden), content(0, 999));
+    appendFileSync(join(repo, ".git/info/exclude"), "hidden-by-exclude.txt\n");
+    const ruleMs: number[] = [];
+    const ruleGitMs: number[] = [];
+    for (let s = 0; s < 3; s++) {
+      let delta: Awaited<ReturnType<typeof observer.delta>> | undefined;
+      ruleMs.push(
+        await timeIt(async () => {
+          delta = await observer.delta();
+        }),
+      );
+      ruleGitMs.push(await timeIt(() => run("git", ["status", "--porcelain"], repo)));
+      if (
+        !delta?.complete ||
+        !delta.changes.some((c) => c.path === hidden && c.change === "added")
+      ) {
+        console.error(`ignore-rule sample ${s + 1}: ${hidden} not reported as added`);
+        return 1;
+      }
+    }
+    const rd = median(ruleMs);
+    const rg = median(ruleGitMs);
+    console.log(
+      `ignore source changed: p50 delta ${rd.toFixed(1)} ms, git status ${rg.toFixed(1)} ms, ratio ${(rd / rg).toFixed(2)}x (informational)`,
     );
     return 0;
   } finally {
