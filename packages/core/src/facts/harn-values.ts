@@ -7,6 +7,7 @@
  * - strings are compared, sorted and measured by Unicode code point (Harn/Rust order and
  *   `len`), never by UTF-16 unit.
  */
+import { compareCodePoints } from "../ledger/order.js";
 
 /** A JSON object as the facts functions receive it. */
 export type Dict = Record<string, unknown>;
@@ -83,24 +84,7 @@ function plainDecimal(text: string): string {
 }
 
 /** Byte-wise (UTF-8 = code point) comparison of two strings; Harn's `sort()` order. */
-export function compareCodePoints(a: string, b: string): number {
-  if (a === b) return 0;
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    let x = a.charCodeAt(i);
-    let y = b.charCodeAt(i);
-    if (x !== y) {
-      // UTF-16 order differs from code point order only where a surrogate (an astral code
-      // point) meets a unit in U+E000..U+FFFF: lift surrogates above the BMP range.
-      if (x >= 0xd800 && y >= 0xd800) {
-        x = x <= 0xdfff ? x + 0x2000 : x - 0x800;
-        y = y <= 0xdfff ? y + 0x2000 : y - 0x800;
-      }
-      return x - y;
-    }
-  }
-  return a.length - b.length;
-}
+export { compareCodePoints };
 
 const ASTRAL_OR_HIGH = /[\ud800-\uffff]/;
 
