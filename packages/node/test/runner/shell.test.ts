@@ -99,6 +99,10 @@ describe("runShellCommand", () => {
     expect(result.timedOut).toBe(false);
     expect(result.output).toBe("done\n");
     expect(result.durationMs).toBeLessThan(5_000);
+    // The job was signalled before runShellCommand returned; the kernel finishes its exit
+    // (closing its pipes comes before it turns into a zombie) a moment later.
+    const deadline = Date.now() + 2_000;
+    while (processRunning(bg) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(processRunning(bg)).toBe(false);
   });
 
