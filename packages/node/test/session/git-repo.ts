@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { afterEach } from "vitest";
 import { tempDir } from "../runner/helpers.js";
 
 /**
@@ -28,4 +29,22 @@ export async function gitRepo(files: Record<string, string>): Promise<{
   git("add", "-A");
   git("commit", "-q", "--no-gpg-sign", "--allow-empty", "-m", "base");
   return { root: dir.path, write, cleanup: dir.cleanup };
+}
+
+/**
+ * Registers an `afterEach` that removes every repository made during the test and returns
+ * `repo(files)`: a {@link gitRepo} whose `root` is the real path (symlinks resolved, as the
+ * session reports paths). Call once at a test file's top level.
+ */
+export function useGitRepos(): (files: Record<string, string>) => ReturnType<typeof gitRepo> {
+  let cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups) await cleanup();
+    cleanups = [];
+  });
+  return async (files) => {
+    const r = await gitRepo(files);
+    cleanups.push(r.cleanup);
+    return { ...r, root: realpathSync(r.root) };
+  };
 }

@@ -1,11 +1,10 @@
 import { createHash } from "node:crypto";
-import { realpathSync } from "node:fs";
 import { createReport, TurngateStatusMismatchError } from "@turngate/core";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { Session } from "../../src/session/session.js";
 import type { VerifyProgressEvent } from "../../src/session/types.js";
 import { deserializeSnapshot, serializeSnapshot } from "../../src/workspace/snapshot.js";
-import { gitRepo } from "./git-repo.js";
+import { useGitRepos } from "./git-repo.js";
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 /** Effect digest of workspace rows, by the formula of DESIGN §3 (rows sorted by path). */
@@ -32,16 +31,7 @@ const failing = {
   required: true,
 };
 
-let cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups) await cleanup();
-  cleanups = [];
-});
-async function repo(files: Record<string, string>) {
-  const r = await gitRepo(files);
-  cleanups.push(r.cleanup);
-  return { ...r, root: realpathSync(r.root) };
-}
+const repo = useGitRepos();
 
 describe("Session", () => {
   test("binds a passing check to the digest of the changed bytes: verified, with a proof", async () => {

@@ -5,11 +5,10 @@
  * ledger. Real temporary git repositories; digests computed here from the formula.
  */
 import { createHash } from "node:crypto";
-import { realpathSync } from "node:fs";
 import { TurngateValidationError } from "@turngate/core";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { Session } from "../../src/session/session.js";
-import { gitRepo } from "./git-repo.js";
+import { useGitRepos } from "./git-repo.js";
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 const passing = {
@@ -20,16 +19,7 @@ const passing = {
   required: true,
 };
 
-let cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups) await cleanup();
-  cleanups = [];
-});
-async function repo(files: Record<string, string>) {
-  const r = await gitRepo(files);
-  cleanups.push(r.cleanup);
-  return { ...r, root: realpathSync(r.root) };
-}
+const repo = useGitRepos();
 
 const OPEN_TASK_1 =
   "completion gate: background workspace task task-1 has not been observed. A final answer does not observe its writes.";
