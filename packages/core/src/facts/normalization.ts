@@ -64,7 +64,7 @@ export const DEFAULT_NORMALIZATION: Readonly<DiagnosticNormalization> = Object.f
   strip_patterns: [],
 });
 
-const KNOWN_TOP_LEVEL = [
+const BOOLEAN_KNOBS = [
   "lowercase",
   "strip_ansi",
   "strip_locations",
@@ -73,6 +73,11 @@ const KNOWN_TOP_LEVEL = [
   "include_path",
   "include_code",
   "include_severity",
+] as const;
+
+/** Top-level option keys read from the options object (booleans first, in knob order). */
+const KNOWN_TOP_LEVEL = [
+  ...BOOLEAN_KNOBS,
   "max_chars",
   "replacements",
   "ignore_patterns",
@@ -85,17 +90,6 @@ const CONFIG_KEYS = [
   "signature_normalization",
   "diagnosticDelta",
   "diagnostic_delta",
-] as const;
-
-const BOOLEAN_KNOBS = [
-  "lowercase",
-  "strip_ansi",
-  "strip_locations",
-  "strip_temp_paths",
-  "collapse_whitespace",
-  "include_path",
-  "include_code",
-  "include_severity",
 ] as const;
 
 function invalid(path: string, message: string): never {
