@@ -1,9 +1,12 @@
-"""Shared fixtures: a client on the scriptable fake bridge, and the real bridge when built."""
+"""Shared fixtures: a client on the scriptable fake bridge, the real bridge when built, and an
+empty git repository."""
 
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from support import fake_command
@@ -35,3 +38,10 @@ def bridge() -> Iterator[turngate.Client]:
     """One client on the real bridge (the repo's built CLI) for the whole test session."""
     with turngate.Client() as client:
         yield client
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """An empty git repository (no commits) in the test's temporary directory."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    return tmp_path

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -39,13 +38,6 @@ E4 = (
     "Assistant text does not count. Bind a verification_report.effect_digest to this digest with "
     "required checks Passed, or obtain a host waiver for this digest."
 )
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    """An empty git repository (no commits)."""
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    return tmp_path
 
 
 def command(cmd: str, *, id: str = "check", required: bool = True) -> turngate.VerificationCommand:

@@ -7,8 +7,6 @@ Digests computed outside the implementation with ``printf '…' | sha256sum``.
 
 from __future__ import annotations
 
-import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -24,13 +22,6 @@ E2 = (
     "completion gate: background workspace task task-1 has not been observed. "
     "A final answer does not observe its writes."
 )
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    """An empty git repository (no commits)."""
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    return tmp_path
 
 
 def test_a_settled_child_stops_blocking_and_its_writes_join_the_ledger(bridge, repo):
