@@ -11,13 +11,8 @@ import (
 // write, records a bound report and gets `verified`. Expected digests are computed here
 // from the reference rules (a3s-completion-gate.md §2.2), not taken from the bridge.
 func TestEndToEndObserveWriteRecordBoundReportVerified(t *testing.T) {
-	c := realClient(t)
 	ctx := t.Context()
-	root := gitWorkspace(t)
-	session, err := c.CreateSession(ctx, SessionCreateParams{Root: root})
-	if err != nil {
-		t.Fatal(err)
-	}
+	session, root := realSession(t)
 
 	writeFile(t, root, "hello.txt", "hello\n")
 	observed, err := session.ObserveTool(ctx, "Write", 0, map[string]any{"file_path": "hello.txt", "after": "hello\n"})
@@ -88,13 +83,8 @@ func TestEndToEndObserveWriteRecordBoundReportVerified(t *testing.T) {
 // bytes), the command's expect_exit 3 makes `exit 3` pass, the report is bound to the
 // digest, progress events arrive for the call, and the gate answers verified.
 func TestEndToEndVerifyCommandsBindsAndReportsProgress(t *testing.T) {
-	c := realClient(t)
 	ctx := t.Context()
-	root := gitWorkspace(t)
-	session, err := c.CreateSession(ctx, SessionCreateParams{Root: root})
-	if err != nil {
-		t.Fatal(err)
-	}
+	session, root := realSession(t)
 	defer func() { _ = session.Close(ctx) }()
 	writeFile(t, root, "main.go", "package main\n")
 	ws, err := session.ObserveWorkspace(ctx)

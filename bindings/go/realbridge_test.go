@@ -51,6 +51,19 @@ func gitWorkspace(t testing.TB) string {
 	return dir
 }
 
+// realSession starts the real bridge (realClient) and creates a session on a fresh
+// gitWorkspace; it returns the session and the workspace root. The bridge is closed when
+// the test ends; closing the session is left to the test.
+func realSession(t testing.TB) (*Session, string) {
+	t.Helper()
+	root := gitWorkspace(t)
+	session, err := realClient(t).CreateSession(t.Context(), SessionCreateParams{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return session, root
+}
+
 func writeFile(t testing.TB, dir, name, content string) {
 	t.Helper()
 	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {

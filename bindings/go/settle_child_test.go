@@ -10,13 +10,8 @@ import (
 // (session.settle_child); the re-read that follows puts the child's writes on the ledger.
 // Digests are computed here from the reference rules (a3s-completion-gate.md §2.2).
 func TestSessionSettleWorkspaceChild(t *testing.T) {
-	c := realClient(t)
 	ctx := t.Context()
-	root := gitWorkspace(t)
-	session, err := c.CreateSession(ctx, SessionCreateParams{Root: root})
-	if err != nil {
-		t.Fatal(err)
-	}
+	session, root := realSession(t)
 	if _, err := session.ObserveTool(ctx, "bash", 0, map[string]any{"workspace_child": "task-1"}); err != nil {
 		t.Fatal(err)
 	}
