@@ -93,6 +93,15 @@ export function effectDigest(records: readonly MutationRecord[]): string {
   return digestOfSortedRecords(sortRecords(records));
 }
 
+/** Writes one `tool|path|content_digest` row; `plain` rows need no escaping. */
+function writeRow(sink: Sha256TextSink, r: MutationRecord, plain: boolean): void {
+  sink.write(plain ? r.tool : escapeLedgerField(r.tool));
+  sink.write("|");
+  sink.write(plain ? r.path : escapeLedgerField(r.path));
+  sink.write("|");
+  sink.write(plain ? r.content_digest : escapeLedgerField(r.content_digest));
+}
+
 /**
  * Effect digest of rows that are already in ledger order (no sort, no copy): the rows'
  * canonical text is hashed in small batches (see `Sha256TextSink`), never built whole.
@@ -101,13 +110,8 @@ export function digestOfSortedRecords(records: readonly MutationRecord[]): strin
   if (records.length === 0) return "";
   const sink = new Sha256TextSink();
   for (let i = 0; i < records.length; i++) {
-    const r = records[i] as MutationRecord;
     if (i > 0) sink.write("\n");
-    sink.write(escapeLedgerField(r.tool));
-    sink.write("|");
-    sink.write(escapeLedgerField(r.path));
-    sink.write("|");
-    sink.write(escapeLedgerField(r.content_digest));
+    writeRow(sink, records[i] as MutationRecord, false);
   }
   return sink.hex();
 }
@@ -119,19 +123,7 @@ export function digestOfLedgerRows(rows: readonly LedgerRow[]): string {
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i] as LedgerRow;
     if (i > 0) sink.write("\n");
-    if (r.plain) {
-      sink.write(r.tool);
-      sink.write("|");
-      sink.write(r.path);
-      sink.write("|");
-      sink.write(r.content_digest);
-    } else {
-      sink.write(escapeLedgerField(r.tool));
-      sink.write("|");
-      sink.write(escapeLedgerField(r.path));
-      sink.write("|");
-      sink.write(escapeLedgerField(r.content_digest));
-    }
+    writeRow(sink, r, r.plain);
   }
   return sink.hex();
 }
