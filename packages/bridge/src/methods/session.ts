@@ -49,6 +49,23 @@ function define<P extends z.ZodType, R extends z.ZodType>(
   return defineMethod<P, R, SessionContext>({ description, params, result, handler });
 }
 
+/** The host session behind a `session_id`. */
+type HostSession = ReturnType<SessionRegistry["get"]>["session"];
+
+/**
+ * A read-only method: params are just `{ session_id }` and the result is `read` applied to
+ * that session. An unknown id fails as `ctx.sessions.get` fails (unknown_session).
+ */
+function defineRead<R extends z.ZodType>(
+  description: string,
+  result: R,
+  read: (session: HostSession) => z.output<R> | Promise<z.output<R>>,
+) {
+  return define(description, only, result, async (p, ctx) =>
+    read(ctx.sessions.get(p.session_id).session),
+  );
+}
+
 /** Wire form of one `verifyCommands` progress event (the `progress` notification's params). */
 export function progressParams(requestId: string | number | null, event: VerifyProgressEvent) {
   const common = {
@@ -184,29 +201,25 @@ export const sessionMethods = {
       return { recorded: p.reports.length };
     },
   ),
-  "session.reports": define(
+  "session.reports": defineRead(
     "Every report recorded in the session, in recording order.",
-    only,
     z.strictObject({ reports: z.array(VerificationReportSchema) }),
-    async (p, ctx) => ({ reports: ctx.sessions.get(p.session_id).session.verificationReports() }),
+    (session) => ({ reports: session.verificationReports() }),
   ),
-  "session.summary": define(
+  "session.summary": defineRead(
     "Verification summary over the session's reports (a3s-completion-gate.md §1.4).",
-    only,
     VerificationSummarySchema,
-    async (p, ctx) => ctx.sessions.get(p.session_id).session.verificationSummary(),
+    (session) => session.verificationSummary(),
   ),
-  "session.summary_text": define(
+  "session.summary_text": defineRead(
     "One-line summary text over the session's reports (a3s-completion-gate.md §2.19).",
-    only,
     z.strictObject({ text: z.string() }),
-    async (p, ctx) => ({ text: ctx.sessions.get(p.session_id).session.verificationSummaryText() }),
+    (session) => ({ text: session.verificationSummaryText() }),
   ),
-  "session.presets": define(
+  "session.presets": defineRead(
     "Verification presets detected at the workspace root (Rust, Node, Python, Go; a3s-completion-gate.md §2.17).",
-    only,
     z.strictObject({ presets: z.array(VerificationPresetSchema) }),
-    async (p, ctx) => ({ presets: ctx.sessions.get(p.session_id).session.verificationPresets() }),
+    (session) => ({ presets: session.verificationPresets() }),
   ),
   "session.verify_commands": define(
     "Runs verification commands one after another in the workspace root and records the resulting report (zero commands → a skipped report). With `bind`, the workspace is snapshotted before and after: unchanged → the report is bound to the effect digest; changed → unbound, binding.reason workspace_changed_during_check. Sends `progress` notifications (check_started, check_finished) carrying this request's id.",
@@ -239,22 +252,19 @@ export const sessionMethods = {
       return { report: out.report, binding: wireBinding(out.binding), runs: out.runs.map(wireRun) };
     },
   ),
-  "session.effect_digest": define(
+  "session.effect_digest": defineRead(
     "The session ledger's current effect digest.",
-    only,
     z.strictObject({ effect_digest: Digest }),
-    async (p, ctx) => ({ effect_digest: ctx.sessions.get(p.session_id).session.effectDigest }),
+    (session) => ({ effect_digest: session.effectDigest }),
   ),
-  "session.decide": define(
+  "session.decide": defineRead(
     "Completion gate decision for the session: its ledger, reports and waivers (the host attestor, when set, runs first). The outcome is kept for session.proof.",
-    only,
     GateOutcomeSchema,
-    async (p, ctx) => ctx.sessions.get(p.session_id).session.decide(),
+    (session) => session.decide(),
   ),
-  "session.proof": define(
+  "session.proof": defineRead(
     "The turn proof (turn_proof.v1) of the last decision: ledger rows, effect digest, bound reports, waivers used, terminal, outcome, tool versions and timestamps. Errors: not_decided before session.decide (or after a change since), turn_not_allowed when the decision was not allow.",
-    only,
     z.strictObject({ proof: TurnProofSchema }),
-    async (p, ctx) => ({ proof: ctx.sessions.get(p.session_id).session.proof() }),
+    (session) => ({ proof: session.proof() }),
   ),
 };
