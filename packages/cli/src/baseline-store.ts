@@ -1,10 +1,10 @@
-import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { TurngateError } from "@turngate/core";
 import { VerificationCommandSchema } from "@turngate/core/schemas";
 import {
   deserializeSnapshot,
   serializeSnapshot,
+  sha256Hex,
   type WorkspaceSnapshot,
   writeFileAtomic,
 } from "@turngate/node";
@@ -46,7 +46,7 @@ export interface StoredBaseline {
 
 /** The baseline id of stored bytes: lowercase hex SHA-256 (64 characters). */
 export function baselineIdOf(bytes: string | Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
+  return sha256Hex(bytes);
 }
 
 /**
