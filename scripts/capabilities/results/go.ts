@@ -5,12 +5,10 @@
  * of issue 6 "Deliver" item 3.
  */
 import type { GoReference } from "../test-references.js";
-import { type Outcome, type Recorded, ResultsFormatError, toOutcome } from "./outcome.js";
+import { type Recorded, ResultsFormatError, type ResultsIndex, toOutcome } from "./outcome.js";
 
 /** Looks up Go references in one parsed event stream. */
-export interface GoResults {
-  outcome(ref: GoReference): Outcome;
-}
+export type GoResults = ResultsIndex<GoReference>;
 
 const TERMINAL: Record<string, Recorded> = {
   pass: { status: "passed" },

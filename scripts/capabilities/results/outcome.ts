@@ -8,6 +8,12 @@ export type Outcome =
   | { status: "passed" }
   | { status: "failed" | "skipped" | "absent"; detail?: string };
 
+/** Looks up references of one runner (`Ref`) in one parsed results file. */
+export interface ResultsIndex<Ref> {
+  /** The referenced test's outcome; `absent` when the results do not name it. */
+  outcome(ref: Ref): Outcome;
+}
+
 /** Status of one recorded test run, before several runs of the same name are folded. */
 export type RecordedStatus = "passed" | "failed" | "skipped";
 

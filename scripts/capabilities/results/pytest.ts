@@ -13,17 +13,15 @@
 import { XMLParser } from "fast-xml-parser";
 import type { PytestReference } from "../test-references.js";
 import {
-  type Outcome,
   type Recorded,
   ResultsFormatError,
+  type ResultsIndex,
   recordWorst,
   toOutcome,
 } from "./outcome.js";
 
 /** Looks up pytest references in one parsed report. */
-export interface PytestResults {
-  outcome(ref: PytestReference): Outcome;
-}
+export type PytestResults = ResultsIndex<PytestReference>;
 
 type XmlNode = Record<string, unknown>;
 

@@ -7,17 +7,15 @@
 import path from "node:path";
 import type { VitestReference } from "../test-references.js";
 import {
-  type Outcome,
   type Recorded,
   ResultsFormatError,
+  type ResultsIndex,
   recordWorst,
   toOutcome,
 } from "./outcome.js";
 
 /** Looks up vitest references in one parsed report. */
-export interface VitestResults {
-  outcome(ref: VitestReference): Outcome;
-}
+export type VitestResults = ResultsIndex<VitestReference>;
 
 function statusOf(raw: unknown): Recorded {
   if (raw === "passed") return { status: "passed" };
