@@ -15,6 +15,24 @@ function severity(word: string): DiagnosticSeverity {
   return word === "error" ? "error" : word === "warning" ? "warning" : "info";
 }
 
+/** A tsc diagnostic from its location and the `[severity word, code, message]` captures. */
+function diagnostic(
+  path: string | null,
+  line: number | null,
+  column: number | null,
+  [word, code, message]: string[],
+): ParsedDiagnostic {
+  return {
+    path,
+    line,
+    column,
+    severity: severity(word as string),
+    code: code as string,
+    message: message as string,
+    source: "tsc",
+  };
+}
+
 /**
  * `tsc --pretty false` text: `path(line,col): error TS2322: message` and location-less
  * `error TS6053: message`; indented lines that follow (chained message details such as
@@ -39,30 +57,11 @@ export const parseTsc: DiagnosticParser = (text) => {
     }
     const dotOnly = !NON_DOT.test(line);
     const m = dotOnly ? LOCATED.exec(line) : null;
-    if (m) {
-      last = {
-        path: m[1] as string,
-        line: Number(m[2]),
-        column: Number(m[3]),
-        severity: severity(m[4] as string),
-        code: m[5] as string,
-        message: m[6] as string,
-        source: "tsc",
-      };
-      diagnostics.push(last);
-      return;
-    }
-    const g = dotOnly ? GLOBAL.exec(line) : null;
-    if (g) {
-      last = {
-        path: null,
-        line: null,
-        column: null,
-        severity: severity(g[1] as string),
-        code: g[2] as string,
-        message: g[3] as string,
-        source: "tsc",
-      };
+    const g = dotOnly && !m ? GLOBAL.exec(line) : null;
+    if (m || g) {
+      last = m
+        ? diagnostic(m[1] as string, Number(m[2]), Number(m[3]), m.slice(4))
+        : diagnostic(null, null, null, (g as RegExpExecArray).slice(1));
       diagnostics.push(last);
       return;
     }
