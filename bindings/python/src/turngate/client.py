@@ -63,9 +63,17 @@ class Transport(Protocol):
         *,
         timeout: float | None = None,
         on_progress: Callable[[str, Any], None] | None = None,
-    ) -> Any: ...
+    ) -> Any:
+        """Send one request (``method`` wire name, JSON-compatible ``params``) and return its
+        ``result``. ``timeout`` is in seconds (``None`` = no limit); ``on_progress(method,
+        params)`` receives this call's notifications. Raises a ``TurngateError`` subclass for
+        an error response, a timeout or a dead bridge (DESIGN §5)."""
+        ...
 
-    def close(self) -> int | None: ...
+    def close(self) -> int | None:
+        """Stop the transport; returns the bridge's exit status (``None`` if unknown).
+        Idempotent."""
+        ...
 
 
 def running_under_pyodide() -> bool:
