@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { positiveOrNull } from "./json-util.js";
+import { parseJsonRecord, positiveOrNull } from "./json-util.js";
 import type {
   DiagnosticParser,
   DiagnosticSeverity,
@@ -48,18 +48,8 @@ export const parseCargo: DiagnosticParser = (text) => {
   text.split("\n").forEach((raw, i) => {
     const line = raw.trim();
     if (!line.startsWith("{")) return;
-    let record: unknown;
-    try {
-      record = JSON.parse(line);
-    } catch (err) {
-      unparsed.push({
-        line: i + 1,
-        pointer: null,
-        text: raw,
-        reason: `not JSON: ${(err as Error).message}`,
-      });
-      return;
-    }
+    const record = parseJsonRecord(line, i + 1, raw, unparsed);
+    if (record === undefined) return;
     if (typeof record !== "object" || record === null) return;
     const r = record as Record<string, unknown>;
     let message: unknown;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { pointer } from "./json-util.js";
+import { parseJsonRecord, pointer } from "./json-util.js";
 import type { DiagnosticParser, ParsedDiagnostic, UnparsedInput } from "./types.js";
 
 /** One `go vet -json` finding. */
@@ -79,18 +79,7 @@ export const parseGoVet: DiagnosticParser = (text) => {
         break;
       }
       const body = text.slice(start, end);
-      let doc: unknown;
-      try {
-        doc = JSON.parse(body);
-      } catch (err) {
-        unparsed.push({
-          line: lineNo,
-          pointer: null,
-          text: body,
-          reason: `not JSON: ${(err as Error).message}`,
-        });
-        doc = undefined;
-      }
+      const doc = parseJsonRecord(body, lineNo, body, unparsed);
       if (doc !== undefined) readDocument(doc, body, lineNo, diagnostics, unparsed);
       const next = text.indexOf("\n", end);
       pos = next === -1 ? text.length : next + 1;

@@ -13,6 +13,25 @@ export function parseJsonDocument(format: string, text: string): unknown {
   }
 }
 
+/**
+ * Parses one JSON record of a line-oriented output. On a syntax error it appends an
+ * `unparsed` entry (`line`, `text` as given, reason `not JSON: <parser message>`) and
+ * returns `undefined` (JSON.parse never yields `undefined` itself).
+ */
+export function parseJsonRecord(
+  body: string,
+  line: number,
+  text: string,
+  unparsed: UnparsedInput[],
+): unknown {
+  try {
+    return JSON.parse(body);
+  } catch (err) {
+    unparsed.push({ line, pointer: null, text, reason: `not JSON: ${(err as Error).message}` });
+    return undefined;
+  }
+}
+
 /** Validates the document root; throws DiagnosticParseError naming the first bad field. */
 export function parseRoot<T>(format: string, schema: z.ZodType<T>, value: unknown): T {
   const r = schema.safeParse(value);

@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { parseJsonDocument, parseRoot, positiveOrNull, unparsedElement } from "./json-util.js";
+import {
+  parseJsonDocument,
+  parseJsonRecord,
+  parseRoot,
+  positiveOrNull,
+  unparsedElement,
+} from "./json-util.js";
 import type {
   DiagnosticParser,
   DiagnosticSeverity,
@@ -97,18 +103,8 @@ export const parseRdjsonl: DiagnosticParser = (text) => {
   text.split("\n").forEach((raw, i) => {
     const line = raw.trim();
     if (line === "") return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (err) {
-      unparsed.push({
-        line: i + 1,
-        pointer: null,
-        text: raw,
-        reason: `not JSON: ${(err as Error).message}`,
-      });
-      return;
-    }
+    const value = parseJsonRecord(line, i + 1, raw, unparsed);
+    if (value === undefined) return;
     const d = RdjsonDiagnosticSchema.safeParse(value);
     if (!d.success) {
       unparsed.push({
