@@ -9,15 +9,16 @@ import { BridgeError, formatPath, isBridgeError } from "../errors.js";
 import type { MethodContext, MethodTable } from "../method.js";
 
 /**
- * Converts zod issues into one `invalid_params` error naming the first offending field.
+ * Converts zod issues into one `invalid_params` error naming the first offending field
+ * (`path` as formatted by `formatPath`, "" for the params object itself).
  * An unknown key is reported at its own path ("records.0.extra"), not at its parent's.
  */
-export function paramsError(issues: readonly z.core.$ZodIssue[], prefix = ""): BridgeError {
+function paramsError(issues: readonly z.core.$ZodIssue[]): BridgeError {
   const issue = issues[0];
-  if (!issue) return new BridgeError("invalid_params", "invalid params", prefix);
+  if (!issue) return new BridgeError("invalid_params", "invalid params", "");
   const parts: PropertyKey[] = [...issue.path];
   if (issue.code === "unrecognized_keys" && issue.keys.length > 0) parts.push(issue.keys[0] ?? "");
-  const path = [prefix, formatPath(parts)].filter((p) => p !== "").join(".");
+  const path = formatPath(parts);
   const where = path === "" ? "params" : path;
   return new BridgeError("invalid_params", `${where}: ${issue.message}`, path);
 }
