@@ -1,4 +1,3 @@
-import { runStdioServer, SessionRegistry } from "@turngate/bridge";
 import { exitOnTerminationSignals } from "@turngate/node";
 import type { CliCommand } from "./types.js";
 
@@ -22,6 +21,8 @@ export const bridgeCommand: CliCommand = {
       )
       .requiredOption("--stdio", "serve on stdin/stdout (the only transport)")
       .action(async () => {
+        // Loaded here, not at start-up: only this command needs the bridge server.
+        const { runStdioServer, SessionRegistry } = await import("@turngate/bridge");
         const sessions = new SessionRegistry();
         const release = exitOnTerminationSignals({ beforeExit: () => sessions.closeAll() });
         try {
