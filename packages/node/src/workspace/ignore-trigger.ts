@@ -122,14 +122,9 @@ async function changedDirectories(input: IgnoreCheckInput): Promise<string | und
   const place = readInput(input);
   const newDirs: string[] = [];
   for (const dir of toRead) {
-    let dirents: Dirent[];
-    try {
-      dirents = await readdir(repoAbsolute(state.toplevel, dir), { withFileTypes: true });
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ENOENT" || code === "ENOTDIR") continue;
-      return `cannot read ${dir || "."}`;
-    }
+    const dirents = await readRepoDir(state.toplevel, dir);
+    if (dirents === "gone") continue;
+    if (dirents === "unreadable") return `cannot read ${dir || "."}`;
     const inArea = start === "" || dir === start || dir.startsWith(`${start}/`);
     for (const dirent of dirents) {
       const child = dir === "" ? dirent.name : `${dir}/${dirent.name}`;
@@ -143,6 +138,23 @@ async function changedDirectories(input: IgnoreCheckInput): Promise<string | und
     }
   }
   return newDirectories(input, newDirs);
+}
+
+/**
+ * The entries of the repository-relative directory `dir` under `toplevel`: `"gone"` when
+ * it no longer exists or is no longer a directory (ENOENT, ENOTDIR), `"unreadable"` on any
+ * other `readdir` error. Never throws.
+ */
+async function readRepoDir(
+  toplevel: string,
+  dir: string,
+): Promise<Dirent[] | "gone" | "unreadable"> {
+  try {
+    return await readdir(repoAbsolute(toplevel, dir), { withFileTypes: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "ENOENT" || code === "ENOTDIR" ? "gone" : "unreadable";
+  }
 }
 
 /** Checks directories created since the baseline for `.gitignore` files git would read. */
@@ -164,14 +176,9 @@ async function newDirectories(
   while (level.length > 0) {
     const next: string[] = [];
     for (const dir of level) {
-      let dirents: Dirent[];
-      try {
-        dirents = await readdir(repoAbsolute(state.toplevel, dir), { withFileTypes: true });
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === "ENOENT" || code === "ENOTDIR") continue;
-        return `cannot read ${dir}`;
-      }
+      const dirents = await readRepoDir(state.toplevel, dir);
+      if (dirents === "gone") continue;
+      if (dirents === "unreadable") return `cannot read ${dir}`;
       budget -= dirents.length;
       if (budget < 0) return `new directory ${dirs[0]} too large to scan`;
       // A new nested repository is observed with its own rules, as a new repository.
