@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseJsonDocument, parseRoot, positiveOrNull, unparsedElement } from "./json-util.js";
+import { JsonArrayRoot, positiveOrNull, readJsonRoot, unparsedElement } from "./json-util.js";
 import type { DiagnosticParser, ParsedDiagnostic, UnparsedInput } from "./types.js";
 
 /** One ESLint `-f json` message (the fields we read; others pass through). */
@@ -18,8 +18,6 @@ export const EslintFileSchema = z.looseObject({
   messages: z.array(z.unknown()),
 });
 
-const Root = z.array(z.unknown());
-
 /**
  * ESLint `-f json`: an array of `{filePath, messages: [{ruleId, severity, message, line,
  * column, fatal?}]}`. Severity 2 → error, 1 → warning (0 is "off" and skipped); a parse
@@ -27,7 +25,7 @@ const Root = z.array(z.unknown());
  * not match is returned in `unparsed` with its JSON pointer.
  */
 export const parseEslint: DiagnosticParser = (text) => {
-  const files = parseRoot("eslint", Root, parseJsonDocument("eslint", text));
+  const files = readJsonRoot("eslint", JsonArrayRoot, text);
   const diagnostics: ParsedDiagnostic[] = [];
   const unparsed: UnparsedInput[] = [];
   files.forEach((rawFile, fi) => {

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { DiagnosticParseError, type UnparsedInput } from "./types.js";
 
 /** Parses a whole-document JSON output; throws DiagnosticParseError (path `""`) when it is not JSON. */
@@ -30,6 +30,18 @@ export function parseJsonRecord(
     unparsed.push({ line, pointer: null, text, reason: `not JSON: ${(err as Error).message}` });
     return undefined;
   }
+}
+
+/** Root schema of the formats whose document is a bare JSON array (ESLint, Ruff). */
+export const JsonArrayRoot = z.array(z.unknown());
+
+/**
+ * A whole-document JSON output checked against its root schema: `parseJsonDocument`
+ * then `parseRoot`. Throws DiagnosticParseError (path `""` when not JSON, else the JSON
+ * pointer of the first bad field).
+ */
+export function readJsonRoot<T>(format: string, schema: z.ZodType<T>, text: string): T {
+  return parseRoot(format, schema, parseJsonDocument(format, text));
 }
 
 /** Validates the document root; throws DiagnosticParseError naming the first bad field. */

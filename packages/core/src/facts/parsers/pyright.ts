@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseJsonDocument, parseRoot, unparsedElement } from "./json-util.js";
+import { readJsonRoot, unparsedElement } from "./json-util.js";
 import type { DiagnosticParser, ParsedDiagnostic, UnparsedInput } from "./types.js";
 
 const Position = z.looseObject({
@@ -26,7 +26,7 @@ const Root = z.looseObject({ generalDiagnostics: z.array(z.unknown()) });
  * match go to `unparsed` with their JSON pointer.
  */
 export const parsePyright: DiagnosticParser = (text) => {
-  const root = parseRoot("pyright", Root, parseJsonDocument("pyright", text));
+  const root = readJsonRoot("pyright", Root, text);
   const diagnostics: ParsedDiagnostic[] = [];
   const unparsed: UnparsedInput[] = [];
   root.generalDiagnostics.forEach((raw, i) => {

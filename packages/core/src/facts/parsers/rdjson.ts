@@ -1,11 +1,5 @@
 import { z } from "zod";
-import {
-  parseJsonDocument,
-  parseJsonRecord,
-  parseRoot,
-  positiveOrNull,
-  unparsedElement,
-} from "./json-util.js";
+import { parseJsonRecord, positiveOrNull, readJsonRoot, unparsedElement } from "./json-util.js";
 import type {
   DiagnosticParser,
   DiagnosticSeverity,
@@ -80,7 +74,7 @@ function toDiagnostic(
  * 1-based as in rdjson. Entries that do not match go to `unparsed` with their pointer.
  */
 export const parseRdjson: DiagnosticParser = (text) => {
-  const root = parseRoot("rdjson", RdjsonResultSchema, parseJsonDocument("rdjson", text));
+  const root = readJsonRoot("rdjson", RdjsonResultSchema, text);
   const diagnostics: ParsedDiagnostic[] = [];
   const unparsed: UnparsedInput[] = [];
   const defaults = { severity: root.severity, source: root.source?.name };

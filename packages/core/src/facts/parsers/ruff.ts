@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseJsonDocument, parseRoot, positiveOrNull, unparsedElement } from "./json-util.js";
+import { JsonArrayRoot, positiveOrNull, readJsonRoot, unparsedElement } from "./json-util.js";
 import type { DiagnosticParser, ParsedDiagnostic, UnparsedInput } from "./types.js";
 
 const Location = z.looseObject({ row: z.number().int(), column: z.number().int() });
@@ -13,8 +13,6 @@ export const RuffViolationSchema = z.looseObject({
   severity: z.string().optional(),
 });
 
-const Root = z.array(z.unknown());
-
 /**
  * Ruff `check --output-format=json`: an array of `{code, message, filename, location: {row,
  * column}, …}` (1-based). Ruff reports violations as errors unless the entry carries a
@@ -22,7 +20,7 @@ const Root = z.array(z.unknown());
  * versions). Entries that do not match go to `unparsed` with their JSON pointer.
  */
 export const parseRuff: DiagnosticParser = (text) => {
-  const items = parseRoot("ruff", Root, parseJsonDocument("ruff", text));
+  const items = readJsonRoot("ruff", JsonArrayRoot, text);
   const diagnostics: ParsedDiagnostic[] = [];
   const unparsed: UnparsedInput[] = [];
   items.forEach((raw, i) => {

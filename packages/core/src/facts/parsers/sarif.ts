@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseJsonDocument, parseRoot, positiveOrNull, unparsedElement } from "./json-util.js";
+import { positiveOrNull, readJsonRoot, unparsedElement } from "./json-util.js";
 import type {
   DiagnosticParser,
   DiagnosticSeverity,
@@ -101,7 +101,7 @@ function fill(template: string, args: readonly string[]): string {
  * = `tool.driver.name`. Results that do not match go to `unparsed` with their pointer.
  */
 export const parseSarif: DiagnosticParser = (text) => {
-  const log = parseRoot("sarif", SarifLogSchema, parseJsonDocument("sarif", text));
+  const log = readJsonRoot("sarif", SarifLogSchema, text);
   const diagnostics: ParsedDiagnostic[] = [];
   const unparsed: UnparsedInput[] = [];
   log.runs.forEach((run, ri) => {
