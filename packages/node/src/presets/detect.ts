@@ -66,18 +66,23 @@ function command(
   return { id, kind, description, command: text, required, expect_exit: 0 };
 }
 
+/** A `VerificationPreset` with its fields in schema order (id, project_kind, description, commands). */
+function preset(
+  id: string,
+  project_kind: string,
+  description: string,
+  commands: VerificationCommand[],
+): VerificationPreset {
+  return { id, project_kind, description, commands };
+}
+
 function rustPreset(): VerificationPreset {
-  return {
-    id: "rust-default",
-    project_kind: "rust",
-    description: "Rust cargo verification",
-    commands: [
-      command("rust:fmt", "format", "Check Rust formatting", "cargo fmt -- --check", true),
-      command("rust:check", "type_check", "Run Rust type checking", "cargo check", true),
-      command("rust:test", "test", "Run Rust tests", "cargo test", true),
-      command("rust:clippy", "lint", "Run Rust clippy lints", "cargo clippy -- -D warnings", false),
-    ],
-  };
+  return preset("rust-default", "rust", "Rust cargo verification", [
+    command("rust:fmt", "format", "Check Rust formatting", "cargo fmt -- --check", true),
+    command("rust:check", "type_check", "Run Rust type checking", "cargo check", true),
+    command("rust:test", "test", "Run Rust tests", "cargo test", true),
+    command("rust:clippy", "lint", "Run Rust clippy lints", "cargo clippy -- -D warnings", false),
+  ]);
 }
 
 const NODE_SCRIPTS: ReadonlyArray<{
@@ -113,12 +118,7 @@ function nodePreset(root: string): VerificationPreset | undefined {
       command(`node:${script}`, kind, description, packageScriptCommand(manager, script), required),
   );
   if (commands.length === 0) return undefined;
-  return {
-    id: "node-default",
-    project_kind: "node",
-    description: "Node.js package verification",
-    commands,
-  };
+  return preset("node-default", "node", "Node.js package verification", commands);
 }
 
 function pythonPreset(root: string): VerificationPreset | undefined {
@@ -150,24 +150,14 @@ function pythonPreset(root: string): VerificationPreset | undefined {
     );
   }
   if (commands.length === 0) return undefined;
-  return {
-    id: "python-default",
-    project_kind: "python",
-    description: "Python project verification",
-    commands,
-  };
+  return preset("python-default", "python", "Python project verification", commands);
 }
 
 function goPreset(): VerificationPreset {
-  return {
-    id: "go-default",
-    project_kind: "go",
-    description: "Go module verification",
-    commands: [
-      command("go:test", "test", "Run Go tests", "go test ./...", true),
-      command("go:vet", "lint", "Run go vet", "go vet ./...", false),
-    ],
-  };
+  return preset("go-default", "go", "Go module verification", [
+    command("go:test", "test", "Run Go tests", "go test ./...", true),
+    command("go:vet", "lint", "Run go vet", "go vet ./...", false),
+  ]);
 }
 
 function isFile(path: string): boolean {
