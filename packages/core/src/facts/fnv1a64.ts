@@ -1,3 +1,5 @@
+import { updateUtf8 } from "../ledger/sha256.js";
+
 /**
  * FNV-1a 64-bit content hash, rendered as an unsigned decimal string (reference
  * harn-verification.md §3.1): offset basis 14695981039346656037, prime 1099511628211,
@@ -38,34 +40,8 @@ export class Fnv1a64 {
    * U+FFFD, as `TextEncoder` does); returns `this`.
    */
   updateString(text: string): this {
-    const bytes: number[] = [];
-    for (let i = 0; i < text.length; i++) {
-      let c = text.charCodeAt(i);
-      if (c >= 0xd800 && c <= 0xdfff) {
-        const d = i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
-        if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) {
-          c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
-          i++;
-        } else {
-          c = 0xfffd;
-        }
-      }
-      if (c < 0x80) bytes.push(c);
-      else if (c < 0x800) bytes.push(0xc0 | (c >> 6), 0x80 | (c & 63));
-      else if (c < 0x10000) bytes.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
-      else
-        bytes.push(
-          0xf0 | (c >> 18),
-          0x80 | ((c >> 12) & 63),
-          0x80 | ((c >> 6) & 63),
-          0x80 | (c & 63),
-        );
-      if (bytes.length >= 4096) {
-        this.update(Uint8Array.from(bytes));
-        bytes.length = 0;
-      }
-    }
-    return this.update(Uint8Array.from(bytes));
+    updateUtf8(this, text);
+    return this;
   }
 
   /** The hash of every byte fed so far, as an unsigned decimal string. */

@@ -49,14 +49,20 @@ const SHORT_TEXT = 256;
 /** `SCRATCH.subarray(0, n)` for n ≤ SHORT_TEXT, made once each (no view per hash). */
 const SCRATCH_VIEWS: Uint8Array[] = [];
 
+/** Anything that takes bytes synchronously and keeps no reference to them (SHA-256, FNV-1a). */
+export interface ByteSink {
+  update(bytes: Uint8Array): unknown;
+}
+
 /**
+ * Internal helper (not exported from the package; facts/fnv1a64.ts reuses it).
  * Feeds the UTF-8 bytes of `text` to `hash` through the shared scratch buffer (unpaired
  * surrogates become U+FFFD, as `TextEncoder` does). A short ASCII text is copied unit by
  * unit (cheaper than a `TextEncoder` call); anything else goes through `encodeInto`, which
  * never splits a surrogate pair, so a long text is encoded piece by piece with the same
  * bytes as in one go.
  */
-function updateUtf8(hash: _SHA256, text: string): void {
+export function updateUtf8(hash: ByteSink, text: string): void {
   const n = text.length;
   if (n <= SHORT_TEXT) {
     let i = 0;
