@@ -1,5 +1,5 @@
 import { TurngateValidationError } from "../errors.js";
-import { compareCodePoints } from "../ledger/order.js";
+import { sortedUnique } from "../ledger/order.js";
 import type { VerificationCheck } from "../schemas/check.js";
 import type { VerificationCommandInput } from "../schemas/command.js";
 import { parseVerificationCommand } from "../schemas/parse.js";
@@ -25,7 +25,7 @@ export function artifactUris(metadata: unknown): string[] {
     }
   };
   walk(metadata);
-  return [...found].sort(compareCodePoints);
+  return sortedUnique(found);
 }
 
 /**
