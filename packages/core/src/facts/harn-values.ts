@@ -7,6 +7,7 @@
  * - strings are compared, sorted and measured by Unicode code point (Harn/Rust order and
  *   `len`), never by UTF-16 unit.
  */
+import { isJsonObject } from "../ledger/json.js";
 import { compareCodePoints } from "../ledger/order.js";
 
 /** A JSON object as the facts functions receive it. */
@@ -17,9 +18,9 @@ export function isNil(value: unknown): value is null | undefined {
   return value === null || value === undefined;
 }
 
-/** True for a plain JSON object (Harn `dict`); arrays and `null` are not dicts. */
+/** True for a plain JSON object (Harn `dict`); arrays and `null` are not dicts. Same test as the ledger's `isJsonObject`. */
 export function isDict(value: unknown): value is Dict {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  return isJsonObject(value);
 }
 
 /** `value?.[key]` with Harn semantics: nil or a non-dict yields `undefined`. */
