@@ -1,4 +1,5 @@
 import { sep } from "node:path";
+import { HARNESS_DIRECTORIES } from "@turngate/core";
 
 /**
  * Directory names that belong to agent harnesses or to git itself (A3S `is_harness_path`,
@@ -8,12 +9,7 @@ import { sep } from "node:path";
  * project content and are observed (our change: A3S drops them at any depth, which let a
  * turn hide new files in `src/.a3s/`).
  */
-export const HARNESS_DIR_NAMES: ReadonlySet<string> = new Set([
-  ".git",
-  ".turngate",
-  ".a3s",
-  ".a3s-code",
-]);
+export const HARNESS_DIR_NAMES: ReadonlySet<string> = new Set(HARNESS_DIRECTORIES);
 
 /**
  * True when the directory entry `name` inside the workspace-relative directory `parent`
@@ -59,5 +55,8 @@ export function isHarnessPath(path: string): boolean {
   return ROOT_HARNESS.test(path) || GIT_SEGMENT.test(path);
 }
 
-const ROOT_HARNESS = /^\.(?:git|turngate|a3s|a3s-code)(?:\/|$)/;
+// Built from HARNESS_DIR_NAMES (core's list) so the two cannot drift apart.
+const ROOT_HARNESS = new RegExp(
+  `^(?:${[...HARNESS_DIR_NAMES].map((name) => name.replaceAll(".", "\\.")).join("|")})(?:/|$)`,
+);
 const GIT_SEGMENT = /(?:^|\/)\.git(?:\/|$)/;
