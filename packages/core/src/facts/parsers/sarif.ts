@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { positiveOrNull, readJsonRoot, unparsedElement } from "./json-util.js";
-import type {
-  DiagnosticParser,
-  DiagnosticSeverity,
-  ParsedDiagnostic,
-  UnparsedInput,
+import {
+  type DiagnosticParser,
+  type ParsedDiagnostic,
+  severityOfWord,
+  type UnparsedInput,
 } from "./types.js";
 
 const Message = z.looseObject({
@@ -69,10 +69,6 @@ const Run = z.looseObject({
 
 /** The root of a SARIF 2.1.0 log. */
 export const SarifLogSchema = z.looseObject({ version: z.literal("2.1.0"), runs: z.array(Run) });
-
-function severity(level: z.infer<typeof Level>): DiagnosticSeverity {
-  return level === "error" ? "error" : level === "warning" ? "warning" : "info";
-}
 
 function fileUri(uri: string): string {
   if (!uri.startsWith("file://")) return uri;
@@ -140,7 +136,7 @@ export const parseSarif: DiagnosticParser = (text) => {
         path: uri === undefined ? null : fileUri(uri),
         line: positiveOrNull(physical?.region?.startLine),
         column: positiveOrNull(physical?.region?.startColumn),
-        severity: severity(level),
+        severity: severityOfWord(level),
         code,
         message,
         source: run.tool.driver.name,

@@ -1,8 +1,8 @@
-import type {
-  DiagnosticParser,
-  DiagnosticSeverity,
-  ParsedDiagnostic,
-  UnparsedInput,
+import {
+  type DiagnosticParser,
+  type ParsedDiagnostic,
+  severityOfWord,
+  type UnparsedInput,
 } from "./types.js";
 
 const LOCATED = /^(.+?)\((\d+),(\d+)\): (error|warning|message) (TS\d+): (.*)$/;
@@ -10,10 +10,6 @@ const GLOBAL = /^(error|warning|message) (TS\d+): (.*)$/;
 // `.` stops at these; a line holding one cannot match either pattern. Checking first keeps
 // the lazy `(.+?)` from retrying `(.*)$` at every `(` — quadratic in the line length.
 const NON_DOT = /[\r\u2028\u2029]/;
-
-function severity(word: string): DiagnosticSeverity {
-  return word === "error" ? "error" : word === "warning" ? "warning" : "info";
-}
 
 /** A tsc diagnostic from its location and the `[severity word, code, message]` captures. */
 function diagnostic(
@@ -26,7 +22,7 @@ function diagnostic(
     path,
     line,
     column,
-    severity: severity(word as string),
+    severity: severityOfWord(word as string),
     code: code as string,
     message: message as string,
     source: "tsc",

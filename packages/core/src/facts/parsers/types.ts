@@ -4,6 +4,14 @@ import { TurngateError } from "../../errors.js";
 export type DiagnosticSeverity = "error" | "warning" | "info";
 
 /**
+ * Internal helper (not exported from the package): `error` and `warning` map to
+ * themselves, any other severity word (tsc `message`, SARIF `note`/`none`) to `info`.
+ */
+export function severityOfWord(word: string): DiagnosticSeverity {
+  return word === "error" ? "error" : word === "warning" ? "warning" : "info";
+}
+
+/**
  * One diagnostic as every parser returns it (wire keys). `line`/`column` are 1-based (null
  * when the tool gives none); `code` is the tool's rule or error code; `source` names the
  * tool (`tsc`, `eslint`, the SARIF driver, `rustc`/`clippy`, `ruff`, `pyright`, `go vet`,
