@@ -19,7 +19,7 @@ const BEL = 0x07;
  * zero-width and direction marks (U+200B–U+200F), line and paragraph separators,
  * bidi embeddings/overrides/isolates (U+202A–U+202E, U+2066–U+2069) and the BOM.
  */
-export function isUnsafeCodePoint(cp: number): boolean {
+function isUnsafeCodePoint(cp: number): boolean {
   return (
     cp < 0x20 ||
     (cp >= 0x7f && cp <= 0x9f) ||

@@ -58,7 +58,7 @@ export function fingerprintConfigFiles(paths: readonly string[]): ConfigFile[] {
 }
 
 /** The global config files git reads, from the environment (as git computes them). */
-export function globalConfigFiles(env: NodeJS.ProcessEnv = process.env): string[] {
+function globalConfigFiles(env: NodeJS.ProcessEnv = process.env): string[] {
   const explicit = env.GIT_CONFIG_GLOBAL;
   if (explicit !== undefined) return explicit === "" ? [] : [resolve(explicit)];
   const out: string[] = [];

@@ -46,7 +46,7 @@ export async function captureIgnoreState(
  *
  * Throws {@link WorkspaceObserverError} `git_failed` when one of the git queries fails.
  */
-export async function captureRepoIgnoreState(
+async function captureRepoIgnoreState(
   root: string,
   dir: string,
   filter: PathFilter,

@@ -96,7 +96,7 @@ export async function readExcludesConfig(cwd: string): Promise<ExcludesConfig> {
 }
 
 /** git's default global excludes file: `$XDG_CONFIG_HOME/git/ignore` or `$HOME/.config/git/ignore`. */
-export function defaultExcludesFile(env: NodeJS.ProcessEnv = process.env): string | null {
+function defaultExcludesFile(env: NodeJS.ProcessEnv = process.env): string | null {
   const xdg = env.XDG_CONFIG_HOME;
   if (xdg !== undefined && xdg !== "") return join(xdg, "git", "ignore");
   const home = env.HOME;

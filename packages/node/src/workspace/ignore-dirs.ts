@@ -93,7 +93,7 @@ export function isReadByGit(input: IgnoreDirsInput, child: string): boolean {
 }
 
 /** `""`, `a`, `a/b` for `a/b/c`: the directories strictly above a repository path. */
-export function ancestorsOf(path: string): string[] {
+function ancestorsOf(path: string): string[] {
   if (path === "") return [];
   const out = [""];
   for (let i = path.indexOf("/"); i >= 0; i = path.indexOf("/", i + 1)) out.push(path.slice(0, i));
