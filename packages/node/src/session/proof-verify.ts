@@ -8,7 +8,7 @@ import {
   type TurnProof,
 } from "@turngate/core";
 import { TURNGATE_DIR } from "../fs/paths.js";
-import { sha256Hex } from "../workspace/digest.js";
+import { sha256Hex } from "../workspace/hash/digest.js";
 import { resolveRecordedPath } from "./nfc-path.js";
 
 /**

@@ -29,7 +29,7 @@ import {
 import { turngatePaths } from "../fs/paths.js";
 import { verificationPresets } from "../presets/detect.js";
 import { runVerificationCommand } from "../runner/verify-command.js";
-import type { WorkspaceDelta } from "../workspace/diff.js";
+import type { WorkspaceDelta } from "../workspace/diff/diff.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
 import type { WorkspaceSnapshot } from "../workspace/snapshot.js";
 import { buildTurnProof } from "./proof.js";

@@ -6,7 +6,7 @@ import type {
   VerificationReport,
 } from "@turngate/core";
 import type { ShellRunResult } from "../runner/shell.js";
-import type { WorkspaceDelta } from "../workspace/diff.js";
+import type { WorkspaceDelta } from "../workspace/diff/diff.js";
 import type { WorkspaceSnapshot } from "../workspace/snapshot.js";
 
 /** Options of `Session.start`. */

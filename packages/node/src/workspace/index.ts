@@ -18,10 +18,11 @@ export {
   diffSnapshots,
   type WorkspaceChange,
   type WorkspaceDelta,
-} from "./diff.js";
-export { sha256Hex } from "./digest.js";
+} from "./diff/diff.js";
 export { WorkspaceObserverError, type WorkspaceObserverErrorCode } from "./errors.js";
-export { NO_IGNORE_STATE_PATH, NO_IGNORE_STATE_REASON } from "./ignore-guard.js";
+export { sha256Hex } from "./hash/digest.js";
+export type { NativeHasher } from "./hash/native-hasher.js";
+export { NO_IGNORE_STATE_PATH, NO_IGNORE_STATE_REASON } from "./ignore/ignore-guard.js";
 export type {
   ConfigFile,
   DirIdentity,
@@ -29,8 +30,7 @@ export type {
   IgnoreSourceKind,
   IgnoreState,
   RepoIgnoreState,
-} from "./ignore-state.js";
-export type { NativeHasher } from "./native-hasher.js";
+} from "./ignore/ignore-state.js";
 export { WorkspaceObserver, type WorkspaceObserverOptions } from "./observer.js";
 export {
   HARNESS_DIR_NAMES,
@@ -48,4 +48,4 @@ export {
   WORKSPACE_SNAPSHOT_SCHEMA,
   type WorkspaceSnapshot,
 } from "./snapshot.js";
-export { isRacy, RACY_WINDOW_MS, type StatIdentity } from "./stat-cache.js";
+export { isRacy, RACY_WINDOW_MS, type StatIdentity } from "./stat/stat-cache.js";

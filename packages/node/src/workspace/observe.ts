@@ -1,19 +1,19 @@
 import type { Stats } from "node:fs";
 import { existsSync } from "node:fs";
 import { mapBounded, yieldToEventLoop } from "./concurrency.js";
-import { listGitPaths } from "./git-list.js";
-import { hashRegularFile, hashRegularFileSync, hashSymlink } from "./hash.js";
-import { captureIgnoreState } from "./ignore-capture.js";
-import { IgnoreGuard } from "./ignore-guard.js";
-import type { ListedPath, Listing, PathFilter } from "./listing.js";
-import type { NativeHasher } from "./native-hasher.js";
-import { ParentDirCheck } from "./parent-dirs.js";
-import { RAW_STAT_FIELDS, RawKind } from "./raw-stat.js";
+import { hashRegularFile, hashRegularFileSync, hashSymlink } from "./hash/hash.js";
+import type { NativeHasher } from "./hash/native-hasher.js";
+import { captureIgnoreState } from "./ignore/ignore-capture.js";
+import { IgnoreGuard } from "./ignore/ignore-guard.js";
+import { listGitPaths } from "./listing/git-list.js";
+import type { ListedPath, Listing, PathFilter } from "./listing/listing.js";
+import { ParentDirCheck } from "./listing/parent-dirs.js";
+import { walkPaths } from "./listing/walk.js";
 import type { EntryKind, EntryState, WorkspaceSnapshot } from "./snapshot.js";
 import { compareCodeUnits } from "./snapshot.js";
-import { absolutePath, type CachedEntry, canReuse, type StatCache } from "./stat-cache.js";
-import type { StatService } from "./stat-service.js";
-import { walkPaths } from "./walk.js";
+import { RAW_STAT_FIELDS, RawKind } from "./stat/raw-stat.js";
+import { absolutePath, type CachedEntry, canReuse, type StatCache } from "./stat/stat-cache.js";
+import type { StatService } from "./stat/stat-service.js";
 
 /** Large files hashed at once (open/read/close in flight). */
 export const HASH_CONCURRENCY = 64;

@@ -1,15 +1,15 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import ignore from "ignore";
-import { diffSnapshots, type WorkspaceDelta } from "./diff.js";
+import { diffSnapshots, type WorkspaceDelta } from "./diff/diff.js";
 import { WorkspaceObserverError } from "./errors.js";
-import { isInsideGitWorkTree } from "./git.js";
-import type { PathFilter } from "./listing.js";
-import { type NativeHasher, toNativeHasher } from "./native-hasher.js";
+import { type NativeHasher, toNativeHasher } from "./hash/native-hasher.js";
+import { isInsideGitWorkTree } from "./listing/git.js";
+import type { PathFilter } from "./listing/listing.js";
 import { observe } from "./observe.js";
 import type { WorkspaceSnapshot } from "./snapshot.js";
-import { StatCache } from "./stat-cache.js";
-import { StatService } from "./stat-service.js";
+import { StatCache } from "./stat/stat-cache.js";
+import { StatService } from "./stat/stat-service.js";
 
 /** Options of {@link WorkspaceObserver}. */
 export interface WorkspaceObserverOptions {

@@ -1,5 +1,5 @@
 import { WorkspaceObserverError } from "./errors.js";
-import { type IgnoreState, parseIgnoreState } from "./ignore-state.js";
+import { type IgnoreState, parseIgnoreState } from "./ignore/ignore-state.js";
 
 /** What kind of filesystem object a snapshot entry is. Directories are never entries. */
 export type EntryKind = "file" | "symlink";

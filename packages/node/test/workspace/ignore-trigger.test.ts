@@ -1,11 +1,14 @@
 import { appendFileSync, linkSync, lstatSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { readExcludesConfig } from "../../src/workspace/ignore-config.js";
-import type { IgnoreState, RepoIgnoreState } from "../../src/workspace/ignore-state.js";
-import { ignoreRulesChanged, NEW_DIR_SCAN_LIMIT } from "../../src/workspace/ignore-trigger.js";
+import { readExcludesConfig } from "../../src/workspace/ignore/ignore-config.js";
+import type { IgnoreState, RepoIgnoreState } from "../../src/workspace/ignore/ignore-state.js";
+import {
+  ignoreRulesChanged,
+  NEW_DIR_SCAN_LIMIT,
+} from "../../src/workspace/ignore/ignore-trigger.js";
 import { WorkspaceObserver } from "../../src/workspace/index.js";
-import { StatService } from "../../src/workspace/stat-service.js";
+import { StatService } from "../../src/workspace/stat/stat-service.js";
 import { git, initRepo, makeTempDir, removeDir, write } from "./helpers.js";
 
 let dir: string;

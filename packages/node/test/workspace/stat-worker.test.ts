@@ -1,8 +1,8 @@
 import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { lstatInto, RAW_STAT_FIELDS, RawKind } from "../../src/workspace/raw-stat.js";
-import { PARALLEL_STAT_MIN, StatService } from "../../src/workspace/stat-service.js";
+import { lstatInto, RAW_STAT_FIELDS, RawKind } from "../../src/workspace/stat/raw-stat.js";
+import { PARALLEL_STAT_MIN, StatService } from "../../src/workspace/stat/stat-service.js";
 import { makeTempDir, removeDir, write } from "./helpers.js";
 
 let root: string;

@@ -1,5 +1,5 @@
 import { sep } from "node:path";
-import { isAscii, normalizeRelativePath } from "./paths.js";
+import { isAscii, normalizeRelativePath } from "../paths.js";
 
 /** A path found by a listing: its snapshot key and the relative path to use on disk. */
 export interface ListedPath {

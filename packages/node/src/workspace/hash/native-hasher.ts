@@ -1,4 +1,4 @@
-import { WorkspaceObserverError } from "./errors.js";
+import { WorkspaceObserverError } from "../errors.js";
 
 /**
  * Optional accelerator (e.g. `@turngate/native`) for hashing many regular files at once.

@@ -1,4 +1,4 @@
-import { WorkspaceObserverError } from "./errors.js";
+import { WorkspaceObserverError } from "../errors.js";
 
 /** Which kind of ignore source a {@link IgnoreSource} is. */
 export type IgnoreSourceKind = "info_exclude" | "excludes_file" | "gitignore";

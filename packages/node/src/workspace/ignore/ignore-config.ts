@@ -1,8 +1,8 @@
 import { lstatSync, readFileSync, readlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { sha256Hex } from "./digest.js";
-import { WorkspaceObserverError } from "./errors.js";
-import { runGit } from "./git.js";
+import { WorkspaceObserverError } from "../errors.js";
+import { sha256Hex } from "../hash/digest.js";
+import { runGit } from "../listing/git.js";
 import type { IgnoreSource, IgnoreSourceKind } from "./ignore-state.js";
 
 /** Where a repository lives, seen from the directory that is listed with it. */

@@ -1,12 +1,12 @@
 import type { Dirent, Stats } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
-import { mapBounded } from "./concurrency.js";
+import { mapBounded } from "../concurrency.js";
+import type { PathFilter } from "../listing/listing.js";
+import { parentOf, type RepoPlace, repoAbsolute, repoToWorkspace } from "../listing/repo-paths.js";
+import { WALK_CONCURRENCY } from "../listing/walk.js";
+import { isHarnessEntry, normalizeRelativePath } from "../paths.js";
 import { readIgnoreSource } from "./ignore-config.js";
 import type { DirIdentity, IgnoreSource } from "./ignore-state.js";
-import type { PathFilter } from "./listing.js";
-import { isHarnessEntry, normalizeRelativePath } from "./paths.js";
-import { parentOf, type RepoPlace, repoAbsolute, repoToWorkspace } from "./repo-paths.js";
-import { WALK_CONCURRENCY } from "./walk.js";
 
 /** What {@link walkIgnoreDirs} found. */
 export interface IgnoreDirs {

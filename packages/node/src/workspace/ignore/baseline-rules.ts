@@ -1,9 +1,9 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { WorkspaceObserverError } from "../errors.js";
+import { runGit } from "../listing/git.js";
 import { checkIgnore } from "./check-ignore.js";
-import { WorkspaceObserverError } from "./errors.js";
-import { runGit } from "./git.js";
 import { isGitignorePath, type RepoIgnoreState } from "./ignore-state.js";
 
 /**

@@ -1,6 +1,6 @@
-import { WorkspaceObserverError } from "./errors.js";
-import { type RunGitOptions, runGit } from "./git.js";
-import { splitNulTerminated } from "./git-list.js";
+import { WorkspaceObserverError } from "../errors.js";
+import { type RunGitOptions, runGit } from "../listing/git.js";
+import { splitNulTerminated } from "../listing/git-list.js";
 
 /**
  * Asks git which of `paths` its ignore rules exclude:

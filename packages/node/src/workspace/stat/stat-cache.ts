@@ -1,4 +1,4 @@
-import type { EntryKind, EntryState, WorkspaceSnapshot } from "./snapshot.js";
+import type { EntryKind, EntryState, WorkspaceSnapshot } from "../snapshot.js";
 
 /**
  * How close (ms) a file's mtime/ctime may be to the time its digest was computed before the

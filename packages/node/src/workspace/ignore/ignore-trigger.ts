@@ -1,17 +1,17 @@
 import type { Dirent } from "node:fs";
 import { readdir } from "node:fs/promises";
+import type { PathFilter } from "../listing/listing.js";
+import { repoAbsolute, repoToWorkspace } from "../listing/repo-paths.js";
+import { normalizeRelativePath } from "../paths.js";
+import type { EntryState } from "../snapshot.js";
+import { RAW_STAT_FIELDS, RawKind } from "../stat/raw-stat.js";
+import { RACY_WINDOW_MS } from "../stat/stat-cache.js";
+import type { StatService } from "../stat/stat-service.js";
 import { checkIgnore } from "./check-ignore.js";
 import { fingerprintConfigFiles } from "./config-files.js";
 import { type ExcludesConfig, gitEntryIdentity, readIgnoreSource } from "./ignore-config.js";
 import { type IgnoreDirsInput, isReadByGit } from "./ignore-dirs.js";
 import type { IgnoreSource, RepoIgnoreState } from "./ignore-state.js";
-import type { PathFilter } from "./listing.js";
-import { normalizeRelativePath } from "./paths.js";
-import { RAW_STAT_FIELDS, RawKind } from "./raw-stat.js";
-import { repoAbsolute, repoToWorkspace } from "./repo-paths.js";
-import type { EntryState } from "./snapshot.js";
-import { RACY_WINDOW_MS } from "./stat-cache.js";
-import type { StatService } from "./stat-service.js";
 
 /**
  * Directory entries a check reads below new directories before it gives up and reports

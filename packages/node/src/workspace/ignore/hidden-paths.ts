@@ -1,13 +1,13 @@
 import type { Dirent } from "node:fs";
 import { readdir } from "node:fs/promises";
+import { joinRelative, type Listing, listedPath, type PathFilter } from "../listing/listing.js";
+import { repoToWorkspace, workspaceToRepo } from "../listing/repo-paths.js";
+import { isHarnessPath, normalizeRelativePath } from "../paths.js";
+import type { EntryState } from "../snapshot.js";
+import { absolutePath } from "../stat/stat-cache.js";
 import type { BaselineRules } from "./baseline-rules.js";
 import { readRepoLayout } from "./ignore-config.js";
 import { listIgnored } from "./ignored-status.js";
-import { joinRelative, type Listing, listedPath, type PathFilter } from "./listing.js";
-import { isHarnessPath, normalizeRelativePath } from "./paths.js";
-import { repoToWorkspace, workspaceToRepo } from "./repo-paths.js";
-import type { EntryState } from "./snapshot.js";
-import { absolutePath } from "./stat-cache.js";
 
 /** Input of {@link listNewlyHidden}. */
 export interface HiddenPathsInput {

@@ -1,9 +1,9 @@
 import { isUtf8 } from "node:buffer";
 import { join } from "node:path";
-import { WorkspaceObserverError } from "./errors.js";
+import { WorkspaceObserverError } from "../errors.js";
+import { isHarnessPath } from "../paths.js";
 import { runGit } from "./git.js";
 import { joinRelative, type Listing, listedPath, type PathFilter } from "./listing.js";
-import { isHarnessPath } from "./paths.js";
 
 /**
  * Lists the files git would consider part of the work tree under `root/dirFsPath`:

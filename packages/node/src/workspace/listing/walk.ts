@@ -1,9 +1,9 @@
 import type { Dirent } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { mapBounded } from "./concurrency.js";
+import { mapBounded } from "../concurrency.js";
+import { isHarnessEntry, normalizeRelativePath } from "../paths.js";
 import { joinRelative, type Listing, listedPath, type PathFilter } from "./listing.js";
-import { isHarnessEntry, normalizeRelativePath } from "./paths.js";
 
 /** Directories read at once by the walk. */
 export const WALK_CONCURRENCY = 64;

@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import { yieldToEventLoop } from "./concurrency.js";
+import { yieldToEventLoop } from "../concurrency.js";
 import { lstatInto, RAW_STAT_FIELDS } from "./raw-stat.js";
 
 /** CPUs needed before the helper worker is used by default (see the constructor). */

@@ -1,6 +1,6 @@
-import { WorkspaceObserverError } from "./errors.js";
-import { runGit } from "./git.js";
-import { splitNulTerminated } from "./git-list.js";
+import { WorkspaceObserverError } from "../errors.js";
+import { runGit } from "../listing/git.js";
+import { splitNulTerminated } from "../listing/git-list.js";
 
 /** What git ignores below one listed directory. */
 export interface IgnoredListing {

@@ -1,5 +1,5 @@
 import { DELETED_CONTENT_DIGEST } from "@turngate/core";
-import { compareCodeUnits, type EntryState, type WorkspaceSnapshot } from "./snapshot.js";
+import { compareCodeUnits, type EntryState, type WorkspaceSnapshot } from "../snapshot.js";
 
 /** How a path differs between two snapshots. A rename is a `deleted` plus an `added`. */
 export type ChangeKind = "added" | "modified" | "deleted";

@@ -1,5 +1,5 @@
 import { lstatSync } from "node:fs";
-import { absolutePath } from "./stat-cache.js";
+import { absolutePath } from "../stat/stat-cache.js";
 
 /**
  * Answers "is every parent directory of this relative path a real directory?" for one

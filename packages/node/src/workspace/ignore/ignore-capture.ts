@@ -1,3 +1,6 @@
+import type { PathFilter } from "../listing/listing.js";
+import { compareCodeUnits as compare } from "../snapshot.js";
+import { absolutePath } from "../stat/stat-cache.js";
 import { configFilesOf, fingerprintConfigFiles } from "./config-files.js";
 import {
   gitEntryIdentity,
@@ -8,9 +11,6 @@ import {
 import { walkIgnoreDirs } from "./ignore-dirs.js";
 import type { ConfigFile, IgnoreSource, IgnoreState, RepoIgnoreState } from "./ignore-state.js";
 import { listIgnored } from "./ignored-status.js";
-import type { PathFilter } from "./listing.js";
-import { compareCodeUnits as compare } from "./snapshot.js";
-import { absolutePath } from "./stat-cache.js";
 
 /**
  * Records the ignore rules of every repository a baseline listed (`repos`: workspace-relative

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { sha256Hex } from "./digest.js";
+import { sha256Hex } from "../hash/digest.js";
 import { gitText, type RepoLayout } from "./ignore-config.js";
 import type { ConfigFile } from "./ignore-state.js";
 

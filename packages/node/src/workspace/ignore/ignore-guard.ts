@@ -1,13 +1,13 @@
+import { type ListedPath, listedPath, type PathFilter } from "../listing/listing.js";
+import { isWithin } from "../listing/repo-paths.js";
+import type { EntryState, WorkspaceSnapshot } from "../snapshot.js";
+import { absolutePath, type CachedEntry, type StatCache } from "../stat/stat-cache.js";
+import type { StatService } from "../stat/stat-service.js";
 import { BaselineRules } from "./baseline-rules.js";
 import { type HiddenListing, listNewlyHidden } from "./hidden-paths.js";
 import { readExcludesConfig } from "./ignore-config.js";
 import type { IgnoreState, RepoIgnoreState } from "./ignore-state.js";
 import { ignoreRulesChanged } from "./ignore-trigger.js";
-import { type ListedPath, listedPath, type PathFilter } from "./listing.js";
-import { isWithin } from "./repo-paths.js";
-import type { EntryState, WorkspaceSnapshot } from "./snapshot.js";
-import { absolutePath, type CachedEntry, type StatCache } from "./stat-cache.js";
-import type { StatService } from "./stat-service.js";
 
 /** Path reported unreadable when the baseline carries no ignore-rule state. */
 export const NO_IGNORE_STATE_PATH = ".";
