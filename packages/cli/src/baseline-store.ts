@@ -172,7 +172,7 @@ export async function readBaseline(
     if (newer !== undefined && history.at(-1)?.id === id) {
       throw new TurngateError(
         "baseline_mismatch",
-        `the baseline --baseline-id names (${expectedId}, taken at ${history[at]?.taken_at}) is no longer stored: a newer baseline replaced it at ${newer.taken_at} (\`turngate baseline\` ran again; the baseline at ${label} now has id ${id}); verify with --baseline-id ${id} if that newer baseline is the start of this turn, else run \`turngate baseline\` again when the next turn starts`,
+        `the baseline --baseline-id names (${expectedId}, taken at ${history[at]?.taken_at}) is no longer stored: a newer baseline replaced it at ${newer.taken_at} (\`turngate baseline\` ran again, by the host or by the agent; the baseline at ${label} now has id ${id}); this turn cannot be judged against the old one: run \`turngate baseline\` when a turn starts and pass the id it prints to this turn's verify`,
       );
     }
     throw new TurngateError(

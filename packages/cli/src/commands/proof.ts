@@ -168,5 +168,9 @@ function wrongRootHint(result: ProofVerification, root: string): string | null {
     (row) => row.actual === DELETED_CONTENT_DIGEST && row.recorded !== DELETED_CONTENT_DIGEST,
   );
   if (workspace.length === 0 || gone.length !== workspace.length) return null;
-  return `none of the proof's ${workspace.length} ${workspace.length === 1 ? "file exists" : "files exist"} under ${displayPath(root)}: if this is not the workspace the proof was written for, pass --root DIR`;
+  const what =
+    workspace.length === 1
+      ? "the proof's one file does not exist"
+      : `none of the proof's ${workspace.length} files exist`;
+  return `${what} under ${displayPath(root)}: if this is not the workspace the proof was written for, pass --root DIR`;
 }
