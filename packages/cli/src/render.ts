@@ -163,7 +163,7 @@ function gateText(outcome: Exclude<GateOutcome, { kind: "allow" }>, result: Turn
       return `the change (effect digest ${digest}) is not verified: ${why}. Fix it and run again, or, as the host, accept this exact change with --waive ${digest}:REASON`;
     }
     case "observation_incomplete":
-      return "turngate could not read every file of the workspace, so it cannot tell what the turn changed; make the unreadable paths readable (or add them to ignores) and run again";
+      return "turngate could not read every path of the workspace (listed as unreadable above), so it cannot tell what the turn changed: make them readable, rename names that are not UTF-8, or add them to ignores, and run again";
     default:
       return outcome.message;
   }

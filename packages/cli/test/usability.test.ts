@@ -218,6 +218,17 @@ describe("CLI usability: failure vocabulary in progress and text output", () => 
     expect(json.outcome.message).toBe(
       `completion gate: workspace mutation ${digest} has no bound Passed verification and no host waiver. Assistant text does not count. Bind a verification_report.effect_digest to this digest with required checks Passed, or obtain a host waiver for this digest.`,
     );
+    const unreadable = await cli(
+      ["run", "--json", "--check", "true", "--", "sh", "-c", "touch \"$(printf 'bad\\377')\""],
+      p.root,
+    );
+    expect(JSON.parse(unreadable.stdout).outcome.message).toBe(
+      "completion gate: workspace observation is incomplete, so this digest is not the effect. A final answer, a waiver, or a verification of a partial list does not close it.",
+    );
+    const unreadableText = await cli(["run", "--check", "true", "--", "true"], p.root);
+    expect(unreadableText.stdout).toBe(
+      "changed: 0 paths\n  unreadable bad\ufffd\nincomplete (observation_incomplete): turngate could not read every path of the workspace (listed as unreadable above), so it cannot tell what the turn changed: make them readable, rename names that are not UTF-8, or add them to ignores, and run again\n",
+    );
     expect(json.summary_text).toBe(
       "Verification failed: 1 failed check across subjects: turngate:checks. 1 report, 2 required checks. Residual risks: 1.",
     );
