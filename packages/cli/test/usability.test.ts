@@ -399,6 +399,32 @@ describe("CLI usability: proofs and baselines", () => {
     expect(edited.stderr).toContain("is not the one --baseline-id names");
     expect(edited.stderr).toContain("it was changed or replaced after `turngate baseline`");
   });
+
+  test("item 13 (attacker): a forged baseline history changes no verdict: a replaced baseline is still refused", async () => {
+    const p = project({ "a.txt": "good\n" });
+    const host = JSON.parse((await cli(["baseline", "--json"], p.root)).stdout);
+    // The agent breaks a.txt, re-takes the baseline and rewrites the history so the
+    // replaced id looks like the current one.
+    p.write("a.txt", "broken\n");
+    const forged = JSON.parse((await cli(["baseline", "--json"], p.root)).stdout);
+    p.write(
+      ".turngate/baseline-history.json",
+      JSON.stringify([
+        { id: forged.baseline_id, taken_at: "2020-01-01T00:00:00.000Z" },
+        { id: host.baseline_id, taken_at: "2020-01-01T00:00:01.000Z" },
+      ]),
+    );
+    const verify = await cli(
+      ["verify", "--json", "--baseline-id", host.baseline_id, "--check", "grep -qx good a.txt"],
+      p.root,
+    );
+    expect(verify.code).toBe(1);
+    expect(JSON.parse(verify.stdout).error.code).toBe("baseline_mismatch");
+    expect(verify.stderr).toContain(
+      `is not the one --baseline-id names: its id is ${forged.baseline_id}, --baseline-id is ${host.baseline_id}`,
+    );
+    expect(existsSync(join(p.root, ".turngate/proofs"))).toBe(false);
+  });
 });
 
 describe("CLI usability: the agent's exit code", () => {
