@@ -137,7 +137,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
       checksSource = "config";
       commands = config.checks;
     } else {
-      const presets = verificationPresets(request.root, { env: ctx.env });
+      const presets = session.verificationPresets();
       commands = withDefaultTimeout(requiredPresetCommands(presets), config.timeoutMs);
       checksSource = commands.length > 0 ? "presets" : "none";
     }
