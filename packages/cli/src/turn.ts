@@ -15,7 +15,6 @@ import {
   signalExitCode,
   turngatePaths,
   type VerifyCommandsResult,
-  verificationPresets,
   type WorkspaceDelta,
   type WorkspaceSnapshot,
   writeJsonAtomic,
