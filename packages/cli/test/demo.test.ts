@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { cli } from "./helpers.js";
+import { cli, cliWithAgent } from "./helpers.js";
 
 const sha256 = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
 
@@ -14,7 +14,7 @@ afterEach(() => {
 
 describe("turngate demo", () => {
   test("three scripted turns end verified, incomplete (failing check + gate message), narrative", async () => {
-    const result = await cli(["demo", "--keep"], process.cwd());
+    const result = await cliWithAgent(["demo", "--keep"], process.cwd());
     expect(result.code).toBe(0);
     const out = result.stdout;
     const root = /project kept in (\S+)\n/.exec(out)?.[1] as string;

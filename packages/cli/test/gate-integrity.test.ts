@@ -62,7 +62,6 @@ describe("baseline and verify: trust", () => {
     );
     expect(refused).toEqual({
       code: 1,
-      agent: "",
       stdout: "",
       stderr: expect.stringMatching(
         new RegExp(
@@ -180,7 +179,6 @@ describe("baseline and verify: trust", () => {
     const digest = workspaceDigest("a.txt", "new\n");
     expect(verify).toEqual({
       code: 0,
-      agent: "",
       stdout: `changed: 1 path\n  modified a.txt\nchecks: 1 passed\nverified: effect digest ${digest}\nproof: ${join(state, "proofs", `${digest}.json`)}\n`,
       stderr: verify.stderr,
     });
@@ -190,7 +188,6 @@ describe("baseline and verify: trust", () => {
     const inside = await cli(["baseline", "--state-dir", "state"], p.root);
     expect(inside).toEqual({
       code: 1,
-      agent: "",
       stdout: "",
       stderr: `turngate: error: invalid --state-dir value at --state-dir: ${join(p.root, "state")} is inside the workspace root ${p.root}: choose a folder outside it (the agent must not be able to write it, and the observer would record turngate's files as changes) [invalid_input]\n`,
     });
@@ -216,7 +213,6 @@ describe("baseline and verify: trust", () => {
     await cli(["baseline"], p.root);
     expect(await cli(["verify", "--baseline-id", "ABC"], p.root)).toEqual({
       code: 1,
-      agent: "",
       stdout: "",
       stderr:
         'turngate: error: invalid --baseline-id "ABC": expected the 64 lowercase hex characters `turngate baseline` printed [invalid_input]\n',
@@ -231,7 +227,6 @@ describe("blank check commands", () => {
       const run = await cli(["run", "--check", blank, "--", "sh", "-c", "echo x >> a.txt"], p.root);
       expect(run).toEqual({
         code: 1,
-        agent: "",
         stdout: "",
         stderr:
           "turngate: error: invalid --check value at --check[0]: must not be blank [invalid_input]\n",
@@ -306,7 +301,6 @@ describe("small usage errors", () => {
     const p = project({ "a.txt": "x\n" });
     expect(await cli(["run", "--", ""], p.root)).toEqual({
       code: 1,
-      agent: "",
       stdout: "",
       stderr:
         "turngate: error: invalid agent command at agent[0]: the program to run must not be blank [invalid_input]\n",
@@ -324,7 +318,6 @@ describe("small usage errors", () => {
     ]) {
       expect(await cli(args, p.root)).toEqual({
         code: 1,
-        agent: "",
         stdout: "",
         stderr: `turngate: error: invalid --root value at --root: ${file} is not a directory [invalid_input]\n`,
       });
@@ -346,7 +339,6 @@ describe("small usage errors", () => {
     const proof = await cli(["proof", "verify", `.turngate/proofs/${digest}.json`], p.root);
     expect(proof).toEqual({
       code: 2,
-      agent: "",
       stdout: `proof does not hold against ${p.root}:\n  a.txt: recorded ${sha256("new\n")}, on disk a directory\n`,
       stderr: "",
     });

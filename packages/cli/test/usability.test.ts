@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { cli, gitProject } from "./helpers.js";
+import { cli, cliWithAgent, gitProject } from "./helpers.js";
 
 const sha256 = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
 const workspaceDigest = (path: string, content: string) =>
@@ -83,7 +83,6 @@ describe("CLI usability: timeouts and checks in the configuration", () => {
       code: 1,
       stdout: "",
       stderr: `turngate: error: ${message} [invalid_input]\n`,
-      agent: "",
     });
     expect(readFileSync(join(p.root, "value.txt"), "utf8")).toBe("41\n");
     const json = await cli(["baseline", "--json"], p.root);
@@ -243,7 +242,6 @@ describe("CLI usability: one error format", () => {
       code: 1,
       stdout: "",
       stderr: `turngate: error: cannot read the configuration file ${missing}: no such file; check the --config path, or drop --config to use <root>/turngate.config.json [config_unreadable]\n`,
-      agent: "",
     });
     const nope = join(p.agents, "nope.json");
     expect((await cli(["proof", "verify", nope], p.root)).stderr).toBe(
@@ -254,7 +252,6 @@ describe("CLI usability: one error format", () => {
       stdout: "",
       stderr:
         "turngate: error: missing required argument 'agent' (see turngate run --help) [usage]\n",
-      agent: "",
     });
     expect((await cli(["proof", "verify"], p.root)).stderr).toBe(
       "turngate: error: missing required argument 'file' (see turngate proof verify --help) [usage]\n",
@@ -278,7 +275,6 @@ describe("CLI usability: one error format", () => {
       code: 1,
       stdout: `${JSON.stringify({ schema: "turngate.error.v1", error: { code: "baseline_missing", message, path: null } }, null, 2)}\n`,
       stderr: `turngate: error: ${message} [baseline_missing]\n`,
-      agent: "",
     });
     // Words after -- belong to the agent: its --json does not turn on JSON errors.
     const agentJson = await cli(
@@ -431,7 +427,7 @@ describe("CLI usability: the agent's exit code", () => {
   test("item 14: a crashed agent that changed nothing stays narrative (exit 0) and says so; --fail-on-agent-error exits 1", async () => {
     const p = project({ "value.txt": "41\n" });
     const crash = p.agent("crash.js", `console.error("agent: boom"); process.exit(3);`);
-    const plain = await cli(["run", "--", "node", crash], p.root);
+    const plain = await cliWithAgent(["run", "--", "node", crash], p.root);
     expect(plain).toEqual({
       code: 0,
       stdout:
@@ -464,7 +460,7 @@ describe("CLI usability: the agent's exit code", () => {
   test("item 15: an in-process run collects the agent's output instead of printing it into the test log", async () => {
     const p = project({ "value.txt": "41\n" });
     const agent = p.agent("agent.js", `${WRITE_42} console.error("agent: on stderr");`);
-    const run = await cli(["run", "--check", "true", "--", "node", agent], p.root);
+    const run = await cliWithAgent(["run", "--check", "true", "--", "node", agent], p.root);
     expect(run.code).toBe(0);
     expect(run.agent).toBe("agent: wrote value.txt\nagent: on stderr\n");
     expect(run.stdout).not.toContain("agent: wrote");
