@@ -276,6 +276,17 @@ describe("CLI usability: one error format", () => {
       stdout: `${JSON.stringify({ schema: "turngate.error.v1", error: { code: "baseline_missing", message, path: null } }, null, 2)}\n`,
       stderr: `turngate: error: ${message} [baseline_missing]\n`,
     });
+    // A usage error under --json is a JSON error object too.
+    const usage = await cli(["verify", "--json", "--bogus"], p.root);
+    expect(usage.code).toBe(1);
+    expect(JSON.parse(usage.stdout)).toEqual({
+      schema: "turngate.error.v1",
+      error: {
+        code: "usage",
+        message: "unknown option '--bogus' (see turngate verify --help)",
+        path: null,
+      },
+    });
     // Words after -- belong to the agent: its --json does not turn on JSON errors.
     const agentJson = await cli(
       ["run", "--config", "/nonexistent-turngate.json", "--", "x", "--json"],
