@@ -154,13 +154,15 @@ function gateText(outcome: Exclude<GateOutcome, { kind: "allow" }>, result: Turn
   switch (outcome.reason) {
     case "unverified_mutation": {
       const runs = result.verification?.runs ?? [];
-      const why =
-        runs.length === 0
-          ? "no check ran on the change"
-          : result.verification?.binding.bound === false
-            ? "the checks' result is not bound to the change"
-            : "the required checks did not all pass";
-      return `the change (effect digest ${digest}) is not verified: ${why}. Fix it and run again, or, as the host, accept this exact change with --waive ${digest}:REASON`;
+      const waive = `or, as the host, accept this exact change with --waive ${digest}:REASON`;
+      const change = `the change (effect digest ${digest}) is not verified`;
+      if (runs.length === 0) {
+        return `${change}: no check ran on it. Add one (--check CMD, or "checks" in turngate.config.json) and run again, ${waive}`;
+      }
+      if (result.verification?.binding.bound === false) {
+        return `${change}: the checks changed the workspace while they ran, so their result does not hold for it. Make the checks leave the workspace as they found it (or add their outputs to "ignores") and run again, ${waive}`;
+      }
+      return `${change}: the required checks did not all pass. Fix it and run again, ${waive}`;
     }
     case "observation_incomplete":
       return "turngate could not read every path of the workspace (listed as unreadable above), so it cannot tell what the turn changed: make them readable, rename names that are not UTF-8, or add them to ignores, and run again";

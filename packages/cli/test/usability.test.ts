@@ -203,6 +203,19 @@ describe("CLI usability: failure vocabulary in progress and text output", () => 
     expect(text.stdout).toContain(
       `\nincomplete (unverified_mutation): the change (effect digest ${digest}) is not verified: the required checks did not all pass. Fix it and run again, or, as the host, accept this exact change with --waive ${digest}:REASON\n`,
     );
+    p.write("value.txt", "41\n");
+    const none = await cli(["run", "--", "node", agent], p.root);
+    expect(none.stdout).toContain(
+      `\nincomplete (unverified_mutation): the change (effect digest ${digest}) is not verified: no check ran on it. Add one (--check CMD, or "checks" in turngate.config.json) and run again, or, as the host, accept this exact change with --waive ${digest}:REASON\n`,
+    );
+    p.write("value.txt", "41\n");
+    const unbound = await cli(
+      ["run", "--check", "echo out > check-output.txt", "--", "node", agent],
+      p.root,
+    );
+    expect(unbound.stdout).toContain(
+      `\nincomplete (unverified_mutation): the change (effect digest ${digest}) is not verified: the checks changed the workspace while they ran, so their result does not hold for it. Make the checks leave the workspace as they found it (or add their outputs to "ignores") and run again, or, as the host, accept this exact change with --waive ${digest}:REASON\n`,
+    );
     expect(text.stdout).not.toContain("turngate:checks");
     expect(text.stdout).not.toContain("verification_report");
     p.write("value.txt", "41\n");
