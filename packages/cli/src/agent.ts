@@ -29,6 +29,11 @@ export interface AgentOptions {
    * carries only its own output (`--json`). Default false: stdout is inherited.
    */
   stdoutToStderr?: boolean;
+  /**
+   * Collect the agent's stdout and stderr (as UTF-8 text, in arrival order) into this sink
+   * instead of inheriting them; wins over `stdoutToStderr`. For in-process runs (tests).
+   */
+  output?: { write(text: string): unknown };
 }
 
 /**
@@ -51,11 +56,20 @@ export function runAgent(
   const [program, ...args] = argv;
   if (program === undefined) return Promise.reject(new AgentSpawnError("", "no command given"));
   return new Promise((resolve, reject) => {
+    const sink = options.output;
     const child = spawn(program, args, {
       cwd,
-      stdio: ["inherit", options.stdoutToStderr ? 2 : "inherit", "inherit"],
+      stdio: sink
+        ? ["inherit", "pipe", "pipe"]
+        : ["inherit", options.stdoutToStderr ? 2 : "inherit", "inherit"],
       env: options.env ?? process.env,
     });
+    if (sink) {
+      for (const stream of [child.stdout, child.stderr]) {
+        stream?.setEncoding("utf8");
+        stream?.on("data", (text: string) => sink.write(text));
+      }
+    }
     const handlers = new Map<NodeJS.Signals, () => void>();
     for (const signal of FORWARDED) {
       const handler = () => {
@@ -72,7 +86,7 @@ export function runAgent(
       cleanup();
       reject(new AgentSpawnError(argv.join(" "), error.message));
     });
-    child.once("exit", (code, signal) => {
+    child.once("close", (code, signal) => {
       cleanup();
       resolve({
         exitCode: code ?? 128 + (signal ? (SIGNAL_NUMBERS[signal] ?? 0) : 0),
