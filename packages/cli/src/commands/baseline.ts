@@ -40,7 +40,13 @@ export const baselineCommand: CliCommand = {
         const paths = resolveStatePaths(root, flags.stateDir, ctx.cwd);
         const config = loadConfig(root, flags.config ? resolve(ctx.cwd, flags.config) : undefined);
         const session = await Session.start({ root, ignores: config.ignores, env: ctx.env });
-        const id = await writeBaseline(paths.baseline, session.baseline, config, CLI_VERSION);
+        const id = await writeBaseline(
+          paths.baseline,
+          session.baseline,
+          config,
+          CLI_VERSION,
+          session.baselineTree,
+        );
         const count = session.baseline.entries.size;
         if (flags.json) {
           const out = {
