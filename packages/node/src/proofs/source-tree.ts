@@ -1,6 +1,6 @@
-import { copyFile, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import type { TurnProof } from "@turngate/core";
 import { runGit } from "../workspace/listing/git.js";
 
@@ -24,12 +24,14 @@ const SAFE_GIT = [
  * The git tree id of the source scope of the work tree holding `root` (tracked files plus
  * untracked files that are not ignored, as their bytes are now), written without touching
  * the user's index (issue 10 "Record … the git tree ids"):
- * 1. `git rev-parse --show-toplevel --git-path index`;
- * 2. the user's index is copied (read only) to a temporary folder — or, with no index yet,
- *    an empty one is used — and `GIT_INDEX_FILE` names the copy; the copy keeps git's stat
- *    cache, so only changed files are re-hashed (starting from `git read-tree HEAD` would
- *    re-hash every file and drop files staged but not yet committed);
- * 3. `git add -A` (whole work tree) and `git write-tree` on that copy.
+ * 1. `git rev-parse --show-toplevel`;
+ * 2. `GIT_INDEX_FILE` names an index in a new temporary folder, filled by `git read-tree
+ *    HEAD` (left empty in a repository without commits). It holds no stat data, so every
+ *    file is hashed from its bytes: a cached stat would let a same-size rewrite with a reset
+ *    mtime pass as unchanged, as it can in the user's own index;
+ * 3. `git add -A` (whole work tree) and `git write-tree` on that index.
+ * Source scope here is git's: HEAD's files as they are now plus untracked files that are
+ * not ignored; a file staged but not committed that an ignore rule matches is left out.
  * Every call runs with fsmonitor, hooks and the untracked cache disabled, and every clean,
  * smudge and process filter the configuration names is emptied (`-c filter.X.clean=` …):
  * no program of the agent runs, and a filtered file (e.g. git-lfs) is recorded as its bytes
@@ -45,32 +47,35 @@ export async function sourceTreeId(
   root: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<SourceTree> {
-  let where: { topLevel: string; index: string };
+  let where: { topLevel: string };
   try {
-    const located = await runGit(
-      [...SAFE_GIT, "rev-parse", "--show-toplevel", "--git-path", "index"],
-      root,
-      { env },
-    );
-    const [topLevel, index] = located.stdout.toString("utf8").split("\n");
-    if (located.code !== 0 || !topLevel || !index) {
-      return { tree: null, reason: "not a git work tree" };
-    }
-    where = { topLevel, index: resolve(root, index) };
+    const located = await runGit([...SAFE_GIT, "rev-parse", "--show-toplevel"], root, { env });
+    const topLevel = located.stdout.toString("utf8").split("\n")[0];
+    if (located.code !== 0 || !topLevel) return { tree: null, reason: "not a git work tree" };
+    where = { topLevel };
   } catch (error) {
     return { tree: null, reason: `git cannot run (${(error as Error).message})` };
   }
   const tmp = await mkdtemp(join(tmpdir(), "turngate-tree-"));
   try {
     const index = join(tmp, "index");
-    try {
-      await copyFile(where.index, index);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
-        return { tree: null, reason: `the git index cannot be read (${(error as Error).message})` };
+    const gitEnv = { ...env, GIT_INDEX_FILE: index };
+    const head = await runGit(
+      [...SAFE_GIT, "rev-parse", "--verify", "--quiet", "HEAD^{tree}"],
+      where.topLevel,
+      { env: gitEnv },
+    );
+    if (head.code === 0) {
+      const read = await runGit([...SAFE_GIT, "read-tree", "HEAD"], where.topLevel, {
+        env: gitEnv,
+      });
+      if (read.code !== 0) {
+        return {
+          tree: null,
+          reason: `git read-tree HEAD failed: ${read.stderr || `exit ${read.code}`}`,
+        };
       }
     }
-    const gitEnv = { ...env, GIT_INDEX_FILE: index };
     const filters = await filterOverrides(where.topLevel, gitEnv);
     const args = [...SAFE_GIT, ...filters];
     const added = await runGit([...args, "add", "-A"], where.topLevel, { env: gitEnv });
