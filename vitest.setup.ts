@@ -8,6 +8,6 @@ import { afterAll } from "vitest";
 
 const stateHome = mkdtempSync(join(tmpdir(), "turngate-state-home-"));
 process.env.XDG_STATE_HOME = stateHome;
-delete process.env.TURNGATE_SIGNING_KEY;
-delete process.env.TURNGATE_SANDBOXED;
+// A host's signing key or sandbox claim in the outer environment must not reach the tests.
+for (const name of ["TURNGATE_SIGNING_KEY", "TURNGATE_SANDBOXED"]) delete process.env[name];
 afterAll(() => rmSync(stateHome, { recursive: true, force: true }));
