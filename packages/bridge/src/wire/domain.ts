@@ -5,6 +5,7 @@
 export {
   CompletionTerminalSchema,
   CompletionWaiverSchema,
+  DsseEnvelopeSchema,
   ExternalObservationSchema,
   GateOutcomeSchema,
   MutationRecordSchema,

@@ -82,6 +82,8 @@ export interface ResolveSigningKeyOptions {
   root?: string;
   /** Resolves a relative `keyFile`; default `process.cwd()`. */
   cwd?: string;
+  /** How errors name `keyFile` (their message prefix and `path`); default `--key`. */
+  keyFileLabel?: string;
 }
 
 /**
@@ -101,9 +103,10 @@ export function resolveSigningKey(options: ResolveSigningKeyOptions = {}): Signi
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   if (options.keyFile !== undefined) {
+    const label = options.keyFileLabel ?? "--key";
     const path = resolve(cwd, options.keyFile);
-    refuseInsideWorkspace(path, options.root, "--key");
-    return { ...privateKeyFrom(readKeyFile(path, "--key"), "--key"), source: "flag", path };
+    refuseInsideWorkspace(path, options.root, label);
+    return { ...privateKeyFrom(readKeyFile(path, label), label), source: "flag", path };
   }
   const fromEnv = env[SIGNING_KEY_ENV];
   if (fromEnv !== undefined && fromEnv.trim() !== "") {
@@ -135,13 +138,20 @@ export function resolveSigningKey(options: ResolveSigningKeyOptions = {}): Signi
  * `TURNGATE_SIGNING_KEY` when the key cannot be read or is not Ed25519.
  */
 export function trustedPublicKey(
-  options: { publicKeyFile?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {},
+  options: {
+    publicKeyFile?: string;
+    env?: NodeJS.ProcessEnv;
+    cwd?: string;
+    /** How errors name `publicKeyFile`; default `--public-key`. */
+    publicKeyFileLabel?: string;
+  } = {},
 ): TrustedKey | undefined {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   if (options.publicKeyFile !== undefined) {
+    const label = options.publicKeyFileLabel ?? "--public-key";
     const path = resolve(cwd, options.publicKeyFile);
-    const publicKey = publicKeyFrom(readKeyFile(path, "--public-key"), "--public-key");
+    const publicKey = publicKeyFrom(readKeyFile(path, label), label);
     return { publicKey, keyid: keyIdOf(publicKey), source: "flag", path };
   }
   const fromEnv = env[SIGNING_KEY_ENV];
