@@ -72,10 +72,11 @@ describe("bridge: session.signed_proof and proof.verify", () => {
     );
 
   test("a signed DSSE proof verifies; an edited payload is bad_signature; a bare proof is unauthenticated", async () => {
-    const signed = await bridge.call<{ envelope: Envelope; keyid: string; format: string }>(
+    const reply = await bridge.call<{ envelope: string; keyid: string; format: string }>(
       "session.signed_proof",
       { session_id: sessionId },
     );
+    const signed = { ...reply, envelope: JSON.parse(reply.envelope) as Envelope };
     expect(signed.format).toBe("dsse");
     expect(signed.keyid).toBe(userKeyId());
     expect(signed.envelope.payloadType).toBe("application/vnd.turngate.turn-proof+json");
@@ -146,10 +147,11 @@ describe("bridge: session.signed_proof and proof.verify", () => {
       const { privateKey, publicKey } = generateKeyPairSync("ed25519");
       writeFileSync(join(dir, "k.pem"), privateKey.export({ type: "pkcs8", format: "pem" }));
       writeFileSync(join(dir, "k.pub"), publicKey.export({ type: "spki", format: "pem" }));
-      const signed = await bridge.call<{ envelope: Envelope; keyid: string; format: string }>(
+      const reply = await bridge.call<{ envelope: string; keyid: string; format: string }>(
         "session.signed_proof",
         { session_id: sessionId, format: "in-toto", key_file: join(dir, "k.pem") },
       );
+      const signed = { ...reply, envelope: JSON.parse(reply.envelope) as Envelope };
       expect(signed.keyid).toBe(sha256(publicKey.export({ type: "spki", format: "der" })));
       expect(signed.envelope.payloadType).toBe("application/vnd.in-toto+json");
       const text = JSON.stringify(signed.envelope);

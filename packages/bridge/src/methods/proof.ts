@@ -14,7 +14,6 @@ import {
 } from "@turngate/node";
 import { z } from "zod";
 import { defineMethod } from "../method.js";
-import { DsseEnvelopeSchema } from "../wire/domain.js";
 import type { SessionContext } from "./session.js";
 
 const Format = z
@@ -103,7 +102,7 @@ export function wireProofVerification(result: ProofFileVerification) {
 export const proofMethods = {
   "session.signed_proof": defineMethod({
     description:
-      "The session's turn proof (as session.proof) signed as a DSSE envelope with Ed25519: payloadType application/vnd.turngate.turn-proof+json (format dsse) or application/vnd.in-toto+json over an in-toto Statement v1 (format in-toto). The key is key_file, else the bridge host's TURNGATE_SIGNING_KEY (a PEM or a path), else signing-key.pem in the host user's state folder ($XDG_STATE_HOME/turngate or ~/.local/state/turngate), generated on first use; keyid = SHA-256 of the DER public key. Errors: not_decided, turn_not_allowed (as session.proof); signing_key_invalid, signing_key_in_workspace (path key_file).",
+      "The session's turn proof (as session.proof) signed as a DSSE envelope (returned as JSON text) with Ed25519: payloadType application/vnd.turngate.turn-proof+json (format dsse) or application/vnd.in-toto+json over an in-toto Statement v1 (format in-toto). The key is key_file, else the bridge host's TURNGATE_SIGNING_KEY (a PEM or a path), else signing-key.pem in the host user's state folder ($XDG_STATE_HOME/turngate or ~/.local/state/turngate), generated on first use; keyid = SHA-256 of the DER public key. Errors: not_decided, turn_not_allowed (as session.proof); signing_key_invalid, signing_key_in_workspace (path key_file).",
     params: z.strictObject({
       session_id: z.string().describe('id returned by session.create, e.g. "session-1"'),
       format: Format.default("dsse"),
@@ -114,7 +113,11 @@ export const proofMethods = {
         .describe("Ed25519 private key (PEM, PKCS#8), outside the workspace"),
     }),
     result: z.strictObject({
-      envelope: DsseEnvelopeSchema,
+      envelope: z
+        .string()
+        .describe(
+          "the DSSE envelope as JSON text ({payload, payloadType, signatures}: DSSE's own camelCase keys), to be written to a file as is",
+        ),
       keyid: z.string(),
       format: Format,
     }),
@@ -127,7 +130,8 @@ export const proofMethods = {
         root: session.root,
       });
       const format = p.format as (typeof PROOF_FORMATS)[number];
-      return { envelope: signTurnProof(proof, key, format), keyid: key.keyid, format };
+      const envelope = JSON.stringify(signTurnProof(proof, key, format));
+      return { envelope, keyid: key.keyid, format };
     },
   }),
   "proof.verify": defineMethod({

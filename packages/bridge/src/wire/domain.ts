@@ -5,7 +5,6 @@
 export {
   CompletionTerminalSchema,
   CompletionWaiverSchema,
-  DsseEnvelopeSchema,
   ExternalObservationSchema,
   GateOutcomeSchema,
   MutationRecordSchema,
