@@ -41,6 +41,7 @@ from .types import (
     VerificationStatus,
     VerificationSummary,
     WaiverValidation,
+    ProofVerification,
 )
 
 DEFAULT_TIMEOUT_S = 30.0
@@ -318,6 +319,34 @@ class Client(FactsMethods):
         not an exception."""
         result = self._send("waiver.validate", {"waiver": to_wire(waiver)}, timeout=timeout)
         return WaiverValidation.from_wire(result)
+
+    @bridge_method("proof.verify")
+    def verify_proof(
+        self,
+        file_text: str,
+        root: str | os.PathLike[str],
+        public_key_file: str | os.PathLike[str] | None = None,
+        allow_unsigned: bool = False,
+        commit: str | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> ProofVerification:
+        """Authenticate and re-check a proof file's text (issue 10), as ``turngate proof
+        verify`` does: the DSSE signature against the trusted key (``public_key_file``, else
+        the bridge host's ``TURNGATE_SIGNING_KEY``, else its user's key), the effect digest
+        and every row against the disk under ``root``, the evidence logs, and with ``commit``
+        the final git tree. An unsigned or foreign-signed proof is ``ok=False``
+        (``unauthenticated``) unless ``allow_unsigned``; a verdict, not an exception."""
+        params: dict[str, Any] = {
+            "file_text": file_text,
+            "root": os.fspath(root),
+            "allow_unsigned": allow_unsigned,
+        }
+        if public_key_file is not None:
+            params["public_key_file"] = os.fspath(public_key_file)
+        if commit is not None:
+            params["commit"] = commit
+        return ProofVerification.from_wire(self._send("proof.verify", params, timeout=timeout))
 
     # ------------------------------------------------------------------ sessions
 
