@@ -15,6 +15,7 @@ import {
   requiredPresetCommands,
   resolveSigningKey,
   Session,
+  SIGNING_KEY_ENV,
   type SourceTree,
   signalExitCode,
   signTurnProof,
@@ -115,11 +116,13 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     cwd: ctx.cwd,
   });
   const trust = request.trust ?? "unsandboxed";
+  // The agent and the checks never see the signing key, even one given inline.
+  const { [SIGNING_KEY_ENV]: _key, ...env } = ctx.env;
   const session = await Session.start({
     root: request.root,
     ignores: config.ignores,
     waivers: request.waivers,
-    env: ctx.env,
+    env,
     logDir: state.logs,
     toolVersions: { turngate: CLI_VERSION },
     trust,
@@ -130,7 +133,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
   let agent: TurnResult["agent"];
   if (request.agent) {
     const exit = await runAgent(request.agent, request.root, {
-      env: ctx.env,
+      env,
       stdoutToStderr: request.agentStdoutToStderr === true,
     });
     agent = { command: request.agent, exit };

@@ -121,6 +121,40 @@ describe("turngate run: trust line and proof options", () => {
   });
 });
 
+describe("the signing key stays with turngate", () => {
+  test("TURNGATE_SIGNING_KEY given inline reaches neither the agent nor the checks", async () => {
+    const p = project();
+    const pem = generateKeyPairSync("ed25519")
+      .privateKey.export({ type: "pkcs8", format: "pem" })
+      .toString();
+    const seen = join(p.agents, "seen.txt");
+    const agent = p.agent(
+      "agent.js",
+      `require("node:fs").writeFileSync(${JSON.stringify(seen)}, String(process.env.TURNGATE_SIGNING_KEY)); ${WRITE_42}`,
+    );
+    const env = { ...process.env, TURNGATE_SIGNING_KEY: pem };
+    const run = await cliWith(
+      [
+        "run",
+        "--json",
+        "--check",
+        'test -z "$TURNGATE_SIGNING_KEY" && grep -qx 42 value.txt',
+        "--",
+        "node",
+        agent,
+      ],
+      p.root,
+      env,
+    );
+    expect(readFileSync(seen, "utf8")).toBe("undefined");
+    const json = JSON.parse(run.stdout);
+    expect(json.verdict).toBe("verified");
+    expect(json.proof_keyid).toBe(
+      sha256(execFileSync("openssl", ["pkey", "-pubout", "-outform", "DER"], { input: pem })),
+    );
+  });
+});
+
 describe("turngate baseline and verify: git trees", () => {
   test("the baseline stores its git tree; the proof verify writes names it and the final tree", async () => {
     const p = project();

@@ -29,6 +29,7 @@ import {
 
 import { turngatePaths } from "../fs/paths.js";
 import { verificationPresets } from "../presets/detect.js";
+import { SIGNING_KEY_ENV } from "../proofs/signing-key.js";
 import { type SourceTree, sourceTreeId } from "../proofs/source-tree.js";
 import { runVerificationCommand } from "../runner/verify-command.js";
 import type { WorkspaceDelta } from "../workspace/diff/diff.js";
@@ -105,7 +106,9 @@ export class Session {
     this.#waivers = waivers;
     this.#attestor = options.attestor;
     this.#logDir = options.logDir ?? turngatePaths(observer.root).logs;
-    this.#env = options.env;
+    // Checks never see the proof signing key, even one the host passes inline.
+    const { [SIGNING_KEY_ENV]: _key, ...env } = options.env ?? process.env;
+    this.#env = env;
     this.#toolVersions = {
       "@turngate/core": CORE_VERSION,
       "@turngate/node": NODE_PACKAGE_VERSION,

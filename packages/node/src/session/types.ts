@@ -26,7 +26,10 @@ export interface SessionOptions {
   attestor?: CompletionAttestor;
   /** Folder for verification command logs; default `<root>/.turngate/logs`. */
   logDir?: string;
-  /** Environment for verification commands; default `process.env`. */
+  /**
+   * Environment for verification commands; default `process.env`. `TURNGATE_SIGNING_KEY`
+   * is always removed from it (checks never see the proof signing key).
+   */
   env?: NodeJS.ProcessEnv;
   /** A stored baseline (e.g. from `turngate baseline`) used instead of taking a new one. */
   baseline?: WorkspaceSnapshot;
