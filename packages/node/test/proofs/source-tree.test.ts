@@ -22,7 +22,7 @@ const git = (root: string, ...args: string[]) =>
   }).trim();
 
 describe("sourceTreeId", () => {
-  test("the tree of tracked + untracked-not-ignored files as they are now is the tree `git add -A && git commit` records; the user's index is untouched", async () => {
+  test("the tree of tracked + untracked-not-ignored files as they are now is the tree that git add -A and a commit record; the user's index is untouched", async () => {
     const r = await repo({ "a.txt": "a\n", ".gitignore": "*.log\n", "sub/b.txt": "b\n" });
     const base = await sourceTreeId(r.root);
     expect(base).toEqual({ tree: git(r.root, "rev-parse", "HEAD^{tree}"), reason: null });
