@@ -182,6 +182,28 @@ describe("bridge: session.signed_proof and proof.verify", () => {
     }
   });
 
+  test("options.sandboxed is the host's claim, recorded as the proof's trust", async () => {
+    const claimed = await bridge.call<{ session_id: string }>("session.create", {
+      root,
+      waivers: [
+        { effect_digest: sha256(`workspace|a.txt|${sha256("claimed\n")}`), reason: "test" },
+      ],
+      options: { sandboxed: true },
+    });
+    writeFileSync(join(root, "a.txt"), "claimed\n");
+    await bridge.call("session.observe_workspace", { session_id: claimed.session_id });
+    await bridge.call("session.decide", { session_id: claimed.session_id });
+    const { proof } = await bridge.call<{ proof: { trust: string } }>("session.proof", {
+      session_id: claimed.session_id,
+    });
+    expect(proof.trust).toBe("sandboxed");
+    const plain = await bridge.call<{ proof: { trust: string } }>("session.proof", {
+      session_id: sessionId,
+    });
+    expect(plain.proof.trust).toBe("unsandboxed");
+    writeFileSync(join(root, "a.txt"), "new\n");
+  });
+
   test("a key_file inside the workspace is signing_key_in_workspace at key_file", async () => {
     const response = await bridge.request("session.signed_proof", {
       session_id: sessionId,
