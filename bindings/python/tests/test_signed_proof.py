@@ -48,7 +48,9 @@ def decided(own_bridge, tmp_path: Path):
     session = own_bridge.create_session(root)
     (root / "a.txt").write_text("new\n")
     session.observe_workspace()
-    check = turngate.VerificationCommand(id="t", kind="test", description="d", command="grep -qx new a.txt", required=True)
+    check = turngate.VerificationCommand(
+        id="t", kind="test", description="d", command="grep -qx new a.txt", required=True
+    )
     session.verify_commands("host", [check], bind=True)
     assert session.decide().terminal.kind == "verified"
     yield own_bridge, session, root
@@ -74,11 +76,14 @@ def test_a_signed_proof_verifies_and_forged_ones_do_not(decided):
     proof["tool_versions"]["forged"] = "1"
     envelope["payload"] = base64.b64encode(json.dumps(proof).encode()).decode()
     edited = client.verify_proof(json.dumps(envelope), root)
-    assert (edited.ok, edited.authentication.status, edited.authentication.reason) == (False, "invalid", "bad_signature")
+    assert (edited.ok, edited.authentication.status, edited.authentication.reason) == (
+        False, "invalid", "bad_signature",
+    )
     bare = client.verify_proof(json.dumps(proof), root)
     assert (bare.ok, bare.format, bare.authentication.reason) == (False, "plain", "unsigned")
     assert bare.problems == [
-        "unauthenticated (unsigned): the proof is not signed: anyone who can write the file could have written it; pass --allow-unsigned to check it anyway"
+        "unauthenticated (unsigned): the proof is not signed: anyone who can write the file could have"
+        " written it; pass --allow-unsigned to check it anyway"
     ]
 
 

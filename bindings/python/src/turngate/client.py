@@ -362,8 +362,9 @@ class Client(FactsMethods):
         """Open a host session on a workspace root; the baseline is taken now.
 
         Input: ``root`` (absolute, or relative to the bridge's cwd), host ``waivers`` the
-        gate honours, and host ``options`` (``ignores``, ``use_git``, ``sandboxed``: the host's claim that the agent runs sandboxed, recorded as the proof's ``trust``). Output: a :class:`Session`
-        (also a context manager that closes it). Raises :class:`InvalidParams` for a bad
+        gate honours, and host ``options`` (``ignores``, ``use_git``, ``sandboxed``: the
+        host's claim that the agent runs sandboxed, recorded as the proof's ``trust``).
+        Output: a :class:`Session` (also a context manager that closes it). Raises :class:`InvalidParams` for a bad
         root and :class:`NotSupported` under Pyodide.
         """
         params: dict[str, Any] = {"root": os.fspath(root), "waivers": wire_list(waivers, "waivers")}
