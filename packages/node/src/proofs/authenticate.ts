@@ -1,11 +1,9 @@
 import {
   IN_TOTO_PAYLOAD_TYPE,
-  parseTurnProof,
   parseTurnProofStatement,
   TURN_PROOF_PAYLOAD_TYPE,
   TURN_PROOF_SCHEMA,
   TurngateValidationError,
-  type TurnProof,
 } from "@turngate/core";
 import { dsseSignatureValid, openDsse } from "./dsse.js";
 import type { TrustedKey } from "./signing-key.js";
@@ -138,16 +136,7 @@ export function authenticateProofFile(
       `the in-toto subject digest ${subjects.join(", ")} is not the proof's effect digest ${digest}`,
     );
   }
-  return {
-    format,
-    authentication,
-    proof: payload && (payload as { predicate: unknown }).predicate,
-  };
-}
-
-/** Parse the proof of an authenticated file (a convenience over core's `parseTurnProof`). */
-export function proofOf(file: AuthenticatedProofFile): TurnProof {
-  return parseTurnProof(file.proof);
+  return { format, authentication, proof: (payload as { predicate: unknown }).predicate };
 }
 
 function checkSignatures(

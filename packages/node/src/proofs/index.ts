@@ -5,7 +5,6 @@ export {
   authenticateProofFile,
   type ProofAuthentication,
   type ProofFileFormat,
-  proofOf,
 } from "./authenticate.js";
 export {
   DsseFormatError,
