@@ -11,6 +11,7 @@ export {
   verificationPresets,
 } from "./presets/detect.js";
 export { requiredPresetCommands } from "./presets/required.js";
+export * from "./proofs/index.js";
 export {
   CAPTURED_HEAD_BYTES,
   CAPTURED_TAIL_BYTES,
