@@ -23,6 +23,8 @@ const CapturedConfigSchema = z
     checks: z.array(VerificationCommandSchema),
     timeout_ms: z.number().int().nonnegative().nullable(),
     ignores: z.array(z.string()),
+    /** Absent in baselines written before issue 10: no rewrite paths. */
+    rewrite_paths: z.array(z.string()).optional(),
   })
   .strict();
 
@@ -72,6 +74,7 @@ export async function writeBaseline(
       checks: config.checks,
       timeout_ms: config.timeoutMs ?? null,
       ignores: config.ignores,
+      rewrite_paths: config.rewritePaths,
     },
     snapshot: serializeSnapshot(snapshot),
   };
@@ -140,7 +143,11 @@ export async function readBaseline(
     );
   }
   const captured = parsed.data.config;
-  const config: TurngateConfig = { checks: captured.checks, ignores: captured.ignores };
+  const config: TurngateConfig = {
+    checks: captured.checks,
+    ignores: captured.ignores,
+    rewritePaths: captured.rewrite_paths ?? [],
+  };
   if (captured.path !== null) config.path = captured.path;
   if (captured.timeout_ms !== null) config.timeoutMs = captured.timeout_ms;
   return { id, snapshot: deserializeSnapshot(parsed.data.snapshot), config };
@@ -148,7 +155,7 @@ export async function readBaseline(
 
 /**
  * The parts of the effective configuration that differ between `a` and `b` (`checks`,
- * `timeout_ms`, `ignores`, in that order); `[]` when they are the same.
+ * `timeout_ms`, `ignores`, `rewrite_paths`, in that order); `[]` when they are the same.
  */
 export function configDifferences(a: TurngateConfig, b: TurngateConfig): string[] {
   const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
@@ -156,6 +163,7 @@ export function configDifferences(a: TurngateConfig, b: TurngateConfig): string[
   if (!same(a.checks, b.checks)) differences.push("checks");
   if (!same(a.timeoutMs ?? null, b.timeoutMs ?? null)) differences.push("timeout_ms");
   if (!same(a.ignores, b.ignores)) differences.push("ignores");
+  if (!same(a.rewritePaths, b.rewritePaths)) differences.push("rewrite_paths");
   return differences;
 }
 

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { VerificationCommand } from "@turngate/core";
 import { TurngateValidationError } from "@turngate/core";
+import { rewritePathProblem } from "@turngate/node";
 import { z } from "zod";
 
 /** File name looked up in the workspace root when `--config` is not given. */
@@ -22,16 +23,25 @@ const CheckSchema = z.union([
     .strict(),
 ]);
 
+/** Zod refinement for one `rewrite_paths` element (rules: `rewritePathProblem`). */
+function rewritePathRefinement(entry: string, ctx: z.RefinementCtx): void {
+  const problem = rewritePathProblem(entry);
+  if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+}
+
 /**
  * `turngate.config.json`: `checks` (command strings or verification command records),
  * `timeout_ms` (default timeout of every check, ms), `ignores` (gitignore-style patterns
- * the workspace observer skips). Unknown keys are rejected so that typos surface.
+ * the workspace observer skips), `rewrite_paths` (lockfiles a passing check may rewrite, after
+ * which the checks run once more — issue 10; only lockfile names such as `Cargo.lock`, see
+ * `REWRITE_LOCKFILES`). Unknown keys are rejected so that typos surface.
  */
 export const TurngateConfigSchema = z
   .object({
     checks: z.array(CheckSchema).optional(),
     timeout_ms: z.number().int().nonnegative().optional(),
     ignores: z.array(z.string()).optional(),
+    rewrite_paths: z.array(z.string().superRefine(rewritePathRefinement)).optional(),
   })
   .strict();
 
@@ -41,6 +51,8 @@ export interface TurngateConfig {
   path?: string;
   checks: VerificationCommand[];
   ignores: string[];
+  /** `rewrite_paths`: lockfiles a passing check may rewrite (issue 10); `[]` when absent. */
+  rewritePaths: string[];
   /** The file's top-level `timeout_ms` (already applied to `checks`); undefined when absent. */
   timeoutMs?: number;
 }
@@ -64,7 +76,7 @@ export function loadConfig(root: string, explicitPath?: string): TurngateConfig 
     text = readFileSync(path, "utf8");
   } catch (error) {
     if (explicitPath === undefined && (error as NodeJS.ErrnoException).code === "ENOENT") {
-      return { checks: [], ignores: [] };
+      return { checks: [], ignores: [], rewritePaths: [] };
     }
     throw error;
   }
@@ -93,6 +105,7 @@ export function loadConfig(root: string, explicitPath?: string): TurngateConfig 
       normaliseCheck(check, index, config.timeout_ms),
     ),
     ignores: config.ignores ?? [],
+    rewritePaths: config.rewrite_paths ?? [],
   };
   if (config.timeout_ms !== undefined) loaded.timeoutMs = config.timeout_ms;
   return loaded;

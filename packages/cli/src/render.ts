@@ -87,6 +87,16 @@ export function renderTurnText(result: TurnResult): string {
       `not bound (workspace_changed_during_check): the checks changed the workspace while they ran: ${what.join(", ")}`,
     );
   }
+  if (binding && !binding.bound && "hint" in binding) {
+    lines.push(`  what to do: ${escapeControls(binding.hint)}`);
+  }
+  if (binding && "rewrites" in binding && binding.rewrites && binding.rewrites.length > 0) {
+    const list = binding.rewrites.map(
+      (r) => `${displayPath(r.path)} (by ${escapeControls(r.checkId)})`,
+    );
+    lines.push(`rewritten by the checks, then re-run ("rewrite_paths"): ${list.join(", ")}`);
+  }
+  if (binding?.checkOutputs) lines.push(checkOutputsLine(binding.checkOutputs));
 
   for (const run of result.verification?.runs ?? []) {
     if (run.check.status === "passed") continue;
@@ -151,6 +161,38 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
     config_path: result.configPath ?? null,
     unmatched_waivers: unmatchedWaivers(result),
   };
+}
+
+/** Folders shown in the `check outputs:` line; the rest are counted. */
+export const CHECK_OUTPUT_GROUPS_SHOWN = 5;
+
+/**
+ * One line for the check outputs (issue 10): the count, then the paths grouped by their top
+ * folder (`.pytest_cache/ 5`; a file at the root by its name), the largest groups first (ties
+ * by name), at most {@link CHECK_OUTPUT_GROUPS_SHOWN} groups. Counts come from the capped list,
+ * so with more than the cap the line says how many are not grouped.
+ */
+export function checkOutputsLine(outputs: {
+  count: number;
+  paths: ReadonlyArray<{ path: string }>;
+}): string {
+  const groups = new Map<string, number>();
+  for (const { path } of outputs.paths) {
+    const slash = path.indexOf("/");
+    const key = slash < 0 ? path : path.slice(0, slash + 1);
+    groups.set(key, (groups.get(key) ?? 0) + 1);
+  }
+  const sorted = [...groups].sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0));
+  const shown = sorted
+    .slice(0, CHECK_OUTPUT_GROUPS_SHOWN)
+    .map(([k, n]) => `${displayPath(k)} ${n}`);
+  if (sorted.length > CHECK_OUTPUT_GROUPS_SHOWN) {
+    shown.push(`${sorted.length - CHECK_OUTPUT_GROUPS_SHOWN} more folders`);
+  }
+  const unlisted = outputs.count - outputs.paths.length;
+  if (unlisted > 0) shown.push(`${unlisted} not listed`);
+  const noun = outputs.count === 1 ? "path" : "paths";
+  return `check outputs: ${outputs.count} ${noun} (ignored or output locations, not in the digest): ${shown.join(", ")}`;
 }
 
 /** What masks a check's exit status and how to fix it, when its risk is `exit status masked`. */

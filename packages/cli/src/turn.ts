@@ -95,6 +95,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     env: ctx.env,
     logDir: state.logs,
     toolVersions: { turngate: CLI_VERSION },
+    rewritePaths: config.rewritePaths,
     ...(request.baseline ? { baseline: request.baseline } : {}),
   });
 
@@ -193,17 +194,32 @@ async function withInterruptibleChecks<T>(run: (signal: AbortSignal) => Promise<
   }
 }
 
-/** The binding of the checks' report in wire form (snake_case), or null when none ran. */
+/**
+ * The binding of the checks' report in wire form (snake_case), or null when none ran:
+ * `{bound: true, effect_digest}` or `{bound: false, reason, …}` (for
+ * `workspace_changed_during_check` also `changed_paths`, `unreadable`, and `changes`
+ * `[{path, change}]` / `created` when there are any); plus, when present, `hint` (what to
+ * do), `check_outputs` `{count, paths: [{path, change, scope}]}` (capped list, exact count)
+ * and `rewrites` `[{path, check_id}]` (issue 10).
+ */
 export function bindingJson(binding: ReportBinding | undefined): Record<string, unknown> | null {
   if (!binding) return null;
-  if (binding.bound) return { bound: true, effect_digest: binding.effectDigest };
-  if (binding.reason === "workspace_changed_during_check") {
-    return {
+  let out: Record<string, unknown>;
+  if (binding.bound) out = { bound: true, effect_digest: binding.effectDigest };
+  else if (binding.reason === "workspace_changed_during_check") {
+    out = {
       bound: false,
       reason: binding.reason,
       changed_paths: binding.changedPaths,
       unreadable: binding.unreadable,
     };
+    if (binding.changes) out.changes = binding.changes;
+    if (binding.created) out.created = binding.created;
+  } else out = { bound: false, reason: binding.reason };
+  if ("hint" in binding) out.hint = binding.hint;
+  if (binding.checkOutputs) out.check_outputs = binding.checkOutputs;
+  if ("rewrites" in binding && binding.rewrites) {
+    out.rewrites = binding.rewrites.map((r) => ({ path: r.path, check_id: r.checkId }));
   }
-  return { bound: false, reason: binding.reason };
+  return out;
 }

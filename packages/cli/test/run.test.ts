@@ -177,6 +177,8 @@ describe("turngate run", () => {
       reason: "workspace_changed_during_check",
       changed_paths: ["out.txt"],
       unreadable: [],
+      created: ["out.txt"],
+      hint: 'the checks created out.txt: add "out.txt" to "outputs" in turngate.config.json, or to .gitignore',
     });
     expect(json.reports[0].status).toBe("passed");
     expect(json.reports[0].effect_digest).toBeUndefined();

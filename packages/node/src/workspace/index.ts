@@ -19,6 +19,24 @@ export {
   type WorkspaceChange,
   type WorkspaceDelta,
 } from "./diff/diff.js";
+export {
+  CHECK_OUTPUTS_CAP,
+  type CheckChanges,
+  type CheckOutput,
+  type CheckOutputs,
+  capCheckOutputs,
+  checkChanges,
+  checkChangesHint,
+  outputsPatternFor,
+  type SourceChange,
+  type SourceChangeKind,
+} from "./diff/during-check.js";
+export {
+  lockfileTool,
+  REWRITE_LOCKFILES,
+  rewritePathMatcher,
+  rewritePathProblem,
+} from "./diff/rewrite-paths.js";
 export { WorkspaceObserverError, type WorkspaceObserverErrorCode } from "./errors.js";
 export { sha256Hex } from "./hash/digest.js";
 export type { NativeHasher } from "./hash/native-hasher.js";

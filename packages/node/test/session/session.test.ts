@@ -102,6 +102,8 @@ describe("Session", () => {
       reason: "workspace_changed_during_check",
       changedPaths: ["generated.txt"],
       unreadable: [],
+      created: ["generated.txt"],
+      hint: 'the checks created generated.txt: add "generated.txt" to "outputs" in turngate.config.json, or to .gitignore',
     });
     expect(result.report.effect_digest).toBeUndefined();
     expect(result.report.status).toBe("passed");
