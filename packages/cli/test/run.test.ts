@@ -89,7 +89,9 @@ describe("turngate run", () => {
       root: p.root,
       effect_digest: digest,
       agent: { command: ["node", agent], exit_code: 0, signal: null },
-      changes: [{ path: "value.txt", change: "modified", content_digest: sha256("42\n") }],
+      changes: [
+        { path: "value.txt", change: "modified", content_digest: sha256("42\n"), scope: "source" },
+      ],
       observation_complete: true,
       unreadable: [],
       checks_source: "flags",

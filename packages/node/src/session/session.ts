@@ -29,7 +29,7 @@ import {
 import { turngatePaths } from "../fs/paths.js";
 import { verificationPresets } from "../presets/detect.js";
 import { runVerificationCommand } from "../runner/verify-command.js";
-import type { WorkspaceDelta } from "../workspace/diff/diff.js";
+import { ledgerPaths, type WorkspaceDelta } from "../workspace/diff/diff.js";
 import {
   type CheckChanges,
   type CheckOutput,
@@ -470,9 +470,7 @@ export class Session {
       if (event[0] === "tool") ledger.observeTool(event[1], event[2], event[3]);
       else ledger.recordChildPaths(event[1], []);
     }
-    ledger.observeUnseenPaths(
-      delta.changes.map((change) => ({ path: change.path, contentDigest: change.content_digest })),
-    );
+    ledger.observeUnseenPaths(ledgerPaths(delta.changes));
     if (!delta.complete) ledger.setObservationIncomplete(true);
     this.#ledger = ledger;
     this.#delta = delta;

@@ -16,6 +16,7 @@
 export {
   type ChangeKind,
   diffSnapshots,
+  ledgerPaths,
   type WorkspaceChange,
   type WorkspaceDelta,
 } from "./diff/diff.js";
@@ -60,7 +61,11 @@ export {
   deserializeSnapshot,
   type EntryKind,
   type EntryState,
+  type OutsideEntry,
+  type OutsideScope,
+  type PathScope,
   type SerializedEntry,
+  type SerializedOutsideEntry,
   type SerializedSnapshot,
   serializeSnapshot,
   WORKSPACE_SNAPSHOT_SCHEMA,

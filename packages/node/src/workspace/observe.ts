@@ -158,6 +158,7 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     taken_at_ms: run.takenAt,
     git: ctx.git,
     entries: run.entries,
+    outside: new Map(),
     unreadable: [...run.unreadable].sort(compareCodeUnits),
   };
   if (run.reasons.size > 0) snapshot.unreadable_reasons = Object.fromEntries(run.reasons);

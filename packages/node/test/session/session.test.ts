@@ -42,8 +42,8 @@ describe("Session", () => {
     const delta = await session.observeWorkspace();
     expect(delta).toEqual({
       changes: [
-        { path: "a.txt", change: "modified", content_digest: sha256("new\n") },
-        { path: "dir/c.txt", change: "added", content_digest: sha256("added\n") },
+        { path: "a.txt", change: "modified", content_digest: sha256("new\n"), scope: "source" },
+        { path: "dir/c.txt", change: "added", content_digest: sha256("added\n"), scope: "source" },
       ],
       complete: true,
       unreadable: [],

@@ -49,7 +49,14 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     write(root, "override.js", "process.exit(0)\n");
     appendFileSync(join(root, ".git/info/exclude"), "override.js\n");
     expect(await observer.delta()).toEqual({
-      changes: [{ path: "override.js", change: "added", content_digest: SHA["process.exit(0)\n"] }],
+      changes: [
+        {
+          path: "override.js",
+          change: "added",
+          content_digest: SHA["process.exit(0)\n"],
+          scope: "source",
+        },
+      ],
       complete: true,
       unreadable: [],
     });
@@ -61,8 +68,18 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     appendFileSync(join(root, ".gitignore"), "override.js\n");
     expect(await observer.delta()).toEqual({
       changes: [
-        { path: ".gitignore", change: "modified", content_digest: SHA["*.log\noverride.js\n"] },
-        { path: "override.js", change: "added", content_digest: SHA["process.exit(0)\n"] },
+        {
+          path: ".gitignore",
+          change: "modified",
+          content_digest: SHA["*.log\noverride.js\n"],
+          scope: "source",
+        },
+        {
+          path: "override.js",
+          change: "added",
+          content_digest: SHA["process.exit(0)\n"],
+          scope: "source",
+        },
       ],
       complete: true,
       unreadable: [],
@@ -74,8 +91,8 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     write(root, "src/.gitignore", "*.js\n");
     write(root, "src/new.js", "x\n");
     expect((await observer.delta()).changes).toEqual([
-      { path: "src/.gitignore", change: "added", content_digest: SHA["*.js\n"] },
-      { path: "src/new.js", change: "added", content_digest: SHA["x\n"] },
+      { path: "src/.gitignore", change: "added", content_digest: SHA["*.js\n"], scope: "source" },
+      { path: "src/new.js", change: "added", content_digest: SHA["x\n"], scope: "source" },
     ]);
   });
 
@@ -85,8 +102,8 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     write(root, "hidden/deep/x.js", "x\n");
     expect(await observer.delta()).toEqual({
       changes: [
-        { path: "hidden/.gitignore", change: "added", content_digest: SHA["*\n"] },
-        { path: "hidden/deep/x.js", change: "added", content_digest: SHA["x\n"] },
+        { path: "hidden/.gitignore", change: "added", content_digest: SHA["*\n"], scope: "source" },
+        { path: "hidden/deep/x.js", change: "added", content_digest: SHA["x\n"], scope: "source" },
       ],
       complete: true,
       unreadable: [],
@@ -102,7 +119,7 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     appendFileSync(excludes, "*.gen\n");
     write(root, "out.gen", "hello\n");
     expect((await observer.delta()).changes).toEqual([
-      { path: "out.gen", change: "added", content_digest: SHA["hello\n"] },
+      { path: "out.gen", change: "added", content_digest: SHA["hello\n"], scope: "source" },
     ]);
   });
 
@@ -111,7 +128,7 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     write(dir, "xdg/git/ignore", "*.gen\n");
     write(root, "out.gen", "hello\n");
     expect((await observer.delta()).changes).toEqual([
-      { path: "out.gen", change: "added", content_digest: SHA["hello\n"] },
+      { path: "out.gen", change: "added", content_digest: SHA["hello\n"], scope: "source" },
     ]);
   });
 
@@ -121,7 +138,7 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     git(root, "config", "core.excludesFile", join(dir, "other-excludes"));
     write(root, "out.gen", "hello\n");
     expect((await observer.delta()).changes).toEqual([
-      { path: "out.gen", change: "added", content_digest: SHA["hello\n"] },
+      { path: "out.gen", change: "added", content_digest: SHA["hello\n"], scope: "source" },
     ]);
   });
 
@@ -133,7 +150,7 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     write(dir, "extra.inc", `[core]\n\texcludesFile = ${join(dir, "late-excludes")}\n`);
     write(root, "out.gen", "hello\n");
     expect((await observer.delta()).changes).toEqual([
-      { path: "out.gen", change: "added", content_digest: SHA["hello\n"] },
+      { path: "out.gen", change: "added", content_digest: SHA["hello\n"], scope: "source" },
     ]);
   });
 
@@ -142,12 +159,12 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     const observer = await observed();
     rmSync(join(root, "notes.txt"));
     expect((await observer.delta()).changes).toEqual([
-      { path: "notes.txt", change: "deleted", content_digest: "deleted" },
+      { path: "notes.txt", change: "deleted", content_digest: "deleted", scope: "source" },
     ]);
     write(root, "notes.txt", "x\n");
     appendFileSync(join(root, ".git/info/exclude"), "notes.txt\n");
     expect((await observer.delta()).changes).toEqual([
-      { path: "notes.txt", change: "modified", content_digest: SHA["x\n"] },
+      { path: "notes.txt", change: "modified", content_digest: SHA["x\n"], scope: "source" },
     ]);
     write(root, "notes.txt", "hello\n");
     expect(await observer.delta()).toEqual({ changes: [], complete: true, unreadable: [] });
@@ -166,7 +183,9 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     appendFileSync(join(root, ".git/info/exclude"), "caf*\n");
     write(root, "caf\u00e9.txt", "x\n");
     expect(await observer.delta()).toEqual({
-      changes: [{ path: "caf\u00e9.txt", change: "modified", content_digest: SHA["x\n"] }],
+      changes: [
+        { path: "caf\u00e9.txt", change: "modified", content_digest: SHA["x\n"], scope: "source" },
+      ],
       complete: true,
       unreadable: [],
     });
@@ -180,7 +199,14 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     git(root, "rm", "-q", "--cached", "a.txt"); // untracked now, and ignored
     write(root, "draft.txt", "hello world\n");
     expect(await observer.delta()).toEqual({
-      changes: [{ path: "draft.txt", change: "modified", content_digest: SHA["hello world\n"] }],
+      changes: [
+        {
+          path: "draft.txt",
+          change: "modified",
+          content_digest: SHA["hello world\n"],
+          scope: "source",
+        },
+      ],
       complete: true,
       unreadable: [],
     });
@@ -194,7 +220,7 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     write(root, "notes/b.txt", "kept\n");
     write(root, "notes/new.log", "x\n"); // the baseline's *.log hides it too
     expect((await observer.delta()).changes).toEqual([
-      { path: "notes/b.txt", change: "added", content_digest: SHA["kept\n"] },
+      { path: "notes/b.txt", change: "added", content_digest: SHA["kept\n"], scope: "source" },
     ]);
   });
 
@@ -218,6 +244,7 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
           path: ".gitignore",
           change: "modified",
           content_digest: SHA["*.log\nbuild/\n*.tmp\ncache/\n"],
+          scope: "source",
         },
       ],
       complete: true,
@@ -233,7 +260,7 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     write(root, "vendor/lib/new.js", "x\n");
     appendFileSync(join(nested, ".git/info/exclude"), "new.js\n");
     expect((await observer.delta()).changes).toEqual([
-      { path: "vendor/lib/new.js", change: "added", content_digest: SHA["x\n"] },
+      { path: "vendor/lib/new.js", change: "added", content_digest: SHA["x\n"], scope: "source" },
     ]);
   });
 
@@ -242,7 +269,7 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     appendFileSync(join(root, ".gitignore"), "*.js\n");
     write(root, "src/new.js", "x\n");
     expect((await observer.delta()).changes).toEqual([
-      { path: "new.js", change: "added", content_digest: SHA["x\n"] },
+      { path: "new.js", change: "added", content_digest: SHA["x\n"], scope: "source" },
     ]);
   });
 
@@ -260,8 +287,8 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     write(root, "docs/.gitignore", "*\n");
     write(root, "docs/x.md", "x\n");
     expect((await observer.delta()).changes).toEqual([
-      { path: "docs/.gitignore", change: "added", content_digest: SHA["*\n"] },
-      { path: "docs/x.md", change: "added", content_digest: SHA["x\n"] },
+      { path: "docs/.gitignore", change: "added", content_digest: SHA["*\n"], scope: "source" },
+      { path: "docs/x.md", change: "added", content_digest: SHA["x\n"], scope: "source" },
     ]);
   });
 
@@ -272,7 +299,12 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     write(root, "override.js", "process.exit(0)\n");
     appendFileSync(join(root, ".git/info/exclude"), "override.js\n");
     expect((await observer.delta()).changes).toEqual([
-      { path: "override.js", change: "added", content_digest: SHA["process.exit(0)\n"] },
+      {
+        path: "override.js",
+        change: "added",
+        content_digest: SHA["process.exit(0)\n"],
+        scope: "source",
+      },
     ]);
   });
 
@@ -283,7 +315,14 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     observer.restoreBaseline(withoutRecord);
     write(root, "a.txt", "hello world\n");
     expect(await observer.delta()).toEqual({
-      changes: [{ path: "a.txt", change: "modified", content_digest: SHA["hello world\n"] }],
+      changes: [
+        {
+          path: "a.txt",
+          change: "modified",
+          content_digest: SHA["hello world\n"],
+          scope: "source",
+        },
+      ],
       complete: false,
       unreadable: ["."],
       unreadable_reasons: {

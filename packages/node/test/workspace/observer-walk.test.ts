@@ -46,11 +46,16 @@ describe("WorkspaceObserver outside git (directory walk)", () => {
     execFileSync("mv", [join(root, "old.txt"), join(root, "renamed.txt")]);
     expect(await observer.delta()).toEqual({
       changes: [
-        { path: "a.txt", change: "modified", content_digest: SHA["hello world\n"] },
-        { path: "gone.txt", change: "deleted", content_digest: "deleted" },
-        { path: "new/file.txt", change: "added", content_digest: SHA["kept\n"] },
-        { path: "old.txt", change: "deleted", content_digest: "deleted" },
-        { path: "renamed.txt", change: "added", content_digest: SHA["x\n"] },
+        {
+          path: "a.txt",
+          change: "modified",
+          content_digest: SHA["hello world\n"],
+          scope: "source",
+        },
+        { path: "gone.txt", change: "deleted", content_digest: "deleted", scope: "source" },
+        { path: "new/file.txt", change: "added", content_digest: SHA["kept\n"], scope: "source" },
+        { path: "old.txt", change: "deleted", content_digest: "deleted", scope: "source" },
+        { path: "renamed.txt", change: "added", content_digest: SHA["x\n"], scope: "source" },
       ],
       complete: true,
       unreadable: [],
@@ -69,8 +74,8 @@ describe("WorkspaceObserver outside git (directory walk)", () => {
     write(root, "top-only.txt", "x\n");
     write(root, "sub/top-only.txt", "x\n");
     expect((await observer.delta()).changes).toEqual([
-      { path: "keep.log", change: "added", content_digest: SHA["x\n"] },
-      { path: "sub/top-only.txt", change: "added", content_digest: SHA["x\n"] },
+      { path: "keep.log", change: "added", content_digest: SHA["x\n"], scope: "source" },
+      { path: "sub/top-only.txt", change: "added", content_digest: SHA["x\n"], scope: "source" },
     ]);
   });
 
@@ -87,9 +92,19 @@ describe("WorkspaceObserver outside git (directory walk)", () => {
     write(root, "src/.turngate/y.js", "kept\n");
     expect(await observer.delta()).toEqual({
       changes: [
-        { path: "pkg/.a3s-code/x", change: "added", content_digest: SHA["x\n"] },
-        { path: "src/.a3s/impl.js", change: "added", content_digest: SHA["hello\n"] },
-        { path: "src/.turngate/y.js", change: "added", content_digest: SHA["kept\n"] },
+        { path: "pkg/.a3s-code/x", change: "added", content_digest: SHA["x\n"], scope: "source" },
+        {
+          path: "src/.a3s/impl.js",
+          change: "added",
+          content_digest: SHA["hello\n"],
+          scope: "source",
+        },
+        {
+          path: "src/.turngate/y.js",
+          change: "added",
+          content_digest: SHA["kept\n"],
+          scope: "source",
+        },
       ],
       complete: true,
       unreadable: [],
@@ -109,7 +124,14 @@ describe("WorkspaceObserver outside git (directory walk)", () => {
     unlinkSync(join(root, "many/d3/f4199.txt"));
     write(root, "many/d3/f4199.txt", "hello\n");
     expect(await observer.delta()).toEqual({
-      changes: [{ path: "many/d3/f4199.txt", change: "modified", content_digest: SHA["hello\n"] }],
+      changes: [
+        {
+          path: "many/d3/f4199.txt",
+          change: "modified",
+          content_digest: SHA["hello\n"],
+          scope: "source",
+        },
+      ],
       complete: true,
       unreadable: [],
     });
@@ -128,7 +150,12 @@ describe("WorkspaceObserver outside git (directory walk)", () => {
     await observer.baseline();
     write(root, "Ordner mit Leerzeichen/u\u0308ber.txt", "x\n");
     expect((await observer.delta()).changes).toEqual([
-      { path: "Ordner mit Leerzeichen/\u00fcber.txt", change: "added", content_digest: SHA["x\n"] },
+      {
+        path: "Ordner mit Leerzeichen/\u00fcber.txt",
+        change: "added",
+        content_digest: SHA["x\n"],
+        scope: "source",
+      },
     ]);
   });
 });

@@ -31,7 +31,7 @@ describe("WorkspaceObserver: paths it cannot read", () => {
     execFileSync("mkfifo", [join(root, "pipe")]);
     write(root, "b.txt", "x\n");
     expect(await observer.delta()).toEqual({
-      changes: [{ path: "b.txt", change: "added", content_digest: SHA["x\n"] }],
+      changes: [{ path: "b.txt", change: "added", content_digest: SHA["x\n"], scope: "source" }],
       complete: false,
       unreadable: ["pipe"],
     });
@@ -60,7 +60,14 @@ describe("WorkspaceObserver: paths it cannot read", () => {
         return observer.delta();
       });
       expect(delta).toEqual({
-        changes: [{ path: "a.txt", change: "modified", content_digest: SHA["hello world\n"] }],
+        changes: [
+          {
+            path: "a.txt",
+            change: "modified",
+            content_digest: SHA["hello world\n"],
+            scope: "source",
+          },
+        ],
         complete: false,
         unreadable: ["secret.txt"],
       });
@@ -84,7 +91,14 @@ describe("WorkspaceObserver: paths it cannot read", () => {
       });
       expect(first).toEqual({ changes: [], complete: false, unreadable: ["notes.txt"] });
       expect(second).toEqual({
-        changes: [{ path: "notes.txt", change: "modified", content_digest: SHA["hello\n"] }],
+        changes: [
+          {
+            path: "notes.txt",
+            change: "modified",
+            content_digest: SHA["hello\n"],
+            scope: "source",
+          },
+        ],
         complete: true,
         unreadable: [],
       });
@@ -106,7 +120,14 @@ describe("WorkspaceObserver: paths it cannot read", () => {
       expect(result.base.unreadable).toEqual(["locked"]);
       expect([...result.base.entries.keys()]).toEqual(["a.txt"]);
       expect(result.delta).toEqual({
-        changes: [{ path: "locked/inner.txt", change: "added", content_digest: SHA["x\n"] }],
+        changes: [
+          {
+            path: "locked/inner.txt",
+            change: "added",
+            content_digest: SHA["x\n"],
+            scope: "source",
+          },
+        ],
         complete: true,
         unreadable: [],
       });
@@ -126,7 +147,9 @@ describe("WorkspaceObserver: paths it cannot read", () => {
       });
       expect(result.base.unreadable).toEqual(["a.txt"]);
       expect(result.delta).toEqual({
-        changes: [{ path: "a.txt", change: "modified", content_digest: SHA["hello\n"] }],
+        changes: [
+          { path: "a.txt", change: "modified", content_digest: SHA["hello\n"], scope: "source" },
+        ],
         complete: true,
         unreadable: [],
       });

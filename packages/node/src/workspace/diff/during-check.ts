@@ -4,7 +4,7 @@
  * one taken after them and sorts every difference into what unbinds a report and what is
  * a check output.
  */
-import type { EntryState, WorkspaceSnapshot } from "../snapshot.js";
+import type { EntryState, OutsideEntry, OutsideScope, WorkspaceSnapshot } from "../snapshot.js";
 import { compareCodeUnits } from "../snapshot.js";
 import { lockfileTool } from "./rewrite-paths.js";
 
@@ -18,9 +18,6 @@ export interface SourceChange {
   path: string;
   change: SourceChangeKind;
 }
-
-/** Where a path outside source scope lies (scope's classification). */
-export type OutsideScope = "ignored" | "output" | "harness";
 
 /** One change to an ignored file or an output location: a check output. */
 export interface CheckOutput {
@@ -45,14 +42,6 @@ export interface CheckChanges {
   harness: string[];
   outputs: CheckOutput[];
   unreadable: string[];
-}
-
-/** The outside-scope part of a snapshot this module reads (`WorkspaceSnapshot.outside`). */
-type OutsideState = EntryState & { scope: OutsideScope };
-
-function outsideOf(snapshot: WorkspaceSnapshot): ReadonlyMap<string, OutsideState> {
-  const outside = (snapshot as { outside?: ReadonlyMap<string, OutsideState> }).outside;
-  return outside ?? new Map();
 }
 
 /**
@@ -86,8 +75,8 @@ export function checkChanges(before: WorkspaceSnapshot, after: WorkspaceSnapshot
 
   const harness: string[] = [];
   const outputs: CheckOutput[] = [];
-  const outBefore = outsideOf(before);
-  const outAfter = outsideOf(after);
+  const outBefore = before.outside;
+  const outAfter = after.outside;
   const note = (path: string, change: CheckOutput["change"], scope: OutsideScope) => {
     if (scope === "harness") harness.push(path);
     else outputs.push({ path, change, scope });
@@ -98,7 +87,7 @@ export function checkChanges(before: WorkspaceSnapshot, after: WorkspaceSnapshot
       // A source file that moved out of scope is already `deleted` above; the copy outside
       // is still reported, so a harness file is never hidden.
       note(path, before.entries.has(path) ? "modified" : "added", now.scope);
-    } else if (then !== now && (!sameIdentity(then, now) || differsInContent(then, now))) {
+    } else if (then !== now && outsideDiffers(then, now)) {
       note(
         path,
         "modified",
@@ -333,6 +322,8 @@ function sameIdentity(a: EntryState, b: EntryState): boolean {
   );
 }
 
-function differsInContent(a: EntryState, b: EntryState): boolean {
-  return a.kind !== b.kind || a.content_digest !== b.content_digest;
+/** Any difference in kind, identity, or (when both are hashed) content. */
+function outsideDiffers(a: OutsideEntry, b: OutsideEntry): boolean {
+  if (a.kind !== b.kind || !sameIdentity(a, b)) return true;
+  return a.hashed && b.hashed && a.content_digest !== b.content_digest;
 }
