@@ -9,7 +9,9 @@ import { listGitPaths } from "./listing/git-list.js";
 import type { ListedPath, Listing, PathFilter } from "./listing/listing.js";
 import { ParentDirCheck } from "./listing/parent-dirs.js";
 import { walkPaths } from "./listing/walk.js";
-import type { EntryKind, EntryState, WorkspaceSnapshot } from "./snapshot.js";
+import { observeOutside } from "./scope/observe-outside.js";
+import type { OutputLocations } from "./scope/output-locations.js";
+import type { EntryKind, EntryState, OutsideEntry, WorkspaceSnapshot } from "./snapshot.js";
 import { compareCodeUnits } from "./snapshot.js";
 import { RAW_STAT_FIELDS, RawKind } from "./stat/raw-stat.js";
 import { absolutePath, type CachedEntry, canReuse, type StatCache } from "./stat/stat-cache.js";
@@ -41,6 +43,12 @@ export interface ObserveContext {
   baselineGone?: Set<string>;
   /** Git mode: record the ignore rules in the snapshot's `ignore_state` (for `baseline()`). */
   recordIgnoreState?: boolean;
+  /** Output locations (issue 10): untracked files there are outside the source scope. */
+  outputs: OutputLocations;
+  /** The stat cache of the outside entries (`WorkspaceSnapshot.outside`). */
+  outsideCache: StatCache;
+  /** false for a baseline: ignored/output files met for the first time may be stat-only. */
+  hashNewOutside: boolean;
 }
 
 interface HashJob {
@@ -67,6 +75,8 @@ interface Run {
   prestatRecords: CachedEntry[] | undefined;
   epoch: number;
   parents: ParentDirCheck | undefined;
+  /** Git mode: listed keys git does not track (only they can be at an output location). */
+  untracked: Set<string>;
 }
 
 /**
@@ -106,6 +116,7 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     epoch: ++cache.epoch,
     // Git lists index paths that may now sit below a symlink; a walk never descends into one.
     parents: ctx.git ? new ParentDirCheck(ctx.root) : undefined,
+    untracked: new Set(),
   };
   const guard =
     ctx.git && ctx.baseline !== undefined
@@ -148,9 +159,28 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     guard?.dispose();
   }
 
+  const outside = new Map<string, OutsideEntry>();
+  moveOutputs(run, outside);
+  ctx.outsideCache.epoch++;
+  await observeOutside({
+    root: ctx.root,
+    git: ctx.git,
+    filter: ctx.filter,
+    outputs: ctx.outputs,
+    stats: ctx.stats,
+    cache: ctx.outsideCache,
+    hashNew: ctx.hashNewOutside,
+    takenAt: run.takenAt,
+    repos: run.repos,
+    entries: run.entries,
+    unreadable: run.unreadable,
+    outside,
+  });
+
   for (const key of run.unreadable) {
     run.entries.delete(key);
     cache.delete(key);
+    if (outside.delete(key)) ctx.outsideCache.delete(key);
   }
   cache.sweep();
   const snapshot: WorkspaceSnapshot = {
@@ -158,7 +188,7 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     taken_at_ms: run.takenAt,
     git: ctx.git,
     entries: run.entries,
-    outside: new Map(),
+    outside,
     unreadable: [...run.unreadable].sort(compareCodeUnits),
   };
   if (run.reasons.size > 0) snapshot.unreadable_reasons = Object.fromEntries(run.reasons);
@@ -166,6 +196,23 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     snapshot.ignore_state = await captureIgnoreState(ctx.root, run.repos, ctx.filter);
   }
   return snapshot;
+}
+
+/**
+ * Moves the source entries at output locations to `outside` (scope `output`, hashed): in
+ * git mode only untracked ones (an output location never covers a tracked file), in walk
+ * mode any (nothing is tracked).
+ */
+function moveOutputs(run: Run, outside: Map<string, OutsideEntry>): void {
+  const { outputs } = run.ctx;
+  if (outputs.empty) return;
+  const keys = run.ctx.git ? run.untracked : [...run.entries.keys()];
+  for (const key of keys) {
+    const state = run.entries.get(key);
+    if (state === undefined || !outputs.coversFile(key)) continue;
+    outside.set(key, { ...state, scope: "output", hashed: true });
+    run.entries.delete(key);
+  }
 }
 
 /**
@@ -179,6 +226,7 @@ async function drain(run: Run, first: Listing): Promise<void> {
   let listing = first;
   for (;;) {
     for (const key of listing.unreadable) run.unreadable.add(key);
+    for (const key of listing.untracked ?? []) run.untracked.add(key);
     for (const dir of listing.directories) run.directories.push(dir);
     const deferred: ListedPath[] = [];
     for (const item of listing.paths) {
@@ -340,7 +388,7 @@ async function hashJobs(run: Run): Promise<void> {
 
 async function expandDirectories(run: Run, dirs: ListedPath[]): Promise<Listing> {
   const { ctx } = run;
-  const merged: Listing = { paths: [], directories: [], unreadable: [] };
+  const merged: Listing = { paths: [], directories: [], unreadable: [], untracked: [] };
   for (const dir of dirs) {
     let part: Listing;
     if (ctx.git && existsSync(absolutePath(ctx.root, `${dir.fsPath}/.git`))) {
@@ -352,10 +400,12 @@ async function expandDirectories(run: Run, dirs: ListedPath[]): Promise<Listing>
       }
     } else {
       part = await walkPaths(ctx.root, dir.fsPath, ctx.filter);
+      part.untracked = part.paths.map((item) => item.key); // below an untracked directory
     }
     for (const item of part.paths) merged.paths.push(item);
     for (const item of part.directories) merged.directories.push(item);
     for (const key of part.unreadable) merged.unreadable.push(key);
+    for (const key of part.untracked ?? []) merged.untracked?.push(key);
   }
   return merged;
 }

@@ -6,7 +6,7 @@ import {
   serializeSnapshot,
   WorkspaceObserver,
 } from "../../src/workspace/index.js";
-import { git, initRepo, makeTempDir, removeDir, SHA, write } from "./helpers.js";
+import { git, initRepo, makeTempDir, removeDir, SHA, sourceScope, write } from "./helpers.js";
 
 let dir: string;
 let root: string;
@@ -48,7 +48,7 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     const observer = await observed();
     write(root, "override.js", "process.exit(0)\n");
     appendFileSync(join(root, ".git/info/exclude"), "override.js\n");
-    expect(await observer.delta()).toEqual({
+    expect(sourceScope(await observer.delta())).toEqual({
       changes: [
         {
           path: "override.js",
@@ -66,7 +66,7 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     const observer = await observed();
     write(root, "override.js", "process.exit(0)\n");
     appendFileSync(join(root, ".gitignore"), "override.js\n");
-    expect(await observer.delta()).toEqual({
+    expect(sourceScope(await observer.delta())).toEqual({
       changes: [
         {
           path: ".gitignore",
@@ -90,7 +90,7 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     const observer = await observed();
     write(root, "src/.gitignore", "*.js\n");
     write(root, "src/new.js", "x\n");
-    expect((await observer.delta()).changes).toEqual([
+    expect(sourceScope(await observer.delta()).changes).toEqual([
       { path: "src/.gitignore", change: "added", content_digest: SHA["*.js\n"], scope: "source" },
       { path: "src/new.js", change: "added", content_digest: SHA["x\n"], scope: "source" },
     ]);
@@ -100,7 +100,7 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     const observer = await observed();
     write(root, "hidden/.gitignore", "*\n");
     write(root, "hidden/deep/x.js", "x\n");
-    expect(await observer.delta()).toEqual({
+    expect(sourceScope(await observer.delta())).toEqual({
       changes: [
         { path: "hidden/.gitignore", change: "added", content_digest: SHA["*\n"], scope: "source" },
         { path: "hidden/deep/x.js", change: "added", content_digest: SHA["x\n"], scope: "source" },
@@ -118,7 +118,7 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     write(root, "scratch.tmp", "x\n");
     appendFileSync(excludes, "*.gen\n");
     write(root, "out.gen", "hello\n");
-    expect((await observer.delta()).changes).toEqual([
+    expect(sourceScope(await observer.delta()).changes).toEqual([
       { path: "out.gen", change: "added", content_digest: SHA["hello\n"], scope: "source" },
     ]);
   });
@@ -127,7 +127,7 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     const observer = await observed();
     write(dir, "xdg/git/ignore", "*.gen\n");
     write(root, "out.gen", "hello\n");
-    expect((await observer.delta()).changes).toEqual([
+    expect(sourceScope(await observer.delta()).changes).toEqual([
       { path: "out.gen", change: "added", content_digest: SHA["hello\n"], scope: "source" },
     ]);
   });
@@ -137,7 +137,7 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     write(dir, "other-excludes", "*.gen\n");
     git(root, "config", "core.excludesFile", join(dir, "other-excludes"));
     write(root, "out.gen", "hello\n");
-    expect((await observer.delta()).changes).toEqual([
+    expect(sourceScope(await observer.delta()).changes).toEqual([
       { path: "out.gen", change: "added", content_digest: SHA["hello\n"], scope: "source" },
     ]);
   });
@@ -149,7 +149,7 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     write(dir, "late-excludes", "*.gen\n");
     write(dir, "extra.inc", `[core]\n\texcludesFile = ${join(dir, "late-excludes")}\n`);
     write(root, "out.gen", "hello\n");
-    expect((await observer.delta()).changes).toEqual([
+    expect(sourceScope(await observer.delta()).changes).toEqual([
       { path: "out.gen", change: "added", content_digest: SHA["hello\n"], scope: "source" },
     ]);
   });
@@ -158,23 +158,27 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     write(root, "notes.txt", "hello\n");
     const observer = await observed();
     rmSync(join(root, "notes.txt"));
-    expect((await observer.delta()).changes).toEqual([
+    expect(sourceScope(await observer.delta()).changes).toEqual([
       { path: "notes.txt", change: "deleted", content_digest: "deleted", scope: "source" },
     ]);
     write(root, "notes.txt", "x\n");
     appendFileSync(join(root, ".git/info/exclude"), "notes.txt\n");
-    expect((await observer.delta()).changes).toEqual([
+    expect(sourceScope(await observer.delta()).changes).toEqual([
       { path: "notes.txt", change: "modified", content_digest: SHA["x\n"], scope: "source" },
     ]);
     write(root, "notes.txt", "hello\n");
-    expect(await observer.delta()).toEqual({ changes: [], complete: true, unreadable: [] });
+    expect(sourceScope(await observer.delta())).toEqual({
+      changes: [],
+      complete: true,
+      unreadable: [],
+    });
   });
 
   test("a baseline file made ambiguous by an NFD twin, then ignored, is still compared by bytes", async () => {
     write(root, "caf\u00e9.txt", "hello\n");
     const observer = await observed();
     write(root, "cafe\u0301.txt", "x\n");
-    expect(await observer.delta()).toEqual({
+    expect(sourceScope(await observer.delta())).toEqual({
       changes: [],
       complete: false,
       unreadable: ["caf\u00e9.txt"],
@@ -182,7 +186,7 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     rmSync(join(root, "cafe\u0301.txt"));
     appendFileSync(join(root, ".git/info/exclude"), "caf*\n");
     write(root, "caf\u00e9.txt", "x\n");
-    expect(await observer.delta()).toEqual({
+    expect(sourceScope(await observer.delta())).toEqual({
       changes: [
         { path: "caf\u00e9.txt", change: "modified", content_digest: SHA["x\n"], scope: "source" },
       ],
@@ -198,7 +202,7 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     appendFileSync(join(root, ".git/info/exclude"), "notes.txt\ndraft.txt\na.txt\n");
     git(root, "rm", "-q", "--cached", "a.txt"); // untracked now, and ignored
     write(root, "draft.txt", "hello world\n");
-    expect(await observer.delta()).toEqual({
+    expect(sourceScope(await observer.delta())).toEqual({
       changes: [
         {
           path: "draft.txt",
@@ -219,7 +223,7 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     appendFileSync(join(root, ".git/info/exclude"), "notes/\n");
     write(root, "notes/b.txt", "kept\n");
     write(root, "notes/new.log", "x\n"); // the baseline's *.log hides it too
-    expect((await observer.delta()).changes).toEqual([
+    expect(sourceScope(await observer.delta()).changes).toEqual([
       { path: "notes/b.txt", change: "added", content_digest: SHA["kept\n"], scope: "source" },
     ]);
   });
@@ -238,7 +242,7 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     write(root, "new.log", "x\n");
     write(root, "cache/a.log", "x\n");
     write(root, "cache/sub/b.log", "x\n");
-    expect(await observer.delta()).toEqual({
+    expect(sourceScope(await observer.delta())).toEqual({
       changes: [
         {
           path: ".gitignore",
@@ -259,7 +263,7 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     const observer = await observed();
     write(root, "vendor/lib/new.js", "x\n");
     appendFileSync(join(nested, ".git/info/exclude"), "new.js\n");
-    expect((await observer.delta()).changes).toEqual([
+    expect(sourceScope(await observer.delta()).changes).toEqual([
       { path: "vendor/lib/new.js", change: "added", content_digest: SHA["x\n"], scope: "source" },
     ]);
   });
@@ -268,7 +272,7 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     const observer = await observed(join(root, "src"));
     appendFileSync(join(root, ".gitignore"), "*.js\n");
     write(root, "src/new.js", "x\n");
-    expect((await observer.delta()).changes).toEqual([
+    expect(sourceScope(await observer.delta()).changes).toEqual([
       { path: "new.js", change: "added", content_digest: SHA["x\n"], scope: "source" },
     ]);
   });
@@ -286,7 +290,7 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     observer.restoreBaseline(deserializeSnapshot(JSON.parse(JSON.stringify(stored))));
     write(root, "docs/.gitignore", "*\n");
     write(root, "docs/x.md", "x\n");
-    expect((await observer.delta()).changes).toEqual([
+    expect(sourceScope(await observer.delta()).changes).toEqual([
       { path: "docs/.gitignore", change: "added", content_digest: SHA["*\n"], scope: "source" },
       { path: "docs/x.md", change: "added", content_digest: SHA["x\n"], scope: "source" },
     ]);
@@ -298,7 +302,7 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     observer.restoreBaseline(deserializeSnapshot(JSON.parse(text)));
     write(root, "override.js", "process.exit(0)\n");
     appendFileSync(join(root, ".git/info/exclude"), "override.js\n");
-    expect((await observer.delta()).changes).toEqual([
+    expect(sourceScope(await observer.delta()).changes).toEqual([
       {
         path: "override.js",
         change: "added",
@@ -314,7 +318,7 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     const observer = new WorkspaceObserver(root);
     observer.restoreBaseline(withoutRecord);
     write(root, "a.txt", "hello world\n");
-    expect(await observer.delta()).toEqual({
+    expect(sourceScope(await observer.delta())).toEqual({
       changes: [
         {
           path: "a.txt",

@@ -268,7 +268,7 @@ describe("WorkspaceObserver in a git work tree", () => {
     });
   });
 
-  test("files ignored by .gitignore, .git/info/exclude or the global excludes are not recorded", async () => {
+  test("files ignored by .gitignore, .git/info/exclude or the global excludes are outside the source scope, recorded as ignored", async () => {
     const globalExcludes = join(dir, "global-excludes");
     writeFileSync(globalExcludes, "*.global\n");
     const globalConfig = join(dir, "gitconfig");
@@ -286,9 +286,15 @@ describe("WorkspaceObserver in a git work tree", () => {
       write(root, "settings.local", "x\n");
       write(root, "cache.global", "x\n");
       write(root, "visible.txt", "x\n");
-      expect((await observer.delta()).changes).toEqual([
+      const delta = await observer.delta();
+      expect(delta.changes).toEqual([
+        { path: "build/out.js", change: "added", content_digest: SHA["x\n"], scope: "ignored" },
+        { path: "cache.global", change: "added", content_digest: SHA["x\n"], scope: "ignored" },
+        { path: "debug.log", change: "added", content_digest: SHA["x\n"], scope: "ignored" },
+        { path: "settings.local", change: "added", content_digest: SHA["x\n"], scope: "ignored" },
         { path: "visible.txt", change: "added", content_digest: SHA["x\n"], scope: "source" },
       ]);
+      expect([...(await observer.snapshot()).entries.keys()]).not.toContain("debug.log");
     } finally {
       if (saved === undefined) delete process.env.GIT_CONFIG_GLOBAL;
       else process.env.GIT_CONFIG_GLOBAL = saved;
@@ -321,7 +327,7 @@ describe("WorkspaceObserver in a git work tree", () => {
     ]);
   });
 
-  test("root harness directories and .git at any depth are never listed", async () => {
+  test("root harness directories and nested .git are never listed; the root's .git/ and .turngate/ foreign files are harness rows", async () => {
     const nested = join(root, "vendor/lib");
     mkdirSync(nested, { recursive: true });
     initRepo(nested, { "lib.txt": "nested\n" });
@@ -331,7 +337,24 @@ describe("WorkspaceObserver in a git work tree", () => {
     write(root, ".a3s-code/state.json", "x\n");
     write(root, ".git/turngate-probe", "x\n");
     write(root, "vendor/lib/.git/turngate-probe", "x\n");
-    expect(await observer.delta()).toEqual({ changes: [], complete: true, unreadable: [] });
+    expect(await observer.delta()).toEqual({
+      changes: [
+        {
+          path: ".git/turngate-probe",
+          change: "added",
+          content_digest: SHA["x\n"],
+          scope: "harness",
+        },
+        {
+          path: ".turngate/logs/x.log",
+          change: "added",
+          content_digest: SHA["x\n"],
+          scope: "harness",
+        },
+      ],
+      complete: true,
+      unreadable: [],
+    });
   });
 
   test("nested .a3s, .a3s-code and .turngate directories are ordinary content and observed", async () => {
@@ -444,6 +467,7 @@ describe("WorkspaceObserver in a git work tree", () => {
         scope: "source",
       },
       { path: "vendor/lib/more.txt", change: "added", content_digest: SHA["x\n"], scope: "source" },
+      { path: "vendor/lib/obj.o", change: "added", content_digest: SHA["x\n"], scope: "ignored" },
     ]);
     expect((await observer.snapshot()).entries.has("vendor/lib/.gitignore")).toBe(true);
   });
@@ -466,6 +490,7 @@ describe("WorkspaceObserver in a git work tree", () => {
     write(root, "sub/s.txt", "x\n");
     write(root, "sub/build.o", "x\n");
     expect((await observer.delta()).changes).toEqual([
+      { path: "sub/build.o", change: "added", content_digest: SHA["x\n"], scope: "ignored" },
       { path: "sub/s.txt", change: "modified", content_digest: SHA["x\n"], scope: "source" },
     ]);
   });

@@ -79,7 +79,7 @@ describe("WorkspaceObserver outside git (directory walk)", () => {
     ]);
   });
 
-  test(".git is skipped at any depth, .turngate/.a3s/.a3s-code only in the root", async () => {
+  test(".git is skipped at any depth, .turngate/.a3s/.a3s-code only in the root (the root's .git/config is a harness row)", async () => {
     const observer = new WorkspaceObserver(root);
     await observer.baseline();
     write(root, ".git/config", "x\n");
@@ -92,6 +92,7 @@ describe("WorkspaceObserver outside git (directory walk)", () => {
     write(root, "src/.turngate/y.js", "kept\n");
     expect(await observer.delta()).toEqual({
       changes: [
+        { path: ".git/config", change: "added", content_digest: SHA["x\n"], scope: "harness" },
         { path: "pkg/.a3s-code/x", change: "added", content_digest: SHA["x\n"], scope: "source" },
         {
           path: "src/.a3s/impl.js",

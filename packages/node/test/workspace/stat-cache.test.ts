@@ -25,7 +25,7 @@ afterEach(() => removeDir(root));
  * last change (b.txt was written after a.txt). Its ignore-rule record is a real baseline's.
  */
 async function staleBaseline(ageMs: number): Promise<WorkspaceSnapshot> {
-  const { ignore_state } = await new WorkspaceObserver(root).baseline();
+  const { ignore_state, outside } = await new WorkspaceObserver(root).baseline();
   const entries = new Map();
   const a = lstatSync(join(root, "a.txt"));
   for (const [path, digest] of [
@@ -48,7 +48,7 @@ async function staleBaseline(ageMs: number): Promise<WorkspaceSnapshot> {
     taken_at_ms: Math.max(a.mtimeMs, a.ctimeMs) + ageMs,
     git: true,
     entries,
-    outside: new Map(),
+    outside,
     unreadable: [],
     ...(ignore_state === undefined ? {} : { ignore_state }),
   };

@@ -3,7 +3,7 @@ import { appendFileSync, chmodSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { WorkspaceObserver } from "../../src/workspace/index.js";
-import { initRepo, makeTempDir, removeDir, SHA, write } from "./helpers.js";
+import { initRepo, makeTempDir, removeDir, SHA, sourceScope, write } from "./helpers.js";
 import { permissionTrickUnavailable, withPermissionsEnforced } from "./unprivileged.js";
 
 let dir: string;
@@ -83,11 +83,11 @@ describe("WorkspaceObserver: paths it cannot read", () => {
         const observer = new WorkspaceObserver(root);
         await observer.baseline();
         chmodSync(join(root, "notes.txt"), 0);
-        const first = await observer.delta();
+        const first = sourceScope(await observer.delta());
         chmodSync(join(root, "notes.txt"), 0o644);
         appendFileSync(join(root, ".git/info/exclude"), "notes.txt\n");
         write(root, "notes.txt", "hello\n");
-        return [first, await observer.delta()];
+        return [first, sourceScope(await observer.delta())];
       });
       expect(first).toEqual({ changes: [], complete: false, unreadable: ["notes.txt"] });
       expect(second).toEqual({

@@ -8,7 +8,9 @@ import { joinRelative, type Listing, listedPath, type PathFilter } from "./listi
 /**
  * Lists the files git would consider part of the work tree under `root/dirFsPath`:
  * tracked files plus untracked files that `.gitignore`, `.git/info/exclude` and the global
- * excludes file do not ignore (`git ls-files -z --cached --others --exclude-standard`).
+ * excludes file do not ignore (`git ls-files -z -t --cached --others --exclude-standard`;
+ * `-t` tags untracked names with `?`, so they are also returned in `untracked`: only they
+ * can lie at an output location).
  *
  * Input: the workspace root, the relative on-disk directory to list (`""` for the root),
  * and the configured-ignores filter. Output: a {@link Listing} whose keys are relative to
@@ -25,7 +27,10 @@ export async function listGitPaths(
   const cwd = dirFsPath === "" ? root : join(root, dirFsPath);
   let result: Awaited<ReturnType<typeof runGit>>;
   try {
-    result = await runGit(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd);
+    result = await runGit(
+      ["ls-files", "-z", "-t", "--cached", "--others", "--exclude-standard"],
+      cwd,
+    );
   } catch (error) {
     throw new WorkspaceObserverError("git_failed", `could not run git in ${cwd}: ${String(error)}`);
   }
@@ -35,18 +40,24 @@ export async function listGitPaths(
       `git ls-files failed in ${cwd} (exit ${result.code}): ${result.stderr}`,
     );
   }
-  const listing: Listing = { paths: [], directories: [], unreadable: [] };
+  const listing: Listing = { paths: [], directories: [], unreadable: [], untracked: [] };
   let previous = "";
-  for (const { name, lossy } of splitNulTerminated(result.stdout)) {
+  for (const { name: tagged, lossy } of splitNulTerminated(result.stdout)) {
+    // "<tag> <name>": H tracked, S skip-worktree, M unmerged, ? untracked, …
+    const name = tagged.slice(2);
     // Unmerged paths appear once per stage, always next to each other.
     if (name === "" || name === previous) continue;
     previous = name;
+    const untracked = tagged.charCodeAt(0) === 0x3f; // "?"
     const isDir = name.endsWith("/");
     const item = listedPath(joinRelative(dirFsPath, isDir ? name.slice(0, -1) : name));
     if (isHarnessPath(item.key) || isIgnored(item.key, isDir)) continue;
     if (lossy) listing.unreadable.push(item.key);
     else if (isDir) listing.directories.push(item);
-    else listing.paths.push(item);
+    else {
+      listing.paths.push(item);
+      if (untracked) listing.untracked?.push(item.key);
+    }
   }
   return listing;
 }

@@ -1,0 +1,216 @@
+import type { Dirent } from "node:fs";
+import { lstat, readdir } from "node:fs/promises";
+import { mapBounded } from "../concurrency.js";
+import { WorkspaceObserverError } from "../errors.js";
+import { runGit } from "../listing/git.js";
+import { splitNulTerminated } from "../listing/git-list.js";
+import { joinRelative, type ListedPath, listedPath, type PathFilter } from "../listing/listing.js";
+import { WALK_CONCURRENCY } from "../listing/walk.js";
+import { isHarnessEntry } from "../paths.js";
+import type { OutsideScope } from "../snapshot.js";
+import { absolutePath } from "../stat/stat-cache.js";
+import { isGitOwnEntry } from "./git-layout.js";
+import type { OutputLocations } from "./output-locations.js";
+import { isTurngateOwnFile } from "./turngate-files.js";
+
+/** A path outside the source scope to observe, with the scope it belongs to. */
+export interface OutsideCandidate {
+  item: ListedPath;
+  scope: OutsideScope;
+}
+
+/** What {@link listIgnoredPaths} and {@link listHarnessPaths} found. */
+export interface OutsideListing {
+  candidates: OutsideCandidate[];
+  /** Keys that could not be listed (a directory read error, a special file in `.git/`). */
+  unreadable: string[];
+}
+
+/**
+ * Lists the files git ignores below the workspace directory `dirFsPath` (`""` = the root)
+ * of one repository: `git ls-files -z --others --ignored --exclude-standard --directory`
+ * names ignored files and whole ignored directories (`node_modules/`) without listing their
+ * content; those directories are then read with `readdir({withFileTypes: true})` (no
+ * symlink is followed, no `lstat` per entry), skipping `.git` at any depth and the root's
+ * harness directories. Each file or symlink becomes a candidate, `output` when
+ * `outputs` covers it, else `ignored`. FIFOs, sockets and devices in ignored directories
+ * are not observed (they are outside the source scope). Keys the configured `ignores`
+ * exclude are skipped.
+ *
+ * Throws {@link WorkspaceObserverError} `git_failed` when git fails.
+ */
+export async function listIgnoredPaths(
+  root: string,
+  dirFsPath: string,
+  filter: PathFilter,
+  outputs: OutputLocations,
+): Promise<OutsideListing> {
+  const cwd = dirFsPath === "" ? root : absolutePath(root, dirFsPath);
+  const args = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"];
+  let result: Awaited<ReturnType<typeof runGit>>;
+  try {
+    result = await runGit(args, cwd);
+  } catch (error) {
+    throw new WorkspaceObserverError("git_failed", `could not run git in ${cwd}: ${String(error)}`);
+  }
+  if (result.code !== 0) {
+    throw new WorkspaceObserverError(
+      "git_failed",
+      `git ls-files --ignored failed in ${cwd} (exit ${result.code}): ${result.stderr}`,
+    );
+  }
+  const out: OutsideListing = { candidates: [], unreadable: [] };
+  const dirs: { fsPath: string; covered: boolean }[] = [];
+  const seen = new Set<string>();
+  for (const { name, lossy } of splitNulTerminated(result.stdout)) {
+    if (name === "") continue;
+    const isDir = name.endsWith("/");
+    const item = listedPath(joinRelative(dirFsPath, isDir ? name.slice(0, -1) : name));
+    if (lossy) {
+      out.unreadable.push(item.key);
+      continue;
+    }
+    if (isHarnessPathKey(item.key) || filter(item.key, isDir)) continue;
+    if (isDir) {
+      dirs.push({ fsPath: item.fsPath, covered: outputs.coversDirectory(item.key) });
+    } else if (!seen.has(item.key)) {
+      seen.add(item.key);
+      out.candidates.push({ item, scope: outputs.coversFile(item.key) ? "output" : "ignored" });
+    }
+  }
+  // git may name a directory and also the files in it; the walk's files win (same keys).
+  const walked = await walkIgnoredDirectories(root, dirs, filter, outputs);
+  for (const c of walked.candidates) if (!seen.has(c.item.key)) out.candidates.push(c);
+  out.unreadable.push(...walked.unreadable);
+  return out;
+}
+
+async function walkIgnoredDirectories(
+  root: string,
+  start: { fsPath: string; covered: boolean }[],
+  filter: PathFilter,
+  outputs: OutputLocations,
+): Promise<OutsideListing> {
+  const out: OutsideListing = { candidates: [], unreadable: [] };
+  let level = start;
+  while (level.length > 0) {
+    const next: { fsPath: string; covered: boolean }[] = [];
+    await mapBounded(level, WALK_CONCURRENCY, async (dir) => {
+      let dirents: Dirent[];
+      try {
+        dirents = await readdir(absolutePath(root, dir.fsPath), { withFileTypes: true });
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== "ENOENT" && code !== "ENOTDIR")
+          out.unreadable.push(listedPath(dir.fsPath).key);
+        return;
+      }
+      for (const dirent of dirents) {
+        if (dirent.name === ".git") continue; // a nested repository's internals
+        const item = listedPath(`${dir.fsPath}/${dirent.name}`);
+        if (dirent.isDirectory()) {
+          if (filter(item.key, true)) continue;
+          next.push({
+            fsPath: item.fsPath,
+            covered: dir.covered || outputs.coversDirectory(item.key),
+          });
+        } else if (dirent.isFile() || dirent.isSymbolicLink()) {
+          if (filter(item.key, false)) continue;
+          const output = dir.covered || outputs.fileNameMatches(item.key, dirent.name);
+          out.candidates.push({ item, scope: output ? "output" : "ignored" });
+        }
+      }
+    });
+    level = next;
+  }
+  return out;
+}
+
+/**
+ * Lists the harness files of the workspace root that are recorded (scope `harness`):
+ * - in the root's `.git/` directory: every file except git's own layout
+ *   ({@link isGitOwnEntry}: objects, refs, logs, index, HEAD, …), so `config`, `hooks/*`,
+ *   `info/*` and foreign files such as `.git/x/impl.js`; a `.git` that is a file (a
+ *   worktree's or submodule's `gitdir:` pointer) or symlink is recorded itself;
+ * - in the root's `.turngate/`: every file turngate did not write
+ *   ({@link isTurngateOwnFile}).
+ * Symlinks are recorded, never followed. A FIFO, socket or device among the recorded paths,
+ * and a directory that cannot be read, are reported unreadable. Never throws.
+ */
+export async function listHarnessPaths(root: string): Promise<OutsideListing> {
+  const out: OutsideListing = { candidates: [], unreadable: [] };
+  await Promise.all([
+    harnessTree(
+      root,
+      ".git",
+      (rel, isDir) => {
+        const slash = rel.indexOf("/");
+        if (slash >= 0) return true; // below a recorded top-level directory: everything
+        return !isGitOwnEntry(rel, isDir);
+      },
+      out,
+    ),
+    harnessTree(root, ".turngate", (rel, isDir) => isDir || !isTurngateOwnFile(rel), out),
+  ]);
+  return out;
+}
+
+/**
+ * Records the files below `root/top` for which `keep(relInsideTop, isDir)` is true
+ * (directories: whether to descend). `top` itself as a file or symlink is recorded.
+ */
+async function harnessTree(
+  root: string,
+  top: string,
+  keep: (rel: string, isDir: boolean) => boolean,
+  out: OutsideListing,
+): Promise<void> {
+  let st: Awaited<ReturnType<typeof lstat>>;
+  try {
+    st = await lstat(absolutePath(root, top));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") out.unreadable.push(top);
+    return;
+  }
+  if (st.isFile() || st.isSymbolicLink()) {
+    out.candidates.push({ item: listedPath(top), scope: "harness" });
+    return;
+  }
+  if (!st.isDirectory()) {
+    out.unreadable.push(top);
+    return;
+  }
+  let level = [""];
+  while (level.length > 0) {
+    const next: string[] = [];
+    await mapBounded(level, WALK_CONCURRENCY, async (rel) => {
+      const fsDir = rel === "" ? top : `${top}/${rel}`;
+      let dirents: Dirent[];
+      try {
+        dirents = await readdir(absolutePath(root, fsDir), { withFileTypes: true });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+          out.unreadable.push(listedPath(fsDir).key);
+        }
+        return;
+      }
+      for (const dirent of dirents) {
+        const childRel = rel === "" ? dirent.name : `${rel}/${dirent.name}`;
+        const isDir = dirent.isDirectory();
+        if (!keep(childRel, isDir)) continue;
+        if (isDir) next.push(childRel);
+        else if (dirent.isFile() || dirent.isSymbolicLink()) {
+          out.candidates.push({ item: listedPath(`${top}/${childRel}`), scope: "harness" });
+        } else out.unreadable.push(listedPath(`${top}/${childRel}`).key);
+      }
+    });
+    level = next;
+  }
+}
+
+/** True for keys inside the root's harness directories or any `.git` (not recorded as ignored). */
+function isHarnessPathKey(key: string): boolean {
+  const slash = key.indexOf("/");
+  const first = slash < 0 ? key : key.slice(0, slash);
+  return isHarnessEntry("", first) || key.includes("/.git/") || key.endsWith("/.git");
+}
