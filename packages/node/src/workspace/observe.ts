@@ -146,12 +146,23 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     if (guard !== undefined) {
       const gone = ctx.baselineGone ?? new Set<string>();
       const missing = guard.missingBaselineEntries(cache, gone, run.prestatRecords);
-      if (missing.length > 0) await drain(run, { paths: missing, directories: [], unreadable: [] });
+      // Paths the guard brings back are never tracked (git lists every tracked path), so
+      // they too may lie at an output location (e.g. `.pytest_cache/` hidden by the
+      // `.gitignore` pytest writes into it).
+      const untracked = (paths: readonly ListedPath[]) => paths.map((item) => item.key);
+      if (missing.length > 0) {
+        await drain(run, {
+          paths: missing,
+          directories: [],
+          unreadable: [],
+          untracked: untracked(missing),
+        });
+      }
       for (;;) {
         const more = await guard.next(run.repos, run.entries);
         if (more === undefined) break;
         for (const [key, reason] of more.reasons) run.reasons.set(key, reason);
-        await drain(run, more);
+        await drain(run, { ...more, untracked: untracked(more.paths) });
       }
       guard.updateGone(gone, missing, run.entries, run.unreadable);
     }

@@ -148,6 +148,55 @@ describe("what the checks changed", () => {
     });
   });
 
+  test("ignored files and output locations the checks write are check outputs: listed, bound", async () => {
+    const r = await repo({ "a.txt": "old\n", ".gitignore": "dist/\n", "dist/keep.js": "1\n" });
+    const session = await Session.start({ root: r.root });
+    r.write("a.txt", "new\n");
+    await session.observeWorkspace();
+    const digest = digestOfRows([["workspace", "a.txt", sha256("new\n")]]);
+    const writer = check(
+      "c:out",
+      "echo 2 > dist/keep.js && mkdir -p coverage && echo x > coverage/lcov.info && echo y > cover.out",
+    );
+    const result = await session.verifyCommands("host:test", [writer], { bind: true });
+    expect(result.binding).toEqual({
+      bound: true,
+      effectDigest: digest,
+      checkOutputs: {
+        count: 3,
+        paths: [
+          { path: "cover.out", change: "added", scope: "output" },
+          { path: "coverage/lcov.info", change: "added", scope: "output" },
+          { path: "dist/keep.js", change: "modified", scope: "ignored" },
+        ],
+      },
+    });
+    expect(session.effectDigest).toBe(digest);
+  });
+
+  test("an output folder that ignores itself (pytest's .pytest_cache/.gitignore holding *) is still a check output", async () => {
+    const r = await repo({ "a.txt": "old\n" });
+    const session = await Session.start({ root: r.root });
+    r.write("a.txt", "new\n");
+    await session.observeWorkspace();
+    const cache = check(
+      "c:cache",
+      "mkdir -p .pytest_cache/v && printf '*\\n' > .pytest_cache/.gitignore && echo '{}' > .pytest_cache/v/lastfailed",
+    );
+    const result = await session.verifyCommands("host:test", [cache], { bind: true });
+    expect(result.binding).toEqual({
+      bound: true,
+      effectDigest: digestOfRows([["workspace", "a.txt", sha256("new\n")]]),
+      checkOutputs: {
+        count: 2,
+        paths: [
+          { path: ".pytest_cache/.gitignore", change: "added", scope: "output" },
+          { path: ".pytest_cache/v/lastfailed", change: "added", scope: "output" },
+        ],
+      },
+    });
+  });
+
   test("a check that deletes a source file is unbound and told not to", async () => {
     const r = await repo({ "a.txt": "old\n", "old.txt": "x\n" });
     const session = await Session.start({ root: r.root });
