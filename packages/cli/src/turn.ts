@@ -144,7 +144,9 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
   const result: TurnResult = {
     exitCode: outcome.kind === "allow" ? EXIT_OK : EXIT_INCOMPLETE,
     root: request.root,
-    delta,
+    // The delta the ledger (and so the digest) was last built from: a "rewrite_paths"
+    // re-run adopts the lockfiles the checks rewrote.
+    delta: session.lastDelta ?? delta,
     effectDigest: session.effectDigest,
     reports: session.verificationReports(),
     summary: session.verificationSummary(),

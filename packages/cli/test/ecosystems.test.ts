@@ -8,7 +8,7 @@
  * Slow: generous timeouts, one project per test.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { type CliContext, main } from "../src/index.js";
@@ -198,6 +198,80 @@ describe("real projects whose checks write outputs", () => {
         outputDirs: ["target"],
         drop: ["CARGO_TARGET_DIR"],
       });
+    },
+    TURN_TIMEOUT_MS,
+  );
+
+  test(
+    'Rust version bump: cargo rewrites Cargo.lock — unbound with the fix, then verified with "rewrite_paths" after one re-run',
+    async () => {
+      const p = project({
+        "Cargo.toml": '[package]\nname = "bump"\nversion = "0.1.0"\nedition = "2021"\n',
+        "src/lib.rs": "#[cfg(test)]\nmod tests { #[test] fn ok() {} }\n",
+      });
+      execFileSync("cargo", ["generate-lockfile", "--offline"], { cwd: p.root, stdio: "ignore" });
+      execFileSync("git", ["add", "Cargo.lock"], { cwd: p.root });
+      execFileSync(
+        "git",
+        [
+          "-c",
+          "user.name=t",
+          "-c",
+          "user.email=t@example.invalid",
+          "commit",
+          "-q",
+          "--no-gpg-sign",
+          "-m",
+          "lock",
+        ],
+        { cwd: p.root },
+      );
+      const bump = (version: string) =>
+        p.agent(
+          `bump-${version}.js`,
+          `const fs = require("node:fs"); fs.writeFileSync("Cargo.toml", fs.readFileSync("Cargo.toml", "utf8").replace(/version = "[^"]+"/, 'version = "${version}"'));`,
+        );
+      const check = "cargo test --offline -q";
+      const plain = await cliWith(
+        ["run", "--json", "--check", check, "--", "node", bump("0.2.0")],
+        p.root,
+      );
+      expect(plain.code).toBe(2);
+      const unbound = JSON.parse(plain.stdout).binding;
+      expect({
+        reason: unbound.reason,
+        changed_paths: unbound.changed_paths,
+        hint: unbound.hint,
+      }).toEqual({
+        reason: "workspace_changed_during_check",
+        changed_paths: ["Cargo.lock"],
+        hint: 'the check rewrote Cargo.lock: run cargo once in the agent\'s turn, or set "rewrite_paths": ["Cargo.lock"] in turngate.config.json',
+      });
+      expect(readFileSync(join(p.root, "Cargo.lock"), "utf8")).toContain(
+        'name = "bump"\nversion = "0.2.0"',
+      );
+
+      p.write(
+        "turngate.config.json",
+        JSON.stringify({ checks: [check], rewrite_paths: ["Cargo.lock"] }),
+      );
+      const settled = await cliWith(["run", "--json", "--", "node", bump("0.3.0")], p.root);
+      const out = JSON.parse(settled.stdout);
+      expect({ verdict: out.verdict, rewrites: out.binding.rewrites }).toEqual({
+        verdict: "verified",
+        rewrites: [{ path: "Cargo.lock", check_id: "check:1" }],
+      });
+      expect(settled.code).toBe(0);
+      const lock = readFileSync(join(p.root, "Cargo.lock"), "utf8");
+      expect(lock).toContain('name = "bump"\nversion = "0.3.0"');
+      const paths = out.changes.map((c: { path: string }) => c.path);
+      expect(paths).toContain("Cargo.lock");
+      const proof = JSON.parse(readFileSync(out.proof_path, "utf8"));
+      expect(
+        proof.records
+          .filter((r: { path: string }) => r.path === "Cargo.lock")
+          .map((r: { tool: string }) => r.tool),
+      ).toEqual(["check:check:1", "workspace"]);
     },
     TURN_TIMEOUT_MS,
   );
