@@ -10,6 +10,8 @@ export interface OpenSessionInput {
   waivers: CompletionWaiver[];
   ignores?: string[];
   useGit?: boolean;
+  /** Lockfiles a passing check may rewrite (wire `options.rewrite_paths`, issue 10). */
+  rewritePaths?: string[];
 }
 
 /**
@@ -23,5 +25,6 @@ export async function openHostSession(input: OpenSessionInput): Promise<Session>
     waivers: input.waivers,
     ...(input.ignores ? { ignores: input.ignores } : {}),
     ...(input.useGit !== undefined ? { useGit: input.useGit } : {}),
+    ...(input.rewritePaths ? { rewritePaths: input.rewritePaths } : {}),
   });
 }
