@@ -63,6 +63,9 @@ from .helpers import (
 )
 from .session import Session
 from .types import (
+    CheckOutput,
+    CheckOutputs,
+    CheckRewrite,
     ChildSettlement,
     CommandRun,
     CompletionTerminal,
@@ -74,6 +77,7 @@ from .types import (
     OpenWorkspaceChild,
     ProgressEvent,
     ReportBinding,
+    SourceChange,
     ToolObservation,
     TurnProof,
     VerificationCheck,
@@ -90,6 +94,9 @@ from .types import (
 __all__ = [
     "DEFAULT_TIMEOUT_S",
     "BridgeError",
+    "CheckOutput",
+    "CheckOutputs",
+    "CheckRewrite",
     "ChildSettlement",
     "Client",
     "CommandRun",
@@ -116,6 +123,7 @@ __all__ = [
     "ProtocolError",
     "RemoteError",
     "ReportBinding",
+    "SourceChange",
     "RungComparison",
     "Session",
     "SnapshotStaleness",
