@@ -70,11 +70,13 @@ type WaiverValidateParams struct {
 }
 
 // SessionOptions are the host options of session.create: extra gitignore-style Ignores
-// patterns for the workspace observer, and UseGit to force (true) or forbid (false) git
-// mode (nil: detect).
+// patterns for the workspace observer, UseGit to force (true) or forbid (false) git
+// mode (nil: detect), and RewritePaths: lockfiles a passing check may rewrite, after which
+// the checks run once more (lockfile names only, e.g. "Cargo.lock"; issue 10).
 type SessionOptions struct {
-	Ignores []string `json:"ignores,omitzero"`
-	UseGit  *bool    `json:"use_git,omitempty"`
+	Ignores      []string `json:"ignores,omitzero"`
+	UseGit       *bool    `json:"use_git,omitempty"`
+	RewritePaths []string `json:"rewrite_paths,omitzero"`
 }
 
 // SessionCreateParams are the params of session.create: the workspace root (absolute, or
