@@ -50,6 +50,11 @@ export type {
   IgnoreState,
   RepoIgnoreState,
 } from "./ignore/ignore-state.js";
+export {
+  GIT_SAFETY_CONFIG,
+  GIT_SAFETY_ENV,
+  gitSafetyArgs,
+} from "./listing/git.js";
 export { WorkspaceObserver, type WorkspaceObserverOptions } from "./observer.js";
 export {
   HARNESS_DIR_NAMES,

@@ -3,6 +3,39 @@ import { spawn } from "node:child_process";
 /** Default limit (ms) for one git query; listing a very large repo can take seconds. */
 export const GIT_TIMEOUT_MS = 60_000;
 
+/**
+ * Configuration every git call turngate makes runs with (issue 10 "no agent code runs inside
+ * turngate's own git calls"), given as `-c` options before the subcommand, which override
+ * every config file: no `core.fsmonitor` program (a command named in `.git/config` would
+ * run on each listing), no hooks (`core.hooksPath` pointed at an empty location), no
+ * untracked cache (its stale state must not hide a new file). The subcommands turngate uses
+ * (`ls-files`, `status`, `check-ignore`, `rev-parse`, `config`, `init` of a scratch
+ * repository) never run textconv or credential helpers; `status`, the one that can read
+ * tracked files' content, also gets {@link filterOverrides}.
+ */
+export const GIT_SAFETY_CONFIG: readonly string[] = Object.freeze([
+  "core.fsmonitor=false",
+  "core.hooksPath=/dev/null",
+  "core.untrackedCache=false",
+]);
+
+/**
+ * Environment every git call turngate makes gets on top of its base environment:
+ * `GIT_CONFIG_NOSYSTEM=1` (the system gitconfig is not read), `GIT_OPTIONAL_LOCKS=0` (the
+ * index is never refreshed and locked while the agent may use it), `GIT_TERMINAL_PROMPT=0`
+ * (never ask for credentials).
+ */
+export const GIT_SAFETY_ENV: Readonly<Record<string, string>> = Object.freeze({
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_OPTIONAL_LOCKS: "0",
+  GIT_TERMINAL_PROMPT: "0",
+});
+
+/** `-c` arguments for {@link GIT_SAFETY_CONFIG}. */
+export function gitSafetyArgs(): string[] {
+  return GIT_SAFETY_CONFIG.flatMap((setting) => ["-c", setting]);
+}
+
 /** The outcome of one git invocation: exit code (null if killed), raw stdout, stderr text. */
 export interface GitResult {
   code: number | null;
@@ -21,10 +54,11 @@ export interface RunGitOptions {
 }
 
 /**
- * Runs `git <args>` in `cwd` without a shell and collects its output.
+ * Runs `git <safety -c options> <args>` in `cwd` without a shell and collects its output.
  *
- * `GIT_OPTIONAL_LOCKS=0` keeps git from refreshing (and locking) the index while a
- * concurrent agent may be using it. The process is killed after `options.timeoutMs`
+ * {@link GIT_SAFETY_CONFIG} and {@link GIT_SAFETY_ENV} apply to every call (no fsmonitor,
+ * hooks or untracked cache; no system config; no index refresh; no prompt). The process is
+ * killed after `options.timeoutMs`
  * (default {@link GIT_TIMEOUT_MS}; code null). Rejects only if git cannot be spawned (e.g.
  * `ENOENT`: git not installed).
  */
@@ -34,9 +68,9 @@ export function runGit(
   options: RunGitOptions = {},
 ): Promise<GitResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn("git", args, {
+    const child = spawn("git", [...gitSafetyArgs(), ...args], {
       cwd,
-      env: { ...(options.env ?? process.env), GIT_OPTIONAL_LOCKS: "0" },
+      env: { ...(options.env ?? process.env), ...GIT_SAFETY_ENV },
       stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
       timeout: options.timeoutMs ?? GIT_TIMEOUT_MS,
       killSignal: "SIGKILL",
@@ -71,4 +105,35 @@ export async function isInsideGitWorkTree(dir: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * `-c` arguments that switch off every content filter configured for the repository at
+ * `cwd` (`filter.<driver>.clean`, `.smudge`, `.process` set to empty, `.required` to
+ * false), for a git subcommand that may read tracked files' content through the clean
+ * filter (`git status` re-reads a file whose stat no longer matches the index). The driver
+ * names come from `git config --get-regexp` (reading config runs no program). Returns `[]`
+ * when none is configured or the config cannot be read (the caller's git call then fails on
+ * the same config). Never throws.
+ */
+export async function filterOverrides(cwd: string): Promise<string[]> {
+  let result: GitResult;
+  try {
+    result = await runGit(["config", "-z", "--get-regexp", "^filter\\."], cwd);
+  } catch {
+    return [];
+  }
+  if (result.code !== 0) return [];
+  const drivers = new Set<string>();
+  for (const record of result.stdout.toString("utf8").split("\0")) {
+    const key = record.slice(0, record.indexOf("\n") < 0 ? record.length : record.indexOf("\n"));
+    const match = /^filter\.(.+)\.[^.]+$/.exec(key);
+    if (match?.[1] !== undefined) drivers.add(match[1]);
+  }
+  const args: string[] = [];
+  for (const driver of drivers) {
+    for (const key of ["clean", "smudge", "process"]) args.push("-c", `filter.${driver}.${key}=`);
+    args.push("-c", `filter.${driver}.required=false`);
+  }
+  return args;
 }
