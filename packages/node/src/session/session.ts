@@ -31,6 +31,7 @@ import { verificationPresets } from "../presets/detect.js";
 import { runVerificationCommand } from "../runner/verify-command.js";
 import { ledgerPaths, type WorkspaceDelta } from "../workspace/diff/diff.js";
 import {
+  adoptCheckOutputs,
   type CheckChanges,
   type CheckOutput,
   capCheckOutputs,
@@ -91,6 +92,9 @@ export class Session {
   readonly #startedAt: Date;
   readonly #rewritePaths: readonly string[];
   readonly #isRewritePath: (path: string) => boolean;
+  /** What observations are diffed against: the baseline, with the check outputs the
+   * agent had not touched adopted after each run of the checks (`adoptCheckOutputs`). */
+  #diffBase: WorkspaceSnapshot;
   #events: LedgerEvent[] = [];
   #delta: WorkspaceDelta | undefined;
   #ledger = new MutationLedger();
@@ -109,6 +113,7 @@ export class Session {
     this.root = observer.root;
     this.#observer = observer;
     this.#baseline = baseline;
+    this.#diffBase = baseline;
     this.#waivers = waivers;
     this.#attestor = options.attestor;
     this.#logDir = options.logDir ?? turngatePaths(observer.root).logs;
@@ -184,7 +189,9 @@ export class Session {
   }
 
   /**
-   * Re-read the workspace, diff it against the baseline and rebuild the ledger: tool rows,
+   * Re-read the workspace, diff it against the baseline (with the check outputs of earlier
+   * `verifyCommands` runs that the agent had not touched adopted, so they do not become
+   * rows: issue 10 "outputs stay outputs") and rebuild the ledger: tool rows,
    * then every changed path as a `workspace` row carrying the SHA-256 of its bytes (or the
    * deleted marker); an incomplete read marks the ledger's observation incomplete.
    * Output: the delta `{changes, complete, unreadable}`.
@@ -311,6 +318,7 @@ export class Session {
     const first = await this.#runCommands(parsed, options, attribute ? before : undefined);
     const after = await this.#observer.snapshot();
     const changes = checkChanges(before, after);
+    this.#diffBase = adoptCheckOutputs(this.#diffBase, before, after, changes.outputs);
     const firstPassed = createReport(subject, first.checks).status === "passed";
     const rewritten = onlyRewrites(changes, this.#isRewritePath);
 
@@ -348,6 +356,7 @@ export class Session {
     const second = await this.#runCommands(parsed, options, undefined);
     const final = await this.#observer.snapshot();
     const again = checkChanges(after, final);
+    this.#diffBase = adoptCheckOutputs(this.#diffBase, after, final, again.outputs);
     const binding = this.#bindingFor(after, again, [changes.outputs, again.outputs], "second_run");
     binding.rewrites = rewrites;
     const result = this.#finish(subject, second, binding);
@@ -464,7 +473,7 @@ export class Session {
   }
 
   #applySnapshot(snapshot: WorkspaceSnapshot): WorkspaceDelta {
-    const delta = WorkspaceObserver.diff(this.#baseline, snapshot);
+    const delta = WorkspaceObserver.diff(this.#diffBase, snapshot);
     const ledger = new MutationLedger();
     for (const event of this.#events) {
       if (event[0] === "tool") ledger.observeTool(event[1], event[2], event[3]);

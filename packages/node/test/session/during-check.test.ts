@@ -174,6 +174,31 @@ describe("what the checks changed", () => {
     expect(session.effectDigest).toBe(digest);
   });
 
+  test("check outputs stay outputs: observing again after the checks keeps the digest, and the turn is verified", async () => {
+    const r = await repo({ "a.txt": "old\n", ".gitignore": "dist/\n" });
+    const session = await Session.start({ root: r.root });
+    r.write("a.txt", "new\n");
+    await session.observeWorkspace();
+    const digest = digestOfRows([["workspace", "a.txt", sha256("new\n")]]);
+    const writer = check(
+      "c:out",
+      "mkdir -p coverage dist && echo x > coverage/lcov.info && echo y > dist/b.js",
+    );
+    const result = await session.verifyCommands("host:test", [writer], { bind: true });
+    expect(result.binding).toMatchObject({ bound: true, effectDigest: digest });
+    const delta = await session.observeWorkspace();
+    expect(delta.changes.map((c) => c.path)).toEqual(["a.txt"]);
+    expect(session.effectDigest).toBe(digest);
+    expect(await session.decide()).toEqual({
+      kind: "allow",
+      terminal: { kind: "verified", effect_digest: digest },
+    });
+    // A later change to a check output is the agent's again: it is a ledger row.
+    r.write("dist/b.js", "planted\n");
+    await session.observeWorkspace();
+    expect(session.records.map((row) => row.path)).toEqual(["a.txt", "dist/b.js"]);
+  });
+
   test("an output folder that ignores itself (pytest's .pytest_cache/.gitignore holding *) is still a check output", async () => {
     const r = await repo({ "a.txt": "old\n" });
     const session = await Session.start({ root: r.root });

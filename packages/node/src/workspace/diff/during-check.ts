@@ -106,6 +106,39 @@ export function checkChanges(before: WorkspaceSnapshot, after: WorkspaceSnapshot
   return { changed, created, harness, outputs, unreadable: [...after.unreadable] };
 }
 
+/**
+ * The comparison base for the rest of the turn after the checks ran (issue 10, "outputs
+ * stay outputs"): `base` with every check output the agent had not touched (its state in
+ * `before` is the state in `base`: both absent, or the same kind and stat identity, and the
+ * same digest when both are hashed)
+ * replaced by its state in `after` (or removed when the check deleted it), so observing
+ * again does not turn the checks' own outputs into ledger rows. A check output the agent
+ * had changed keeps its base state: the latest bytes stay a ledger row. Returns `base`
+ * itself when nothing is adopted; never mutates its inputs.
+ */
+export function adoptCheckOutputs(
+  base: WorkspaceSnapshot,
+  before: WorkspaceSnapshot,
+  after: WorkspaceSnapshot,
+  outputs: readonly CheckOutput[],
+): WorkspaceSnapshot {
+  let outside: Map<string, OutsideEntry> | undefined;
+  for (const { path } of outputs) {
+    const inBase = base.outside.get(path);
+    const inBefore = before.outside.get(path);
+    const untouched =
+      inBase === undefined
+        ? inBefore === undefined && !base.entries.has(path)
+        : inBefore !== undefined && !outsideDiffers(inBase, inBefore);
+    if (!untouched) continue;
+    outside ??= new Map(base.outside);
+    const now = after.outside.get(path);
+    if (now === undefined) outside.delete(path);
+    else outside.set(path, now);
+  }
+  return outside === undefined ? base : { ...base, outside };
+}
+
 /** The paths that unbind a report: `changed`, `created` and `harness`, sorted, distinct. */
 export function unbindingPaths(changes: CheckChanges): string[] {
   const paths = new Set<string>();
