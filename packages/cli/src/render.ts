@@ -22,7 +22,9 @@ export function verdictOf(result: TurnResult): string {
 /**
  * The human report of a turn (stdout): what changed, the summary text (A3S §2.19), the
  * verdict with the effect digest or the gate message and its reason, why the checks'
- * report is unbound when it is, what masks a check's exit status (and how to fix it), which `--waive` digests did not match an incomplete turn's
+ * report is unbound when it is and what to do (`what to do: …`, issue 10), the lockfiles a
+ * `"rewrite_paths"` re-run adopted, one `check outputs:` line ({@link checkOutputsLine}),
+ * what masks a check's exit status (and how to fix it), which `--waive` digests did not match an incomplete turn's
  * effect digest, the last 20 lines of each failing check with its log, and
  * where the proof was written. Paths are relative to the workspace root (absolute outside it,
  * e.g. under `--state-dir`).
@@ -119,7 +121,8 @@ export function renderTurnText(result: TurnResult): string {
  * `{schema, verdict, exit_code, root, effect_digest, agent, changes, observation_complete,
  * unreadable, checks_source, checks, binding, reports, summary, summary_text, outcome,
  * proof_path, config_path, unmatched_waivers}`; absent parts are null;
- * each check's `hint` explains an `exit status masked` risk (else null);
+ * each check's `hint` explains an `exit status masked` risk (else null); `binding` is
+ * `bindingJson`'s form (with `hint`, `check_outputs`, `rewrites` when present, issue 10);
  * `unmatched_waivers` lists the `--waive` digests that are not the effect digest of a turn
  * the gate did not allow (else `[]`).
  */

@@ -39,6 +39,28 @@ describe("turngate run: what the checks changed", () => {
     );
   });
 
+  test("a check writing coverage/ ends verified and the text lists the check outputs", async () => {
+    const p = project({ "value.txt": "41\n" });
+    const agent = p.agent("agent.js", WRITE_42);
+    const result = await cli(
+      ["run", "--check", "mkdir -p coverage && echo x > coverage/lcov.info", "--", "node", agent],
+      p.root,
+    );
+    const digest = sha256(`workspace|value.txt|${sha256("42\n")}`);
+    expect(result.stdout).toBe(
+      [
+        "changed: 1 path",
+        "  modified value.txt",
+        "Verification passed: 1 report, 1 required check.",
+        `verified: effect digest ${digest}`,
+        "check outputs: 1 path (ignored or output locations, not in the digest): coverage/ 1",
+        `proof: .turngate/proofs/${digest}.json`,
+        "",
+      ].join("\n"),
+    );
+    expect(result.code).toBe(0);
+  });
+
   test('"rewrite_paths": a passing check that rewrites Cargo.lock runs once more and the turn is verified', async () => {
     const p = project({ "value.txt": "41\n", "Cargo.lock": "v1\n" });
     const settle = p.agent(
