@@ -410,6 +410,34 @@ describe("what the checks changed", () => {
     });
   });
 
+  test("a check that turns a tracked file into a FIFO is unbound (unreadable); a turn whose own observation is incomplete says what to do", async () => {
+    const r = await repo({ "a.txt": "old\n", pipe: "data\n" });
+    const session = await Session.start({ root: r.root });
+    r.write("a.txt", "new\n");
+    await session.observeWorkspace();
+    const result = await session.verifyCommands(
+      "host:test",
+      [check("c:fifo", "rm pipe && mkfifo pipe")],
+      {
+        bind: true,
+      },
+    );
+    expect(result.binding).toEqual({
+      bound: false,
+      reason: "workspace_changed_during_check",
+      changedPaths: [],
+      unreadable: ["pipe"],
+      hint: "the checks left pipe that cannot be read (a special file, or no permission): remove it or make it readable",
+    });
+    // The FIFO is now part of the turn's own observation: incomplete, and the hint says so.
+    const next = await session.verifyCommands("host:test", [check("c:ok", "true")], { bind: true });
+    expect(next.binding).toEqual({
+      bound: false,
+      reason: "observation_incomplete",
+      hint: "the turn's observation is incomplete (see the unreadable paths): make them readable or remove them, then run again",
+    });
+  });
+
   test("rewritePaths accepts only lockfile names or paths, naming the element", async () => {
     const r = await repo({ "a.txt": "old\n" });
     for (const [value, message] of [

@@ -46,7 +46,8 @@ export interface CheckChanges {
 
 /**
  * Compares the snapshot taken before the checks with the one taken after them (issue 10):
- * - a source entry of `before` that `after` lacks → `deleted`; whose kind, content digest
+ * - a source entry of `before` that `after` lacks → `deleted` (unless `after` lists it as
+ *   unreadable: then it is only in `unreadable`); whose kind, content digest
  *   or mode differs → `modified`; whose size, mtime, ctime or inode differs → `metadata`
  *   (unlike `diffSnapshots`, timestamps count: a file replaced and restored is not the
  *   file the checks read);
@@ -59,10 +60,13 @@ export interface CheckChanges {
 export function checkChanges(before: WorkspaceSnapshot, after: WorkspaceSnapshot): CheckChanges {
   const changed: SourceChange[] = [];
   const created: string[] = [];
+  const unreadable = new Set(after.unreadable);
   before.entries.forEach((then, path) => {
     const now = after.entries.get(path);
-    if (now === undefined) changed.push({ path, change: "deleted" });
-    else if (then !== now) {
+    if (now === undefined) {
+      // An unreadable path (e.g. a file replaced by a FIFO) is reported as unreadable.
+      if (!unreadable.has(path)) changed.push({ path, change: "deleted" });
+    } else if (then !== now) {
       if (now.kind !== then.kind || now.content_digest !== then.content_digest) {
         changed.push({ path, change: "modified" });
       } else if (now.mode !== then.mode) changed.push({ path, change: "modified" });
