@@ -115,6 +115,24 @@ describe("turngate run: what the checks changed", () => {
     );
   });
 
+  test('verify uses the "rewrite_paths" captured by baseline: one the agent added is reported and not used', async () => {
+    const p = project({ "value.txt": "41\n", "Cargo.lock": "v1\n" });
+    expect((await cli(["baseline"], p.root)).code).toBe(0);
+    p.write("value.txt", "42\n");
+    p.write("turngate.config.json", JSON.stringify({ rewrite_paths: ["Cargo.lock"] }));
+    const result = await cli(["verify", "--json", "--check", "echo v2 > Cargo.lock"], p.root);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      "differs from the one captured by `turngate baseline` (rewrite_paths); verify uses the captured configuration",
+    );
+    const binding = JSON.parse(result.stdout).binding;
+    expect([binding.reason, binding.rewrites, binding.changed_paths]).toEqual([
+      "workspace_changed_during_check",
+      undefined,
+      ["Cargo.lock"],
+    ]);
+  });
+
   test('"rewrite_paths" accepts only lockfiles: anything else is a config error naming the field', async () => {
     const p = project({ "value.txt": "41\n" });
     for (const [value, message] of [
