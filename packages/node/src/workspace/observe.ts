@@ -11,6 +11,7 @@ import { ParentDirCheck } from "./listing/parent-dirs.js";
 import { walkPaths } from "./listing/walk.js";
 import { observeOutside } from "./scope/observe-outside.js";
 import type { OutputLocations } from "./scope/output-locations.js";
+import { type DirListingCache, listIgnoredPaths } from "./scope/outside-listing.js";
 import type { EntryKind, EntryState, OutsideEntry, WorkspaceSnapshot } from "./snapshot.js";
 import { compareCodeUnits } from "./snapshot.js";
 import { RAW_STAT_FIELDS, RawKind } from "./stat/raw-stat.js";
@@ -49,6 +50,8 @@ export interface ObserveContext {
   outsideCache: StatCache;
   /** false for a baseline: ignored/output files met for the first time may be stat-only. */
   hashNewOutside: boolean;
+  /** Entries of ignored directories, kept between observations. */
+  outsideDirs: DirListingCache;
 }
 
 interface HashJob {
@@ -127,6 +130,12 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
           baseline: ctx.baseline,
         })
       : undefined;
+  // The root's ignored files are listed alongside the source listing (git walks on the
+  // other core meanwhile); a failure surfaces where it is awaited.
+  const rootIgnored = ctx.git
+    ? listIgnoredPaths(ctx.root, "", ctx.filter, ctx.outputs, ctx.outsideDirs)
+    : undefined;
+  rootIgnored?.catch(() => undefined);
   try {
     const pending = ctx.git
       ? listGitPaths(ctx.root, "", ctx.filter)
@@ -186,6 +195,8 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     entries: run.entries,
     unreadable: run.unreadable,
     outside,
+    dirCache: ctx.outsideDirs,
+    rootIgnored,
   });
 
   for (const key of run.unreadable) {

@@ -8,6 +8,7 @@ import { isInsideGitWorkTree } from "./listing/git.js";
 import type { PathFilter } from "./listing/listing.js";
 import { observe } from "./observe.js";
 import { OutputLocations } from "./scope/output-locations.js";
+import { DirListingCache } from "./scope/outside-listing.js";
 import type { WorkspaceSnapshot } from "./snapshot.js";
 import { StatCache } from "./stat/stat-cache.js";
 import { StatService } from "./stat/stat-service.js";
@@ -62,6 +63,7 @@ export class WorkspaceObserver {
   /** Stat cache of the outside entries (ignored, output, harness). */
   readonly #outsideCache: StatCache;
   readonly #outputs: OutputLocations;
+  readonly #outsideDirs = new DirListingCache();
   readonly #stats = new StatService();
   #git: Promise<boolean> | undefined;
   #baseline: WorkspaceSnapshot | undefined;
@@ -207,6 +209,7 @@ export class WorkspaceObserver {
       outputs: this.#outputs,
       outsideCache: this.#outsideCache,
       hashNewOutside: !forBaseline,
+      outsideDirs: this.#outsideDirs,
     });
   }
 

@@ -7,7 +7,13 @@ import { RAW_STAT_FIELDS, RawKind } from "../stat/raw-stat.js";
 import { absolutePath, canReuse, isRacy, type StatCache } from "../stat/stat-cache.js";
 import type { StatService } from "../stat/stat-service.js";
 import type { OutputLocations } from "./output-locations.js";
-import { listHarnessPaths, listIgnoredPaths, type OutsideCandidate } from "./outside-listing.js";
+import {
+  type DirListingCache,
+  listHarnessPaths,
+  listIgnoredPaths,
+  type OutsideCandidate,
+  type OutsideListing,
+} from "./outside-listing.js";
 
 /** Large outside files hashed at once. */
 const HASH_CONCURRENCY = 16;
@@ -39,6 +45,11 @@ export interface OutsideContext {
   unreadable: Set<string>;
   /** Outside entries already decided (untracked files at output locations). */
   outside: Map<string, OutsideEntry>;
+  /** Entries of ignored directories, kept between observations. */
+  dirCache: DirListingCache;
+  /** The root repository's ignored listing, when the caller started it early (it runs
+   * alongside the source listing); otherwise it is started here. */
+  rootIgnored?: Promise<OutsideListing> | undefined;
 }
 
 interface Job {
@@ -66,7 +77,10 @@ export async function observeOutside(ctx: OutsideContext): Promise<void> {
   const lists = [listHarnessPaths(root)];
   if (ctx.git) {
     for (const dir of ctx.repos) {
-      const part = listIgnoredPaths(root, dir, ctx.filter, ctx.outputs);
+      const part =
+        dir === "" && ctx.rootIgnored !== undefined
+          ? ctx.rootIgnored
+          : listIgnoredPaths(root, dir, ctx.filter, ctx.outputs, ctx.dirCache);
       lists.push(dir === "" ? part : part.catch(() => ({ candidates: [], unreadable: [dir] })));
     }
   }
@@ -79,7 +93,9 @@ export async function observeOutside(ctx: OutsideContext): Promise<void> {
       candidates.push(c);
     }
   }
-  const raw = await ctx.stats.statAll(candidates.map((c) => absolutePath(root, c.item.fsPath)));
+  const raw = await ctx.stats.statAll(
+    candidates.map((c) => c.abs ?? absolutePath(root, c.item.fsPath)),
+  );
   const jobs: Job[] = [];
   const { cache } = ctx;
   for (let i = 0; i < candidates.length; i++) {
@@ -127,6 +143,7 @@ export async function observeOutside(ctx: OutsideContext): Promise<void> {
   }
   await hashOutside(ctx, jobs);
   cache.sweep();
+  ctx.dirCache.sweep();
 }
 
 async function hashOutside(ctx: OutsideContext, jobs: Job[]): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Dirent } from "node:fs";
+import { lstatSync } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import { mapBounded } from "../concurrency.js";
 import { WorkspaceObserverError } from "../errors.js";
@@ -8,7 +9,7 @@ import { joinRelative, type ListedPath, listedPath, type PathFilter } from "../l
 import { WALK_CONCURRENCY } from "../listing/walk.js";
 import { isHarnessEntry } from "../paths.js";
 import type { OutsideScope } from "../snapshot.js";
-import { absolutePath } from "../stat/stat-cache.js";
+import { absolutePath, RACY_WINDOW_MS } from "../stat/stat-cache.js";
 import { isGitOwnEntry } from "./git-layout.js";
 import type { OutputLocations } from "./output-locations.js";
 import { isTurngateOwnFile } from "./turngate-files.js";
@@ -17,6 +18,8 @@ import { isTurngateOwnFile } from "./turngate-files.js";
 export interface OutsideCandidate {
   item: ListedPath;
   scope: OutsideScope;
+  /** `root/item.fsPath`, when the listing already built it (kept between observations). */
+  abs?: string;
 }
 
 /** What {@link listIgnoredPaths} and {@link listHarnessPaths} found. */
@@ -31,7 +34,8 @@ export interface OutsideListing {
  * of one repository: `git ls-files -z --others --ignored --exclude-standard --directory`
  * names ignored files and whole ignored directories (`node_modules/`) without listing their
  * content; those directories are then read with `readdir({withFileTypes: true})` (no
- * symlink is followed, no `lstat` per entry), skipping `.git` at any depth and the root's
+ * symlink is followed, no `lstat` per entry; through `dirCache`, an unchanged directory is
+ * not read again), skipping `.git` at any depth and the root's
  * harness directories. Each file or symlink becomes a candidate, `output` when
  * `outputs` covers it, else `ignored`. FIFOs, sockets and devices in ignored directories
  * are not observed (they are outside the source scope). Keys the configured `ignores`
@@ -44,6 +48,7 @@ export async function listIgnoredPaths(
   dirFsPath: string,
   filter: PathFilter,
   outputs: OutputLocations,
+  dirCache: DirListingCache = new DirListingCache(),
 ): Promise<OutsideListing> {
   const cwd = dirFsPath === "" ? root : absolutePath(root, dirFsPath);
   const args = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"];
@@ -79,10 +84,80 @@ export async function listIgnoredPaths(
     }
   }
   // git may name a directory and also the files in it; the walk's files win (same keys).
-  const walked = await walkIgnoredDirectories(root, dirs, filter, outputs);
+  const walked = await walkIgnoredDirectories(root, dirs, filter, outputs, dirCache);
   for (const c of walked.candidates) if (!seen.has(c.item.key)) out.candidates.push(c);
   out.unreadable.push(...walked.unreadable);
   return out;
+}
+
+/** `lstat` identity of a directory and the entries it held then (see {@link DirListingCache}). */
+interface CachedDir {
+  mtime: number;
+  ctime: number;
+  ino: number;
+  /** When the entries were read (wall-clock ms). */
+  readAt: number;
+  dirents: CachedDirent[];
+}
+
+/** One directory entry; `item` and `abs` are built once and reused while the directory is unchanged. */
+interface CachedDirent {
+  name: string;
+  dir: boolean;
+  entry: boolean;
+  item?: ListedPath;
+  abs?: string;
+}
+
+/**
+ * The entries of the ignored directories read by the last observation, per on-disk path.
+ * Creating, removing or renaming an entry changes a directory's mtime and ctime, so a
+ * directory whose `lstat` identity is unchanged — and not racy: its mtime and ctime are older
+ * than `RACY_WINDOW_MS` before the read — still holds the same names and is not read again
+ * (git's untracked cache relies on the same rule). The files themselves are still `lstat`ed
+ * by the caller: an in-place rewrite changes only the file.
+ */
+export class DirListingCache {
+  readonly #dirs = new Map<string, CachedDir>();
+  #seen = new Set<string>();
+
+  /** Entries of `abs` (`readdir` withFileTypes, or the cached ones); throws readdir errors. */
+  async read(abs: string): Promise<CachedDir["dirents"]> {
+    this.#seen.add(abs);
+    let st: ReturnType<typeof lstatSync>;
+    try {
+      st = lstatSync(abs, { throwIfNoEntry: false });
+    } catch {
+      st = undefined;
+    }
+    const known = this.#dirs.get(abs);
+    if (
+      st !== undefined &&
+      known !== undefined &&
+      known.mtime === st.mtimeMs &&
+      known.ctime === st.ctimeMs &&
+      known.ino === st.ino &&
+      Math.max(known.mtime, known.ctime) < known.readAt - RACY_WINDOW_MS
+    ) {
+      return known.dirents;
+    }
+    const readAt = Date.now();
+    const dirents: CachedDirent[] = (await readdir(abs, { withFileTypes: true })).map((d) => ({
+      name: d.name,
+      dir: d.isDirectory(),
+      entry: d.isFile() || d.isSymbolicLink(),
+    }));
+    if (st?.isDirectory() === true) {
+      this.#dirs.set(abs, { mtime: st.mtimeMs, ctime: st.ctimeMs, ino: st.ino, readAt, dirents });
+    }
+    return dirents;
+  }
+
+  /** Forgets the directories not read since the last call. */
+  sweep(): void {
+    for (const key of this.#dirs.keys()) if (!this.#seen.has(key)) this.#dirs.delete(key);
+    this.#seen = new Set();
+  }
 }
 
 async function walkIgnoredDirectories(
@@ -90,15 +165,16 @@ async function walkIgnoredDirectories(
   start: { fsPath: string; covered: boolean }[],
   filter: PathFilter,
   outputs: OutputLocations,
+  dirCache: DirListingCache,
 ): Promise<OutsideListing> {
   const out: OutsideListing = { candidates: [], unreadable: [] };
   let level = start;
   while (level.length > 0) {
     const next: { fsPath: string; covered: boolean }[] = [];
     await mapBounded(level, WALK_CONCURRENCY, async (dir) => {
-      let dirents: Dirent[];
+      let dirents: CachedDir["dirents"];
       try {
-        dirents = await readdir(absolutePath(root, dir.fsPath), { withFileTypes: true });
+        dirents = await dirCache.read(absolutePath(root, dir.fsPath));
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code !== "ENOENT" && code !== "ENOTDIR")
@@ -107,17 +183,19 @@ async function walkIgnoredDirectories(
       }
       for (const dirent of dirents) {
         if (dirent.name === ".git") continue; // a nested repository's internals
-        const item = listedPath(`${dir.fsPath}/${dirent.name}`);
-        if (dirent.isDirectory()) {
+        dirent.item ??= listedPath(`${dir.fsPath}/${dirent.name}`);
+        const item = dirent.item;
+        if (dirent.dir) {
           if (filter(item.key, true)) continue;
           next.push({
             fsPath: item.fsPath,
             covered: dir.covered || outputs.coversDirectory(item.key),
           });
-        } else if (dirent.isFile() || dirent.isSymbolicLink()) {
+        } else if (dirent.entry) {
           if (filter(item.key, false)) continue;
           const output = dir.covered || outputs.fileNameMatches(item.key, dirent.name);
-          out.candidates.push({ item, scope: output ? "output" : "ignored" });
+          dirent.abs ??= absolutePath(root, item.fsPath);
+          out.candidates.push({ item, scope: output ? "output" : "ignored", abs: dirent.abs });
         }
       }
     });
