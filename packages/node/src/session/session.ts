@@ -31,7 +31,7 @@ import { verificationPresets } from "../presets/detect.js";
 import { runVerificationCommand } from "../runner/verify-command.js";
 import { ledgerPaths, type WorkspaceDelta } from "../workspace/diff/diff.js";
 import {
-  adoptCheckOutputs,
+  AdoptedCheckOutputs,
   type CheckChanges,
   type CheckOutput,
   capCheckOutputs,
@@ -92,9 +92,9 @@ export class Session {
   readonly #startedAt: Date;
   readonly #rewritePaths: readonly string[];
   readonly #isRewritePath: (path: string) => boolean;
-  /** What observations are diffed against: the baseline, with the check outputs the
-   * agent had not touched adopted after each run of the checks (`adoptCheckOutputs`). */
-  #diffBase: WorkspaceSnapshot;
+  /** Check outputs the agent had not touched, adopted after each run of the checks: they
+   * are left out of later deltas while they hold the state the checks left. */
+  readonly #adopted = new AdoptedCheckOutputs();
   #events: LedgerEvent[] = [];
   #delta: WorkspaceDelta | undefined;
   #ledger = new MutationLedger();
@@ -113,7 +113,6 @@ export class Session {
     this.root = observer.root;
     this.#observer = observer;
     this.#baseline = baseline;
-    this.#diffBase = baseline;
     this.#waivers = waivers;
     this.#attestor = options.attestor;
     this.#logDir = options.logDir ?? turngatePaths(observer.root).logs;
@@ -318,7 +317,7 @@ export class Session {
     const first = await this.#runCommands(parsed, options, attribute ? before : undefined);
     const after = await this.#observer.snapshot();
     const changes = checkChanges(before, after);
-    this.#diffBase = adoptCheckOutputs(this.#diffBase, before, after, changes.outputs);
+    this.#adopted.adopt(this.#baseline, before, after, changes.outputs);
     const firstPassed = createReport(subject, first.checks).status === "passed";
     const rewritten = onlyRewrites(changes, this.#isRewritePath);
 
@@ -356,7 +355,7 @@ export class Session {
     const second = await this.#runCommands(parsed, options, undefined);
     const final = await this.#observer.snapshot();
     const again = checkChanges(after, final);
-    this.#diffBase = adoptCheckOutputs(this.#diffBase, after, final, again.outputs);
+    this.#adopted.adopt(this.#baseline, after, final, again.outputs);
     const binding = this.#bindingFor(after, again, [changes.outputs, again.outputs], "second_run");
     binding.rewrites = rewrites;
     const result = this.#finish(subject, second, binding);
@@ -473,7 +472,13 @@ export class Session {
   }
 
   #applySnapshot(snapshot: WorkspaceSnapshot): WorkspaceDelta {
-    const delta = WorkspaceObserver.diff(this.#diffBase, snapshot);
+    let delta = WorkspaceObserver.diff(this.#baseline, snapshot);
+    if (this.#adopted.size > 0) {
+      delta = {
+        ...delta,
+        changes: delta.changes.filter((c) => !this.#adopted.holds(c.path, snapshot)),
+      };
+    }
     const ledger = new MutationLedger();
     for (const event of this.#events) {
       if (event[0] === "tool") ledger.observeTool(event[1], event[2], event[3]);

@@ -5,6 +5,7 @@
  */
 import { describe, expect, test } from "vitest";
 import {
+  AdoptedCheckOutputs,
   CHECK_OUTPUTS_CAP,
   capCheckOutputs,
   checkChanges,
@@ -185,6 +186,36 @@ describe("rewrites, patterns, caps and hints", () => {
     expect(merged.paths).toHaveLength(CHECK_OUTPUTS_CAP);
     expect(merged.paths[0]).toEqual({ path: "t/000", change: "modified", scope: "output" });
     expect(merged.paths.at(-1)?.path).toBe(`t/${String(CHECK_OUTPUTS_CAP - 1).padStart(3, "0")}`);
+  });
+
+  test("AdoptedCheckOutputs: only outputs the agent had not touched are adopted, and only while they hold", () => {
+    const baseline = snap(
+      { "a.py": file() },
+      { "dist/x.js": out("ignored"), "dist/y.js": out("ignored") },
+    );
+    // The agent changed dist/y.js (before the checks); the checks then wrote x, y and z.
+    const before = snap(
+      { "a.py": file() },
+      { "dist/x.js": out("ignored"), "dist/y.js": out("ignored", { mtime_ms: 5 }) },
+    );
+    const after = snap(
+      { "a.py": file() },
+      {
+        "dist/x.js": out("ignored", { mtime_ms: 9, content_digest: D2 }),
+        "dist/y.js": out("ignored", { mtime_ms: 9 }),
+        "coverage/z": out("output"),
+      },
+    );
+    const adopted = new AdoptedCheckOutputs();
+    adopted.adopt(baseline, before, after, checkChanges(before, after).outputs);
+    expect(adopted.size).toBe(2);
+    expect(["dist/x.js", "dist/y.js", "coverage/z"].map((p) => adopted.holds(p, after))).toEqual([
+      true,
+      false,
+      true,
+    ]);
+    const later = snap({ "a.py": file() }, { "dist/x.js": out("ignored", { mtime_ms: 10 }) });
+    expect(["dist/x.js", "coverage/z"].map((p) => adopted.holds(p, later))).toEqual([false, false]);
   });
 
   test("checkChangesHint: clauses in order, paths capped at three", () => {

@@ -61,21 +61,28 @@ export function checkChanges(before: WorkspaceSnapshot, after: WorkspaceSnapshot
   const changed: SourceChange[] = [];
   const created: string[] = [];
   const unreadable = new Set(after.unreadable);
+  // forEach, not for-of (no [key, value] array per entry); a pass that matched every entry
+  // of the other side skips the reverse pass (120,000 entries per comparison).
+  let matched = 0;
   before.entries.forEach((then, path) => {
     const now = after.entries.get(path);
     if (now === undefined) {
       // An unreadable path (e.g. a file replaced by a FIFO) is reported as unreadable.
       if (!unreadable.has(path)) changed.push({ path, change: "deleted" });
-    } else if (then !== now) {
-      if (now.kind !== then.kind || now.content_digest !== then.content_digest) {
-        changed.push({ path, change: "modified" });
-      } else if (now.mode !== then.mode) changed.push({ path, change: "modified" });
-      else if (!sameIdentity(then, now)) changed.push({ path, change: "metadata" });
+      return;
     }
+    matched++;
+    if (then === now) return;
+    if (now.kind !== then.kind || now.content_digest !== then.content_digest) {
+      changed.push({ path, change: "modified" });
+    } else if (now.mode !== then.mode) changed.push({ path, change: "modified" });
+    else if (!sameIdentity(then, now)) changed.push({ path, change: "metadata" });
   });
-  after.entries.forEach((_, path) => {
-    if (!before.entries.has(path)) created.push(path);
-  });
+  if (matched < after.entries.size) {
+    after.entries.forEach((_, path) => {
+      if (!before.entries.has(path)) created.push(path);
+    });
+  }
 
   const harness: string[] = [];
   const outputs: CheckOutput[] = [];
@@ -85,13 +92,17 @@ export function checkChanges(before: WorkspaceSnapshot, after: WorkspaceSnapshot
     if (scope === "harness") harness.push(path);
     else outputs.push({ path, change, scope });
   };
+  let matchedOutside = 0;
   outAfter.forEach((now, path) => {
     const then = outBefore.get(path);
     if (then === undefined) {
       // A source file that moved out of scope is already `deleted` above; the copy outside
       // is still reported, so a harness file is never hidden.
       note(path, before.entries.has(path) ? "modified" : "added", now.scope);
-    } else if (then !== now && outsideDiffers(then, now)) {
+      return;
+    }
+    matchedOutside++;
+    if (then !== now && outsideDiffers(then, now)) {
       note(
         path,
         "modified",
@@ -99,9 +110,11 @@ export function checkChanges(before: WorkspaceSnapshot, after: WorkspaceSnapshot
       );
     }
   });
-  outBefore.forEach((then, path) => {
-    if (!outAfter.has(path) && !after.entries.has(path)) note(path, "deleted", then.scope);
-  });
+  if (matchedOutside < outBefore.size) {
+    outBefore.forEach((then, path) => {
+      if (!outAfter.has(path) && !after.entries.has(path)) note(path, "deleted", then.scope);
+    });
+  }
 
   changed.sort((a, b) => compareCodeUnits(a.path, b.path));
   created.sort(compareCodeUnits);
@@ -111,36 +124,60 @@ export function checkChanges(before: WorkspaceSnapshot, after: WorkspaceSnapshot
 }
 
 /**
- * The comparison base for the rest of the turn after the checks ran (issue 10, "outputs
- * stay outputs"): `base` with every check output the agent had not touched (its state in
- * `before` is the state in `base`: both absent, or the same kind and stat identity, and the
- * same digest when both are hashed)
- * replaced by its state in `after` (or removed when the check deleted it), so observing
- * again does not turn the checks' own outputs into ledger rows. A check output the agent
- * had changed keeps its base state: the latest bytes stay a ledger row. Returns `base`
- * itself when nothing is adopted; never mutates its inputs.
+ * Check outputs adopted for the rest of the turn (issue 10, "outputs stay outputs"): after
+ * each run of the checks, every check output the agent had not touched (its state before
+ * the checks is its state in the comparison base: the baseline, or an earlier adoption —
+ * both absent, or the same kind and stat identity, and the same digest when both are
+ * hashed) is remembered with its state after the checks, so observing again does not turn
+ * the checks' own outputs into ledger rows. A check output the agent had changed is not
+ * adopted: its latest bytes stay a ledger row. A later change to an adopted path (any state
+ * other than the adopted one) is a change again. Cost: O(check outputs) per adoption and
+ * O(changes) per filtered delta; the baseline is never copied.
  */
-export function adoptCheckOutputs(
-  base: WorkspaceSnapshot,
-  before: WorkspaceSnapshot,
-  after: WorkspaceSnapshot,
-  outputs: readonly CheckOutput[],
-): WorkspaceSnapshot {
-  let outside: Map<string, OutsideEntry> | undefined;
-  for (const { path } of outputs) {
-    const inBase = base.outside.get(path);
-    const inBefore = before.outside.get(path);
-    const untouched =
-      inBase === undefined
-        ? inBefore === undefined && !base.entries.has(path)
-        : inBefore !== undefined && !outsideDiffers(inBase, inBefore);
-    if (!untouched) continue;
-    outside ??= new Map(base.outside);
-    const now = after.outside.get(path);
-    if (now === undefined) outside.delete(path);
-    else outside.set(path, now);
+export class AdoptedCheckOutputs {
+  /** path → the state the checks left (null: the checks deleted it). */
+  readonly #adopted = new Map<string, OutsideEntry | null>();
+
+  /** Number of adopted paths. */
+  get size(): number {
+    return this.#adopted.size;
   }
-  return outside === undefined ? base : { ...base, outside };
+
+  /**
+   * Adopts the untouched `outputs` of one run of the checks (`checkChanges(before, after)`)
+   * against `baseline`. Never throws.
+   */
+  adopt(
+    baseline: WorkspaceSnapshot,
+    before: WorkspaceSnapshot,
+    after: WorkspaceSnapshot,
+    outputs: readonly CheckOutput[],
+  ): void {
+    for (const { path } of outputs) {
+      const base = this.#adopted.has(path)
+        ? (this.#adopted.get(path) ?? undefined)
+        : baseline.outside.get(path);
+      if (base === undefined && baseline.entries.has(path) && !this.#adopted.has(path)) continue;
+      const then = before.outside.get(path);
+      const untouched =
+        base === undefined
+          ? then === undefined && !before.entries.has(path)
+          : then !== undefined && !outsideDiffers(base, then);
+      if (untouched) this.#adopted.set(path, after.outside.get(path) ?? null);
+    }
+  }
+
+  /**
+   * True when `path` is adopted and `snapshot` still holds the state the checks left it in
+   * (absent from both maps for an adopted deletion).
+   */
+  holds(path: string, snapshot: WorkspaceSnapshot): boolean {
+    if (!this.#adopted.has(path)) return false;
+    const adopted = this.#adopted.get(path) ?? null;
+    const now = snapshot.outside.get(path);
+    if (adopted === null) return now === undefined && !snapshot.entries.has(path);
+    return now !== undefined && !outsideDiffers(adopted, now);
+  }
 }
 
 /** The paths that unbind a report: `changed`, `created` and `harness`, sorted, distinct. */
