@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { utimesSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { WorkspaceObserver } from "../../src/workspace/index.js";
+import { RACY_WINDOW_MS, WorkspaceObserver } from "../../src/workspace/index.js";
 import {
   DEFAULT_OUTPUT_LOCATIONS,
   GIT_OWN_DIRECTORIES,
@@ -31,12 +31,14 @@ const rows = (delta: Awaited<ReturnType<WorkspaceObserver["delta"]>>): string[] 
   delta.changes.map((c) => `${c.scope} ${c.change} ${c.path}`);
 
 describe("ignored files are outside the source scope and their changes are rows", () => {
-  test("an ignored shim node_modules/.bin/node written by the agent is an ignored row with its digest", async () => {
+  test("an ignored shim node_modules/.bin/node written by the agent is an ignored row with its digest", {
+    timeout: 15_000,
+  }, async () => {
     initRepo(root, { ".gitignore": "node_modules/\n", "a.txt": "a\n" });
     write(root, "node_modules/left-pad/index.js", "module.exports = 1;\n");
+    // ctime cannot be set back: wait until index.js is older than the racy window.
+    await new Promise((r) => setTimeout(r, RACY_WINDOW_MS + 100));
     write(root, "node_modules/left-pad/new.js", "x\n");
-    const old = new Date(Date.now() - 60_000);
-    utimesSync(join(root, "node_modules/left-pad/index.js"), old, old);
     const observer = new WorkspaceObserver(root);
     const base = await observer.baseline();
     // Existing ignored files are recorded stat-only at baseline (never read), unless their
