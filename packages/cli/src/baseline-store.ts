@@ -23,6 +23,8 @@ const CapturedConfigSchema = z
     checks: z.array(VerificationCommandSchema),
     timeout_ms: z.number().int().nonnegative().nullable(),
     ignores: z.array(z.string()),
+    outputs: z.array(z.string()).optional(),
+    default_outputs: z.boolean().optional(),
   })
   .strict();
 
@@ -72,6 +74,8 @@ export async function writeBaseline(
       checks: config.checks,
       timeout_ms: config.timeoutMs ?? null,
       ignores: config.ignores,
+      ...(config.outputs !== undefined ? { outputs: config.outputs } : {}),
+      ...(config.defaultOutputs !== undefined ? { default_outputs: config.defaultOutputs } : {}),
     },
     snapshot: serializeSnapshot(snapshot),
   };
@@ -143,12 +147,15 @@ export async function readBaseline(
   const config: TurngateConfig = { checks: captured.checks, ignores: captured.ignores };
   if (captured.path !== null) config.path = captured.path;
   if (captured.timeout_ms !== null) config.timeoutMs = captured.timeout_ms;
+  if (captured.outputs !== undefined) config.outputs = captured.outputs;
+  if (captured.default_outputs !== undefined) config.defaultOutputs = captured.default_outputs;
   return { id, snapshot: deserializeSnapshot(parsed.data.snapshot), config };
 }
 
 /**
  * The parts of the effective configuration that differ between `a` and `b` (`checks`,
- * `timeout_ms`, `ignores`, in that order); `[]` when they are the same.
+ * `timeout_ms`, `ignores`, `outputs`, `default_outputs`, in that order); `[]` when they are
+ * the same.
  */
 export function configDifferences(a: TurngateConfig, b: TurngateConfig): string[] {
   const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
@@ -156,6 +163,9 @@ export function configDifferences(a: TurngateConfig, b: TurngateConfig): string[
   if (!same(a.checks, b.checks)) differences.push("checks");
   if (!same(a.timeoutMs ?? null, b.timeoutMs ?? null)) differences.push("timeout_ms");
   if (!same(a.ignores, b.ignores)) differences.push("ignores");
+  if (!same(a.outputs ?? [], b.outputs ?? [])) differences.push("outputs");
+  if (!same(a.defaultOutputs ?? true, b.defaultOutputs ?? true))
+    differences.push("default_outputs");
   return differences;
 }
 

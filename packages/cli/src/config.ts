@@ -25,13 +25,17 @@ const CheckSchema = z.union([
 /**
  * `turngate.config.json`: `checks` (command strings or verification command records),
  * `timeout_ms` (default timeout of every check, ms), `ignores` (gitignore-style patterns
- * the workspace observer skips). Unknown keys are rejected so that typos surface.
+ * the workspace observer skips), `outputs` (gitignore-syntax output locations: untracked
+ * files there are outside the source scope, issue 10) and `default_outputs` (false turns
+ * off `DEFAULT_OUTPUT_LOCATIONS`). Unknown keys are rejected so that typos surface.
  */
 export const TurngateConfigSchema = z
   .object({
     checks: z.array(CheckSchema).optional(),
     timeout_ms: z.number().int().nonnegative().optional(),
     ignores: z.array(z.string()).optional(),
+    outputs: z.array(z.string()).optional(),
+    default_outputs: z.boolean().optional(),
   })
   .strict();
 
@@ -41,6 +45,10 @@ export interface TurngateConfig {
   path?: string;
   checks: VerificationCommand[];
   ignores: string[];
+  /** `outputs`: extra output locations (gitignore syntax); undefined when absent. */
+  outputs?: string[];
+  /** `default_outputs`; undefined when absent (the defaults apply). */
+  defaultOutputs?: boolean;
   /** The file's top-level `timeout_ms` (already applied to `checks`); undefined when absent. */
   timeoutMs?: number;
 }
@@ -95,6 +103,8 @@ export function loadConfig(root: string, explicitPath?: string): TurngateConfig 
     ignores: config.ignores ?? [],
   };
   if (config.timeout_ms !== undefined) loaded.timeoutMs = config.timeout_ms;
+  if (config.outputs !== undefined) loaded.outputs = config.outputs;
+  if (config.default_outputs !== undefined) loaded.defaultOutputs = config.default_outputs;
   return loaded;
 }
 

@@ -32,6 +32,14 @@ export interface SessionOptions {
   toolVersions?: Record<string, string>;
   /** Passed to the workspace observer: force (true) or forbid (false) git mode. */
   useGit?: boolean;
+  /**
+   * Extra output locations (gitignore syntax; config `outputs`, issue 10): untracked files
+   * there are outside the source scope (`scope: "output"`); the agent's changes to them
+   * are still ledger rows.
+   */
+  outputs?: string[];
+  /** false turns off `DEFAULT_OUTPUT_LOCATIONS` (config `default_outputs`); default true. */
+  defaultOutputs?: boolean;
 }
 
 /** Progress of `verifyCommands`, one `start` and one `end` per command, in order. */
