@@ -32,15 +32,19 @@ function rewritePathRefinement(entry: string, ctx: z.RefinementCtx): void {
 /**
  * `turngate.config.json`: `checks` (command strings or verification command records),
  * `timeout_ms` (default timeout of every check, ms), `ignores` (gitignore-style patterns
- * the workspace observer skips), `rewrite_paths` (lockfiles a passing check may rewrite, after
- * which the checks run once more — issue 10; only lockfile names such as `Cargo.lock`, see
- * `REWRITE_LOCKFILES`). Unknown keys are rejected so that typos surface.
+ * the workspace observer skips), `outputs` (gitignore-syntax output locations: untracked
+ * files there are outside the source scope, issue 10), `default_outputs` (false turns
+ * off `DEFAULT_OUTPUT_LOCATIONS`) and `rewrite_paths` (lockfiles a passing check may
+ * rewrite, after which the checks run once more — issue 10; only lockfile names such as
+ * `Cargo.lock`, see `REWRITE_LOCKFILES`). Unknown keys are rejected so that typos surface.
  */
 export const TurngateConfigSchema = z
   .object({
     checks: z.array(CheckSchema).optional(),
     timeout_ms: z.number().int().nonnegative().optional(),
     ignores: z.array(z.string()).optional(),
+    outputs: z.array(z.string()).optional(),
+    default_outputs: z.boolean().optional(),
     rewrite_paths: z.array(z.string().superRefine(rewritePathRefinement)).optional(),
   })
   .strict();
@@ -51,6 +55,10 @@ export interface TurngateConfig {
   path?: string;
   checks: VerificationCommand[];
   ignores: string[];
+  /** `outputs`: extra output locations (gitignore syntax); undefined when absent. */
+  outputs?: string[];
+  /** `default_outputs`; undefined when absent (the defaults apply). */
+  defaultOutputs?: boolean;
   /** `rewrite_paths`: lockfiles a passing check may rewrite (issue 10); `[]` when absent. */
   rewritePaths: string[];
   /** The file's top-level `timeout_ms` (already applied to `checks`); undefined when absent. */
@@ -108,6 +116,8 @@ export function loadConfig(root: string, explicitPath?: string): TurngateConfig 
     rewritePaths: config.rewrite_paths ?? [],
   };
   if (config.timeout_ms !== undefined) loaded.timeoutMs = config.timeout_ms;
+  if (config.outputs !== undefined) loaded.outputs = config.outputs;
+  if (config.default_outputs !== undefined) loaded.defaultOutputs = config.default_outputs;
   return loaded;
 }
 

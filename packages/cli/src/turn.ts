@@ -91,6 +91,8 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
   const session = await Session.start({
     root: request.root,
     ignores: config.ignores,
+    ...(config.outputs !== undefined ? { outputs: config.outputs } : {}),
+    ...(config.defaultOutputs !== undefined ? { defaultOutputs: config.defaultOutputs } : {}),
     waivers: request.waivers,
     env: ctx.env,
     logDir: state.logs,

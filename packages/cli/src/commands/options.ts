@@ -5,6 +5,7 @@ import { TurngateValidationError } from "@turngate/core";
 import type { Command } from "commander";
 import { checksFromFlags } from "../config.js";
 import type { CliContext } from "../context.js";
+import { enclosingRepositoryRoot } from "../repo-root.js";
 import { resolveStatePaths, type StatePaths } from "../state-dir.js";
 import { parseWaiverFlags } from "../waivers.js";
 
@@ -58,11 +59,18 @@ export function addTurnOptions(command: Command): Command {
 }
 
 /**
- * The workspace root of `--root DIR` (default: `cwd`), resolved against `cwd`.
+ * The workspace root of `--root DIR` (default: `cwd`), resolved against `cwd`. When that
+ * directory lies below the top of a git work tree, the top is the root instead (issue 10:
+ * the whole repository is observed, so a change to `../go.mod` is seen), and `notice` gets
+ * `turngate: observing the repository root <top> (…)`.
  * Errors: `TurngateValidationError` (path `--root`) when it does not exist or is not a
  * directory.
  */
-export function resolveWorkspaceRoot(cwd: string, flag: string | undefined): string {
+export function resolveWorkspaceRoot(
+  cwd: string,
+  flag: string | undefined,
+  notice?: (line: string) => void,
+): string {
   const root = resolve(cwd, flag ?? ".");
   let problem: string | undefined;
   try {
@@ -77,7 +85,12 @@ export function resolveWorkspaceRoot(cwd: string, flag: string | undefined): str
   if (problem !== undefined) {
     throw new TurngateValidationError("--root value", [{ path: "--root", message: problem }]);
   }
-  return root;
+  const top = enclosingRepositoryRoot(root);
+  if (top === undefined) return root;
+  notice?.(
+    `turngate: observing the repository root ${top} (${root} is inside its git work tree; every change in the repository counts)\n`,
+  );
+  return top;
 }
 
 /**
@@ -98,7 +111,7 @@ export function resolveTurnFlags(
 } {
   const checks = checksFromFlags(flags.check);
   const waivers = parseWaiverFlags(flags.waive);
-  const root = resolveWorkspaceRoot(ctx.cwd, flags.root);
+  const root = resolveWorkspaceRoot(ctx.cwd, flags.root, (line) => ctx.stderr.write(line));
   const state = resolveStatePaths(root, flags.stateDir, ctx.cwd);
   const parsed: ReturnType<typeof resolveTurnFlags> = { root, state, checks, waivers };
   if (flags.stateDir !== undefined) parsed.stateDir = state.dir;

@@ -144,6 +144,9 @@ export class Session {
     const observerOptions: ConstructorParameters<typeof WorkspaceObserver>[1] = {};
     if (options.ignores !== undefined) observerOptions.ignores = options.ignores;
     if (options.useGit !== undefined) observerOptions.useGit = options.useGit;
+    if (options.outputs !== undefined) observerOptions.outputs = options.outputs;
+    if (options.defaultOutputs !== undefined)
+      observerOptions.defaultOutputs = options.defaultOutputs;
     const observer = new WorkspaceObserver(options.root, observerOptions);
     let baseline: WorkspaceSnapshot;
     if (options.baseline !== undefined) {

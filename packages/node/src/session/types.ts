@@ -34,6 +34,14 @@ export interface SessionOptions {
   /** Passed to the workspace observer: force (true) or forbid (false) git mode. */
   useGit?: boolean;
   /**
+   * Extra output locations (gitignore syntax; config `outputs`, issue 10): untracked files
+   * there are outside the source scope (`scope: "output"`); the agent's changes to them
+   * are still ledger rows.
+   */
+  outputs?: string[];
+  /** false turns off `DEFAULT_OUTPUT_LOCATIONS` (config `default_outputs`); default true. */
+  defaultOutputs?: boolean;
+  /**
    * Lockfiles a passing check may rewrite (config `"rewrite_paths"`, issue 10): a bare
    * lockfile name (`"Cargo.lock"`, any folder) or a relative path ending in one; only names
    * in `REWRITE_LOCKFILES`. When the first run of `verifyCommands({bind: true})` passed and

@@ -62,6 +62,7 @@ export {
   isHarnessPath,
   normalizeRelativePath,
 } from "./paths.js";
+export * from "./scope/index.js";
 export {
   deserializeSnapshot,
   type EntryKind,

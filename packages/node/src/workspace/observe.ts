@@ -1,5 +1,5 @@
 import type { Stats } from "node:fs";
-import { existsSync } from "node:fs";
+import { existsSync, lstatSync } from "node:fs";
 import { mapBounded, yieldToEventLoop } from "./concurrency.js";
 import { hashRegularFile, hashRegularFileSync, hashSymlink } from "./hash/hash.js";
 import type { NativeHasher } from "./hash/native-hasher.js";
@@ -12,6 +12,7 @@ import { walkPaths } from "./listing/walk.js";
 import { observeOutside } from "./scope/observe-outside.js";
 import type { OutputLocations } from "./scope/output-locations.js";
 import { type DirListingCache, listIgnoredPaths } from "./scope/outside-listing.js";
+import { findSpecialFiles, SPECIAL_FILE_REASON } from "./scope/special-files.js";
 import type { EntryKind, EntryState, OutsideEntry, WorkspaceSnapshot } from "./snapshot.js";
 import { compareCodeUnits } from "./snapshot.js";
 import { RAW_STAT_FIELDS, RawKind } from "./stat/raw-stat.js";
@@ -175,6 +176,25 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
       }
       guard.updateGone(gone, missing, run.entries, run.unreadable);
     }
+    const state = ctx.baseline?.ignore_state;
+    if (ctx.git && state !== undefined) {
+      const specials = await findSpecialFiles({
+        state,
+        filter: ctx.filter,
+        stats: ctx.stats,
+        all: false,
+      });
+      for (const key of specials) markSpecial(run, key);
+      // Special files the baseline found stay reported while they exist (their directory
+      // may not have changed since, so the scan above does not read it).
+      for (const [key, reason] of Object.entries(ctx.baseline?.unreadable_reasons ?? {})) {
+        if (reason !== SPECIAL_FILE_REASON || run.unreadable.has(key)) continue;
+        const st = lstatSync(absolutePath(ctx.root, key), { throwIfNoEntry: false });
+        if (st !== undefined && !st.isFile() && !st.isSymbolicLink() && !st.isDirectory()) {
+          markSpecial(run, key);
+        }
+      }
+    }
   } finally {
     guard?.dispose();
   }
@@ -216,8 +236,29 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
   if (run.reasons.size > 0) snapshot.unreadable_reasons = Object.fromEntries(run.reasons);
   if (ctx.git && ctx.recordIgnoreState === true) {
     snapshot.ignore_state = await captureIgnoreState(ctx.root, run.repos, ctx.filter);
+    const specials = await findSpecialFiles({
+      state: snapshot.ignore_state,
+      filter: ctx.filter,
+      stats: ctx.stats,
+      all: true,
+    });
+    if (specials.length > 0) {
+      for (const key of specials) markSpecial(run, key);
+      for (const key of specials) {
+        run.entries.delete(key);
+        outside.delete(key);
+      }
+      snapshot.unreadable = [...run.unreadable].sort(compareCodeUnits);
+      snapshot.unreadable_reasons = Object.fromEntries(run.reasons);
+    }
   }
   return snapshot;
+}
+
+/** Records a special file of the source scope as unreadable, with its reason. */
+function markSpecial(run: Run, key: string): void {
+  run.unreadable.add(key);
+  run.reasons.set(key, SPECIAL_FILE_REASON);
 }
 
 /**
