@@ -39,6 +39,28 @@ describe("turngate run: what the checks changed", () => {
     );
   });
 
+  test('following the hint works: with "build/" in "outputs" the same check ends verified and build/ is listed', async () => {
+    const p = project({ "value.txt": "41\n" });
+    const check = "mkdir -p build && echo x > build/out.txt";
+    const first = await cli(
+      ["run", "--json", "--check", check, "--", "node", p.agent("a1.js", WRITE_42)],
+      p.root,
+    );
+    expect(JSON.parse(first.stdout).binding.hint).toBe(
+      'the checks created build/out.txt: add "build/" to "outputs" in turngate.config.json, or to .gitignore',
+    );
+    p.write("turngate.config.json", JSON.stringify({ checks: [check], outputs: ["build/"] }));
+    const again = p.agent("a2.js", `require("node:fs").writeFileSync("value.txt", "43\\n");`);
+    const second = await cli(["run", "--json", "--", "node", again], p.root);
+    const out = JSON.parse(second.stdout);
+    expect(out.verdict).toBe("verified");
+    expect(out.binding.check_outputs).toEqual({
+      count: 1,
+      paths: [{ path: "build/out.txt", change: "modified", scope: "output" }],
+    });
+    expect(second.code).toBe(0);
+  });
+
   test("a check writing coverage/ ends verified and the text lists the check outputs", async () => {
     const p = project({ "value.txt": "41\n" });
     const agent = p.agent("agent.js", WRITE_42);
