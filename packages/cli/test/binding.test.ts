@@ -124,6 +124,33 @@ describe("turngate run: what the checks changed", () => {
     ]);
   });
 
+  test('"rewrite_paths" in the text output: the rewritten lockfile and the check that rewrote it', async () => {
+    const p = project({ "value.txt": "41\n", "pnpm-lock.yaml": "v1\n" });
+    const settle = p.agent(
+      "settle.js",
+      `const fs = require("node:fs"); if (fs.readFileSync("pnpm-lock.yaml", "utf8") !== "v2\\n") fs.writeFileSync("pnpm-lock.yaml", "v2\\n");`,
+    );
+    p.write(
+      "turngate.config.json",
+      JSON.stringify({
+        checks: [{ id: "install", command: `node ${settle}` }],
+        rewrite_paths: ["pnpm-lock.yaml"],
+      }),
+    );
+    const result = await cli(["run", "--", "node", p.agent("agent.js", WRITE_42)], p.root);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split("\n");
+    expect(lines.slice(0, 3)).toEqual([
+      "changed: 2 paths",
+      "  modified pnpm-lock.yaml",
+      "  modified value.txt",
+    ]);
+    expect(lines).toContain(
+      'rewritten by the checks, then re-run ("rewrite_paths"): pnpm-lock.yaml (by install)',
+    );
+    expect(lines.some((l) => l.startsWith("verified: effect digest "))).toBe(true);
+  });
+
   test('"rewrite_paths" without it: the text says to run cargo in the turn or set the field', async () => {
     const p = project({ "value.txt": "41\n", "Cargo.lock": "v1\n" });
     const agent = p.agent("agent.js", WRITE_42);
