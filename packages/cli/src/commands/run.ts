@@ -29,10 +29,18 @@ export const runCommand: CliCommand = {
             { path: "agent[0]", message: "the program to run must not be blank" },
           ]);
         }
-        const { root, state: paths, configPath, checks, waivers } = resolveTurnFlags(flags, ctx);
+        const {
+          root,
+          launchDir,
+          state: paths,
+          configPath,
+          checks,
+          waivers,
+        } = resolveTurnFlags(flags, ctx);
         const result = await runTurn(
           {
             root,
+            ...(launchDir !== undefined ? { agentCwd: launchDir } : {}),
             agent,
             agentStdoutToStderr: flags.json === true,
             checks,
