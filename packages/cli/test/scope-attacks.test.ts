@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { effectDigest } from "@turngate/core";
+import { DEFAULT_OUTPUT_LOCATIONS } from "@turngate/node";
 import { afterEach, describe, expect, test } from "vitest";
 import { cli, gitProject } from "./helpers.js";
 
@@ -191,5 +192,18 @@ for (let d = 0; d < 20; d++) { fs.mkdirSync("gen" + d + "/deep", { recursive: tr
     expect(lines[at + 1]).toBe("  gen0/   1100 (added 1100)");
     expect(lines[at + 13]).toBe("  … 8 more folders (800 paths)");
     expect(Math.max(...lines.map((line) => line.length))).toBeLessThan(120);
+  });
+});
+
+describe("output locations in --help", () => {
+  test("turngate run --help lists every default output location and the two config keys", async () => {
+    const p = project({});
+    const help = await cli(["run", "--help"], p.root);
+    expect(help.code).toBe(0);
+    const text = help.stdout.replace(/\s+/g, " ");
+    for (const location of DEFAULT_OUTPUT_LOCATIONS) expect(text).toContain(location);
+    expect(text).toContain(
+      '"outputs" adds gitignore-syntax patterns, "default_outputs": false turns this list off.',
+    );
   });
 });
