@@ -151,7 +151,7 @@ fs.mkdirSync("tmp"); execFileSync("mkfifo", ["tmp/pipe"]); fs.writeFileSync("a.t
 });
 
 describe("run from a subdirectory", () => {
-  test("`echo broken >> ../go.mod` from a subfolder is seen: the repository root is observed, and stderr says so", async () => {
+  test("echo broken >> ../go.mod from a subfolder is seen: the repository root is observed, and stderr says so", async () => {
     const p = project({ "go.mod": "module x\n", "sub/main.go": "package main\n" });
     const sub = join(p.root, "sub");
     const agent = p.agent("agent.sh", "echo broken >> ../go.mod\n");
