@@ -1,5 +1,6 @@
 import { EXIT_STATUS_MASKED_RISK } from "@turngate/core";
 import { maskedExitExplanation } from "./masked-exit.js";
+import { outsideScopeJson, outsideScopeLines } from "./render-outside.js";
 import { displayPath, escapeControls, shownPath, terminalSafeTailLine } from "./terminal-text.js";
 import type { TurnResult } from "./turn.js";
 import { bindingJson } from "./turn.js";
@@ -20,7 +21,8 @@ export function verdictOf(result: TurnResult): string {
 }
 
 /**
- * The human report of a turn (stdout): what changed, the summary text (A3S §2.19), the
+ * The human report of a turn (stdout): what changed in the source scope (one line per
+ * path) and outside it (`ignored: N paths` grouped by top folder, see `outsideScopeLines`), the summary text (A3S §2.19), the
  * verdict with the effect digest or the gate message and its reason, why the checks'
  * report is unbound when it is and what to do (`what to do: …`, issue 10), the lockfiles a
  * `"rewrite_paths"` re-run adopted, one `check outputs:` line ({@link checkOutputsLine}),
@@ -38,8 +40,9 @@ export function verdictOf(result: TurnResult): string {
 export function renderTurnText(result: TurnResult): string {
   const lines: string[] = [];
   const rel = (path: string) => shownPath(result.root, path);
-  const changes = result.delta.changes;
-  if (changes.length === 0 && result.delta.complete) {
+  const changes = result.delta.changes.filter((change) => change.scope === "source");
+  const outside = outsideScopeLines(result.delta.changes);
+  if (changes.length === 0 && outside.length === 0 && result.delta.complete) {
     lines.push("changed: nothing");
   } else {
     lines.push(`changed: ${changes.length} ${changes.length === 1 ? "path" : "paths"}`);
@@ -47,6 +50,7 @@ export function renderTurnText(result: TurnResult): string {
       lines.push(`  ${change.change.padEnd(8)} ${displayPath(change.path)}`);
     }
     for (const path of result.delta.unreadable) lines.push(`  unreadable ${displayPath(path)}`);
+    lines.push(...outside);
   }
   if (result.checksSource === "none") {
     lines.push(
@@ -118,7 +122,8 @@ export function renderTurnText(result: TurnResult): string {
 
 /**
  * The wire form (snake_case) of a turn, printed by `--json`:
- * `{schema, verdict, exit_code, root, effect_digest, agent, changes, observation_complete,
+ * `{schema, verdict, exit_code, root, effect_digest, agent, changes, outside_scope
+ * (changed paths outside the source scope by scope: `{ignored, output, harness}`), observation_complete,
  * unreadable, checks_source, checks, binding, reports, summary, summary_text, outcome,
  * proof_path, config_path, unmatched_waivers}`; absent parts are null;
  * each check's `hint` explains an `exit status masked` risk (else null); `binding` is
@@ -141,6 +146,7 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
         }
       : null,
     changes: result.delta.changes,
+    outside_scope: outsideScopeJson(result.delta.changes),
     observation_complete: result.delta.complete,
     unreadable: result.delta.unreadable,
     checks_source: result.checksSource ?? null,

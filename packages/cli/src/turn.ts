@@ -34,6 +34,8 @@ export interface TurnRequest {
   root: string;
   /** The agent command (`run`); absent for `verify`, whose turn already happened. */
   agent?: string[];
+  /** Where the agent runs when it is not `root` (run from a subdirectory of the repository). */
+  agentCwd?: string;
   /** Send the agent's stdout to stderr (`--json`: stdout carries only the outcome). */
   agentStdoutToStderr?: boolean;
   /** A stored baseline (`verify`); absent: a new baseline is taken before the agent runs. */
@@ -103,7 +105,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
 
   let agent: TurnResult["agent"];
   if (request.agent) {
-    const exit = await runAgent(request.agent, request.root, {
+    const exit = await runAgent(request.agent, request.agentCwd ?? request.root, {
       env: ctx.env,
       stdoutToStderr: request.agentStdoutToStderr === true,
     });

@@ -103,6 +103,9 @@ export function resolveTurnFlags(
   ctx: CliContext,
 ): {
   root: string;
+  /** The directory asked for (`--root` or the cwd) when it lies below `root`, the
+   * repository top: the agent still runs there. */
+  launchDir?: string;
   state: StatePaths;
   stateDir?: string;
   configPath?: string;
@@ -111,9 +114,14 @@ export function resolveTurnFlags(
 } {
   const checks = checksFromFlags(flags.check);
   const waivers = parseWaiverFlags(flags.waive);
-  const root = resolveWorkspaceRoot(ctx.cwd, flags.root, (line) => ctx.stderr.write(line));
+  let launchDir: string | undefined;
+  const root = resolveWorkspaceRoot(ctx.cwd, flags.root, (line) => {
+    launchDir = resolve(ctx.cwd, flags.root ?? ".");
+    ctx.stderr.write(line);
+  });
   const state = resolveStatePaths(root, flags.stateDir, ctx.cwd);
   const parsed: ReturnType<typeof resolveTurnFlags> = { root, state, checks, waivers };
+  if (launchDir !== undefined) parsed.launchDir = launchDir;
   if (flags.stateDir !== undefined) parsed.stateDir = state.dir;
   if (flags.config !== undefined) parsed.configPath = resolve(ctx.cwd, flags.config);
   return parsed;

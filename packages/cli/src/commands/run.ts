@@ -1,5 +1,6 @@
 import { TurngateValidationError } from "@turngate/core";
 import { EXIT_INCOMPLETE, EXIT_OK } from "../context.js";
+import { outputLocationsHelp } from "../outputs-help.js";
 import { renderTurnText, turnJson } from "../render.js";
 import { runTurn } from "../turn.js";
 import { addTurnOptions, resolveTurnFlags, type TurnFlags } from "./options.js";
@@ -23,16 +24,25 @@ export const runCommand: CliCommand = {
         "after",
         '\nExit codes: 0 verified, waived or narrative; 2 incomplete; 1 usage or internal error.\n\nExample:\n  turngate run --check "npm test" -- node my-agent.js --task fix-bug\n',
       )
+      .addHelpText("after", outputLocationsHelp())
       .action(async (agent: string[], flags: TurnFlags) => {
         if (!/\S/.test(agent[0] ?? "")) {
           throw new TurngateValidationError("agent command", [
             { path: "agent[0]", message: "the program to run must not be blank" },
           ]);
         }
-        const { root, state: paths, configPath, checks, waivers } = resolveTurnFlags(flags, ctx);
+        const {
+          root,
+          launchDir,
+          state: paths,
+          configPath,
+          checks,
+          waivers,
+        } = resolveTurnFlags(flags, ctx);
         const result = await runTurn(
           {
             root,
+            ...(launchDir !== undefined ? { agentCwd: launchDir } : {}),
             agent,
             agentStdoutToStderr: flags.json === true,
             checks,
