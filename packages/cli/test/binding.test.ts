@@ -122,6 +122,8 @@ describe("turngate run: what the checks changed", () => {
     expect(out.checks.map((c: { id: string; status: string }) => `${c.id}:${c.status}`)).toEqual([
       "lock:passed",
     ]);
+    const verified = await cli(["proof", "verify", out.proof_path], p.root);
+    expect(verified.code).toBe(0);
   });
 
   test('"rewrite_paths" in the text output: the rewritten lockfile and the check that rewrote it', async () => {

@@ -85,7 +85,7 @@ for (let s = 0; s < SAMPLES; s++) {
   measured.push(performance.now() - t);
   t = performance.now();
   const adopted = new AdoptedCheckOutputs();
-  adopted.adopt(before, before, after, changes.outputs);
+  adopted.adopt([], after, changes.outputs);
   adoption.push(performance.now() - t);
   if (
     changes.changed.length !== SOURCE_CHANGED ||

@@ -92,8 +92,8 @@ export class Session {
   readonly #startedAt: Date;
   readonly #rewritePaths: readonly string[];
   readonly #isRewritePath: (path: string) => boolean;
-  /** Check outputs the agent had not touched, adopted after each run of the checks: they
-   * are left out of later deltas while they hold the state the checks left. */
+  /** Check outputs adopted after each run of the checks: while they hold the state the
+   * checks left, later deltas show them as the agent left them (`AdoptedCheckOutputs`). */
   readonly #adopted = new AdoptedCheckOutputs();
   #events: LedgerEvent[] = [];
   #delta: WorkspaceDelta | undefined;
@@ -315,12 +315,12 @@ export class Session {
     }
 
     const before = await this.#observer.snapshot();
-    this.#applySnapshot(before);
+    const agentView = this.#applySnapshot(before).changes;
     const attribute = this.#rewritePaths.length > 0 && parsed.length > 1;
     const first = await this.#runCommands(parsed, options, attribute ? before : undefined);
     const after = await this.#observer.snapshot();
     const changes = checkChanges(before, after);
-    this.#adopted.adopt(this.#baseline, before, after, changes.outputs);
+    this.#adopted.adopt(agentView, after, changes.outputs);
     const firstPassed = createReport(subject, first.checks).status === "passed";
     const rewritten = onlyRewrites(changes, this.#isRewritePath);
 
@@ -354,11 +354,11 @@ export class Session {
         },
       ]);
     }
-    this.#applySnapshot(after);
+    const agentViewAfter = this.#applySnapshot(after).changes;
     const second = await this.#runCommands(parsed, options, undefined);
     const final = await this.#observer.snapshot();
     const again = checkChanges(after, final);
-    this.#adopted.adopt(this.#baseline, after, final, again.outputs);
+    this.#adopted.adopt(agentViewAfter, final, again.outputs);
     const binding = this.#bindingFor(after, again, [changes.outputs, again.outputs], "second_run");
     binding.rewrites = rewrites;
     const result = this.#finish(subject, second, binding);
@@ -477,10 +477,7 @@ export class Session {
   #applySnapshot(snapshot: WorkspaceSnapshot): WorkspaceDelta {
     let delta = WorkspaceObserver.diff(this.#baseline, snapshot);
     if (this.#adopted.size > 0) {
-      delta = {
-        ...delta,
-        changes: delta.changes.filter((c) => !this.#adopted.holds(c.path, snapshot)),
-      };
+      delta = { ...delta, changes: this.#adopted.apply(delta.changes, snapshot) };
     }
     const ledger = new MutationLedger();
     for (const event of this.#events) {

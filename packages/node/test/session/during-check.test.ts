@@ -199,6 +199,25 @@ describe("what the checks changed", () => {
     expect(session.records.map((row) => row.path)).toEqual(["a.txt", "dist/b.js"]);
   });
 
+  test("an output the agent wrote and the checks rewrote keeps the agent's row when observed again", async () => {
+    const r = await repo({ "a.txt": "old\n", ".gitignore": "dist/\n" });
+    const session = await Session.start({ root: r.root });
+    r.write("a.txt", "new\n");
+    r.write("dist/b.js", "agent\n");
+    await session.observeWorkspace();
+    const digest = session.effectDigest;
+    expect(session.records.map((row) => `${row.path}:${row.content_digest}`)).toEqual([
+      `a.txt:${sha256("new\n")}`,
+      `dist/b.js:${sha256("agent\n")}`,
+    ]);
+    const rewrite = check("c:out", "echo checks > dist/b.js");
+    const result = await session.verifyCommands("host:test", [rewrite], { bind: true });
+    expect(result.binding).toMatchObject({ bound: true, effectDigest: digest });
+    await session.observeWorkspace();
+    expect(session.effectDigest).toBe(digest);
+    expect((await session.decide()).kind).toBe("allow");
+  });
+
   test("an output folder that ignores itself (pytest's .pytest_cache/.gitignore holding *) is still a check output", async () => {
     const r = await repo({ "a.txt": "old\n" });
     const session = await Session.start({ root: r.root });

@@ -188,12 +188,8 @@ describe("rewrites, patterns, caps and hints", () => {
     expect(merged.paths.at(-1)?.path).toBe(`t/${String(CHECK_OUTPUTS_CAP - 1).padStart(3, "0")}`);
   });
 
-  test("AdoptedCheckOutputs: only outputs the agent had not touched are adopted, and only while they hold", () => {
-    const baseline = snap(
-      { "a.py": file() },
-      { "dist/x.js": out("ignored"), "dist/y.js": out("ignored") },
-    );
-    // The agent changed dist/y.js (before the checks); the checks then wrote x, y and z.
+  test("AdoptedCheckOutputs: while an output holds the checks' state, deltas show it as the agent left it", () => {
+    // The agent changed dist/y.js before the checks; the checks then wrote x, y and z.
     const before = snap(
       { "a.py": file() },
       { "dist/x.js": out("ignored"), "dist/y.js": out("ignored", { mtime_ms: 5 }) },
@@ -202,20 +198,46 @@ describe("rewrites, patterns, caps and hints", () => {
       { "a.py": file() },
       {
         "dist/x.js": out("ignored", { mtime_ms: 9, content_digest: D2 }),
-        "dist/y.js": out("ignored", { mtime_ms: 9 }),
+        "dist/y.js": out("ignored", { mtime_ms: 9, content_digest: D2 }),
         "coverage/z": out("output"),
       },
     );
+    const agentY = {
+      path: "dist/y.js",
+      change: "modified" as const,
+      content_digest: D1,
+      scope: "ignored" as const,
+    };
     const adopted = new AdoptedCheckOutputs();
-    adopted.adopt(baseline, before, after, checkChanges(before, after).outputs);
-    expect(adopted.size).toBe(2);
-    expect(["dist/x.js", "dist/y.js", "coverage/z"].map((p) => adopted.holds(p, after))).toEqual([
-      true,
-      false,
-      true,
-    ]);
-    const later = snap({ "a.py": file() }, { "dist/x.js": out("ignored", { mtime_ms: 10 }) });
-    expect(["dist/x.js", "coverage/z"].map((p) => adopted.holds(p, later))).toEqual([false, false]);
+    adopted.adopt([agentY], after, checkChanges(before, after).outputs);
+    expect(adopted.size).toBe(3);
+    const checksY = { ...agentY, content_digest: D2 };
+    const x = {
+      path: "dist/x.js",
+      change: "modified" as const,
+      content_digest: D2,
+      scope: "ignored" as const,
+    };
+    const z = {
+      path: "coverage/z",
+      change: "added" as const,
+      content_digest: D1,
+      scope: "output" as const,
+    };
+    // Against the baseline, the state after the checks shows x, y (the checks' bytes) and z.
+    expect(adopted.apply([z, x, checksY], after)).toEqual([agentY]);
+    // The agent's change comes back even when the delta lacks the path.
+    expect(adopted.apply([], after)).toEqual([agentY]);
+    // A later write to x is a change again; z deleted since is a change again (here: none).
+    const later = snap(
+      { "a.py": file() },
+      {
+        "dist/x.js": out("ignored", { mtime_ms: 10 }),
+        "dist/y.js": out("ignored", { mtime_ms: 9, content_digest: D2 }),
+      },
+    );
+    const x2 = { ...x, content_digest: D1 };
+    expect(adopted.apply([x2, checksY], later)).toEqual([x2, agentY]);
   });
 
   test("checkChangesHint: clauses in order, paths capped at three", () => {

@@ -6,6 +6,7 @@
  */
 import type { EntryState, OutsideEntry, OutsideScope, WorkspaceSnapshot } from "../snapshot.js";
 import { compareCodeUnits } from "../snapshot.js";
+import type { WorkspaceChange } from "./diff.js";
 import { lockfileTool } from "./rewrite-paths.js";
 
 /** How a pre-existing source-scope file changed during the checks. `metadata`: same
@@ -125,18 +126,22 @@ export function checkChanges(before: WorkspaceSnapshot, after: WorkspaceSnapshot
 
 /**
  * Check outputs adopted for the rest of the turn (issue 10, "outputs stay outputs"): after
- * each run of the checks, every check output the agent had not touched (its state before
- * the checks is its state in the comparison base: the baseline, or an earlier adoption —
- * both absent, or the same kind and stat identity, and the same digest when both are
- * hashed) is remembered with its state after the checks, so observing again does not turn
- * the checks' own outputs into ledger rows. A check output the agent had changed is not
- * adopted: its latest bytes stay a ledger row. A later change to an adopted path (any state
- * other than the adopted one) is a change again. Cost: O(check outputs) per adoption and
- * O(changes) per filtered delta; the baseline is never copied.
+ * each run of the checks, every check output is remembered with the state the checks left
+ * it in and with what the agent had done to it before the checks (its change in the
+ * delta the checks started from, or none). While a path still holds the state the checks
+ * left, later deltas show the agent's change instead of the checks' one: nothing for an
+ * output the agent had not touched, the agent's row (kind and digest as the checks found
+ * it) for one it had. So observing again after the checks keeps the effect digest the
+ * report was bound to. Any other state of the path later is a change again (a ledger row).
+ * Cost: O(check outputs) per adoption, O(changes + adopted paths) per delta; the baseline
+ * is never copied.
  */
 export class AdoptedCheckOutputs {
-  /** path → the state the checks left (null: the checks deleted it). */
-  readonly #adopted = new Map<string, OutsideEntry | null>();
+  /** path → the state the checks left (null: deleted) and the agent's change before. */
+  readonly #adopted = new Map<
+    string,
+    { state: OutsideEntry | null; agent: WorkspaceChange | undefined }
+  >();
 
   /** Number of adopted paths. */
   get size(): number {
@@ -144,40 +149,60 @@ export class AdoptedCheckOutputs {
   }
 
   /**
-   * Adopts the untouched `outputs` of one run of the checks (`checkChanges(before, after)`)
-   * against `baseline`. Never throws.
+   * Adopts the `outputs` of one run of the checks (`checkChanges(before, after).outputs`).
+   * `agentView` is the delta the checks started from (baseline → `before`, already passed
+   * through {@link AdoptedCheckOutputs.apply}). Never throws.
    */
   adopt(
-    baseline: WorkspaceSnapshot,
-    before: WorkspaceSnapshot,
+    agentView: readonly WorkspaceChange[],
     after: WorkspaceSnapshot,
     outputs: readonly CheckOutput[],
   ): void {
+    if (outputs.length === 0) return;
+    const byPath = new Map(agentView.map((c) => [c.path, c]));
     for (const { path } of outputs) {
-      const base = this.#adopted.has(path)
-        ? (this.#adopted.get(path) ?? undefined)
-        : baseline.outside.get(path);
-      if (base === undefined && baseline.entries.has(path) && !this.#adopted.has(path)) continue;
-      const then = before.outside.get(path);
-      const untouched =
-        base === undefined
-          ? then === undefined && !before.entries.has(path)
-          : then !== undefined && !outsideDiffers(base, then);
-      if (untouched) this.#adopted.set(path, after.outside.get(path) ?? null);
+      this.#adopted.set(path, { state: after.outside.get(path) ?? null, agent: byPath.get(path) });
     }
   }
 
   /**
-   * True when `path` is adopted and `snapshot` still holds the state the checks left it in
-   * (absent from both maps for an adopted deletion).
+   * `changes` (a delta of `snapshot` against the baseline, sorted by path) with every
+   * adopted path that still holds the state the checks left shown as the agent left it:
+   * dropped when the agent had not touched it, the agent's change otherwise (added back
+   * when the checks' change undid it). Sorted by path. Pure with respect to its inputs.
    */
-  holds(path: string, snapshot: WorkspaceSnapshot): boolean {
-    if (!this.#adopted.has(path)) return false;
-    const adopted = this.#adopted.get(path) ?? null;
-    const now = snapshot.outside.get(path);
-    if (adopted === null) return now === undefined && !snapshot.entries.has(path);
-    return now !== undefined && !outsideDiffers(adopted, now);
+  apply(changes: readonly WorkspaceChange[], snapshot: WorkspaceSnapshot): WorkspaceChange[] {
+    if (this.#adopted.size === 0) return [...changes];
+    const out: WorkspaceChange[] = [];
+    const listed = new Set<string>();
+    for (const change of changes) {
+      listed.add(change.path);
+      const adopted = this.#adopted.get(change.path);
+      if (adopted !== undefined && holdsState(adopted.state, change.path, snapshot)) {
+        if (adopted.agent !== undefined) out.push(adopted.agent);
+      } else out.push(change);
+    }
+    let appended = false;
+    this.#adopted.forEach((adopted, path) => {
+      if (adopted.agent === undefined || listed.has(path)) return;
+      if (!holdsState(adopted.state, path, snapshot)) return;
+      out.push(adopted.agent);
+      appended = true;
+    });
+    if (appended) out.sort((a, b) => compareCodeUnits(a.path, b.path));
+    return out;
   }
+}
+
+/** True when `snapshot` holds `state` at `path` (absent from both maps for null). */
+function holdsState(
+  state: OutsideEntry | null,
+  path: string,
+  snapshot: WorkspaceSnapshot,
+): boolean {
+  const now = snapshot.outside.get(path);
+  if (state === null) return now === undefined && !snapshot.entries.has(path);
+  return now !== undefined && !outsideDiffers(state, now);
 }
 
 /** The paths that unbind a report: `changed`, `created` and `harness`, sorted, distinct. */
