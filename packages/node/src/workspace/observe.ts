@@ -5,13 +5,18 @@ import { hashRegularFile, hashRegularFileSync, hashSymlink } from "./hash/hash.j
 import type { NativeHasher } from "./hash/native-hasher.js";
 import { captureIgnoreState } from "./ignore/ignore-capture.js";
 import { IgnoreGuard } from "./ignore/ignore-guard.js";
-import { listGitPaths } from "./listing/git-list.js";
+import { runGitPair } from "./listing/git.js";
+import { GIT_LIST_ARGS, listGitPaths } from "./listing/git-list.js";
 import type { ListedPath, Listing, PathFilter } from "./listing/listing.js";
 import { ParentDirCheck } from "./listing/parent-dirs.js";
 import { walkPaths } from "./listing/walk.js";
 import { observeOutside } from "./scope/observe-outside.js";
 import type { OutputLocations } from "./scope/output-locations.js";
-import { type DirListingCache, listIgnoredPaths } from "./scope/outside-listing.js";
+import {
+  type DirListingCache,
+  GIT_IGNORED_ARGS,
+  listIgnoredPaths,
+} from "./scope/outside-listing.js";
 import { findSpecialFiles, SPECIAL_FILE_REASON } from "./scope/special-files.js";
 import type { EntryKind, EntryState, OutsideEntry, WorkspaceSnapshot } from "./snapshot.js";
 import { compareCodeUnits } from "./snapshot.js";
@@ -133,13 +138,17 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
       : undefined;
   // The root's ignored files are listed alongside the source listing (git walks on the
   // other core meanwhile); a failure surfaces where it is awaited.
-  const rootIgnored = ctx.git
-    ? listIgnoredPaths(ctx.root, "", ctx.filter, ctx.outputs, ctx.outsideDirs)
+  // One spawned shell runs both root listings at once (see runGitPair).
+  const pair = ctx.git
+    ? runGitPair([...GIT_LIST_ARGS], [...GIT_IGNORED_ARGS], ctx.root)
+    : undefined;
+  const rootIgnored = pair
+    ? listIgnoredPaths(ctx.root, "", ctx.filter, ctx.outputs, ctx.outsideDirs, pair[1])
     : undefined;
   rootIgnored?.catch(() => undefined);
   try {
-    const pending = ctx.git
-      ? listGitPaths(ctx.root, "", ctx.filter)
+    const pending = pair
+      ? listGitPaths(ctx.root, "", ctx.filter, pair[0])
       : walkPaths(ctx.root, "", ctx.filter);
     pending.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
     if (ctx.git && cache.size > 0) {

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { WorkspaceObserver } from "../../src/workspace/index.js";
-import { runGit } from "../../src/workspace/listing/git.js";
+import { runGit, runGitPair } from "../../src/workspace/listing/git.js";
 import { git, initRepo, makeTempDir, removeDir, write } from "./helpers.js";
 
 // Issue 10 "No agent code runs inside turngate's own git calls": each test plants a program
@@ -64,6 +64,21 @@ describe("turngate's git calls run no program the agent planted", () => {
     expect(await read("core.fsmonitor")).toBe("false");
     expect(await read("core.hooksPath")).toBe("/dev/null");
     expect(await read("core.untrackedCache")).toBe("false");
+  });
+
+  test("runGitPair runs two git commands from one shell, each with the safety options, its own stdout and exit code", async () => {
+    git(root, "config", "core.fsmonitor", plantProgram("fsmonitor"));
+    const [a, b] = runGitPair(["config", "core.fsmonitor"], ["config", "core.hooksPath"], root);
+    expect((await a).stdout.toString("utf8")).toBe("false\n");
+    expect((await b).stdout.toString("utf8")).toBe("/dev/null\n");
+    expect([(await a).code, (await b).code]).toEqual([0, 0]);
+    const [ok, bad] = runGitPair(
+      ["rev-parse", "--is-inside-work-tree"],
+      ["config", "no.such"],
+      root,
+    );
+    expect([(await ok).code, (await bad).code]).toEqual([0, 1]);
+    expect(fired("fsmonitor")).toBe(false);
   });
 
   test("a core.fsmonitor program in .git/config never runs (and plain git status would run it)", async () => {

@@ -276,6 +276,7 @@ describe(".git/ and .turngate/ harness rows", () => {
       "rebase-merge",
       "rebase-apply",
       "fsmonitor--daemon",
+      "annex",
     ]);
     expect(GIT_OWN_FILES).toContain("index");
     expect(GIT_OWN_FILES).toContain("HEAD");

@@ -2,8 +2,18 @@ import { isUtf8 } from "node:buffer";
 import { join } from "node:path";
 import { WorkspaceObserverError } from "../errors.js";
 import { isHarnessPath } from "../paths.js";
-import { runGit } from "./git.js";
+import { type GitResult, runGit } from "./git.js";
 import { joinRelative, type Listing, listedPath, type PathFilter } from "./listing.js";
+
+/** The git arguments of {@link listGitPaths}. */
+export const GIT_LIST_ARGS: readonly string[] = Object.freeze([
+  "ls-files",
+  "-z",
+  "-t",
+  "--cached",
+  "--others",
+  "--exclude-standard",
+]);
 
 /**
  * Lists the files git would consider part of the work tree under `root/dirFsPath`:
@@ -17,20 +27,20 @@ import { joinRelative, type Listing, listedPath, type PathFilter } from "./listi
  * `root`; harness paths and filtered keys are dropped; duplicate index stages collapse;
  * untracked nested repositories (`dir/`) are returned as `directories`. Names that are not
  * valid UTF-8 are reported as unreadable (lossily decoded).
+ * `started`: the result of that git call when the caller already started it (see
+ * `runGitPair`).
  * Throws {@link WorkspaceObserverError} `git_failed` if git exits non-zero or cannot run.
  */
 export async function listGitPaths(
   root: string,
   dirFsPath: string,
   isIgnored: PathFilter,
+  started?: Promise<GitResult>,
 ): Promise<Listing> {
   const cwd = dirFsPath === "" ? root : join(root, dirFsPath);
-  let result: Awaited<ReturnType<typeof runGit>>;
+  let result: GitResult;
   try {
-    result = await runGit(
-      ["ls-files", "-z", "-t", "--cached", "--others", "--exclude-standard"],
-      cwd,
-    );
+    result = await (started ?? runGit([...GIT_LIST_ARGS], cwd));
   } catch (error) {
     throw new WorkspaceObserverError("git_failed", `could not run git in ${cwd}: ${String(error)}`);
   }

@@ -137,3 +137,92 @@ export async function filterOverrides(cwd: string): Promise<string[]> {
   }
   return args;
 }
+
+/** Quotes one argument for `sh` (single quotes; `'` written as `'\''`). */
+function shellQuote(arg: string): string {
+  return `'${arg.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * Runs two git commands in `cwd` at the same time from one spawned `/bin/sh` (spawning from
+ * a large Node process costs far more than a fork of a small shell: this saves one of the
+ * observer's two spawns per observation). Both get {@link GIT_SAFETY_CONFIG} and
+ * {@link GIT_SAFETY_ENV} as with {@link runGit}; the first's stdout comes back in the first
+ * result, the second's in the second; stderr is shared (both results carry it). Each
+ * result's `code` is that git's exit code (null when the shell was killed after
+ * `timeoutMs`, default {@link GIT_TIMEOUT_MS}, together with its process group). When
+ * `/bin/sh` cannot be spawned, falls back to two {@link runGit} calls. Rejects only when
+ * git cannot be spawned either.
+ */
+export function runGitPair(
+  first: string[],
+  second: string[],
+  cwd: string,
+  options: { timeoutMs?: number } = {},
+): [Promise<GitResult>, Promise<GitResult>] {
+  const command = (args: string[]): string =>
+    ["git", ...gitSafetyArgs(), ...args].map(shellQuote).join(" ");
+  const script = [
+    `${command(first)} & a=$!`,
+    `${command(second)} >&3 & b=$!`,
+    'wait "$a"; ca=$?',
+    'wait "$b"; cb=$?',
+    `printf '%s %s' "$ca" "$cb" >&4`,
+  ].join("\n");
+  const both = new Promise<[GitResult, GitResult]>((resolve, reject) => {
+    let child: ReturnType<typeof spawn>;
+    try {
+      // -p: keep the effective uid (a shell started with euid != uid would reset it).
+      child = spawn("/bin/sh", ["-p", "-c", script], {
+        cwd,
+        env: { ...process.env, ...GIT_SAFETY_ENV },
+        stdio: ["ignore", "pipe", "pipe", "pipe", "pipe"],
+        detached: true,
+      });
+    } catch {
+      Promise.all([runGit(first, cwd, options), runGit(second, cwd, options)]).then(
+        resolve,
+        reject,
+      );
+      return;
+    }
+    const chunks: Buffer[][] = [[], [], [], []];
+    const streams = [child.stdout, child.stderr, child.stdio[3], child.stdio[4]];
+    streams.forEach((stream, i) => {
+      (stream as NodeJS.ReadableStream | null)?.on("data", (chunk: Buffer) =>
+        chunks[i]?.push(chunk),
+      );
+    });
+    let killed = false;
+    const timer = setTimeout(() => {
+      killed = true;
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }, options.timeoutMs ?? GIT_TIMEOUT_MS);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+        Promise.all([runGit(first, cwd, options), runGit(second, cwd, options)]).then(
+          resolve,
+          reject,
+        );
+      } else reject(error);
+    });
+    child.on("close", () => {
+      clearTimeout(timer);
+      const text = (i: number) => Buffer.concat(chunks[i] ?? []);
+      const stderr = text(1).toString("utf8").trim();
+      const codes = text(3).toString("utf8").trim().split(" ").map(Number);
+      const code = (i: number): number | null =>
+        killed || !Number.isInteger(codes[i]) ? null : (codes[i] as number);
+      resolve([
+        { code: code(0), stdout: text(0), stderr },
+        { code: code(1), stdout: text(2), stderr },
+      ]);
+    });
+  });
+  return [both.then((r) => r[0]), both.then((r) => r[1])];
+}

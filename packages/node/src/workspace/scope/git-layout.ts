@@ -21,6 +21,8 @@ export const GIT_OWN_DIRECTORIES: readonly string[] = Object.freeze([
   "rebase-merge",
   "rebase-apply",
   "fsmonitor--daemon",
+  // git-annex's object store (content-addressed, often gigabytes; annex's own layout).
+  "annex",
 ]);
 
 /** Files directly in `.git/` that belong to git's layout, besides {@link GIT_OWN_FILE_PATTERN}. */

@@ -3,7 +3,7 @@ import { lstatSync } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import { mapBounded } from "../concurrency.js";
 import { WorkspaceObserverError } from "../errors.js";
-import { runGit } from "../listing/git.js";
+import { type GitResult, runGit } from "../listing/git.js";
 import { splitNulTerminated } from "../listing/git-list.js";
 import { joinRelative, type ListedPath, listedPath, type PathFilter } from "../listing/listing.js";
 import { WALK_CONCURRENCY } from "../listing/walk.js";
@@ -29,6 +29,16 @@ export interface OutsideListing {
   unreadable: string[];
 }
 
+/** The git arguments of {@link listIgnoredPaths}. */
+export const GIT_IGNORED_ARGS: readonly string[] = Object.freeze([
+  "ls-files",
+  "-z",
+  "--others",
+  "--ignored",
+  "--exclude-standard",
+  "--directory",
+]);
+
 /**
  * Lists the files git ignores below the workspace directory `dirFsPath` (`""` = the root)
  * of one repository: `git ls-files -z --others --ignored --exclude-standard --directory`
@@ -41,6 +51,7 @@ export interface OutsideListing {
  * are not observed (they are outside the source scope). Keys the configured `ignores`
  * exclude are skipped.
  *
+ * `started`: the result of that git call when the caller already started it.
  * Throws {@link WorkspaceObserverError} `git_failed` when git fails.
  */
 export async function listIgnoredPaths(
@@ -49,12 +60,12 @@ export async function listIgnoredPaths(
   filter: PathFilter,
   outputs: OutputLocations,
   dirCache: DirListingCache = new DirListingCache(),
+  started?: Promise<GitResult>,
 ): Promise<OutsideListing> {
   const cwd = dirFsPath === "" ? root : absolutePath(root, dirFsPath);
-  const args = ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"];
-  let result: Awaited<ReturnType<typeof runGit>>;
+  let result: GitResult;
   try {
-    result = await runGit(args, cwd);
+    result = await (started ?? runGit([...GIT_IGNORED_ARGS], cwd));
   } catch (error) {
     throw new WorkspaceObserverError("git_failed", `could not run git in ${cwd}: ${String(error)}`);
   }
