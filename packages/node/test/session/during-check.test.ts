@@ -83,6 +83,27 @@ describe("what the checks changed", () => {
     expect((await session.decide()).kind).toBe("incomplete");
   });
 
+  test("a check that rewrites a file in place and restores its bytes and mtime (touch -r) is not bound: ctime still changed", async () => {
+    const r = await repo({ "a.txt": "old\n", "lib.txt": "real\n" });
+    const session = await Session.start({ root: r.root });
+    r.write("a.txt", "new\n");
+    await session.observeWorkspace();
+    const dir = outsideDir();
+    const copy = JSON.stringify(join(dir, "lib.copy"));
+    const restore = check(
+      "c:restore",
+      `cp -p lib.txt ${copy} && printf 'fake\\n' > lib.txt && cat ${copy} > lib.txt && touch -r ${copy} lib.txt`,
+    );
+    const result = await session.verifyCommands("host:test", [restore], { bind: true });
+    expect(readFileSync(join(r.root, "lib.txt"), "utf8")).toBe("real\n");
+    expect(result.binding).toMatchObject({
+      bound: false,
+      reason: "workspace_changed_during_check",
+      changedPaths: ["lib.txt"],
+      changes: [{ path: "lib.txt", change: "metadata" }],
+    });
+  });
+
   test("a background process (not the check's child) that swaps a file while the check runs is not bound", async () => {
     const r = await repo({ "a.txt": "old\n", "lib.js": "module.exports = 1;\n" });
     const session = await Session.start({ root: r.root });
