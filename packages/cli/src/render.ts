@@ -89,8 +89,12 @@ export function renderTurnText(result: TurnResult): string {
       ...binding.changedPaths.map(displayPath),
       ...binding.unreadable.map((p) => `${displayPath(p)} (unreadable)`),
     ];
+    const shown = what.slice(0, UNBOUND_PATHS_SHOWN);
+    if (what.length > UNBOUND_PATHS_SHOWN) {
+      shown.push(`and ${what.length - UNBOUND_PATHS_SHOWN} more (see --json)`);
+    }
     lines.push(
-      `not bound (workspace_changed_during_check): the checks changed the workspace while they ran: ${what.join(", ")}`,
+      `not bound (workspace_changed_during_check): the checks changed the workspace while they ran: ${shown.join(", ")}`,
     );
   }
   if (binding && !binding.bound && "hint" in binding) {
@@ -171,6 +175,9 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
     unmatched_waivers: unmatchedWaivers(result),
   };
 }
+
+/** Paths named in the `not bound` line; the rest are counted (all are in `--json`). */
+export const UNBOUND_PATHS_SHOWN = 10;
 
 /** Folders shown in the `check outputs:` line; the rest are counted. */
 export const CHECK_OUTPUT_GROUPS_SHOWN = 5;

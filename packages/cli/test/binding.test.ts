@@ -39,6 +39,21 @@ describe("turngate run: what the checks changed", () => {
     );
   });
 
+  test("a check creating many source files: the text names ten and counts the rest", async () => {
+    const p = project({ "value.txt": "41\n" });
+    const agent = p.agent("agent.js", WRITE_42);
+    const check =
+      "mkdir -p gen && for i in 01 02 03 04 05 06 07 08 09 10 11 12; do echo $i > gen/f$i.txt; done";
+    const result = await cli(["run", "--check", check, "--", "node", agent], p.root);
+    const names = Array.from(
+      { length: 10 },
+      (_, i) => `gen/f${String(i + 1).padStart(2, "0")}.txt`,
+    );
+    expect(result.stdout.split("\n")).toContain(
+      `not bound (workspace_changed_during_check): the checks changed the workspace while they ran: ${names.join(", ")}, and 2 more (see --json)`,
+    );
+  });
+
   test('following the hint works: with "build/" in "outputs" the same check ends verified and build/ is listed', async () => {
     const p = project({ "value.txt": "41\n" });
     const check = "mkdir -p build && echo x > build/out.txt";
