@@ -71,12 +71,15 @@ type WaiverValidateParams struct {
 
 // SessionOptions are the host options of session.create: extra gitignore-style Ignores
 // patterns for the workspace observer, UseGit to force (true) or forbid (false) git
-// mode (nil: detect), and Sandboxed, the host's claim that the agent runs as another OS
-// user or in a sandbox (the proof's trust; nil: unsandboxed).
+// mode (nil: detect), Sandboxed, the host's claim that the agent runs as another OS user
+// or in a sandbox (the proof's trust; nil: unsandboxed), and RewritePaths: lockfiles a
+// passing check may rewrite, after which the checks run once more (lockfile names only,
+// e.g. "Cargo.lock"; issue 10).
 type SessionOptions struct {
-	Ignores   []string `json:"ignores,omitzero"`
-	UseGit    *bool    `json:"use_git,omitempty"`
-	Sandboxed *bool    `json:"sandboxed,omitempty"`
+	Ignores      []string `json:"ignores,omitzero"`
+	UseGit       *bool    `json:"use_git,omitempty"`
+	Sandboxed    *bool    `json:"sandboxed,omitempty"`
+	RewritePaths []string `json:"rewrite_paths,omitzero"`
 }
 
 // SessionCreateParams are the params of session.create: the workspace root (absolute, or

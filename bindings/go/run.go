@@ -18,13 +18,76 @@ func (BindingReason) Values() []string {
 
 // ReportBinding tells whether session.verify_commands bound its report: Bound with the
 // EffectDigest, or not Bound with a Reason — for workspace_changed_during_check also the
-// ChangedPaths and Unreadable paths seen between the before and after snapshots.
+// ChangedPaths and Unreadable paths seen between the before and after snapshots, and
+// Changes (pre-existing source files) / Created (new source files) when there are any.
+// Hint says what to do (workspace_changed_during_check, observation_incomplete);
+// CheckOutputs lists ignored and output-location files the checks changed (never
+// unbinding; nil when none); Rewrites the lockfiles a "rewrite_paths" re-run adopted
+// (issue 10, DESIGN.md §3a).
 type ReportBinding struct {
-	Bound        bool          `json:"bound"`
-	EffectDigest *string       `json:"effect_digest,omitempty"`
-	Reason       BindingReason `json:"reason,omitempty"`
-	ChangedPaths []string      `json:"changed_paths,omitzero"`
-	Unreadable   []string      `json:"unreadable,omitzero"`
+	Bound        bool           `json:"bound"`
+	EffectDigest *string        `json:"effect_digest,omitempty"`
+	Reason       BindingReason  `json:"reason,omitempty"`
+	ChangedPaths []string       `json:"changed_paths,omitzero"`
+	Unreadable   []string       `json:"unreadable,omitzero"`
+	Hint         *string        `json:"hint,omitempty"`
+	Changes      []SourceChange `json:"changes,omitzero"`
+	Created      []string       `json:"created,omitzero"`
+	CheckOutputs *CheckOutputs  `json:"check_outputs,omitempty"`
+	Rewrites     []CheckRewrite `json:"rewrites,omitzero"`
+}
+
+// OutputScope is where a check output lies: an ignored file or an output location.
+type OutputScope string
+
+// The two scopes of a check output.
+const (
+	OutputScopeIgnored OutputScope = "ignored"
+	OutputScopeOutput  OutputScope = "output"
+)
+
+// Values lists every allowed value (the parity test compares it with the schema).
+func (OutputScope) Values() []string { return []string{"ignored", "output"} }
+
+// CheckOutput is one ignored or output-location file the checks changed.
+type CheckOutput struct {
+	Path   string      `json:"path"`
+	Change ChangeKind  `json:"change"`
+	Scope  OutputScope `json:"scope"`
+}
+
+// CheckOutputs are the check outputs of a binding: the first 100 Paths by path and the
+// exact Count.
+type CheckOutputs struct {
+	Count int           `json:"count"`
+	Paths []CheckOutput `json:"paths"`
+}
+
+// CheckRewrite is a lockfile a passing first run rewrote ("rewrite_paths") and the ID of
+// the check after which it had first changed.
+type CheckRewrite struct {
+	Path    string `json:"path"`
+	CheckID string `json:"check_id"`
+}
+
+// SourceChangeKind is how a pre-existing source file changed while the checks ran;
+// metadata: same bytes, but size, mtime, ctime or inode changed.
+type SourceChangeKind string
+
+// The three kinds of source change during the checks.
+const (
+	SourceModified SourceChangeKind = "modified"
+	SourceDeleted  SourceChangeKind = "deleted"
+	SourceMetadata SourceChangeKind = "metadata"
+)
+
+// Values lists every allowed value (the parity test compares it with the schema).
+func (SourceChangeKind) Values() []string { return []string{"modified", "deleted", "metadata"} }
+
+// SourceChange is one pre-existing source file the checks changed.
+type SourceChange struct {
+	Path   string           `json:"path"`
+	Change SourceChangeKind `json:"change"`
 }
 
 // CommandRun is how one verification command ran: its check Status, ExitCode (128 +

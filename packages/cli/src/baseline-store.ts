@@ -24,6 +24,10 @@ const CapturedConfigSchema = z
     checks: z.array(VerificationCommandSchema),
     timeout_ms: z.number().int().nonnegative().nullable(),
     ignores: z.array(z.string()),
+    outputs: z.array(z.string()).optional(),
+    default_outputs: z.boolean().optional(),
+    /** Absent in baselines written before issue 10: no rewrite paths. */
+    rewrite_paths: z.array(z.string()).optional(),
   })
   .strict();
 
@@ -88,6 +92,9 @@ export async function writeBaseline(
       checks: config.checks,
       timeout_ms: config.timeoutMs ?? null,
       ignores: config.ignores,
+      ...(config.outputs !== undefined ? { outputs: config.outputs } : {}),
+      ...(config.defaultOutputs !== undefined ? { default_outputs: config.defaultOutputs } : {}),
+      rewrite_paths: config.rewritePaths,
     },
     snapshot: serializeSnapshot(snapshot),
   };
@@ -213,9 +220,15 @@ export async function readBaseline(
     );
   }
   const captured = parsed.data.config;
-  const config: TurngateConfig = { checks: captured.checks, ignores: captured.ignores };
+  const config: TurngateConfig = {
+    checks: captured.checks,
+    ignores: captured.ignores,
+    rewritePaths: captured.rewrite_paths ?? [],
+  };
   if (captured.path !== null) config.path = captured.path;
   if (captured.timeout_ms !== null) config.timeoutMs = captured.timeout_ms;
+  if (captured.outputs !== undefined) config.outputs = captured.outputs;
+  if (captured.default_outputs !== undefined) config.defaultOutputs = captured.default_outputs;
   const stored: StoredBaseline = {
     id,
     snapshot: deserializeSnapshot(parsed.data.snapshot),
@@ -233,7 +246,8 @@ export async function readBaseline(
 
 /**
  * The parts of the effective configuration that differ between `a` and `b` (`checks`,
- * `timeout_ms`, `ignores`, in that order); `[]` when they are the same.
+ * `timeout_ms`, `ignores`, `outputs`, `default_outputs`, `rewrite_paths`, in that
+ * order); `[]` when they are the same.
  */
 export function configDifferences(a: TurngateConfig, b: TurngateConfig): string[] {
   const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
@@ -241,6 +255,10 @@ export function configDifferences(a: TurngateConfig, b: TurngateConfig): string[
   if (!same(a.checks, b.checks)) differences.push("checks");
   if (!same(a.timeoutMs ?? null, b.timeoutMs ?? null)) differences.push("timeout_ms");
   if (!same(a.ignores, b.ignores)) differences.push("ignores");
+  if (!same(a.outputs ?? [], b.outputs ?? [])) differences.push("outputs");
+  if (!same(a.defaultOutputs ?? true, b.defaultOutputs ?? true))
+    differences.push("default_outputs");
+  if (!same(a.rewritePaths, b.rewritePaths)) differences.push("rewrite_paths");
   return differences;
 }
 

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { VerificationCommand } from "@turngate/core";
 import { TurngateError, TurngateValidationError } from "@turngate/core";
-import { MIN_COMMAND_TIMEOUT_MS } from "@turngate/node";
+import { MIN_COMMAND_TIMEOUT_MS, rewritePathProblem } from "@turngate/node";
 import { z } from "zod";
 
 /** File name looked up in the workspace root when `--config` is not given. */
@@ -39,10 +39,20 @@ const CheckSchema = z.union([
     .strict(),
 ]);
 
+/** Zod refinement for one `rewrite_paths` element (rules: `rewritePathProblem`). */
+function rewritePathRefinement(entry: string, ctx: z.RefinementCtx): void {
+  const problem = rewritePathProblem(entry);
+  if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+}
+
 /**
  * `turngate.config.json`: `checks` (command strings or verification command records),
  * `timeout_ms` (default timeout of every check — configured, `--check` and preset — in ms,
- * at least 1,000), `ignores` (gitignore-style patterns the workspace observer skips).
+ * at least 1,000), `ignores` (gitignore-style patterns the workspace observer skips),
+ * `outputs` (gitignore-syntax output locations: untracked files there are outside the
+ * source scope, issue 10), `default_outputs` (false turns off `DEFAULT_OUTPUT_LOCATIONS`)
+ * and `rewrite_paths` (lockfiles a passing check may rewrite, after which the checks run
+ * once more — issue 10; only lockfile names such as `Cargo.lock`, see `REWRITE_LOCKFILES`).
  * Unknown keys are rejected so that typos surface; an empty `checks` list is refused (it
  * would verify nothing; issue #12 item 3); a `timeout_ms` below 1,000 is refused naming the
  * minimum (item 4).
@@ -58,6 +68,9 @@ export const TurngateConfigSchema = z
       .optional(),
     timeout_ms: TimeoutSchema.optional(),
     ignores: z.array(z.string()).optional(),
+    outputs: z.array(z.string()).optional(),
+    default_outputs: z.boolean().optional(),
+    rewrite_paths: z.array(z.string().superRefine(rewritePathRefinement)).optional(),
   })
   .strict();
 
@@ -67,6 +80,12 @@ export interface TurngateConfig {
   path?: string;
   checks: VerificationCommand[];
   ignores: string[];
+  /** `outputs`: extra output locations (gitignore syntax); undefined when absent. */
+  outputs?: string[];
+  /** `default_outputs`; undefined when absent (the defaults apply). */
+  defaultOutputs?: boolean;
+  /** `rewrite_paths`: lockfiles a passing check may rewrite (issue 10); `[]` when absent. */
+  rewritePaths: string[];
   /**
    * The file's top-level `timeout_ms` (already applied to `checks`; `runTurn` applies it to
    * `--check` and preset checks too); undefined when absent.
@@ -94,7 +113,8 @@ export function loadConfig(root: string, explicitPath?: string): TurngateConfig 
     text = readFileSync(path, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (explicitPath === undefined && code === "ENOENT") return { checks: [], ignores: [] };
+    if (explicitPath === undefined && code === "ENOENT")
+      return { checks: [], ignores: [], rewritePaths: [] };
     throw new TurngateError(
       "config_unreadable",
       `cannot read the configuration file ${path}: ${code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : (error as Error).message}; check the --config path, or drop --config to use <root>/${CONFIG_FILE_NAME}`,
@@ -125,8 +145,11 @@ export function loadConfig(root: string, explicitPath?: string): TurngateConfig 
       normaliseCheck(check, index, config.timeout_ms),
     ),
     ignores: config.ignores ?? [],
+    rewritePaths: config.rewrite_paths ?? [],
   };
   if (config.timeout_ms !== undefined) loaded.timeoutMs = config.timeout_ms;
+  if (config.outputs !== undefined) loaded.outputs = config.outputs;
+  if (config.default_outputs !== undefined) loaded.defaultOutputs = config.default_outputs;
   return loaded;
 }
 

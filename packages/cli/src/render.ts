@@ -1,6 +1,7 @@
 import { EXIT_STATUS_MASKED_RISK, type GateOutcome } from "@turngate/core";
 import { type CheckRunLike, failureClassOf, failureDetail } from "./check-outcome.js";
 import { maskedExitExplanation } from "./masked-exit.js";
+import { outsideScopeJson, outsideScopeLines } from "./render-outside.js";
 import { displayPath, escapeControls, shownPath, terminalSafeTailLine } from "./terminal-text.js";
 import type { TurnResult } from "./turn.js";
 import { bindingJson } from "./turn.js";
@@ -21,11 +22,15 @@ export function verdictOf(result: TurnResult): string {
 }
 
 /**
- * The human report of a turn (stdout): what changed, the checks by status (`checksLine`), the
- * verdict with the effect digest or the gate's refusal in the user's terms and its reason
- * (`gateText`), a check that did not pass with its failure class and why
- * (`failed (timeout): check:1: timed out after 1000 ms: sleep 5`), an agent that exited ≠ 0, why the checks'
- * report is unbound when it is, what masks a check's exit status (and how to fix it), which `--waive` digests did not match an incomplete turn's
+ * The human report of a turn (stdout): what changed in the source scope (one line per
+ * path) and outside it (`ignored: N paths` grouped by top folder, see `outsideScopeLines`),
+ * the checks by status (`checksLine`), the verdict with the effect digest or the gate's
+ * refusal in the user's terms and its reason (`gateText`), a check that did not pass with
+ * its failure class and why (`failed (timeout): check:1: timed out after 1000 ms: sleep 5`),
+ * an agent that exited ≠ 0, why the checks' report is unbound when it is and what to do
+ * (`what to do: …`, issue 10), the lockfiles a `"rewrite_paths"` re-run adopted, one
+ * `check outputs:` line ({@link checkOutputsLine}), what masks a check's exit status (and
+ * how to fix it), which `--waive` digests did not match an incomplete turn's
  * effect digest, the last 20 lines of each failing check with its log, and
  * where the proof was written, and the trust line (`trustLine`). Paths are relative to the workspace root (absolute outside it,
  * e.g. under `--state-dir`).
@@ -39,8 +44,9 @@ export function verdictOf(result: TurnResult): string {
 export function renderTurnText(result: TurnResult): string {
   const lines: string[] = [];
   const rel = (path: string) => shownPath(result.root, path);
-  const changes = result.delta.changes;
-  if (changes.length === 0 && result.delta.complete) {
+  const changes = result.delta.changes.filter((change) => change.scope === "source");
+  const outside = outsideScopeLines(result.delta.changes);
+  if (changes.length === 0 && outside.length === 0 && result.delta.complete) {
     lines.push("changed: nothing");
   } else {
     lines.push(`changed: ${changes.length} ${changes.length === 1 ? "path" : "paths"}`);
@@ -48,6 +54,7 @@ export function renderTurnText(result: TurnResult): string {
       lines.push(`  ${change.change.padEnd(8)} ${displayPath(change.path)}`);
     }
     for (const path of result.delta.unreadable) lines.push(`  unreadable ${displayPath(path)}`);
+    lines.push(...outside);
   }
   if (result.checksSource === "none") {
     lines.push(
@@ -88,10 +95,24 @@ export function renderTurnText(result: TurnResult): string {
       ...binding.changedPaths.map(displayPath),
       ...binding.unreadable.map((p) => `${displayPath(p)} (unreadable)`),
     ];
+    const shown = what.slice(0, UNBOUND_PATHS_SHOWN);
+    if (what.length > UNBOUND_PATHS_SHOWN) {
+      shown.push(`and ${what.length - UNBOUND_PATHS_SHOWN} more (see --json)`);
+    }
     lines.push(
-      `not bound (workspace_changed_during_check): the checks changed the workspace while they ran: ${what.join(", ")}`,
+      `not bound (workspace_changed_during_check): the checks changed the workspace while they ran: ${shown.join(", ")}`,
     );
   }
+  if (binding && !binding.bound && "hint" in binding) {
+    lines.push(`  what to do: ${escapeControls(binding.hint)}`);
+  }
+  if (binding && "rewrites" in binding && binding.rewrites && binding.rewrites.length > 0) {
+    const list = binding.rewrites.map(
+      (r) => `${displayPath(r.path)} (by ${escapeControls(r.checkId)})`,
+    );
+    lines.push(`rewritten by the checks, then re-run ("rewrite_paths"): ${list.join(", ")}`);
+  }
+  if (binding?.checkOutputs) lines.push(checkOutputsLine(binding.checkOutputs));
 
   for (const run of runs) {
     if (run.check.status === "passed") continue;
@@ -197,12 +218,13 @@ export function trustLine(result: Pick<TurnResult, "trust">): string {
   if (result.trust === "sandboxed") {
     return "trust: sandboxed (host claim: the agent runs as another user or in a sandbox)";
   }
-  return "trust: unsandboxed (the agent runs as your user and could read the signing key; a signed proof shows turngate wrote it only if the agent cannot)";
+  return "trust: unsandboxed (the agent runs as your user and could read the signing key; run it sandboxed for a stronger proof)";
 }
 
 /**
  * The wire form (snake_case) of a turn, printed by `--json`:
- * `{schema, verdict, exit_code, root, effect_digest, agent, changes, observation_complete,
+ * `{schema, verdict, exit_code, root, effect_digest, agent, changes, outside_scope
+ * (changed paths outside the source scope by scope: `{ignored, output, harness}`), observation_complete,
  * unreadable, checks_source, checks, binding, reports, summary, summary_text, outcome,
  * proof_path, proof_format, proof_keyid, trust, config_path, unmatched_waivers}`; absent
  * parts are null;
@@ -210,6 +232,8 @@ export function trustLine(result: Pick<TurnResult, "trust">): string {
  * timeout that applied and `failure_class` is `assertion`, `timeout`, `cancelled`, `signal`,
  * `infrastructure` or null (`failureClass` of @turngate/node); `agent_failed` is true when
  * the agent exited with a code other than 0; `outcome.message` is A3S's gate message verbatim;
+ * `binding` is `bindingJson`'s form (with `hint`, `check_outputs`, `rewrites` when
+ * present, issue 10);
  * `unmatched_waivers` lists the `--waive` digests that are not the effect digest of a turn
  * the gate did not allow (else `[]`).
  */
@@ -230,6 +254,7 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
     agent_failed: result.agent !== undefined && result.agent.exit.exitCode !== 0,
     fail_on_agent_error: result.failOnAgentError,
     changes: result.delta.changes,
+    outside_scope: outsideScopeJson(result.delta.changes),
     observation_complete: result.delta.complete,
     unreadable: result.delta.unreadable,
     checks_source: result.checksSource ?? null,
@@ -258,6 +283,41 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
     config_path: result.configPath ?? null,
     unmatched_waivers: unmatchedWaivers(result),
   };
+}
+
+/** Paths named in the `not bound` line; the rest are counted (all are in `--json`). */
+export const UNBOUND_PATHS_SHOWN = 10;
+
+/** Folders shown in the `check outputs:` line; the rest are counted. */
+export const CHECK_OUTPUT_GROUPS_SHOWN = 5;
+
+/**
+ * One line for the check outputs (issue 10): the count, then the paths grouped by their top
+ * folder (`.pytest_cache/ 5`; a file at the root by its name), the largest groups first (ties
+ * by name), at most {@link CHECK_OUTPUT_GROUPS_SHOWN} groups. Counts come from the capped list,
+ * so with more than the cap the line says how many are not grouped.
+ */
+export function checkOutputsLine(outputs: {
+  count: number;
+  paths: ReadonlyArray<{ path: string }>;
+}): string {
+  const groups = new Map<string, number>();
+  for (const { path } of outputs.paths) {
+    const slash = path.indexOf("/");
+    const key = slash < 0 ? path : path.slice(0, slash + 1);
+    groups.set(key, (groups.get(key) ?? 0) + 1);
+  }
+  const sorted = [...groups].sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0));
+  const shown = sorted
+    .slice(0, CHECK_OUTPUT_GROUPS_SHOWN)
+    .map(([k, n]) => `${displayPath(k)} ${n}`);
+  if (sorted.length > CHECK_OUTPUT_GROUPS_SHOWN) {
+    shown.push(`${sorted.length - CHECK_OUTPUT_GROUPS_SHOWN} more folders`);
+  }
+  const unlisted = outputs.count - outputs.paths.length;
+  if (unlisted > 0) shown.push(`${unlisted} not listed`);
+  const noun = outputs.count === 1 ? "path" : "paths";
+  return `check outputs: ${outputs.count} ${noun} (ignored or output locations, not in the digest): ${shown.join(", ")}`;
 }
 
 /** What masks a check's exit status and how to fix it, when its risk is `exit status masked`. */

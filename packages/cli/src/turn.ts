@@ -46,6 +46,8 @@ export interface TurnRequest {
   root: string;
   /** The agent command (`run`); absent for `verify`, whose turn already happened. */
   agent?: string[];
+  /** Where the agent runs when it is not `root` (run from a subdirectory of the repository). */
+  agentCwd?: string;
   /** Send the agent's stdout to stderr (`--json`: stdout carries only the outcome). */
   agentStdoutToStderr?: boolean;
   /** A stored baseline (`verify`); absent: a new baseline is taken before the agent runs. */
@@ -136,18 +138,21 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
   const session = await Session.start({
     root: request.root,
     ignores: config.ignores,
+    ...(config.outputs !== undefined ? { outputs: config.outputs } : {}),
+    ...(config.defaultOutputs !== undefined ? { defaultOutputs: config.defaultOutputs } : {}),
     waivers: request.waivers,
     env,
     logDir: state.logs,
     toolVersions: { turngate: CLI_VERSION },
     trust,
+    rewritePaths: config.rewritePaths,
     ...(request.baseline ? { baseline: request.baseline } : {}),
     ...(request.baselineTree ? { baselineTree: request.baselineTree } : {}),
   });
 
   let agent: TurnResult["agent"];
   if (request.agent) {
-    const exit = await runAgent(request.agent, request.root, {
+    const exit = await runAgent(request.agent, request.agentCwd ?? request.root, {
       env,
       stdoutToStderr: request.agentStdoutToStderr === true,
       ...(ctx.agentOutput ? { output: ctx.agentOutput } : {}),
@@ -199,7 +204,9 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
           : EXIT_OK,
     failOnAgentError: request.failOnAgentError === true,
     root: request.root,
-    delta,
+    // The delta the ledger (and so the digest) was last built from: a "rewrite_paths"
+    // re-run adopts the lockfiles the checks rewrote.
+    delta: session.lastDelta ?? delta,
     effectDigest: session.effectDigest,
     reports: session.verificationReports(),
     summary: session.verificationSummary(),
@@ -265,17 +272,32 @@ export function withDefaultTimeout(
   return commands.map((c) => (c.timeout_ms === undefined ? { ...c, timeout_ms: timeoutMs } : c));
 }
 
-/** The binding of the checks' report in wire form (snake_case), or null when none ran. */
+/**
+ * The binding of the checks' report in wire form (snake_case), or null when none ran:
+ * `{bound: true, effect_digest}` or `{bound: false, reason, …}` (for
+ * `workspace_changed_during_check` also `changed_paths`, `unreadable`, and `changes`
+ * `[{path, change}]` / `created` when there are any); plus, when present, `hint` (what to
+ * do), `check_outputs` `{count, paths: [{path, change, scope}]}` (capped list, exact count)
+ * and `rewrites` `[{path, check_id}]` (issue 10).
+ */
 export function bindingJson(binding: ReportBinding | undefined): Record<string, unknown> | null {
   if (!binding) return null;
-  if (binding.bound) return { bound: true, effect_digest: binding.effectDigest };
-  if (binding.reason === "workspace_changed_during_check") {
-    return {
+  let out: Record<string, unknown>;
+  if (binding.bound) out = { bound: true, effect_digest: binding.effectDigest };
+  else if (binding.reason === "workspace_changed_during_check") {
+    out = {
       bound: false,
       reason: binding.reason,
       changed_paths: binding.changedPaths,
       unreadable: binding.unreadable,
     };
+    if (binding.changes) out.changes = binding.changes;
+    if (binding.created) out.created = binding.created;
+  } else out = { bound: false, reason: binding.reason };
+  if ("hint" in binding) out.hint = binding.hint;
+  if (binding.checkOutputs) out.check_outputs = binding.checkOutputs;
+  if ("rewrites" in binding && binding.rewrites) {
+    out.rewrites = binding.rewrites.map((r) => ({ path: r.path, check_id: r.checkId }));
   }
-  return { bound: false, reason: binding.reason };
+  return out;
 }

@@ -132,13 +132,14 @@ describe("baseline and verify: trust", () => {
     expect(verify.code).toBe(2);
     const json = JSON.parse(verify.stdout);
     expect(json.changes).toEqual([
-      { path: "a.txt", change: "modified", content_digest: sha256("broken\n") },
+      { path: "a.txt", change: "modified", content_digest: sha256("broken\n"), scope: "source" },
       {
         path: "turngate.config.json",
         change: "modified",
         content_digest: sha256(
           JSON.stringify({ checks: ["grep -qx good a.txt"], ignores: ["*"], timeout_ms: 1000 }),
         ),
+        scope: "source",
       },
     ]);
     expect(verify.stderr.split("\n")[0]).toBe(
@@ -296,7 +297,7 @@ describe("text output cannot be forged by file names or check output", () => {
     );
     const parsed = JSON.parse(json.stdout);
     expect(parsed.changes).toEqual([
-      { path: name, change: "added", content_digest: sha256("hi\n") },
+      { path: name, change: "added", content_digest: sha256("hi\n"), scope: "source" },
     ]);
   });
 });

@@ -89,7 +89,7 @@ export function gitProject(files: Record<string, string>): {
 
 /** The last line of every `run`/`verify` text report when the host claims no sandbox. */
 export const UNSANDBOXED_LINE =
-  "trust: unsandboxed (the agent runs as your user and could read the signing key; a signed proof shows turngate wrote it only if the agent cannot)";
+  "trust: unsandboxed (the agent runs as your user and could read the signing key; run it sandboxed for a stronger proof)";
 
 /**
  * The turn proof inside a proof file turngate wrote: the DSSE envelope's payload, decoded

@@ -88,7 +88,9 @@ describe("turngate run", () => {
       root: p.root,
       effect_digest: digest,
       agent: { command: ["node", agent], exit_code: 0, signal: null },
-      changes: [{ path: "value.txt", change: "modified", content_digest: sha256("42\n") }],
+      changes: [
+        { path: "value.txt", change: "modified", content_digest: sha256("42\n"), scope: "source" },
+      ],
       observation_complete: true,
       unreadable: [],
       checks_source: "flags",
@@ -179,6 +181,8 @@ describe("turngate run", () => {
       reason: "workspace_changed_during_check",
       changed_paths: ["out.txt"],
       unreadable: [],
+      created: ["out.txt"],
+      hint: 'the checks created out.txt: add "out.txt" to "outputs" in turngate.config.json, or to .gitignore',
     });
     expect(json.reports[0].status).toBe("passed");
     expect(json.reports[0].effect_digest).toBeUndefined();

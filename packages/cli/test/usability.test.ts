@@ -454,8 +454,7 @@ describe("CLI usability: the agent's exit code", () => {
     const plain = await cliWithAgent(["run", "--", "node", crash], p.root);
     expect(plain).toEqual({
       code: 0,
-      stdout:
-        `changed: nothing\nnarrative: the turn changed no files; nothing to verify\nagent: exited with code 3; the verdict does not depend on it (pass --fail-on-agent-error to exit 1 when the agent fails)\n${UNSANDBOXED_LINE}\n`,
+      stdout: `changed: nothing\nnarrative: the turn changed no files; nothing to verify\nagent: exited with code 3; the verdict does not depend on it (pass --fail-on-agent-error to exit 1 when the agent fails)\n${UNSANDBOXED_LINE}\n`,
       stderr: "turngate: agent exited with code 3\n",
       agent: "agent: boom\n",
     });

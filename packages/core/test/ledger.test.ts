@@ -238,6 +238,25 @@ describe("observeTool (A3S §2.1)", () => {
     ]);
   });
 
+  test("a byte-exact re-read keeps a harness path only with harness: true, and fromJSON accepts it only as a workspace row", () => {
+    const ledger = new MutationLedger();
+    ledger.observeUnseenPaths([
+      { path: ".git/hooks/pre-commit", contentDigest: DA },
+      { path: ".git/config", contentDigest: DB, harness: true },
+    ]);
+    expect(ledger.records).toEqual([
+      { tool: "workspace", path: ".git/config", content_digest: DB },
+    ]);
+    expect(MutationLedger.fromJSON(ledger.toJSON()).digest).toBe(ledger.digest);
+    const forged = {
+      records: [{ tool: "edit", path: ".git/config", content_digest: DB }],
+      digest: "",
+    };
+    expect(() => MutationLedger.fromJSON(forged)).toThrow(
+      expect.objectContaining({ path: "records.0.path" }),
+    );
+  });
+
   test("harness paths (.git, .turngate, .a3s, .a3s-code) are never recorded", () => {
     const ledger = new MutationLedger();
     const harness = [

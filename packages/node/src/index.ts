@@ -62,6 +62,7 @@ export {
 } from "./session/proof-verify.js";
 export { Session } from "./session/session.js";
 export type {
+  CheckRewrite,
   CommandRun,
   ReportBinding,
   SessionOptions,

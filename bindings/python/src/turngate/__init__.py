@@ -63,6 +63,9 @@ from .helpers import (
 )
 from .session import Session
 from .types import (
+    CheckOutput,
+    CheckOutputs,
+    CheckRewrite,
     ChildSettlement,
     CommandRun,
     CompletionTerminal,
@@ -77,6 +80,7 @@ from .types import (
     ProofVerification,
     ReportBinding,
     SignedProof,
+    SourceChange,
     ToolObservation,
     TurnProof,
     VerificationCheck,
@@ -93,6 +97,9 @@ from .types import (
 __all__ = [
     "DEFAULT_TIMEOUT_S",
     "BridgeError",
+    "CheckOutput",
+    "CheckOutputs",
+    "CheckRewrite",
     "ChildSettlement",
     "Client",
     "CommandRun",
@@ -121,6 +128,7 @@ __all__ = [
     "ProtocolError",
     "RemoteError",
     "ReportBinding",
+    "SourceChange",
     "RungComparison",
     "Session",
     "SignedProof",

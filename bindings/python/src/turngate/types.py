@@ -394,11 +394,52 @@ class ChildSettlement(WireModel):
 
 
 @dataclass(kw_only=True)
+class CheckOutput(WireModel):
+    """One ignored or output-location file the checks changed (issue 10): ``change`` is
+    ``added``, ``modified`` or ``deleted``; ``scope`` is ``ignored`` or ``output``. Check
+    outputs never unbind a report."""
+
+    path: str
+    change: Literal["added", "modified", "deleted"]
+    scope: Literal["ignored", "output"]
+
+
+@dataclass(kw_only=True)
+class CheckOutputs(WireModel):
+    """The check outputs of a binding: the first 100 ``paths`` by path and the exact ``count``."""
+
+    count: int
+    paths: list[CheckOutput]
+
+
+@dataclass(kw_only=True)
+class CheckRewrite(WireModel):
+    """A lockfile a passing first run rewrote (``rewrite_paths``) and the id of the check
+    after which it had first changed; the checks then ran once more."""
+
+    path: str
+    check_id: str
+
+
+@dataclass(kw_only=True)
+class SourceChange(WireModel):
+    """How a pre-existing source file changed while the checks ran: ``modified``,
+    ``deleted`` or ``metadata`` (same bytes, but size, mtime, ctime or inode changed)."""
+
+    path: str
+    change: Literal["modified", "deleted", "metadata"]
+
+
+@dataclass(kw_only=True)
 class ReportBinding(WireModel):
-    """Whether a ``verify_commands`` report was bound to the effect digest (DESIGN.md §3):
+    """Whether a ``verify_commands`` report was bound to the effect digest (DESIGN.md §3a):
     ``bound=True`` with ``effect_digest``; or ``bound=False`` with a ``reason`` —
-    ``workspace_changed_during_check`` (with ``changed_paths`` and ``unreadable``),
-    ``observation_incomplete``, ``no_effect`` or ``not_requested``."""
+    ``workspace_changed_during_check`` (with ``changed_paths``, ``unreadable``, and
+    ``changes`` / ``created`` when there are any), ``observation_incomplete``, ``no_effect``
+    or ``not_requested``. ``hint`` says what to do (unbound reasons
+    ``workspace_changed_during_check`` and ``observation_incomplete``); ``check_outputs``
+    lists ignored and output-location files the checks changed (never unbinding);
+    ``rewrites`` the lockfiles a ``rewrite_paths`` re-run adopted."""
 
     bound: bool
     effect_digest: str | None = None
@@ -407,6 +448,11 @@ class ReportBinding(WireModel):
     )
     changed_paths: list[str] | None = None
     unreadable: list[str] | None = None
+    hint: str | None = None
+    changes: list[SourceChange] | None = None
+    created: list[str] | None = None
+    check_outputs: CheckOutputs | None = None
+    rewrites: list[CheckRewrite] | None = None
 
 
 @dataclass(kw_only=True)

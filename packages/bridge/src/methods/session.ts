@@ -3,7 +3,7 @@
  * `session.create`, addressed by `session_id` — so a binding drives the same host session a
  * Node host gets in-process (DESIGN §1, §3, a3s-completion-gate.md §2.16).
  */
-import type { VerifyProgressEvent } from "@turngate/node";
+import { rewritePathProblem, type VerifyProgressEvent } from "@turngate/node";
 import { z } from "zod";
 import { BridgeError } from "../errors.js";
 import { defineMethod, type MethodContext } from "../method.js";
@@ -115,6 +115,17 @@ export const sessionMethods = {
             .describe(
               "the host's claim that the agent runs as another OS user or in a sandbox (recorded as the proof's trust: sandboxed); default unsandboxed",
             ),
+          rewrite_paths: z
+            .array(
+              z.string().superRefine((entry, refine) => {
+                const problem = rewritePathProblem(entry);
+                if (problem !== undefined) refine.addIssue({ code: "custom", message: problem });
+              }),
+            )
+            .optional()
+            .describe(
+              'lockfiles a passing check may rewrite, then the checks run once more (e.g. ["Cargo.lock"]; lockfile names only)',
+            ),
         })
         .default({}),
     }),
@@ -126,6 +137,7 @@ export const sessionMethods = {
         ...(p.options.ignores ? { ignores: p.options.ignores } : {}),
         ...(p.options.use_git !== undefined ? { useGit: p.options.use_git } : {}),
         ...(p.options.sandboxed !== undefined ? { sandboxed: p.options.sandboxed } : {}),
+        ...(p.options.rewrite_paths ? { rewritePaths: p.options.rewrite_paths } : {}),
       }).catch(withOptionPath);
       return { session_id: ctx.sessions.add(session) };
     },
@@ -229,7 +241,7 @@ export const sessionMethods = {
     (session) => ({ presets: session.verificationPresets() }),
   ),
   "session.verify_commands": define(
-    "Runs verification commands one after another in the workspace root and records the resulting report (zero commands → a skipped report). With `bind`, the workspace is snapshotted before and after: unchanged → the report is bound to the effect digest; changed → unbound, binding.reason workspace_changed_during_check. Sends `progress` notifications (check_started, check_finished) carrying this request's id.",
+    "Runs verification commands one after another in the workspace root and records the resulting report (zero commands → a skipped report). With `bind`, the workspace is snapshotted before and after: the checks changed nothing in source scope → the report is bound to the effect digest (ignored and output-location changes are listed as check_outputs); a pre-existing source file modified, deleted or with changed size/mtime/ctime/inode, a new source file, a .git config/hooks/info change or an unreadable path → unbound, binding.reason workspace_changed_during_check with a hint. With the session's rewrite_paths, a passing first run that rewrote only those lockfiles runs once more (binding.rewrites). Sends `progress` notifications (check_started, check_finished) carrying this request's id.",
     z.strictObject({
       session_id: SessionId,
       subject: z.string(),

@@ -12,6 +12,8 @@ export interface OpenSessionInput {
   useGit?: boolean;
   /** The host's sandbox claim (`options.sandboxed`): the proof's `trust`. */
   sandboxed?: boolean;
+  /** Lockfiles a passing check may rewrite (wire `options.rewrite_paths`, issue 10). */
+  rewritePaths?: string[];
 }
 
 /**
@@ -26,5 +28,6 @@ export async function openHostSession(input: OpenSessionInput): Promise<Session>
     ...(input.ignores ? { ignores: input.ignores } : {}),
     ...(input.useGit !== undefined ? { useGit: input.useGit } : {}),
     trust: input.sandboxed === true ? "sandboxed" : "unsandboxed",
+    ...(input.rewritePaths ? { rewritePaths: input.rewritePaths } : {}),
   });
 }

@@ -14,18 +14,67 @@ export const WorkspaceChangeSchema = z.strictObject({
   content_digest: z.string().describe('SHA-256 hex of the current bytes, or "deleted"'),
 });
 
+/** One ignored or output-location file the checks changed (issue 10): never unbinding. */
+export const CheckOutputSchema = z.strictObject({
+  path: z.string(),
+  change: z.enum(["added", "modified", "deleted"]),
+  scope: z.enum(["ignored", "output"]),
+});
+
+/** The check outputs of a binding: the first 100 by path and the exact count. */
+export const CheckOutputsSchema = z.strictObject({
+  count: z.int().nonnegative(),
+  paths: z.array(CheckOutputSchema),
+});
+
+/** A lockfile a passing first run rewrote ("rewrite_paths") and the check that did. */
+export const CheckRewriteSchema = z.strictObject({ path: z.string(), check_id: z.string() });
+
+/** How a pre-existing source file changed while the checks ran. */
+export const SourceChangeSchema = z.strictObject({
+  path: z.string(),
+  change: z.enum(["modified", "deleted", "metadata"]),
+});
+
+const checkOutputs = CheckOutputsSchema.optional().describe(
+  "ignored files and output locations the checks changed (listed, never unbinding); absent when none",
+);
+const rewrites = z
+  .array(CheckRewriteSchema)
+  .optional()
+  .describe('lockfiles rewritten by a passing first run, then re-run ("rewrite_paths")');
+const hint = z.string().describe("what to do so the next run binds");
+
 /** Whether a `session.verify_commands` report was bound to the effect digest, and why not. */
 export const ReportBindingSchema = z.union([
-  z.strictObject({ bound: z.literal(true), effect_digest: z.string() }),
+  z.strictObject({
+    bound: z.literal(true),
+    effect_digest: z.string(),
+    check_outputs: checkOutputs,
+    rewrites,
+  }),
   z.strictObject({
     bound: z.literal(false),
     reason: z.literal("workspace_changed_during_check"),
     changed_paths: z.array(z.string()),
     unreadable: z.array(z.string()),
+    hint,
+    changes: z.array(SourceChangeSchema).optional(),
+    created: z.array(z.string()).optional(),
+    check_outputs: checkOutputs,
+    rewrites,
   }),
   z.strictObject({
     bound: z.literal(false),
-    reason: z.enum(["observation_incomplete", "no_effect", "not_requested"]),
+    reason: z.literal("observation_incomplete"),
+    hint,
+    check_outputs: checkOutputs,
+    rewrites,
+  }),
+  z.strictObject({
+    bound: z.literal(false),
+    reason: z.enum(["no_effect", "not_requested"]),
+    check_outputs: checkOutputs,
   }),
 ]);
 
@@ -59,18 +108,42 @@ export function wireDelta(delta: WorkspaceDelta) {
   };
 }
 
-/** Converts a Node `ReportBinding` to the wire. */
+/** Converts a Node `ReportBinding` to the wire (optional parts only when present). */
 export function wireBinding(binding: ReportBinding): z.output<typeof ReportBindingSchema> {
-  if (binding.bound) return { bound: true, effect_digest: binding.effectDigest };
+  const extra = {
+    ...(binding.checkOutputs
+      ? {
+          check_outputs: {
+            count: binding.checkOutputs.count,
+            paths: binding.checkOutputs.paths.map((o) => ({ ...o })),
+          },
+        }
+      : {}),
+    ...("rewrites" in binding && binding.rewrites
+      ? { rewrites: binding.rewrites.map((r) => ({ path: r.path, check_id: r.checkId })) }
+      : {}),
+  };
+  if (binding.bound) return { bound: true, effect_digest: binding.effectDigest, ...extra };
   if (binding.reason === "workspace_changed_during_check") {
     return {
       bound: false,
       reason: binding.reason,
       changed_paths: [...binding.changedPaths],
       unreadable: [...binding.unreadable],
+      hint: binding.hint,
+      ...(binding.changes ? { changes: binding.changes.map((c) => ({ ...c })) } : {}),
+      ...(binding.created ? { created: [...binding.created] } : {}),
+      ...extra,
     };
   }
-  return { bound: false, reason: binding.reason };
+  if (binding.reason === "observation_incomplete") {
+    return { bound: false, reason: binding.reason, hint: binding.hint, ...extra };
+  }
+  return {
+    bound: false,
+    reason: binding.reason,
+    ...(binding.checkOutputs ? { check_outputs: extra.check_outputs } : {}),
+  };
 }
 
 /** Converts one Node `CommandRun` to the wire. */

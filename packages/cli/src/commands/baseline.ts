@@ -37,10 +37,16 @@ export const baselineCommand: CliCommand = {
         ),
     ).action(
       async (flags: { config?: string; root?: string; stateDir?: string; json?: boolean }) => {
-        const root = resolveWorkspaceRoot(ctx.cwd, flags.root);
+        const root = resolveWorkspaceRoot(ctx.cwd, flags.root, (line) => ctx.stderr.write(line));
         const paths = resolveStatePaths(root, flags.stateDir, ctx.cwd);
         const config = loadConfig(root, flags.config ? resolve(ctx.cwd, flags.config) : undefined);
-        const session = await Session.start({ root, ignores: config.ignores, env: ctx.env });
+        const session = await Session.start({
+          root,
+          ignores: config.ignores,
+          ...(config.outputs !== undefined ? { outputs: config.outputs } : {}),
+          ...(config.defaultOutputs !== undefined ? { defaultOutputs: config.defaultOutputs } : {}),
+          env: ctx.env,
+        });
         const before = await readFile(paths.baseline).catch(() => undefined);
         const id = await writeBaseline(
           paths.baseline,

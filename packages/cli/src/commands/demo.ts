@@ -3,6 +3,7 @@ import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { GIT_SAFETY_ENV, gitSafetyArgs } from "@turngate/node";
 import { type CliContext, EXIT_INTERNAL, EXIT_OK } from "../context.js";
 import { renderTurnText, turnJson, verdictOf } from "../render.js";
 import { runTurn } from "../turn.js";
@@ -108,8 +109,15 @@ function initGit(root: string): boolean {
   const git = (...args: string[]) =>
     execFileSync(
       "git",
-      ["-c", "user.name=turngate demo", "-c", "user.email=demo@turngate.invalid", ...args],
-      { cwd: root, stdio: "ignore" },
+      [
+        ...gitSafetyArgs(),
+        "-c",
+        "user.name=turngate demo",
+        "-c",
+        "user.email=demo@turngate.invalid",
+        ...args,
+      ],
+      { cwd: root, stdio: "ignore", env: { ...process.env, ...GIT_SAFETY_ENV } },
     );
   try {
     git("init", "-q");

@@ -6,6 +6,7 @@ import { PROOF_FORMATS, type ProofFormat } from "@turngate/node";
 import type { Command } from "commander";
 import { checksFromFlags } from "../config.js";
 import type { CliContext } from "../context.js";
+import { enclosingRepositoryRoot } from "../repo-root.js";
 import { resolveStatePaths, type StatePaths } from "../state-dir.js";
 import { parseWaiverFlags } from "../waivers.js";
 
@@ -111,11 +112,18 @@ export function resolveProofFlags(
 }
 
 /**
- * The workspace root of `--root DIR` (default: `cwd`), resolved against `cwd`.
+ * The workspace root of `--root DIR` (default: `cwd`), resolved against `cwd`. When that
+ * directory lies below the top of a git work tree, the top is the root instead (issue 10:
+ * the whole repository is observed, so a change to `../go.mod` is seen), and `notice` gets
+ * `turngate: observing the repository root <top> (…)`.
  * Errors: `TurngateValidationError` (path `--root`) when it does not exist or is not a
  * directory.
  */
-export function resolveWorkspaceRoot(cwd: string, flag: string | undefined): string {
+export function resolveWorkspaceRoot(
+  cwd: string,
+  flag: string | undefined,
+  notice?: (line: string) => void,
+): string {
   const root = resolve(cwd, flag ?? ".");
   let problem: string | undefined;
   try {
@@ -130,7 +138,12 @@ export function resolveWorkspaceRoot(cwd: string, flag: string | undefined): str
   if (problem !== undefined) {
     throw new TurngateValidationError("--root value", [{ path: "--root", message: problem }]);
   }
-  return root;
+  const top = enclosingRepositoryRoot(root);
+  if (top === undefined) return root;
+  notice?.(
+    `turngate: observing the repository root ${top} (${root} is inside its git work tree; every change in the repository counts)\n`,
+  );
+  return top;
 }
 
 /**
@@ -143,6 +156,9 @@ export function resolveTurnFlags(
   ctx: CliContext,
 ): {
   root: string;
+  /** The directory asked for (`--root` or the cwd) when it lies below `root`, the
+   * repository top: the agent still runs there. */
+  launchDir?: string;
   state: StatePaths;
   stateDir?: string;
   configPath?: string;
@@ -151,9 +167,14 @@ export function resolveTurnFlags(
 } {
   const checks = checksFromFlags(flags.check);
   const waivers = parseWaiverFlags(flags.waive);
-  const root = resolveWorkspaceRoot(ctx.cwd, flags.root);
+  let launchDir: string | undefined;
+  const root = resolveWorkspaceRoot(ctx.cwd, flags.root, (line) => {
+    launchDir = resolve(ctx.cwd, flags.root ?? ".");
+    ctx.stderr.write(line);
+  });
   const state = resolveStatePaths(root, flags.stateDir, ctx.cwd);
   const parsed: ReturnType<typeof resolveTurnFlags> = { root, state, checks, waivers };
+  if (launchDir !== undefined) parsed.launchDir = launchDir;
   if (flags.stateDir !== undefined) parsed.stateDir = state.dir;
   if (flags.config !== undefined) parsed.configPath = resolve(ctx.cwd, flags.config);
   return parsed;

@@ -1,4 +1,5 @@
 import { TurngateValidationError } from "@turngate/core";
+import { outputLocationsHelp } from "../outputs-help.js";
 import { renderTurnText, turnJson } from "../render.js";
 import { runTurn } from "../turn.js";
 import {
@@ -33,17 +34,26 @@ export const runCommand: CliCommand = {
         "after",
         '\nExit codes: 0 verified, waived or narrative; 2 incomplete; 1 usage or internal error, or (with --fail-on-agent-error) an agent that exited with a code other than 0.\n\nExample:\n  turngate run --check "npm test" -- node my-agent.js --task fix-bug\n',
       )
+      .addHelpText("after", outputLocationsHelp())
       .action(async (agent: string[], flags: TurnFlags & { failOnAgentError?: boolean }) => {
         if (!/\S/.test(agent[0] ?? "")) {
           throw new TurngateValidationError("agent command", [
             { path: "agent[0]", message: "the program to run must not be blank" },
           ]);
         }
-        const { root, state: paths, configPath, checks, waivers } = resolveTurnFlags(flags, ctx);
+        const {
+          root,
+          launchDir,
+          state: paths,
+          configPath,
+          checks,
+          waivers,
+        } = resolveTurnFlags(flags, ctx);
         const { trust, ...signing } = resolveProofFlags(flags, ctx);
         const result = await runTurn(
           {
             root,
+            ...(launchDir !== undefined ? { agentCwd: launchDir } : {}),
             agent,
             signing,
             trust,

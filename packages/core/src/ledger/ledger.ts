@@ -12,8 +12,14 @@ import {
 import { isHarnessPath } from "./harness.js";
 import { acceptLedgerPath, observeToolResult } from "./observe.js";
 
-/** A path seen by re-reading the workspace: a plain path or a path with its content digest. */
-export type ObservedPath = string | { path: string; contentDigest: string };
+/**
+ * A path seen by re-reading the workspace: a plain path or a path with its content digest.
+ * `harness: true` (byte-exact re-reads only) records a path inside a harness directory
+ * (`.git/config`, `.git/hooks/pre-commit`, a foreign file under the root's `.turngate/`):
+ * the workspace observer decides which harness files can change what a check does (issue 10
+ * "`.git/` rows"); without it harness paths are dropped as in A3S §2.1.
+ */
+export type ObservedPath = string | { path: string; contentDigest: string; harness?: boolean };
 
 /**
  * The mutation ledger of one turn, A3S §1.8 / §2.1–2.4.
@@ -73,7 +79,8 @@ export class MutationLedger {
    *   SHA-256 of the file bytes, or `DELETED_CONTENT_DIGEST`). Its path is taken verbatim
    *   (only leading `./` is stripped: a name may really begin or end with a space) and it
    *   always gets a `"workspace"` row of its own, even when a tool row already names the
-   *   path — a tool's claimed content must not stand for bytes rewritten later. An identical
+   *   path — a tool's claimed content must not stand for bytes rewritten later. A harness
+   *   path is dropped unless the object says `harness: true`. An identical
    *   workspace row is not added twice; a workspace row for the same path with another
    *   digest is replaced (the latest re-read is authoritative).
    *
@@ -239,7 +246,8 @@ export class MutationLedger {
 
   /**
    * Loads a `LedgerSnapshot`. Rows are taken as given (stably put in ledger order), but
-   * each must obey the push rule (trimmed, non-empty, not a harness path) and the recorded
+   * each must obey the push rule (trimmed, non-empty, not a harness path — except a
+   * `workspace` row, which the observer may record for a harness file) and the recorded
    * `digest` must equal the digest recomputed from the rows. Throws
    * `TurngateValidationError` (path e.g. `records.2.path` or `digest`) otherwise.
    */
@@ -247,7 +255,9 @@ export class MutationLedger {
     const parsed = parseLedgerSnapshot(snapshot);
     const ledger = new MutationLedger();
     parsed.records.forEach((r, i) => {
-      if (acceptLedgerPath(r.path) !== r.path) {
+      // Harness rows come only from the byte-exact workspace re-read (tool "workspace").
+      const harnessRow = r.tool === "workspace" && r.path !== "" && isHarnessPath(r.path);
+      if (!harnessRow && acceptLedgerPath(r.path) !== r.path) {
         throw new TurngateValidationError("ledger snapshot", [
           { path: `records.${i}.path`, message: "is blank, untrimmed or a harness path" },
         ]);
@@ -356,6 +366,7 @@ function normalizeObservedPaths(
     let raw: string;
     let digest = "";
     let exact = false;
+    let harness = false;
     if (typeof item === "string") raw = item;
     else if (typeof item === "object" && item !== null) {
       const o = item as { path?: unknown; contentDigest?: unknown };
@@ -372,6 +383,7 @@ function normalizeObservedPaths(
       raw = o.path;
       digest = o.contentDigest;
       exact = true;
+      harness = (item as { harness?: unknown }).harness === true;
     } else {
       throw new TurngateValidationError(label, [
         { path: String(i), message: "expected a string or {path, contentDigest}" },
@@ -381,7 +393,7 @@ function normalizeObservedPaths(
     let p = exact ? raw : raw.trim();
     if (stripDotSlash) while (p.startsWith("./")) p = p.slice(2);
     if (exact) {
-      if (p !== "" && !isHarnessPath(p))
+      if (p !== "" && (harness || !isHarnessPath(p)))
         rows.push({ tool, path: p, content_digest: digest, exact });
       return;
     }

@@ -32,11 +32,26 @@ import { verificationPresets } from "../presets/detect.js";
 import { SIGNING_KEY_ENV } from "../proofs/signing-key.js";
 import { type SourceTree, sourceTreeId } from "../proofs/source-tree.js";
 import { runVerificationCommand } from "../runner/verify-command.js";
-import type { WorkspaceDelta } from "../workspace/diff/diff.js";
+import { ledgerPaths, type WorkspaceDelta } from "../workspace/diff/diff.js";
+import {
+  AdoptedCheckOutputs,
+  type CheckChanges,
+  type CheckOutput,
+  capCheckOutputs,
+  checkChanges,
+  checkChangesHint,
+  leavesBindingIntact,
+  onlyRewrites,
+  type RewritePhase,
+  sourceDirectories,
+  unbindingPaths,
+} from "../workspace/diff/during-check.js";
+import { rewritePathMatcher, rewritePathProblem } from "../workspace/diff/rewrite-paths.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
 import type { WorkspaceSnapshot } from "../workspace/snapshot.js";
 import { buildTurnProof } from "./proof.js";
 import type {
+  CheckRewrite,
   CommandRun,
   ReportBinding,
   SessionOptions,
@@ -82,6 +97,11 @@ export class Session {
   readonly #trust: TurnProofTrust;
   /** SHA-256 of each log this session's checks wrote, by `file:` URL. */
   readonly #evidenceLogs = new Map<string, string>();
+  readonly #rewritePaths: readonly string[];
+  readonly #isRewritePath: (path: string) => boolean;
+  /** Check outputs adopted after each run of the checks: while they hold the state the
+   * checks left, later deltas show them as the agent left them (`AdoptedCheckOutputs`). */
+  readonly #adopted = new AdoptedCheckOutputs();
   #events: LedgerEvent[] = [];
   #delta: WorkspaceDelta | undefined;
   #ledger = new MutationLedger();
@@ -117,12 +137,15 @@ export class Session {
     this.#startedAt = startedAt;
     this.#baselineTree = baselineTree;
     this.#trust = options.trust ?? "unsandboxed";
+    this.#rewritePaths = [...(options.rewritePaths ?? [])];
+    this.#isRewritePath = rewritePathMatcher(this.#rewritePaths);
   }
 
   /**
    * Start a session on `options.root`: validate the waivers, then take the workspace
    * baseline (or restore `options.baseline`).
-   * Errors: `TurngateValidationError` for a malformed waiver (path `waivers.N.field`);
+   * Errors: `TurngateValidationError` for a malformed waiver (path `waivers.N.field`) or
+   * `rewritePaths` element (path `rewrite_paths.N`, see `rewritePathProblem`);
    * `WorkspaceObserverError` for a bad root, bad ignores, a baseline of another root or a
    * failing `git ls-files`.
    */
@@ -131,9 +154,13 @@ export class Session {
     const waivers = (options.waivers ?? []).map((waiver, index) =>
       parseCompletionWaiver(waiver, `waivers.${index}`),
     );
+    validateRewritePaths(options.rewritePaths);
     const observerOptions: ConstructorParameters<typeof WorkspaceObserver>[1] = {};
     if (options.ignores !== undefined) observerOptions.ignores = options.ignores;
     if (options.useGit !== undefined) observerOptions.useGit = options.useGit;
+    if (options.outputs !== undefined) observerOptions.outputs = options.outputs;
+    if (options.defaultOutputs !== undefined)
+      observerOptions.defaultOutputs = options.defaultOutputs;
     const observer = new WorkspaceObserver(options.root, observerOptions);
     let baseline: WorkspaceSnapshot;
     let baselineTree: SourceTree | undefined;
@@ -197,7 +224,9 @@ export class Session {
   }
 
   /**
-   * Re-read the workspace, diff it against the baseline and rebuild the ledger: tool rows,
+   * Re-read the workspace, diff it against the baseline (with the check outputs of earlier
+   * `verifyCommands` runs that the agent had not touched adopted, so they do not become
+   * rows: issue 10 "outputs stay outputs") and rebuild the ledger: tool rows,
    * then every changed path as a `workspace` row carrying the SHA-256 of its bytes (or the
    * deleted marker); an incomplete read marks the ledger's observation incomplete.
    * Output: the delta `{changes, complete, unreadable}`.
@@ -282,10 +311,22 @@ export class Session {
    * Run `commands` one after another in the workspace root (A3S §2.16), derive one check
    * each, build a report for `subject` and record it.
    *
-   * With `bind: true`: the workspace is snapshotted before the first command (and the
-   * ledger rebuilt from that snapshot) and after the last; the report gets
-   * `effect_digest` only when the two snapshots are identical and complete and the ledger
-   * is not empty. Otherwise it stays unbound and `binding` says why (`ReportBinding`).
+   * With `bind: true` (issue 10, "What the checks changed"; DESIGN §3a): the workspace is
+   * snapshotted before the first command (and the ledger rebuilt from that snapshot) and
+   * after the last, and `checkChanges` compares the two. The report gets `effect_digest`
+   * only when the observation is complete, the ledger is not empty, and the checks changed
+   * nothing in source scope: no pre-existing source file modified, deleted or with changed
+   * size/mtime/ctime/inode, no new source file, no harness file (`.git/config`, hooks,
+   * info/), nothing unreadable. Changes to ignored files and output locations are listed as
+   * `checkOutputs` and never unbind. Otherwise the report stays unbound and `binding` says
+   * why and what to do (`hint`).
+   *
+   * `"rewrite_paths"` (SessionOptions.rewritePaths): when every check of the first run
+   * passed and the only unbinding changes are rewrites of those lockfiles, each becomes a
+   * ledger row with tool `check:<id>` (the first check after which it had changed; with
+   * several commands the workspace is snapshotted after each) and the commands run once
+   * more on the new bytes; that run's report binds when it changes nothing again. There is
+   * never a third run, and nothing is restored.
    * Zero commands give a `skipped` report.
    * Errors: `TurngateValidationError` for a malformed command (path `commands.N.field`),
    * before anything runs; `WorkspaceObserverError` from the snapshots.
@@ -298,11 +339,80 @@ export class Session {
     const parsed: VerificationCommand[] = commands.map((command, index) =>
       parseVerificationCommand(command, `commands.${index}`),
     );
-    const before = options.bind ? await this.#observer.snapshot() : undefined;
-    if (before) this.#applySnapshot(before);
+    if (!options.bind) {
+      const { runs, checks } = await this.#runCommands(parsed, options, undefined);
+      const report = createReport(subject, checks);
+      this.recordVerificationReports(report);
+      const binding: ReportBinding = { bound: false, reason: "not_requested" };
+      return { report, binding, runs };
+    }
 
+    const before = await this.#observer.snapshot();
+    const agentView = this.#applySnapshot(before).changes;
+    const attribute = this.#rewritePaths.length > 0 && parsed.length > 1;
+    const first = await this.#runCommands(parsed, options, attribute ? before : undefined);
+    const after = await this.#observer.snapshot();
+    const changes = checkChanges(before, after);
+    this.#adopted.adopt(agentView, after, changes.outputs);
+    const firstPassed = createReport(subject, first.checks).status === "passed";
+    const rewritten = onlyRewrites(changes, this.#isRewritePath);
+
+    if (rewritten.length === 0 || !firstPassed || options.signal?.aborted) {
+      const phase: RewritePhase =
+        rewritten.length > 0
+          ? "first_run_failed"
+          : this.#rewritePaths.length > 0
+            ? "mixed"
+            : "not_configured";
+      const binding = this.#bindingFor(before, changes, [changes.outputs], phase);
+      return this.#finish(subject, first, binding);
+    }
+
+    // The first run passed and rewrote only "rewrite_paths" lockfiles: record who rewrote
+    // them, adopt the new bytes and run once more.
+    const rewrites: CheckRewrite[] = rewritten.map((path) => ({
+      path,
+      checkId: first.rewrittenBy.get(path) ?? (parsed[parsed.length - 1] as VerificationCommand).id,
+    }));
+    for (const rewrite of rewrites) {
+      const entry = after.entries.get(rewrite.path);
+      this.#events.push([
+        "tool",
+        `check:${rewrite.checkId}`,
+        0,
+        {
+          changed_paths: [rewrite.path],
+          check_id: rewrite.checkId,
+          content_digest: entry?.content_digest ?? "",
+        },
+      ]);
+    }
+    const agentViewAfter = this.#applySnapshot(after).changes;
+    const second = await this.#runCommands(parsed, options, undefined);
+    const final = await this.#observer.snapshot();
+    const again = checkChanges(after, final);
+    this.#adopted.adopt(agentViewAfter, final, again.outputs);
+    const binding = this.#bindingFor(after, again, [changes.outputs, again.outputs], "second_run");
+    binding.rewrites = rewrites;
+    const result = this.#finish(subject, second, binding);
+    result.firstRuns = first.runs;
+    return result;
+  }
+
+  /** Runs `parsed` in order; with `attributeFrom`, snapshots after each command to find
+   * which one first changed each "rewrite_paths" lockfile. */
+  async #runCommands(
+    parsed: readonly VerificationCommand[],
+    options: VerifyCommandsOptions,
+    attributeFrom: WorkspaceSnapshot | undefined,
+  ): Promise<{
+    runs: CommandRun[];
+    checks: VerificationCheck[];
+    rewrittenBy: Map<string, string>;
+  }> {
     const runs: CommandRun[] = [];
     const checks: VerificationCheck[] = [];
+    const rewrittenBy = new Map<string, string>();
     for (const [index, command] of parsed.entries()) {
       if (options.signal?.aborted) break;
       options.onProgress?.({ type: "start", index, total: parsed.length, command });
@@ -325,19 +435,28 @@ export class Session {
         durationMs: run.execution.durationMs,
         execution: run.execution,
       });
+      if (attributeFrom !== undefined && index < parsed.length - 1) {
+        const now = await this.#observer.snapshot();
+        for (const path of unbindingPaths(checkChanges(attributeFrom, now))) {
+          if (this.#isRewritePath(path) && !rewrittenBy.has(path))
+            rewrittenBy.set(path, command.id);
+        }
+      }
     }
+    return { runs, checks, rewrittenBy };
+  }
 
-    let binding: ReportBinding = { bound: false, reason: "not_requested" };
-    if (before) {
-      const after = await this.#observer.snapshot();
-      binding = this.#bindingFor(before, after);
-    }
+  #finish(
+    subject: string,
+    run: { runs: CommandRun[]; checks: VerificationCheck[] },
+    binding: ReportBinding,
+  ): VerifyCommandsResult {
     const report =
       binding.bound === true
-        ? createReport(subject, checks, { effectDigest: binding.effectDigest })
-        : createReport(subject, checks);
+        ? createReport(subject, run.checks, { effectDigest: binding.effectDigest })
+        : createReport(subject, run.checks);
     this.recordVerificationReports(report);
-    return { report, binding, runs };
+    return { report, binding, runs: run.runs };
   }
 
   /**
@@ -423,15 +542,16 @@ export class Session {
   }
 
   #applySnapshot(snapshot: WorkspaceSnapshot): WorkspaceDelta {
-    const delta = WorkspaceObserver.diff(this.#baseline, snapshot);
+    let delta = WorkspaceObserver.diff(this.#baseline, snapshot);
+    if (this.#adopted.size > 0) {
+      delta = { ...delta, changes: this.#adopted.apply(delta.changes, snapshot) };
+    }
     const ledger = new MutationLedger();
     for (const event of this.#events) {
       if (event[0] === "tool") ledger.observeTool(event[1], event[2], event[3]);
       else ledger.recordChildPaths(event[1], []);
     }
-    ledger.observeUnseenPaths(
-      delta.changes.map((change) => ({ path: change.path, contentDigest: change.content_digest })),
-    );
+    ledger.observeUnseenPaths(ledgerPaths(delta.changes));
     if (!delta.complete) ledger.setObservationIncomplete(true);
     this.#ledger = ledger;
     this.#delta = delta;
@@ -439,27 +559,67 @@ export class Session {
     return delta;
   }
 
-  #bindingFor(before: WorkspaceSnapshot, after: WorkspaceSnapshot): ReportBinding {
-    const during = WorkspaceObserver.diff(before, after);
-    if (during.changes.length > 0) {
-      return {
+  /**
+   * The binding for the checks' changes `changes` (from `checkChanges(before, …)`), with
+   * the check outputs of `outputLists` merged and capped. `phase` picks the wording of the
+   * lockfile hint.
+   */
+  #bindingFor(
+    before: WorkspaceSnapshot,
+    changes: CheckChanges,
+    outputLists: ReadonlyArray<readonly CheckOutput[]>,
+    phase: RewritePhase,
+  ): ReportBinding & { rewrites?: CheckRewrite[] } {
+    const outputs = capCheckOutputs(outputLists);
+    const withOutputs = <T extends object>(binding: T): T =>
+      outputs.count > 0 ? { ...binding, checkOutputs: outputs } : binding;
+    const stale = unbindingPaths(changes).length > 0;
+    // A turn whose own observation is incomplete says so first, unless the checks also
+    // changed something (as before issue 10).
+    if (stale || (!leavesBindingIntact(changes) && !this.#ledger.observationIncomplete)) {
+      const binding: ReportBinding = {
         bound: false,
         reason: "workspace_changed_during_check",
-        changedPaths: during.changes.map((change) => change.path),
-        unreadable: during.unreadable,
+        changedPaths: stale ? unbindingPaths(changes) : [],
+        unreadable: changes.unreadable,
+        hint: checkChangesHint(changes, {
+          isRewritePath: this.#isRewritePath,
+          sourceDirs: sourceDirectories(before),
+          phase,
+        }),
       };
+      if (changes.changed.length > 0) binding.changes = changes.changed;
+      if (changes.created.length > 0) binding.created = changes.created;
+      return withOutputs(binding);
     }
-    if (this.#ledger.observationIncomplete)
-      return { bound: false, reason: "observation_incomplete" };
-    if (!during.complete) {
-      return {
+    if (this.#ledger.observationIncomplete) {
+      return withOutputs({
         bound: false,
-        reason: "workspace_changed_during_check",
-        changedPaths: [],
-        unreadable: during.unreadable,
-      };
+        reason: "observation_incomplete",
+        hint: "the turn's observation is incomplete (see the unreadable paths): make them readable or remove them, then run again",
+      });
     }
-    if (this.#ledger.isEmpty) return { bound: false, reason: "no_effect" };
-    return { bound: true, effectDigest: this.#ledger.digest };
+    if (this.#ledger.isEmpty) {
+      return withOutputs({ bound: false, reason: "no_effect" });
+    }
+    return withOutputs({ bound: true, effectDigest: this.#ledger.digest });
   }
+}
+
+/**
+ * Checks `SessionOptions.rewritePaths`: an array of valid entries (`rewritePathProblem`).
+ * Throws `TurngateValidationError` naming `rewrite_paths` or `rewrite_paths.N`.
+ */
+function validateRewritePaths(paths: unknown): void {
+  if (paths === undefined) return;
+  if (!Array.isArray(paths)) {
+    throw new TurngateValidationError("session options", [
+      { path: "rewrite_paths", message: "must be an array of lockfile names or paths" },
+    ]);
+  }
+  const issues = paths.flatMap((entry: unknown, index: number) => {
+    const problem = rewritePathProblem(entry);
+    return problem === undefined ? [] : [{ path: `rewrite_paths.${index}`, message: problem }];
+  });
+  if (issues.length > 0) throw new TurngateValidationError("session options", issues);
 }

@@ -9,6 +9,7 @@ import type {
 import type { SourceTree } from "../proofs/source-tree.js";
 import type { ShellRunResult } from "../runner/shell.js";
 import type { WorkspaceDelta } from "../workspace/diff/diff.js";
+import type { CheckOutputs, SourceChange } from "../workspace/diff/during-check.js";
 import type { WorkspaceSnapshot } from "../workspace/snapshot.js";
 
 /** Options of `Session.start`. */
@@ -52,6 +53,22 @@ export interface SessionOptions {
    * user or in a sandbox, so it cannot read the signing key. Default `unsandboxed`.
    */
   trust?: TurnProofTrust;
+  /**
+   * Extra output locations (gitignore syntax; config `outputs`, issue 10): untracked files
+   * there are outside the source scope (`scope: "output"`); the agent's changes to them
+   * are still ledger rows.
+   */
+  outputs?: string[];
+  /** false turns off `DEFAULT_OUTPUT_LOCATIONS` (config `default_outputs`); default true. */
+  defaultOutputs?: boolean;
+  /**
+   * Lockfiles a passing check may rewrite (config `"rewrite_paths"`, issue 10): a bare
+   * lockfile name (`"Cargo.lock"`, any folder) or a relative path ending in one; only names
+   * in `REWRITE_LOCKFILES`. When the first run of `verifyCommands({bind: true})` passed and
+   * changed only these paths, the checks run once more and the report binds when that run
+   * passes and changes nothing. Validated by `Session.start` (path `rewrite_paths.N`).
+   */
+  rewritePaths?: string[];
 }
 
 /** Progress of `verifyCommands`, one `start` and one `end` per command, in order. */
@@ -81,24 +98,59 @@ export interface VerifyCommandsOptions {
 }
 
 /**
- * Whether the report of a `verifyCommands` call was bound:
- * - `{bound: true, effectDigest}`: nothing changed while the checks ran;
- * - `reason: "workspace_changed_during_check"` (stale): `changedPaths` changed, or
- *   `unreadable` paths could not be read, between the snapshots around the checks;
+ * A lockfile a check rewrote and `"rewrite_paths"` allowed: the path and the id of the
+ * first check after which it had changed. It is a ledger row with tool `check:<checkId>`.
+ */
+export interface CheckRewrite {
+  path: string;
+  checkId: string;
+}
+
+/**
+ * Whether the report of a `verifyCommands` call was bound (issue 10, "What the checks
+ * changed"; DESIGN §3a). Every variant may carry `checkOutputs` (ignored files and output
+ * locations the checks changed: the first `CHECK_OUTPUTS_CAP` by path plus the exact
+ * count; only present when there is at least one) and `rewrites` (lockfiles rewritten by a
+ * passing first run and re-run, `"rewrite_paths"`). `workspace_changed_during_check` and
+ * `observation_incomplete` carry `hint`: what the user should do.
+ * - `{bound: true, effectDigest}`: the checks changed nothing in source scope (after the
+ *   re-run, when `rewrites` is set);
+ * - `reason: "workspace_changed_during_check"` (stale): `changedPaths` (pre-existing source
+ *   files modified, deleted or with changed size/mtime/ctime/inode; new source files
+ *   outside the output locations; changed harness files such as `.git/hooks/*`) changed,
+ *   or `unreadable` paths could not be read, between the snapshots around the checks;
+ *   `changes` says how each pre-existing source file changed, `created` lists the new ones;
  * - `reason: "observation_incomplete"`: the turn's own observation is incomplete, so its
  *   digest is not the effect (A3S E3);
  * - `reason: "no_effect"`: the turn changed nothing, so there is no digest to bind;
  * - `reason: "not_requested"`: `bind` was false.
  */
 export type ReportBinding =
-  | { bound: true; effectDigest: string }
+  | {
+      bound: true;
+      effectDigest: string;
+      checkOutputs?: CheckOutputs;
+      rewrites?: CheckRewrite[];
+    }
   | {
       bound: false;
       reason: "workspace_changed_during_check";
       changedPaths: string[];
       unreadable: string[];
+      hint: string;
+      changes?: SourceChange[];
+      created?: string[];
+      checkOutputs?: CheckOutputs;
+      rewrites?: CheckRewrite[];
     }
-  | { bound: false; reason: "observation_incomplete" | "no_effect" | "not_requested" };
+  | {
+      bound: false;
+      reason: "observation_incomplete";
+      hint: string;
+      checkOutputs?: CheckOutputs;
+      rewrites?: CheckRewrite[];
+    }
+  | { bound: false; reason: "no_effect" | "not_requested"; checkOutputs?: CheckOutputs };
 
 /** One command's run inside `verifyCommands`. */
 export interface CommandRun {
@@ -107,11 +159,16 @@ export interface CommandRun {
   execution: ShellRunResult;
 }
 
-/** Result of `Session.verifyCommands`: the recorded report, its binding and each run. */
+/**
+ * Result of `Session.verifyCommands`: the recorded report, its binding and each run. After
+ * a `"rewrite_paths"` re-run, `runs` and `report` are the re-run's and `firstRuns` holds the
+ * first run (its report is not recorded: it ran on other bytes).
+ */
 export interface VerifyCommandsResult {
   report: VerificationReport;
   binding: ReportBinding;
   runs: CommandRun[];
+  firstRuns?: CommandRun[];
 }
 
 /** Result of `Session.settleWorkspaceChild`. */

@@ -16,9 +16,28 @@
 export {
   type ChangeKind,
   diffSnapshots,
+  ledgerPaths,
   type WorkspaceChange,
   type WorkspaceDelta,
 } from "./diff/diff.js";
+export {
+  CHECK_OUTPUTS_CAP,
+  type CheckChanges,
+  type CheckOutput,
+  type CheckOutputs,
+  capCheckOutputs,
+  checkChanges,
+  checkChangesHint,
+  outputsPatternFor,
+  type SourceChange,
+  type SourceChangeKind,
+} from "./diff/during-check.js";
+export {
+  lockfileTool,
+  REWRITE_LOCKFILES,
+  rewritePathMatcher,
+  rewritePathProblem,
+} from "./diff/rewrite-paths.js";
 export { WorkspaceObserverError, type WorkspaceObserverErrorCode } from "./errors.js";
 export { sha256Hex } from "./hash/digest.js";
 export type { NativeHasher } from "./hash/native-hasher.js";
@@ -31,6 +50,11 @@ export type {
   IgnoreState,
   RepoIgnoreState,
 } from "./ignore/ignore-state.js";
+export {
+  GIT_SAFETY_CONFIG,
+  GIT_SAFETY_ENV,
+  gitSafetyArgs,
+} from "./listing/git.js";
 export { WorkspaceObserver, type WorkspaceObserverOptions } from "./observer.js";
 export {
   HARNESS_DIR_NAMES,
@@ -38,11 +62,16 @@ export {
   isHarnessPath,
   normalizeRelativePath,
 } from "./paths.js";
+export * from "./scope/index.js";
 export {
   deserializeSnapshot,
   type EntryKind,
   type EntryState,
+  type OutsideEntry,
+  type OutsideScope,
+  type PathScope,
   type SerializedEntry,
+  type SerializedOutsideEntry,
   type SerializedSnapshot,
   serializeSnapshot,
   WORKSPACE_SNAPSHOT_SCHEMA,

@@ -1,15 +1,24 @@
 import type { Stats } from "node:fs";
-import { existsSync } from "node:fs";
+import { existsSync, lstatSync } from "node:fs";
 import { mapBounded, yieldToEventLoop } from "./concurrency.js";
 import { hashRegularFile, hashRegularFileSync, hashSymlink } from "./hash/hash.js";
 import type { NativeHasher } from "./hash/native-hasher.js";
 import { captureIgnoreState } from "./ignore/ignore-capture.js";
 import { IgnoreGuard } from "./ignore/ignore-guard.js";
-import { listGitPaths } from "./listing/git-list.js";
+import { runGitPair } from "./listing/git.js";
+import { GIT_LIST_ARGS, listGitPaths } from "./listing/git-list.js";
 import type { ListedPath, Listing, PathFilter } from "./listing/listing.js";
 import { ParentDirCheck } from "./listing/parent-dirs.js";
 import { walkPaths } from "./listing/walk.js";
-import type { EntryKind, EntryState, WorkspaceSnapshot } from "./snapshot.js";
+import { observeOutside } from "./scope/observe-outside.js";
+import type { OutputLocations } from "./scope/output-locations.js";
+import {
+  type DirListingCache,
+  GIT_IGNORED_ARGS,
+  listIgnoredPaths,
+} from "./scope/outside-listing.js";
+import { findSpecialFiles, SPECIAL_FILE_REASON } from "./scope/special-files.js";
+import type { EntryKind, EntryState, OutsideEntry, WorkspaceSnapshot } from "./snapshot.js";
 import { compareCodeUnits } from "./snapshot.js";
 import { RAW_STAT_FIELDS, RawKind } from "./stat/raw-stat.js";
 import { absolutePath, type CachedEntry, canReuse, type StatCache } from "./stat/stat-cache.js";
@@ -41,6 +50,14 @@ export interface ObserveContext {
   baselineGone?: Set<string>;
   /** Git mode: record the ignore rules in the snapshot's `ignore_state` (for `baseline()`). */
   recordIgnoreState?: boolean;
+  /** Output locations (issue 10): untracked files there are outside the source scope. */
+  outputs: OutputLocations;
+  /** The stat cache of the outside entries (`WorkspaceSnapshot.outside`). */
+  outsideCache: StatCache;
+  /** false for a baseline: ignored/output files met for the first time may be stat-only. */
+  hashNewOutside: boolean;
+  /** Entries of ignored directories, kept between observations. */
+  outsideDirs: DirListingCache;
 }
 
 interface HashJob {
@@ -67,6 +84,8 @@ interface Run {
   prestatRecords: CachedEntry[] | undefined;
   epoch: number;
   parents: ParentDirCheck | undefined;
+  /** Git mode: listed keys git does not track (only they can be at an output location). */
+  untracked: Set<string>;
 }
 
 /**
@@ -106,6 +125,7 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     epoch: ++cache.epoch,
     // Git lists index paths that may now sit below a symlink; a walk never descends into one.
     parents: ctx.git ? new ParentDirCheck(ctx.root) : undefined,
+    untracked: new Set(),
   };
   const guard =
     ctx.git && ctx.baseline !== undefined
@@ -116,9 +136,19 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
           baseline: ctx.baseline,
         })
       : undefined;
+  // The root's ignored files are listed alongside the source listing (git walks on the
+  // other core meanwhile); a failure surfaces where it is awaited.
+  // One spawned shell runs both root listings at once (see runGitPair).
+  const pair = ctx.git
+    ? runGitPair([...GIT_LIST_ARGS], [...GIT_IGNORED_ARGS], ctx.root)
+    : undefined;
+  const rootIgnored = pair
+    ? listIgnoredPaths(ctx.root, "", ctx.filter, ctx.outputs, ctx.outsideDirs, pair[1])
+    : undefined;
+  rootIgnored?.catch(() => undefined);
   try {
-    const pending = ctx.git
-      ? listGitPaths(ctx.root, "", ctx.filter)
+    const pending = pair
+      ? listGitPaths(ctx.root, "", ctx.filter, pair[0])
       : walkPaths(ctx.root, "", ctx.filter);
     pending.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
     if (ctx.git && cache.size > 0) {
@@ -135,22 +165,73 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     if (guard !== undefined) {
       const gone = ctx.baselineGone ?? new Set<string>();
       const missing = guard.missingBaselineEntries(cache, gone, run.prestatRecords);
-      if (missing.length > 0) await drain(run, { paths: missing, directories: [], unreadable: [] });
+      // Paths the guard brings back are never tracked (git lists every tracked path), so
+      // they too may lie at an output location (e.g. `.pytest_cache/` hidden by the
+      // `.gitignore` pytest writes into it).
+      const untracked = (paths: readonly ListedPath[]) => paths.map((item) => item.key);
+      if (missing.length > 0) {
+        await drain(run, {
+          paths: missing,
+          directories: [],
+          unreadable: [],
+          untracked: untracked(missing),
+        });
+      }
       for (;;) {
         const more = await guard.next(run.repos, run.entries);
         if (more === undefined) break;
         for (const [key, reason] of more.reasons) run.reasons.set(key, reason);
-        await drain(run, more);
+        await drain(run, { ...more, untracked: untracked(more.paths) });
       }
       guard.updateGone(gone, missing, run.entries, run.unreadable);
+    }
+    const state = ctx.baseline?.ignore_state;
+    if (ctx.git && state !== undefined) {
+      const specials = await findSpecialFiles({
+        state,
+        filter: ctx.filter,
+        stats: ctx.stats,
+        all: false,
+      });
+      for (const key of specials) markSpecial(run, key);
+      // Special files the baseline found stay reported while they exist (their directory
+      // may not have changed since, so the scan above does not read it).
+      for (const [key, reason] of Object.entries(ctx.baseline?.unreadable_reasons ?? {})) {
+        if (reason !== SPECIAL_FILE_REASON || run.unreadable.has(key)) continue;
+        const st = lstatSync(absolutePath(ctx.root, key), { throwIfNoEntry: false });
+        if (st !== undefined && !st.isFile() && !st.isSymbolicLink() && !st.isDirectory()) {
+          markSpecial(run, key);
+        }
+      }
     }
   } finally {
     guard?.dispose();
   }
 
+  const outside = new Map<string, OutsideEntry>();
+  moveOutputs(run, outside);
+  ctx.outsideCache.epoch++;
+  await observeOutside({
+    root: ctx.root,
+    git: ctx.git,
+    filter: ctx.filter,
+    outputs: ctx.outputs,
+    stats: ctx.stats,
+    cache: ctx.outsideCache,
+    hashNew: ctx.hashNewOutside,
+    takenAt: run.takenAt,
+    repos: run.repos,
+    entries: run.entries,
+    unreadable: run.unreadable,
+    outside,
+    dirCache: ctx.outsideDirs,
+    rootIgnored,
+  });
+
   for (const key of run.unreadable) {
     run.entries.delete(key);
     cache.delete(key);
+    if (outside.delete(key)) ctx.outsideCache.delete(key);
   }
   cache.sweep();
   const snapshot: WorkspaceSnapshot = {
@@ -158,13 +239,52 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     taken_at_ms: run.takenAt,
     git: ctx.git,
     entries: run.entries,
+    outside,
     unreadable: [...run.unreadable].sort(compareCodeUnits),
   };
   if (run.reasons.size > 0) snapshot.unreadable_reasons = Object.fromEntries(run.reasons);
   if (ctx.git && ctx.recordIgnoreState === true) {
     snapshot.ignore_state = await captureIgnoreState(ctx.root, run.repos, ctx.filter);
+    const specials = await findSpecialFiles({
+      state: snapshot.ignore_state,
+      filter: ctx.filter,
+      stats: ctx.stats,
+      all: true,
+    });
+    if (specials.length > 0) {
+      for (const key of specials) markSpecial(run, key);
+      for (const key of specials) {
+        run.entries.delete(key);
+        outside.delete(key);
+      }
+      snapshot.unreadable = [...run.unreadable].sort(compareCodeUnits);
+      snapshot.unreadable_reasons = Object.fromEntries(run.reasons);
+    }
   }
   return snapshot;
+}
+
+/** Records a special file of the source scope as unreadable, with its reason. */
+function markSpecial(run: Run, key: string): void {
+  run.unreadable.add(key);
+  run.reasons.set(key, SPECIAL_FILE_REASON);
+}
+
+/**
+ * Moves the source entries at output locations to `outside` (scope `output`, hashed): in
+ * git mode only untracked ones (an output location never covers a tracked file), in walk
+ * mode any (nothing is tracked).
+ */
+function moveOutputs(run: Run, outside: Map<string, OutsideEntry>): void {
+  const { outputs } = run.ctx;
+  if (outputs.empty) return;
+  const keys = run.ctx.git ? run.untracked : [...run.entries.keys()];
+  for (const key of keys) {
+    const state = run.entries.get(key);
+    if (state === undefined || !outputs.coversFile(key)) continue;
+    outside.set(key, { ...state, scope: "output", hashed: true });
+    run.entries.delete(key);
+  }
 }
 
 /**
@@ -178,6 +298,7 @@ async function drain(run: Run, first: Listing): Promise<void> {
   let listing = first;
   for (;;) {
     for (const key of listing.unreadable) run.unreadable.add(key);
+    for (const key of listing.untracked ?? []) run.untracked.add(key);
     for (const dir of listing.directories) run.directories.push(dir);
     const deferred: ListedPath[] = [];
     for (const item of listing.paths) {
@@ -339,7 +460,7 @@ async function hashJobs(run: Run): Promise<void> {
 
 async function expandDirectories(run: Run, dirs: ListedPath[]): Promise<Listing> {
   const { ctx } = run;
-  const merged: Listing = { paths: [], directories: [], unreadable: [] };
+  const merged: Listing = { paths: [], directories: [], unreadable: [], untracked: [] };
   for (const dir of dirs) {
     let part: Listing;
     if (ctx.git && existsSync(absolutePath(ctx.root, `${dir.fsPath}/.git`))) {
@@ -351,10 +472,12 @@ async function expandDirectories(run: Run, dirs: ListedPath[]): Promise<Listing>
       }
     } else {
       part = await walkPaths(ctx.root, dir.fsPath, ctx.filter);
+      part.untracked = part.paths.map((item) => item.key); // below an untracked directory
     }
     for (const item of part.paths) merged.paths.push(item);
     for (const item of part.directories) merged.directories.push(item);
     for (const key of part.unreadable) merged.unreadable.push(key);
+    for (const key of part.untracked ?? []) merged.untracked?.push(key);
   }
   return merged;
 }

@@ -7,6 +7,8 @@ import { type NativeHasher, toNativeHasher } from "./hash/native-hasher.js";
 import { isInsideGitWorkTree } from "./listing/git.js";
 import type { PathFilter } from "./listing/listing.js";
 import { observe } from "./observe.js";
+import { OutputLocations } from "./scope/output-locations.js";
+import { DirListingCache } from "./scope/outside-listing.js";
 import type { WorkspaceSnapshot } from "./snapshot.js";
 import { StatCache } from "./stat/stat-cache.js";
 import { StatService } from "./stat/stat-service.js";
@@ -20,6 +22,13 @@ export interface WorkspaceObserverOptions {
   useGit?: boolean;
   /** Optional accelerator; see {@link NativeHasher}. Validated at construction. */
   nativeHasher?: unknown;
+  /**
+   * Extra output locations (gitignore syntax, relative to the root; config `outputs`):
+   * untracked files there are outside the source scope (`scope: "output"`).
+   */
+  outputs?: string[];
+  /** Use `DEFAULT_OUTPUT_LOCATIONS` (config `default_outputs`); default true. */
+  defaultOutputs?: boolean;
 }
 
 /**
@@ -36,6 +45,11 @@ export interface WorkspaceObserverOptions {
  * limits hashing to files whose stat changed or is racy. Calls on one observer run one at
  * a time (they queue).
  *
+ * Outside the source scope (issue 10) it follows, in `snapshot.outside`: the files git
+ * ignores, untracked files at output locations (`outputs`, `defaultOutputs`), and the
+ * harness files of the root's `.git/` and `.turngate/` that can change what git or a check
+ * does; their changes are delta changes with their `scope`.
+ *
  * Throws {@link WorkspaceObserverError}: `invalid_root` (constructor: not a directory),
  * `invalid_option` (constructor: bad option, field named).
  */
@@ -46,6 +60,10 @@ export class WorkspaceObserver {
   readonly #useGit: boolean | undefined;
   readonly #nativeHasher: NativeHasher | undefined;
   readonly #cache: StatCache;
+  /** Stat cache of the outside entries (ignored, output, harness). */
+  readonly #outsideCache: StatCache;
+  readonly #outputs: OutputLocations;
+  readonly #outsideDirs = new DirListingCache();
   readonly #stats = new StatService();
   #git: Promise<boolean> | undefined;
   #baseline: WorkspaceSnapshot | undefined;
@@ -59,6 +77,7 @@ export class WorkspaceObserver {
     }
     this.root = resolve(root);
     this.#cache = new StatCache(this.root);
+    this.#outsideCache = new StatCache(this.root);
     let isDir = false;
     try {
       isDir = statSync(this.root).isDirectory();
@@ -91,6 +110,11 @@ export class WorkspaceObserver {
       );
     }
     this.#useGit = options.useGit;
+    this.#outputs = new OutputLocations({
+      root: this.root,
+      ...(options.outputs !== undefined ? { patterns: options.outputs } : {}),
+      ...(options.defaultOutputs !== undefined ? { defaults: options.defaultOutputs } : {}),
+    });
     this.#nativeHasher = toNativeHasher(options.nativeHasher);
     const matcher = ignore().add(ignores);
     this.#filter =
@@ -126,6 +150,7 @@ export class WorkspaceObserver {
     this.#baseline = snapshot;
     this.#baselineGone = new Set();
     this.#cache.seed(snapshot);
+    this.#outsideCache.seedEntries(snapshot.outside, snapshot.taken_at_ms);
   }
 
   /** The stored baseline, or undefined before `baseline()`/`restoreBaseline()`. */
@@ -181,6 +206,10 @@ export class WorkspaceObserver {
       baseline: forBaseline ? undefined : this.#baseline,
       baselineGone: this.#baselineGone,
       recordIgnoreState: forBaseline,
+      outputs: this.#outputs,
+      outsideCache: this.#outsideCache,
+      hashNewOutside: !forBaseline,
+      outsideDirs: this.#outsideDirs,
     });
   }
 

@@ -24,13 +24,49 @@ export interface EntryState {
 }
 
 /**
+ * Which part of the workspace outside the source scope an entry belongs to (issue 10):
+ * - `ignored`: a file git ignores (`.gitignore`, `info/exclude`, the excludes file) or the
+ *   configured `ignores` exclude, that is not at an output location;
+ * - `output`: at an output location (`DEFAULT_OUTPUT_LOCATIONS` unless `default_outputs` is
+ *   false, plus the configured `outputs`), never a tracked file;
+ * - `harness`: a file in `.git/` that can change what git or a check does (`config`,
+ *   `hooks/*`, `info/*`, anything foreign to git's own layout) or a file under the root's
+ *   `.turngate/` that turngate did not write.
+ */
+export type OutsideScope = "ignored" | "output" | "harness";
+
+/** Where a path lies: the source scope, or one of the {@link OutsideScope}s. */
+export type PathScope = "source" | OutsideScope;
+
+/**
+ * The observed state of one path outside the source scope: its {@link EntryState} plus
+ * `scope` and `hashed`.
+ *
+ * `hashed` false (stat-only): `content_digest` is `""` and the entry stands for its `lstat`
+ * identity only. The observer records an ignored or output file stat-only when it first
+ * meets it in a baseline and its stat is not racy (so 100,000 files in `node_modules/` are
+ * never read); any later observation in which its stat differs, and every file first met
+ * after the baseline, is hashed, so a change always carries the SHA-256 of the bytes.
+ * Harness entries are always hashed. Two entries of which one is stat-only are compared by
+ * kind, size, mtime, ctime, inode and mode; two hashed ones like source entries.
+ */
+export interface OutsideEntry extends EntryState {
+  scope: OutsideScope;
+  hashed: boolean;
+}
+
+/**
  * A full observation of a workspace.
  *
  * - `root`: absolute path of the observed directory.
  * - `taken_at_ms`: wall-clock time (ms since the epoch) taken before anything was listed;
  *   every stat in the snapshot was taken at or after it.
  * - `git`: true when the listing came from git (tracked + untracked-not-ignored files).
- * - `entries`: relative NFC `/`-separated path → state, for regular files and symlinks.
+ * - `entries`: the source scope (tracked files + untracked files that are not ignored and
+ *   not at an output location): relative NFC `/`-separated path → state, for regular files
+ *   and symlinks.
+ * - `outside`: the paths outside the source scope that the observer follows (ignored,
+ *   output and harness files, see {@link OutsideEntry}); never shares a key with `entries`.
  * - `unreadable`: sorted paths that exist but could not be observed (permission errors,
  *   special files such as FIFOs, names that collide after NFC normalisation, nested
  *   listings that failed). Non-empty means the snapshot is incomplete.
@@ -45,6 +81,7 @@ export interface WorkspaceSnapshot {
   taken_at_ms: number;
   git: boolean;
   entries: Map<string, EntryState>;
+  outside: Map<string, OutsideEntry>;
   unreadable: string[];
   unreadable_reasons?: Record<string, string>;
   ignore_state?: IgnoreState;
@@ -58,9 +95,15 @@ export interface SerializedEntry extends EntryState {
   path: string;
 }
 
+/** One serialised outside-scope entry: the path plus its {@link OutsideEntry} fields. */
+export interface SerializedOutsideEntry extends OutsideEntry {
+  path: string;
+}
+
 /**
- * JSON form of a {@link WorkspaceSnapshot}: entries as an array sorted by path;
- * `unreadable_reasons` and `ignore_state` only when the snapshot has them.
+ * JSON form of a {@link WorkspaceSnapshot}: entries and outside entries as arrays sorted by
+ * path; `unreadable_reasons` and `ignore_state` only when the snapshot has them. A stored
+ * snapshot without `outside` (written before issue 10) reads back with none.
  */
 export interface SerializedSnapshot {
   schema: typeof WORKSPACE_SNAPSHOT_SCHEMA;
@@ -68,6 +111,7 @@ export interface SerializedSnapshot {
   taken_at_ms: number;
   git: boolean;
   entries: SerializedEntry[];
+  outside: SerializedOutsideEntry[];
   unreadable: string[];
   unreadable_reasons?: Record<string, string>;
   ignore_state?: IgnoreState;
@@ -95,6 +139,21 @@ export function serializeSnapshot(snapshot: WorkspaceSnapshot): SerializedSnapsh
         ctime_ms: e.ctime_ms,
         ino: e.ino,
         mode: e.mode,
+      };
+    }),
+    outside: [...snapshot.outside.keys()].sort(compareCodeUnits).map((path) => {
+      const e = snapshot.outside.get(path) as OutsideEntry;
+      return {
+        path,
+        kind: e.kind,
+        content_digest: e.content_digest,
+        size: e.size,
+        mtime_ms: e.mtime_ms,
+        ctime_ms: e.ctime_ms,
+        ino: e.ino,
+        mode: e.mode,
+        scope: e.scope,
+        hashed: e.hashed,
       };
     }),
     unreadable: [...snapshot.unreadable].sort(compareCodeUnits),
@@ -128,26 +187,27 @@ export function deserializeSnapshot(value: unknown): WorkspaceSnapshot {
   obj.entries.forEach((raw: unknown, i: number) => {
     const at = `entries[${i}]`;
     const e = expectObject(raw, at);
-    const path = expectString(e.path, `${at}.path`);
-    if (path === "" || path.startsWith("/")) throw invalid(`${at}.path`, "must be relative");
-    if (entries.has(path)) throw invalid(`${at}.path`, `duplicate path "${path}"`);
-    if (e.kind !== "file" && e.kind !== "symlink") {
-      throw invalid(`${at}.kind`, 'must be "file" or "symlink"');
-    }
-    const digest = expectString(e.content_digest, `${at}.content_digest`);
-    if (!/^[0-9a-f]{64}$/.test(digest)) {
-      throw invalid(`${at}.content_digest`, "must be 64 lowercase hex characters");
-    }
-    entries.set(path, {
-      kind: e.kind,
-      content_digest: digest,
-      size: expectNumber(e.size, `${at}.size`),
-      mtime_ms: expectNumber(e.mtime_ms, `${at}.mtime_ms`),
-      ctime_ms: expectNumber(e.ctime_ms, `${at}.ctime_ms`),
-      ino: expectNumber(e.ino, `${at}.ino`),
-      mode: expectNumber(e.mode, `${at}.mode`),
-    });
+    const path = entryPath(e, at, entries);
+    entries.set(path, entryState(e, at, true));
   });
+  const outside = new Map<string, OutsideEntry>();
+  if (obj.outside !== undefined) {
+    if (!Array.isArray(obj.outside)) throw invalid("outside", "must be an array");
+    obj.outside.forEach((raw: unknown, i: number) => {
+      const at = `outside[${i}]`;
+      const e = expectObject(raw, at);
+      const path = entryPath(e, at, outside);
+      if (entries.has(path)) throw invalid(`${at}.path`, `"${path}" is also a source entry`);
+      if (e.scope !== "ignored" && e.scope !== "output" && e.scope !== "harness") {
+        throw invalid(`${at}.scope`, 'must be "ignored", "output" or "harness"');
+      }
+      if (typeof e.hashed !== "boolean") throw invalid(`${at}.hashed`, "must be a boolean");
+      if (!e.hashed && e.content_digest !== "") {
+        throw invalid(`${at}.content_digest`, 'must be "" when hashed is false');
+      }
+      outside.set(path, { ...entryState(e, at, e.hashed), scope: e.scope, hashed: e.hashed });
+    });
+  }
   const unreadable = obj.unreadable.map((p: unknown, i: number) =>
     expectString(p, `unreadable[${i}]`),
   );
@@ -156,6 +216,7 @@ export function deserializeSnapshot(value: unknown): WorkspaceSnapshot {
     taken_at_ms: takenAt,
     git: obj.git,
     entries,
+    outside,
     unreadable,
   };
   if (obj.unreadable_reasons !== undefined) {
@@ -176,6 +237,37 @@ export function deserializeSnapshot(value: unknown): WorkspaceSnapshot {
 /** Orders strings by UTF-16 code units (the order `Array.prototype.sort` uses by default). */
 export function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function entryPath(
+  e: Record<string, unknown>,
+  at: string,
+  seen: ReadonlyMap<string, unknown>,
+): string {
+  const path = expectString(e.path, `${at}.path`);
+  if (path === "" || path.startsWith("/")) throw invalid(`${at}.path`, "must be relative");
+  if (seen.has(path)) throw invalid(`${at}.path`, `duplicate path "${path}"`);
+  return path;
+}
+
+/** The {@link EntryState} fields of a serialised entry; `hashed` false allows digest `""`. */
+function entryState(e: Record<string, unknown>, at: string, hashed: boolean): EntryState {
+  if (e.kind !== "file" && e.kind !== "symlink") {
+    throw invalid(`${at}.kind`, 'must be "file" or "symlink"');
+  }
+  const digest = expectString(e.content_digest, `${at}.content_digest`);
+  if (hashed && !/^[0-9a-f]{64}$/.test(digest)) {
+    throw invalid(`${at}.content_digest`, "must be 64 lowercase hex characters");
+  }
+  return {
+    kind: e.kind,
+    content_digest: digest,
+    size: expectNumber(e.size, `${at}.size`),
+    mtime_ms: expectNumber(e.mtime_ms, `${at}.mtime_ms`),
+    ctime_ms: expectNumber(e.ctime_ms, `${at}.ctime_ms`),
+    ino: expectNumber(e.ino, `${at}.ino`),
+    mode: expectNumber(e.mode, `${at}.mode`),
+  };
 }
 
 function invalid(field: string, message: string): WorkspaceObserverError {

@@ -25,7 +25,12 @@ describe("streaming hashes of a file over 2 GiB", () => {
       execFileSync("truncate", ["-s", "2200M", join(root, "zeros.bin")]);
       const delta = await session.observeWorkspace();
       expect(delta.changes).toEqual([
-        { path: "zeros.bin", change: "added", content_digest: ZEROS_2200_MIB_SHA256 },
+        {
+          path: "zeros.bin",
+          change: "added",
+          content_digest: ZEROS_2200_MIB_SHA256,
+          scope: "source",
+        },
       ]);
       const records = [
         { tool: "workspace", path: "zeros.bin", content_digest: ZEROS_2200_MIB_SHA256 },

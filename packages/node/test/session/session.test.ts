@@ -42,8 +42,8 @@ describe("Session", () => {
     const delta = await session.observeWorkspace();
     expect(delta).toEqual({
       changes: [
-        { path: "a.txt", change: "modified", content_digest: sha256("new\n") },
-        { path: "dir/c.txt", change: "added", content_digest: sha256("added\n") },
+        { path: "a.txt", change: "modified", content_digest: sha256("new\n"), scope: "source" },
+        { path: "dir/c.txt", change: "added", content_digest: sha256("added\n"), scope: "source" },
       ],
       complete: true,
       unreadable: [],
@@ -102,6 +102,8 @@ describe("Session", () => {
       reason: "workspace_changed_during_check",
       changedPaths: ["generated.txt"],
       unreadable: [],
+      created: ["generated.txt"],
+      hint: 'the checks created generated.txt: add "generated.txt" to "outputs" in turngate.config.json, or to .gitignore',
     });
     expect(result.report.effect_digest).toBeUndefined();
     expect(result.report.status).toBe("passed");

@@ -47,7 +47,12 @@ describe("Session.settleWorkspaceChild", () => {
       openChildren: [],
       delta: {
         changes: [
-          { path: "out/child.txt", change: "added", content_digest: sha256("from the child\n") },
+          {
+            path: "out/child.txt",
+            change: "added",
+            content_digest: sha256("from the child\n"),
+            scope: "source",
+          },
         ],
         complete: true,
         unreadable: [],

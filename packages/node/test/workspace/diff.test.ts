@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
 import {
   type EntryState,
+  type OutsideEntry,
   WorkspaceObserver,
   type WorkspaceSnapshot,
 } from "../../src/workspace/index.js";
@@ -16,6 +17,7 @@ function snap(entries: Record<string, EntryState>, unreadable: string[] = []): W
     taken_at_ms: 0,
     git: false,
     entries: new Map(Object.entries(entries)),
+    outside: new Map(),
     unreadable,
   };
 }
@@ -34,9 +36,9 @@ describe("WorkspaceObserver.diff", () => {
     });
     expect(WorkspaceObserver.diff(before, after)).toEqual({
       changes: [
-        { path: "a.txt", change: "added", content_digest: SHA["x\n"] },
-        { path: "b.txt", change: "modified", content_digest: SHA.bbbb },
-        { path: "c.txt", change: "deleted", content_digest: "deleted" },
+        { path: "a.txt", change: "added", content_digest: SHA["x\n"], scope: "source" },
+        { path: "b.txt", change: "modified", content_digest: SHA.bbbb, scope: "source" },
+        { path: "c.txt", change: "deleted", content_digest: "deleted", scope: "source" },
       ],
       complete: true,
       unreadable: [],
@@ -50,8 +52,8 @@ describe("WorkspaceObserver.diff", () => {
       m: file(SHA["x\n"], 0o100755),
     });
     expect(WorkspaceObserver.diff(before, after).changes).toEqual([
-      { path: "l", change: "modified", content_digest: SHA["target.txt"] },
-      { path: "m", change: "modified", content_digest: SHA["x\n"] },
+      { path: "l", change: "modified", content_digest: SHA["target.txt"], scope: "source" },
+      { path: "m", change: "modified", content_digest: SHA["x\n"], scope: "source" },
     ]);
   });
 
@@ -75,9 +77,80 @@ describe("WorkspaceObserver.diff", () => {
     const before = snap({}, ["a", "gone", "dir"]);
     const after = snap({ a: file(SHA["x\n"]), "dir/f": file(SHA.aaaa) });
     expect(WorkspaceObserver.diff(before, after).changes).toEqual([
-      { path: "a", change: "modified", content_digest: SHA["x\n"] },
-      { path: "dir/f", change: "added", content_digest: SHA.aaaa },
-      { path: "gone", change: "deleted", content_digest: "deleted" },
+      { path: "a", change: "modified", content_digest: SHA["x\n"], scope: "source" },
+      { path: "dir/f", change: "added", content_digest: SHA.aaaa, scope: "source" },
+      { path: "gone", change: "deleted", content_digest: "deleted", scope: "source" },
+    ]);
+  });
+});
+
+function outside(
+  scope: OutsideEntry["scope"],
+  digest: string,
+  hashed: boolean,
+  mtime = 1,
+): OutsideEntry {
+  return { ...file(hashed ? digest : ""), mtime_ms: mtime, scope, hashed };
+}
+
+function withOutside(
+  entries: Record<string, EntryState>,
+  out: Record<string, OutsideEntry>,
+): WorkspaceSnapshot {
+  return { ...snap(entries), outside: new Map(Object.entries(out)) };
+}
+
+describe("diffSnapshots outside the source scope (issue 10)", () => {
+  test("stat-only entries change on any stat difference, hashed ones only on bytes or mode", () => {
+    const before = withOutside(
+      {},
+      {
+        "node_modules/.bin/node": outside("ignored", "", false),
+        "x.pyc": outside("output", "", false),
+        ".git/config": outside("harness", SHA.aaaa, true),
+        "gone.pyc": outside("output", "", false),
+      },
+    );
+    const after = withOutside(
+      {},
+      {
+        // touched: stat-only before, so any stat difference counts
+        "node_modules/.bin/node": outside("ignored", SHA.bbbb, true, 2),
+        "x.pyc": outside("output", "", false),
+        // touched, same bytes, both hashed: not a change
+        ".git/config": outside("harness", SHA.aaaa, true, 9),
+        ".git/hooks/pre-commit": outside("harness", SHA["x\n"], true),
+      },
+    );
+    expect(WorkspaceObserver.diff(before, after).changes).toEqual([
+      {
+        path: ".git/hooks/pre-commit",
+        change: "added",
+        content_digest: SHA["x\n"],
+        scope: "harness",
+      },
+      { path: "gone.pyc", change: "deleted", content_digest: "deleted", scope: "output" },
+      {
+        path: "node_modules/.bin/node",
+        change: "modified",
+        content_digest: SHA.bbbb,
+        scope: "ignored",
+      },
+    ]);
+  });
+
+  test("a path that moved between source and outside is one change, only when its bytes differ", () => {
+    const before = withOutside(
+      { "a.txt": file(SHA.aaaa), "b.txt": file(SHA.aaaa) },
+      { "c.txt": outside("ignored", SHA.aaaa, true) },
+    );
+    const after = withOutside(
+      { "c.txt": file(SHA.bbbb) },
+      { "a.txt": outside("ignored", SHA.aaaa, true), "b.txt": outside("output", SHA.bbbb, true) },
+    );
+    expect(WorkspaceObserver.diff(before, after).changes).toEqual([
+      { path: "b.txt", change: "modified", content_digest: SHA.bbbb, scope: "output" },
+      { path: "c.txt", change: "modified", content_digest: SHA.bbbb, scope: "source" },
     ]);
   });
 });

@@ -71,3 +71,12 @@ export function initRepo(dir: string, files: Record<string, string | Uint8Array>
   git(dir, "add", "-A");
   git(dir, "commit", "-q", "--allow-empty", "-m", "initial");
 }
+
+/**
+ * The delta restricted to the source scope (issue 10): tests of the source-scope rules use
+ * it, so the harness rows (`.git/info/exclude`, `.git/config`) and ignored rows their setup
+ * produces are left to the scope tests.
+ */
+export function sourceScope<T extends { changes: { scope: string }[] }>(delta: T): T {
+  return { ...delta, changes: delta.changes.filter((c) => c.scope === "source") };
+}

@@ -6,7 +6,7 @@ import {
   serializeSnapshot,
   WorkspaceObserver,
 } from "../../src/workspace/index.js";
-import { git, initRepo, makeTempDir, removeDir, SHA, write } from "./helpers.js";
+import { git, initRepo, makeTempDir, removeDir, SHA, sourceScope, write } from "./helpers.js";
 
 let dir: string;
 let root: string;
@@ -48,8 +48,15 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     const observer = await observed();
     write(root, "override.js", "process.exit(0)\n");
     appendFileSync(join(root, ".git/info/exclude"), "override.js\n");
-    expect(await observer.delta()).toEqual({
-      changes: [{ path: "override.js", change: "added", content_digest: SHA["process.exit(0)\n"] }],
+    expect(sourceScope(await observer.delta())).toEqual({
+      changes: [
+        {
+          path: "override.js",
+          change: "added",
+          content_digest: SHA["process.exit(0)\n"],
+          scope: "source",
+        },
+      ],
       complete: true,
       unreadable: [],
     });
@@ -59,10 +66,20 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     const observer = await observed();
     write(root, "override.js", "process.exit(0)\n");
     appendFileSync(join(root, ".gitignore"), "override.js\n");
-    expect(await observer.delta()).toEqual({
+    expect(sourceScope(await observer.delta())).toEqual({
       changes: [
-        { path: ".gitignore", change: "modified", content_digest: SHA["*.log\noverride.js\n"] },
-        { path: "override.js", change: "added", content_digest: SHA["process.exit(0)\n"] },
+        {
+          path: ".gitignore",
+          change: "modified",
+          content_digest: SHA["*.log\noverride.js\n"],
+          scope: "source",
+        },
+        {
+          path: "override.js",
+          change: "added",
+          content_digest: SHA["process.exit(0)\n"],
+          scope: "source",
+        },
       ],
       complete: true,
       unreadable: [],
@@ -73,9 +90,9 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     const observer = await observed();
     write(root, "src/.gitignore", "*.js\n");
     write(root, "src/new.js", "x\n");
-    expect((await observer.delta()).changes).toEqual([
-      { path: "src/.gitignore", change: "added", content_digest: SHA["*.js\n"] },
-      { path: "src/new.js", change: "added", content_digest: SHA["x\n"] },
+    expect(sourceScope(await observer.delta()).changes).toEqual([
+      { path: "src/.gitignore", change: "added", content_digest: SHA["*.js\n"], scope: "source" },
+      { path: "src/new.js", change: "added", content_digest: SHA["x\n"], scope: "source" },
     ]);
   });
 
@@ -83,10 +100,10 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     const observer = await observed();
     write(root, "hidden/.gitignore", "*\n");
     write(root, "hidden/deep/x.js", "x\n");
-    expect(await observer.delta()).toEqual({
+    expect(sourceScope(await observer.delta())).toEqual({
       changes: [
-        { path: "hidden/.gitignore", change: "added", content_digest: SHA["*\n"] },
-        { path: "hidden/deep/x.js", change: "added", content_digest: SHA["x\n"] },
+        { path: "hidden/.gitignore", change: "added", content_digest: SHA["*\n"], scope: "source" },
+        { path: "hidden/deep/x.js", change: "added", content_digest: SHA["x\n"], scope: "source" },
       ],
       complete: true,
       unreadable: [],
@@ -101,8 +118,8 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     write(root, "scratch.tmp", "x\n");
     appendFileSync(excludes, "*.gen\n");
     write(root, "out.gen", "hello\n");
-    expect((await observer.delta()).changes).toEqual([
-      { path: "out.gen", change: "added", content_digest: SHA["hello\n"] },
+    expect(sourceScope(await observer.delta()).changes).toEqual([
+      { path: "out.gen", change: "added", content_digest: SHA["hello\n"], scope: "source" },
     ]);
   });
 
@@ -110,8 +127,8 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     const observer = await observed();
     write(dir, "xdg/git/ignore", "*.gen\n");
     write(root, "out.gen", "hello\n");
-    expect((await observer.delta()).changes).toEqual([
-      { path: "out.gen", change: "added", content_digest: SHA["hello\n"] },
+    expect(sourceScope(await observer.delta()).changes).toEqual([
+      { path: "out.gen", change: "added", content_digest: SHA["hello\n"], scope: "source" },
     ]);
   });
 
@@ -120,8 +137,8 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     write(dir, "other-excludes", "*.gen\n");
     git(root, "config", "core.excludesFile", join(dir, "other-excludes"));
     write(root, "out.gen", "hello\n");
-    expect((await observer.delta()).changes).toEqual([
-      { path: "out.gen", change: "added", content_digest: SHA["hello\n"] },
+    expect(sourceScope(await observer.delta()).changes).toEqual([
+      { path: "out.gen", change: "added", content_digest: SHA["hello\n"], scope: "source" },
     ]);
   });
 
@@ -132,8 +149,8 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     write(dir, "late-excludes", "*.gen\n");
     write(dir, "extra.inc", `[core]\n\texcludesFile = ${join(dir, "late-excludes")}\n`);
     write(root, "out.gen", "hello\n");
-    expect((await observer.delta()).changes).toEqual([
-      { path: "out.gen", change: "added", content_digest: SHA["hello\n"] },
+    expect(sourceScope(await observer.delta()).changes).toEqual([
+      { path: "out.gen", change: "added", content_digest: SHA["hello\n"], scope: "source" },
     ]);
   });
 
@@ -141,23 +158,27 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     write(root, "notes.txt", "hello\n");
     const observer = await observed();
     rmSync(join(root, "notes.txt"));
-    expect((await observer.delta()).changes).toEqual([
-      { path: "notes.txt", change: "deleted", content_digest: "deleted" },
+    expect(sourceScope(await observer.delta()).changes).toEqual([
+      { path: "notes.txt", change: "deleted", content_digest: "deleted", scope: "source" },
     ]);
     write(root, "notes.txt", "x\n");
     appendFileSync(join(root, ".git/info/exclude"), "notes.txt\n");
-    expect((await observer.delta()).changes).toEqual([
-      { path: "notes.txt", change: "modified", content_digest: SHA["x\n"] },
+    expect(sourceScope(await observer.delta()).changes).toEqual([
+      { path: "notes.txt", change: "modified", content_digest: SHA["x\n"], scope: "source" },
     ]);
     write(root, "notes.txt", "hello\n");
-    expect(await observer.delta()).toEqual({ changes: [], complete: true, unreadable: [] });
+    expect(sourceScope(await observer.delta())).toEqual({
+      changes: [],
+      complete: true,
+      unreadable: [],
+    });
   });
 
   test("a baseline file made ambiguous by an NFD twin, then ignored, is still compared by bytes", async () => {
     write(root, "caf\u00e9.txt", "hello\n");
     const observer = await observed();
     write(root, "cafe\u0301.txt", "x\n");
-    expect(await observer.delta()).toEqual({
+    expect(sourceScope(await observer.delta())).toEqual({
       changes: [],
       complete: false,
       unreadable: ["caf\u00e9.txt"],
@@ -165,8 +186,10 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     rmSync(join(root, "cafe\u0301.txt"));
     appendFileSync(join(root, ".git/info/exclude"), "caf*\n");
     write(root, "caf\u00e9.txt", "x\n");
-    expect(await observer.delta()).toEqual({
-      changes: [{ path: "caf\u00e9.txt", change: "modified", content_digest: SHA["x\n"] }],
+    expect(sourceScope(await observer.delta())).toEqual({
+      changes: [
+        { path: "caf\u00e9.txt", change: "modified", content_digest: SHA["x\n"], scope: "source" },
+      ],
       complete: true,
       unreadable: [],
     });
@@ -179,8 +202,15 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     appendFileSync(join(root, ".git/info/exclude"), "notes.txt\ndraft.txt\na.txt\n");
     git(root, "rm", "-q", "--cached", "a.txt"); // untracked now, and ignored
     write(root, "draft.txt", "hello world\n");
-    expect(await observer.delta()).toEqual({
-      changes: [{ path: "draft.txt", change: "modified", content_digest: SHA["hello world\n"] }],
+    expect(sourceScope(await observer.delta())).toEqual({
+      changes: [
+        {
+          path: "draft.txt",
+          change: "modified",
+          content_digest: SHA["hello world\n"],
+          scope: "source",
+        },
+      ],
       complete: true,
       unreadable: [],
     });
@@ -193,8 +223,8 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     appendFileSync(join(root, ".git/info/exclude"), "notes/\n");
     write(root, "notes/b.txt", "kept\n");
     write(root, "notes/new.log", "x\n"); // the baseline's *.log hides it too
-    expect((await observer.delta()).changes).toEqual([
-      { path: "notes/b.txt", change: "added", content_digest: SHA["kept\n"] },
+    expect(sourceScope(await observer.delta()).changes).toEqual([
+      { path: "notes/b.txt", change: "added", content_digest: SHA["kept\n"], scope: "source" },
     ]);
   });
 
@@ -212,12 +242,13 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     write(root, "new.log", "x\n");
     write(root, "cache/a.log", "x\n");
     write(root, "cache/sub/b.log", "x\n");
-    expect(await observer.delta()).toEqual({
+    expect(sourceScope(await observer.delta())).toEqual({
       changes: [
         {
           path: ".gitignore",
           change: "modified",
           content_digest: SHA["*.log\nbuild/\n*.tmp\ncache/\n"],
+          scope: "source",
         },
       ],
       complete: true,
@@ -232,8 +263,8 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     const observer = await observed();
     write(root, "vendor/lib/new.js", "x\n");
     appendFileSync(join(nested, ".git/info/exclude"), "new.js\n");
-    expect((await observer.delta()).changes).toEqual([
-      { path: "vendor/lib/new.js", change: "added", content_digest: SHA["x\n"] },
+    expect(sourceScope(await observer.delta()).changes).toEqual([
+      { path: "vendor/lib/new.js", change: "added", content_digest: SHA["x\n"], scope: "source" },
     ]);
   });
 
@@ -241,8 +272,8 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     const observer = await observed(join(root, "src"));
     appendFileSync(join(root, ".gitignore"), "*.js\n");
     write(root, "src/new.js", "x\n");
-    expect((await observer.delta()).changes).toEqual([
-      { path: "new.js", change: "added", content_digest: SHA["x\n"] },
+    expect(sourceScope(await observer.delta()).changes).toEqual([
+      { path: "new.js", change: "added", content_digest: SHA["x\n"], scope: "source" },
     ]);
   });
 
@@ -259,9 +290,9 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     observer.restoreBaseline(deserializeSnapshot(JSON.parse(JSON.stringify(stored))));
     write(root, "docs/.gitignore", "*\n");
     write(root, "docs/x.md", "x\n");
-    expect((await observer.delta()).changes).toEqual([
-      { path: "docs/.gitignore", change: "added", content_digest: SHA["*\n"] },
-      { path: "docs/x.md", change: "added", content_digest: SHA["x\n"] },
+    expect(sourceScope(await observer.delta()).changes).toEqual([
+      { path: "docs/.gitignore", change: "added", content_digest: SHA["*\n"], scope: "source" },
+      { path: "docs/x.md", change: "added", content_digest: SHA["x\n"], scope: "source" },
     ]);
   });
 
@@ -271,8 +302,13 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     observer.restoreBaseline(deserializeSnapshot(JSON.parse(text)));
     write(root, "override.js", "process.exit(0)\n");
     appendFileSync(join(root, ".git/info/exclude"), "override.js\n");
-    expect((await observer.delta()).changes).toEqual([
-      { path: "override.js", change: "added", content_digest: SHA["process.exit(0)\n"] },
+    expect(sourceScope(await observer.delta()).changes).toEqual([
+      {
+        path: "override.js",
+        change: "added",
+        content_digest: SHA["process.exit(0)\n"],
+        scope: "source",
+      },
     ]);
   });
 
@@ -282,8 +318,15 @@ describe("WorkspaceObserver when ignore rules change during the turn", () => {
     const observer = new WorkspaceObserver(root);
     observer.restoreBaseline(withoutRecord);
     write(root, "a.txt", "hello world\n");
-    expect(await observer.delta()).toEqual({
-      changes: [{ path: "a.txt", change: "modified", content_digest: SHA["hello world\n"] }],
+    expect(sourceScope(await observer.delta())).toEqual({
+      changes: [
+        {
+          path: "a.txt",
+          change: "modified",
+          content_digest: SHA["hello world\n"],
+          scope: "source",
+        },
+      ],
       complete: false,
       unreadable: ["."],
       unreadable_reasons: {

@@ -58,7 +58,9 @@ describe("WorkspaceObserver in a git work tree", () => {
     const observer = await observed();
     write(root, "new.txt", "hello world\n");
     expect(await observer.delta()).toEqual({
-      changes: [{ path: "new.txt", change: "added", content_digest: SHA["hello world\n"] }],
+      changes: [
+        { path: "new.txt", change: "added", content_digest: SHA["hello world\n"], scope: "source" },
+      ],
       complete: true,
       unreadable: [],
     });
@@ -68,7 +70,7 @@ describe("WorkspaceObserver in a git work tree", () => {
     const observer = await observed();
     write(root, "a.txt", "hello world\n");
     expect((await observer.delta()).changes).toEqual([
-      { path: "a.txt", change: "modified", content_digest: SHA["hello world\n"] },
+      { path: "a.txt", change: "modified", content_digest: SHA["hello world\n"], scope: "source" },
     ]);
   });
 
@@ -77,7 +79,7 @@ describe("WorkspaceObserver in a git work tree", () => {
     unlinkSync(join(root, "a.txt"));
     expect(DELETED_CONTENT_DIGEST).toBe("deleted");
     expect(await observer.delta()).toEqual({
-      changes: [{ path: "a.txt", change: "deleted", content_digest: "deleted" }],
+      changes: [{ path: "a.txt", change: "deleted", content_digest: "deleted", scope: "source" }],
       complete: true,
       unreadable: [],
     });
@@ -87,8 +89,8 @@ describe("WorkspaceObserver in a git work tree", () => {
     const observer = await observed();
     renameSync(join(root, "a.txt"), join(root, "src/b.txt"));
     expect((await observer.delta()).changes).toEqual([
-      { path: "a.txt", change: "deleted", content_digest: "deleted" },
-      { path: "src/b.txt", change: "added", content_digest: SHA["hello\n"] },
+      { path: "a.txt", change: "deleted", content_digest: "deleted", scope: "source" },
+      { path: "src/b.txt", change: "added", content_digest: SHA["hello\n"], scope: "source" },
     ]);
   });
 
@@ -96,8 +98,8 @@ describe("WorkspaceObserver in a git work tree", () => {
     const observer = await observed();
     git(root, "mv", "a.txt", "moved.txt");
     expect((await observer.delta()).changes).toEqual([
-      { path: "a.txt", change: "deleted", content_digest: "deleted" },
-      { path: "moved.txt", change: "added", content_digest: SHA["hello\n"] },
+      { path: "a.txt", change: "deleted", content_digest: "deleted", scope: "source" },
+      { path: "moved.txt", change: "added", content_digest: SHA["hello\n"], scope: "source" },
     ]);
   });
 
@@ -105,7 +107,7 @@ describe("WorkspaceObserver in a git work tree", () => {
     const observer = await observed();
     chmodSync(join(root, "a.txt"), 0o755);
     expect((await observer.delta()).changes).toEqual([
-      { path: "a.txt", change: "modified", content_digest: SHA["hello\n"] },
+      { path: "a.txt", change: "modified", content_digest: SHA["hello\n"], scope: "source" },
     ]);
   });
 
@@ -122,8 +124,8 @@ describe("WorkspaceObserver in a git work tree", () => {
     symlinkSync("target.txt", join(root, "link"));
     const delta = await observer.delta();
     expect(delta.changes).toEqual([
-      { path: "link", change: "added", content_digest: SHA["target.txt"] },
-      { path: "target.txt", change: "added", content_digest: SHA["x\n"] },
+      { path: "link", change: "added", content_digest: SHA["target.txt"], scope: "source" },
+      { path: "target.txt", change: "added", content_digest: SHA["x\n"], scope: "source" },
     ]);
     const snap = await observer.snapshot();
     expect(snap.entries.get("link")?.kind).toBe("symlink");
@@ -131,8 +133,8 @@ describe("WorkspaceObserver in a git work tree", () => {
     // Changing the target's bytes changes the target entry only.
     write(root, "target.txt", "hello\n");
     expect((await observer.delta()).changes).toEqual([
-      { path: "link", change: "added", content_digest: SHA["target.txt"] },
-      { path: "target.txt", change: "added", content_digest: SHA["hello\n"] },
+      { path: "link", change: "added", content_digest: SHA["target.txt"], scope: "source" },
+      { path: "target.txt", change: "added", content_digest: SHA["hello\n"], scope: "source" },
     ]);
   });
 
@@ -141,14 +143,21 @@ describe("WorkspaceObserver in a git work tree", () => {
     const observer = await observed();
     symlinkSync("../outside.txt", join(root, "out-link"));
     expect((await observer.delta()).changes).toEqual([
-      { path: "out-link", change: "added", content_digest: SHA["../outside.txt"] },
+      { path: "out-link", change: "added", content_digest: SHA["../outside.txt"], scope: "source" },
     ]);
     // The outside file is unreadable and then changed: the observation does not notice,
     // because only the link text is observed.
     chmodSync(join(dir, "outside.txt"), 0);
     writeFileSync(join(dir, "outside.txt"), "changed outside\n");
     expect(await observer.delta()).toEqual({
-      changes: [{ path: "out-link", change: "added", content_digest: SHA["../outside.txt"] }],
+      changes: [
+        {
+          path: "out-link",
+          change: "added",
+          content_digest: SHA["../outside.txt"],
+          scope: "source",
+        },
+      ],
       complete: true,
       unreadable: [],
     });
@@ -162,8 +171,8 @@ describe("WorkspaceObserver in a git work tree", () => {
     // git still lists src/keep.txt from its index; resolving it would read ../elsewhere.
     expect(await observer.delta()).toEqual({
       changes: [
-        { path: "src", change: "added", content_digest: SHA["../elsewhere"] },
-        { path: "src/keep.txt", change: "deleted", content_digest: "deleted" },
+        { path: "src", change: "added", content_digest: SHA["../elsewhere"], scope: "source" },
+        { path: "src/keep.txt", change: "deleted", content_digest: "deleted", scope: "source" },
       ],
       complete: true,
       unreadable: [],
@@ -178,7 +187,7 @@ describe("WorkspaceObserver in a git work tree", () => {
     unlinkSync(join(root, "link"));
     symlinkSync("../outside.txt", join(root, "link"));
     expect((await observer.delta()).changes).toEqual([
-      { path: "link", change: "modified", content_digest: SHA["../outside.txt"] },
+      { path: "link", change: "modified", content_digest: SHA["../outside.txt"], scope: "source" },
     ]);
   });
 
@@ -190,7 +199,7 @@ describe("WorkspaceObserver in a git work tree", () => {
       Uint8Array.from({ length: 256 }, (_, i) => i),
     );
     expect((await observer.delta()).changes).toEqual([
-      { path: "bin.dat", change: "added", content_digest: SHA.bytes0to255 },
+      { path: "bin.dat", change: "added", content_digest: SHA.bytes0to255, scope: "source" },
     ]);
   });
 
@@ -203,8 +212,8 @@ describe("WorkspaceObserver in a git work tree", () => {
       Uint8Array.from({ length: 1_048_579 }, (_, i) => i % 251),
     );
     expect((await observer.delta()).changes).toEqual([
-      { path: "big/a.bin", change: "added", content_digest: SHA.a300000 },
-      { path: "big/b.bin", change: "added", content_digest: SHA.mod251x1MiBplus3 },
+      { path: "big/a.bin", change: "added", content_digest: SHA.a300000, scope: "source" },
+      { path: "big/b.bin", change: "added", content_digest: SHA.mod251x1MiBplus3, scope: "source" },
     ]);
   });
 
@@ -213,7 +222,12 @@ describe("WorkspaceObserver in a git work tree", () => {
     const observer = await observed();
     write(root, "crlf.txt", "line1\r\nline2\r\n");
     expect((await observer.delta()).changes).toEqual([
-      { path: "crlf.txt", change: "added", content_digest: SHA["line1\r\nline2\r\n"] },
+      {
+        path: "crlf.txt",
+        change: "added",
+        content_digest: SHA["line1\r\nline2\r\n"],
+        scope: "source",
+      },
     ]);
   });
 
@@ -224,8 +238,13 @@ describe("WorkspaceObserver in a git work tree", () => {
     write(root, "naïve ü.txt", "hello\n");
     const delta = await observer.delta();
     expect(delta.changes).toEqual([
-      { path: "dir with space/café.txt", change: "added", content_digest: SHA["x\n"] },
-      { path: "naïve ü.txt", change: "added", content_digest: SHA["hello\n"] },
+      {
+        path: "dir with space/café.txt",
+        change: "added",
+        content_digest: SHA["x\n"],
+        scope: "source",
+      },
+      { path: "naïve ü.txt", change: "added", content_digest: SHA["hello\n"], scope: "source" },
     ]);
     expect(delta.changes[0]?.path).toBe("dir with space/caf\u00e9.txt");
     // A later rewrite of the NFD-named file is still found (it is read by its disk name).
@@ -234,6 +253,7 @@ describe("WorkspaceObserver in a git work tree", () => {
       path: "dir with space/café.txt",
       change: "added",
       content_digest: SHA["hello world\n"],
+      scope: "source",
     });
   });
 
@@ -248,7 +268,7 @@ describe("WorkspaceObserver in a git work tree", () => {
     });
   });
 
-  test("files ignored by .gitignore, .git/info/exclude or the global excludes are not recorded", async () => {
+  test("files ignored by .gitignore, .git/info/exclude or the global excludes are outside the source scope, recorded as ignored", async () => {
     const globalExcludes = join(dir, "global-excludes");
     writeFileSync(globalExcludes, "*.global\n");
     const globalConfig = join(dir, "gitconfig");
@@ -266,9 +286,15 @@ describe("WorkspaceObserver in a git work tree", () => {
       write(root, "settings.local", "x\n");
       write(root, "cache.global", "x\n");
       write(root, "visible.txt", "x\n");
-      expect((await observer.delta()).changes).toEqual([
-        { path: "visible.txt", change: "added", content_digest: SHA["x\n"] },
+      const delta = await observer.delta();
+      expect(delta.changes).toEqual([
+        { path: "build/out.js", change: "added", content_digest: SHA["x\n"], scope: "ignored" },
+        { path: "cache.global", change: "added", content_digest: SHA["x\n"], scope: "ignored" },
+        { path: "debug.log", change: "added", content_digest: SHA["x\n"], scope: "ignored" },
+        { path: "settings.local", change: "added", content_digest: SHA["x\n"], scope: "ignored" },
+        { path: "visible.txt", change: "added", content_digest: SHA["x\n"], scope: "source" },
       ]);
+      expect([...(await observer.snapshot()).entries.keys()]).not.toContain("debug.log");
     } finally {
       if (saved === undefined) delete process.env.GIT_CONFIG_GLOBAL;
       else process.env.GIT_CONFIG_GLOBAL = saved;
@@ -283,7 +309,7 @@ describe("WorkspaceObserver in a git work tree", () => {
     const observer = await observed();
     write(root, "tracked.log", "hello\n");
     expect((await observer.delta()).changes).toEqual([
-      { path: "tracked.log", change: "modified", content_digest: SHA["hello\n"] },
+      { path: "tracked.log", change: "modified", content_digest: SHA["hello\n"], scope: "source" },
     ]);
   });
 
@@ -297,11 +323,11 @@ describe("WorkspaceObserver in a git work tree", () => {
     write(root, "scratch.tmp", "x\n");
     write(root, "src/new.ts", "x\n");
     expect((await observer.delta()).changes).toEqual([
-      { path: "src/new.ts", change: "added", content_digest: SHA["x\n"] },
+      { path: "src/new.ts", change: "added", content_digest: SHA["x\n"], scope: "source" },
     ]);
   });
 
-  test("root harness directories and .git at any depth are never listed", async () => {
+  test("root harness directories and nested .git are never listed; the root's .git/ and .turngate/ foreign files are harness rows", async () => {
     const nested = join(root, "vendor/lib");
     mkdirSync(nested, { recursive: true });
     initRepo(nested, { "lib.txt": "nested\n" });
@@ -311,7 +337,24 @@ describe("WorkspaceObserver in a git work tree", () => {
     write(root, ".a3s-code/state.json", "x\n");
     write(root, ".git/turngate-probe", "x\n");
     write(root, "vendor/lib/.git/turngate-probe", "x\n");
-    expect(await observer.delta()).toEqual({ changes: [], complete: true, unreadable: [] });
+    expect(await observer.delta()).toEqual({
+      changes: [
+        {
+          path: ".git/turngate-probe",
+          change: "added",
+          content_digest: SHA["x\n"],
+          scope: "harness",
+        },
+        {
+          path: ".turngate/logs/x.log",
+          change: "added",
+          content_digest: SHA["x\n"],
+          scope: "harness",
+        },
+      ],
+      complete: true,
+      unreadable: [],
+    });
   });
 
   test("nested .a3s, .a3s-code and .turngate directories are ordinary content and observed", async () => {
@@ -321,9 +364,19 @@ describe("WorkspaceObserver in a git work tree", () => {
     write(root, "pkg/.a3s-code/state.json", "kept\n");
     expect(await observer.delta()).toEqual({
       changes: [
-        { path: "pkg/.a3s-code/state.json", change: "added", content_digest: SHA["kept\n"] },
-        { path: "src/.a3s/impl.js", change: "added", content_digest: SHA["x\n"] },
-        { path: "src/.turngate/y.js", change: "added", content_digest: SHA["hello\n"] },
+        {
+          path: "pkg/.a3s-code/state.json",
+          change: "added",
+          content_digest: SHA["kept\n"],
+          scope: "source",
+        },
+        { path: "src/.a3s/impl.js", change: "added", content_digest: SHA["x\n"], scope: "source" },
+        {
+          path: "src/.turngate/y.js",
+          change: "added",
+          content_digest: SHA["hello\n"],
+          scope: "source",
+        },
       ],
       complete: true,
       unreadable: [],
@@ -338,8 +391,18 @@ describe("WorkspaceObserver in a git work tree", () => {
     write(root, "vendor/lib/.turngate/y.js", "x\n");
     write(root, "vendor/lib/.a3s/z.js", "hello\n");
     expect((await observer.delta()).changes).toEqual([
-      { path: "vendor/lib/.a3s/z.js", change: "added", content_digest: SHA["hello\n"] },
-      { path: "vendor/lib/.turngate/y.js", change: "added", content_digest: SHA["x\n"] },
+      {
+        path: "vendor/lib/.a3s/z.js",
+        change: "added",
+        content_digest: SHA["hello\n"],
+        scope: "source",
+      },
+      {
+        path: "vendor/lib/.turngate/y.js",
+        change: "added",
+        content_digest: SHA["x\n"],
+        scope: "source",
+      },
     ]);
   });
 
@@ -360,7 +423,7 @@ describe("WorkspaceObserver in a git work tree", () => {
     expect(after.mtimeMs).toBe(before.mtimeMs);
     expect(after.mtimeMs).toBe(second * 1000);
     expect((await observer.delta()).changes).toEqual([
-      { path: "same.txt", change: "modified", content_digest: SHA.bbbb },
+      { path: "same.txt", change: "modified", content_digest: SHA.bbbb, scope: "source" },
     ]);
   });
 
@@ -369,7 +432,7 @@ describe("WorkspaceObserver in a git work tree", () => {
     linkSync(join(root, "a.txt"), join(dir, "alias.txt"));
     writeFileSync(join(dir, "alias.txt"), "HELLO\n");
     expect((await observer.delta()).changes).toEqual([
-      { path: "a.txt", change: "modified", content_digest: SHA["HELLO\n"] },
+      { path: "a.txt", change: "modified", content_digest: SHA["HELLO\n"], scope: "source" },
     ]);
   });
 
@@ -384,7 +447,7 @@ describe("WorkspaceObserver in a git work tree", () => {
     const second = await observer.delta();
     expect(second).toEqual(first);
     expect(first.changes).toEqual([
-      { path: "a.txt", change: "modified", content_digest: SHA["hello world\n"] },
+      { path: "a.txt", change: "modified", content_digest: SHA["hello world\n"], scope: "source" },
     ]);
   });
 
@@ -397,8 +460,14 @@ describe("WorkspaceObserver in a git work tree", () => {
     write(root, "vendor/lib/obj.o", "x\n");
     write(root, "vendor/lib/more.txt", "x\n");
     expect((await observer.delta()).changes).toEqual([
-      { path: "vendor/lib/lib.txt", change: "modified", content_digest: SHA["x\n"] },
-      { path: "vendor/lib/more.txt", change: "added", content_digest: SHA["x\n"] },
+      {
+        path: "vendor/lib/lib.txt",
+        change: "modified",
+        content_digest: SHA["x\n"],
+        scope: "source",
+      },
+      { path: "vendor/lib/more.txt", change: "added", content_digest: SHA["x\n"], scope: "source" },
+      { path: "vendor/lib/obj.o", change: "added", content_digest: SHA["x\n"], scope: "ignored" },
     ]);
     expect((await observer.snapshot()).entries.has("vendor/lib/.gitignore")).toBe(true);
   });
@@ -421,7 +490,8 @@ describe("WorkspaceObserver in a git work tree", () => {
     write(root, "sub/s.txt", "x\n");
     write(root, "sub/build.o", "x\n");
     expect((await observer.delta()).changes).toEqual([
-      { path: "sub/s.txt", change: "modified", content_digest: SHA["x\n"] },
+      { path: "sub/build.o", change: "added", content_digest: SHA["x\n"], scope: "ignored" },
+      { path: "sub/s.txt", change: "modified", content_digest: SHA["x\n"], scope: "source" },
     ]);
   });
 
@@ -432,7 +502,7 @@ describe("WorkspaceObserver in a git work tree", () => {
     write(root, "outside-sub.txt", "x\n");
     write(root, "src/inside.txt", "x\n");
     expect((await observer.delta()).changes).toEqual([
-      { path: "inside.txt", change: "added", content_digest: SHA["x\n"] },
+      { path: "inside.txt", change: "added", content_digest: SHA["x\n"], scope: "source" },
     ]);
   });
 

@@ -46,11 +46,16 @@ describe("WorkspaceObserver outside git (directory walk)", () => {
     execFileSync("mv", [join(root, "old.txt"), join(root, "renamed.txt")]);
     expect(await observer.delta()).toEqual({
       changes: [
-        { path: "a.txt", change: "modified", content_digest: SHA["hello world\n"] },
-        { path: "gone.txt", change: "deleted", content_digest: "deleted" },
-        { path: "new/file.txt", change: "added", content_digest: SHA["kept\n"] },
-        { path: "old.txt", change: "deleted", content_digest: "deleted" },
-        { path: "renamed.txt", change: "added", content_digest: SHA["x\n"] },
+        {
+          path: "a.txt",
+          change: "modified",
+          content_digest: SHA["hello world\n"],
+          scope: "source",
+        },
+        { path: "gone.txt", change: "deleted", content_digest: "deleted", scope: "source" },
+        { path: "new/file.txt", change: "added", content_digest: SHA["kept\n"], scope: "source" },
+        { path: "old.txt", change: "deleted", content_digest: "deleted", scope: "source" },
+        { path: "renamed.txt", change: "added", content_digest: SHA["x\n"], scope: "source" },
       ],
       complete: true,
       unreadable: [],
@@ -69,12 +74,12 @@ describe("WorkspaceObserver outside git (directory walk)", () => {
     write(root, "top-only.txt", "x\n");
     write(root, "sub/top-only.txt", "x\n");
     expect((await observer.delta()).changes).toEqual([
-      { path: "keep.log", change: "added", content_digest: SHA["x\n"] },
-      { path: "sub/top-only.txt", change: "added", content_digest: SHA["x\n"] },
+      { path: "keep.log", change: "added", content_digest: SHA["x\n"], scope: "source" },
+      { path: "sub/top-only.txt", change: "added", content_digest: SHA["x\n"], scope: "source" },
     ]);
   });
 
-  test(".git is skipped at any depth, .turngate/.a3s/.a3s-code only in the root", async () => {
+  test(".git is skipped at any depth, .turngate/.a3s/.a3s-code only in the root (the root's .git/config is a harness row)", async () => {
     const observer = new WorkspaceObserver(root);
     await observer.baseline();
     write(root, ".git/config", "x\n");
@@ -87,9 +92,20 @@ describe("WorkspaceObserver outside git (directory walk)", () => {
     write(root, "src/.turngate/y.js", "kept\n");
     expect(await observer.delta()).toEqual({
       changes: [
-        { path: "pkg/.a3s-code/x", change: "added", content_digest: SHA["x\n"] },
-        { path: "src/.a3s/impl.js", change: "added", content_digest: SHA["hello\n"] },
-        { path: "src/.turngate/y.js", change: "added", content_digest: SHA["kept\n"] },
+        { path: ".git/config", change: "added", content_digest: SHA["x\n"], scope: "harness" },
+        { path: "pkg/.a3s-code/x", change: "added", content_digest: SHA["x\n"], scope: "source" },
+        {
+          path: "src/.a3s/impl.js",
+          change: "added",
+          content_digest: SHA["hello\n"],
+          scope: "source",
+        },
+        {
+          path: "src/.turngate/y.js",
+          change: "added",
+          content_digest: SHA["kept\n"],
+          scope: "source",
+        },
       ],
       complete: true,
       unreadable: [],
@@ -109,7 +125,14 @@ describe("WorkspaceObserver outside git (directory walk)", () => {
     unlinkSync(join(root, "many/d3/f4199.txt"));
     write(root, "many/d3/f4199.txt", "hello\n");
     expect(await observer.delta()).toEqual({
-      changes: [{ path: "many/d3/f4199.txt", change: "modified", content_digest: SHA["hello\n"] }],
+      changes: [
+        {
+          path: "many/d3/f4199.txt",
+          change: "modified",
+          content_digest: SHA["hello\n"],
+          scope: "source",
+        },
+      ],
       complete: true,
       unreadable: [],
     });
@@ -128,7 +151,12 @@ describe("WorkspaceObserver outside git (directory walk)", () => {
     await observer.baseline();
     write(root, "Ordner mit Leerzeichen/u\u0308ber.txt", "x\n");
     expect((await observer.delta()).changes).toEqual([
-      { path: "Ordner mit Leerzeichen/\u00fcber.txt", change: "added", content_digest: SHA["x\n"] },
+      {
+        path: "Ordner mit Leerzeichen/\u00fcber.txt",
+        change: "added",
+        content_digest: SHA["x\n"],
+        scope: "source",
+      },
     ]);
   });
 });

@@ -37,6 +37,36 @@ const snapshot: WorkspaceSnapshot = {
       },
     ],
   ]),
+  outside: new Map([
+    [
+      "node_modules/.bin/node",
+      {
+        kind: "file",
+        content_digest: "",
+        size: 7,
+        mtime_ms: 5,
+        ctime_ms: 6,
+        ino: 44,
+        mode: 0o100755,
+        scope: "ignored",
+        hashed: false,
+      },
+    ],
+    [
+      ".git/config",
+      {
+        kind: "file",
+        content_digest: SHA["x\n"],
+        size: 2,
+        mtime_ms: 7,
+        ctime_ms: 8,
+        ino: 45,
+        mode: 0o100644,
+        scope: "harness",
+        hashed: true,
+      },
+    ],
+  ]),
   unreadable: ["pipe"],
 };
 
@@ -88,6 +118,19 @@ describe("snapshot serialisation", () => {
       ino: 42,
       mode: 0o100644,
     });
+  });
+
+  test("outside entries are written sorted by path with scope and hashed", () => {
+    const json = serializeSnapshot(snapshot);
+    expect(json.outside.map((e) => [e.path, e.scope, e.hashed, e.content_digest])).toEqual([
+      [".git/config", "harness", true, SHA["x\n"]],
+      ["node_modules/.bin/node", "ignored", false, ""],
+    ]);
+  });
+
+  test("a stored snapshot without outside (written before issue 10) reads back with none", () => {
+    const { outside: _, ...old } = serializeSnapshot(snapshot);
+    expect(deserializeSnapshot(old).outside).toEqual(new Map());
   });
 
   test("a snapshot survives JSON text unchanged", () => {
@@ -153,6 +196,35 @@ describe("snapshot serialisation", () => {
       "unreadable_reasons.pipe",
     ],
     [{ ...serializeSnapshot(snapshot), ignore_state: { repos: [] } }, "ignore_state.taken_at_ms"],
+    [{ ...serializeSnapshot(snapshot), outside: {} }, "outside"],
+    [
+      {
+        ...serializeSnapshot(snapshot),
+        outside: [{ ...serializeSnapshot(snapshot).outside[0], scope: "source" }],
+      },
+      "outside[0].scope",
+    ],
+    [
+      {
+        ...serializeSnapshot(snapshot),
+        outside: [{ ...serializeSnapshot(snapshot).outside[1], content_digest: SHA["x\n"] }],
+      },
+      "outside[0].content_digest",
+    ],
+    [
+      {
+        ...serializeSnapshot(snapshot),
+        outside: [{ ...serializeSnapshot(snapshot).outside[0], path: "z.txt" }],
+      },
+      "outside[0].path",
+    ],
+    [
+      {
+        ...serializeSnapshot(snapshot),
+        outside: [{ ...serializeSnapshot(snapshot).outside[0], hashed: 1 }],
+      },
+      "outside[0].hashed",
+    ],
   ])("deserializeSnapshot rejects bad input naming the field (%#)", (input, field) => {
     expect(() => deserializeSnapshot(input)).toThrow(
       expect.objectContaining({ name: "WorkspaceObserverError", code: "invalid_snapshot", field }),

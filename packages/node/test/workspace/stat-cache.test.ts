@@ -25,7 +25,7 @@ afterEach(() => removeDir(root));
  * last change (b.txt was written after a.txt). Its ignore-rule record is a real baseline's.
  */
 async function staleBaseline(ageMs: number): Promise<WorkspaceSnapshot> {
-  const { ignore_state } = await new WorkspaceObserver(root).baseline();
+  const { ignore_state, outside } = await new WorkspaceObserver(root).baseline();
   const entries = new Map();
   const a = lstatSync(join(root, "a.txt"));
   for (const [path, digest] of [
@@ -48,6 +48,7 @@ async function staleBaseline(ageMs: number): Promise<WorkspaceSnapshot> {
     taken_at_ms: Math.max(a.mtimeMs, a.ctimeMs) + ageMs,
     git: true,
     entries,
+    outside,
     unreadable: [],
     ...(ignore_state === undefined ? {} : { ignore_state }),
   };
@@ -77,7 +78,7 @@ describe("stat cache and the racy rule", () => {
     const observer = new WorkspaceObserver(root);
     observer.restoreBaseline(await staleBaseline(RACY_WINDOW_MS));
     expect(await observer.delta()).toEqual({
-      changes: [{ path: "a.txt", change: "modified", content_digest: SHA.bbbb }],
+      changes: [{ path: "a.txt", change: "modified", content_digest: SHA.bbbb, scope: "source" }],
       complete: true,
       unreadable: [],
     });
@@ -96,8 +97,8 @@ describe("stat cache and the racy rule", () => {
     write(root, "b.txt", "hello\n");
     write(root, "c.txt", "kept\n");
     expect((await observer.delta()).changes).toEqual([
-      { path: "b.txt", change: "modified", content_digest: SHA["hello\n"] },
-      { path: "c.txt", change: "added", content_digest: SHA["kept\n"] },
+      { path: "b.txt", change: "modified", content_digest: SHA["hello\n"], scope: "source" },
+      { path: "c.txt", change: "added", content_digest: SHA["kept\n"], scope: "source" },
     ]);
     expect(hashed.sort()).toEqual(["b.txt", "c.txt"]);
   });

@@ -3,7 +3,7 @@ import { appendFileSync, chmodSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { WorkspaceObserver } from "../../src/workspace/index.js";
-import { initRepo, makeTempDir, removeDir, SHA, write } from "./helpers.js";
+import { initRepo, makeTempDir, removeDir, SHA, sourceScope, write } from "./helpers.js";
 import { permissionTrickUnavailable, withPermissionsEnforced } from "./unprivileged.js";
 
 let dir: string;
@@ -31,18 +31,18 @@ describe("WorkspaceObserver: paths it cannot read", () => {
     execFileSync("mkfifo", [join(root, "pipe")]);
     write(root, "b.txt", "x\n");
     expect(await observer.delta()).toEqual({
-      changes: [{ path: "b.txt", change: "added", content_digest: SHA["x\n"] }],
+      changes: [{ path: "b.txt", change: "added", content_digest: SHA["x\n"], scope: "source" }],
       complete: false,
       unreadable: ["pipe"],
     });
   });
 
-  test("a FIFO in a git work tree is not listed, because git does not list special files", async () => {
+  test("an untracked FIFO in a git work tree, which git does not list, is found and reported unreadable (issue 10)", async () => {
     initRepo(root, { "a.txt": "hello\n" });
     execFileSync("mkfifo", [join(root, "pipe")]);
     const snapshot = await new WorkspaceObserver(root).baseline();
     expect([...snapshot.entries.keys()]).toEqual(["a.txt"]);
-    expect(snapshot.unreadable).toEqual([]);
+    expect(snapshot.unreadable).toEqual(["pipe"]);
   });
 
   test.skipIf(noPermissionTrick !== undefined)(
@@ -60,7 +60,14 @@ describe("WorkspaceObserver: paths it cannot read", () => {
         return observer.delta();
       });
       expect(delta).toEqual({
-        changes: [{ path: "a.txt", change: "modified", content_digest: SHA["hello world\n"] }],
+        changes: [
+          {
+            path: "a.txt",
+            change: "modified",
+            content_digest: SHA["hello world\n"],
+            scope: "source",
+          },
+        ],
         complete: false,
         unreadable: ["secret.txt"],
       });
@@ -76,15 +83,22 @@ describe("WorkspaceObserver: paths it cannot read", () => {
         const observer = new WorkspaceObserver(root);
         await observer.baseline();
         chmodSync(join(root, "notes.txt"), 0);
-        const first = await observer.delta();
+        const first = sourceScope(await observer.delta());
         chmodSync(join(root, "notes.txt"), 0o644);
         appendFileSync(join(root, ".git/info/exclude"), "notes.txt\n");
         write(root, "notes.txt", "hello\n");
-        return [first, await observer.delta()];
+        return [first, sourceScope(await observer.delta())];
       });
       expect(first).toEqual({ changes: [], complete: false, unreadable: ["notes.txt"] });
       expect(second).toEqual({
-        changes: [{ path: "notes.txt", change: "modified", content_digest: SHA["hello\n"] }],
+        changes: [
+          {
+            path: "notes.txt",
+            change: "modified",
+            content_digest: SHA["hello\n"],
+            scope: "source",
+          },
+        ],
         complete: true,
         unreadable: [],
       });
@@ -106,7 +120,14 @@ describe("WorkspaceObserver: paths it cannot read", () => {
       expect(result.base.unreadable).toEqual(["locked"]);
       expect([...result.base.entries.keys()]).toEqual(["a.txt"]);
       expect(result.delta).toEqual({
-        changes: [{ path: "locked/inner.txt", change: "added", content_digest: SHA["x\n"] }],
+        changes: [
+          {
+            path: "locked/inner.txt",
+            change: "added",
+            content_digest: SHA["x\n"],
+            scope: "source",
+          },
+        ],
         complete: true,
         unreadable: [],
       });
@@ -126,7 +147,9 @@ describe("WorkspaceObserver: paths it cannot read", () => {
       });
       expect(result.base.unreadable).toEqual(["a.txt"]);
       expect(result.delta).toEqual({
-        changes: [{ path: "a.txt", change: "modified", content_digest: SHA["hello\n"] }],
+        changes: [
+          { path: "a.txt", change: "modified", content_digest: SHA["hello\n"], scope: "source" },
+        ],
         complete: true,
         unreadable: [],
       });

@@ -1,5 +1,5 @@
 import { WorkspaceObserverError } from "../errors.js";
-import { runGit } from "../listing/git.js";
+import { filterOverrides, runGit } from "../listing/git.js";
 import { splitNulTerminated } from "../listing/git-list.js";
 
 /** What git ignores below one listed directory. */
@@ -18,6 +18,8 @@ export interface IgnoredListing {
  * directory whose files are all ignored without the directory matching is not collapsed
  * (git documents this for `matching`; `ls-files --ignored --directory` is less precise).
  *
+ * Every configured content filter is switched off for the call ({@link filterOverrides}).
+ *
  * Throws {@link WorkspaceObserverError} `git_failed` if git cannot run or fails.
  */
 export async function listIgnored(cwd: string): Promise<IgnoredListing> {
@@ -34,7 +36,8 @@ export async function listIgnored(cwd: string): Promise<IgnoredListing> {
   ];
   let result: Awaited<ReturnType<typeof runGit>>;
   try {
-    result = await runGit(args, cwd);
+    // status re-reads tracked files whose stat changed: no clean filter may run then.
+    result = await runGit([...(await filterOverrides(cwd)), ...args], cwd);
   } catch (error) {
     throw new WorkspaceObserverError("git_failed", `could not run git in ${cwd}: ${String(error)}`);
   }

@@ -2,30 +2,45 @@ import { isUtf8 } from "node:buffer";
 import { join } from "node:path";
 import { WorkspaceObserverError } from "../errors.js";
 import { isHarnessPath } from "../paths.js";
-import { runGit } from "./git.js";
+import { type GitResult, runGit } from "./git.js";
 import { joinRelative, type Listing, listedPath, type PathFilter } from "./listing.js";
+
+/** The git arguments of {@link listGitPaths}. */
+export const GIT_LIST_ARGS: readonly string[] = Object.freeze([
+  "ls-files",
+  "-z",
+  "-t",
+  "--cached",
+  "--others",
+  "--exclude-standard",
+]);
 
 /**
  * Lists the files git would consider part of the work tree under `root/dirFsPath`:
  * tracked files plus untracked files that `.gitignore`, `.git/info/exclude` and the global
- * excludes file do not ignore (`git ls-files -z --cached --others --exclude-standard`).
+ * excludes file do not ignore (`git ls-files -z -t --cached --others --exclude-standard`;
+ * `-t` tags untracked names with `?`, so they are also returned in `untracked`: only they
+ * can lie at an output location).
  *
  * Input: the workspace root, the relative on-disk directory to list (`""` for the root),
  * and the configured-ignores filter. Output: a {@link Listing} whose keys are relative to
  * `root`; harness paths and filtered keys are dropped; duplicate index stages collapse;
  * untracked nested repositories (`dir/`) are returned as `directories`. Names that are not
  * valid UTF-8 are reported as unreadable (lossily decoded).
+ * `started`: the result of that git call when the caller already started it (see
+ * `runGitPair`).
  * Throws {@link WorkspaceObserverError} `git_failed` if git exits non-zero or cannot run.
  */
 export async function listGitPaths(
   root: string,
   dirFsPath: string,
   isIgnored: PathFilter,
+  started?: Promise<GitResult>,
 ): Promise<Listing> {
   const cwd = dirFsPath === "" ? root : join(root, dirFsPath);
-  let result: Awaited<ReturnType<typeof runGit>>;
+  let result: GitResult;
   try {
-    result = await runGit(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd);
+    result = await (started ?? runGit([...GIT_LIST_ARGS], cwd));
   } catch (error) {
     throw new WorkspaceObserverError("git_failed", `could not run git in ${cwd}: ${String(error)}`);
   }
@@ -35,18 +50,24 @@ export async function listGitPaths(
       `git ls-files failed in ${cwd} (exit ${result.code}): ${result.stderr}`,
     );
   }
-  const listing: Listing = { paths: [], directories: [], unreadable: [] };
+  const listing: Listing = { paths: [], directories: [], unreadable: [], untracked: [] };
   let previous = "";
-  for (const { name, lossy } of splitNulTerminated(result.stdout)) {
+  for (const { name: tagged, lossy } of splitNulTerminated(result.stdout)) {
+    // "<tag> <name>": H tracked, S skip-worktree, M unmerged, ? untracked, …
+    const name = tagged.slice(2);
     // Unmerged paths appear once per stage, always next to each other.
     if (name === "" || name === previous) continue;
     previous = name;
+    const untracked = tagged.charCodeAt(0) === 0x3f; // "?"
     const isDir = name.endsWith("/");
     const item = listedPath(joinRelative(dirFsPath, isDir ? name.slice(0, -1) : name));
     if (isHarnessPath(item.key) || isIgnored(item.key, isDir)) continue;
     if (lossy) listing.unreadable.push(item.key);
     else if (isDir) listing.directories.push(item);
-    else listing.paths.push(item);
+    else {
+      listing.paths.push(item);
+      if (untracked) listing.untracked?.push(item.key);
+    }
   }
   return listing;
 }

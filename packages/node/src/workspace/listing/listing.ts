@@ -30,11 +30,14 @@ export function listedPath(fsPath: string): ListedPath {
  *   will classify).
  * - `directories`: directories to list separately (nested git repositories, submodules).
  * - `unreadable`: keys that could not be listed (directory read errors, undecodable names).
+ * - `untracked`: git listings only: the keys of `paths` that git does not track (only they
+ *   can lie at an output location); absent for walks (nothing is tracked there).
  */
 export interface Listing {
   paths: ListedPath[];
   directories: ListedPath[];
   unreadable: string[];
+  untracked?: string[];
 }
 
 /** Decides whether a normalised key is excluded; `isDir` for directory keys (walk only). */

@@ -169,12 +169,21 @@ export class StatCache {
    * to be the keys.
    */
   seed(snapshot: WorkspaceSnapshot): void {
+    this.seedEntries(snapshot.entries, snapshot.taken_at_ms);
+  }
+
+  /**
+   * Replaces the cache with `entries` (key → state), every digest taken as computed at
+   * `hashedAtMs`; on-disk paths are taken to be the keys (the outside cache is seeded from
+   * a baseline's `outside` this way).
+   */
+  seedEntries(entries: ReadonlyMap<string, EntryState>, hashedAtMs: number): void {
     this.#entries = new Map();
-    for (const [key, state] of snapshot.entries) {
+    for (const [key, state] of entries) {
       this.#entries.set(key, {
         key,
         state,
-        hashed_at_ms: snapshot.taken_at_ms,
+        hashed_at_ms: hashedAtMs,
         fs_path: key,
         abs_path: absolutePath(this.#root, key),
         seen: this.epoch,

@@ -1,0 +1,71 @@
+/**
+ * What inside a repository's `.git/` directory is git's own bookkeeping (issue 10 "`.git/`
+ * rows"). Everything else there is recorded on the ledger as a harness row: `config`,
+ * `config.worktree`, `hooks/*`, `info/*` (exclude, attributes, sparse-checkout, …) change
+ * what git and the checks do, and a file git never writes (`.git/x/impl.js`) is code a check
+ * can `require`. Git's own entries change with every commit, fetch or rebase the agent may
+ * legitimately run, and hold no code.
+ */
+
+/** Directories directly in `.git/` that belong to git's layout (nothing below is recorded). */
+export const GIT_OWN_DIRECTORIES: readonly string[] = Object.freeze([
+  "objects",
+  "refs",
+  "logs",
+  "modules",
+  "worktrees",
+  "lfs",
+  "rr-cache",
+  "reftable",
+  "sequencer",
+  "rebase-merge",
+  "rebase-apply",
+  "fsmonitor--daemon",
+  // git-annex's object store (content-addressed, often gigabytes; annex's own layout).
+  "annex",
+]);
+
+/** Files directly in `.git/` that belong to git's layout, besides {@link GIT_OWN_FILE_PATTERN}. */
+export const GIT_OWN_FILES: readonly string[] = Object.freeze([
+  "index",
+  "HEAD",
+  "packed-refs",
+  "COMMIT_EDITMSG",
+  "MERGE_MSG",
+  "MERGE_MODE",
+  "MERGE_RR",
+  "SQUASH_MSG",
+  "TAG_EDITMSG",
+  "NOTES_EDITMSG",
+  "EDIT_DESCRIPTION",
+  "description",
+  "shallow",
+  "gitk.cache",
+  "gc.pid",
+  "gc.log",
+  "fsmonitor--daemon.ipc",
+  "commondir",
+  "gitdir",
+]);
+
+/**
+ * Other file names directly in `.git/` that are git's: `*_HEAD` (ORIG_HEAD, FETCH_HEAD,
+ * MERGE_HEAD, CHERRY_PICK_HEAD, REVERT_HEAD, BISECT_HEAD, REBASE_HEAD, AUTO_MERGE is listed
+ * above), `BISECT_*` state, `sharedindex.<sha>` (split index), `*.lock` (a lock git holds
+ * while it writes).
+ */
+export const GIT_OWN_FILE_PATTERN =
+  /^(?:[A-Z_]+_HEAD|AUTO_MERGE|BISECT_[A-Z_]+|sharedindex\.[0-9a-f]+|.+\.lock)$/;
+
+const OWN_DIRS = new Set(GIT_OWN_DIRECTORIES);
+const OWN_FILES = new Set(GIT_OWN_FILES);
+
+/**
+ * True when the entry `name` directly inside `.git/` belongs to git's own layout and is not
+ * recorded; `isDir` tells whether it is a directory. `config`, `hooks`, `info` and every
+ * unknown name are recorded (false). Pure.
+ */
+export function isGitOwnEntry(name: string, isDir: boolean): boolean {
+  if (isDir) return OWN_DIRS.has(name);
+  return OWN_FILES.has(name) || GIT_OWN_FILE_PATTERN.test(name);
+}

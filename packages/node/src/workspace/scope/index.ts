@@ -1,0 +1,17 @@
+/**
+ * Source scope vs outside scope (issue 10, part "scope"): the output locations, git's own
+ * `.git/` layout, turngate's own `.turngate/` files, and the special-file scan.
+ */
+export {
+  GIT_OWN_DIRECTORIES,
+  GIT_OWN_FILE_PATTERN,
+  GIT_OWN_FILES,
+  isGitOwnEntry,
+} from "./git-layout.js";
+export {
+  DEFAULT_OUTPUT_LOCATIONS,
+  OutputLocations,
+  type OutputLocationsOptions,
+} from "./output-locations.js";
+export { SPECIAL_FILE_REASON } from "./special-files.js";
+export { isTurngateOwnFile, TURNGATE_OWN_FILES } from "./turngate-files.js";

@@ -1,0 +1,408 @@
+import { execFileSync } from "node:child_process";
+import { utimesSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { RACY_WINDOW_MS, WorkspaceObserver } from "../../src/workspace/index.js";
+import {
+  DEFAULT_OUTPUT_LOCATIONS,
+  GIT_OWN_DIRECTORIES,
+  GIT_OWN_FILES,
+  isGitOwnEntry,
+  isTurngateOwnFile,
+  OutputLocations,
+  SPECIAL_FILE_REASON,
+  TURNGATE_OWN_FILES,
+} from "../../src/workspace/scope/index.js";
+import { git, initRepo, makeTempDir, removeDir, SHA, write } from "./helpers.js";
+
+// Issue 10, part "scope": what the observer sees outside the source scope.
+
+let dir: string;
+let root: string;
+
+beforeEach(() => {
+  dir = makeTempDir("tg-scope-");
+  root = join(dir, "ws");
+  execFileSync("mkdir", [root]);
+});
+afterEach(() => removeDir(dir));
+
+const rows = (delta: Awaited<ReturnType<WorkspaceObserver["delta"]>>): string[] =>
+  delta.changes.map((c) => `${c.scope} ${c.change} ${c.path}`);
+
+describe("ignored files are outside the source scope and their changes are rows", () => {
+  test("an ignored shim node_modules/.bin/node written by the agent is an ignored row with its digest", {
+    timeout: 15_000,
+  }, async () => {
+    initRepo(root, { ".gitignore": "node_modules/\n", "a.txt": "a\n" });
+    write(root, "node_modules/left-pad/index.js", "module.exports = 1;\n");
+    // ctime cannot be set back: wait until index.js is older than the racy window.
+    await new Promise((r) => setTimeout(r, RACY_WINDOW_MS + 100));
+    write(root, "node_modules/left-pad/new.js", "x\n");
+    const observer = new WorkspaceObserver(root);
+    const base = await observer.baseline();
+    // Existing ignored files are recorded stat-only at baseline (never read), unless their
+    // stat is racy (changed within RACY_WINDOW_MS of the baseline): then they are hashed.
+    expect(base.outside.get("node_modules/left-pad/index.js")).toMatchObject({
+      scope: "ignored",
+      hashed: false,
+      content_digest: "",
+    });
+    expect(base.outside.get("node_modules/left-pad/new.js")).toMatchObject({
+      hashed: true,
+      content_digest: SHA["x\n"],
+    });
+    expect(base.entries.has("node_modules/left-pad/index.js")).toBe(false);
+    write(root, "node_modules/.bin/node", "x\n");
+    const delta = await observer.delta();
+    expect(delta.changes).toEqual([
+      {
+        path: "node_modules/.bin/node",
+        change: "added",
+        content_digest: SHA["x\n"],
+        scope: "ignored",
+      },
+    ]);
+  });
+
+  test("an ignored file rewritten in place (same size) is a modified row with the new bytes' digest", async () => {
+    initRepo(root, { ".gitignore": "node_modules/\n" });
+    write(root, "node_modules/dep/index.js", "aaaa");
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(join(root, "node_modules/dep/index.js"), old, old);
+    const observer = new WorkspaceObserver(root);
+    await observer.baseline();
+    write(root, "node_modules/dep/index.js", "bbbb");
+    expect((await observer.delta()).changes).toEqual([
+      {
+        path: "node_modules/dep/index.js",
+        change: "modified",
+        content_digest: SHA.bbbb,
+        scope: "ignored",
+      },
+    ]);
+  });
+
+  test("a gitignored .npmrc created by the agent is an ignored row", async () => {
+    initRepo(root, { ".gitignore": ".npmrc\n" });
+    const observer = new WorkspaceObserver(root);
+    await observer.baseline();
+    write(root, ".npmrc", "x\n");
+    expect(rows(await observer.delta())).toEqual(["ignored added .npmrc"]);
+  });
+
+  test("pytest.pyc matched by *.py[cod] is an output row (a default output location), ignored with default_outputs false", async () => {
+    initRepo(root, { ".gitignore": "*.py[cod]\n" });
+    const withDefaults = new WorkspaceObserver(root);
+    const without = new WorkspaceObserver(root, { defaultOutputs: false });
+    await withDefaults.baseline();
+    await without.baseline();
+    write(root, "pytest.pyc", "x\n");
+    expect(rows(await withDefaults.delta())).toEqual(["output added pytest.pyc"]);
+    expect(rows(await without.delta())).toEqual(["ignored added pytest.pyc"]);
+  });
+
+  test("a stale __pycache__/*.pyc rewritten by the agent is a row even with no .gitignore", async () => {
+    initRepo(root, { "m.py": "x = 1\n" });
+    write(root, "__pycache__/m.cpython-311.pyc", "aaaa");
+    const observer = new WorkspaceObserver(root);
+    const base = await observer.baseline();
+    expect(base.entries.has("__pycache__/m.cpython-311.pyc")).toBe(false);
+    expect(base.outside.get("__pycache__/m.cpython-311.pyc")?.scope).toBe("output");
+    write(root, "__pycache__/m.cpython-311.pyc", "bbbb");
+    expect((await observer.delta()).changes).toEqual([
+      {
+        path: "__pycache__/m.cpython-311.pyc",
+        change: "modified",
+        content_digest: SHA.bbbb,
+        scope: "output",
+      },
+    ]);
+  });
+
+  test("deleting an ignored file is a deleted row", async () => {
+    initRepo(root, { ".gitignore": "*.log\n" });
+    write(root, "old.log", "x\n");
+    const observer = new WorkspaceObserver(root);
+    await observer.baseline();
+    execFileSync("rm", [join(root, "old.log")]);
+    expect((await observer.delta()).changes).toEqual([
+      { path: "old.log", change: "deleted", content_digest: "deleted", scope: "ignored" },
+    ]);
+  });
+});
+
+describe("output locations", () => {
+  test("the documented default list", () => {
+    expect(DEFAULT_OUTPUT_LOCATIONS).toEqual([
+      "__pycache__/",
+      "*.py[co]",
+      ".pytest_cache/",
+      ".mypy_cache/",
+      ".ruff_cache/",
+      ".hypothesis/",
+      ".tox/",
+      ".nox/",
+      "*.egg-info/",
+      ".coverage",
+      ".coverage.*",
+      "htmlcov/",
+      "coverage/",
+      ".nyc_output/",
+      "node_modules/.cache/",
+      "target/ (beside a Cargo.toml)",
+      "junit*.xml",
+      "cover.out",
+      "coverage.out",
+      "lcov.info",
+    ]);
+  });
+
+  test.each([
+    ["pkg/__pycache__/m.cpython-311.pyc", true],
+    ["m.pyc", true],
+    ["m.pyo", true],
+    ["m.pyd", false],
+    [".pytest_cache/v/cache/nodeids", true],
+    ["sub/.mypy_cache/x.json", true],
+    [".ruff_cache/0.1/x", true],
+    [".hypothesis/examples/x", true],
+    [".tox/py311/bin/python", true],
+    [".nox/x", true],
+    ["src/pkg.egg-info/PKG-INFO", true],
+    [".coverage", true],
+    [".coverage.host.123", true],
+    ["htmlcov/index.html", true],
+    ["coverage/lcov-report/index.html", true],
+    ["web/.nyc_output/x.json", true],
+    ["node_modules/.cache/babel/x", true],
+    ["packages/a/node_modules/.cache/x", true],
+    [".cache/x", false],
+    ["reports/junit-unit.xml", true],
+    ["junit.xml", true],
+    ["cover.out", true],
+    ["coverage.out", true],
+    ["lcov.info", true],
+    ["src/coverage.ts", false],
+    ["target/debug/app", false], // no Cargo.toml beside it
+    ["src/main.rs", false],
+  ])("the defaults classify %s as output: %s", (key, expected) => {
+    const outputs = new OutputLocations({ root });
+    expect(outputs.coversFile(key)).toBe(expected);
+  });
+
+  test("target/ is an output location only beside a Cargo.toml", () => {
+    write(root, "crate/Cargo.toml", "[package]\n");
+    const outputs = new OutputLocations({ root });
+    expect(outputs.coversFile("crate/target/debug/app")).toBe(true);
+    expect(outputs.coversFile("target/debug/app")).toBe(false);
+    expect(outputs.coversFile("other/target/x")).toBe(false);
+  });
+
+  test("configured outputs patterns (gitignore syntax) add locations; default_outputs false removes the defaults", () => {
+    const outputs = new OutputLocations({
+      root,
+      patterns: ["reports/", "*.snap.new", "/dist/"],
+      defaults: false,
+    });
+    expect(outputs.coversFile("reports/x.html")).toBe(true);
+    expect(outputs.coversFile("a/b.snap.new")).toBe(true);
+    expect(outputs.coversFile("dist/x.js")).toBe(true);
+    expect(outputs.coversFile("src/dist/x.js")).toBe(false);
+    expect(outputs.coversFile("__pycache__/m.pyc")).toBe(false);
+    expect(new OutputLocations({ root, defaults: false }).empty).toBe(true);
+  });
+
+  test("bad outputs options are typed errors naming the field", () => {
+    expect(() => new WorkspaceObserver(root, { outputs: "dist/" as never })).toThrow(
+      expect.objectContaining({ code: "invalid_option", field: "outputs" }),
+    );
+    expect(() => new WorkspaceObserver(root, { defaultOutputs: "no" as never })).toThrow(
+      expect.objectContaining({ code: "invalid_option", field: "default_outputs" }),
+    );
+  });
+
+  test("an output location never covers a tracked file; untracked files there are outside the source scope", async () => {
+    initRepo(root, { "coverage/keep.json": "{}\n", "src/a.ts": "a\n" });
+    const observer = new WorkspaceObserver(root);
+    const base = await observer.baseline();
+    expect(base.entries.has("coverage/keep.json")).toBe(true);
+    write(root, "coverage/keep.json", "x\n");
+    write(root, "coverage/lcov.info", "x\n");
+    write(root, "reports/junit.xml", "x\n");
+    expect(rows(await observer.delta())).toEqual([
+      "source modified coverage/keep.json",
+      "output added coverage/lcov.info",
+      "output added reports/junit.xml",
+    ]);
+  });
+
+  test("last turn's outputs are outside scope in the next baseline, so rewriting them is an output row, not a source one", async () => {
+    initRepo(root, { "Cargo.toml": "[package]\n", "src/main.rs": "fn main() {}\n" });
+    write(root, "target/debug/app", "aaaa");
+    const observer = new WorkspaceObserver(root);
+    const base = await observer.baseline();
+    expect([...base.entries.keys()].sort()).toEqual(["Cargo.toml", "src/main.rs"]);
+    write(root, "target/debug/app", "bbbb");
+    expect(rows(await observer.delta())).toEqual(["output modified target/debug/app"]);
+  });
+
+  test("a stored baseline with stat-only outside entries restores them into the outside stat cache", async () => {
+    initRepo(root, { ".gitignore": "node_modules/\n" });
+    write(root, "node_modules/x.js", "x\n");
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(join(root, "node_modules/x.js"), old, old);
+    const base = await new WorkspaceObserver(root).baseline();
+    const observer = new WorkspaceObserver(root);
+    observer.restoreBaseline(base);
+    expect((await observer.delta()).changes).toEqual([]);
+    write(root, "node_modules/x.js", "y\n");
+    expect(rows(await observer.delta())).toEqual(["ignored modified node_modules/x.js"]);
+  });
+});
+
+describe(".git/ and .turngate/ harness rows", () => {
+  test("git's own layout is written down", () => {
+    expect(GIT_OWN_DIRECTORIES).toEqual([
+      "objects",
+      "refs",
+      "logs",
+      "modules",
+      "worktrees",
+      "lfs",
+      "rr-cache",
+      "reftable",
+      "sequencer",
+      "rebase-merge",
+      "rebase-apply",
+      "fsmonitor--daemon",
+      "annex",
+    ]);
+    expect(GIT_OWN_FILES).toContain("index");
+    expect(GIT_OWN_FILES).toContain("HEAD");
+    expect(GIT_OWN_FILES).toContain("packed-refs");
+    expect(GIT_OWN_FILES).toContain("COMMIT_EDITMSG");
+    expect(GIT_OWN_FILES).toContain("description");
+    expect(GIT_OWN_FILES).toContain("shallow");
+  });
+
+  test.each([
+    ["index", false, true],
+    ["HEAD", false, true],
+    ["ORIG_HEAD", false, true],
+    ["FETCH_HEAD", false, true],
+    ["CHERRY_PICK_HEAD", false, true],
+    ["BISECT_LOG", false, true],
+    ["index.lock", false, true],
+    ["sharedindex.0123abcd", false, true],
+    ["objects", true, true],
+    ["refs", true, true],
+    ["lfs", true, true],
+    ["config", false, false],
+    ["config.worktree", false, false],
+    ["hooks", true, false],
+    ["info", true, false],
+    ["x", true, false],
+    ["impl.js", false, false],
+    ["HEAD.js", false, false],
+  ])(".git/%s (dir: %s) is git's own: %s", (name, isDir, own) => {
+    expect(isGitOwnEntry(name, isDir)).toBe(own);
+  });
+
+  test("turngate's own .turngate/ files are written down", () => {
+    expect(TURNGATE_OWN_FILES).toEqual([
+      ".gitignore",
+      "baseline.json",
+      "baseline.json.<hex>",
+      "baseline-history.json",
+      "baseline-history.json.<hex>",
+      "logs/<sha256>.log",
+      "logs/.tmp-<pid>-<hex>.log",
+      "proofs/<sha256>*",
+    ]);
+    const sha = SHA["x\n"];
+    expect(isTurngateOwnFile(".gitignore")).toBe(true);
+    expect(isTurngateOwnFile("baseline.json")).toBe(true);
+    expect(isTurngateOwnFile("baseline.json.1a2b3c")).toBe(true);
+    expect(isTurngateOwnFile("baseline-history.json")).toBe(true);
+    expect(isTurngateOwnFile("baseline-history.json.1a2b3c")).toBe(true);
+    expect(isTurngateOwnFile("baseline-history.js")).toBe(false);
+    expect(isTurngateOwnFile(`logs/${sha}.log`)).toBe(true);
+    expect(isTurngateOwnFile("logs/.tmp-123-abcdef.log")).toBe(true);
+    expect(isTurngateOwnFile(`proofs/${sha}.json`)).toBe(true);
+    expect(isTurngateOwnFile("impl.js")).toBe(false);
+    expect(isTurngateOwnFile("logs/impl.js")).toBe(false);
+    expect(isTurngateOwnFile(`proofs/${sha}/impl.js`)).toBe(false);
+    expect(isTurngateOwnFile("baseline.json.js")).toBe(false);
+  });
+
+  test("code a check can require from .git/x/impl.js, a new hook and a .git/config edit are harness rows; a commit's own bookkeeping is not", async () => {
+    initRepo(root, { "a.txt": "a\n" });
+    const observer = new WorkspaceObserver(root);
+    await observer.baseline();
+    write(root, ".git/x/impl.js", "x\n");
+    write(root, ".git/hooks/pre-commit", "x\n");
+    git(root, "config", "core.fsmonitor", "/tmp/planted");
+    write(root, ".git/info/attributes", "x\n");
+    write(root, "a.txt", "x\n");
+    git(root, "commit", "-q", "-am", "agent commit"); // index, HEAD, refs, logs, objects, COMMIT_EDITMSG
+    expect(rows(await observer.delta())).toEqual([
+      "harness modified .git/config",
+      "harness added .git/hooks/pre-commit",
+      "harness added .git/info/attributes",
+      "harness added .git/x/impl.js",
+      "source modified a.txt",
+    ]);
+  });
+
+  test("a file the agent creates in the root's .turngate/ is a harness row; turngate's own proofs and logs are not", async () => {
+    initRepo(root, { "a.txt": "a\n" });
+    const observer = new WorkspaceObserver(root);
+    await observer.baseline();
+    write(root, ".turngate/impl.js", "x\n");
+    write(root, `.turngate/proofs/${SHA["x\n"]}.json`, "{}\n");
+    write(root, `.turngate/logs/${SHA["x\n"]}.log`, "x\n");
+    write(root, ".turngate/.gitignore", "*\n");
+    expect((await observer.delta()).changes).toEqual([
+      { path: ".turngate/impl.js", change: "added", content_digest: SHA["x\n"], scope: "harness" },
+    ]);
+  });
+});
+
+describe("special files in the source scope", () => {
+  test("a FIFO in an untracked folder (git ls-files skips it) makes the observation incomplete, naming it", async () => {
+    initRepo(root, { "a.txt": "a\n" });
+    const observer = new WorkspaceObserver(root);
+    await observer.baseline();
+    write(root, "tmp/keep.txt", "x\n");
+    execFileSync("mkfifo", [join(root, "tmp/pipe")]);
+    execFileSync("mkdir", ["-p", join(root, "only/fifo/here")]);
+    execFileSync("mkfifo", [join(root, "only/fifo/here/p")]);
+    const delta = await observer.delta();
+    expect(delta.complete).toBe(false);
+    expect(delta.unreadable).toEqual(["only/fifo/here/p", "tmp/pipe"]);
+    expect(delta.unreadable_reasons?.["tmp/pipe"]).toBe(SPECIAL_FILE_REASON);
+    expect(rows(delta)).toEqual(["source added tmp/keep.txt"]);
+  });
+
+  test("a FIFO present at baseline keeps every delta incomplete (never reported as deleted)", async () => {
+    initRepo(root, { "src/a.txt": "a\n" });
+    execFileSync("mkfifo", [join(root, "src/pipe")]);
+    const observer = new WorkspaceObserver(root);
+    const base = await observer.baseline();
+    expect(base.unreadable).toEqual(["src/pipe"]);
+    await new Promise((r) => setTimeout(r, 10));
+    const delta = await observer.delta();
+    expect(delta.unreadable).toEqual(["src/pipe"]);
+    expect(delta.changes).toEqual([]);
+  });
+
+  test("a FIFO in an ignored folder is outside the source scope and not reported", async () => {
+    initRepo(root, { ".gitignore": "run/\n" });
+    const observer = new WorkspaceObserver(root);
+    await observer.baseline();
+    execFileSync("mkdir", [join(root, "run")]);
+    execFileSync("mkfifo", [join(root, "run/sock")]);
+    expect(await observer.delta()).toEqual({ changes: [], complete: true, unreadable: [] });
+  });
+});
