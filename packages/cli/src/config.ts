@@ -25,13 +25,16 @@ const CheckSchema = z.union([
 /**
  * `turngate.config.json`: `checks` (command strings or verification command records),
  * `timeout_ms` (default timeout of every check, ms), `ignores` (gitignore-style patterns
- * the workspace observer skips). Unknown keys are rejected so that typos surface.
+ * the workspace observer skips), `agent_grace_ms` (how long the processes the agent left
+ * running get after its exit before they are SIGKILLed, ms; default 2,000). Unknown keys
+ * are rejected so that typos surface.
  */
 export const TurngateConfigSchema = z
   .object({
     checks: z.array(CheckSchema).optional(),
     timeout_ms: z.number().int().nonnegative().optional(),
     ignores: z.array(z.string()).optional(),
+    agent_grace_ms: z.number().int().nonnegative().max(600_000).optional(),
   })
   .strict();
 
@@ -43,6 +46,8 @@ export interface TurngateConfig {
   ignores: string[];
   /** The file's top-level `timeout_ms` (already applied to `checks`); undefined when absent. */
   timeoutMs?: number;
+  /** `agent_grace_ms`: grace for the agent's leftover processes, ms; undefined: default 2,000. */
+  agentGraceMs?: number;
 }
 
 /**
@@ -95,6 +100,7 @@ export function loadConfig(root: string, explicitPath?: string): TurngateConfig 
     ignores: config.ignores ?? [],
   };
   if (config.timeout_ms !== undefined) loaded.timeoutMs = config.timeout_ms;
+  if (config.agent_grace_ms !== undefined) loaded.agentGraceMs = config.agent_grace_ms;
   return loaded;
 }
 

@@ -7,16 +7,22 @@ import type {
   VerificationSummary,
 } from "@turngate/core";
 import {
+  type AgentSurvivor,
+  createTurnMarker,
+  DEFAULT_AGENT_GRACE_MS,
   exitOnTerminationSignals,
   killTrackedProcessGroups,
   type ReportBinding,
   requiredPresetCommands,
   Session,
+  type SubreaperStatus,
+  setChildSubreaper,
   signalExitCode,
   turngatePaths,
   type VerifyCommandsResult,
   type WorkspaceDelta,
   type WorkspaceSnapshot,
+  withTurnMarker,
   writeJsonAtomic,
 } from "@turngate/node";
 import { type AgentExit, runAgent } from "./agent.js";
@@ -49,6 +55,18 @@ export interface TurnRequest {
   waivers: CompletionWaiver[];
 }
 
+/** The agent of a `turngate run` turn: how it ended and what it left running. */
+export interface TurnAgent {
+  command: string[];
+  exit: AgentExit;
+  /** Processes still running after it exited (found, then exited by themselves, killed or unkillable). */
+  survivors: AgentSurvivor[];
+  /** Whether turngate was a child subreaper while the agent ran (and why not). */
+  subreaper: SubreaperStatus;
+  /** The grace the survivors got before SIGKILL, ms. */
+  graceMs: number;
+}
+
 /** Where the checks came from. */
 export type ChecksSource = "flags" | "config" | "presets" | "none";
 
@@ -56,7 +74,7 @@ export type ChecksSource = "flags" | "config" | "presets" | "none";
 export interface TurnResult {
   exitCode: 0 | 2;
   root: string;
-  agent?: { command: string[]; exit: AgentExit };
+  agent?: TurnAgent;
   delta: WorkspaceDelta;
   effectDigest: string;
   checksSource?: ChecksSource;
@@ -96,17 +114,11 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     logDir: state.logs,
     toolVersions: { turngate: CLI_VERSION },
     ...(request.baseline ? { baseline: request.baseline } : {}),
+    ...(config.agentGraceMs !== undefined ? { agentGraceMs: config.agentGraceMs } : {}),
   });
 
   let agent: TurnResult["agent"];
-  if (request.agent) {
-    const exit = await runAgent(request.agent, request.root, {
-      env: ctx.env,
-      stdoutToStderr: request.agentStdoutToStderr === true,
-    });
-    agent = { command: request.agent, exit };
-    ctx.stderr.write(`turngate: agent exited with code ${exit.exitCode}\n`);
-  }
+  if (request.agent) agent = await runAgentTurn(request.agent, session, config, request, ctx);
 
   const delta = await session.observeWorkspace();
   let checksSource: ChecksSource | undefined;
@@ -161,6 +173,43 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     result.proofPath = proofPath;
   }
   return result;
+}
+
+/**
+ * Run the agent (issue 10, "Processes the agent left running"): with a fresh
+ * `TURNGATE_TURN` marker in its environment, in its own session and process group unless
+ * stdin is a terminal, with turngate a child subreaper while it runs (Linux, when
+ * `@turngate/native` is built). After it exits, `session.settleAgentProcesses` finds what
+ * it left running (group, marker, subreaper), waits `agent_grace_ms` and SIGKILLs it; an
+ * unkillable survivor keeps the turn incomplete. Only then is the workspace observed.
+ * Errors: `AgentSpawnError`; a process table that cannot be read.
+ */
+async function runAgentTurn(
+  command: string[],
+  session: Session,
+  config: TurngateConfig,
+  request: TurnRequest,
+  ctx: CliContext,
+): Promise<TurnAgent> {
+  const marker = createTurnMarker();
+  const subreaper = setChildSubreaper(true);
+  try {
+    const exit = await runAgent(command, request.root, {
+      env: withTurnMarker(ctx.env, marker),
+      stdoutToStderr: request.agentStdoutToStderr === true,
+    });
+    ctx.stderr.write(`turngate: agent exited with code ${exit.exitCode}\n`);
+    const graceMs = config.agentGraceMs ?? DEFAULT_AGENT_GRACE_MS;
+    const settlement = await session.settleAgentProcesses({
+      marker,
+      subreaper: subreaper.active,
+      graceMs,
+      ...(exit.detached && exit.pid !== undefined ? { processGroup: exit.pid } : {}),
+    });
+    return { command, exit, survivors: settlement.survivors, subreaper, graceMs };
+  } finally {
+    if (subreaper.active) setChildSubreaper(false);
+  }
 }
 
 /**

@@ -9,6 +9,7 @@ export {
   verificationPresets,
 } from "./presets/detect.js";
 export { requiredPresetCommands } from "./presets/required.js";
+export * from "./processes/index.js";
 export {
   CAPTURED_HEAD_BYTES,
   CAPTURED_TAIL_BYTES,
@@ -29,6 +30,7 @@ export {
   processGroupAlive,
   signalProcessGroup,
   stopProcessGroup,
+  trackedProcessGroups,
   trackProcessGroup,
 } from "./runner/process-group.js";
 export { runShellCommand, type ShellRunOptions, type ShellRunResult } from "./runner/shell.js";

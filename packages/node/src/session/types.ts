@@ -32,6 +32,11 @@ export interface SessionOptions {
   toolVersions?: Record<string, string>;
   /** Passed to the workspace observer: force (true) or forbid (false) git mode. */
   useGit?: boolean;
+  /**
+   * Grace between the agent's exit and the SIGKILL of the processes it left running, ms
+   * (`settleAgentProcesses`); default 2,000. Config `agent_grace_ms`. Issue 10.
+   */
+  agentGraceMs?: number;
 }
 
 /** Progress of `verifyCommands`, one `start` and one `end` per command, in order. */

@@ -55,7 +55,7 @@ void runShellCommand("echo $$ > group.pid && sleep ${marker} & sleep ${marker}",
   while (Date.now() < deadline) {
     if (existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n")) {
       members = runningGroupMembers(Number(readFileSync(pidFile, "utf8")));
-      if (members.length >= 3) break; // sh, the background sleep and the foreground sleep
+      if (members.length >= 4) break; // sh, its supervisor, the background and the foreground sleep
     }
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -71,7 +71,7 @@ describe("exitOnTerminationSignals", () => {
     "%s: the check's process group is killed and the host exits %i",
     async (signal, code, marker) => {
       const { host, exited, pgid, members } = await hostWithLongCheck(marker);
-      expect(members.length).toBe(3);
+      expect(members.length).toBe(4);
       host.kill(signal);
       expect(await exited).toEqual({ code, signal: null });
       expect(readFileSync(join(dir.path, "before-exit"), "utf8")).toBe(signal);
