@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { signalExitCode } from "../../src/runner/exit-on-signal.js";
-import { processRunning, runningGroupMembers, tempDir } from "./helpers.js";
+import { runningGroupMembers, stillRunningAfter, tempDir } from "./helpers.js";
 
 let dir: { path: string; cleanup: () => Promise<void> };
 beforeEach(async () => {
@@ -75,8 +75,7 @@ describe("exitOnTerminationSignals", () => {
       host.kill(signal);
       expect(await exited).toEqual({ code, signal: null });
       expect(readFileSync(join(dir.path, "before-exit"), "utf8")).toBe(signal);
-      expect(runningGroupMembers(pgid)).toEqual([]);
-      expect(members.filter(processRunning)).toEqual([]);
+      expect(await stillRunningAfter(pgid, members)).toEqual([]);
     },
     60_000,
   );
