@@ -12,6 +12,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, test } from "vitest";
+import { loadConfig } from "../src/config.js";
 import { gitProject } from "./helpers.js";
 import { processRunning } from "./process-groups.js";
 
@@ -52,6 +53,26 @@ function pidIn(file: string): number {
   const pid = Number(readFileSync(file, "utf8"));
   killLater(pid);
   return pid;
+}
+
+/** Run `turngate run … -- sh AGENT` (text output) as a real process; resolves with code and stdout. */
+function runText(
+  root: string,
+  agentScript: string,
+): Promise<{ code: number | null; stdout: string }> {
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, "run", "--root", root, "--", "sh", agentScript],
+    {
+      cwd: repoRoot,
+      stdio: ["ignore", "pipe", "ignore"],
+    },
+  );
+  let stdout = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+  });
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout })));
 }
 
 /** Run `turngate run --json … -- sh AGENT` as a real process; resolves with code and JSON. */
@@ -252,4 +273,32 @@ describe("turngate run: processes the agent left running", () => {
     ]);
     expect(processRunning(pid)).toBe(false);
   }, 60_000);
+
+  test("the text output lists each survivor with its outcome, how it was found and its command line", async () => {
+    const p = project(100);
+    const pidFile = join(p.agents, "bg.pid");
+    const agent = p.agent(
+      "agent.sh",
+      `printf '42\\n' > value.txt\nsleep 309 &\necho $! > ${pidFile}\n`,
+    );
+    const { code, stdout } = await runText(p.root, agent);
+    const pid = pidIn(pidFile);
+    expect(stdout.split("\n").slice(0, 2)).toEqual([
+      "agent left 1 process running after it exited (grace 100 ms, then SIGKILL):",
+      `  pid ${pid} killed (process_group): sleep 309`,
+    ]);
+    expect(stdout).toMatch(/\nverified: effect digest [0-9a-f]{64}\n/);
+    expect(code).toBe(0);
+  }, 60_000);
+});
+
+describe("config agent_grace_ms", () => {
+  test("is read in ms and must be a non-negative integer (the error names the field)", () => {
+    const p = project(1500);
+    expect(loadConfig(p.root).agentGraceMs).toBe(1500);
+    p.write("turngate.config.json", `${JSON.stringify({ agent_grace_ms: -1 })}\n`);
+    expect(() => loadConfig(p.root)).toThrow(
+      `invalid ${join(p.root, "turngate.config.json")} at agent_grace_ms: Too small: expected number to be >=0`,
+    );
+  });
 });
