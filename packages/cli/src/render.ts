@@ -115,7 +115,7 @@ export function renderTurnText(result: TurnResult): string {
  * the gate did not allow (else `[]`);
  * `agent` is `{command, exit_code, signal, detached, grace_ms, subreaper, survivors}` —
  * `subreaper` `"active"` or `"unavailable (reason)"`, `survivors` `[{pid, command_line,
- * found_by: process_group|environment_marker|subreaper, outcome: exited|killed|unkillable}]`.
+ * found_by: process_group|session|environment_marker|subreaper, outcome: exited|killed|unkillable}]`.
  */
 export function turnJson(result: TurnResult): Record<string, unknown> {
   return {

@@ -180,7 +180,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
  * `TURNGATE_TURN` marker in its environment, in its own session and process group unless
  * stdin is a terminal, with turngate a child subreaper while it runs (Linux, when
  * `@turngate/native` is built). After it exits, `session.settleAgentProcesses` finds what
- * it left running (group, marker, subreaper), waits `agent_grace_ms` and SIGKILLs it; an
+ * it left running (group, session, marker, subreaper), waits `agent_grace_ms` and SIGKILLs it; an
  * unkillable survivor keeps the turn incomplete. Only then is the workspace observed.
  * Errors: `AgentSpawnError`; a process table that cannot be read.
  */
@@ -204,7 +204,9 @@ async function runAgentTurn(
       marker,
       subreaper: subreaper.active,
       graceMs,
-      ...(exit.detached && exit.pid !== undefined ? { processGroup: exit.pid } : {}),
+      ...(exit.detached && exit.pid !== undefined
+        ? { processGroup: exit.pid, session: exit.pid }
+        : {}),
     });
     return { command, exit, survivors: settlement.survivors, subreaper, graceMs };
   } finally {

@@ -9,7 +9,7 @@ import {
 } from "./process-table.js";
 
 /** How a surviving process of the agent was found. */
-export type SurvivorFoundBy = "process_group" | "environment_marker" | "subreaper";
+export type SurvivorFoundBy = "process_group" | "session" | "environment_marker" | "subreaper";
 
 /** A process still running after the agent exited. */
 export interface SurvivorProcess {
@@ -23,6 +23,12 @@ export interface SurvivorProcess {
 export interface SurvivorScanOptions {
   /** The agent's own process group (its pid when it was started detached); absent: not scanned. */
   processGroup?: number;
+  /**
+   * The agent's own session (its pid when it was started detached): catches a job-control
+   * shell's background job, which gets a process group of its own but stays in the session.
+   * Absent: not scanned. Needs `/proc` (the `ps` source has no session ids).
+   */
+  session?: number;
   /** The turn's environment marker; scanned for in `/proc/*\/environ` (Linux only). */
   marker?: TurnMarker;
   /** This process is a child subreaper: its children (orphans reparented to it) are survivors. */
@@ -52,7 +58,8 @@ export interface SurvivorScan {
 
 /**
  * One scan of the process table for processes the agent left running. A process matches,
- * in this order: its process group is `processGroup` (`process_group`); its environment
+ * in this order: its process group is `processGroup` (`process_group`); its session is
+ * `session` (`session`); its environment
  * holds `marker` exactly (`environment_marker`, Linux `/proc/PID/environ`, readable for
  * processes of the same user or as root); its parent is this process while `subreaper` is
  * on (`subreaper`). This process, `excludePids` and members of `excludeGroups` never match.
@@ -79,6 +86,8 @@ export function findSurvivors(options: SurvivorScanOptions): SurvivorScan {
     let foundBy: SurvivorFoundBy | undefined;
     if (options.processGroup !== undefined && row.pgid === options.processGroup) {
       foundBy = "process_group";
+    } else if (options.session !== undefined && row.sid === options.session) {
+      foundBy = "session";
     } else if (markerScanned && options.marker && hasMarker(row.pid, options.marker)) {
       foundBy = "environment_marker";
     } else if (options.subreaper === true && row.ppid === self) {

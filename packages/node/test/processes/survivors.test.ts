@@ -272,4 +272,25 @@ describe("findSurvivors and settleAgentProcesses", () => {
       task_ids: [`agent-survivor:${pid}`],
     });
   });
+
+  test("a job-control background job with a cleared environment (own group, same session) is found by session", async () => {
+    const marker = createTurnMarker();
+    const sid = await runAgentScript(
+      "env -i /bin/bash -c 'set -m; /bin/sleep 310 & echo $! > job.pid' </dev/null >/dev/null 2>&1; exit 0",
+      withTurnMarker(process.env, marker),
+    );
+    const pid = await pidFrom("job.pid");
+    await execd(pid, "/bin/sleep 310");
+    expect(findSurvivors({ processGroup: sid, marker }).survivors).toEqual([]);
+    const settled = await settleAgentProcesses({
+      processGroup: sid,
+      session: sid,
+      marker,
+      graceMs: 20,
+    });
+    expect(settled.survivors).toEqual([
+      { pid, command_line: "/bin/sleep 310", found_by: "session", outcome: "killed" },
+    ]);
+    expect(processRunning(pid)).toBe(false);
+  });
 });
