@@ -140,7 +140,7 @@ export async function runShellCommand(
     stderr.on("data", (chunk: Buffer) => onData(chunk, stderr));
 
     const finish = () => {
-      if (exited === undefined || streamsOpen > 0) return;
+      if (exited === undefined || streamsOpen > 0 || !groupSettled) return;
       clearTimeout(timer);
       clearTimeout(settleTimer);
       options.signal?.removeEventListener("abort", onAbort);
@@ -154,11 +154,12 @@ export async function runShellCommand(
     stdout.on("close", onStreamClosed);
     stderr.on("close", onStreamClosed);
 
-    let stopping = false;
+    let stopping: Promise<void> | undefined;
+    /** Set once the group is gone, or was stopped, after the shell exited. */
+    let groupSettled = false;
     const stopGroup = () => {
       if (child.pid === undefined || stopping) return;
-      stopping = true;
-      void stopProcessGroup(child.pid).then(() => {
+      stopping = stopProcessGroup(child.pid).then(() => {
         // Whatever still holds the pipes after SIGKILL cannot write any more: stop waiting.
         settleTimer = setTimeout(() => {
           stdout.destroy();
@@ -199,10 +200,16 @@ export async function runShellCommand(
       releaseSupervisor(supervisorPipe);
       // The shell is gone; once the released supervisor has left, stop anything it left
       // behind in its group (background jobs).
-      void waitForGroupExit(child.pid, SUPERVISOR_EXIT_MS).then((alive) => {
-        if (alive) stopGroup();
+      void (async () => {
+        if (await waitForGroupExit(child.pid, SUPERVISOR_EXIT_MS)) stopGroup();
+        if (stopping) {
+          // SIGKILL is delivered asynchronously: wait (bounded) until the group is gone.
+          await stopping;
+          await waitForGroupExit(child.pid, PROCESS_GROUP_SETTLE_MS);
+        }
+        groupSettled = true;
         finish();
-      });
+      })();
     });
   });
 
