@@ -248,11 +248,11 @@ describe("turngate run: processes the agent left running", () => {
     ]
       .map((arg) => `'${arg.replaceAll("'", "'\\''")}'`)
       .join(" ");
-    writeFileSync(join(p.agents, "run.sh"), `${command} > ${json} 2>/dev/null\n`);
+    writeFileSync(join(p.agents, "run.sh"), `exec ${command} > ${json} 2>/dev/null\n`);
     // `script` gives the CLI a pseudo-terminal as stdin, stdout and stderr.
     const child = spawn(
       "script",
-      ["-q", "-e", "-c", `sh ${join(p.agents, "run.sh")}`, "/dev/null"],
+      ["-q", "-e", "-c", `exec sh ${join(p.agents, "run.sh")}`, "/dev/null"],
       {
         cwd: repoRoot,
         stdio: ["pipe", "ignore", "ignore"],
@@ -289,6 +289,85 @@ describe("turngate run: processes the agent left running", () => {
     ]);
     expect(stdout).toMatch(/\nverified: effect digest [0-9a-f]{64}\n/);
     expect(code).toBe(0);
+  }, 60_000);
+});
+
+describe("turngate run: signals to a detached agent and Ctrl-C on a terminal", () => {
+  test("without a terminal, SIGINT to turngate reaches the agent's whole group; the job it left is then killed", async () => {
+    const p = project(100);
+    const ready = join(p.agents, "ready");
+    const pidFile = join(p.agents, "bg.pid");
+    const agent = p.agent(
+      "agent.sh",
+      `printf '42\\n' > value.txt\ntrap 'exit 5' INT\nsleep 311 &\necho $! > ${pidFile}\ntouch ${ready}\nwait\n`,
+    );
+    const child = spawn(
+      process.execPath,
+      [...nodeArgs, "run", "--json", "--root", p.root, "--", "sh", agent],
+      {
+        cwd: repoRoot,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    cleanups.push(() => child.kill("SIGKILL"));
+    let stdout = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    const closed = new Promise((resolve) => child.on("close", resolve));
+    const deadline = Date.now() + 30_000;
+    while (!existsSync(ready) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const pid = pidIn(pidFile);
+    child.kill("SIGINT");
+    expect(await closed).toBe(0);
+    const json = JSON.parse(stdout) as Record<string, unknown>;
+    expect(json.agent).toMatchObject({ exit_code: 5, detached: true });
+    // A non-interactive shell's background job ignores SIGINT: it survives the agent.
+    expect(survivorsOf(json)).toEqual([
+      { pid, command_line: "sleep 311", found_by: "process_group", outcome: "killed" },
+    ]);
+    expect(json.verdict).toBe("verified");
+  }, 60_000);
+
+  test("on a terminal, Ctrl-C reaches the agent, turngate keeps running and judges the turn", async () => {
+    const p = project(100);
+    const ready = join(p.agents, "ready");
+    const agent = p.agent(
+      "agent.sh",
+      `printf '42\\n' > value.txt\ntrap 'exit 6' INT\ntouch ${ready}\nwhile :; do sleep 0.05; done\n`,
+    );
+    const json = join(p.agents, "result.json");
+    const command = [
+      process.execPath,
+      ...nodeArgs,
+      "run",
+      "--json",
+      "--root",
+      p.root,
+      "--",
+      "sh",
+      agent,
+    ]
+      .map((arg) => `'${arg.replaceAll("'", "'\\''")}'`)
+      .join(" ");
+    writeFileSync(join(p.agents, "run.sh"), `exec ${command} > ${json} 2>/dev/null\n`);
+    const child = spawn(
+      "script",
+      ["-q", "-e", "-c", `exec sh ${join(p.agents, "run.sh")}`, "/dev/null"],
+      {
+        cwd: repoRoot,
+        stdio: ["pipe", "ignore", "ignore"],
+      },
+    );
+    cleanups.push(() => child.kill("SIGKILL"));
+    const closed = new Promise((resolve) => child.on("close", resolve));
+    const deadline = Date.now() + 30_000;
+    while (!existsSync(ready) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    child.stdin.write("\u0003"); // Ctrl-C on the pseudo-terminal: SIGINT to its foreground group
+    expect(await closed).toBe(0);
+    const result = JSON.parse(readFileSync(json, "utf8")) as Record<string, unknown>;
+    expect(result.agent).toMatchObject({ exit_code: 6, detached: false, survivors: [] });
+    expect(result.verdict).toBe("verified");
   }, 60_000);
 });
 
