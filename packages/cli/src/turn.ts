@@ -91,7 +91,8 @@ export interface TurnResult {
 
 /**
  * One turn, the code path shared by `turngate run`, `turngate verify` and `turngate demo`:
- * baseline (or the stored one) → agent (if any) → observe → ledger → nothing changed:
+ * baseline (or the stored one) → agent (if any; then what it left running is found and
+ * killed, `runAgentTurn`) → observe → ledger → nothing changed:
  * narrative; else the checks (flags, config or required presets) bound to the effect
  * digest → gate → proof at `<state>/proofs/<digest>.json` (default state folder
  * `<root>/.turngate`) when the turn is allowed and changed something. `request.config`
