@@ -8,6 +8,7 @@ import type {
 } from "@turngate/core";
 import {
   type AgentSurvivor,
+  childPids,
   createTurnMarker,
   DEFAULT_AGENT_GRACE_MS,
   exitOnTerminationSignals,
@@ -193,6 +194,8 @@ async function runAgentTurn(
   ctx: CliContext,
 ): Promise<TurnAgent> {
   const marker = createTurnMarker();
+  // turngate's own children (e.g. a loader's service process) are never the agent's orphans.
+  const ownChildren = childPids();
   const subreaper = setChildSubreaper(true);
   try {
     const exit = await runAgent(command, request.root, {
@@ -204,6 +207,7 @@ async function runAgentTurn(
     const settlement = await session.settleAgentProcesses({
       marker,
       subreaper: subreaper.active,
+      excludePids: ownChildren,
       graceMs,
       ...(exit.detached && exit.pid !== undefined
         ? { processGroup: exit.pid, session: exit.pid }

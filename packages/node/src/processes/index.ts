@@ -31,6 +31,7 @@ export {
 } from "./settle.js";
 export { reapChild, type SubreaperStatus, setChildSubreaper } from "./subreaper.js";
 export {
+  childPids,
   findSurvivors,
   type SurvivorFoundBy,
   type SurvivorProcess,

@@ -31,7 +31,11 @@ export interface SurvivorScanOptions {
   session?: number;
   /** The turn's environment marker; scanned for in `/proc/*\/environ` (Linux only). */
   marker?: TurnMarker;
-  /** This process is a child subreaper: its children (orphans reparented to it) are survivors. */
+  /**
+   * This process is a child subreaper: its children (orphans reparented to it) are
+   * survivors — except its own children, which the host must list in `excludePids`
+   * (`childPids()` taken before the agent started: e.g. tsx's esbuild service).
+   */
   subreaper?: boolean;
   /** This process (default `process.pid`); never a survivor. */
   selfPid?: number;
@@ -108,4 +112,20 @@ export function findSurvivors(options: SurvivorScanOptions): SurvivorScan {
 function hasMarker(pid: number, marker: TurnMarker): boolean {
   const environ = readProcEnviron(pid);
   return environ !== undefined && environHasMarker(environ, marker);
+}
+
+/**
+ * Pids of the running children of `parent` (default this process), e.g. taken before the
+ * agent starts so that the subreaper rule never counts the host's own children. Errors:
+ * throws when the process table cannot be read.
+ */
+export function childPids(
+  parent: number = process.pid,
+  source: ProcessSource = defaultProcessSource(),
+): Set<number> {
+  return new Set(
+    listProcesses(source)
+      .filter((row) => row.ppid === parent)
+      .map((row) => row.pid),
+  );
 }

@@ -17,7 +17,7 @@ import {
 } from "../../src/processes/process-table.js";
 import { settleAgentProcesses } from "../../src/processes/settle.js";
 import { reapChild, setChildSubreaper } from "../../src/processes/subreaper.js";
-import { findSurvivors } from "../../src/processes/survivors.js";
+import { childPids, findSurvivors } from "../../src/processes/survivors.js";
 import { Session } from "../../src/session/session.js";
 import { tempDir } from "../runner/helpers.js";
 import { useGitRepos } from "../session/git-repo.js";
@@ -292,5 +292,23 @@ describe("findSurvivors and settleAgentProcesses", () => {
       { pid, command_line: "/bin/sleep 310", found_by: "session", outcome: "killed" },
     ]);
     expect(processRunning(pid)).toBe(false);
+  });
+
+  test("the subreaper rule never counts the host's own children listed by childPids() before the agent", async () => {
+    const own = spawn("sleep", ["313"], { stdio: "ignore" });
+    const pid = own.pid as number;
+    // Killed by its handle below (not by afterEach's reapChild: it is libuv's child).
+    await execd(pid, "sleep 313");
+    const before = childPids();
+    expect(before.has(pid)).toBe(true);
+    expect(findSurvivors({ subreaper: true }).survivors).toContainEqual({
+      pid,
+      command_line: "sleep 313",
+      found_by: "subreaper",
+    });
+    expect(
+      findSurvivors({ subreaper: true, excludePids: before }).survivors.map((s) => s.pid),
+    ).not.toContain(pid);
+    own.kill("SIGKILL");
   });
 });
