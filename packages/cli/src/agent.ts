@@ -34,6 +34,11 @@ export interface AgentOptions {
    */
   stdoutToStderr?: boolean;
   /**
+   * Collect the agent's stdout and stderr (as UTF-8 text, in arrival order) into this sink
+   * instead of inheriting them; wins over `stdoutToStderr`. For in-process runs (tests).
+   */
+  output?: { write(text: string): unknown };
+  /**
    * Start the agent in its own session and process group (`setsid`), so everything it
    * starts can be found and killed as a group afterwards. Default: true unless stdin is a
    * terminal (`agentDetachedByDefault`).
@@ -76,12 +81,21 @@ export function runAgent(
   if (program === undefined) return Promise.reject(new AgentSpawnError("", "no command given"));
   return new Promise((resolve, reject) => {
     const detached = options.detached ?? agentDetachedByDefault();
+    const sink = options.output;
     const child = spawn(program, args, {
       cwd,
-      stdio: ["inherit", options.stdoutToStderr ? 2 : "inherit", "inherit"],
+      stdio: sink
+        ? ["inherit", "pipe", "pipe"]
+        : ["inherit", options.stdoutToStderr ? 2 : "inherit", "inherit"],
       env: options.env ?? process.env,
       detached,
     });
+    if (sink) {
+      for (const stream of [child.stdout, child.stderr]) {
+        stream?.setEncoding("utf8");
+        stream?.on("data", (text: string) => sink.write(text));
+      }
+    }
     const handlers = new Map<NodeJS.Signals, () => void>();
     for (const signal of FORWARDED) {
       const handler = () => {
@@ -106,6 +120,9 @@ export function runAgent(
       cleanup();
       reject(new AgentSpawnError(argv.join(" "), error.message));
     });
+    // "exit", not "close": a process the agent left running may hold the output pipes open
+    // for ever; it is found and killed only after this resolves (what the agent wrote keeps
+    // reaching the sink meanwhile).
     child.once("exit", (code, signal) => {
       cleanup();
       const exit: AgentExit = {

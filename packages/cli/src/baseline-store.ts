@@ -80,8 +80,53 @@ export async function writeBaseline(
   return baselineIdOf(text);
 }
 
+/** Most entries kept in the baseline history (`<state dir>/baseline-history.json`). */
+export const BASELINE_HISTORY_LIMIT = 20;
+
+/** One baseline `turngate baseline` stored: its id and when (ISO 8601 UTC). */
+export interface BaselineHistoryEntry {
+  id: string;
+  taken_at: string;
+}
+
+const HistorySchema = z.array(z.object({ id: z.string(), taken_at: z.string() }));
+
+/**
+ * The baselines stored so far, oldest first (at most 20), from `path`. A missing or
+ * malformed file reads as `[]`: the history only explains a refusal, it never decides one.
+ */
+export async function readBaselineHistory(path: string): Promise<BaselineHistoryEntry[]> {
+  try {
+    const parsed = HistorySchema.safeParse(JSON.parse(await readFile(path, "utf8")));
+    return parsed.success ? parsed.data : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Append `{id, taken_at}` to the history at `path` (atomic rewrite, last 20 kept) and
+ * return the entry it follows — the baseline this one replaces — or undefined. Errors: the
+ * `fs` error of the write.
+ */
+export async function recordBaselineHistory(
+  path: string,
+  entry: BaselineHistoryEntry,
+): Promise<BaselineHistoryEntry | undefined> {
+  const history = await readBaselineHistory(path);
+  const previous = history.at(-1);
+  const next = [...history, entry].slice(-BASELINE_HISTORY_LIMIT);
+  await writeFileAtomic(path, `${JSON.stringify(next, null, 2)}\n`);
+  return previous;
+}
+
 /** Options of `readBaseline`. */
 export interface ReadBaselineOptions {
+  /**
+   * The baseline history (`recordBaselineHistory`): when `expectedId` is in it and a later
+   * baseline followed, the refusal says that a newer baseline replaced it, and when.
+   */
+  historyPath?: string;
   /** The id `turngate baseline` printed (`--baseline-id`); the file's id must equal it. */
   expectedId?: string;
   /** How messages name the file (default: `path`). */
@@ -95,7 +140,8 @@ export interface ReadBaselineOptions {
  * Errors (`TurngateError`, each naming the file):
  * - `invalid_input` (path `--baseline-id`): `expectedId` is not 64 lowercase hex characters;
  * - `baseline_missing`: no file (run `turngate baseline` when the turn starts);
- * - `baseline_mismatch`: its id differs from `expectedId`;
+ * - `baseline_mismatch`: its id differs from `expectedId` (when the history shows that a
+ *   later `turngate baseline` replaced that id, the message says so and when);
  * - `baseline_invalid`: not JSON or not a `turngate.baseline.v1` (e.g. an older format);
  * - `WorkspaceObserverError` `invalid_snapshot` for a malformed snapshot.
  */
@@ -119,6 +165,16 @@ export async function readBaseline(
   }
   const id = baselineIdOf(bytes);
   if (expectedId !== undefined && id !== expectedId) {
+    const history = options.historyPath ? await readBaselineHistory(options.historyPath) : [];
+    const at = history.findIndex((entry) => entry.id === expectedId);
+    const newer =
+      at >= 0 ? history.slice(at + 1).find((entry) => entry.id !== expectedId) : undefined;
+    if (newer !== undefined && history.at(-1)?.id === id) {
+      throw new TurngateError(
+        "baseline_mismatch",
+        `the baseline --baseline-id names (${expectedId}, taken at ${history[at]?.taken_at}) is no longer stored: a newer baseline replaced it at ${newer.taken_at} (\`turngate baseline\` ran again, by the host or by the agent; the baseline at ${label} now has id ${id}); this turn cannot be judged against the old one: run \`turngate baseline\` when a turn starts and pass the id it prints to this turn's verify`,
+      );
+    }
     throw new TurngateError(
       "baseline_mismatch",
       `the baseline at ${label} is not the one --baseline-id names: its id is ${id}, --baseline-id is ${expectedId}; it was changed or replaced after \`turngate baseline\``,

@@ -1,11 +1,28 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { VerificationCommand } from "@turngate/core";
-import { TurngateValidationError } from "@turngate/core";
+import { TurngateError, TurngateValidationError } from "@turngate/core";
+import { MIN_COMMAND_TIMEOUT_MS } from "@turngate/node";
 import { z } from "zod";
 
 /** File name looked up in the workspace root when `--config` is not given. */
 export const CONFIG_FILE_NAME = "turngate.config.json";
+
+/**
+ * A configured timeout: an integer of at least 1,000 ms. The runner would raise a smaller
+ * one to 1,000 ms silently (A3S §2.13); a configuration that asks for it is refused so the
+ * user learns the minimum (issue #12 item 4).
+ */
+const TimeoutSchema = z
+  .number()
+  .int()
+  .superRefine((ms, ctx) => {
+    if (ms >= MIN_COMMAND_TIMEOUT_MS) return;
+    ctx.addIssue({
+      code: "custom",
+      message: `must be at least ${MIN_COMMAND_TIMEOUT_MS} ms, the smallest timeout turngate honours (got ${ms})`,
+    });
+  });
 
 const CheckSchema = z.union([
   z.string().regex(/\S/, { message: "must not be blank" }),
@@ -16,7 +33,7 @@ const CheckSchema = z.union([
       description: z.string().optional(),
       command: z.string().regex(/\S/, { message: "must not be blank" }),
       required: z.boolean().optional(),
-      timeout_ms: z.number().int().nonnegative().optional(),
+      timeout_ms: TimeoutSchema.optional(),
       expect_exit: z.number().int().min(-2147483648).max(2147483647).optional(),
     })
     .strict(),
@@ -24,15 +41,23 @@ const CheckSchema = z.union([
 
 /**
  * `turngate.config.json`: `checks` (command strings or verification command records),
- * `timeout_ms` (default timeout of every check, ms), `ignores` (gitignore-style patterns
- * the workspace observer skips), `agent_grace_ms` (how long the processes the agent left
- * running get after its exit before they are SIGKILLed, ms; default 2,000). Unknown keys
- * are rejected so that typos surface.
+ * `timeout_ms` (default timeout of every check — configured, `--check` and preset — in ms,
+ * at least 1,000), `ignores` (gitignore-style patterns the workspace observer skips),
+ * `agent_grace_ms` (how long the processes the agent left running get after its exit
+ * before they are SIGKILLed, ms; default 2,000). Unknown keys are rejected so that typos
+ * surface; an empty `checks` list is refused (it would verify nothing; issue #12 item 3); a
+ * `timeout_ms` below 1,000 is refused naming the minimum (item 4).
  */
 export const TurngateConfigSchema = z
   .object({
-    checks: z.array(CheckSchema).optional(),
-    timeout_ms: z.number().int().nonnegative().optional(),
+    checks: z
+      .array(CheckSchema)
+      .min(1, {
+        message:
+          'must list at least one check: an empty list would leave the turn with nothing to verify; remove "checks" to use the preset checks of the project, or list the commands to run',
+      })
+      .optional(),
+    timeout_ms: TimeoutSchema.optional(),
     ignores: z.array(z.string()).optional(),
     agent_grace_ms: z.number().int().nonnegative().max(600_000).optional(),
   })
@@ -44,7 +69,10 @@ export interface TurngateConfig {
   path?: string;
   checks: VerificationCommand[];
   ignores: string[];
-  /** The file's top-level `timeout_ms` (already applied to `checks`); undefined when absent. */
+  /**
+   * The file's top-level `timeout_ms` (already applied to `checks`; `runTurn` applies it to
+   * `--check` and preset checks too); undefined when absent.
+   */
   timeoutMs?: number;
   /** `agent_grace_ms`: grace for the agent's leftover processes, ms; undefined: default 2,000. */
   agentGraceMs?: number;
@@ -60,7 +88,8 @@ export interface TurngateConfig {
  * `timeout_ms` applies to checks without their own.
  *
  * Errors: `TurngateValidationError` naming the field (`checks.1.command`) for a bad value
- * or invalid JSON (path `""`); the `fs` error when an explicit file cannot be read.
+ * or invalid JSON (path `""`); `TurngateError` `config_unreadable` naming the file when an
+ * explicit file does not exist or cannot be read.
  */
 export function loadConfig(root: string, explicitPath?: string): TurngateConfig {
   const path = explicitPath ?? join(root, CONFIG_FILE_NAME);
@@ -68,10 +97,12 @@ export function loadConfig(root: string, explicitPath?: string): TurngateConfig 
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    if (explicitPath === undefined && (error as NodeJS.ErrnoException).code === "ENOENT") {
-      return { checks: [], ignores: [] };
-    }
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (explicitPath === undefined && code === "ENOENT") return { checks: [], ignores: [] };
+    throw new TurngateError(
+      "config_unreadable",
+      `cannot read the configuration file ${path}: ${code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : (error as Error).message}; check the --config path, or drop --config to use <root>/${CONFIG_FILE_NAME}`,
+    );
   }
   let raw: unknown;
   try {

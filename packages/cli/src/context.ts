@@ -14,6 +14,11 @@ export interface CliContext {
   cwd: string;
   /** Environment for the agent and the checks. */
   env: NodeJS.ProcessEnv;
+  /**
+   * Where the agent's stdout and stderr go instead of this process's (tests and embedders
+   * that run the CLI in-process collect them here; issue #12 item 15). Absent: inherited.
+   */
+  agentOutput?: TextStream;
 }
 
 /** Exit codes: 0 verified, waived or narrative; 2 incomplete; 1 usage or internal error. */

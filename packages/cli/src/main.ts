@@ -1,10 +1,8 @@
-import { TurngateError } from "@turngate/core";
-import { WorkspaceObserverError } from "@turngate/node";
 import { Command, CommanderError } from "commander";
-import { AgentSpawnError } from "./agent.js";
 import { COMMANDS } from "./commands/registry.js";
 import type { ExitState } from "./commands/types.js";
 import { CLI_VERSION, type CliContext, EXIT_INTERNAL, EXIT_OK } from "./context.js";
+import { describeError, jsonRequested, reportError } from "./errors.js";
 
 /**
  * Build the `turngate` program for `ctx`: every command of the registry, `--help` on each,
@@ -17,10 +15,11 @@ export function createProgram(ctx: CliContext, state: ExitState): Command {
     )
     .version(CLI_VERSION)
     .enablePositionalOptions()
-    .showHelpAfterError("(run with --help for usage)")
     .configureOutput({
       writeOut: (text) => ctx.stdout.write(text),
       writeErr: (text) => ctx.stderr.write(text),
+      // Usage errors are printed by `main` in turngate's own error format.
+      outputError: () => {},
     })
     .exitOverride();
   for (const command of COMMANDS) command.register(program, ctx, state);
@@ -34,7 +33,9 @@ export function createProgram(ctx: CliContext, state: ExitState): Command {
 /**
  * Run the CLI with `args` (the words after the program name) and return the exit code:
  * 0 verified, waived or narrative (and `--help`, `--version`); 2 incomplete; 1 usage or
- * internal error (the message goes to stderr as `turngate: error: …`).
+ * internal error. Every error, commander's usage errors included, goes to stderr as
+ * `turngate: error: <message> [<code>]`; with `--json` a `turngate.error.v1` object also
+ * goes to stdout (`reportError`).
  */
 export async function main(args: readonly string[], ctx: CliContext): Promise<number> {
   const state: ExitState = { exitCode: EXIT_OK };
@@ -44,19 +45,24 @@ export async function main(args: readonly string[], ctx: CliContext): Promise<nu
     return state.exitCode;
   } catch (error) {
     if (error instanceof CommanderError) {
-      // Help and version exit 0; usage errors were already printed by commander.
-      return error.exitCode === 0 ? EXIT_OK : EXIT_INTERNAL;
+      // Help and version exit 0; `turngate` alone printed its help to stderr.
+      if (error.exitCode === 0) return EXIT_OK;
+      if (error.code === "commander.help") return EXIT_INTERNAL;
     }
-    ctx.stderr.write(`turngate: error: ${describe(error)}\n`);
+    reportError(describeError(error, commandPath(program, args)), ctx, jsonRequested(args));
     return EXIT_INTERNAL;
   }
 }
 
-function describe(error: unknown): string {
-  if (error instanceof TurngateError || error instanceof WorkspaceObserverError) {
-    return `${error.message} [${error.code}]`;
+/** The command words of `args` (`run`, `proof verify`), for the usage hint of an error. */
+function commandPath(program: Command, args: readonly string[]): string {
+  const words: string[] = [];
+  let command: Command | undefined = program;
+  for (const arg of args) {
+    const sub: Command | undefined = command?.commands.find((c) => c.name() === arg);
+    if (!sub) break;
+    words.push(arg);
+    command = sub;
   }
-  if (error instanceof AgentSpawnError) return error.message;
-  if (error instanceof SyntaxError) return `invalid JSON: ${error.message}`;
-  return error instanceof Error ? error.message : String(error);
+  return words.join(" ");
 }

@@ -1,5 +1,9 @@
 import type { VerifyProgressEvent } from "@turngate/node";
+import { failureClassOf, progressOutcome } from "./check-outcome.js";
+import { formatSeconds } from "./duration.js";
 import { escapeControls } from "./terminal-text.js";
+
+export { formatSeconds } from "./duration.js";
 
 /** Where progress goes: a writable text stream (stderr) and whether it is a terminal. */
 export interface ProgressStream {
@@ -18,6 +22,10 @@ export const PROGRESS_REDRAW_MS = 100;
  *   (`  ✔ demo:test passed in 1.4s`) when the check ends.
  * - Otherwise: one plain line when a check starts (`turngate: check demo:test started: node
  *   test.js`) and one when it ends (`turngate: check demo:test passed in 1.4s`).
+ *
+ * A check that did not pass is named by its failure class (`progressOutcome`): `timed out
+ * after 1000 ms (timeout)`, `cancelled after 0.3s (cancelled)`, `failed in 1.2s: exit code
+ * 1, expected 0 (assertion)`, … — never plain `failed` for a timeout or a cancel.
  *
  * Returns the `onProgress` callback for `Session.verifyCommands` and `close()`, which stops
  * the redraw timer.
@@ -55,21 +63,21 @@ export function createProgressReporter(stream: ProgressStream): {
         timer.unref();
         return;
       }
-      const status = event.check.status;
-      const took = formatSeconds(event.durationMs);
+      const outcome = escapeControls(progressOutcome(event, event.durationMs));
       if (!tty) {
-        stream.write(`turngate: check ${id} ${status} in ${took}\n`);
+        stream.write(`turngate: check ${id} ${outcome}\n`);
         return;
       }
       stop();
-      const mark = status === "passed" ? "✔" : status === "failed" ? "✖" : "!";
-      stream.write(`\r\x1b[2K  ${mark} ${id} ${status} in ${took}\n`);
+      const status = event.check.status;
+      const mark =
+        status === "passed"
+          ? "✔"
+          : failureClassOf(event) !== null || status === "failed"
+            ? "✖"
+            : "!";
+      stream.write(`\r\x1b[2K  ${mark} ${id} ${outcome}\n`);
     },
     close: stop,
   };
-}
-
-/** `1234` ms → `"1.2s"`: seconds with one decimal. */
-export function formatSeconds(ms: number): string {
-  return `${(Math.max(0, ms) / 1000).toFixed(1)}s`;
 }

@@ -1,4 +1,5 @@
-import { EXIT_STATUS_MASKED_RISK } from "@turngate/core";
+import { EXIT_STATUS_MASKED_RISK, type GateOutcome } from "@turngate/core";
+import { type CheckRunLike, failureClassOf, failureDetail } from "./check-outcome.js";
 import { maskedExitExplanation } from "./masked-exit.js";
 import { displayPath, escapeControls, shownPath, terminalSafeTailLine } from "./terminal-text.js";
 import type { TurnAgent, TurnResult } from "./turn.js";
@@ -20,8 +21,10 @@ export function verdictOf(result: TurnResult): string {
 }
 
 /**
- * The human report of a turn (stdout): what changed, the summary text (A3S §2.19), the
- * verdict with the effect digest or the gate message and its reason, why the checks'
+ * The human report of a turn (stdout): what changed, the checks by status (`checksLine`), the
+ * verdict with the effect digest or the gate's refusal in the user's terms and its reason
+ * (`gateText`), a check that did not pass with its failure class and why
+ * (`failed (timeout): check:1: timed out after 1000 ms: sleep 5`), an agent that exited ≠ 0, why the checks'
  * report is unbound when it is, what masks a check's exit status (and how to fix it), which `--waive` digests did not match an incomplete turn's
  * effect digest, the last 20 lines of each failing check with its log, and
  * where the proof was written. Paths are relative to the workspace root (absolute outside it,
@@ -52,7 +55,9 @@ export function renderTurnText(result: TurnResult): string {
       "checks: none configured (pass --check CMD, add checks to turngate.config.json, or use a project with a preset)",
     );
   }
-  if (result.reports.length > 0) lines.push(escapeControls(result.summaryText));
+  const runs = result.verification?.runs ?? [];
+  if (runs.length > 0) lines.push(checksLine(runs));
+  else if (result.reports.length > 0) lines.push(escapeControls(result.summaryText));
 
   const outcome = result.outcome;
   if (outcome.kind === "allow") {
@@ -69,7 +74,7 @@ export function renderTurnText(result: TurnResult): string {
       lines.push(terminal.kind);
     }
   } else {
-    lines.push(`${outcome.kind} (${outcome.reason}): ${escapeControls(outcome.message)}`);
+    lines.push(`${outcome.kind} (${outcome.reason}): ${escapeControls(gateText(outcome, result))}`);
     const unmatched = unmatchedWaivers(result);
     if (unmatched.length > 0) {
       lines.push(
@@ -89,10 +94,17 @@ export function renderTurnText(result: TurnResult): string {
     );
   }
 
-  for (const run of result.verification?.runs ?? []) {
+  for (const run of runs) {
     if (run.check.status === "passed") continue;
-    const risk = hintOf(run) ?? run.check.residual_risk ?? run.command.command;
-    const head = `${run.check.status}: ${escapeControls(run.command.id)}: ${escapeControls(risk)}`;
+    const cls = failureClassOf(run);
+    const detail = failureDetail(run);
+    const risk =
+      hintOf(run) ??
+      (detail !== null ? `${detail}: ${run.command.command}` : undefined) ??
+      run.check.residual_risk ??
+      run.command.command;
+    const status = cls === null ? run.check.status : `${run.check.status} (${cls})`;
+    const head = `${status}: ${escapeControls(run.command.id)}: ${escapeControls(risk)}`;
     lines.push(head);
     const tail = lastLines(run.execution.output, FAILING_TAIL_LINES);
     if (tail.length > 0) {
@@ -101,8 +113,79 @@ export function renderTurnText(result: TurnResult): string {
       for (const line of tail) lines.push(`  | ${terminalSafeTailLine(line)}`);
     }
   }
+  const agentLine = agentErrorLine(result);
+  if (agentLine !== null) lines.push(agentLine);
   if (result.proofPath) lines.push(`proof: ${rel(result.proofPath)}`);
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * The checks in one line, in the user's terms (issue #12 item 12): `checks: 2 passed`,
+ * `checks: 1 failed (unit), 1 passed`, `checks: 1 needs review (lint, optional)` — counts
+ * by status in the order failed, needs review, passed, naming the checks that did not pass.
+ * (`--json` keeps A3S's summary text in `summary_text`.)
+ */
+function checksLine(runs: readonly CheckRunLike[]): string {
+  const parts: string[] = [];
+  const groups: Array<[string, string]> = [
+    ["failed", "failed"],
+    ["needs_review", "need review"],
+    ["skipped", "skipped"],
+    ["passed", "passed"],
+  ];
+  for (const [status, words] of groups) {
+    const matching = runs.filter((run) => run.check.status === status);
+    if (matching.length === 0) continue;
+    const verb = status === "needs_review" && matching.length === 1 ? "needs review" : words;
+    const names =
+      status === "passed"
+        ? ""
+        : ` (${matching.map((run) => `${escapeControls(run.command.id)}${run.command.required ? "" : ", optional"}`).join("; ")})`;
+    parts.push(`${matching.length} ${verb}${names}`);
+  }
+  return `checks: ${parts.join(", ")}`;
+}
+
+/**
+ * The gate's refusal in the user's terms, with what to do next (issue #12 item 12). A3S's
+ * message stays verbatim in `--json` (`outcome.message`); an unknown reason shows it as is.
+ */
+function gateText(outcome: Exclude<GateOutcome, { kind: "allow" }>, result: TurnResult): string {
+  const digest = result.effectDigest;
+  switch (outcome.reason) {
+    case "unverified_mutation": {
+      const runs = result.verification?.runs ?? [];
+      const waive = `or, as the host, accept this exact change with --waive ${digest}:REASON`;
+      const change = `the change (effect digest ${digest}) is not verified`;
+      if (runs.length === 0) {
+        return `${change}: no check ran on it. Add one (--check CMD, or "checks" in turngate.config.json) and run again, ${waive}`;
+      }
+      if (result.verification?.binding.bound === false) {
+        return `${change}: the checks changed the workspace while they ran, so their result does not hold for it. Make the checks leave the workspace as they found it (or add their outputs to "ignores") and run again, ${waive}`;
+      }
+      return `${change}: the required checks did not all pass. Fix it and run again, ${waive}`;
+    }
+    case "observation_incomplete":
+      return "turngate could not read every path of the workspace (listed as unreadable above), so it cannot tell what the turn changed: make them readable, rename names that are not UTF-8, or add them to ignores, and run again";
+    default:
+      return outcome.message;
+  }
+}
+
+/**
+ * The line about an agent that exited with a code other than 0, or null (issue #12 item 14):
+ * the verdict does not depend on it; `--fail-on-agent-error` makes turngate exit 1.
+ */
+function agentErrorLine(result: TurnResult): string | null {
+  const exit = result.agent?.exit;
+  if (!exit || exit.exitCode === 0) return null;
+  const how = exit.signal
+    ? `was ended by ${exit.signal} (exit code ${exit.exitCode})`
+    : `exited with code ${exit.exitCode}`;
+  if (result.failOnAgentError) {
+    return `agent: ${how}; --fail-on-agent-error makes this run exit 1 (the verdict above is unchanged)`;
+  }
+  return `agent: ${how}; the verdict does not depend on it (pass --fail-on-agent-error to exit 1 when the agent fails)`;
 }
 
 /**
@@ -110,7 +193,10 @@ export function renderTurnText(result: TurnResult): string {
  * `{schema, verdict, exit_code, root, effect_digest, agent, changes, observation_complete,
  * unreadable, checks_source, checks, binding, reports, summary, summary_text, outcome,
  * proof_path, config_path, unmatched_waivers}`; absent parts are null;
- * each check's `hint` explains an `exit status masked` risk (else null);
+ * each check's `hint` explains an `exit status masked` risk (else null), `timeout_ms` is the
+ * timeout that applied and `failure_class` is `assertion`, `timeout`, `cancelled`, `signal`,
+ * `infrastructure` or null (`failureClass` of @turngate/node); `agent_failed` is true when
+ * the agent exited with a code other than 0; `outcome.message` is A3S's gate message verbatim;
  * `unmatched_waivers` lists the `--waive` digests that are not the effect digest of a turn
  * the gate did not allow (else `[]`);
  * `agent` is `{command, exit_code, signal, detached, grace_ms, subreaper, survivors}` —
@@ -140,6 +226,8 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
           })),
         }
       : null,
+    agent_failed: result.agent !== undefined && result.agent.exit.exitCode !== 0,
+    fail_on_agent_error: result.failOnAgentError,
     changes: result.delta.changes,
     observation_complete: result.delta.complete,
     unreadable: result.delta.unreadable,
@@ -151,6 +239,8 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
       exit_code: run.execution.exitCode,
       timed_out: run.execution.timedOut,
       duration_ms: run.execution.durationMs,
+      timeout_ms: run.execution.timeoutMs,
+      failure_class: failureClassOf(run),
       log_path: run.execution.log?.path ?? null,
       residual_risk: run.check.residual_risk ?? null,
       hint: hintOf(run),

@@ -3,12 +3,17 @@ import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { TurngateValidationError } from "@turngate/core";
 import { TURNGATE_DIR, turngatePaths } from "@turngate/node";
 
+/** File name of the baseline history in the state folder. */
+export const BASELINE_HISTORY_FILE = "baseline-history.json";
+
 /** Where turngate keeps a turn's files: the stored baseline, check logs and proofs. */
 export interface StatePaths {
   /** The folder: `--state-dir DIR`, else `<root>/.turngate`. */
   dir: string;
   /** `<dir>/baseline.json`: the baseline `turngate baseline` stores. */
   baseline: string;
+  /** `<dir>/baseline-history.json`: ids and times of the last 20 baselines stored. */
+  baselineHistory: string;
   /** `<dir>/logs`: full verification command logs. */
   logs: string;
   /** `<dir>/proofs`: turn proofs, `<effect digest>.json`. */
@@ -30,7 +35,13 @@ export interface StatePaths {
 export function resolveStatePaths(root: string, flag: string | undefined, cwd: string): StatePaths {
   if (flag === undefined) {
     const paths = turngatePaths(root);
-    return { dir: paths.dir, baseline: paths.baseline, logs: paths.logs, proofs: paths.proofs };
+    return {
+      dir: paths.dir,
+      baseline: paths.baseline,
+      baselineHistory: join(paths.dir, BASELINE_HISTORY_FILE),
+      logs: paths.logs,
+      proofs: paths.proofs,
+    };
   }
   const dir = resolve(cwd, flag);
   const inside = relative(realExisting(root), realExisting(dir));
@@ -47,6 +58,7 @@ export function resolveStatePaths(root: string, flag: string | undefined, cwd: s
   return {
     dir,
     baseline: join(dir, "baseline.json"),
+    baselineHistory: join(dir, BASELINE_HISTORY_FILE),
     logs: join(dir, "logs"),
     proofs: join(dir, "proofs"),
   };

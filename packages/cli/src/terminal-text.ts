@@ -90,46 +90,74 @@ export function escapeControls(text: string): string {
   return out;
 }
 
+/** 8-bit C1 introducers of control strings (DCS, SOS, OSC, PM, APC), ended by ST (U+009C). */
+const C1_STRING_STARTS = new Set([0x90, 0x98, 0x9d, 0x9e, 0x9f]);
+/** 7-bit introducers of control strings after ESC: DCS `P`, SOS `X`, OSC `]`, PM `^`, APC `_`. */
+const STRING_STARTS = new Set(["P", "X", "]", "^", "_"]);
+/** ISO 2022 locking shifts SO (U+000E) and SI (U+000F), e.g. `tput sgr0` on TERM=linux ends with SI. */
+const SHIFT_OUT = 0x0e;
+const SHIFT_IN = 0x0f;
+
 /**
- * Remove terminal escape sequences from `text`: CSI (`ESC [` … final byte, and the 8-bit
- * CSI U+009B), OSC (`ESC ]` … BEL or `ESC \`), DCS/SOS/PM/APC strings (`ESC P|X|^|_` …
- * `ESC \`) and two-character `ESC x` sequences. Colours and cursor moves of a test
- * runner's output disappear instead of acting on the terminal; an unterminated sequence is
- * dropped to the end of the text.
+ * Remove every ECMA-48 / ISO 2022 escape sequence and control string from `text`
+ * (issue #12 item 11):
+ * - CSI: `ESC [` or U+009B, parameter bytes 0x30–0x3F, intermediate bytes 0x20–0x2F, one
+ *   final byte 0x40–0x7E (colours, cursor moves, `ESC [ ? 1049 h`);
+ * - control strings: `ESC P` / `X` / `]` / `^` / `_` and the 8-bit DCS, SOS, OSC, PM, APC
+ *   (U+0090, U+0098, U+009D, U+009E, U+009F), up to ST (`ESC \` or U+009C) or BEL;
+ * - nF sequences: ESC, intermediate bytes 0x20–0x2F, one final byte 0x30–0x7E — ISO 2022
+ *   designations such as `ESC ( B` (what `tput sgr0` on xterm and rustfmt's colours emit;
+ *   the old two-character rule left its `B` behind) or `ESC $ ) A`;
+ * - Fp/Fe/Fs two-character sequences: ESC and one byte 0x30–0x7E (`ESC 7`, `ESC =`, `ESC c`);
+ * - the locking shifts SO and SI (ISO 2022), which `tput sgr0` emits on TERM=linux.
+ * An ESC followed by a control or by nothing is dropped alone; an unterminated sequence is
+ * dropped to the end of the text. Other characters are kept as they are (escape the rest
+ * with `escapeControls`). Input/output: strings; never throws.
  */
 export function stripEscapeSequences(text: string): string {
   let out = "";
   let i = 0;
-  while (i < text.length) {
+  const n = text.length;
+  const byteIn = (j: number, low: number, high: number) =>
+    j < n && text.charCodeAt(j) >= low && text.charCodeAt(j) <= high;
+  const skipString = (from: number, bell: boolean): number => {
+    let j = from;
+    while (j < n) {
+      const c = text.charCodeAt(j);
+      if (c === 0x9c || (bell && c === BEL)) return j + 1;
+      if (c === ESC && text[j + 1] === "\\") return j + 2;
+      j += 1;
+    }
+    return n;
+  };
+  const skipCsi = (from: number): number => {
+    let j = from;
+    while (byteIn(j, 0x30, 0x3f)) j++;
+    while (byteIn(j, 0x20, 0x2f)) j++;
+    return byteIn(j, 0x40, 0x7e) ? j + 1 : Math.min(j + 1, n);
+  };
+  while (i < n) {
     const code = text.charCodeAt(i);
-    if (code !== ESC && code !== 0x9b) {
+    if (code === SHIFT_OUT || code === SHIFT_IN) {
+      i += 1;
+    } else if (code === 0x9b) {
+      i = skipCsi(i + 1);
+    } else if (C1_STRING_STARTS.has(code)) {
+      i = skipString(i + 1, true);
+    } else if (code !== ESC) {
       out += text[i];
       i += 1;
-      continue;
+    } else {
+      const next = text[i + 1];
+      if (next === "[") i = skipCsi(i + 2);
+      else if (next !== undefined && STRING_STARTS.has(next)) i = skipString(i + 2, true);
+      else if (byteIn(i + 1, 0x20, 0x2f)) {
+        let j = i + 1;
+        while (byteIn(j, 0x20, 0x2f)) j++;
+        i = byteIn(j, 0x30, 0x7e) ? j + 1 : j;
+      } else if (byteIn(i + 1, 0x30, 0x7e)) i += 2;
+      else i += 1;
     }
-    const next = code === 0x9b ? "[" : text[i + 1];
-    let j = code === 0x9b ? i + 1 : i + 2;
-    if (next === "[") {
-      // Parameter and intermediate bytes (0x20–0x3F), then one final byte (0x40–0x7E).
-      while (j < text.length && text.charCodeAt(j) >= 0x20 && text.charCodeAt(j) <= 0x3f) j++;
-      j += 1;
-    } else if (next === "]" || next === "P" || next === "X" || next === "^" || next === "_") {
-      while (j < text.length) {
-        const c = text.charCodeAt(j);
-        if (c === BEL && next === "]") {
-          j += 1;
-          break;
-        }
-        if (c === ESC && text[j + 1] === "\\") {
-          j += 2;
-          break;
-        }
-        j += 1;
-      }
-    } else if (next === undefined) {
-      j = i + 1;
-    }
-    i = Math.min(j, text.length);
   }
   return out;
 }

@@ -28,7 +28,13 @@ import {
 } from "@turngate/node";
 import { type AgentExit, runAgent } from "./agent.js";
 import { loadConfig, type TurngateConfig } from "./config.js";
-import { CLI_VERSION, type CliContext, EXIT_INCOMPLETE, EXIT_OK } from "./context.js";
+import {
+  CLI_VERSION,
+  type CliContext,
+  EXIT_INCOMPLETE,
+  EXIT_INTERNAL,
+  EXIT_OK,
+} from "./context.js";
 import { createProgressReporter } from "./progress.js";
 import type { StatePaths } from "./state-dir.js";
 
@@ -54,6 +60,11 @@ export interface TurnRequest {
   /** Where check logs and proofs go (`--state-dir`); default `<root>/.turngate`. */
   state?: Pick<StatePaths, "logs" | "proofs">;
   waivers: CompletionWaiver[];
+  /**
+   * `--fail-on-agent-error`: an agent that exited with a code other than 0 makes the turn
+   * exit 1 where it would exit 0 (verified, waived, narrative); the verdict is unchanged.
+   */
+  failOnAgentError?: boolean;
 }
 
 /** The agent of a `turngate run` turn: how it ended and what it left running. */
@@ -73,7 +84,10 @@ export type ChecksSource = "flags" | "config" | "presets" | "none";
 
 /** Everything a turn produced; `toJson` gives its wire form. */
 export interface TurnResult {
-  exitCode: 0 | 2;
+  /** 0 allowed, 2 incomplete, 1 allowed but the agent failed under `--fail-on-agent-error`. */
+  exitCode: 0 | 1 | 2;
+  /** Whether `--fail-on-agent-error` was given. */
+  failOnAgentError: boolean;
   root: string;
   agent?: TurnAgent;
   delta: WorkspaceDelta;
@@ -94,7 +108,8 @@ export interface TurnResult {
  * One turn, the code path shared by `turngate run`, `turngate verify` and `turngate demo`:
  * baseline (or the stored one) → agent (if any; then what it left running is found and
  * killed, `runAgentTurn`) → observe → ledger → nothing changed:
- * narrative; else the checks (flags, config or required presets) bound to the effect
+ * narrative; else the checks (flags, config or required presets; the configuration's
+ * `timeout_ms` is the default of each) bound to the effect
  * digest → gate → proof at `<state>/proofs/<digest>.json` (default state folder
  * `<root>/.turngate`) when the turn is allowed and changed something. `request.config`
  * (verify: the configuration captured in the baseline) is used as given; otherwise the
@@ -129,12 +144,13 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     let commands: VerificationCommand[];
     if (request.checks.length > 0) {
       checksSource = "flags";
-      commands = request.checks;
+      commands = withDefaultTimeout(request.checks, config.timeoutMs);
     } else if (config.checks.length > 0) {
       checksSource = "config";
       commands = config.checks;
     } else {
-      commands = requiredPresetCommands(session.verificationPresets());
+      const presets = session.verificationPresets();
+      commands = withDefaultTimeout(requiredPresetCommands(presets), config.timeoutMs);
       checksSource = commands.length > 0 ? "presets" : "none";
     }
     if (commands.length > 0) {
@@ -154,8 +170,15 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
   }
 
   const outcome = await session.decide();
+  const agentFailed = agent !== undefined && agent.exit.exitCode !== 0;
   const result: TurnResult = {
-    exitCode: outcome.kind === "allow" ? EXIT_OK : EXIT_INCOMPLETE,
+    exitCode:
+      outcome.kind !== "allow"
+        ? EXIT_INCOMPLETE
+        : agentFailed && request.failOnAgentError === true
+          ? EXIT_INTERNAL
+          : EXIT_OK,
+    failOnAgentError: request.failOnAgentError === true,
     root: request.root,
     delta,
     effectDigest: session.effectDigest,
@@ -201,6 +224,7 @@ async function runAgentTurn(
     const exit = await runAgent(command, request.root, {
       env: withTurnMarker(ctx.env, marker),
       stdoutToStderr: request.agentStdoutToStderr === true,
+      ...(ctx.agentOutput ? { output: ctx.agentOutput } : {}),
     });
     ctx.stderr.write(`turngate: agent exited with code ${exit.exitCode}\n`);
     const graceMs = config.agentGraceMs ?? DEFAULT_AGENT_GRACE_MS;
@@ -247,6 +271,19 @@ async function withInterruptibleChecks<T>(run: (signal: AbortSignal) => Promise<
     process.off("SIGTERM", onSignal);
     releaseHangup();
   }
+}
+
+/**
+ * `commands` with `timeoutMs` (the configuration's top-level `timeout_ms`) set on those
+ * without their own: the default applies to `--check` and preset checks as README says, not
+ * only to checks listed in the configuration (issue #12 item 1). Unchanged when undefined.
+ */
+export function withDefaultTimeout(
+  commands: readonly VerificationCommand[],
+  timeoutMs: number | undefined,
+): VerificationCommand[] {
+  if (timeoutMs === undefined) return [...commands];
+  return commands.map((c) => (c.timeout_ms === undefined ? { ...c, timeout_ms: timeoutMs } : c));
 }
 
 /** The binding of the checks' report in wire form (snake_case), or null when none ran. */

@@ -34,7 +34,9 @@ describe("turngate bin", () => {
     const agent = p.agent("agent.js", `require("node:fs").writeFileSync("value.txt", "42\\n");`);
     const failing = turngate(["run", "--root", p.root, "--check", "exit 1", "--", "node", agent]);
     expect(failing.status).toBe(2);
-    expect(failing.stdout).toContain("incomplete (unverified_mutation): completion gate:");
+    expect(failing.stdout).toContain(
+      "incomplete (unverified_mutation): the change (effect digest ",
+    );
     p.write("value.txt", "41\n");
     const verified = turngate([
       "run",
@@ -48,7 +50,11 @@ describe("turngate bin", () => {
     ]);
     expect(verified.status).toBe(0);
     expect(verified.stdout).toMatch(/verified: effect digest [0-9a-f]{64}\n/);
-    expect(turngate(["run", "--no-such-flag"]).status).toBe(1);
+    const usage = turngate(["run", "--no-such-flag"]);
+    expect(usage.status).toBe(1);
+    expect(usage.stderr).toBe(
+      "turngate: error: unknown option '--no-such-flag' (see turngate run --help) [usage]\n",
+    );
   }, 90_000);
 
   test("run --json: stdout is only the outcome JSON; the agent's stdout goes to stderr", () => {

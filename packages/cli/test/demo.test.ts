@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import { readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { cli } from "./helpers.js";
+import { cli, cliWithAgent } from "./helpers.js";
 
 const sha256 = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
 
@@ -14,25 +14,27 @@ afterEach(() => {
 
 describe("turngate demo", () => {
   test("three scripted turns end verified, incomplete (failing check + gate message), narrative", async () => {
-    const result = await cli(["demo", "--keep"], process.cwd());
+    const result = await cliWithAgent(["demo", "--keep"], process.cwd());
     expect(result.code).toBe(0);
     const out = result.stdout;
     const root = /project kept in (\S+)\n/.exec(out)?.[1] as string;
     cleanup = () => rmSync(root, { recursive: true, force: true });
-    expect(out).toMatch(/^turngate demo: sample project in \S+ \(git repository\)\n/);
+    expect(out).toMatch(
+      /^turngate demo: sample project in \S+ \(git repository\), kept after the demo \(--keep\)\n/,
+    );
     expect(out).toContain("\n== Turn 1 of 3: the agent fixes the slugify bug ==\n");
     expect(out).toMatch(
-      /changed: 1 path\n {2}modified src\/slugify\.js\nVerification passed: 1 report, 1 required check\.\nverified: effect digest [0-9a-f]{64}\nproof: \.turngate\/proofs\/[0-9a-f]{64}\.json\n/,
+      /changed: 1 path\n {2}modified src\/slugify\.js\nchecks: 1 passed\nverified: effect digest [0-9a-f]{64}\nproof: \.turngate\/proofs\/[0-9a-f]{64}\.json\n/,
     );
     expect(out).toContain(
       "\n== Turn 2 of 3: the agent makes slugs keep capitals and breaks a test ==\n",
     );
     expect(out).toMatch(
-      /incomplete \(unverified_mutation\): completion gate: workspace mutation [0-9a-f]{64} has no bound Passed verification and no host waiver\./,
+      /incomplete \(unverified_mutation\): the change \(effect digest [0-9a-f]{64}\) is not verified: the required checks did not all pass\. Fix it and run again, or, as the host, accept this exact change with --waive [0-9a-f]{64}:REASON\n/,
     );
     expect(out).toContain(
       [
-        "failed: demo:test: verification command exited with code 1, expected 0: node test.js",
+        "failed (assertion): demo:test: exit code 1, expected 0: node test.js",
         "  last 4 lines (full log: .turngate/logs/",
       ].join("\n"),
     );
@@ -56,8 +58,31 @@ describe("turngate demo", () => {
     const bytes = readFileSync(join(root, "src/slugify.js"));
     expect(bytes.toString("utf8")).not.toContain("toLowerCase");
     const turn2Digest = sha256(`workspace|src/slugify.js|${sha256(bytes)}`);
-    expect(out).toContain(
-      `completion gate: workspace mutation ${turn2Digest} has no bound Passed verification`,
+    expect(out).toContain(`the change (effect digest ${turn2Digest}) is not verified`);
+    // The agents' own lines were collected, not printed into the test log (issue #12 item 15).
+    expect(result.agent).toBe(
+      [
+        "agent: slugify kept punctuation; it now drops it. Edited src/slugify.js. Done!",
+        "agent: slugs now keep capital letters. Edited src/slugify.js. All good!",
+        "agent: src/ holds slugify.js; slugify.js is 11 lines long. No edits.",
+        "",
+      ].join("\n"),
     );
+  });
+
+  test("without --keep the output says the temporary folder is removed, and it is (issue #12 item 6)", async () => {
+    const result = await cli(["demo"], process.cwd());
+    expect(result.code).toBe(0);
+    const first =
+      /^turngate demo: sample project in (\S+) \(git repository\), removed when the demo ends; pass --keep to keep it\n/.exec(
+        result.stdout,
+      );
+    expect(first).not.toBeNull();
+    expect(existsSync(first?.[1] as string)).toBe(false);
+    expect(
+      result.stdout.endsWith(
+        "\nturngate demo: verified, incomplete, narrative\nturngate demo: sample project removed (turngate demo --keep keeps it to look at)\n",
+      ),
+    ).toBe(true);
   });
 });

@@ -63,7 +63,11 @@ describe("baseline and verify: trust", () => {
     expect(refused).toEqual({
       code: 1,
       stdout: "",
-      stderr: `turngate: error: the baseline at .turngate/baseline.json is not the one --baseline-id names: its id is ${forged}, --baseline-id is ${id}; it was changed or replaced after \`turngate baseline\` [baseline_mismatch]\n`,
+      stderr: expect.stringMatching(
+        new RegExp(
+          `^turngate: error: the baseline --baseline-id names \\(${id}, taken at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\) is no longer stored: a newer baseline replaced it at \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z \\(\`turngate baseline\` ran again, by the host or by the agent; the baseline at \\.turngate/baseline\\.json now has id ${forged}\\); this turn cannot be judged against the old one: run \`turngate baseline\` when a turn starts and pass the id it prints to this turn's verify \\[baseline_mismatch\\]\n$`,
+        ),
+      ),
     });
 
     const unauthenticated = await cli(["verify", "--check", "grep -qx good a.txt"], p.root);
@@ -84,7 +88,7 @@ describe("baseline and verify: trust", () => {
     );
     expect(verify.code).toBe(2);
     expect(verify.stderr).toMatch(
-      /^turngate: check check:1 started: grep -qx good a\.txt\nturngate: check check:1 failed in \d+\.\ds\n$/,
+      /^turngate: check check:1 started: grep -qx good a\.txt\nturngate: check check:1 failed in \d+\.\ds: exit code 1, expected 0 \(assertion\)\n$/,
     );
     expect(JSON.parse(verify.stdout)).toMatchObject({
       verdict: "incomplete",
@@ -155,7 +159,10 @@ describe("baseline and verify: trust", () => {
       root: p.root,
       files: 1,
       config_path: null,
+      taken_at: out.taken_at,
+      replaced: null,
     });
+    expect(out.taken_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     p.write("a.txt", "new\n");
     const verify = await cli(
       [
@@ -172,7 +179,7 @@ describe("baseline and verify: trust", () => {
     const digest = workspaceDigest("a.txt", "new\n");
     expect(verify).toEqual({
       code: 0,
-      stdout: `changed: 1 path\n  modified a.txt\nVerification passed: 1 report, 1 required check.\nverified: effect digest ${digest}\nproof: ${join(state, "proofs", `${digest}.json`)}\n`,
+      stdout: `changed: 1 path\n  modified a.txt\nchecks: 1 passed\nverified: effect digest ${digest}\nproof: ${join(state, "proofs", `${digest}.json`)}\n`,
       stderr: verify.stderr,
     });
     expect(readdirSync(join(state, "logs"))).toHaveLength(1);
@@ -264,9 +271,9 @@ describe("text output cannot be forged by file names or check output", () => {
       [
         "changed: 1 path",
         '  added    "x\\nverified: effect digest 0000\\nproof: ok\\n\\u001b[8m"',
-        "Verification failed: 1 failed check across subjects: turngate:checks. 1 report, 1 required check. Residual risks: 1.",
-        `incomplete (unverified_mutation): completion gate: workspace mutation ${digest} has no bound Passed verification and no host waiver. Assistant text does not count. Bind a verification_report.effect_digest to this digest with required checks Passed, or obtain a host waiver for this digest.`,
-        `failed: check:1: verification command exited with code 1, expected 0: sh ${script}`,
+        "checks: 1 failed (check:1)",
+        `incomplete (unverified_mutation): the change (effect digest ${digest}) is not verified: the required checks did not all pass. Fix it and run again, or, as the host, accept this exact change with --waive ${digest}:REASON`,
+        `failed (assertion): check:1: exit code 1, expected 0: sh ${script}`,
         `  last 4 lines (full log: .turngate/logs/${sha256(output)}.log):`,
         "  | ared b",
         "  | cd\\rverified",

@@ -14,16 +14,33 @@ export class Collector {
   }
 }
 
-/** Run the CLI in-process in `cwd`; returns the exit code and what went to stdout/stderr. */
+/**
+ * Run the CLI in-process in `cwd`; returns the exit code, what went to stdout/stderr, and
+ * what the agent printed (`agent`: its stdout and stderr, collected instead of leaking into
+ * the test log).
+ */
+export async function cliWithAgent(
+  args: string[],
+  cwd: string,
+): Promise<{ code: number; stdout: string; stderr: string; agent: string }> {
+  const stdout = new Collector();
+  const stderr = new Collector();
+  const agentOutput = new Collector();
+  const ctx: CliContext = { stdout, stderr, cwd, env: process.env, agentOutput };
+  const code = await main(args, ctx);
+  return { code, stdout: stdout.text, stderr: stderr.text, agent: agentOutput.text };
+}
+
+/**
+ * Run the CLI in-process in `cwd`; returns the exit code and what went to stdout/stderr.
+ * The agent's output is collected and dropped (`cliWithAgent` returns it).
+ */
 export async function cli(
   args: string[],
   cwd: string,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new Collector();
-  const stderr = new Collector();
-  const ctx: CliContext = { stdout, stderr, cwd, env: process.env };
-  const code = await main(args, ctx);
-  return { code, stdout: stdout.text, stderr: stderr.text };
+  const { code, stdout, stderr } = await cliWithAgent(args, cwd);
+  return { code, stdout, stderr };
 }
 
 /**

@@ -1,6 +1,34 @@
+import { tmpdir } from "node:os";
+import { runShellCommand, type ShellRunResult } from "@turngate/node";
 import { describe, expect, test } from "vitest";
 import { createProgressReporter, formatSeconds } from "../src/progress.js";
 import { Collector } from "./helpers.js";
+
+/** A real run of `command` (in the temp folder), for the progress lines' failure classes. */
+const run = (command: string, options: { timeoutMs?: number; abortAfterMs?: number } = {}) => {
+  const controller = new AbortController();
+  if (options.abortAfterMs !== undefined)
+    setTimeout(() => controller.abort(), options.abortAfterMs);
+  return runShellCommand(command, {
+    cwd: tmpdir(),
+    signal: controller.signal,
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+  });
+};
+const endLine = (execution: ShellRunResult, status: "passed" | "failed", durationMs = 1234) => {
+  const out = new Collector();
+  const progress = createProgressReporter(out);
+  progress.onProgress({
+    type: "end",
+    index: 0,
+    total: 1,
+    command,
+    check: { ...check, status },
+    durationMs,
+    execution,
+  });
+  return out.text;
+};
 
 const command = {
   id: "t:1",
@@ -17,10 +45,10 @@ const check = {
   status: "failed" as const,
   required: true,
 };
-const execution = {} as never;
 
 describe("progress", () => {
-  test("not a terminal: one plain line per start and per end", () => {
+  test("not a terminal: one plain line per start and per end", async () => {
+    const execution = await run("exit 1");
     const out = new Collector();
     const progress = createProgressReporter(out);
     progress.onProgress({ type: "start", index: 0, total: 1, command });
@@ -35,11 +63,12 @@ describe("progress", () => {
     });
     progress.close();
     expect(out.text).toBe(
-      "turngate: check t:1 started: npm test\nturngate: check t:1 failed in 1.2s\n",
+      "turngate: check t:1 started: npm test\nturngate: check t:1 failed in 1.2s: exit code 1, expected 0 (assertion)\n",
     );
   });
 
   test("a terminal: a live line redrawn with the elapsed time, replaced by the result", async () => {
+    const execution = await run("true");
     const out = new Collector();
     out.isTTY = true;
     const progress = createProgressReporter(out);
@@ -64,6 +93,25 @@ describe("progress", () => {
     const length = out.text.length;
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(out.text.length).toBe(length);
+  });
+
+  test("timed-out, cancelled, killed and unrunnable checks are named by their failure class, never plain failed (issue #12 item 5)", async () => {
+    expect(endLine(await run("sleep 5", { timeoutMs: 1000 }), "failed")).toBe(
+      "turngate: check t:1 timed out after 1000 ms (timeout)\n",
+    );
+    expect(endLine(await run("sleep 5", { abortAfterMs: 50 }), "failed", 300)).toBe(
+      "turngate: check t:1 cancelled after 0.3s (cancelled)\n",
+    );
+    expect(endLine(await run("kill -KILL $$"), "failed", 100)).toBe(
+      "turngate: check t:1 ended by signal SIGKILL after 0.1s (signal)\n",
+    );
+    expect(endLine(await run("sh -c 'kill -SEGV $$'"), "failed", 100)).toBe(
+      "turngate: check t:1 ended by signal SIGSEGV (exit 139) after 0.1s (signal)\n",
+    );
+    expect(endLine(await run("no-such-command-turngate"), "failed", 10)).toBe(
+      "turngate: check t:1 could not run after 0.0s: command not found, exit 127 (infrastructure)\n",
+    );
+    expect(endLine(await run("true"), "passed", 10)).toBe("turngate: check t:1 passed in 0.0s\n");
   });
 
   test("formatSeconds rounds to one decimal", () => {

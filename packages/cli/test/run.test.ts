@@ -40,7 +40,7 @@ describe("turngate run", () => {
       [
         "changed: 1 path",
         "  modified value.txt",
-        "Verification passed: 1 report, 1 required check.",
+        "checks: 1 passed",
         `verified: effect digest ${digest}`,
         `proof: .turngate/proofs/${digest}.json`,
         "",
@@ -112,6 +112,8 @@ describe("turngate run", () => {
         exit_code: 1,
         timed_out: false,
         duration_ms: json.checks[0].duration_ms,
+        timeout_ms: 120000,
+        failure_class: "assertion",
         log_path: join(p.root, ".turngate/logs", `${sha256("checking\n")}.log`),
         residual_risk: "verification command exited with code 1, expected 0: echo checking; exit 1",
         hint: null,
@@ -133,9 +135,9 @@ describe("turngate run", () => {
       [
         "changed: 1 path",
         "  modified value.txt",
-        "Verification failed: 1 failed check across subjects: turngate:checks. 1 report, 1 required check. Residual risks: 1.",
-        `incomplete (unverified_mutation): completion gate: workspace mutation ${digest} has no bound Passed verification and no host waiver. Assistant text does not count. Bind a verification_report.effect_digest to this digest with required checks Passed, or obtain a host waiver for this digest.`,
-        "failed: check:1: verification command exited with code 3, expected 0: echo one; echo two; exit 3",
+        "checks: 1 failed (check:1)",
+        `incomplete (unverified_mutation): the change (effect digest ${digest}) is not verified: the required checks did not all pass. Fix it and run again, or, as the host, accept this exact change with --waive ${digest}:REASON`,
+        "failed (assertion): check:1: exit code 3, expected 0: echo one; echo two; exit 3",
         `  last 2 lines (full log: .turngate/logs/${sha256("one\ntwo\n")}.log):`,
         "  | one",
         "  | two",
@@ -394,7 +396,7 @@ describe("turngate proof verify", () => {
     const forced = await cli(["proof", "verify", "--root", ".", proof], elsewhere.root);
     expect(forced.code).toBe(2);
     expect(forced.stdout).toBe(
-      `proof does not hold against ${elsewhere.root}:\n  value.txt: recorded ${sha256("42\n")}, on disk deleted\n`,
+      `proof does not hold against ${elsewhere.root}:\n  value.txt: recorded ${sha256("42\n")}, on disk deleted\nthe proof's one file does not exist under ${elsewhere.root}: if this is not the workspace the proof was written for, pass --root DIR\n`,
     );
     // A proof file elsewhere is checked against the cwd.
     mkdirSync(join(elsewhere.root, "copies"));

@@ -117,8 +117,12 @@ describe("turngate run: signals while a check runs", () => {
         { cwd: repoRoot },
       );
       let stdout = "";
+      let stderr = "";
       run.stdout.setEncoding("utf8").on("data", (chunk: string) => {
         stdout += chunk;
+      });
+      run.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+        stderr += chunk;
       });
       const exited = exitOf(run);
       const { pgid, members } = await waitForGroup(pidFile);
@@ -127,7 +131,14 @@ describe("turngate run: signals while a check runs", () => {
       expect(await stillRunningAfter(pgid, members)).toEqual([]);
       if (code === 2) {
         // The first SIGINT/SIGTERM cancels the checks and the turn is still judged.
-        expect(stdout).toContain("incomplete (unverified_mutation): completion gate:");
+        expect(stdout).toContain("incomplete (unverified_mutation): the change (effect digest ");
+        // Named cancelled, not failed or "could not run" (issue #12 item 5).
+        expect(stdout).toContain(
+          `failed (cancelled): check:1: cancelled before it finished: ${longCheck(pidFile, seconds)}\n`,
+        );
+        expect(stderr).toMatch(
+          /\nturngate: check check:1 cancelled after \d+\.\ds \(cancelled\)\n/,
+        );
       } else {
         expect(stdout).toBe("");
       }

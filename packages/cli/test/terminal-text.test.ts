@@ -33,6 +33,29 @@ describe("terminal text", () => {
     expect(stripEscapeSequences("end\x1b")).toBe("end");
   });
 
+  test("ISO 2022 and every ECMA-48 form: tput and rustfmt output captured with od -c leave no stray byte", () => {
+    // `TERM=xterm tput sgr0 | od -c` → 033 ( B 033 [ m (an ISO 2022 designation, then SGR 0).
+    expect(stripEscapeSequences("ok\x1b(B\x1b[m done")).toBe("ok done");
+    // `TERM=linux tput sgr0 | od -c` → 033 [ m 017 (SGR 0, then the locking shift SI).
+    expect(stripEscapeSequences("a\x1b[m\x0fb")).toBe("ab");
+    // `TERM=vt100 tput smacs` / `rmacs` → 016 / 017 (SO / SI).
+    expect(stripEscapeSequences("\x0eqqq\x0f")).toBe("qqq");
+    // `TERM=xterm-256color tput smcup | od -c` → 033 [ ? 1 0 4 9 h 033 [ 2 2 ; 0 ; 0 t.
+    expect(stripEscapeSequences("\x1b[?1049h\x1b[22;0;0tscreen")).toBe("screen");
+    // `TERM=xterm rustfmt --check --color always` on a misformatted file (path shortened).
+    const rustfmt =
+      "Diff in src/main.rs:1:\n\x1b[31m-fn main(){let x=1;}\n\x1b(B\x1b[m\x1b[32m+fn main() {\n\x1b(B\x1b[m\x1b[32m+    let x = 1;\n\x1b(B\x1b[m\x1b[32m+}\n\x1b(B\x1b[m\n";
+    expect(stripEscapeSequences(rustfmt)).toBe(
+      "Diff in src/main.rs:1:\n-fn main(){let x=1;}\n+fn main() {\n+    let x = 1;\n+}\n\n",
+    );
+    // Other nF designations (ESC $ ) A, ESC SP F), Fp/Fs (ESC 7, ESC =), 8-bit strings.
+    expect(stripEscapeSequences("a\x1b$)Ab\x1b Fc\x1b7d\x1b=e")).toBe("abcde");
+    expect(stripEscapeSequences("a\x9d0;title\x9cb\x90q\x1b\\c\x9f.\x07d")).toBe("abcd");
+    // An ESC before a control keeps the control (escapeControls shows it); nF without final byte.
+    expect(stripEscapeSequences("a\x1b\nb")).toBe("a\nb");
+    expect(stripEscapeSequences("x\x1b(")).toBe("x");
+  });
+
   test("terminalSafeTailLine: CRLF, stripped colours, escaped controls, 400-character cap", () => {
     expect(terminalSafeTailLine("\x1b[32mok\x1b[0m\r")).toBe("ok");
     expect(terminalSafeTailLine("progress 10%\rverified: effect digest 0")).toBe(

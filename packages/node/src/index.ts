@@ -4,8 +4,10 @@ export { type CommittedLog, ContentAddressedLog } from "./fs/content-log.js";
 export { ensureDirectory, TURNGATE_GITIGNORE } from "./fs/ensure-dir.js";
 export { TURNGATE_DIR, turngatePaths } from "./fs/paths.js";
 export {
+  type PresetOptions,
   packageManagerFor,
   packageScriptCommand,
+  pythonInterpreter,
   verificationPresets,
 } from "./presets/detect.js";
 export { requiredPresetCommands } from "./presets/required.js";
@@ -24,6 +26,14 @@ export {
   signalExitCode,
   TERMINATION_SIGNALS,
 } from "./runner/exit-on-signal.js";
+export {
+  EXIT_COMMAND_NOT_FOUND,
+  EXIT_NOT_EXECUTABLE,
+  FAILURE_CLASSES,
+  type FailureClass,
+  type FailureClassInput,
+  failureClass,
+} from "./runner/failure-class.js";
 export {
   killTrackedProcessGroups,
   PROCESS_GROUP_SETTLE_MS,

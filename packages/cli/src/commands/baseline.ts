@@ -1,6 +1,7 @@
+import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { Session } from "@turngate/node";
-import { writeBaseline } from "../baseline-store.js";
+import { baselineIdOf, recordBaselineHistory, writeBaseline } from "../baseline-store.js";
 import { loadConfig } from "../config.js";
 import { CLI_VERSION, EXIT_OK } from "../context.js";
 import { resolveStatePaths } from "../state-dir.js";
@@ -32,7 +33,7 @@ export const baselineCommand: CliCommand = {
         )
         .option(
           "--json",
-          "print {schema, baseline_id, path, root, files, config_path} as JSON instead of text",
+          "print {schema, baseline_id, path, root, files, config_path, taken_at, replaced} as JSON instead of text",
         ),
     ).action(
       async (flags: { config?: string; root?: string; stateDir?: string; json?: boolean }) => {
@@ -40,7 +41,20 @@ export const baselineCommand: CliCommand = {
         const paths = resolveStatePaths(root, flags.stateDir, ctx.cwd);
         const config = loadConfig(root, flags.config ? resolve(ctx.cwd, flags.config) : undefined);
         const session = await Session.start({ root, ignores: config.ignores, env: ctx.env });
+        const before = await readFile(paths.baseline).catch(() => undefined);
         const id = await writeBaseline(paths.baseline, session.baseline, config, CLI_VERSION);
+        const takenAt = new Date().toISOString();
+        const previous = await recordBaselineHistory(paths.baselineHistory, {
+          id,
+          taken_at: takenAt,
+        });
+        const replaced =
+          before === undefined
+            ? null
+            : {
+                id: baselineIdOf(before),
+                taken_at: previous?.id === baselineIdOf(before) ? previous.taken_at : null,
+              };
         const count = session.baseline.entries.size;
         if (flags.json) {
           const out = {
@@ -50,11 +64,17 @@ export const baselineCommand: CliCommand = {
             root,
             files: count,
             config_path: config.path ?? null,
+            taken_at: takenAt,
+            replaced,
           };
           ctx.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
         } else {
+          const note =
+            replaced === null || replaced.id === id
+              ? ""
+              : `replaced: the previous baseline ${replaced.id}${replaced.taken_at ? ` (taken at ${replaced.taken_at})` : ""}; \`turngate verify --baseline-id\` refuses its id from now on\n`;
           ctx.stdout.write(
-            `baseline: ${count} ${count === 1 ? "file" : "files"} recorded in ${shownPath(root, paths.baseline)}\nbaseline id: ${id}\n`,
+            `baseline: ${count} ${count === 1 ? "file" : "files"} recorded in ${shownPath(root, paths.baseline)}\nbaseline id: ${id}\n${note}`,
           );
         }
         state.exitCode = EXIT_OK;

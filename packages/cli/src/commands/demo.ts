@@ -25,7 +25,8 @@ export const DEMO_TURNS: ReadonlyArray<{ script: string; title: string; expected
 /**
  * `turngate demo`: copy the sample project to a temporary folder, make it a git
  * repository, and run the three scripted agent turns through `runTurn` (the code path of
- * `turngate run`), printing each verdict. Exit 0 when the verdicts are verified,
+ * `turngate run`), printing each verdict. The folder is removed at the end, and the output
+ * says so, unless `--keep` is given (then its path is printed last). Exit 0 when the verdicts are verified,
  * incomplete and narrative, as they must be; 1 otherwise.
  */
 export const demoCommand: CliCommand = {
@@ -62,8 +63,11 @@ async function runDemo(
     };
     const turnCtx: CliContext = { ...ctx, env };
     if (!flags.json) {
+      const fate = flags.keep
+        ? "kept after the demo (--keep)"
+        : "removed when the demo ends; pass --keep to keep it";
       ctx.stdout.write(
-        `turngate demo: sample project in ${root}${git ? " (git repository)" : " (git not found: plain folder)"}\n`,
+        `turngate demo: sample project in ${root}${git ? " (git repository)" : " (git not found: plain folder)"}, ${fate}\n`,
       );
     }
     const verdicts: string[] = [];
@@ -87,7 +91,11 @@ async function runDemo(
       ctx.stdout.write(
         `\nturngate demo: ${verdicts.join(", ")}${asExpected ? "" : ` (expected ${expected.join(", ")})`}\n`,
       );
-      if (flags.keep) ctx.stdout.write(`turngate demo: project kept in ${root}\n`);
+      ctx.stdout.write(
+        flags.keep
+          ? `turngate demo: project kept in ${root}\n`
+          : "turngate demo: sample project removed (turngate demo --keep keeps it to look at)\n",
+      );
     }
     return asExpected ? EXIT_OK : EXIT_INTERNAL;
   } finally {

@@ -30,8 +30,18 @@ export function addLocationOptions(command: Command): Command {
     );
 }
 
-/** Add `--check`, `--config`, `--waive`, `--json`, `--root` and `--state-dir` to a command. */
-export function addTurnOptions(command: Command): Command {
+/** `--json`'s help line of `run` (the agent's stdout moves to stderr) and of `verify`. */
+export const JSON_HELP = {
+  run: "print only the outcome as JSON on stdout (turngate.turn_result.v1; an error as turngate.error.v1); progress and the agent's stdout go to stderr",
+  verify:
+    "print only the outcome as JSON on stdout (turngate.turn_result.v1; an error, e.g. no baseline, as turngate.error.v1); progress goes to stderr",
+} as const;
+
+/**
+ * Add `--check`, `--config`, `--waive`, `--json` (help line `jsonHelp`, `JSON_HELP.run` or
+ * `.verify`), `--root` and `--state-dir` to a command.
+ */
+export function addTurnOptions(command: Command, jsonHelp: string): Command {
   return addLocationOptions(
     command
       .option(
@@ -50,10 +60,7 @@ export function addTurnOptions(command: Command): Command {
         collect,
         [],
       )
-      .option(
-        "--json",
-        "print only the outcome as JSON on stdout (progress, and the agent's stdout under run, go to stderr)",
-      ),
+      .option("--json", jsonHelp),
   );
 }
 

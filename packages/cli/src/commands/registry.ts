@@ -1,6 +1,7 @@
 import { baselineCommand } from "./baseline.js";
 import { bridgeCommand } from "./bridge.js";
 import { demoCommand } from "./demo.js";
+import { gcCommand } from "./gc.js";
 import { proofCommand } from "./proof.js";
 import { runCommand } from "./run.js";
 import type { CliCommand } from "./types.js";
@@ -15,6 +16,7 @@ export const COMMANDS: readonly CliCommand[] = [
   baselineCommand,
   verifyCommand,
   proofCommand,
+  gcCommand,
   bridgeCommand,
   demoCommand,
 ];

@@ -1,8 +1,7 @@
 import { TurngateValidationError } from "@turngate/core";
-import { EXIT_INCOMPLETE, EXIT_OK } from "../context.js";
 import { renderTurnText, turnJson } from "../render.js";
 import { runTurn } from "../turn.js";
-import { addTurnOptions, resolveTurnFlags, type TurnFlags } from "./options.js";
+import { addTurnOptions, JSON_HELP, resolveTurnFlags, type TurnFlags } from "./options.js";
 import type { CliCommand } from "./types.js";
 
 /** `turngate run [options] -- AGENT CMD…`: wrap one agent command as one turn. */
@@ -17,13 +16,18 @@ export const runCommand: CliCommand = {
           "Take a baseline of the workspace, run the agent command (stdio inherited; with --json its stdout goes to stderr), observe what it changed, run the checks, bind their report to the effect digest and decide whether the turn may end. Writes .turngate/proofs/<digest>.json (or <state-dir>/proofs/) when it may.",
         )
         .argument("<agent...>", "the agent command and its arguments (put them after --)")
+        .option(
+          "--fail-on-agent-error",
+          "exit 1 when the agent exits with a code other than 0, even if the turn is verified, waived or narrative (the verdict is unchanged)",
+        )
         .passThroughOptions(),
+      JSON_HELP.run,
     )
       .addHelpText(
         "after",
-        '\nExit codes: 0 verified, waived or narrative; 2 incomplete; 1 usage or internal error.\n\nExample:\n  turngate run --check "npm test" -- node my-agent.js --task fix-bug\n',
+        '\nExit codes: 0 verified, waived or narrative; 2 incomplete; 1 usage or internal error, or (with --fail-on-agent-error) an agent that exited with a code other than 0.\n\nExample:\n  turngate run --check "npm test" -- node my-agent.js --task fix-bug\n',
       )
-      .action(async (agent: string[], flags: TurnFlags) => {
+      .action(async (agent: string[], flags: TurnFlags & { failOnAgentError?: boolean }) => {
         if (!/\S/.test(agent[0] ?? "")) {
           throw new TurngateValidationError("agent command", [
             { path: "agent[0]", message: "the program to run must not be blank" },
@@ -38,13 +42,14 @@ export const runCommand: CliCommand = {
             checks,
             waivers,
             state: paths,
+            failOnAgentError: flags.failOnAgentError === true,
             ...(configPath ? { configPath } : {}),
           },
           ctx,
         );
         if (flags.json) ctx.stdout.write(`${JSON.stringify(turnJson(result), null, 2)}\n`);
         else ctx.stdout.write(renderTurnText(result));
-        state.exitCode = result.exitCode === 0 ? EXIT_OK : EXIT_INCOMPLETE;
+        state.exitCode = result.exitCode;
       });
   },
 };

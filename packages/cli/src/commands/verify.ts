@@ -5,7 +5,7 @@ import { EXIT_INCOMPLETE, EXIT_OK } from "../context.js";
 import { renderTurnText, turnJson } from "../render.js";
 import { displayPath, shownPath } from "../terminal-text.js";
 import { runTurn } from "../turn.js";
-import { addTurnOptions, resolveTurnFlags, type TurnFlags } from "./options.js";
+import { addTurnOptions, JSON_HELP, resolveTurnFlags, type TurnFlags } from "./options.js";
 import type { CliCommand } from "./types.js";
 
 /** `turngate verify`: the second half of `run`, against the stored baseline. */
@@ -23,6 +23,7 @@ export const verifyCommand: CliCommand = {
           "--baseline-id <id>",
           "the id `turngate baseline` printed: refuse (exit 1) a stored baseline with another id",
         ),
+      JSON_HELP.verify,
     )
       .addHelpText(
         "after",
@@ -33,6 +34,7 @@ export const verifyCommand: CliCommand = {
         const label = shownPath(root, paths.baseline);
         const baseline = await readBaseline(paths.baseline, {
           label,
+          historyPath: paths.baselineHistory,
           ...(flags.baselineId !== undefined ? { expectedId: flags.baselineId } : {}),
         });
         if (flags.baselineId === undefined) {

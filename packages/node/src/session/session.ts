@@ -270,9 +270,9 @@ export class Session {
     return formatVerificationSummary(this.verificationSummary());
   }
 
-  /** The presets of the workspace root (A3S §2.17). */
+  /** The presets of the workspace root (A3S §2.17); the session's `env` PATH finds Python. */
   verificationPresets(): VerificationPreset[] {
-    return verificationPresets(this.root);
+    return verificationPresets(this.root, this.#env ? { env: this.#env } : {});
   }
 
   /**

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import {
@@ -18,8 +18,25 @@ afterEach(async () => {
 });
 
 function write(path: string, text = ""): void {
+  mkdirSync(join(dir.path, path, ".."), { recursive: true });
   writeFileSync(join(dir.path, path), text);
 }
+
+/** An environment whose PATH is one folder holding executables named `names`. */
+function pathWith(...names: string[]): NodeJS.ProcessEnv {
+  const bin = join(dir.path, `.bin-${names.join("-") || "none"}`);
+  mkdirSync(bin, { recursive: true });
+  for (const name of names) {
+    writeFileSync(join(bin, name), "#!/bin/sh\n");
+    chmodSync(join(bin, name), 0o755);
+  }
+  return { PATH: bin };
+}
+/** The commands of the Python preset of the temporary folder, with only `python` on PATH. */
+const pythonCommands = (root = dir.path, env = pathWith("python")) =>
+  verificationPresets(root, { env })
+    .find((p) => p.id === "python-default")
+    ?.commands.map((c) => `${c.id}=${c.command}`) ?? [];
 
 const cmd = (
   id: string,
@@ -46,7 +63,7 @@ describe("verificationPresets", () => {
     write("pyproject.toml", "[tool.pytest.ini_options]\n[tool.ruff]\n[tool.mypy]\n");
     write("package.json", JSON.stringify({ scripts: { lint: "x", test: "x", typecheck: "x" } }));
     write("Cargo.toml", "[package]\n");
-    expect(verificationPresets(dir.path)).toEqual([
+    expect(verificationPresets(dir.path, { env: pathWith("python") })).toEqual([
       {
         id: "rust-default",
         project_kind: "rust",
@@ -125,13 +142,16 @@ describe("verificationPresets", () => {
     expect(verificationPresets(dir.path)).toEqual([]);
   });
 
-  test("python: pytest.ini alone gives the test command; tests/ folder alone too", () => {
+  test("python: pytest.ini alone gives the test command; a tests/ folder needs a test file in it", () => {
     write("pytest.ini", "[pytest]\n");
-    expect(verificationPresets(dir.path)[0]?.commands.map((c) => c.id)).toEqual(["python:test"]);
+    expect(pythonCommands()).toEqual(["python:test=python -m pytest"]);
     const other = join(dir.path, "other");
     mkdirSync(join(other, "tests"), { recursive: true });
     writeFileSync(join(other, "pyproject.toml"), "[project]\n");
-    expect(verificationPresets(other)[0]?.commands.map((c) => c.id)).toEqual(["python:test"]);
+    expect(pythonCommands(other)).toEqual([]);
+    mkdirSync(join(other, "tests", "unit"), { recursive: true });
+    writeFileSync(join(other, "tests", "unit", "test_parse.py"), "");
+    expect(pythonCommands(other)).toEqual(["python:test=python -m pytest"]);
   });
 
   test("python: ruff.toml and mypy.ini markers without pytest; nothing without markers", () => {
@@ -139,9 +159,80 @@ describe("verificationPresets", () => {
     expect(verificationPresets(dir.path)).toEqual([]);
     write("ruff.toml");
     write(".mypy.ini");
-    expect(verificationPresets(dir.path)[0]?.commands.map((c) => c.id)).toEqual([
-      "python:ruff",
-      "python:mypy",
+    expect(pythonCommands()).toEqual([
+      "python:ruff=python -m ruff check .",
+      "python:mypy=python -m mypy .",
+    ]);
+  });
+});
+
+describe("verificationPresets: what pytest would collect (issue #12 item 2)", () => {
+  test("pyproject.toml with a root test_*.py (more-itertools' layout)", () => {
+    write("pyproject.toml", '[project]\nname = "more-itertools"\n');
+    write("test_more.py", "def test_x(): pass\n");
+    expect(pythonCommands()).toEqual(["python:test=python -m pytest"]);
+  });
+
+  test("a root *_test.py counts; a test file that pytest would not collect does not", () => {
+    write("pyproject.toml", "[project]\n");
+    write("tests.py", "");
+    write("testing_helpers.py", "");
+    expect(pythonCommands()).toEqual([]);
+    write("parse_test.py", "");
+    expect(pythonCommands()).toEqual(["python:test=python -m pytest"]);
+  });
+
+  test("setup.py with tests/test_*.py; setup.cfg [tool:pytest]; tox.ini [pytest]; conftest.py", () => {
+    write("setup.py", "from setuptools import setup\nsetup()\n");
+    expect(pythonCommands()).toEqual([]);
+    write("tests/test_six.py", "");
+    expect(pythonCommands()).toEqual(["python:test=python -m pytest"]);
+    for (const [name, text] of [
+      ["setup.cfg", "[metadata]\nname = six\n\n[tool:pytest]\nminversion = 2.2.0\n"],
+      ["tox.ini", "[tox]\nenvlist = py3\n\n[pytest]\naddopts = -q\n"],
+      ["conftest.py", ""],
+    ] as const) {
+      const root = join(dir.path, name.replace(".", "-"));
+      mkdirSync(root);
+      writeFileSync(join(root, name), text);
+      expect(pythonCommands(root)).toEqual(["python:test=python -m pytest"]);
+    }
+    const other = join(dir.path, "no-section");
+    mkdirSync(other);
+    writeFileSync(join(other, "setup.cfg"), "[metadata]\nname = x\n# [tool:pytest]\n");
+    writeFileSync(join(other, "tox.ini"), "[testenv]\ncommands = pytest\n");
+    expect(pythonCommands(other)).toEqual([]);
+  });
+
+  test("pyproject.toml is parsed: [tool.pytest.ini_options], [tool.ruff] and [tool.mypy] as TOML, not text", () => {
+    write(
+      "pyproject.toml",
+      '[project]\ndescription = "mentions [tool.pytest.ini_options] and [tool.ruff] in a string"\n',
+    );
+    expect(pythonCommands()).toEqual([]);
+    write(
+      "pyproject.toml",
+      '[tool.pytest.ini_options]\naddopts = "-q"\n\n[tool.ruff.lint]\nselect = ["E"]\n\n[tool.mypy]\nstrict = true\n',
+    );
+    expect(pythonCommands()).toEqual([
+      "python:test=python -m pytest",
+      "python:ruff=python -m ruff check .",
+      "python:mypy=python -m mypy .",
+    ]);
+  });
+
+  test("the interpreter that exists: the project's .venv, else python3, else python", () => {
+    write("pytest.ini", "[pytest]\n");
+    expect(pythonCommands(dir.path, pathWith("python3", "python"))).toEqual([
+      "python:test=python3 -m pytest",
+    ]);
+    expect(pythonCommands(dir.path, pathWith("python"))).toEqual(["python:test=python -m pytest"]);
+    expect(pythonCommands(dir.path, pathWith())).toEqual(["python:test=python3 -m pytest"]);
+    write(".venv/bin/python", "#!/bin/sh\n");
+    expect(pythonCommands(dir.path, pathWith("python"))).toEqual(["python:test=python -m pytest"]);
+    chmodSync(join(dir.path, ".venv/bin/python"), 0o755);
+    expect(pythonCommands(dir.path, pathWith("python"))).toEqual([
+      "python:test=.venv/bin/python -m pytest",
     ]);
   });
 });

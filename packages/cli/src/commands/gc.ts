@@ -1,0 +1,102 @@
+import { EXIT_OK } from "../context.js";
+import { resolveStatePaths } from "../state-dir.js";
+import {
+  applyGc,
+  citedLogs,
+  GC_DEFAULT_KEEP_TURNS,
+  GC_DEFAULT_MAX_BYTES,
+  listStateFiles,
+  parseByteSize,
+  parseKeepTurns,
+  planGc,
+  type StateFile,
+} from "../state-gc.js";
+import { shownPath } from "../terminal-text.js";
+import { addLocationOptions, resolveWorkspaceRoot } from "./options.js";
+import type { CliCommand } from "./types.js";
+
+/** Schema id of `turngate gc --json`. */
+export const GC_RESULT_SCHEMA = "turngate.gc_result.v1";
+
+/**
+ * `turngate gc [--keep-turns N] [--max-bytes SIZE] [--dry-run] [--json]`: bound the proofs
+ * and logs under the state folder (issue #12 item 17; `planGc` says what is kept). The
+ * baseline and its history are never removed.
+ */
+export const gcCommand: CliCommand = {
+  name: "gc",
+  register(program, ctx, state) {
+    addLocationOptions(
+      program
+        .command("gc")
+        .summary("remove old proofs and check logs from the state folder")
+        .description(
+          `Keep the state folder (.turngate/ or --state-dir) bounded. Kept: the proofs of the last N turns (--keep-turns, default ${GC_DEFAULT_KEEP_TURNS}, newest by modification time), every log those proofs cite, and the ${GC_DEFAULT_KEEP_TURNS} (N) newest other logs; then, while the kept proofs and logs exceed --max-bytes (default 100M), the oldest uncited logs and then the oldest proofs go, never the newest proof. The baseline (baseline.json) and its history are never removed.`,
+        )
+        .option(
+          "--keep-turns <n>",
+          `proofs of this many recent turns to keep (default ${GC_DEFAULT_KEEP_TURNS})`,
+        )
+        .option(
+          "--max-bytes <size>",
+          "size limit of the kept proofs and logs: bytes, or with K, M, G (default 100M)",
+        )
+        .option("--dry-run", "only say what would be removed")
+        .option(
+          "--json",
+          "print {schema, state_dir, dry_run, keep_turns, max_bytes, removed, kept} as JSON",
+        ),
+    ).action(
+      async (flags: {
+        root?: string;
+        stateDir?: string;
+        keepTurns?: string;
+        maxBytes?: string;
+        dryRun?: boolean;
+        json?: boolean;
+      }) => {
+        const keepTurns =
+          flags.keepTurns === undefined ? GC_DEFAULT_KEEP_TURNS : parseKeepTurns(flags.keepTurns);
+        const maxBytes =
+          flags.maxBytes === undefined ? GC_DEFAULT_MAX_BYTES : parseByteSize(flags.maxBytes);
+        const root = resolveWorkspaceRoot(ctx.cwd, flags.root);
+        const paths = resolveStatePaths(root, flags.stateDir, ctx.cwd);
+        const files = await listStateFiles(paths);
+        const cited = new Map<StateFile, string[]>();
+        for (const file of files.filter((f) => f.kind === "proof"))
+          cited.set(file, await citedLogs(file));
+        const plan = planGc(files, (proof) => cited.get(proof) ?? [], { keepTurns, maxBytes });
+        if (!flags.dryRun) await applyGc(plan);
+        const n = (list: StateFile[], kind: StateFile["kind"]) => {
+          const c = count(list, kind);
+          return `${c} ${kind}${c === 1 ? "" : "s"}`;
+        };
+        const count = (list: StateFile[], kind: StateFile["kind"]) =>
+          list.filter((f) => f.kind === kind).length;
+        const bytes = (list: StateFile[]) => list.reduce((sum, f) => sum + f.bytes, 0);
+        if (flags.json) {
+          const out = {
+            schema: GC_RESULT_SCHEMA,
+            state_dir: paths.dir,
+            dry_run: flags.dryRun === true,
+            keep_turns: keepTurns,
+            max_bytes: maxBytes,
+            removed: plan.remove.map((f) => ({ kind: f.kind, path: f.path, bytes: f.bytes })),
+            kept: {
+              proofs: count(plan.keep, "proof"),
+              logs: count(plan.keep, "log"),
+              bytes: bytes(plan.keep),
+            },
+          };
+          ctx.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+        } else {
+          const verb = flags.dryRun ? "would remove" : "removed";
+          ctx.stdout.write(
+            `gc: ${verb} ${n(plan.remove, "proof")} and ${n(plan.remove, "log")} (${bytes(plan.remove)} bytes) from ${shownPath(root, paths.dir)}; kept ${n(plan.keep, "proof")} and ${n(plan.keep, "log")} (${bytes(plan.keep)} bytes; limits: ${keepTurns} turns, ${maxBytes} bytes)\n`,
+          );
+        }
+        state.exitCode = EXIT_OK;
+      },
+    );
+  },
+};
