@@ -197,6 +197,9 @@ export async function runShellCommand(
     });
     child.once("exit", (code, signal) => {
       exited = { code, signal };
+      // The command has ended: its timeout and abort no longer apply while the group settles.
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
       releaseSupervisor(supervisorPipe);
       // The shell is gone; once the released supervisor has left, stop anything it left
       // behind in its group (background jobs).
