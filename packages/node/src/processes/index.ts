@@ -21,6 +21,7 @@ export {
   readCommandLine,
   readProcEnviron,
   readProcStat,
+  runningGroupMembers,
 } from "./process-table.js";
 export {
   type AgentProcessOptions,

@@ -136,3 +136,17 @@ export function processRunning(
   const out = spawnSync("ps", ["-o", "state=", "-p", String(pid)], { encoding: "utf8" });
   return out.status === 0 && !out.stdout.trim().startsWith("Z");
 }
+
+/**
+ * Pids of the running (non-zombie) members of process group `pgid`, from `/proc` (Linux)
+ * or `ps`. Used where `kill(-pgid, 0)` is not enough: it also succeeds while only zombies
+ * are left (an init that is slow to reap). Errors: throws when the table cannot be read.
+ */
+export function runningGroupMembers(
+  pgid: number,
+  source: ProcessSource = defaultProcessSource(),
+): number[] {
+  return listProcesses(source)
+    .filter((row) => row.pgid === pgid && row.state !== "Z" && row.state !== "X")
+    .map((row) => row.pid);
+}

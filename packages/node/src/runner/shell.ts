@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import type { Readable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import { ContentAddressedLog } from "../fs/content-log.js";
+import { runningGroupMembers } from "../processes/process-table.js";
 import { OutputCapture } from "./capture.js";
 import {
   PROCESS_GROUP_SETTLE_MS,
@@ -257,12 +258,21 @@ export async function runShellCommand(
   return result;
 }
 
-/** Poll (5 ms) until group `pgid` is gone or `ms` passed; resolves true if it is still alive. */
+/**
+ * Poll (5 ms, `kill(-pgid, 0)`) until group `pgid` is gone or `ms` passed; resolves true if
+ * it is still alive then — unless only zombies are left (one process-table read decides).
+ */
 async function waitForGroupExit(pgid: number | undefined, ms: number): Promise<boolean> {
   if (pgid === undefined) return false;
   const deadline = Date.now() + ms;
   while (processGroupAlive(pgid)) {
-    if (Date.now() >= deadline) return true;
+    if (Date.now() >= deadline) {
+      try {
+        return runningGroupMembers(pgid).length > 0;
+      } catch {
+        return true;
+      }
+    }
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   return false;

@@ -14,6 +14,7 @@ import {
   parseProcStat,
   processRunning,
   readCommandLine,
+  runningGroupMembers,
 } from "../../src/processes/process-table.js";
 import { settleAgentProcesses } from "../../src/processes/settle.js";
 import { reapChild, setChildSubreaper } from "../../src/processes/subreaper.js";
@@ -121,6 +122,29 @@ describe("process table", () => {
     expect(readCommandLine(process.pid)).toBe(
       [process.execPath, ...process.execArgv, ...process.argv.slice(1)].join(" "),
     );
+  });
+});
+
+describe("process groups", () => {
+  test("runningGroupMembers lists a group's running members, not its zombies", async () => {
+    // `sleep 0` ends at once and stays a zombie: its parent exec'd `sleep 314`, which never waits.
+    const child = spawn("sh", ["-c", "sleep 0 & exec sleep 314"], {
+      detached: true,
+      stdio: "ignore",
+    });
+    const pgid = child.pid as number;
+    try {
+      const deadline = Date.now() + 10_000;
+      let rows = listProcesses("proc").filter((row) => row.pgid === pgid);
+      while (!rows.some((row) => row.state === "Z") && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        rows = listProcesses("proc").filter((row) => row.pgid === pgid);
+      }
+      expect(rows.map((row) => row.state === "Z").sort()).toEqual([false, true]);
+      expect(runningGroupMembers(pgid)).toEqual([pgid]);
+    } finally {
+      child.kill("SIGKILL");
+    }
   });
 });
 
