@@ -45,6 +45,12 @@ export {
 } from "./runner/process-group.js";
 export { runShellCommand, type ShellRunOptions, type ShellRunResult } from "./runner/shell.js";
 export {
+  releaseSupervisor,
+  SUPERVISED_WRAPPER,
+  SUPERVISOR_SHELL,
+  supervisedSpawn,
+} from "./runner/supervisor.js";
+export {
   clampTimeoutMs,
   DEFAULT_COMMAND_TIMEOUT_MS,
   MIN_COMMAND_TIMEOUT_MS,

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import type { Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import { ContentAddressedLog } from "../fs/content-log.js";
 import { runningGroupMembers } from "../processes/process-table.js";
@@ -111,7 +111,7 @@ export async function runShellCommand(
     detached: true,
     stdio: ["ignore", "pipe", "pipe", "pipe"],
   });
-  const supervisorPipe = child.stdio[3] as NodeJS.WritableStream | null;
+  const supervisorPipe = child.stdio[3] as Writable | null;
   supervisorPipe?.on("error", () => {});
   const stdout = child.stdout as Readable;
   const stderr = child.stderr as Readable;

@@ -1,3 +1,5 @@
+import type { Writable } from "node:stream";
+
 /**
  * The check supervisor (issue 10, "turngate's own processes never outlive it").
  *
@@ -17,9 +19,6 @@
  * group by `0` (its own), so a recycled pgid can never be hit. Its limit: a check process
  * that leaves the group (`setsid`) escapes it, as it escapes today's group kill.
  */
-
-/** The fd on which the supervisor reads from turngate. */
-export const SUPERVISOR_FD = 3;
 
 /** The shell that runs the wrapper: absolute, so a planted `sh` on PATH is not it. */
 export const SUPERVISOR_SHELL = "/bin/sh";
@@ -45,15 +44,8 @@ export function supervisedSpawn(shell: string, command: string): { file: string;
  * `done\n`, then close). Input: the parent's end of the fd-3 pipe. Never throws (a
  * supervisor already gone closed the pipe: nothing to tell).
  */
-export function releaseSupervisor(pipe: NodeJS.WritableStream | null | undefined): void {
-  if (!pipe) return;
-  try {
-    (pipe as NodeJS.WritableStream & { on: (e: string, f: () => void) => void }).on(
-      "error",
-      () => {},
-    );
-    pipe.end("done\n");
-  } catch {
-    // The supervisor is gone already.
-  }
+export function releaseSupervisor(pipe: Writable | null | undefined): void {
+  if (!pipe || pipe.destroyed) return;
+  pipe.on("error", () => {});
+  pipe.end("done\n");
 }
