@@ -200,6 +200,9 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
   return result;
 }
 
+/** Signals that end the survivors' grace at once instead of ending turngate. */
+const SETTLE_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+
 /**
  * Run the agent (issue 10, "Processes the agent left running"): with a fresh
  * `TURNGATE_TURN` marker in its environment, in its own session and process group unless
@@ -220,6 +223,12 @@ async function runAgentTurn(
   // turngate's own children (e.g. a loader's service process) are never the agent's orphans.
   const ownChildren = childPids();
   const subreaper = setChildSubreaper(true);
+  // A SIGINT/SIGTERM/SIGHUP from here on ends the survivors' grace at once (they are
+  // killed and the turn goes on); installed before the agent runs, so no signal lands in a
+  // moment without a handler, which would kill turngate and leave the survivors running.
+  const hurry = new AbortController();
+  const onSignal = () => hurry.abort();
+  for (const name of SETTLE_SIGNALS) process.on(name, onSignal);
   try {
     const exit = await runAgent(command, request.root, {
       env: withTurnMarker(ctx.env, marker),
@@ -233,12 +242,14 @@ async function runAgentTurn(
       subreaper: subreaper.active,
       excludePids: ownChildren,
       graceMs,
+      signal: hurry.signal,
       ...(exit.detached && exit.pid !== undefined
         ? { processGroup: exit.pid, session: exit.pid }
         : {}),
     });
     return { command, exit, survivors: settlement.survivors, subreaper, graceMs };
   } finally {
+    for (const name of SETTLE_SIGNALS) process.off(name, onSignal);
     if (subreaper.active) setChildSubreaper(false);
   }
 }

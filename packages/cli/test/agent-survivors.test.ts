@@ -299,7 +299,7 @@ describe("turngate run: signals to a detached agent and Ctrl-C on a terminal", (
     const pidFile = join(p.agents, "bg.pid");
     const agent = p.agent(
       "agent.sh",
-      `printf '42\\n' > value.txt\ntrap 'exit 5' INT\nsleep 311 &\necho $! > ${pidFile}\ntouch ${ready}\nwait\n`,
+      `printf '42\\n' > value.txt\ntrap 'exit 5' INT\nsleep 311 &\necho $! > ${pidFile}\ntouch ${ready}\nwhile :; do sleep 0.05; done\n`,
     );
     const child = spawn(
       process.execPath,
@@ -311,20 +311,77 @@ describe("turngate run: signals to a detached agent and Ctrl-C on a terminal", (
     );
     cleanups.push(() => child.kill("SIGKILL"));
     let stdout = "";
+    let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
     });
     const closed = new Promise((resolve) => child.on("close", resolve));
     const deadline = Date.now() + 30_000;
     while (!existsSync(ready) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     const pid = pidIn(pidFile);
+    // The background job has set SIGINT to ignored once it runs `sleep`.
+    while (
+      !existsSync(`/proc/${pid}`) ||
+      !readFileSync(`/proc/${pid}/cmdline`, "utf8").startsWith("sleep\0")
+    ) {
+      if (Date.now() > deadline) throw new Error(`sleep 311 never started: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
     child.kill("SIGINT");
-    expect(await closed).toBe(0);
+    const code = await Promise.race([
+      closed,
+      new Promise((r) => setTimeout(() => r("hung"), 30_000)),
+    ]);
+    expect({ code, stderr }).toMatchObject({ code: 0 });
     const json = JSON.parse(stdout) as Record<string, unknown>;
     expect(json.agent).toMatchObject({ exit_code: 5, detached: true });
     // A non-interactive shell's background job ignores SIGINT: it survives the agent.
     expect(survivorsOf(json)).toEqual([
       { pid, command_line: "sleep 311", found_by: "process_group", outcome: "killed" },
+    ]);
+    expect(json.verdict).toBe("verified");
+  }, 60_000);
+
+  test("SIGTERM during the survivors' grace kills them at once; turngate lives on and judges the turn", async () => {
+    const p = project(600_000);
+    const pidFile = join(p.agents, "bg.pid");
+    const agent = p.agent(
+      "agent.sh",
+      `printf '42\\n' > value.txt\nsleep 315 &\necho $! > ${pidFile}\n`,
+    );
+    const child = spawn(
+      process.execPath,
+      [...nodeArgs, "run", "--json", "--root", p.root, "--", "sh", agent],
+      { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    cleanups.push(() => child.kill("SIGKILL"));
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const closed = new Promise((resolve) => child.on("close", resolve));
+    const deadline = Date.now() + 30_000;
+    while (!stderr.includes("turngate: agent exited with code 0\n") && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const pid = pidIn(pidFile);
+    child.kill("SIGTERM");
+    // The grace is 600 s: only the signal can end it within the test.
+    const code = await Promise.race([
+      closed,
+      new Promise((r) => setTimeout(() => r("hung"), 30_000)),
+    ]);
+    expect({ code, stderr }).toMatchObject({ code: 0 });
+    const json = JSON.parse(stdout) as Record<string, unknown>;
+    expect(survivorsOf(json)).toEqual([
+      { pid, command_line: "sleep 315", found_by: "process_group", outcome: "killed" },
     ]);
     expect(json.verdict).toBe("verified");
   }, 60_000);

@@ -27,6 +27,8 @@ export interface AgentProcessOptions extends SurvivorScanOptions {
   pollMs?: number;
   /** Injected signal sender (tests); default `process.kill`. */
   kill?: KillFunction;
+  /** Aborting ends the grace at once (e.g. the user pressed Ctrl-C): survivors are killed now. */
+  signal?: AbortSignal;
 }
 
 /** Result of `settleAgentProcesses`. */
@@ -70,7 +72,7 @@ export async function settleAgentProcesses(
 
   let alive = scan();
   const graceEnd = Date.now() + graceMs;
-  while (alive.length > 0 && Date.now() < graceEnd) {
+  while (alive.length > 0 && Date.now() < graceEnd && options.signal?.aborted !== true) {
     await new Promise((resolve) => setTimeout(resolve, Math.min(pollMs, graceEnd - Date.now())));
     alive = scan();
   }
