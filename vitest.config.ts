@@ -11,6 +11,7 @@ export default defineConfig({
       "scripts/test/**/*.test.ts",
       "test-matrix/**/*.test.ts",
     ],
+    setupFiles: ["./vitest.setup.ts"],
     testTimeout: 20_000,
     hookTimeout: 60_000,
   },

@@ -70,11 +70,13 @@ type WaiverValidateParams struct {
 }
 
 // SessionOptions are the host options of session.create: extra gitignore-style Ignores
-// patterns for the workspace observer, and UseGit to force (true) or forbid (false) git
-// mode (nil: detect).
+// patterns for the workspace observer, UseGit to force (true) or forbid (false) git
+// mode (nil: detect), and Sandboxed, the host's claim that the agent runs as another OS
+// user or in a sandbox (the proof's trust; nil: unsandboxed).
 type SessionOptions struct {
-	Ignores []string `json:"ignores,omitzero"`
-	UseGit  *bool    `json:"use_git,omitempty"`
+	Ignores   []string `json:"ignores,omitzero"`
+	UseGit    *bool    `json:"use_git,omitempty"`
+	Sandboxed *bool    `json:"sandboxed,omitempty"`
 }
 
 // SessionCreateParams are the params of session.create: the workspace root (absolute, or

@@ -17,4 +17,9 @@ type TurnProof struct {
 	ToolVersions map[string]string    `json:"tool_versions"`
 	StartedAt    string               `json:"started_at"`
 	FinishedAt   string               `json:"finished_at"`
+	// Issue 10 (absent in older proofs): the root and git trees, the cited evidence logs
+	// with their SHA-256, and the host's sandbox claim ("unsandboxed" or "sandboxed").
+	Workspace    *TurnProofWorkspace    `json:"workspace,omitempty"`
+	EvidenceLogs []TurnProofEvidenceLog `json:"evidence_logs,omitzero"`
+	Trust        TurnProofTrust         `json:"trust,omitempty"`
 }

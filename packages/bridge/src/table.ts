@@ -1,11 +1,13 @@
 /**
  * The full bridge method table served by the stdio server: `initialize`, `shutdown`, the
  * stateless methods (the pure `facts.*` among them), the `session.*` methods and
- * `facts.file_hash_snapshot`. `schema/protocol.json` is generated from it. Namespaces join
+ * `facts.file_hash_snapshot`, and the signed-proof methods (`session.signed_proof`,
+ * `proof.verify`). `schema/protocol.json` is generated from it. Namespaces join
  * through `mergeTables`, which rejects duplicates.
  */
 import type { MethodTable } from "./method.js";
 import { nodeFactsMethods } from "./methods/facts-node.js";
+import { proofMethods } from "./methods/proof.js";
 import { type SessionContext, sessionMethods } from "./methods/session.js";
 import { mergeTables, statelessTable } from "./stateless.js";
 
@@ -17,4 +19,5 @@ export const bridgeTable: MethodTable<ServerContext> = mergeTables(
   statelessTable,
   sessionMethods,
   nodeFactsMethods,
+  proofMethods,
 );

@@ -3,6 +3,7 @@ import { TurngateError } from "@turngate/core";
 import { VerificationCommandSchema } from "@turngate/core/schemas";
 import {
   deserializeSnapshot,
+  type SourceTree,
   serializeSnapshot,
   sha256Hex,
   type WorkspaceSnapshot,
@@ -32,6 +33,16 @@ const BaselineFileSchema = z
     turngate_version: z.string(),
     config: CapturedConfigSchema,
     snapshot: z.unknown(),
+    git_tree: z
+      .object({
+        tree: z
+          .string()
+          .regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/)
+          .nullable(),
+        reason: z.string().nullable(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -42,6 +53,8 @@ export interface StoredBaseline {
   snapshot: WorkspaceSnapshot;
   /** The effective configuration captured when the baseline was taken. */
   config: TurngateConfig;
+  /** The git tree id of the source scope when the baseline was taken (absent in older files). */
+  gitTree?: SourceTree;
 }
 
 /** The baseline id of stored bytes: lowercase hex SHA-256 (64 characters). */
@@ -54,7 +67,9 @@ export function baselineIdOf(bytes: string | Uint8Array): string {
  * snapshot plus the effective configuration — checks (timeouts applied), the default
  * `timeout_ms`, `ignores` and where the configuration was read — so `turngate verify` uses
  * the configuration of the turn's start, not one the agent may have edited since.
- * Input: file path, snapshot, loaded configuration, turngate version.
+ * With `gitTree` (`Session.baselineTree`), the source scope's git tree id is stored as
+ * `git_tree: {tree, reason}` for the proof's `workspace.baseline_tree`.
+ * Input: file path, snapshot, loaded configuration, turngate version, optional tree.
  * Output: the baseline id (SHA-256 of the bytes written, 64 lowercase hex characters).
  * Errors: the `fs` error of the write.
  */
@@ -63,8 +78,9 @@ export async function writeBaseline(
   snapshot: WorkspaceSnapshot,
   config: TurngateConfig,
   version: string,
+  gitTree?: SourceTree,
 ): Promise<string> {
-  const file = {
+  const file: Record<string, unknown> = {
     schema: BASELINE_FILE_SCHEMA,
     turngate_version: version,
     config: {
@@ -75,6 +91,7 @@ export async function writeBaseline(
     },
     snapshot: serializeSnapshot(snapshot),
   };
+  if (gitTree) file.git_tree = { tree: gitTree.tree, reason: gitTree.reason };
   const text = `${JSON.stringify(file, null, 2)}\n`;
   await writeFileAtomic(path, text);
   return baselineIdOf(text);
@@ -199,7 +216,19 @@ export async function readBaseline(
   const config: TurngateConfig = { checks: captured.checks, ignores: captured.ignores };
   if (captured.path !== null) config.path = captured.path;
   if (captured.timeout_ms !== null) config.timeoutMs = captured.timeout_ms;
-  return { id, snapshot: deserializeSnapshot(parsed.data.snapshot), config };
+  const stored: StoredBaseline = {
+    id,
+    snapshot: deserializeSnapshot(parsed.data.snapshot),
+    config,
+  };
+  const tree = parsed.data.git_tree;
+  if (tree) {
+    stored.gitTree =
+      tree.tree !== null
+        ? { tree: tree.tree, reason: null }
+        : { tree: null, reason: tree.reason ?? "no git tree id" };
+  }
+  return stored;
 }
 
 /**

@@ -27,7 +27,7 @@ export function verdictOf(result: TurnResult): string {
  * (`failed (timeout): check:1: timed out after 1000 ms: sleep 5`), an agent that exited ≠ 0, why the checks'
  * report is unbound when it is, what masks a check's exit status (and how to fix it), which `--waive` digests did not match an incomplete turn's
  * effect digest, the last 20 lines of each failing check with its log, and
- * where the proof was written. Paths are relative to the workspace root (absolute outside it,
+ * where the proof was written, and the trust line (`trustLine`). Paths are relative to the workspace root (absolute outside it,
  * e.g. under `--state-dir`).
  *
  * Outside text cannot forge or hide lines: a path holding a control, DEL, C1 or bidi
@@ -116,6 +116,7 @@ export function renderTurnText(result: TurnResult): string {
   const agentLine = agentErrorLine(result);
   if (agentLine !== null) lines.push(agentLine);
   if (result.proofPath) lines.push(`proof: ${rel(result.proofPath)}`);
+  lines.push(trustLine(result));
   return `${lines.join("\n")}\n`;
 }
 
@@ -189,10 +190,23 @@ function agentErrorLine(result: TurnResult): string | null {
 }
 
 /**
+ * The last line of a turn's text: `trust: unsandboxed` with what it means, or `trust:
+ * sandboxed (host claim)` when the host said the agent runs as another user or in a
+ * sandbox (`--sandboxed`, `TURNGATE_SANDBOXED=1`; issue 10).
+ */
+export function trustLine(result: Pick<TurnResult, "trust">): string {
+  if (result.trust === "sandboxed") {
+    return "trust: sandboxed (host claim: the agent runs as another user or in a sandbox)";
+  }
+  return "trust: unsandboxed (the agent runs as your user and could read the signing key; a signed proof shows turngate wrote it only if the agent cannot)";
+}
+
+/**
  * The wire form (snake_case) of a turn, printed by `--json`:
  * `{schema, verdict, exit_code, root, effect_digest, agent, changes, observation_complete,
  * unreadable, checks_source, checks, binding, reports, summary, summary_text, outcome,
- * proof_path, config_path, unmatched_waivers}`; absent parts are null;
+ * proof_path, proof_format, proof_keyid, trust, config_path, unmatched_waivers}`; absent
+ * parts are null;
  * each check's `hint` explains an `exit status masked` risk (else null), `timeout_ms` is the
  * timeout that applied and `failure_class` is `assertion`, `timeout`, `cancelled`, `signal`,
  * `infrastructure` or null (`failureClass` of @turngate/node); `agent_failed` is true when
@@ -251,6 +265,9 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
     summary_text: result.summaryText,
     outcome: result.outcome,
     proof_path: result.proofPath ?? null,
+    proof_format: result.proofSignature?.format ?? null,
+    proof_keyid: result.proofSignature?.keyid ?? null,
+    trust: result.trust,
     config_path: result.configPath ?? null,
     unmatched_waivers: unmatchedWaivers(result),
   };

@@ -1,6 +1,7 @@
 import { readdir, readFile, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { TurngateValidationError } from "@turngate/core";
+import { authenticateProofFile } from "@turngate/node";
 import type { StatePaths } from "./state-dir.js";
 
 /** Proofs `turngate gc` keeps by default: those of the last 20 turns. */
@@ -121,10 +122,16 @@ export function planGc(
   return { remove: remove.sort(newestFirst), keep: [...keptProofs, ...keptLogs].sort(newestFirst) };
 }
 
-/** The log names (`<sha256>.log`) a proof file cites; none when it cannot be read. */
+/**
+ * The log names (`<sha256>.log`) a proof file cites; none when it cannot be read. A signed
+ * proof (DSSE envelope, either format) is searched in its decoded payload; the signature is
+ * not checked (gc only decides what to keep).
+ */
 export async function citedLogs(proof: StateFile): Promise<string[]> {
   const text = await readFile(proof.path, "utf8").catch(() => "");
-  return [...new Set([...text.matchAll(CITED_LOG)].map((m) => `${m[1]}.log`))];
+  const inner = authenticateProofFile(text, undefined).proof;
+  const searched = inner === undefined ? text : JSON.stringify(inner);
+  return [...new Set([...searched.matchAll(CITED_LOG)].map((m) => `${m[1]}.log`))];
 }
 
 /** Remove the files of a plan. Errors: `fs` errors other than `ENOENT` (already gone). */

@@ -19,7 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { effectDigest } from "@turngate/core";
 import { afterEach, describe, expect, test } from "vitest";
-import { cli, gitProject } from "./helpers.js";
+import { cli, gitProject, localKeyId, UNSANDBOXED_LINE } from "./helpers.js";
 
 const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
 const workspaceDigest = (path: string, content: string) =>
@@ -73,7 +73,7 @@ describe("baseline and verify: trust", () => {
     const unauthenticated = await cli(["verify", "--check", "grep -qx good a.txt"], p.root);
     expect(unauthenticated.code).toBe(0);
     expect(unauthenticated.stdout).toBe(
-      "changed: nothing\nnarrative: the turn changed no files; nothing to verify\n",
+      `changed: nothing\nnarrative: the turn changed no files; nothing to verify\n${UNSANDBOXED_LINE}\n`,
     );
     expect(unauthenticated.stderr).toBe(UNAUTHENTICATED(forged));
   });
@@ -179,7 +179,7 @@ describe("baseline and verify: trust", () => {
     const digest = workspaceDigest("a.txt", "new\n");
     expect(verify).toEqual({
       code: 0,
-      stdout: `changed: 1 path\n  modified a.txt\nchecks: 1 passed\nverified: effect digest ${digest}\nproof: ${join(state, "proofs", `${digest}.json`)}\n`,
+      stdout: `changed: 1 path\n  modified a.txt\nchecks: 1 passed\nverified: effect digest ${digest}\nproof: ${join(state, "proofs", `${digest}.json`)}\n${UNSANDBOXED_LINE}\n`,
       stderr: verify.stderr,
     });
     expect(readdirSync(join(state, "logs"))).toHaveLength(1);
@@ -203,7 +203,11 @@ describe("baseline and verify: trust", () => {
     );
     const digest = workspaceDigest("a.txt", "new\n");
     expect(run.code).toBe(0);
-    expect(run.stdout.endsWith(`proof: ${join(state, "proofs", `${digest}.json`)}\n`)).toBe(true);
+    expect(
+      run.stdout.endsWith(
+        `proof: ${join(state, "proofs", `${digest}.json`)}\n${UNSANDBOXED_LINE}\n`,
+      ),
+    ).toBe(true);
     expect(existsSync(join(state, "proofs", `${digest}.json`))).toBe(true);
     expect(existsSync(join(p.root, ".turngate"))).toBe(false);
   });
@@ -279,6 +283,7 @@ describe("text output cannot be forged by file names or check output", () => {
         "  | cd\\rverified",
         "  | e\\u202egnp.exe\\x7f",
         `  | ${"x".repeat(400)}…(600 more bytes)`,
+        UNSANDBOXED_LINE,
         "",
       ].join("\n"),
     );
@@ -339,7 +344,7 @@ describe("small usage errors", () => {
     const proof = await cli(["proof", "verify", `.turngate/proofs/${digest}.json`], p.root);
     expect(proof).toEqual({
       code: 2,
-      stdout: `proof does not hold against ${p.root}:\n  a.txt: recorded ${sha256("new\n")}, on disk a directory\n`,
+      stdout: `proof does not hold against ${p.root}:\n  a.txt: recorded ${sha256("new\n")}, on disk a directory\nsignature: dsse, signed by key ${localKeyId()}\nevidence logs: 1 of 1 re-hashed\n`,
       stderr: "",
     });
     const json = JSON.parse(

@@ -1,7 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { createHash, createPublicKey } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import type { TurnProof } from "@turngate/core";
 import { type CliContext, main } from "../src/index.js";
 
 /** A text sink that keeps what was written. */
@@ -83,4 +85,32 @@ export function gitProject(files: Record<string, string>): {
       rmSync(agents, { recursive: true, force: true });
     },
   };
+}
+
+/** The last line of every `run`/`verify` text report when the host claims no sandbox. */
+export const UNSANDBOXED_LINE =
+  "trust: unsandboxed (the agent runs as your user and could read the signing key; a signed proof shows turngate wrote it only if the agent cannot)";
+
+/**
+ * The turn proof inside a proof file turngate wrote: the DSSE envelope's payload, decoded
+ * (for `--format in-toto`, the Statement's predicate). The signature is not checked here.
+ */
+export function readProofPayload(path: string): TurnProof {
+  const envelope = JSON.parse(readFileSync(path, "utf8"));
+  const payload = JSON.parse(Buffer.from(envelope.payload, "base64").toString("utf8"));
+  return payload._type === undefined ? payload : payload.predicate;
+}
+
+/**
+ * The keyid of this test process's user key (`$XDG_STATE_HOME/turngate/signing-key.pem`,
+ * set up by vitest.setup.ts), computed here as the documented rule says: the SHA-256 of the
+ * DER SubjectPublicKeyInfo.
+ */
+export function localKeyId(): string {
+  const pem = readFileSync(
+    join(process.env.XDG_STATE_HOME as string, "turngate", "signing-key.pem"),
+    "utf8",
+  );
+  const der = createPublicKey(pem).export({ type: "spki", format: "der" });
+  return createHash("sha256").update(der).digest("hex");
 }

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { cli, gitProject } from "./helpers.js";
+import { cli, gitProject, localKeyId, readProofPayload, UNSANDBOXED_LINE } from "./helpers.js";
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 const workspaceDigest = (path: string, content: string) =>
@@ -43,32 +43,31 @@ describe("turngate run", () => {
         "checks: 1 passed",
         `verified: effect digest ${digest}`,
         `proof: .turngate/proofs/${digest}.json`,
+        UNSANDBOXED_LINE,
         "",
       ].join("\n"),
     );
     expect(result.stderr).toContain("turngate: agent exited with code 0\n");
     expect(result.stderr).toContain("turngate: check check:1 started: npm test\n");
     expect(result.stderr).toMatch(/turngate: check check:1 passed in \d+\.\ds\n/);
-    const proof = JSON.parse(
-      readFileSync(join(p.root, ".turngate/proofs", `${digest}.json`), "utf8"),
-    );
+    const proof = readProofPayload(join(p.root, ".turngate/proofs", `${digest}.json`));
     expect(proof.schema).toBe("turn_proof.v1");
     expect(proof.terminal).toEqual({ kind: "verified", effect_digest: digest });
     expect(proof.records).toEqual([
       { tool: "workspace", path: "value.txt", content_digest: sha256("42\n") },
     ]);
-    expect(proof.reports[0].subject).toBe("turngate:checks");
+    expect(proof.reports[0]?.subject).toBe("turngate:checks");
 
     const holds = await cli(["proof", "verify", `.turngate/proofs/${digest}.json`], p.root);
     expect(holds).toMatchObject({
       code: 0,
-      stdout: `proof holds: effect digest ${digest}; 1 of 1 rows re-hashed from disk\n`,
+      stdout: `proof holds: effect digest ${digest}; 1 of 1 rows re-hashed from disk\nsignature: dsse, signed by key ${localKeyId()}\nevidence logs: 1 of 1 re-hashed\n`,
     });
     p.write("value.txt", "43\n");
     const broken = await cli(["proof", "verify", `.turngate/proofs/${digest}.json`], p.root);
     expect(broken.code).toBe(2);
     expect(broken.stdout).toBe(
-      `proof does not hold against ${p.root}:\n  value.txt: recorded ${sha256("42\n")}, on disk ${sha256("43\n")}\n`,
+      `proof does not hold against ${p.root}:\n  value.txt: recorded ${sha256("42\n")}, on disk ${sha256("43\n")}\nsignature: dsse, signed by key ${localKeyId()}\nevidence logs: 1 of 1 re-hashed\n`,
     );
   });
 
@@ -141,6 +140,7 @@ describe("turngate run", () => {
         `  last 2 lines (full log: .turngate/logs/${sha256("one\ntwo\n")}.log):`,
         "  | one",
         "  | two",
+        UNSANDBOXED_LINE,
         "",
       ].join("\n"),
     );
@@ -206,7 +206,7 @@ describe("turngate run", () => {
     expect(result.code).toBe(0);
     const json = JSON.parse(result.stdout);
     expect(json.verdict).toBe("waived");
-    const proof = JSON.parse(readFileSync(json.proof_path, "utf8"));
+    const proof = readProofPayload(json.proof_path);
     expect(proof.waivers_used).toEqual([{ effect_digest: digest, reason: "known flaky check" }]);
   });
 
@@ -390,13 +390,13 @@ describe("turngate proof verify", () => {
     const proof = join(p.root, ".turngate/proofs", `${digest}.json`);
     expect(await cli(["proof", "verify", proof], elsewhere.root)).toMatchObject({
       code: 0,
-      stdout: `proof holds: effect digest ${digest}; 1 of 1 rows re-hashed from disk\n`,
+      stdout: `proof holds: effect digest ${digest}; 1 of 1 rows re-hashed from disk\nsignature: dsse, signed by key ${localKeyId()}\nevidence logs: 1 of 1 re-hashed\n`,
     });
     // --root wins over the proof's location.
     const forced = await cli(["proof", "verify", "--root", ".", proof], elsewhere.root);
     expect(forced.code).toBe(2);
     expect(forced.stdout).toBe(
-      `proof does not hold against ${elsewhere.root}:\n  value.txt: recorded ${sha256("42\n")}, on disk deleted\nthe proof's one file does not exist under ${elsewhere.root}: if this is not the workspace the proof was written for, pass --root DIR\n`,
+      `proof does not hold against ${elsewhere.root}:\n  value.txt: recorded ${sha256("42\n")}, on disk deleted\nsignature: dsse, signed by key ${localKeyId()}\nevidence logs: 1 of 1 re-hashed\nthe proof's one file does not exist under ${elsewhere.root}: if this is not the workspace the proof was written for, pass --root DIR\n`,
     );
     // A proof file elsewhere is checked against the cwd.
     mkdirSync(join(elsewhere.root, "copies"));

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { cli, cliWithAgent, gitProject } from "./helpers.js";
+import { cli, cliWithAgent, gitProject, UNSANDBOXED_LINE } from "./helpers.js";
 
 const sha256 = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
 const workspaceDigest = (path: string, content: string) =>
@@ -239,7 +239,7 @@ describe("CLI usability: failure vocabulary in progress and text output", () => 
     );
     const unreadableText = await cli(["run", "--check", "true", "--", "true"], p.root);
     expect(unreadableText.stdout).toBe(
-      "changed: 0 paths\n  unreadable bad\ufffd\nincomplete (observation_incomplete): turngate could not read every path of the workspace (listed as unreadable above), so it cannot tell what the turn changed: make them readable, rename names that are not UTF-8, or add them to ignores, and run again\n",
+      `changed: 0 paths\n  unreadable bad\ufffd\nincomplete (observation_incomplete): turngate could not read every path of the workspace (listed as unreadable above), so it cannot tell what the turn changed: make them readable, rename names that are not UTF-8, or add them to ignores, and run again\n${UNSANDBOXED_LINE}\n`,
     );
     expect(json.summary_text).toBe(
       "Verification failed: 1 failed check across subjects: turngate:checks. 1 report, 2 required checks. Residual risks: 1.",
@@ -454,15 +454,14 @@ describe("CLI usability: the agent's exit code", () => {
     const plain = await cliWithAgent(["run", "--", "node", crash], p.root);
     expect(plain).toEqual({
       code: 0,
-      stdout:
-        "changed: nothing\nnarrative: the turn changed no files; nothing to verify\nagent: exited with code 3; the verdict does not depend on it (pass --fail-on-agent-error to exit 1 when the agent fails)\n",
+      stdout: `changed: nothing\nnarrative: the turn changed no files; nothing to verify\nagent: exited with code 3; the verdict does not depend on it (pass --fail-on-agent-error to exit 1 when the agent fails)\n${UNSANDBOXED_LINE}\n`,
       stderr: "turngate: agent exited with code 3\n",
       agent: "agent: boom\n",
     });
     const strict = await cli(["run", "--fail-on-agent-error", "--", "node", crash], p.root);
     expect(strict.code).toBe(1);
     expect(strict.stdout).toBe(
-      "changed: nothing\nnarrative: the turn changed no files; nothing to verify\nagent: exited with code 3; --fail-on-agent-error makes this run exit 1 (the verdict above is unchanged)\n",
+      `changed: nothing\nnarrative: the turn changed no files; nothing to verify\nagent: exited with code 3; --fail-on-agent-error makes this run exit 1 (the verdict above is unchanged)\n${UNSANDBOXED_LINE}\n`,
     );
     const json = JSON.parse(
       (await cli(["run", "--json", "--fail-on-agent-error", "--", "node", crash], p.root)).stdout,
@@ -477,7 +476,7 @@ describe("CLI usability: the agent's exit code", () => {
     const ok = await cli(["run", "--fail-on-agent-error", "--", "true"], p.root);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toBe(
-      "changed: nothing\nnarrative: the turn changed no files; nothing to verify\n",
+      `changed: nothing\nnarrative: the turn changed no files; nothing to verify\n${UNSANDBOXED_LINE}\n`,
     );
   });
 

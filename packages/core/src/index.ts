@@ -38,25 +38,43 @@ export type { GateOutcome, GateReason } from "./schemas/outcome.js";
 export {
   parseCompletionTerminal,
   parseCompletionWaiver,
+  parseDsseEnvelope,
   parseExternalObservation,
   parseGateOutcome,
   parseLedgerSnapshot,
   parseMutationRecord,
   parseOpenWorkspaceChild,
   parseTurnProof,
+  parseTurnProofStatement,
   parseVerificationCheck,
   parseVerificationCommand,
   parseVerificationPreset,
   parseVerificationReport,
   parseVerificationSummary,
 } from "./schemas/parse.js";
-export { TURN_PROOF_SCHEMA, type TurnProof } from "./schemas/proof.js";
+export {
+  TURN_PROOF_SCHEMA,
+  type TurnProof,
+  type TurnProofEvidenceLog,
+  type TurnProofTrust,
+  type TurnProofWorkspace,
+} from "./schemas/proof.js";
 export {
   A3S_VERIFICATION_REPORT_SCHEMA,
   VERIFICATION_REPORT_SCHEMA,
   type VerificationReport,
   type VerificationReportInput,
 } from "./schemas/report.js";
+export {
+  type DsseEnvelope,
+  type DsseSignature,
+  IN_TOTO_PAYLOAD_TYPE,
+  IN_TOTO_STATEMENT_TYPE,
+  TURN_PROOF_PAYLOAD_TYPE,
+  TURN_PROOF_PREDICATE_TYPE,
+  TURN_PROOF_SUBJECT_NAME,
+  type TurnProofStatement,
+} from "./schemas/signed-proof.js";
 export type { VerificationStatus } from "./schemas/status.js";
 export type { VerificationSummary } from "./schemas/summary.js";
 export type { CompletionTerminal } from "./schemas/terminal.js";

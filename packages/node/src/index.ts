@@ -12,6 +12,7 @@ export {
 } from "./presets/detect.js";
 export { requiredPresetCommands } from "./presets/required.js";
 export * from "./processes/index.js";
+export * from "./proofs/index.js";
 export {
   CAPTURED_HEAD_BYTES,
   CAPTURED_TAIL_BYTES,

@@ -41,6 +41,7 @@ from .types import (
     VerificationStatus,
     VerificationSummary,
     WaiverValidation,
+    ProofVerification,
 )
 
 DEFAULT_TIMEOUT_S = 30.0
@@ -319,6 +320,34 @@ class Client(FactsMethods):
         result = self._send("waiver.validate", {"waiver": to_wire(waiver)}, timeout=timeout)
         return WaiverValidation.from_wire(result)
 
+    @bridge_method("proof.verify")
+    def verify_proof(
+        self,
+        file_text: str,
+        root: str | os.PathLike[str],
+        public_key_file: str | os.PathLike[str] | None = None,
+        allow_unsigned: bool = False,
+        commit: str | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> ProofVerification:
+        """Authenticate and re-check a proof file's text (issue 10), as ``turngate proof
+        verify`` does: the DSSE signature against the trusted key (``public_key_file``, else
+        the bridge host's ``TURNGATE_SIGNING_KEY``, else its user's key), the effect digest
+        and every row against the disk under ``root``, the evidence logs, and with ``commit``
+        the final git tree. An unsigned or foreign-signed proof is ``ok=False``
+        (``unauthenticated``) unless ``allow_unsigned``; a verdict, not an exception."""
+        params: dict[str, Any] = {
+            "file_text": file_text,
+            "root": os.fspath(root),
+            "allow_unsigned": allow_unsigned,
+        }
+        if public_key_file is not None:
+            params["public_key_file"] = os.fspath(public_key_file)
+        if commit is not None:
+            params["commit"] = commit
+        return ProofVerification.from_wire(self._send("proof.verify", params, timeout=timeout))
+
     # ------------------------------------------------------------------ sessions
 
     @bridge_method("session.create")
@@ -333,8 +362,9 @@ class Client(FactsMethods):
         """Open a host session on a workspace root; the baseline is taken now.
 
         Input: ``root`` (absolute, or relative to the bridge's cwd), host ``waivers`` the
-        gate honours, and host ``options`` (reserved; ``{}``). Output: a :class:`Session`
-        (also a context manager that closes it). Raises :class:`InvalidParams` for a bad
+        gate honours, and host ``options`` (``ignores``, ``use_git``, ``sandboxed``: the
+        host's claim that the agent runs sandboxed, recorded as the proof's ``trust``).
+        Output: a :class:`Session` (also a context manager that closes it). Raises :class:`InvalidParams` for a bad
         root and :class:`NotSupported` under Pyodide.
         """
         params: dict[str, Any] = {"root": os.fspath(root), "waivers": wire_list(waivers, "waivers")}

@@ -17,8 +17,9 @@ is unknown to the bridge and calls raise :class:`~turngate.errors.RemoteError` w
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ._api import bridge_method
 from ._wire import to_wire, wire_list
@@ -27,6 +28,7 @@ from .types import (
     ChildSettlement,
     GateOutcome,
     ProgressEvent,
+    SignedProof,
     ToolObservation,
     TurnProof,
     VerificationCommand,
@@ -214,6 +216,25 @@ class Session:
     def proof(self, *, timeout: float | None = None) -> TurnProof:
         """The session's ``turn_proof.v1`` (DESIGN.md §3 "Proof")."""
         return TurnProof.from_wire(_field(self._call("session.proof", timeout=timeout), "proof"), "proof")
+
+    @bridge_method("session.signed_proof")
+    def signed_proof(
+        self,
+        format: Literal["dsse", "in-toto"] = "dsse",
+        key_file: str | os.PathLike[str] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> SignedProof:
+        """The session's turn proof signed as a DSSE envelope with Ed25519 (issue 10):
+        ``format`` ``"dsse"`` (over the proof) or ``"in-toto"`` (over an in-toto Statement
+        v1). The key is ``key_file`` (a PEM file outside the workspace), else the bridge
+        host's ``TURNGATE_SIGNING_KEY``, else its user's key (generated on first use).
+        Raises :class:`RemoteError` ``not_decided``, ``turn_not_allowed``,
+        ``signing_key_invalid`` or ``signing_key_in_workspace`` (path ``key_file``)."""
+        params: dict[str, Any] = {"format": format}
+        if key_file is not None:
+            params["key_file"] = os.fspath(key_file)
+        return SignedProof.from_wire(self._call("session.signed_proof", params, timeout=timeout))
 
     @bridge_method("session.close")
     def close(self, *, timeout: float | None = None) -> None:

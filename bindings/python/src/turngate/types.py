@@ -209,6 +209,27 @@ class WaiverValidation(WireModel):
 
 
 @dataclass(kw_only=True)
+class TurnProofWorkspace(WireModel):
+    """Where a turn happened (issue 10): the absolute workspace ``root`` and the git tree ids
+    of the source scope at the baseline and at the decision (``None`` with ``tree_reason``
+    saying why, e.g. not a git work tree)."""
+
+    root: str
+    baseline_tree: str | None
+    final_tree: str | None
+    tree_reason: str | None
+
+
+@dataclass(kw_only=True)
+class TurnProofEvidenceLog(WireModel):
+    """One evidence log a bound report cites: its ``file:`` URL and the lowercase hex
+    SHA-256 of its bytes."""
+
+    uri: str
+    sha256: str
+
+
+@dataclass(kw_only=True)
 class TurnProof(WireModel):
     """``turn_proof.v1`` (DESIGN.md §3 "Proof"): ledger rows and their effect digest, the
     reports bound to it, the waivers used, the terminal and outcome, tool versions and
@@ -224,6 +245,86 @@ class TurnProof(WireModel):
     tool_versions: dict[str, str]
     started_at: str
     finished_at: str
+    workspace: TurnProofWorkspace | None = None
+    evidence_logs: list[TurnProofEvidenceLog] | None = None
+    trust: Literal["unsandboxed", "sandboxed"] | None = None
+
+
+@dataclass(kw_only=True)
+class SignedProof(WireModel):
+    """What ``Session.signed_proof`` returns: the DSSE ``envelope`` as JSON text (write it to
+    a file as is), the signing key's ``keyid`` (SHA-256 of its DER public key) and the
+    ``format``."""
+
+    envelope: str
+    keyid: str
+    format: Literal["dsse", "in-toto"]
+
+
+@dataclass(kw_only=True)
+class ProofAuthentication(WireModel):
+    """Whether a proof file is signed by the trusted key: ``authenticated`` (``keyid``),
+    ``unauthenticated`` (``reason`` unsigned, foreign_key or no_trusted_key; ``keyids`` the
+    envelope's) or ``invalid`` (``reason`` malformed_envelope, bad_signature,
+    keyid_mismatch, unsupported_payload_type, malformed_payload, subject_mismatch)."""
+
+    status: Literal["authenticated", "unauthenticated", "invalid"]
+    reason: str | None
+    keyid: str | None
+    keyids: list[str] | None
+    message: str
+
+
+@dataclass(kw_only=True)
+class ProofRowCheck(WireModel):
+    """How one proof row compares with the disk now."""
+
+    tool: str
+    path: str
+    recorded: str
+    status: Literal["match", "mismatch", "not_checkable"]
+    actual: str | None = None
+    found: Literal["directory", "special", "unreadable"] | None = None
+
+
+@dataclass(kw_only=True)
+class EvidenceLogCheck(WireModel):
+    """How one cited evidence log compares with the file on this machine (``unavailable``:
+    not here, and not a failure)."""
+
+    uri: str
+    recorded: str
+    status: Literal["match", "mismatch", "missing", "unavailable"]
+    path: str | None = None
+    actual: str | None = None
+    problem: str | None = None
+
+
+@dataclass(kw_only=True)
+class ProofCommitMatch(WireModel):
+    """Whether the proof's final git tree is the given commit's tree."""
+
+    matches: bool
+    commit_tree: str | None
+    final_tree: str | None
+    reason: str | None
+
+
+@dataclass(kw_only=True)
+class ProofVerification(WireModel):
+    """What ``Client.verify_proof`` returns (as ``turngate proof verify --json``): ``ok``, the
+    file's ``format``, its ``authentication``, the disk re-check (``recomputed_digest``,
+    ``rows``), ``evidence_logs``, ``commit`` (when asked), ``problems`` and ``notes``."""
+
+    ok: bool
+    format: Literal["plain", "dsse", "in-toto", "unknown"]
+    authentication: ProofAuthentication
+    recomputed_digest: str | None
+    rows: list[ProofRowCheck]
+    evidence_logs: list[EvidenceLogCheck]
+    commit: ProofCommitMatch | None
+    problems: list[str]
+    notes: list[str]
 
 
 @dataclass(kw_only=True)

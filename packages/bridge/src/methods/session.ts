@@ -109,6 +109,12 @@ export const sessionMethods = {
         .strictObject({
           ignores: z.array(z.string()).optional().describe("extra gitignore-style patterns"),
           use_git: z.boolean().optional().describe("force (true) or forbid (false) git mode"),
+          sandboxed: z
+            .boolean()
+            .optional()
+            .describe(
+              "the host's claim that the agent runs as another OS user or in a sandbox (recorded as the proof's trust: sandboxed); default unsandboxed",
+            ),
         })
         .default({}),
     }),
@@ -119,6 +125,7 @@ export const sessionMethods = {
         waivers: p.waivers,
         ...(p.options.ignores ? { ignores: p.options.ignores } : {}),
         ...(p.options.use_git !== undefined ? { useGit: p.options.use_git } : {}),
+        ...(p.options.sandboxed !== undefined ? { sandboxed: p.options.sandboxed } : {}),
       }).catch(withOptionPath);
       return { session_id: ctx.sessions.add(session) };
     },

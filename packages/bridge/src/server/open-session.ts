@@ -10,6 +10,8 @@ export interface OpenSessionInput {
   waivers: CompletionWaiver[];
   ignores?: string[];
   useGit?: boolean;
+  /** The host's sandbox claim (`options.sandboxed`): the proof's `trust`. */
+  sandboxed?: boolean;
 }
 
 /**
@@ -23,5 +25,6 @@ export async function openHostSession(input: OpenSessionInput): Promise<Session>
     waivers: input.waivers,
     ...(input.ignores ? { ignores: input.ignores } : {}),
     ...(input.useGit !== undefined ? { useGit: input.useGit } : {}),
+    trust: input.sandboxed === true ? "sandboxed" : "unsandboxed",
   });
 }

@@ -42,7 +42,13 @@ export const baselineCommand: CliCommand = {
         const config = loadConfig(root, flags.config ? resolve(ctx.cwd, flags.config) : undefined);
         const session = await Session.start({ root, ignores: config.ignores, env: ctx.env });
         const before = await readFile(paths.baseline).catch(() => undefined);
-        const id = await writeBaseline(paths.baseline, session.baseline, config, CLI_VERSION);
+        const id = await writeBaseline(
+          paths.baseline,
+          session.baseline,
+          config,
+          CLI_VERSION,
+          session.baselineTree,
+        );
         const takenAt = new Date().toISOString();
         const previous = await recordBaselineHistory(paths.baselineHistory, {
           id,

@@ -1,7 +1,8 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import type { CompletionWaiver, VerificationCommand } from "@turngate/core";
+import type { CompletionWaiver, TurnProofTrust, VerificationCommand } from "@turngate/core";
 import { TurngateValidationError } from "@turngate/core";
+import { PROOF_FORMATS, type ProofFormat } from "@turngate/node";
 import type { Command } from "commander";
 import { checksFromFlags } from "../config.js";
 import type { CliContext } from "../context.js";
@@ -16,7 +17,13 @@ export interface TurnFlags {
   json?: boolean;
   root?: string;
   stateDir?: string;
+  key?: string;
+  format?: string;
+  sandboxed?: boolean;
 }
+
+/** Environment variable a host sets to `1` to claim the agent runs sandboxed (as `--sandboxed`). */
+export const SANDBOXED_ENV = "TURNGATE_SANDBOXED";
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -60,8 +67,47 @@ export function addTurnOptions(command: Command, jsonHelp: string): Command {
         collect,
         [],
       )
-      .option("--json", jsonHelp),
+      .option("--json", jsonHelp)
+      .option(
+        "--key <file>",
+        "Ed25519 private key (PEM) that signs the proof; default: TURNGATE_SIGNING_KEY (a PEM or a path), else signing-key.pem in the user state folder ($XDG_STATE_HOME/turngate or ~/.local/state/turngate), generated on first use",
+      )
+      .option(
+        "--format <format>",
+        `proof file format: ${PROOF_FORMATS.join(" or ")} (a DSSE envelope over the turn proof, or over an in-toto Statement v1 whose predicate is the proof)`,
+        "dsse",
+      )
+      .option(
+        "--sandboxed",
+        "the host runs the agent as another OS user or in a sandbox, so it cannot read the signing key (the host's claim; also TURNGATE_SANDBOXED=1); without it output says trust: unsandboxed",
+      ),
   );
+}
+
+/**
+ * The proof options of `run`/`verify`: the `--key` file (resolved against `cwd`), the
+ * `--format` and the trust claim (`--sandboxed` or `TURNGATE_SANDBOXED=1`).
+ * Errors: `TurngateValidationError` (path `--format`) for an unknown format.
+ */
+export function resolveProofFlags(
+  flags: Pick<TurnFlags, "key" | "format" | "sandboxed">,
+  ctx: CliContext,
+): { keyFile?: string; format: ProofFormat; trust: TurnProofTrust } {
+  const format = (flags.format ?? "dsse") as ProofFormat;
+  if (!PROOF_FORMATS.includes(format)) {
+    throw new TurngateValidationError("--format value", [
+      {
+        path: "--format",
+        message: `${JSON.stringify(flags.format)} is not a proof format: use ${PROOF_FORMATS.join(" or ")}`,
+      },
+    ]);
+  }
+  const sandboxed = flags.sandboxed === true || ctx.env[SANDBOXED_ENV] === "1";
+  return {
+    ...(flags.key !== undefined ? { keyFile: resolve(ctx.cwd, flags.key) } : {}),
+    format,
+    trust: sandboxed ? "sandboxed" : "unsandboxed",
+  };
 }
 
 /**

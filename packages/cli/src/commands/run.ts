@@ -1,7 +1,13 @@
 import { TurngateValidationError } from "@turngate/core";
 import { renderTurnText, turnJson } from "../render.js";
 import { runTurn } from "../turn.js";
-import { addTurnOptions, JSON_HELP, resolveTurnFlags, type TurnFlags } from "./options.js";
+import {
+  addTurnOptions,
+  JSON_HELP,
+  resolveProofFlags,
+  resolveTurnFlags,
+  type TurnFlags,
+} from "./options.js";
 import type { CliCommand } from "./types.js";
 
 /** `turngate run [options] -- AGENT CMD…`: wrap one agent command as one turn. */
@@ -13,7 +19,7 @@ export const runCommand: CliCommand = {
         .command("run")
         .summary("run an agent command as one turn and gate it")
         .description(
-          "Take a baseline of the workspace, run the agent command (stdio inherited; with --json its stdout goes to stderr), observe what it changed, run the checks, bind their report to the effect digest and decide whether the turn may end. Writes .turngate/proofs/<digest>.json (or <state-dir>/proofs/) when it may.",
+          "Take a baseline of the workspace, run the agent command (stdio inherited; with --json its stdout goes to stderr), observe what it changed, run the checks, bind their report to the effect digest and decide whether the turn may end. Writes .turngate/proofs/<digest>.json (or <state-dir>/proofs/) when it may: a DSSE envelope signed with Ed25519 (--key, TURNGATE_SIGNING_KEY or the user's key), checked by `turngate proof verify`. Prints `trust: unsandboxed` unless the host claims a sandbox (--sandboxed).",
         )
         .argument("<agent...>", "the agent command and its arguments (put them after --)")
         .option(
@@ -34,10 +40,13 @@ export const runCommand: CliCommand = {
           ]);
         }
         const { root, state: paths, configPath, checks, waivers } = resolveTurnFlags(flags, ctx);
+        const { trust, ...signing } = resolveProofFlags(flags, ctx);
         const result = await runTurn(
           {
             root,
             agent,
+            signing,
+            trust,
             agentStdoutToStderr: flags.json === true,
             checks,
             waivers,

@@ -5,7 +5,13 @@ import { EXIT_INCOMPLETE, EXIT_OK } from "../context.js";
 import { renderTurnText, turnJson } from "../render.js";
 import { displayPath, shownPath } from "../terminal-text.js";
 import { runTurn } from "../turn.js";
-import { addTurnOptions, JSON_HELP, resolveTurnFlags, type TurnFlags } from "./options.js";
+import {
+  addTurnOptions,
+  JSON_HELP,
+  resolveProofFlags,
+  resolveTurnFlags,
+  type TurnFlags,
+} from "./options.js";
 import type { CliCommand } from "./types.js";
 
 /** `turngate verify`: the second half of `run`, against the stored baseline. */
@@ -17,7 +23,7 @@ export const verifyCommand: CliCommand = {
         .command("verify")
         .summary("gate the changes made since `turngate baseline`")
         .description(
-          "Observe what changed since the baseline stored by `turngate baseline`, run the checks, bind their report to the effect digest and decide whether the turn may end. The configuration (checks, timeouts, ignores) is the one captured in the baseline; a configuration file changed since is reported on stderr and not used. With --baseline-id, a baseline whose id differs (it was changed or replaced) is refused. Writes .turngate/proofs/<digest>.json (or <state-dir>/proofs/) when the turn may end. The baseline is kept, so verify can run again after more changes.",
+          "Observe what changed since the baseline stored by `turngate baseline`, run the checks, bind their report to the effect digest and decide whether the turn may end. The configuration (checks, timeouts, ignores) is the one captured in the baseline; a configuration file changed since is reported on stderr and not used. With --baseline-id, a baseline whose id differs (it was changed or replaced) is refused. Writes .turngate/proofs/<digest>.json (or <state-dir>/proofs/) when the turn may end, signed as under `turngate run`. The baseline is kept, so verify can run again after more changes.",
         )
         .option(
           "--baseline-id <id>",
@@ -31,6 +37,7 @@ export const verifyCommand: CliCommand = {
       )
       .action(async (flags: TurnFlags & { baselineId?: string }) => {
         const { root, state: paths, configPath, checks, waivers } = resolveTurnFlags(flags, ctx);
+        const { trust, ...signing } = resolveProofFlags(flags, ctx);
         const label = shownPath(root, paths.baseline);
         const baseline = await readBaseline(paths.baseline, {
           label,
@@ -47,7 +54,10 @@ export const verifyCommand: CliCommand = {
           {
             root,
             baseline: baseline.snapshot,
+            ...(baseline.gitTree ? { baselineTree: baseline.gitTree } : {}),
             config: baseline.config,
+            signing,
+            trust,
             checks,
             waivers,
             state: paths,

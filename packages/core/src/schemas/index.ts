@@ -9,6 +9,7 @@ export * from "./observation.js";
 export * from "./outcome.js";
 export * from "./proof.js";
 export * from "./report.js";
+export * from "./signed-proof.js";
 export * from "./status.js";
 export * from "./summary.js";
 export * from "./terminal.js";

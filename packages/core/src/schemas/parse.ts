@@ -25,6 +25,12 @@ import { type ExternalObservation, ExternalObservationSchema } from "./observati
 import { type GateOutcome, GateOutcomeSchema } from "./outcome.js";
 import { type TurnProof, TurnProofSchema } from "./proof.js";
 import { type VerificationReport, VerificationReportSchema } from "./report.js";
+import {
+  type DsseEnvelope,
+  DsseEnvelopeSchema,
+  type TurnProofStatement,
+  TurnProofStatementSchema,
+} from "./signed-proof.js";
 import { type VerificationSummary, VerificationSummarySchema } from "./summary.js";
 import { type CompletionTerminal, CompletionTerminalSchema } from "./terminal.js";
 import { type CompletionWaiver, CompletionWaiverSchema } from "./waiver.js";
@@ -135,4 +141,14 @@ export function parseExternalObservation(value: unknown, path = ""): ExternalObs
 /** Validates a `turn_proof.v1` (DESIGN §3 "Proof"). */
 export function parseTurnProof(value: unknown, path = ""): TurnProof {
   return parseWith(TurnProofSchema, value, "turn proof", path);
+}
+
+/** Validates the JSON form of a DSSE v1.0 envelope (payload, payloadType, signatures). */
+export function parseDsseEnvelope(value: unknown, path = ""): DsseEnvelope {
+  return parseWith(DsseEnvelopeSchema, value, "DSSE envelope", path);
+}
+
+/** Validates an in-toto Statement v1 whose predicate is a `turn_proof.v1` (issue 10). */
+export function parseTurnProofStatement(value: unknown, path = ""): TurnProofStatement {
+  return parseWith(TurnProofStatementSchema, value, "in-toto statement", path);
 }

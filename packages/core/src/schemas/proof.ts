@@ -8,10 +8,52 @@ import { CompletionWaiverSchema } from "./waiver.js";
 /** Schema id of a turn proof (ours, DESIGN §3 "Proof"). */
 export const TURN_PROOF_SCHEMA = "turn_proof.v1";
 
+/** A git tree id: 40 (SHA-1) or 64 (SHA-256 repositories) lowercase hex characters. */
+const GitTreeId = z.string().regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/, "a git tree id");
+
+/**
+ * Where a turn happened (issue 10 "Proofs that cannot be forged"): the absolute workspace
+ * root, and the git tree ids of the source scope at the baseline and at the decision
+ * (written with a temporary index, never the user's), so CI can match a proof to a commit.
+ * A tree is `null` with `tree_reason` saying why (not a git work tree, git failed, a stored
+ * baseline without a tree id); `tree_reason` is `null` when both trees are known.
+ */
+export const TurnProofWorkspaceSchema = z
+  .object({
+    root: z.string().min(1),
+    baseline_tree: GitTreeId.nullable(),
+    final_tree: GitTreeId.nullable(),
+    tree_reason: z.string().nullable(),
+  })
+  .describe("The workspace root and the git tree ids of the baseline and final source scope.");
+
+/**
+ * One evidence log a bound report cites (a check's full output log): its `file:` URL as in
+ * the check's `evidence_uris` and the lowercase hex SHA-256 of its bytes.
+ * `turngate proof verify` re-hashes the file.
+ */
+export const TurnProofEvidenceLogSchema = z
+  .object({
+    uri: z.string().min(1),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/, "64 lowercase hex characters"),
+  })
+  .describe("An evidence log cited by a bound report, with its SHA-256 and size.");
+
+/**
+ * Whether the agent ran sandboxed, as the host claims: `sandboxed` only when the host said
+ * the agent runs as another OS user or in a sandbox (`--sandboxed`, `TURNGATE_SANDBOXED=1`,
+ * `SessionOptions.trust`); otherwise `unsandboxed`, and then a key the agent's user can
+ * read does not stop an agent that reads it.
+ */
+export const TurnProofTrustSchema = z.enum(["unsandboxed", "sandboxed"]);
+
 /**
  * What one turn changed and why it was allowed to end (DESIGN §3 "Proof"): the ledger
  * rows and their effect digest, the reports bound to it, the waivers used, the terminal,
  * the gate outcome, tool versions and ISO-8601 timestamps (with `Z` or an offset).
+ * Issue 10 adds, optional so that earlier proofs still read: `workspace` (root and git
+ * tree ids), `evidence_logs` (the logs the bound reports cite, with SHA-256) and `trust`.
+ * A proof on its own proves nothing about who wrote it: a signed envelope does (DSSE).
  */
 export const TurnProofSchema = z
   .object({
@@ -25,7 +67,13 @@ export const TurnProofSchema = z
     tool_versions: z.record(z.string(), z.string()),
     started_at: z.iso.datetime({ offset: true }),
     finished_at: z.iso.datetime({ offset: true }),
+    workspace: TurnProofWorkspaceSchema.optional(),
+    evidence_logs: z.array(TurnProofEvidenceLogSchema).optional(),
+    trust: TurnProofTrustSchema.optional(),
   })
   .describe("turn_proof.v1");
 
 export type TurnProof = z.output<typeof TurnProofSchema>;
+export type TurnProofWorkspace = z.output<typeof TurnProofWorkspaceSchema>;
+export type TurnProofEvidenceLog = z.output<typeof TurnProofEvidenceLogSchema>;
+export type TurnProofTrust = z.output<typeof TurnProofTrustSchema>;

@@ -1,4 +1,4 @@
-import { lstat, readFile, readlink } from "node:fs/promises";
+import { lstat, readlink } from "node:fs/promises";
 import { basename, dirname, resolve } from "node:path";
 import {
   DELETED_CONTENT_DIGEST,
@@ -9,6 +9,7 @@ import {
 } from "@turngate/core";
 import { TURNGATE_DIR } from "../fs/paths.js";
 import { sha256Hex } from "../workspace/hash/digest.js";
+import { hashRegularFile } from "../workspace/hash/hash.js";
 import { resolveRecordedPath } from "./nfc-path.js";
 
 /**
@@ -135,8 +136,9 @@ type DiskState =
 /**
  * What a workspace row's path holds now: the SHA-256 of a file's bytes or a symlink's
  * text; the deleted marker when nothing is there (`ENOENT`, or `ENOTDIR`: a parent is no
- * longer a folder); otherwise what is there instead. Never throws; never opens a FIFO,
- * socket or device (reading one could block forever).
+ * longer a folder); otherwise what is there instead. A file is hashed by streaming it in
+ * 256 KiB chunks (`hashRegularFile`), so files over 2 GiB hash too. Never throws; never
+ * opens a FIFO, socket or device for reading (reading one could block forever).
  */
 async function diskDigest(path: string): Promise<DiskState> {
   try {
@@ -148,9 +150,12 @@ async function diskDigest(path: string): Promise<DiskState> {
     if (!stat.isFile()) {
       return { found: "special", detail: "a special file (FIFO, socket or device), not read" };
     }
-    return { digest: sha256Hex(await readFile(path)) };
+    return { digest: (await hashRegularFile(path)).digest };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOTREGULAR") {
+      return { found: "special", detail: "a special file (FIFO, socket or device), not read" };
+    }
     if (code === "ENOENT" || code === "ENOTDIR") return { digest: DELETED_CONTENT_DIGEST };
     return { found: "unreadable", detail: `unreadable (${code ?? (error as Error).message})` };
   }

@@ -5,6 +5,9 @@ import {
   TURN_PROOF_SCHEMA,
   TurngateError,
   type TurnProof,
+  type TurnProofEvidenceLog,
+  type TurnProofTrust,
+  type TurnProofWorkspace,
   type VerificationReport,
 } from "@turngate/core";
 
@@ -19,13 +22,24 @@ export interface TurnProofInput {
   toolVersions: Record<string, string>;
   startedAt: Date;
   finishedAt: Date;
+  /** The workspace root and git tree ids (issue 10); omitted from the proof when absent. */
+  workspace?: TurnProofWorkspace;
+  /**
+   * SHA-256 of the logs the session wrote, by `file:` URL; the proof lists those that a
+   * kept report's checks cite in `evidence_uris` (sorted by URL).
+   */
+  evidenceLogs?: ReadonlyMap<string, string>;
+  /** The host's sandbox claim (issue 10); omitted from the proof when absent. */
+  trust?: TurnProofTrust;
 }
 
 /**
  * Assemble a `turn_proof.v1` (DESIGN §3 "Proof") from an `allow` decision: the ledger's
  * rows and effect digest, the reports whose `effect_digest` equals it, the waivers of it,
  * the terminal and the outcome, `tool_versions` (the given ones plus `node`), and the
- * start and decision times as ISO-8601 UTC strings.
+ * start and decision times as ISO-8601 UTC strings; and, when given, `workspace` (root and
+ * git tree ids), `evidence_logs` (the known logs the kept reports cite, with SHA-256) and
+ * `trust` (issue 10).
  * Errors: `TurngateError` `turn_not_allowed` when the outcome is not `allow` — only an
  * allowed turn has a terminal to prove.
  */
@@ -38,13 +52,14 @@ export function buildTurnProof(input: TurnProofInput): TurnProof {
     );
   }
   const digest = ledger.digest;
-  return {
+  const reports = input.reports
+    .filter((report) => digest !== "" && report.effect_digest === digest)
+    .map((report) => structuredClone(report));
+  const proof: TurnProof = {
     schema: TURN_PROOF_SCHEMA,
     effect_digest: digest,
     records: ledger.records,
-    reports: input.reports
-      .filter((report) => digest !== "" && report.effect_digest === digest)
-      .map((report) => structuredClone(report)),
+    reports,
     waivers_used: input.waivers
       .filter((waiver) => digest !== "" && waiver.effect_digest === digest)
       .map((waiver) => ({ ...waiver })),
@@ -54,4 +69,22 @@ export function buildTurnProof(input: TurnProofInput): TurnProof {
     started_at: input.startedAt.toISOString(),
     finished_at: input.finishedAt.toISOString(),
   };
+  if (input.workspace) proof.workspace = { ...input.workspace };
+  if (input.evidenceLogs) proof.evidence_logs = citedLogs(reports, input.evidenceLogs);
+  if (input.trust) proof.trust = input.trust;
+  return proof;
+}
+
+/** The known logs the reports' checks cite, once each, sorted by URL. */
+function citedLogs(
+  reports: readonly VerificationReport[],
+  known: ReadonlyMap<string, string>,
+): TurnProofEvidenceLog[] {
+  const cited = new Set<string>();
+  for (const report of reports) {
+    for (const check of report.checks) {
+      for (const uri of check.evidence_uris ?? []) if (known.has(uri)) cited.add(uri);
+    }
+  }
+  return [...cited].sort().map((uri) => ({ uri, sha256: known.get(uri) as string }));
 }

@@ -17,6 +17,7 @@ import {
   TurngateError,
   TurngateValidationError,
   type TurnProof,
+  type TurnProofTrust,
   type VerificationCheck,
   type VerificationCommand,
   type VerificationCommandInput,
@@ -33,6 +34,8 @@ import {
   type AgentProcessSettlement,
   settleAgentProcesses,
 } from "../processes/settle.js";
+import { SIGNING_KEY_ENV } from "../proofs/signing-key.js";
+import { type SourceTree, sourceTreeId } from "../proofs/source-tree.js";
 import { runVerificationCommand } from "../runner/verify-command.js";
 import type { WorkspaceDelta } from "../workspace/diff/diff.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
@@ -81,13 +84,19 @@ export class Session {
   readonly #toolVersions: Record<string, string>;
   readonly #startedAt: Date;
   readonly #agentGraceMs: number | undefined;
+  readonly #baselineTree: SourceTree | undefined;
+  readonly #trust: TurnProofTrust;
+  /** SHA-256 of each log this session's checks wrote, by `file:` URL. */
+  readonly #evidenceLogs = new Map<string, string>();
   #events: LedgerEvent[] = [];
   #delta: WorkspaceDelta | undefined;
   #ledger = new MutationLedger();
   #reports: VerificationReport[] = [];
   /** Digests the attestor was already asked about (it is asked once per digest). */
   #attestedDigests = new Set<string>();
-  #decision: { outcome: GateOutcome; reports: VerificationReport[]; at: Date } | undefined;
+  #decision:
+    | { outcome: GateOutcome; reports: VerificationReport[]; at: Date; finalTree?: SourceTree }
+    | undefined;
 
   private constructor(
     options: SessionOptions,
@@ -95,6 +104,7 @@ export class Session {
     baseline: WorkspaceSnapshot,
     waivers: CompletionWaiver[],
     startedAt: Date,
+    baselineTree: SourceTree | undefined,
   ) {
     this.root = observer.root;
     this.#observer = observer;
@@ -102,7 +112,9 @@ export class Session {
     this.#waivers = waivers;
     this.#attestor = options.attestor;
     this.#logDir = options.logDir ?? turngatePaths(observer.root).logs;
-    this.#env = options.env;
+    // Checks never see the proof signing key, even one the host passes inline.
+    const { [SIGNING_KEY_ENV]: _key, ...env } = options.env ?? process.env;
+    this.#env = env;
     this.#toolVersions = {
       "@turngate/core": CORE_VERSION,
       "@turngate/node": NODE_PACKAGE_VERSION,
@@ -110,6 +122,8 @@ export class Session {
     };
     this.#startedAt = startedAt;
     this.#agentGraceMs = options.agentGraceMs;
+    this.#baselineTree = baselineTree;
+    this.#trust = options.trust ?? "unsandboxed";
   }
 
   /**
@@ -129,13 +143,32 @@ export class Session {
     if (options.useGit !== undefined) observerOptions.useGit = options.useGit;
     const observer = new WorkspaceObserver(options.root, observerOptions);
     let baseline: WorkspaceSnapshot;
+    let baselineTree: SourceTree | undefined;
+    const recordTrees = options.recordTrees !== false;
     if (options.baseline !== undefined) {
       observer.restoreBaseline(options.baseline);
       baseline = options.baseline;
+      baselineTree = recordTrees
+        ? (options.baselineTree ?? {
+            tree: null,
+            reason: "the stored baseline records no git tree id",
+          })
+        : undefined;
     } else {
-      baseline = await observer.baseline();
+      [baseline, baselineTree] = await Promise.all([
+        observer.baseline(),
+        recordTrees ? sourceTreeId(observer.root, options.env) : undefined,
+      ]);
     }
-    return new Session(options, observer, baseline, waivers, startedAt);
+    return new Session(options, observer, baseline, waivers, startedAt, baselineTree);
+  }
+
+  /**
+   * The git tree id of the source scope at the baseline (`sourceTreeId`), or why there is
+   * none; `undefined` with `recordTrees: false`. Store it beside a stored baseline.
+   */
+  get baselineTree(): SourceTree | undefined {
+    return this.#baselineTree;
   }
 
   /** The workspace baseline this turn is measured against (store it with `serializeSnapshot`). */
@@ -310,6 +343,8 @@ export class Session {
         ...(options.signal ? { signal: options.signal } : {}),
       });
       runs.push({ command, check: run.check, execution: run.execution });
+      if (run.execution.log)
+        this.#evidenceLogs.set(run.execution.log.uri, run.execution.log.sha256);
       checks.push(run.check);
       options.onProgress?.({
         type: "end",
@@ -339,7 +374,9 @@ export class Session {
    * Decide whether the turn may end (A3S §2.7 via core's `decideCompletion`): first the
    * host attestor (when set, the ledger is not empty and it was not yet asked about this
    * digest) may add a report, accepted as a host report; then the gate runs with the
-   * session's reports and waivers. The outcome is kept for `proof()`.
+   * session's reports and waivers. The outcome is kept for `proof()`. When the turn is
+   * allowed and changed something, the git tree id of the source scope is written now
+   * (`sourceTreeId`) for the proof's `workspace.final_tree`.
    * Errors: rejects with the attestor's error, or a validation error for its report.
    */
   async decide(): Promise<GateOutcome> {
@@ -355,14 +392,25 @@ export class Session {
       allowContinuation: false,
       observations: [],
     });
-    this.#decision = { outcome, reports: this.#reports.slice(), at: new Date() };
+    const at = new Date();
+    let finalTree: SourceTree | undefined;
+    if (this.#baselineTree !== undefined) {
+      finalTree =
+        outcome.kind === "allow" && digest !== ""
+          ? await sourceTreeId(this.root, this.#env)
+          : this.#baselineTree;
+    }
+    this.#decision = { outcome, reports: this.#reports.slice(), at };
+    if (finalTree) this.#decision.finalTree = finalTree;
     return outcome;
   }
 
   /**
    * The `turn_proof.v1` of the last decision (DESIGN §3 "Proof"): ledger rows, effect
    * digest, the reports bound to that digest, the waivers of that digest, the terminal,
-   * the outcome, tool versions and ISO-8601 timestamps (session start, decision).
+   * the outcome, tool versions and ISO-8601 timestamps (session start, decision), the
+   * workspace root and git tree ids, the evidence logs the kept reports cite (with their
+   * SHA-256) and the trust claim (issue 10).
    * Errors: `TurngateError` `not_decided` before `decide()` (or after a change since it);
    * `turn_not_allowed` when the outcome was not `allow` (a proof needs a terminal).
    */
@@ -382,6 +430,25 @@ export class Session {
       toolVersions: this.#toolVersions,
       startedAt: this.#startedAt,
       finishedAt: decision.at,
+      evidenceLogs: this.#evidenceLogs,
+      trust: this.#trust,
+      ...(this.#baselineTree && decision.finalTree
+        ? {
+            workspace: {
+              root: this.root,
+              baseline_tree: this.#baselineTree.tree,
+              final_tree: decision.finalTree.tree,
+              tree_reason: this.#baselineTree.reason ?? decision.finalTree.reason,
+            },
+          }
+        : {
+            workspace: {
+              root: this.root,
+              baseline_tree: null,
+              final_tree: null,
+              tree_reason: "git trees were not recorded (recordTrees: false)",
+            },
+          }),
     });
   }
 

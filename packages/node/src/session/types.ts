@@ -1,10 +1,12 @@
 import type {
   CompletionAttestor,
   CompletionWaiver,
+  TurnProofTrust,
   VerificationCheck,
   VerificationCommand,
   VerificationReport,
 } from "@turngate/core";
+import type { SourceTree } from "../proofs/source-tree.js";
 import type { ShellRunResult } from "../runner/shell.js";
 import type { WorkspaceDelta } from "../workspace/diff/diff.js";
 import type { WorkspaceSnapshot } from "../workspace/snapshot.js";
@@ -24,7 +26,10 @@ export interface SessionOptions {
   attestor?: CompletionAttestor;
   /** Folder for verification command logs; default `<root>/.turngate/logs`. */
   logDir?: string;
-  /** Environment for verification commands; default `process.env`. */
+  /**
+   * Environment for verification commands; default `process.env`. `TURNGATE_SIGNING_KEY`
+   * is always removed from it (checks never see the proof signing key).
+   */
   env?: NodeJS.ProcessEnv;
   /** A stored baseline (e.g. from `turngate baseline`) used instead of taking a new one. */
   baseline?: WorkspaceSnapshot;
@@ -37,6 +42,21 @@ export interface SessionOptions {
    * (`settleAgentProcesses`); default 2,000. Config `agent_grace_ms`. Issue 10.
    */
   agentGraceMs?: number;
+  /**
+   * Record the git tree ids of the baseline and the final source scope in the proof
+   * (`sourceTreeId`, a temporary index; issue 10). Default true.
+   */
+  recordTrees?: boolean;
+  /**
+   * With `baseline`: its git tree id as recorded when it was taken (e.g. in
+   * `turngate.baseline.v1`); absent → the proof's `baseline_tree` is null with a reason.
+   */
+  baselineTree?: SourceTree;
+  /**
+   * The host's claim about the agent (issue 10): `sandboxed` when it runs as another OS
+   * user or in a sandbox, so it cannot read the signing key. Default `unsandboxed`.
+   */
+  trust?: TurnProofTrust;
 }
 
 /** Progress of `verifyCommands`, one `start` and one `end` per command, in order. */

@@ -76,3 +76,29 @@ export function hashRegularFileSync(absPath: string, buffer: Buffer): HashedFile
 export function hashSymlink(absPath: string): string {
   return sha256Hex(readlinkSync(absPath, { encoding: "buffer" }));
 }
+
+/**
+ * SHA-256 of the file at `absPath`, following symlinks (as git does for the config and
+ * ignore files it reads), streamed through `buffer`-sized reads (default 256 KiB), so a
+ * file over 2 GiB hashes instead of failing with `ERR_FS_FILE_TOO_LARGE`. Synchronous:
+ * for small files read on the observer's synchronous paths.
+ * Output: lowercase hex digest. Throws the underlying Node error (`ENOENT`, `EACCES`,
+ * `EISDIR`, …).
+ */
+export function hashFileFollowingSync(
+  absPath: string,
+  buffer: Buffer = Buffer.allocUnsafe(CHUNK_BYTES),
+): string {
+  const fd = openSync(absPath, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const hash = createHash("sha256");
+    for (;;) {
+      const bytesRead = readSync(fd, buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      hash.update(buffer.subarray(0, bytesRead));
+    }
+    return hash.digest("hex");
+  } finally {
+    closeSync(fd);
+  }
+}

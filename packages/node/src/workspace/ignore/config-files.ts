@@ -1,6 +1,5 @@
-import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { sha256Hex } from "../hash/digest.js";
+import { hashFileFollowingSync } from "../hash/hash.js";
 import { gitText, type RepoLayout } from "./ignore-config.js";
 import type { ConfigFile } from "./ignore-state.js";
 
@@ -50,7 +49,7 @@ export async function configFilesOf(
 export function fingerprintConfigFiles(paths: readonly string[]): ConfigFile[] {
   return paths.map((path) => {
     try {
-      return { path, digest: sha256Hex(readFileSync(path)) };
+      return { path, digest: hashFileFollowingSync(path) };
     } catch {
       return { path, digest: null };
     }

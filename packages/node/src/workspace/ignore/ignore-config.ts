@@ -2,6 +2,7 @@ import { lstatSync, readFileSync, readlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { WorkspaceObserverError } from "../errors.js";
 import { sha256Hex } from "../hash/digest.js";
+import { hashFileFollowingSync } from "../hash/hash.js";
 import { runGit } from "../listing/git.js";
 import type { IgnoreSource, IgnoreSourceKind } from "./ignore-state.js";
 
@@ -114,7 +115,7 @@ export function gitEntryIdentity(toplevel: string): string {
     const st = lstatSync(path, { throwIfNoEntry: false });
     if (st === undefined) return "absent";
     if (st.isDirectory()) return `dir ${st.ino}`;
-    if (st.isFile()) return `file ${sha256Hex(readFileSync(path))}`;
+    if (st.isFile()) return `file ${hashFileFollowingSync(path)}`;
     return "other";
   } catch {
     return "other";

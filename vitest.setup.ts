@@ -1,0 +1,13 @@
+// Every test file gets its own user state folder (XDG_STATE_HOME), so no test reads or
+// writes the real user's turngate signing key (~/.local/state/turngate), and processes
+// the tests start inherit the same folder. Removed when the file's tests end.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll } from "vitest";
+
+const stateHome = mkdtempSync(join(tmpdir(), "turngate-state-home-"));
+process.env.XDG_STATE_HOME = stateHome;
+// A host's signing key or sandbox claim in the outer environment must not reach the tests.
+for (const name of ["TURNGATE_SIGNING_KEY", "TURNGATE_SANDBOXED"]) delete process.env[name];
+afterAll(() => rmSync(stateHome, { recursive: true, force: true }));
