@@ -6,6 +6,10 @@ export interface AgentExit {
   exitCode: number;
   /** Name of the signal that ended it, if one did. */
   signal: NodeJS.Signals | null;
+  /** Its pid (also its process group and session id when `detached`). */
+  pid?: number;
+  /** True when it ran in its own session and process group (`setsid`). */
+  detached: boolean;
 }
 
 const FORWARDED: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
@@ -34,6 +38,24 @@ export interface AgentOptions {
    * instead of inheriting them; wins over `stdoutToStderr`. For in-process runs (tests).
    */
   output?: { write(text: string): unknown };
+  /**
+   * Start the agent in its own session and process group (`setsid`), so everything it
+   * starts can be found and killed as a group afterwards. Default: true unless stdin is a
+   * terminal (`agentDetachedByDefault`).
+   */
+  detached?: boolean;
+}
+
+/**
+ * Whether `runAgent` detaches the agent by default: not when stdin is a terminal. A new
+ * session has no controlling terminal — an interactive agent could not open `/dev/tty`,
+ * would get no SIGWINCH and no job control — so on a terminal the agent stays in
+ * turngate's process group and session (a terminal's Ctrl-C reaches both; turngate keeps
+ * running and judges the turn), and what it leaves running is found by the environment
+ * marker and the subreaper instead of the process group.
+ */
+export function agentDetachedByDefault(): boolean {
+  return process.stdin.isTTY !== true;
 }
 
 /**
@@ -41,10 +63,12 @@ export interface AgentOptions {
  * process's stdin, stdout and stderr (stdout → stderr with `stdoutToStderr`), and wait for
  * it to end.
  *
- * While it runs, SIGINT, SIGTERM and SIGHUP sent to this process are forwarded to it (and
- * do not end this process, so the turn can still be judged). A terminal's Ctrl-C already
- * reaches the agent, which shares the foreground process group, so SIGINT is not forwarded
- * a second time when stdin is a terminal.
+ * Detached (the default without a terminal, see `agentDetachedByDefault`) it leads its own
+ * session and process group. While it runs, SIGINT, SIGTERM and SIGHUP sent to this
+ * process are forwarded to the agent's whole process group when detached, to the agent
+ * otherwise (and do not end this process, so the turn can still be judged). A terminal's
+ * Ctrl-C already reaches an agent that shares the foreground process group, so SIGINT is
+ * not forwarded a second time when stdin is a terminal and the agent is not detached.
  *
  * Errors: rejects with `AgentSpawnError` when the program cannot be started.
  */
@@ -56,6 +80,7 @@ export function runAgent(
   const [program, ...args] = argv;
   if (program === undefined) return Promise.reject(new AgentSpawnError("", "no command given"));
   return new Promise((resolve, reject) => {
+    const detached = options.detached ?? agentDetachedByDefault();
     const sink = options.output;
     const child = spawn(program, args, {
       cwd,
@@ -63,6 +88,7 @@ export function runAgent(
         ? ["inherit", "pipe", "pipe"]
         : ["inherit", options.stdoutToStderr ? 2 : "inherit", "inherit"],
       env: options.env ?? process.env,
+      detached,
     });
     if (sink) {
       for (const stream of [child.stdout, child.stderr]) {
@@ -73,6 +99,14 @@ export function runAgent(
     const handlers = new Map<NodeJS.Signals, () => void>();
     for (const signal of FORWARDED) {
       const handler = () => {
+        if (detached && child.pid !== undefined) {
+          try {
+            process.kill(-child.pid, signal);
+            return;
+          } catch {
+            // The group is gone or refuses: fall back to the agent itself.
+          }
+        }
         if (signal === "SIGINT" && process.stdin.isTTY) return;
         child.kill(signal);
       };
@@ -86,12 +120,18 @@ export function runAgent(
       cleanup();
       reject(new AgentSpawnError(argv.join(" "), error.message));
     });
-    child.once("close", (code, signal) => {
+    // "exit", not "close": a process the agent left running may hold the output pipes open
+    // for ever; it is found and killed only after this resolves (what the agent wrote keeps
+    // reaching the sink meanwhile).
+    child.once("exit", (code, signal) => {
       cleanup();
-      resolve({
+      const exit: AgentExit = {
         exitCode: code ?? 128 + (signal ? (SIGNAL_NUMBERS[signal] ?? 0) : 0),
         signal,
-      });
+        detached,
+      };
+      if (child.pid !== undefined) exit.pid = child.pid;
+      resolve(exit);
     });
   });
 }

@@ -50,12 +50,13 @@ function rewritePathRefinement(entry: string, ctx: z.RefinementCtx): void {
  * `timeout_ms` (default timeout of every check — configured, `--check` and preset — in ms,
  * at least 1,000), `ignores` (gitignore-style patterns the workspace observer skips),
  * `outputs` (gitignore-syntax output locations: untracked files there are outside the
- * source scope, issue 10), `default_outputs` (false turns off `DEFAULT_OUTPUT_LOCATIONS`)
- * and `rewrite_paths` (lockfiles a passing check may rewrite, after which the checks run
- * once more — issue 10; only lockfile names such as `Cargo.lock`, see `REWRITE_LOCKFILES`).
- * Unknown keys are rejected so that typos surface; an empty `checks` list is refused (it
- * would verify nothing; issue #12 item 3); a `timeout_ms` below 1,000 is refused naming the
- * minimum (item 4).
+ * source scope, issue 10), `default_outputs` (false turns off `DEFAULT_OUTPUT_LOCATIONS`),
+ * `rewrite_paths` (lockfiles a passing check may rewrite, after which the checks run once
+ * more — issue 10; only lockfile names such as `Cargo.lock`, see `REWRITE_LOCKFILES`) and
+ * `agent_grace_ms` (how long the processes the agent left running get after its exit
+ * before they are SIGKILLed, ms; default 2,000). Unknown keys are rejected so that typos
+ * surface; an empty `checks` list is refused (it would verify nothing; issue #12 item 3); a
+ * `timeout_ms` below 1,000 is refused naming the minimum (item 4).
  */
 export const TurngateConfigSchema = z
   .object({
@@ -71,6 +72,7 @@ export const TurngateConfigSchema = z
     outputs: z.array(z.string()).optional(),
     default_outputs: z.boolean().optional(),
     rewrite_paths: z.array(z.string().superRefine(rewritePathRefinement)).optional(),
+    agent_grace_ms: z.number().int().nonnegative().max(600_000).optional(),
   })
   .strict();
 
@@ -91,6 +93,8 @@ export interface TurngateConfig {
    * `--check` and preset checks too); undefined when absent.
    */
   timeoutMs?: number;
+  /** `agent_grace_ms`: grace for the agent's leftover processes, ms; undefined: default 2,000. */
+  agentGraceMs?: number;
 }
 
 /**
@@ -150,6 +154,7 @@ export function loadConfig(root: string, explicitPath?: string): TurngateConfig 
   if (config.timeout_ms !== undefined) loaded.timeoutMs = config.timeout_ms;
   if (config.outputs !== undefined) loaded.outputs = config.outputs;
   if (config.default_outputs !== undefined) loaded.defaultOutputs = config.default_outputs;
+  if (config.agent_grace_ms !== undefined) loaded.agentGraceMs = config.agent_grace_ms;
   return loaded;
 }
 

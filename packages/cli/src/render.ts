@@ -3,7 +3,7 @@ import { type CheckRunLike, failureClassOf, failureDetail } from "./check-outcom
 import { maskedExitExplanation } from "./masked-exit.js";
 import { outsideScopeJson, outsideScopeLines } from "./render-outside.js";
 import { displayPath, escapeControls, shownPath, terminalSafeTailLine } from "./terminal-text.js";
-import type { TurnResult } from "./turn.js";
+import type { TurnAgent, TurnResult } from "./turn.js";
 import { bindingJson } from "./turn.js";
 import { unmatchedWaiverDigests } from "./waivers.js";
 
@@ -44,6 +44,7 @@ export function verdictOf(result: TurnResult): string {
 export function renderTurnText(result: TurnResult): string {
   const lines: string[] = [];
   const rel = (path: string) => shownPath(result.root, path);
+  if (result.agent) lines.push(...survivorLines(result.agent));
   const changes = result.delta.changes.filter((change) => change.scope === "source");
   const outside = outsideScopeLines(result.delta.changes);
   if (changes.length === 0 && outside.length === 0 && result.delta.complete) {
@@ -235,7 +236,10 @@ export function trustLine(result: Pick<TurnResult, "trust">): string {
  * `binding` is `bindingJson`'s form (with `hint`, `check_outputs`, `rewrites` when
  * present, issue 10);
  * `unmatched_waivers` lists the `--waive` digests that are not the effect digest of a turn
- * the gate did not allow (else `[]`).
+ * the gate did not allow (else `[]`);
+ * `agent` is `{command, exit_code, signal, detached, grace_ms, subreaper, survivors}` —
+ * `subreaper` `"active"` or `"unavailable (reason)"`, `survivors` `[{pid, command_line,
+ * found_by: process_group|session|environment_marker|subreaper, outcome: exited|killed|unkillable}]`.
  */
 export function turnJson(result: TurnResult): Record<string, unknown> {
   return {
@@ -249,6 +253,15 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
           command: result.agent.command,
           exit_code: result.agent.exit.exitCode,
           signal: result.agent.exit.signal,
+          detached: result.agent.exit.detached,
+          grace_ms: result.agent.graceMs,
+          subreaper: subreaperText(result.agent.subreaper),
+          survivors: result.agent.survivors.map((survivor) => ({
+            pid: survivor.pid,
+            command_line: survivor.command_line,
+            found_by: survivor.found_by,
+            outcome: survivor.outcome,
+          })),
         }
       : null,
     agent_failed: result.agent !== undefined && result.agent.exit.exitCode !== 0,
@@ -318,6 +331,40 @@ export function checkOutputsLine(outputs: {
   if (unlisted > 0) shown.push(`${unlisted} not listed`);
   const noun = outputs.count === 1 ? "path" : "paths";
   return `check outputs: ${outputs.count} ${noun} (ignored or output locations, not in the digest): ${shown.join(", ")}`;
+}
+
+/** `active`, or `unavailable (reason)`. */
+function subreaperText(status: TurnAgent["subreaper"]): string {
+  return status.active ? "active" : `unavailable (${status.reason})`;
+}
+
+/**
+ * Lines about the processes the agent left running: a count with the grace, one line per
+ * survivor (pid, outcome, how it was found, command line) and, for an unkillable one, what
+ * the user should do; the subreaper's absence when it was unavailable. Nothing when the
+ * agent left nothing and the subreaper was active.
+ */
+function survivorLines(agent: TurnAgent): string[] {
+  const lines: string[] = [];
+  const survivors = agent.survivors;
+  if (survivors.length > 0) {
+    const noun = survivors.length === 1 ? "process" : "processes";
+    lines.push(
+      `agent left ${survivors.length} ${noun} running after it exited (grace ${agent.graceMs} ms, then SIGKILL):`,
+    );
+    for (const survivor of survivors) {
+      lines.push(
+        `  pid ${survivor.pid} ${survivor.outcome} (${survivor.found_by}): ${escapeControls(survivor.command_line)}`,
+      );
+    }
+    if (survivors.some((survivor) => survivor.outcome === "unkillable")) {
+      lines.push(
+        "  an unkillable process may still write to the workspace: stop it (kill -9 PID as its owner or as root), then run the turn again",
+      );
+    }
+  }
+  if (!agent.subreaper.active) lines.push(`subreaper: ${subreaperText(agent.subreaper)}`);
+  return lines;
 }
 
 /** What masks a check's exit status and how to fix it, when its risk is `exit status masked`. */

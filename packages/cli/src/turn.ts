@@ -8,6 +8,10 @@ import type {
   VerificationSummary,
 } from "@turngate/core";
 import {
+  type AgentSurvivor,
+  childPids,
+  createTurnMarker,
+  DEFAULT_AGENT_GRACE_MS,
   exitOnTerminationSignals,
   killTrackedProcessGroups,
   type ProofFormat,
@@ -17,12 +21,15 @@ import {
   Session,
   SIGNING_KEY_ENV,
   type SourceTree,
+  type SubreaperStatus,
+  setChildSubreaper,
   signalExitCode,
   signTurnProof,
   turngatePaths,
   type VerifyCommandsResult,
   type WorkspaceDelta,
   type WorkspaceSnapshot,
+  withTurnMarker,
   writeJsonAtomic,
 } from "@turngate/node";
 import { type AgentExit, runAgent } from "./agent.js";
@@ -74,6 +81,18 @@ export interface TurnRequest {
   baselineTree?: SourceTree;
 }
 
+/** The agent of a `turngate run` turn: how it ended and what it left running. */
+export interface TurnAgent {
+  command: string[];
+  exit: AgentExit;
+  /** Processes still running after it exited (found, then exited by themselves, killed or unkillable). */
+  survivors: AgentSurvivor[];
+  /** Whether turngate was a child subreaper while the agent ran (and why not). */
+  subreaper: SubreaperStatus;
+  /** The grace the survivors got before SIGKILL, ms. */
+  graceMs: number;
+}
+
 /** Where the checks came from. */
 export type ChecksSource = "flags" | "config" | "presets" | "none";
 
@@ -84,7 +103,7 @@ export interface TurnResult {
   /** Whether `--fail-on-agent-error` was given. */
   failOnAgentError: boolean;
   root: string;
-  agent?: { command: string[]; exit: AgentExit };
+  agent?: TurnAgent;
   delta: WorkspaceDelta;
   effectDigest: string;
   checksSource?: ChecksSource;
@@ -105,7 +124,8 @@ export interface TurnResult {
 
 /**
  * One turn, the code path shared by `turngate run`, `turngate verify` and `turngate demo`:
- * baseline (or the stored one) → agent (if any) → observe → ledger → nothing changed:
+ * baseline (or the stored one) → agent (if any; then what it left running is found and
+ * killed, `runAgentTurn`) → observe → ledger → nothing changed:
  * narrative; else the checks (flags, config or required presets; the configuration's
  * `timeout_ms` is the default of each) bound to the effect
  * digest → gate → proof at `<state>/proofs/<digest>.json` (default state folder
@@ -147,19 +167,12 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     trust,
     rewritePaths: config.rewritePaths,
     ...(request.baseline ? { baseline: request.baseline } : {}),
+    ...(config.agentGraceMs !== undefined ? { agentGraceMs: config.agentGraceMs } : {}),
     ...(request.baselineTree ? { baselineTree: request.baselineTree } : {}),
   });
 
   let agent: TurnResult["agent"];
-  if (request.agent) {
-    const exit = await runAgent(request.agent, request.agentCwd ?? request.root, {
-      env,
-      stdoutToStderr: request.agentStdoutToStderr === true,
-      ...(ctx.agentOutput ? { output: ctx.agentOutput } : {}),
-    });
-    agent = { command: request.agent, exit };
-    ctx.stderr.write(`turngate: agent exited with code ${exit.exitCode}\n`);
-  }
+  if (request.agent) agent = await runAgentTurn(request.agent, session, config, request, ctx, env);
 
   const delta = await session.observeWorkspace();
   let checksSource: ChecksSource | undefined;
@@ -227,6 +240,62 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     result.proofSignature = { format, keyid: key.keyid };
   }
   return result;
+}
+
+/** Signals that end the survivors' grace at once instead of ending turngate. */
+const SETTLE_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+
+/**
+ * Run the agent (issue 10, "Processes the agent left running"): with a fresh
+ * `TURNGATE_TURN` marker in its environment, in its own session and process group unless
+ * stdin is a terminal, with turngate a child subreaper while it runs (Linux, when
+ * `@turngate/native` is built). After it exits, `session.settleAgentProcesses` finds what
+ * it left running (group, session, marker, subreaper), waits `agent_grace_ms` and SIGKILLs it; an
+ * unkillable survivor keeps the turn incomplete. Only then is the workspace observed.
+ * `env` is the agent's environment before the marker (the signing key already removed).
+ * Errors: `AgentSpawnError`; a process table that cannot be read.
+ */
+async function runAgentTurn(
+  command: string[],
+  session: Session,
+  config: TurngateConfig,
+  request: TurnRequest,
+  ctx: CliContext,
+  env: NodeJS.ProcessEnv,
+): Promise<TurnAgent> {
+  const marker = createTurnMarker();
+  // turngate's own children (e.g. a loader's service process) are never the agent's orphans.
+  const ownChildren = childPids();
+  const subreaper = setChildSubreaper(true);
+  // A SIGINT/SIGTERM/SIGHUP from here on ends the survivors' grace at once (they are
+  // killed and the turn goes on); installed before the agent runs, so no signal lands in a
+  // moment without a handler, which would kill turngate and leave the survivors running.
+  const hurry = new AbortController();
+  const onSignal = () => hurry.abort();
+  for (const name of SETTLE_SIGNALS) process.on(name, onSignal);
+  try {
+    const exit = await runAgent(command, request.agentCwd ?? request.root, {
+      env: withTurnMarker(env, marker),
+      stdoutToStderr: request.agentStdoutToStderr === true,
+      ...(ctx.agentOutput ? { output: ctx.agentOutput } : {}),
+    });
+    ctx.stderr.write(`turngate: agent exited with code ${exit.exitCode}\n`);
+    const graceMs = config.agentGraceMs ?? DEFAULT_AGENT_GRACE_MS;
+    const settlement = await session.settleAgentProcesses({
+      marker,
+      subreaper: subreaper.active,
+      excludePids: ownChildren,
+      graceMs,
+      signal: hurry.signal,
+      ...(exit.detached && exit.pid !== undefined
+        ? { processGroup: exit.pid, session: exit.pid }
+        : {}),
+    });
+    return { command, exit, survivors: settlement.survivors, subreaper, graceMs };
+  } finally {
+    for (const name of SETTLE_SIGNALS) process.off(name, onSignal);
+    if (subreaper.active) setChildSubreaper(false);
+  }
 }
 
 /**

@@ -31,3 +31,22 @@ export function runningGroupMembers(pgid: number): number[] {
     })
     .map(Number);
 }
+
+/**
+ * Polls (every 10 ms, at most `ms`, default 1,000) until no process of group `pgid` and
+ * none of `pids` runs; returns what still runs then (`[]` when all are gone). SIGKILL is
+ * delivered asynchronously: a killed process may still be listed for a moment on a busy
+ * machine, so tests assert "nothing runs within 1 s" (issue 10) rather than at once.
+ */
+export async function stillRunningAfter(
+  pgid: number,
+  pids: readonly number[],
+  ms = 1000,
+): Promise<number[]> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const left = [...new Set([...runningGroupMembers(pgid), ...pids.filter(processRunning)])];
+    if (left.length === 0 || Date.now() >= deadline) return left.sort((a, b) => a - b);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -11,7 +11,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, test } from "vitest";
 import { gitProject } from "./helpers.js";
-import { processRunning, runningGroupMembers } from "./process-groups.js";
+import { runningGroupMembers, stillRunningAfter } from "./process-groups.js";
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "../../..");
 const bin = join(repoRoot, "packages/cli/src/bin.ts");
@@ -27,14 +27,14 @@ afterEach(() => {
 const longCheck = (pidFile: string, seconds: string) =>
   `echo $$ > ${pidFile} && sleep ${seconds} & sleep ${seconds}`;
 
-/** Waits until `pidFile` names a group with sh and both sleeps running; returns pgid and pids. */
+/** Waits until `pidFile` names a group with sh, its supervisor and both sleeps running; returns pgid and pids. */
 async function waitForGroup(pidFile: string): Promise<{ pgid: number; members: number[] }> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n")) {
       const pgid = Number(readFileSync(pidFile, "utf8"));
       const members = runningGroupMembers(pgid);
-      if (members.length >= 3) return { pgid, members };
+      if (members.length >= 4) return { pgid, members }; // sh, its supervisor, two sleeps
     }
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -80,11 +80,10 @@ describe("turngate bridge --stdio: signals while a check runs", () => {
         ],
       });
       const { pgid, members } = await waitForGroup(pidFile);
-      expect(members.length).toBe(3);
+      expect(members.length).toBe(4);
       bridge.kill(signal);
       expect(await exited).toEqual({ code, signal: null });
-      expect(runningGroupMembers(pgid)).toEqual([]);
-      expect(members.filter(processRunning)).toEqual([]);
+      expect(await stillRunningAfter(pgid, members)).toEqual([]);
     },
     60_000,
   );
@@ -129,8 +128,7 @@ describe("turngate run: signals while a check runs", () => {
       const { pgid, members } = await waitForGroup(pidFile);
       run.kill(signal);
       expect(await exited).toEqual({ code, signal: null });
-      expect(runningGroupMembers(pgid)).toEqual([]);
-      expect(members.filter(processRunning)).toEqual([]);
+      expect(await stillRunningAfter(pgid, members)).toEqual([]);
       if (code === 2) {
         // The first SIGINT/SIGTERM cancels the checks and the turn is still judged.
         expect(stdout).toContain("incomplete (unverified_mutation): the change (effect digest ");

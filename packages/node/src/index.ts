@@ -11,6 +11,7 @@ export {
   verificationPresets,
 } from "./presets/detect.js";
 export { requiredPresetCommands } from "./presets/required.js";
+export * from "./processes/index.js";
 export * from "./proofs/index.js";
 export {
   CAPTURED_HEAD_BYTES,
@@ -40,9 +41,16 @@ export {
   processGroupAlive,
   signalProcessGroup,
   stopProcessGroup,
+  trackedProcessGroups,
   trackProcessGroup,
 } from "./runner/process-group.js";
 export { runShellCommand, type ShellRunOptions, type ShellRunResult } from "./runner/shell.js";
+export {
+  releaseSupervisor,
+  SUPERVISED_WRAPPER,
+  SUPERVISOR_SHELL,
+  supervisedSpawn,
+} from "./runner/supervisor.js";
 export {
   clampTimeoutMs,
   DEFAULT_COMMAND_TIMEOUT_MS,

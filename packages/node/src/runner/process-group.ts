@@ -38,6 +38,11 @@ export function trackProcessGroup(pgid: number): () => void {
   };
 }
 
+/** The process groups `trackProcessGroup` tracks now (a copy): turngate's own running checks. */
+export function trackedProcessGroups(): Set<number> {
+  return new Set(liveGroups);
+}
+
 /**
  * SIGKILL every process group still tracked by `trackProcessGroup`. Synchronous, so it is
  * safe in an `exit` handler; hosts that handle SIGINT/SIGTERM themselves call it before

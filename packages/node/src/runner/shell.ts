@@ -1,7 +1,9 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import type { Readable, Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import { ContentAddressedLog } from "../fs/content-log.js";
+import { runningGroupMembers } from "../processes/process-table.js";
 import { OutputCapture } from "./capture.js";
 import {
   PROCESS_GROUP_SETTLE_MS,
@@ -9,7 +11,14 @@ import {
   stopProcessGroup,
   trackProcessGroup,
 } from "./process-group.js";
+import { releaseSupervisor, supervisedSpawn } from "./supervisor.js";
 import { clampTimeoutMs } from "./timeout.js";
+
+/** The shell that runs check commands. */
+const CHECK_SHELL = "sh";
+
+/** After the shell exits, how long to wait for the released supervisor to leave the group, ms. */
+const SUPERVISOR_EXIT_MS = 100;
 
 /** Options of `runShellCommand`. */
 export interface ShellRunOptions {
@@ -93,12 +102,19 @@ export async function runShellCommand(
     }
   }
 
-  const child = spawn("sh", ["-c", command], {
+  // Under the supervisor (supervisor.ts): if this process dies, even by SIGKILL, the
+  // check's whole process group is SIGKILLed.
+  const supervised = supervisedSpawn(CHECK_SHELL, command);
+  const child = spawn(supervised.file, supervised.args, {
     cwd: options.cwd,
     env: options.env ?? process.env,
     detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["ignore", "pipe", "pipe", "pipe"],
   });
+  const supervisorPipe = child.stdio[3] as Writable | null;
+  supervisorPipe?.on("error", () => {});
+  const stdout = child.stdout as Readable;
+  const stderr = child.stderr as Readable;
 
   const outcome = await new Promise<{
     exitCode: number | null;
@@ -121,11 +137,11 @@ export async function runShellCommand(
         void log.drain().then(() => stream.resume());
       }
     };
-    child.stdout.on("data", (chunk: Buffer) => onData(chunk, child.stdout));
-    child.stderr.on("data", (chunk: Buffer) => onData(chunk, child.stderr));
+    stdout.on("data", (chunk: Buffer) => onData(chunk, stdout));
+    stderr.on("data", (chunk: Buffer) => onData(chunk, stderr));
 
     const finish = () => {
-      if (exited === undefined || streamsOpen > 0) return;
+      if (exited === undefined || streamsOpen > 0 || !groupSettled) return;
       clearTimeout(timer);
       clearTimeout(settleTimer);
       options.signal?.removeEventListener("abort", onAbort);
@@ -136,18 +152,19 @@ export async function runShellCommand(
       streamsOpen -= 1;
       finish();
     };
-    child.stdout.on("close", onStreamClosed);
-    child.stderr.on("close", onStreamClosed);
+    stdout.on("close", onStreamClosed);
+    stderr.on("close", onStreamClosed);
 
-    let stopping = false;
+    let stopping: Promise<void> | undefined;
+    /** Set once the group is gone, or was stopped, after the shell exited. */
+    let groupSettled = false;
     const stopGroup = () => {
       if (child.pid === undefined || stopping) return;
-      stopping = true;
-      void stopProcessGroup(child.pid).then(() => {
+      stopping = stopProcessGroup(child.pid).then(() => {
         // Whatever still holds the pipes after SIGKILL cannot write any more: stop waiting.
         settleTimer = setTimeout(() => {
-          child.stdout.destroy();
-          child.stderr.destroy();
+          stdout.destroy();
+          stderr.destroy();
         }, PROCESS_GROUP_SETTLE_MS);
       });
     };
@@ -167,6 +184,7 @@ export async function runShellCommand(
     if (child.pid !== undefined) untrack = trackProcessGroup(child.pid);
     child.once("error", (error) => {
       if (exited !== undefined) return;
+      releaseSupervisor(supervisorPipe);
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);
       untrack?.();
@@ -180,9 +198,22 @@ export async function runShellCommand(
     });
     child.once("exit", (code, signal) => {
       exited = { code, signal };
-      // The shell is gone; stop anything it left behind in its group (background jobs).
-      if (child.pid !== undefined && processGroupAlive(child.pid)) stopGroup();
-      finish();
+      // The command has ended: its timeout and abort no longer apply while the group settles.
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+      releaseSupervisor(supervisorPipe);
+      // The shell is gone; once the released supervisor has left, stop anything it left
+      // behind in its group (background jobs).
+      void (async () => {
+        if (await waitForGroupExit(child.pid, SUPERVISOR_EXIT_MS)) stopGroup();
+        if (stopping) {
+          // SIGKILL is delivered asynchronously: wait (bounded) until the group is gone.
+          await stopping;
+          await waitForGroupExit(child.pid, PROCESS_GROUP_SETTLE_MS);
+        }
+        groupSettled = true;
+        finish();
+      })();
     });
   });
 
@@ -225,6 +256,26 @@ export async function runShellCommand(
   if (logError !== undefined) result.logError = logError;
   if (outcome.spawnError !== undefined) result.spawnError = outcome.spawnError;
   return result;
+}
+
+/**
+ * Poll (5 ms, `kill(-pgid, 0)`) until group `pgid` is gone or `ms` passed; resolves true if
+ * it is still alive then — unless only zombies are left (one process-table read decides).
+ */
+async function waitForGroupExit(pgid: number | undefined, ms: number): Promise<boolean> {
+  if (pgid === undefined) return false;
+  const deadline = Date.now() + ms;
+  while (processGroupAlive(pgid)) {
+    if (Date.now() >= deadline) {
+      try {
+        return runningGroupMembers(pgid).length > 0;
+      } catch {
+        return true;
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return false;
 }
 
 function describeSpawnError(error: Error, cwd: string): string {

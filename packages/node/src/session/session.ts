@@ -29,6 +29,11 @@ import {
 
 import { turngatePaths } from "../fs/paths.js";
 import { verificationPresets } from "../presets/detect.js";
+import {
+  type AgentProcessOptions,
+  type AgentProcessSettlement,
+  settleAgentProcesses,
+} from "../processes/settle.js";
 import { SIGNING_KEY_ENV } from "../proofs/signing-key.js";
 import { type SourceTree, sourceTreeId } from "../proofs/source-tree.js";
 import { runVerificationCommand } from "../runner/verify-command.js";
@@ -93,6 +98,7 @@ export class Session {
   readonly #env: NodeJS.ProcessEnv | undefined;
   readonly #toolVersions: Record<string, string>;
   readonly #startedAt: Date;
+  readonly #agentGraceMs: number | undefined;
   readonly #baselineTree: SourceTree | undefined;
   readonly #trust: TurnProofTrust;
   /** SHA-256 of each log this session's checks wrote, by `file:` URL. */
@@ -135,6 +141,7 @@ export class Session {
       ...(options.toolVersions ?? {}),
     };
     this.#startedAt = startedAt;
+    this.#agentGraceMs = options.agentGraceMs;
     this.#baselineTree = baselineTree;
     this.#trust = options.trust ?? "unsandboxed";
     this.#rewritePaths = [...(options.rewritePaths ?? [])];
@@ -270,6 +277,29 @@ export class Session {
     if (settled) this.#events.push(["settle", id]);
     const delta = this.#applySnapshot(snapshot);
     return { settled, openChildren: this.openWorkspaceChildren, delta };
+  }
+
+  /**
+   * After the agent exited and before the workspace is observed: find the processes it
+   * left running (`settleAgentProcesses`: its process group, the turn's environment
+   * marker, this process's orphaned children when it is a subreaper), wait the session's
+   * `agentGraceMs` (default 2,000 ms) and SIGKILL them. Each survivor still running after
+   * that opens a background workspace child `agent-survivor:<pid>` on the ledger, so the
+   * gate keeps the turn `incomplete` (A3S E2) — its writes could land after any check.
+   * Input: what to scan for (`graceMs` from the call wins over the session's). Output:
+   * the settlement (`survivors` with `found_by` and `outcome`). Errors: throws when the
+   * process table cannot be read. Issue 10, "Processes the agent left running".
+   */
+  async settleAgentProcesses(options: AgentProcessOptions): Promise<AgentProcessSettlement> {
+    const graceMs = options.graceMs ?? this.#agentGraceMs;
+    const settlement = await settleAgentProcesses({
+      ...options,
+      ...(graceMs !== undefined ? { graceMs } : {}),
+    });
+    for (const survivor of settlement.unkillable) {
+      this.observeTool("agent", 0, { workspace_child: `agent-survivor:${survivor.pid}` });
+    }
+    return settlement;
   }
 
   /**

@@ -39,6 +39,11 @@ export interface SessionOptions {
   /** Passed to the workspace observer: force (true) or forbid (false) git mode. */
   useGit?: boolean;
   /**
+   * Grace between the agent's exit and the SIGKILL of the processes it left running, ms
+   * (`settleAgentProcesses`); default 2,000. Config `agent_grace_ms`. Issue 10.
+   */
+  agentGraceMs?: number;
+  /**
    * Record the git tree ids of the baseline and the final source scope in the proof
    * (`sourceTreeId`, a temporary index; issue 10). Default true.
    */
