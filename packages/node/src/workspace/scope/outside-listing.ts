@@ -117,6 +117,8 @@ interface CachedDirent {
   entry: boolean;
   item?: ListedPath;
   abs?: string;
+  /** The harness walk's decision for this entry (it depends only on the path). */
+  keep?: boolean;
 }
 
 /**
@@ -291,8 +293,10 @@ async function harnessTree(
         return;
       }
       for (const dirent of dirents) {
+        if (dirent.keep === false) continue; // e.g. the 20,000 loose objects of .git/objects
         const childRel = rel === "" ? dirent.name : `${rel}/${dirent.name}`;
-        if (!keep(childRel, dirent.dir)) continue;
+        dirent.keep ??= keep(childRel, dirent.dir);
+        if (!dirent.keep) continue;
         if (dirent.dir) next.push(childRel);
         else if (dirent.entry) {
           out.candidates.push({ item: listedPath(`${top}/${childRel}`), scope: "harness" });
