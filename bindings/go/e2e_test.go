@@ -92,7 +92,7 @@ func TestEndToEndVerifyCommandsBindsAndReportsProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	content := sha256Hex("package main\n")
-	if !ws.Complete || len(ws.Changes) != 1 || ws.Changes[0] != (WorkspaceChange{Path: "main.go", Change: ChangeAdded, ContentDigest: content}) {
+	if !ws.Complete || len(ws.Changes) != 1 || ws.Changes[0] != (WorkspaceChange{Path: "main.go", Change: ChangeAdded, ContentDigest: content, Scope: ScopeSource}) {
 		t.Fatalf("observe_workspace %s", mustJSON(t, ws))
 	}
 	digest := ws.EffectDigest

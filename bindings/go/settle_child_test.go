@@ -37,7 +37,7 @@ func TestSessionSettleWorkspaceChild(t *testing.T) {
 		Settled:      true,
 		OpenChildren: []string{},
 		EffectDigest: digest,
-		Changes:      []WorkspaceChange{{Path: "hello.txt", Change: "added", ContentDigest: content}},
+		Changes:      []WorkspaceChange{{Path: "hello.txt", Change: "added", ContentDigest: content, Scope: ScopeSource}},
 		Complete:     true,
 		Unreadable:   []string{},
 	}

@@ -170,7 +170,7 @@ def test_observe_workspace_sees_the_delta_with_real_digests(bridge, repo):
         (repo / "hello.txt").write_text("hello\n")
         seen = session.observe_workspace()
         assert seen.complete is True and seen.unreadable == []
-        assert seen.changes == [turngate.WorkspaceChange(path="hello.txt", change="added", content_digest=HELLO_LF)]
+        assert seen.changes == [turngate.WorkspaceChange(path="hello.txt", change="added", content_digest=HELLO_LF, scope="source")]
         assert seen.effect_digest == session.effect_digest() != ""
 
 

@@ -42,7 +42,7 @@ def test_a_settled_child_stops_blocking_and_its_writes_join_the_ledger(bridge, r
             settled=True,
             open_children=[],
             effect_digest=DIGEST_WORKSPACE_HELLO,
-            changes=[turngate.WorkspaceChange(path="hello.txt", change="added", content_digest=HELLO_LF)],
+            changes=[turngate.WorkspaceChange(path="hello.txt", change="added", content_digest=HELLO_LF, scope="source")],
             complete=True,
             unreadable=[],
         )

@@ -58,7 +58,14 @@ describe("bridge session.settle_child and blank commands", () => {
       settled: true,
       open_children: [],
       effect_digest: digest,
-      changes: [{ path: "child.txt", change: "added", content_digest: sha256("from the child\n") }],
+      changes: [
+        {
+          path: "child.txt",
+          change: "added",
+          content_digest: sha256("from the child\n"),
+          scope: "source",
+        },
+      ],
       complete: true,
       unreadable: [],
     });

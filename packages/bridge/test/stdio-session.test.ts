@@ -74,7 +74,7 @@ describe("bridge session methods", () => {
     const digest = sha256(`workspace|a.txt|${HELLO}`);
     expect(await bridge.call("session.observe_workspace", { session_id: sessionId })).toEqual({
       effect_digest: digest,
-      changes: [{ path: "a.txt", change: "added", content_digest: HELLO }],
+      changes: [{ path: "a.txt", change: "added", content_digest: HELLO, scope: "source" }],
       complete: true,
       unreadable: [],
     });

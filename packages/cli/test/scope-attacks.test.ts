@@ -207,3 +207,50 @@ describe("output locations in --help", () => {
     );
   });
 });
+
+describe("baseline and verify keep the outside scope", () => {
+  test("an ignored file changed between turngate baseline and turngate verify is a row (the stored baseline keeps the stat-only ignored entries)", async () => {
+    const p = project({ ".gitignore": "node_modules/\n", "a.txt": "a\n" });
+    p.write("node_modules/dep/index.js", "module.exports = 1;\n");
+    const id = /^baseline id: ([0-9a-f]{64})$/m.exec((await cli(["baseline"], p.root)).stdout)?.[1];
+    p.write("node_modules/dep/index.js", "module.exports = 2;\n");
+    const verify = await cli(
+      ["verify", "--json", "--baseline-id", id ?? "", "--check", "true"],
+      p.root,
+    );
+    const json = JSON.parse(verify.stdout);
+    expect(json.changes).toEqual([
+      {
+        path: "node_modules/dep/index.js",
+        change: "modified",
+        content_digest: sha256("module.exports = 2;\n"),
+        scope: "ignored",
+      },
+    ]);
+    expect(json.verdict).toBe("verified");
+  });
+});
+
+describe("config outputs and default_outputs", () => {
+  test('"outputs" patterns make untracked files there output rows; "default_outputs": false keeps __pycache__ in the source scope', async () => {
+    const p = project({
+      "turngate.config.json": JSON.stringify({ outputs: ["reports/"], default_outputs: false }),
+      "a.txt": "a\n",
+    });
+    const agent = writer(p, { "reports/x.html": "x\n", "__pycache__/m.pyc": "y\n" });
+    const result = await cli(["run", "--json", "--check", "true", "--", "node", agent], p.root);
+    const json = JSON.parse(result.stdout);
+    expect(
+      json.changes.map((c: { path: string; scope: string }) => `${c.scope} ${c.path}`),
+    ).toEqual(["source __pycache__/m.pyc", "output reports/x.html"]);
+  });
+
+  test('a bad "outputs" value is a usage error naming the field', async () => {
+    const p = project({ "turngate.config.json": JSON.stringify({ outputs: "reports/" }) });
+    const result = await cli(["run", "--check", "true", "--", "true"], p.root);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      "turngate.config.json at outputs: Invalid input: expected array, received string",
+    );
+  });
+});

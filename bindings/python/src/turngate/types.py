@@ -358,11 +358,14 @@ class ToolObservation(WireModel):
 @dataclass(kw_only=True)
 class WorkspaceChange(WireModel):
     """One changed path of a workspace delta; ``content_digest`` is the SHA-256 (lowercase
-    hex) of the current bytes, or ``"deleted"``."""
+    hex) of the current bytes, or ``"deleted"``; ``scope`` says where the path lies: the
+    source scope, or outside it (``ignored`` by git, at an ``output`` location, a ``harness``
+    file of ``.git/`` or ``.turngate/``). Every scope is in the effect digest."""
 
     path: str
     change: Literal["added", "modified", "deleted"]
     content_digest: str
+    scope: Literal["source", "ignored", "output", "harness"]
 
 
 @dataclass(kw_only=True)

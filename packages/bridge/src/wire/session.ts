@@ -12,6 +12,11 @@ export const WorkspaceChangeSchema = z.strictObject({
   path: z.string(),
   change: z.enum(["added", "modified", "deleted"]),
   content_digest: z.string().describe('SHA-256 hex of the current bytes, or "deleted"'),
+  scope: z
+    .enum(["source", "ignored", "output", "harness"])
+    .describe(
+      "where the path lies: the source scope, or outside it (ignored by git, at an output location, a .git/ or .turngate/ harness file); every scope is in the effect digest",
+    ),
 });
 
 /** One ignored or output-location file the checks changed (issue 10): never unbinding. */
@@ -102,6 +107,7 @@ export function wireDelta(delta: WorkspaceDelta) {
       path: c.path,
       change: c.change,
       content_digest: c.content_digest,
+      scope: c.scope,
     })),
     complete: delta.complete,
     unreadable: [...delta.unreadable],

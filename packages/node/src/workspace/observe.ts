@@ -105,6 +105,12 @@ interface Run {
  * baseline, the files they hide that the baseline's rules showed (so they are observed
  * with real digests). With `ctx.recordIgnoreState` the snapshot gets `ignore_state`.
  *
+ * Issue 10: untracked entries at output locations move to `outside` (scope `output`); the
+ * ignored files and the recorded harness files are observed into `outside` too
+ * (`observeOutside`); FIFOs, sockets and devices of the source scope that git does not list
+ * are found in the directories changed since the baseline (`findSpecialFiles`; all of them
+ * for a baseline) and reported unreadable with {@link SPECIAL_FILE_REASON}.
+ *
  * Throws only `WorkspaceObserverError` `git_failed` when a git query of the root's
  * repository fails.
  */
@@ -136,9 +142,8 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
           baseline: ctx.baseline,
         })
       : undefined;
-  // The root's ignored files are listed alongside the source listing (git walks on the
-  // other core meanwhile); a failure surfaces where it is awaited.
-  // One spawned shell runs both root listings at once (see runGitPair).
+  // The root's ignored files are listed alongside the source listing, both git calls from
+  // one spawned shell (runGitPair); a failure surfaces where each is awaited.
   const pair = ctx.git
     ? runGitPair([...GIT_LIST_ARGS], [...GIT_IGNORED_ARGS], ctx.root)
     : undefined;

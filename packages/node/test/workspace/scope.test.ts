@@ -7,6 +7,7 @@ import {
   DEFAULT_OUTPUT_LOCATIONS,
   GIT_OWN_DIRECTORIES,
   GIT_OWN_FILES,
+  isGitObjectFile,
   isGitOwnEntry,
   isTurngateOwnFile,
   OutputLocations,
@@ -309,6 +310,22 @@ describe(".git/ and .turngate/ harness rows", () => {
     expect(isGitOwnEntry(name, isDir)).toBe(own);
   });
 
+  test.each([
+    ["ab/0123456789abcdef0123456789abcdef012345", true],
+    ["pack/pack-0123456789abcdef0123456789abcdef01234567.pack", true],
+    ["pack/pack-0123456789abcdef0123456789abcdef01234567.idx", true],
+    ["pack/multi-pack-index", true],
+    ["info/packs", true],
+    ["info/alternates", true],
+    ["info/commit-graphs/commit-graph-chain", true],
+    ["impl.js", false],
+    ["pack/impl.js", false],
+    ["ab/impl.js", false],
+    ["info/impl.js", false],
+  ])(".git/objects/%s is a name git uses: %s", (rel, own) => {
+    expect(isGitObjectFile(rel)).toBe(own);
+  });
+
   test("turngate's own .turngate/ files are written down", () => {
     expect(TURNGATE_OWN_FILES).toEqual([
       ".gitignore",
@@ -341,6 +358,8 @@ describe(".git/ and .turngate/ harness rows", () => {
     const observer = new WorkspaceObserver(root);
     await observer.baseline();
     write(root, ".git/x/impl.js", "x\n");
+    write(root, ".git/objects/impl.js", "x\n");
+    write(root, ".git/objects/pack/impl.js", "x\n");
     write(root, ".git/hooks/pre-commit", "x\n");
     git(root, "config", "core.fsmonitor", "/tmp/planted");
     write(root, ".git/info/attributes", "x\n");
@@ -350,6 +369,8 @@ describe(".git/ and .turngate/ harness rows", () => {
       "harness modified .git/config",
       "harness added .git/hooks/pre-commit",
       "harness added .git/info/attributes",
+      "harness added .git/objects/impl.js",
+      "harness added .git/objects/pack/impl.js",
       "harness added .git/x/impl.js",
       "source modified a.txt",
     ]);

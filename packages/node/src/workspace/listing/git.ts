@@ -202,8 +202,10 @@ export function runGitPair(
         // already gone
       }
     }, options.timeoutMs ?? GIT_TIMEOUT_MS);
+    let failed = false;
     child.on("error", (error) => {
       clearTimeout(timer);
+      failed = true; // a "close" that may follow carries no result
       if ((error as NodeJS.ErrnoException).code === "ENOENT") {
         Promise.all([runGit(first, cwd, options), runGit(second, cwd, options)]).then(
           resolve,
@@ -213,6 +215,7 @@ export function runGitPair(
     });
     child.on("close", () => {
       clearTimeout(timer);
+      if (failed) return;
       const text = (i: number) => Buffer.concat(chunks[i] ?? []);
       const stderr = text(1).toString("utf8").trim();
       const codes = text(3).toString("utf8").trim().split(" ").map(Number);

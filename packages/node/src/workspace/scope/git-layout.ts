@@ -7,7 +7,11 @@
  * legitimately run, and hold no code.
  */
 
-/** Directories directly in `.git/` that belong to git's layout (nothing below is recorded). */
+/**
+ * Directories directly in `.git/` that belong to git's layout: nothing below them is
+ * recorded, except in `objects/`, where a file whose name git does not use is recorded
+ * ({@link isGitObjectFile}).
+ */
 export const GIT_OWN_DIRECTORIES: readonly string[] = Object.freeze([
   "objects",
   "refs",
@@ -68,4 +72,20 @@ const OWN_FILES = new Set(GIT_OWN_FILES);
 export function isGitOwnEntry(name: string, isDir: boolean): boolean {
   if (isDir) return OWN_DIRS.has(name);
   return OWN_FILES.has(name) || GIT_OWN_FILE_PATTERN.test(name);
+}
+
+/**
+ * Names git gives the files below `.git/objects/` (a path relative to `objects/`): loose
+ * objects `xx/<38 or 62 hex>`, packs and their companions `pack/pack-<hex>.{pack,idx,rev,
+ * keep,promisor,mtimes,bitmap}`, `pack/multi-pack-index*`, temporaries (`tmp_*`,
+ * `pack/tmp_*`, `pack/.tmp-*`, `incoming-*`), and `info/` (packs, alternates,
+ * http-alternates, commit-graph, commit-graphs/*). Any other file there is foreign and
+ * recorded — `objects/` is not a place to hide code a check could `require`.
+ */
+export const GIT_OBJECT_FILE =
+  /^(?:[0-9a-f]{2}\/(?:[0-9a-f]{38}|[0-9a-f]{62}|tmp_obj_\w+)|pack\/(?:pack-[0-9a-f]{40,64}\.(?:pack|idx|rev|keep|promisor|mtimes|bitmap)|multi-pack-index(?:-[0-9a-f]+\.(?:bitmap|rev))?|tmp_\w+|\.tmp-[\w.-]+)|tmp_\w+|incoming-\w+(?:\/.*)?|info\/(?:packs|alternates|http-alternates|commit-graph|commit-graphs\/[\w.-]+))$/;
+
+/** True when `rel` (a file path relative to `.git/objects/`) is a name git uses there. */
+export function isGitObjectFile(rel: string): boolean {
+  return GIT_OBJECT_FILE.test(rel);
 }

@@ -3,9 +3,11 @@
  * `.git/` layout, turngate's own `.turngate/` files, and the special-file scan.
  */
 export {
+  GIT_OBJECT_FILE,
   GIT_OWN_DIRECTORIES,
   GIT_OWN_FILE_PATTERN,
   GIT_OWN_FILES,
+  isGitObjectFile,
   isGitOwnEntry,
 } from "./git-layout.js";
 export {

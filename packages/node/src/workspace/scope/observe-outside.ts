@@ -74,7 +74,7 @@ interface Job {
  */
 export async function observeOutside(ctx: OutsideContext): Promise<void> {
   const { root } = ctx;
-  const lists = [listHarnessPaths(root)];
+  const lists = [listHarnessPaths(root, ctx.dirCache)];
   if (ctx.git) {
     for (const dir of ctx.repos) {
       const part =

@@ -1,4 +1,3 @@
-import type { Dirent } from "node:fs";
 import { lstatSync } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import { mapBounded } from "../concurrency.js";
@@ -10,7 +9,7 @@ import { WALK_CONCURRENCY } from "../listing/walk.js";
 import { isHarnessEntry } from "../paths.js";
 import type { OutsideScope } from "../snapshot.js";
 import { absolutePath, RACY_WINDOW_MS } from "../stat/stat-cache.js";
-import { isGitOwnEntry } from "./git-layout.js";
+import { isGitObjectFile, isGitOwnEntry } from "./git-layout.js";
 import type { OutputLocations } from "./output-locations.js";
 import { isTurngateOwnFile } from "./turngate-files.js";
 
@@ -118,6 +117,8 @@ interface CachedDirent {
   entry: boolean;
   item?: ListedPath;
   abs?: string;
+  /** The harness walk's decision for this entry (it depends only on the path). */
+  keep?: boolean;
 }
 
 /**
@@ -226,20 +227,27 @@ async function walkIgnoredDirectories(
  * Symlinks are recorded, never followed. A FIFO, socket or device among the recorded paths,
  * and a directory that cannot be read, are reported unreadable. Never throws.
  */
-export async function listHarnessPaths(root: string): Promise<OutsideListing> {
+export async function listHarnessPaths(
+  root: string,
+  dirCache: DirListingCache = new DirListingCache(),
+): Promise<OutsideListing> {
   const out: OutsideListing = { candidates: [], unreadable: [] };
   await Promise.all([
     harnessTree(
       root,
       ".git",
       (rel, isDir) => {
+        if (rel === "objects" || rel.startsWith("objects/")) {
+          return isDir || !isGitObjectFile(rel.slice("objects/".length));
+        }
         const slash = rel.indexOf("/");
         if (slash >= 0) return true; // below a recorded top-level directory: everything
         return !isGitOwnEntry(rel, isDir);
       },
       out,
+      dirCache,
     ),
-    harnessTree(root, ".turngate", (rel, isDir) => isDir || !isTurngateOwnFile(rel), out),
+    harnessTree(root, ".turngate", (rel, isDir) => isDir || !isTurngateOwnFile(rel), out, dirCache),
   ]);
   return out;
 }
@@ -253,6 +261,7 @@ async function harnessTree(
   top: string,
   keep: (rel: string, isDir: boolean) => boolean,
   out: OutsideListing,
+  dirCache: DirListingCache,
 ): Promise<void> {
   let st: Awaited<ReturnType<typeof lstat>>;
   try {
@@ -274,9 +283,9 @@ async function harnessTree(
     const next: string[] = [];
     await mapBounded(level, WALK_CONCURRENCY, async (rel) => {
       const fsDir = rel === "" ? top : `${top}/${rel}`;
-      let dirents: Dirent[];
+      let dirents: CachedDirent[];
       try {
-        dirents = await readdir(absolutePath(root, fsDir), { withFileTypes: true });
+        dirents = await dirCache.read(absolutePath(root, fsDir));
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
           out.unreadable.push(listedPath(fsDir).key);
@@ -284,11 +293,12 @@ async function harnessTree(
         return;
       }
       for (const dirent of dirents) {
+        if (dirent.keep === false) continue; // e.g. the 20,000 loose objects of .git/objects
         const childRel = rel === "" ? dirent.name : `${rel}/${dirent.name}`;
-        const isDir = dirent.isDirectory();
-        if (!keep(childRel, isDir)) continue;
-        if (isDir) next.push(childRel);
-        else if (dirent.isFile() || dirent.isSymbolicLink()) {
+        dirent.keep ??= keep(childRel, dirent.dir);
+        if (!dirent.keep) continue;
+        if (dirent.dir) next.push(childRel);
+        else if (dirent.entry) {
           out.candidates.push({ item: listedPath(`${top}/${childRel}`), scope: "harness" });
         } else out.unreadable.push(listedPath(`${top}/${childRel}`).key);
       }
