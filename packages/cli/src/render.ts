@@ -1,4 +1,4 @@
-import { EXIT_STATUS_MASKED_RISK } from "@turngate/core";
+import { EXIT_STATUS_MASKED_RISK, EXIT_STATUS_UNVERIFIABLE_RISK } from "@turngate/core";
 import { maskedExitExplanation } from "./masked-exit.js";
 import { displayPath, escapeControls, shownPath, terminalSafeTailLine } from "./terminal-text.js";
 import type { TurnResult } from "./turn.js";
@@ -155,7 +155,8 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
 
 /** What masks a check's exit status and how to fix it, when its risk is `exit status masked`. */
 function hintOf(run: { check: { residual_risk?: string }; command: { command: string } }) {
-  if (run.check.residual_risk !== EXIT_STATUS_MASKED_RISK) return null;
+  const risk = run.check.residual_risk;
+  if (risk !== EXIT_STATUS_MASKED_RISK && risk !== EXIT_STATUS_UNVERIFIABLE_RISK) return null;
   return maskedExitExplanation(run.command.command);
 }
 
