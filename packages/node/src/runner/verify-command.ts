@@ -17,6 +17,8 @@ export interface VerificationRunOptions {
   env?: NodeJS.ProcessEnv;
   /** Aborting stops the command's process group. */
   signal?: AbortSignal;
+  /** The shell (absolute path, issue 10 `planCheckEnvironment`); default `sh`. */
+  shell?: string;
 }
 
 /** One verification command's check plus what the run looked like. */
@@ -57,6 +59,7 @@ export async function runVerificationCommand(
   if (options.logDir !== undefined) shellOptions.logDir = options.logDir;
   if (options.env !== undefined) shellOptions.env = options.env;
   if (options.signal !== undefined) shellOptions.signal = options.signal;
+  if (options.shell !== undefined) shellOptions.shell = options.shell;
   const execution = await runShellCommand(command.command, shellOptions);
 
   const metadata: Record<string, unknown> = {

@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { isAbsolute, relative } from "node:path";
 import {
   acceptReport,
   CORE_VERSION,
@@ -26,8 +27,16 @@ import {
   type VerificationSummary,
 } from "@turngate/core";
 
+import {
+  type EnvironmentBaseline,
+  fileFingerprint,
+  fingerprintTree,
+  takeEnvironmentBaseline,
+} from "../environment/environment-baseline.js";
+import { changedUserFiles, fingerprintUserFiles } from "../environment/user-files.js";
 import { turngatePaths } from "../fs/paths.js";
 import { verificationPresets } from "../presets/detect.js";
+import { checkCargoTargetDir, prepareCheckEnvironment } from "../runner/check-env.js";
 import { runVerificationCommand } from "../runner/verify-command.js";
 import type { WorkspaceDelta } from "../workspace/diff/diff.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
@@ -36,6 +45,7 @@ import { buildTurnProof } from "./proof.js";
 import type {
   CommandRun,
   ReportBinding,
+  SessionCheckEnvironment,
   SessionOptions,
   VerifyCommandsOptions,
   VerifyCommandsResult,
@@ -82,6 +92,12 @@ export class Session {
   /** Digests the attestor was already asked about (it is asked once per digest). */
   #attestedDigests = new Set<string>();
   #decision: { outcome: GateOutcome; reports: VerificationReport[]; at: Date } | undefined;
+  readonly #checkEnv: SessionCheckEnvironment;
+  readonly #stateDir: string;
+  readonly #environment: EnvironmentBaseline;
+  /** The cargo target fingerprint the next check run is compared with (issue 10). */
+  #cargoReference: string | null;
+  #environmentChanges: { path: string; contentDigest: string }[] = [];
 
   private constructor(
     options: SessionOptions,
@@ -89,6 +105,8 @@ export class Session {
     baseline: WorkspaceSnapshot,
     waivers: CompletionWaiver[],
     startedAt: Date,
+    environment: EnvironmentBaseline,
+    stateDir: string,
   ) {
     this.root = observer.root;
     this.#observer = observer;
@@ -103,12 +121,19 @@ export class Session {
       ...(options.toolVersions ?? {}),
     };
     this.#startedAt = startedAt;
+    this.#checkEnv = options.checkEnvironment ?? {};
+    this.#stateDir = stateDir;
+    this.#environment = environment;
+    this.#cargoReference = environment.cargoTarget;
   }
 
   /**
    * Start a session on `options.root`: validate the waivers, then take the workspace
-   * baseline (or restore `options.baseline`).
-   * Errors: `TurngateValidationError` for a malformed waiver (path `waivers.N.field`);
+   * baseline (or restore `options.baseline`) and the environment baseline (issue 10: the
+   * checks' shell and PATH, user-level file fingerprints, the cargo target and review
+   * files' fingerprints), or adopt `options.checkEnvironment.baseline`.
+   * Errors: `TurngateValidationError` for a malformed waiver (path `waivers.N.field`) or a
+   * configured shell that cannot be found (path `shell`);
    * `WorkspaceObserverError` for a bad root, bad ignores, a baseline of another root or a
    * failing `git ls-files`.
    */
@@ -121,6 +146,17 @@ export class Session {
     if (options.ignores !== undefined) observerOptions.ignores = options.ignores;
     if (options.useGit !== undefined) observerOptions.useGit = options.useGit;
     const observer = new WorkspaceObserver(options.root, observerOptions);
+    const checkEnv = options.checkEnvironment ?? {};
+    const stateDir = checkEnv.stateDir ?? turngatePaths(observer.root).dir;
+    const environment =
+      checkEnv.baseline ??
+      takeEnvironmentBaseline({
+        env: options.env ?? process.env,
+        cargoTargetDir: checkCargoTargetDir(stateDir),
+        ...(checkEnv.shell !== undefined ? { shell: checkEnv.shell } : {}),
+        ...(checkEnv.home !== undefined ? { home: checkEnv.home } : {}),
+        ...(checkEnv.reviewFiles !== undefined ? { reviewFiles: checkEnv.reviewFiles } : {}),
+      });
     let baseline: WorkspaceSnapshot;
     if (options.baseline !== undefined) {
       observer.restoreBaseline(options.baseline);
@@ -128,7 +164,25 @@ export class Session {
     } else {
       baseline = await observer.baseline();
     }
-    return new Session(options, observer, baseline, waivers, startedAt);
+    return new Session(options, observer, baseline, waivers, startedAt, environment, stateDir);
+  }
+
+  /**
+   * The environment baseline (issue 10): the checks' shell and PATH, user-level file
+   * fingerprints, cargo target and review file fingerprints. Store it with the workspace
+   * baseline (`serializeEnvironmentBaseline`) and pass it back as
+   * `checkEnvironment.baseline`.
+   */
+  get environmentBaseline(): EnvironmentBaseline {
+    return this.#environment;
+  }
+
+  /**
+   * The user-level files changed since the baseline, as of the latest observation: the
+   * ledger's `environment` rows (`~/.gitconfig`, …, with the digest now or `deleted`).
+   */
+  get environmentChanges(): { path: string; contentDigest: string }[] {
+    return this.#environmentChanges.map((change) => ({ ...change }));
   }
 
   /** The workspace baseline this turn is measured against (store it with `serializeSnapshot`). */
@@ -270,27 +324,40 @@ export class Session {
 
     const runs: CommandRun[] = [];
     const checks: VerificationCheck[] = [];
-    for (const [index, command] of parsed.entries()) {
-      if (options.signal?.aborted) break;
-      options.onProgress?.({ type: "start", index, total: parsed.length, command });
-      const run = await runVerificationCommand(command, {
-        root: this.root,
-        logDir: this.#logDir,
-        ...(this.#env ? { env: this.#env } : {}),
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
-      runs.push({ command, check: run.check, execution: run.execution });
-      checks.push(run.check);
-      options.onProgress?.({
-        type: "end",
-        index,
-        total: parsed.length,
-        command,
-        check: run.check,
-        durationMs: run.execution.durationMs,
-        execution: run.execution,
-      });
+    const reviews = this.#reviewChecks();
+    const prepared = prepareCheckEnvironment(this.#environment.plan, {
+      env: this.#env ?? process.env,
+      stateDir: this.#stateDir,
+      ...(this.#checkEnv.allowEnv ? { allowEnv: this.#checkEnv.allowEnv } : {}),
+    });
+    try {
+      for (const [index, command] of parsed.entries()) {
+        if (options.signal?.aborted) break;
+        options.onProgress?.({ type: "start", index, total: parsed.length, command });
+        const run = await runVerificationCommand(command, {
+          root: this.root,
+          logDir: this.#logDir,
+          env: prepared.env,
+          shell: this.#environment.plan.shell.path,
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
+        runs.push({ command, check: run.check, execution: run.execution });
+        checks.push(run.check);
+        options.onProgress?.({
+          type: "end",
+          index,
+          total: parsed.length,
+          command,
+          check: run.check,
+          durationMs: run.execution.durationMs,
+          execution: run.execution,
+        });
+      }
+    } finally {
+      prepared.dispose();
+      this.#cargoReference = fingerprintTree(checkCargoTargetDir(this.#stateDir));
     }
+    checks.push(...reviews);
 
     let binding: ReportBinding = { bound: false, reason: "not_requested" };
     if (before) {
@@ -355,6 +422,41 @@ export class Session {
     });
   }
 
+  /**
+   * Checks that make the report `needs_review` because the turn changed what the checks
+   * depend on (issue 10): a review file (the configuration) that differs from its
+   * baseline fingerprint, and a cargo target folder changed since the baseline (or since
+   * the last check run).
+   */
+  #reviewChecks(): VerificationCheck[] {
+    const checks: VerificationCheck[] = [];
+    for (const [path, digest] of Object.entries(this.#environment.reviewFiles)) {
+      if (fileFingerprint(path) === digest) continue;
+      const shown = relative(this.root, path);
+      const label = shown.startsWith("..") || isAbsolute(shown) ? path : shown;
+      checks.push({
+        id: "turngate:config",
+        kind: "review",
+        description: `${label} unchanged since the baseline`,
+        status: "needs_review",
+        required: true,
+        residual_risk: `${label} changed during the turn: the checks ran with the configuration read before the agent ran, the edit was not applied; review it, then start a new turn`,
+      });
+    }
+    const cargoDir = checkCargoTargetDir(this.#stateDir);
+    if (this.#cargoReference !== null && fingerprintTree(cargoDir) !== this.#cargoReference) {
+      checks.push({
+        id: "turngate:cargo-target",
+        kind: "review",
+        description: "the checks' CARGO_TARGET_DIR unchanged since the baseline",
+        status: "needs_review",
+        required: true,
+        residual_risk: `the checks' cargo target folder ${cargoDir} changed during the turn (a planted build artifact would be trusted by cargo): delete the folder, then run the checks again`,
+      });
+    }
+    return checks;
+  }
+
   #applySnapshot(snapshot: WorkspaceSnapshot): WorkspaceDelta {
     const delta = WorkspaceObserver.diff(this.#baseline, snapshot);
     const ledger = new MutationLedger();
@@ -365,6 +467,15 @@ export class Session {
     ledger.observeUnseenPaths(
       delta.changes.map((change) => ({ path: change.path, contentDigest: change.content_digest })),
     );
+    const fingerprintOptions: Parameters<typeof fingerprintUserFiles>[0] = {
+      env: this.#env ?? process.env,
+    };
+    if (this.#checkEnv.home !== undefined) fingerprintOptions.home = this.#checkEnv.home;
+    this.#environmentChanges = changedUserFiles(
+      this.#environment.userFiles,
+      fingerprintUserFiles(fingerprintOptions),
+    );
+    ledger.recordEnvironmentPaths(this.#environmentChanges);
     if (!delta.complete) ledger.setObservationIncomplete(true);
     this.#ledger = ledger;
     this.#delta = delta;
