@@ -2,7 +2,10 @@ import { readFile } from "node:fs/promises";
 import { TurngateError } from "@turngate/core";
 import { VerificationCommandSchema } from "@turngate/core/schemas";
 import {
+  deserializeEnvironmentBaseline,
   deserializeSnapshot,
+  type EnvironmentBaseline,
+  serializeEnvironmentBaseline,
   serializeSnapshot,
   sha256Hex,
   type WorkspaceSnapshot,
@@ -23,6 +26,8 @@ const CapturedConfigSchema = z
     checks: z.array(VerificationCommandSchema),
     timeout_ms: z.number().int().nonnegative().nullable(),
     ignores: z.array(z.string()),
+    shell: z.string().nullable(),
+    allow_env: z.array(z.string()),
   })
   .strict();
 
@@ -31,6 +36,7 @@ const BaselineFileSchema = z
     schema: z.literal(BASELINE_FILE_SCHEMA),
     turngate_version: z.string(),
     config: CapturedConfigSchema,
+    environment: z.unknown(),
     snapshot: z.unknown(),
   })
   .strict();
@@ -42,6 +48,8 @@ export interface StoredBaseline {
   snapshot: WorkspaceSnapshot;
   /** The effective configuration captured when the baseline was taken. */
   config: TurngateConfig;
+  /** Issue 10: the checks' shell and PATH, user-level and review file fingerprints. */
+  environment: EnvironmentBaseline;
 }
 
 /** The baseline id of stored bytes: lowercase hex SHA-256 (64 characters). */
@@ -54,7 +62,10 @@ export function baselineIdOf(bytes: string | Uint8Array): string {
  * snapshot plus the effective configuration — checks (timeouts applied), the default
  * `timeout_ms`, `ignores` and where the configuration was read — so `turngate verify` uses
  * the configuration of the turn's start, not one the agent may have edited since.
- * Input: file path, snapshot, loaded configuration, turngate version.
+ * It also stores the environment baseline (issue 10: the checks' absolute shell and
+ * PATH, user-level file fingerprints, the cargo target and configuration file
+ * fingerprints), so verify neither re-resolves the shell nor trusts files edited since.
+ * Input: file path, snapshot, loaded configuration, turngate version, environment.
  * Output: the baseline id (SHA-256 of the bytes written, 64 lowercase hex characters).
  * Errors: the `fs` error of the write.
  */
@@ -63,6 +74,7 @@ export async function writeBaseline(
   snapshot: WorkspaceSnapshot,
   config: TurngateConfig,
   version: string,
+  environment: EnvironmentBaseline,
 ): Promise<string> {
   const file = {
     schema: BASELINE_FILE_SCHEMA,
@@ -72,7 +84,10 @@ export async function writeBaseline(
       checks: config.checks,
       timeout_ms: config.timeoutMs ?? null,
       ignores: config.ignores,
+      shell: config.shell ?? null,
+      allow_env: config.allowEnv ?? [],
     },
+    environment: serializeEnvironmentBaseline(environment),
     snapshot: serializeSnapshot(snapshot),
   };
   const text = `${JSON.stringify(file, null, 2)}\n`;
@@ -143,12 +158,20 @@ export async function readBaseline(
   const config: TurngateConfig = { checks: captured.checks, ignores: captured.ignores };
   if (captured.path !== null) config.path = captured.path;
   if (captured.timeout_ms !== null) config.timeoutMs = captured.timeout_ms;
-  return { id, snapshot: deserializeSnapshot(parsed.data.snapshot), config };
+  if (captured.shell !== null) config.shell = captured.shell;
+  if (captured.allow_env.length > 0) config.allowEnv = captured.allow_env;
+  let environment: EnvironmentBaseline;
+  try {
+    environment = deserializeEnvironmentBaseline(parsed.data.environment);
+  } catch (error) {
+    throw invalid(label, `${(error as Error).message}; run \`turngate baseline\` again`);
+  }
+  return { id, snapshot: deserializeSnapshot(parsed.data.snapshot), config, environment };
 }
 
 /**
  * The parts of the effective configuration that differ between `a` and `b` (`checks`,
- * `timeout_ms`, `ignores`, in that order); `[]` when they are the same.
+ * `timeout_ms`, `ignores`, `shell`, `allow_env`, in that order); `[]` when they are the same.
  */
 export function configDifferences(a: TurngateConfig, b: TurngateConfig): string[] {
   const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
@@ -156,6 +179,8 @@ export function configDifferences(a: TurngateConfig, b: TurngateConfig): string[
   if (!same(a.checks, b.checks)) differences.push("checks");
   if (!same(a.timeoutMs ?? null, b.timeoutMs ?? null)) differences.push("timeout_ms");
   if (!same(a.ignores, b.ignores)) differences.push("ignores");
+  if (!same(a.shell ?? null, b.shell ?? null)) differences.push("shell");
+  if (!same(a.allowEnv ?? [], b.allowEnv ?? [])) differences.push("allow_env");
   return differences;
 }
 

@@ -25,13 +25,20 @@ const CheckSchema = z.union([
 /**
  * `turngate.config.json`: `checks` (command strings or verification command records),
  * `timeout_ms` (default timeout of every check, ms), `ignores` (gitignore-style patterns
- * the workspace observer skips). Unknown keys are rejected so that typos surface.
+ * the workspace observer skips), `shell` (the checks' shell: a program name looked up on
+ * PATH at baseline time, or an absolute path; default bash if found, else sh) and
+ * `allow_env` (secret-looking variable names passed to checks all the same; see
+ * `@turngate/node`'s check-env). Unknown keys are rejected so that typos surface.
  */
 export const TurngateConfigSchema = z
   .object({
     checks: z.array(CheckSchema).optional(),
     timeout_ms: z.number().int().nonnegative().optional(),
     ignores: z.array(z.string()).optional(),
+    shell: z.string().regex(/\S/, { message: "must not be blank" }).optional(),
+    allow_env: z
+      .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: "must be a variable name" }))
+      .optional(),
   })
   .strict();
 
@@ -43,6 +50,10 @@ export interface TurngateConfig {
   ignores: string[];
   /** The file's top-level `timeout_ms` (already applied to `checks`); undefined when absent. */
   timeoutMs?: number;
+  /** `shell`: the checks' shell as configured; undefined: bash if found, else sh. */
+  shell?: string;
+  /** `allow_env`: variable names passed to checks although they look like secrets. */
+  allowEnv?: string[];
 }
 
 /**
@@ -95,6 +106,8 @@ export function loadConfig(root: string, explicitPath?: string): TurngateConfig 
     ignores: config.ignores ?? [],
   };
   if (config.timeout_ms !== undefined) loaded.timeoutMs = config.timeout_ms;
+  if (config.shell !== undefined) loaded.shell = config.shell;
+  if (config.allow_env !== undefined) loaded.allowEnv = config.allow_env;
   return loaded;
 }
 

@@ -1,5 +1,5 @@
 import { EXIT_STATUS_MASKED_RISK, EXIT_STATUS_UNVERIFIABLE_RISK } from "@turngate/core";
-import { maskedExitExplanation } from "./masked-exit.js";
+import { type HintShell, maskedExitExplanation } from "./masked-exit.js";
 import { displayPath, escapeControls, shownPath, terminalSafeTailLine } from "./terminal-text.js";
 import type { TurnResult } from "./turn.js";
 import { bindingJson } from "./turn.js";
@@ -23,7 +23,7 @@ export function verdictOf(result: TurnResult): string {
  * The human report of a turn (stdout): what changed, the summary text (A3S §2.19), the
  * verdict with the effect digest or the gate message and its reason, why the checks'
  * report is unbound when it is, what masks a check's exit status (and how to fix it), which `--waive` digests did not match an incomplete turn's
- * effect digest, the last 20 lines of each failing check with its log, and
+ * effect digest, the user-level files (tool `environment` rows) that changed, the last 20 lines of each failing check with its log, and
  * where the proof was written. Paths are relative to the workspace root (absolute outside it,
  * e.g. under `--state-dir`).
  *
@@ -45,6 +45,16 @@ export function renderTurnText(result: TurnResult): string {
       lines.push(`  ${change.change.padEnd(8)} ${displayPath(change.path)}`);
     }
     for (const path of result.delta.unreadable) lines.push(`  unreadable ${displayPath(path)}`);
+  }
+  const environment = result.environmentChanges;
+  if (environment.length > 0) {
+    lines.push(
+      `environment: ${environment.length} user-level ${environment.length === 1 ? "file" : "files"} the checks may read changed (ledger rows, tool environment)`,
+    );
+    for (const change of environment) {
+      const kind = change.contentDigest === "deleted" ? "deleted" : "changed";
+      lines.push(`  ${kind.padEnd(8)} ${displayPath(change.path)}`);
+    }
   }
   if (result.checksSource === "none") {
     lines.push(
@@ -90,7 +100,7 @@ export function renderTurnText(result: TurnResult): string {
 
   for (const run of result.verification?.runs ?? []) {
     if (run.check.status === "passed") continue;
-    const risk = hintOf(run) ?? run.check.residual_risk ?? run.command.command;
+    const risk = hintOf(run, result.shell) ?? run.check.residual_risk ?? run.command.command;
     const head = `${run.check.status}: ${escapeControls(run.command.id)}: ${escapeControls(risk)}`;
     lines.push(head);
     const tail = lastLines(run.execution.output, FAILING_TAIL_LINES);
@@ -100,6 +110,17 @@ export function renderTurnText(result: TurnResult): string {
       for (const line of tail) lines.push(`  | ${terminalSafeTailLine(line)}`);
     }
   }
+  // Checks turngate added to the report itself (issue 10: a configuration file or the
+  // checks' cargo target folder changed during the turn), not commands that ran.
+  const ran = new Set((result.verification?.runs ?? []).map((run) => run.command.id));
+  for (const check of result.verification?.report.checks ?? []) {
+    if (check.status === "passed" || ran.has(check.id) || !check.id.startsWith("turngate:")) {
+      continue;
+    }
+    lines.push(
+      `${check.status}: ${escapeControls(check.id)}: ${escapeControls(check.residual_risk ?? check.description)}`,
+    );
+  }
   if (result.proofPath) lines.push(`proof: ${rel(result.proofPath)}`);
   return `${lines.join("\n")}\n`;
 }
@@ -108,7 +129,9 @@ export function renderTurnText(result: TurnResult): string {
  * The wire form (snake_case) of a turn, printed by `--json`:
  * `{schema, verdict, exit_code, root, effect_digest, agent, changes, observation_complete,
  * unreadable, checks_source, checks, binding, reports, summary, summary_text, outcome,
- * proof_path, config_path, unmatched_waivers}`; absent parts are null;
+ * proof_path, config_path, unmatched_waivers, shell, environment_changes}`; absent parts
+ * are null; `shell` is `{path, name, pipefail}` of the checks' shell; `environment_changes`
+ * the `environment` ledger rows `[{path, content_digest}]` (`~/.gitconfig`, …);
  * each check's `hint` explains an `exit status masked` risk (else null);
  * `unmatched_waivers` lists the `--waive` digests that are not the effect digest of a turn
  * the gate did not allow (else `[]`).
@@ -140,7 +163,7 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
       duration_ms: run.execution.durationMs,
       log_path: run.execution.log?.path ?? null,
       residual_risk: run.check.residual_risk ?? null,
-      hint: hintOf(run),
+      hint: hintOf(run, result.shell),
     })),
     binding: bindingJson(result.verification?.binding),
     reports: result.reports,
@@ -150,14 +173,25 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
     proof_path: result.proofPath ?? null,
     config_path: result.configPath ?? null,
     unmatched_waivers: unmatchedWaivers(result),
+    shell: { path: result.shell.path, name: result.shell.name, pipefail: result.shell.pipefail },
+    environment_changes: result.environmentChanges.map((change) => ({
+      path: change.path,
+      content_digest: change.contentDigest,
+    })),
   };
 }
 
-/** What masks a check's exit status and how to fix it, when its risk is `exit status masked`. */
-function hintOf(run: { check: { residual_risk?: string }; command: { command: string } }) {
+/**
+ * What masks a check's exit status and how to fix it (written for the checks' shell), when
+ * its risk is `exit status masked` or `exit status cannot be verified`.
+ */
+function hintOf(
+  run: { check: { residual_risk?: string }; command: { command: string } },
+  shell: HintShell,
+) {
   const risk = run.check.residual_risk;
   if (risk !== EXIT_STATUS_MASKED_RISK && risk !== EXIT_STATUS_UNVERIFIABLE_RISK) return null;
-  return maskedExitExplanation(run.command.command);
+  return maskedExitExplanation(run.command.command, shell);
 }
 
 /** Waiver digests that did not match the effect digest of a turn that was not allowed. */

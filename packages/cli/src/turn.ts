@@ -7,11 +7,14 @@ import type {
   VerificationSummary,
 } from "@turngate/core";
 import {
+  type CheckShell,
+  type EnvironmentBaseline,
   exitOnTerminationSignals,
   killTrackedProcessGroups,
   type ReportBinding,
   requiredPresetCommands,
   Session,
+  type SessionCheckEnvironment,
   signalExitCode,
   turngatePaths,
   type VerifyCommandsResult,
@@ -20,7 +23,7 @@ import {
   writeJsonAtomic,
 } from "@turngate/node";
 import { type AgentExit, runAgent } from "./agent.js";
-import { loadConfig, type TurngateConfig } from "./config.js";
+import { CONFIG_FILE_NAME, loadConfig, type TurngateConfig } from "./config.js";
 import { CLI_VERSION, type CliContext, EXIT_INCOMPLETE, EXIT_OK } from "./context.js";
 import { createProgressReporter } from "./progress.js";
 import type { StatePaths } from "./state-dir.js";
@@ -45,7 +48,9 @@ export interface TurnRequest {
   /** An already loaded configuration (`verify`: the one captured in the baseline); wins over `configPath`. */
   config?: TurngateConfig;
   /** Where check logs and proofs go (`--state-dir`); default `<root>/.turngate`. */
-  state?: Pick<StatePaths, "logs" | "proofs">;
+  state?: Pick<StatePaths, "logs" | "proofs"> & { dir?: string };
+  /** The environment baseline stored with a baseline (`verify`); absent: taken now. */
+  environment?: EnvironmentBaseline;
   waivers: CompletionWaiver[];
 }
 
@@ -69,6 +74,10 @@ export interface TurnResult {
   configPath?: string;
   /** The host waivers the turn was given (`--waive`), as given. */
   waivers: CompletionWaiver[];
+  /** The shell the checks ran with (resolved at baseline time, issue 10). */
+  shell: CheckShell;
+  /** User-level files changed since the baseline: the ledger's `environment` rows. */
+  environmentChanges: { path: string; contentDigest: string }[];
 }
 
 /**
@@ -96,6 +105,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     logDir: state.logs,
     toolVersions: { turngate: CLI_VERSION },
     ...(request.baseline ? { baseline: request.baseline } : {}),
+    checkEnvironment: turnCheckEnvironment(request.root, config, state.dir, request.environment),
   });
 
   let agent: TurnResult["agent"];
@@ -150,6 +160,8 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     summaryText: session.verificationSummaryText(),
     outcome,
     waivers: request.waivers,
+    shell: session.environmentBaseline.plan.shell,
+    environmentChanges: session.environmentChanges,
   };
   if (agent) result.agent = agent;
   if (checksSource) result.checksSource = checksSource;
@@ -161,6 +173,29 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     result.proofPath = proofPath;
   }
   return result;
+}
+
+/**
+ * The Session's `checkEnvironment` for a turn (issue 10): the config's `shell` and
+ * `allow_env`, the state folder (`CARGO_TARGET_DIR` under it), the configuration file as
+ * a review file (an agent edit, or a file created where none was, ends `needs_review`:
+ * the turn uses the configuration read before the agent ran), and the stored environment
+ * baseline when there is one (`verify`).
+ */
+export function turnCheckEnvironment(
+  root: string,
+  config: TurngateConfig,
+  stateDir: string | undefined,
+  stored: EnvironmentBaseline | undefined,
+): SessionCheckEnvironment {
+  const options: SessionCheckEnvironment = {
+    reviewFiles: [config.path ?? join(root, CONFIG_FILE_NAME)],
+  };
+  if (config.shell !== undefined) options.shell = config.shell;
+  if (config.allowEnv !== undefined) options.allowEnv = config.allowEnv;
+  if (stateDir !== undefined) options.stateDir = stateDir;
+  if (stored !== undefined) options.baseline = stored;
+  return options;
 }
 
 /**

@@ -1,3 +1,20 @@
+export {
+  deserializeEnvironmentBaseline,
+  type EnvironmentBaseline,
+  type EnvironmentBaselineOptions,
+  fileFingerprint,
+  fingerprintTree,
+  serializeEnvironmentBaseline,
+  takeEnvironmentBaseline,
+} from "./environment/environment-baseline.js";
+export {
+  changedUserFiles,
+  fingerprintUserFiles,
+  type UserFileFingerprints,
+  type UserFileLocation,
+  type UserFilesOptions,
+  userFileLocations,
+} from "./environment/user-files.js";
 export * from "./facts/index.js";
 export { writeFileAtomic, writeJsonAtomic } from "./fs/atomic.js";
 export { type CommittedLog, ContentAddressedLog } from "./fs/content-log.js";
@@ -17,6 +34,20 @@ export {
   OutputCapture,
   truncationNotice,
 } from "./runner/capture.js";
+export {
+  type CheckEnvironmentPlan,
+  type CheckShell,
+  checkCargoTargetDir,
+  findOnPath,
+  isSecretName,
+  type PrepareCheckEnvironmentOptions,
+  type PreparedCheckEnvironment,
+  planCheckEnvironment,
+  prepareCheckEnvironment,
+  resolveCheckPath,
+  SECRET_NAME_PATTERNS,
+  SOURCED_FILE_VARIABLES,
+} from "./runner/check-env.js";
 export {
   type ExitOnSignalOptions,
   exitOnTerminationSignals,
@@ -53,6 +84,7 @@ export { Session } from "./session/session.js";
 export type {
   CommandRun,
   ReportBinding,
+  SessionCheckEnvironment,
   SessionOptions,
   VerifyCommandsOptions,
   VerifyCommandsResult,

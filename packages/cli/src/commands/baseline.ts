@@ -5,6 +5,7 @@ import { loadConfig } from "../config.js";
 import { CLI_VERSION, EXIT_OK } from "../context.js";
 import { resolveStatePaths } from "../state-dir.js";
 import { shownPath } from "../terminal-text.js";
+import { turnCheckEnvironment } from "../turn.js";
 import { addLocationOptions, resolveWorkspaceRoot } from "./options.js";
 import type { CliCommand } from "./types.js";
 
@@ -39,8 +40,19 @@ export const baselineCommand: CliCommand = {
         const root = resolveWorkspaceRoot(ctx.cwd, flags.root);
         const paths = resolveStatePaths(root, flags.stateDir, ctx.cwd);
         const config = loadConfig(root, flags.config ? resolve(ctx.cwd, flags.config) : undefined);
-        const session = await Session.start({ root, ignores: config.ignores, env: ctx.env });
-        const id = await writeBaseline(paths.baseline, session.baseline, config, CLI_VERSION);
+        const session = await Session.start({
+          root,
+          ignores: config.ignores,
+          env: ctx.env,
+          checkEnvironment: turnCheckEnvironment(root, config, paths.dir, undefined),
+        });
+        const id = await writeBaseline(
+          paths.baseline,
+          session.baseline,
+          config,
+          CLI_VERSION,
+          session.environmentBaseline,
+        );
         const count = session.baseline.entries.size;
         if (flags.json) {
           const out = {

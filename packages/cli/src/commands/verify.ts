@@ -46,6 +46,7 @@ export const verifyCommand: CliCommand = {
             root,
             baseline: baseline.snapshot,
             config: baseline.config,
+            environment: baseline.environment,
             checks,
             waivers,
             state: paths,
