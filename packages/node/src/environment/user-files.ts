@@ -15,29 +15,38 @@ import { DELETED_CONTENT_DIGEST } from "@turngate/core";
  * The fingerprinted locations, relative to the home directory (`~`) unless absolute.
  * A folder (trailing `/`) stands for every file under it (3 levels deep, 2,000 files at
  * most). Environment overrides are followed where the tool itself follows them
- * (`XDG_CONFIG_HOME`, `CARGO_HOME`, `PYTHONUSERBASE`, `GOENV`, `PIP_CONFIG_FILE`,
- * `NPM_CONFIG_USERCONFIG`, `BASH_ENV`, `ENV`).
+ * (`XDG_CONFIG_HOME`, `CARGO_HOME`, `RUSTUP_HOME`, `PYENV_ROOT`, `PYTHONUSERBASE`, `GOENV`,
+ * `PIP_CONFIG_FILE`, `NPM_CONFIG_USERCONFIG`, `BASH_ENV`, `ENV`).
  *
  * - git: `~/.gitconfig`, `$XDG_CONFIG_HOME/git/` (config, attributes, ignore)
  * - npm / yarn / pnpm: `~/.npmrc` (or `NPM_CONFIG_USERCONFIG`), `~/.yarnrc`,
  *   `~/.yarnrc.yml`, `$XDG_CONFIG_HOME/pnpm/rc`; Node's global folders
  *   `~/.node_modules/`, `~/.node_libraries/`
- * - pip: `$XDG_CONFIG_HOME/pip/`, `~/.pip/`, `PIP_CONFIG_FILE`
+ * - pip: `$XDG_CONFIG_HOME/pip/`, `~/.pip/`, `PIP_CONFIG_FILE`, `/etc/pip.conf`,
+ *   `/etc/xdg/pip/pip.conf`
  * - Python user site (`PYTHONUSERBASE`, default `~/.local`): `lib/python3.X/site-packages/`
  *   `usercustomize.py`, `sitecustomize.py` and `*.pth` (turngate's checks run with
  *   `PYTHONNOUSERSITE=1`, so they are not loaded; the row shows the attempt)
  * - cargo: `$CARGO_HOME/config.toml`, `$CARGO_HOME/config` (default `~/.cargo`)
- * - Go: the `go env GOENV` file (`GOENV`, else `$XDG_CONFIG_HOME/go/env`)
+ * - Go: the `go env GOENV` file (`GOENV`, else `$XDG_CONFIG_HOME/go/env`; computed, `go`
+ *   is not run)
+ * - toolchain selectors: `$PYENV_ROOT/version` (default `~/.pyenv/version`),
+ *   `~/.tool-versions` (asdf), `$RUSTUP_HOME/settings.toml` (default `~/.rustup`)
  * - shells: `~/.bashrc`, `~/.bash_profile`, `~/.profile`, `~/.zshenv`, and the files
  *   `BASH_ENV` / `ENV` name (turngate's checks run with both unset)
  * - every executable in a `PATH` folder inside the home directory (`~/.local/bin/`,
  *   `~/.cargo/bin/`, …), so a planted `~/.local/bin/bash` shows up.
  *
- * Input: the environment and the home directory. Output: the locations; nothing is read
+ * Input: the environment, the home directory and the system configuration folder
+ * (default `/etc`). Output: the locations; nothing is read
  * but the `lib/` folder of the Python user base. Never throws.
  */
-export function userFileLocations(env: NodeJS.ProcessEnv, home: string): UserFileLocation[] {
-  return locations(env, home);
+export function userFileLocations(
+  env: NodeJS.ProcessEnv,
+  home: string,
+  etc = "/etc",
+): UserFileLocation[] {
+  return locations(env, home, etc);
 }
 
 /** Where the fingerprints are taken. */
@@ -46,6 +55,8 @@ export interface UserFilesOptions {
   env?: NodeJS.ProcessEnv;
   /** The home directory; default `env.HOME`, else `os.homedir()`. Tests pass a temp folder. */
   home?: string;
+  /** The system configuration folder (`/etc/pip.conf`, …); default `/etc`. Tests pass a temp folder. */
+  etc?: string;
 }
 
 /** `~/…` label → content digest (see `fingerprintUserFiles`). */
@@ -66,7 +77,7 @@ export interface UserFileLocation {
   depth?: number;
 }
 
-function locations(env: NodeJS.ProcessEnv, home: string): UserFileLocation[] {
+function locations(env: NodeJS.ProcessEnv, home: string, etc: string): UserFileLocation[] {
   const config = nonBlank(env.XDG_CONFIG_HOME) ?? join(home, ".config");
   const cargo = nonBlank(env.CARGO_HOME) ?? join(home, ".cargo");
   const userBase = nonBlank(env.PYTHONUSERBASE) ?? join(home, ".local");
@@ -81,9 +92,17 @@ function locations(env: NodeJS.ProcessEnv, home: string): UserFileLocation[] {
     { path: join(home, ".node_libraries"), folder: true },
     { path: join(config, "pip"), folder: true },
     { path: join(home, ".pip"), folder: true },
+    { path: join(etc, "pip.conf"), folder: false },
+    { path: join(etc, "xdg", "pip", "pip.conf"), folder: false },
     { path: join(cargo, "config.toml"), folder: false },
     { path: join(cargo, "config"), folder: false },
     { path: nonBlank(env.GOENV) ?? join(config, "go", "env"), folder: false },
+    { path: join(nonBlank(env.PYENV_ROOT) ?? join(home, ".pyenv"), "version"), folder: false },
+    { path: join(home, ".tool-versions"), folder: false },
+    {
+      path: join(nonBlank(env.RUSTUP_HOME) ?? join(home, ".rustup"), "settings.toml"),
+      folder: false,
+    },
     { path: join(home, ".bashrc"), folder: false },
     { path: join(home, ".bash_profile"), folder: false },
     { path: join(home, ".profile"), folder: false },
@@ -210,7 +229,7 @@ export function fingerprintUserFiles(options: UserFilesOptions = {}): UserFileFi
   const env = options.env ?? process.env;
   const home = options.home ?? nonBlank(env.HOME) ?? homedir();
   const out: UserFileFingerprints = {};
-  for (const location of locations(env, home)) {
+  for (const location of locations(env, home, options.etc ?? "/etc")) {
     visit(location.path, home, out, location, 0, { files: MAX_FILES_PER_FOLDER });
   }
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

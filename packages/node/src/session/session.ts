@@ -303,6 +303,14 @@ export class Session {
    * Run `commands` one after another in the workspace root (A3S §2.16), derive one check
    * each, build a report for `subject` and record it.
    *
+   * The commands run with the shell fixed at baseline time (absolute path) in the
+   * controlled environment of `runner/check-env.ts` (issue 10), built from the session's
+   * `env` in a fresh folder removed afterwards. The report gets a `needs_review` check of
+   * its own (kind `review`) when the turn changed what the checks depend on:
+   * `turngate:config` when a `checkEnvironment.reviewFiles` file (the configuration)
+   * differs from its baseline fingerprint, `turngate:cargo-target` when the checks'
+   * `CARGO_TARGET_DIR` changed since the baseline or the previous check run.
+   *
    * With `bind: true`: the workspace is snapshotted before the first command (and the
    * ledger rebuilt from that snapshot) and after the last; the report gets
    * `effect_digest` only when the two snapshots are identical and complete and the ledger

@@ -25,7 +25,11 @@ export interface SessionOptions {
   attestor?: CompletionAttestor;
   /** Folder for verification command logs; default `<root>/.turngate/logs`. */
   logDir?: string;
-  /** Environment for verification commands; default `process.env`. */
+  /**
+   * The environment verification commands start from; default `process.env`. Checks get
+   * the controlled environment derived from it (`checkEnvironment`, issue 10): PATH as
+   * fixed at baseline time, secrets stripped, pinned Python/git/cargo variables.
+   */
   env?: NodeJS.ProcessEnv;
   /** A stored baseline (e.g. from `turngate baseline`) used instead of taking a new one. */
   baseline?: WorkspaceSnapshot;

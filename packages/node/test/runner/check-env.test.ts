@@ -185,12 +185,16 @@ describe("fingerprintUserFiles (temporary HOME)", () => {
       ".local/lib/python3.11/site-packages/evil.pth": "e",
       ".local/lib/python3.11/site-packages/pkg/__init__.py": "not listed",
       ".local/bin/tool": "t",
+      ".pyenv/version": "3.11",
+      ".rustup/settings.toml": "r",
+      "etc/pip.conf": "s",
       "unrelated.txt": "x",
     });
     symlinkSync("/bin/sh", join(home, ".local/bin/sh"));
     const fingerprints = fingerprintUserFiles({
       env: { PATH: `${home}/.local/bin:/usr/bin` },
       home,
+      etc: join(home, "etc"),
     });
     expect(fingerprints).toEqual({
       "~/.bashrc": sha256("b"),
@@ -206,6 +210,9 @@ describe("fingerprintUserFiles (temporary HOME)", () => {
       "~/.npmrc": sha256("n"),
       "~/.pip/pip.conf": sha256("q"),
       "~/.profile": sha256("pr"),
+      "~/.pyenv/version": sha256("3.11"),
+      "~/.rustup/settings.toml": sha256("r"),
+      "~/etc/pip.conf": sha256("s"),
       "~/.yarnrc.yml": sha256("y"),
     });
   });
@@ -219,7 +226,7 @@ describe("fingerprintUserFiles (temporary HOME)", () => {
       GOENV: join(other, "goenv"),
       BASH_ENV: join(other, "bash_env"),
     };
-    const before = fingerprintUserFiles({ env, home });
+    const before = fingerprintUserFiles({ env, home, etc: join(other, "etc") });
     expect(Object.keys(before)).toEqual([
       join(other, "bash_env"),
       join(other, "cargo/config"),
@@ -228,7 +235,9 @@ describe("fingerprintUserFiles (temporary HOME)", () => {
     writeFileSync(join(other, "goenv"), "changed");
     rmSync(join(other, "bash_env"));
     writeFileSync(join(home, ".npmrc"), "registry=x");
-    expect(changedUserFiles(before, fingerprintUserFiles({ env, home }))).toEqual([
+    expect(
+      changedUserFiles(before, fingerprintUserFiles({ env, home, etc: join(other, "etc") })),
+    ).toEqual([
       { path: join(other, "bash_env"), contentDigest: "deleted" },
       { path: join(other, "goenv"), contentDigest: sha256("changed") },
       { path: "~/.npmrc", contentDigest: sha256("registry=x") },
@@ -246,7 +255,8 @@ describe("environment baseline", () => {
       cargoTargetDir: join(state, "cargo-target"),
       reviewFiles: [config],
     });
-    expect(baseline.userFiles).toEqual({ "~/.gitconfig": sha256("g") });
+    const inHome = Object.entries(baseline.userFiles).filter(([label]) => label.startsWith("~/"));
+    expect(Object.fromEntries(inHome)).toEqual({ "~/.gitconfig": sha256("g") });
     expect(baseline.reviewFiles).toEqual({ [config]: "absent" });
     expect(baseline.cargoTarget).toMatch(/^[0-9a-f]{64}$/);
     const wire = JSON.parse(JSON.stringify(serializeEnvironmentBaseline(baseline)));
