@@ -61,6 +61,9 @@ try {
   line(`fingerprintUserFiles (${Object.keys(baseline.userFiles).length} files)`, userFiles);
   line(`fingerprintTree (${TARGET_FILES} files)`, tree);
   line("prepareCheckEnvironment + dispose", prepare);
+  console.log(
+    `target: prepareCheckEnvironment + dispose ≤ 2× bash -c true (${prepare / shell <= 2 ? "met" : "not met"}); the fingerprints run once per observation and are informational`,
+  );
 } finally {
   rmSync(target, { recursive: true, force: true });
 }

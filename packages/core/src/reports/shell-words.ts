@@ -2,6 +2,15 @@
  * Shell words of one simple command, and what that command really runs once the
  * wrappers in front of it are looked through (issue 10, "masked exit status through
  * wrappers"). Pure string analysis: nothing is run, nothing is expanded.
+ *
+ * Why not a parser library: core must stay pure and synchronous and run unchanged in
+ * Pyodide's JS host. `sh-syntax` (mvdan/sh) is a Go WASM module that must be instantiated
+ * asynchronously; `mvdan-sh` is its unmaintained GopherJS predecessor (a multi-megabyte
+ * bundle); `bash-parser` has been unmaintained since 2017; `shell-quote` tokenizes but
+ * expands variables and drops the quoting this rule needs (whether a word is computed).
+ * What the masked-exit rule needs is small — words with "static or computed", plus the
+ * list operators `splitShellCommand` already finds — and is tested exhaustively
+ * (`packages/core/test/shell-words.test.ts`).
  */
 
 /** One word of a simple command as written, with its value when it is static. */
