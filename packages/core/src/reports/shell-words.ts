@@ -5,8 +5,9 @@
  *
  * Why not a parser library: core must stay pure and synchronous and run unchanged in
  * Pyodide's JS host. `sh-syntax` (mvdan/sh) is a Go WASM module that must be instantiated
- * asynchronously; `mvdan-sh` is its unmaintained GopherJS predecessor (a multi-megabyte
- * bundle); `bash-parser` has been unmaintained since 2017; `shell-quote` tokenizes but
+ * asynchronously; `mvdan-sh` is a GopherJS transpilation of the same Go code (a large
+ * generated bundle with its own runtime); `bash-parser` has had no release since 2017;
+ * `shell-quote` tokenizes but
  * expands variables and drops the quoting this rule needs (whether a word is computed).
  * What the masked-exit rule needs is small — words with "static or computed", plus the
  * list operators `splitShellCommand` already finds — and is tested exhaustively
