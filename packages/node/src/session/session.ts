@@ -1,5 +1,4 @@
 import { createRequire } from "node:module";
-import { isAbsolute, relative } from "node:path";
 import {
   acceptReport,
   CORE_VERSION,
@@ -26,26 +25,18 @@ import {
   type VerificationReportInput,
   type VerificationSummary,
 } from "@turngate/core";
-
-import {
-  type EnvironmentBaseline,
-  fileFingerprint,
-  fingerprintTree,
-  takeEnvironmentBaseline,
-} from "../environment/environment-baseline.js";
-import { changedUserFiles, fingerprintUserFiles } from "../environment/user-files.js";
+import type { EnvironmentBaseline } from "../environment/environment-baseline.js";
 import { turngatePaths } from "../fs/paths.js";
 import { verificationPresets } from "../presets/detect.js";
-import { checkCargoTargetDir, prepareCheckEnvironment } from "../runner/check-env.js";
 import { runVerificationCommand } from "../runner/verify-command.js";
 import type { WorkspaceDelta } from "../workspace/diff/diff.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
 import type { WorkspaceSnapshot } from "../workspace/snapshot.js";
+import { type EnvironmentChange, SessionEnvironment } from "./check-environment.js";
 import { buildTurnProof } from "./proof.js";
 import type {
   CommandRun,
   ReportBinding,
-  SessionCheckEnvironment,
   SessionOptions,
   VerifyCommandsOptions,
   VerifyCommandsResult,
@@ -82,7 +73,6 @@ export class Session {
   readonly #waivers: CompletionWaiver[];
   readonly #attestor: CompletionAttestor | undefined;
   readonly #logDir: string;
-  readonly #env: NodeJS.ProcessEnv | undefined;
   readonly #toolVersions: Record<string, string>;
   readonly #startedAt: Date;
   #events: LedgerEvent[] = [];
@@ -92,12 +82,8 @@ export class Session {
   /** Digests the attestor was already asked about (it is asked once per digest). */
   #attestedDigests = new Set<string>();
   #decision: { outcome: GateOutcome; reports: VerificationReport[]; at: Date } | undefined;
-  readonly #checkEnv: SessionCheckEnvironment;
-  readonly #stateDir: string;
-  readonly #environment: EnvironmentBaseline;
-  /** The cargo target fingerprint the next check run is compared with (issue 10). */
-  #cargoReference: string | null;
-  #environmentChanges: { path: string; contentDigest: string }[] = [];
+  /** Issue 10 (shellenv): the checks' shell, environment and what the turn changed of it. */
+  readonly #checkEnvironment: SessionEnvironment;
 
   private constructor(
     options: SessionOptions,
@@ -105,8 +91,7 @@ export class Session {
     baseline: WorkspaceSnapshot,
     waivers: CompletionWaiver[],
     startedAt: Date,
-    environment: EnvironmentBaseline,
-    stateDir: string,
+    checkEnvironment: SessionEnvironment,
   ) {
     this.root = observer.root;
     this.#observer = observer;
@@ -114,24 +99,20 @@ export class Session {
     this.#waivers = waivers;
     this.#attestor = options.attestor;
     this.#logDir = options.logDir ?? turngatePaths(observer.root).logs;
-    this.#env = options.env;
     this.#toolVersions = {
       "@turngate/core": CORE_VERSION,
       "@turngate/node": NODE_PACKAGE_VERSION,
       ...(options.toolVersions ?? {}),
     };
     this.#startedAt = startedAt;
-    this.#checkEnv = options.checkEnvironment ?? {};
-    this.#stateDir = stateDir;
-    this.#environment = environment;
-    this.#cargoReference = environment.cargoTarget;
+    this.#checkEnvironment = checkEnvironment;
   }
 
   /**
    * Start a session on `options.root`: validate the waivers, then take the workspace
-   * baseline (or restore `options.baseline`) and the environment baseline (issue 10: the
-   * checks' shell and PATH, user-level file fingerprints, the cargo target and review
-   * files' fingerprints), or adopt `options.checkEnvironment.baseline`.
+   * baseline (or restore `options.baseline`) and the environment baseline (issue 10,
+   * `SessionEnvironment.take`: the checks' shell and PATH, user-level, cargo target and
+   * review file fingerprints), or adopt `options.checkEnvironment.baseline`.
    * Errors: `TurngateValidationError` for a malformed waiver (path `waivers.N.field`) or a
    * configured shell that cannot be found (path `shell`);
    * `WorkspaceObserverError` for a bad root, bad ignores, a baseline of another root or a
@@ -146,17 +127,11 @@ export class Session {
     if (options.ignores !== undefined) observerOptions.ignores = options.ignores;
     if (options.useGit !== undefined) observerOptions.useGit = options.useGit;
     const observer = new WorkspaceObserver(options.root, observerOptions);
-    const checkEnv = options.checkEnvironment ?? {};
-    const stateDir = checkEnv.stateDir ?? turngatePaths(observer.root).dir;
-    const environment =
-      checkEnv.baseline ??
-      takeEnvironmentBaseline({
-        env: options.env ?? process.env,
-        cargoTargetDir: checkCargoTargetDir(stateDir),
-        ...(checkEnv.shell !== undefined ? { shell: checkEnv.shell } : {}),
-        ...(checkEnv.home !== undefined ? { home: checkEnv.home } : {}),
-        ...(checkEnv.reviewFiles !== undefined ? { reviewFiles: checkEnv.reviewFiles } : {}),
-      });
+    const checkEnvironment = SessionEnvironment.take(
+      options.checkEnvironment,
+      options.env ?? process.env,
+      observer.root,
+    );
     let baseline: WorkspaceSnapshot;
     if (options.baseline !== undefined) {
       observer.restoreBaseline(options.baseline);
@@ -164,7 +139,7 @@ export class Session {
     } else {
       baseline = await observer.baseline();
     }
-    return new Session(options, observer, baseline, waivers, startedAt, environment, stateDir);
+    return new Session(options, observer, baseline, waivers, startedAt, checkEnvironment);
   }
 
   /**
@@ -174,15 +149,15 @@ export class Session {
    * `checkEnvironment.baseline`.
    */
   get environmentBaseline(): EnvironmentBaseline {
-    return this.#environment;
+    return this.#checkEnvironment.baseline;
   }
 
   /**
    * The user-level files changed since the baseline, as of the latest observation: the
    * ledger's `environment` rows (`~/.gitconfig`, …, with the digest now or `deleted`).
    */
-  get environmentChanges(): { path: string; contentDigest: string }[] {
-    return this.#environmentChanges.map((change) => ({ ...change }));
+  get environmentChanges(): EnvironmentChange[] {
+    return this.#checkEnvironment.changes;
   }
 
   /** The workspace baseline this turn is measured against (store it with `serializeSnapshot`). */
@@ -305,11 +280,10 @@ export class Session {
    *
    * The commands run with the shell fixed at baseline time (absolute path) in the
    * controlled environment of `runner/check-env.ts` (issue 10), built from the session's
-   * `env` in a fresh folder removed afterwards. The report gets a `needs_review` check of
-   * its own (kind `review`) when the turn changed what the checks depend on:
-   * `turngate:config` when a `checkEnvironment.reviewFiles` file (the configuration)
-   * differs from its baseline fingerprint, `turngate:cargo-target` when the checks'
-   * `CARGO_TARGET_DIR` changed since the baseline or the previous check run.
+   * `env` in a fresh folder removed afterwards. The report gets `needs_review` checks of
+   * its own (kind `review`, `SessionEnvironment.reviewChecks`) when the turn changed what
+   * the checks depend on: `turngate:config` (the configuration file) and
+   * `turngate:cargo-target` (the checks' `CARGO_TARGET_DIR`).
    *
    * With `bind: true`: the workspace is snapshotted before the first command (and the
    * ledger rebuilt from that snapshot) and after the last; the report gets
@@ -332,12 +306,8 @@ export class Session {
 
     const runs: CommandRun[] = [];
     const checks: VerificationCheck[] = [];
-    const reviews = this.#reviewChecks();
-    const prepared = prepareCheckEnvironment(this.#environment.plan, {
-      env: this.#env ?? process.env,
-      stateDir: this.#stateDir,
-      ...(this.#checkEnv.allowEnv ? { allowEnv: this.#checkEnv.allowEnv } : {}),
-    });
+    const reviews = this.#checkEnvironment.reviewChecks();
+    const prepared = this.#checkEnvironment.prepare();
     try {
       for (const [index, command] of parsed.entries()) {
         if (options.signal?.aborted) break;
@@ -346,7 +316,7 @@ export class Session {
           root: this.root,
           logDir: this.#logDir,
           env: prepared.env,
-          shell: this.#environment.plan.shell.path,
+          shell: prepared.shell,
           ...(options.signal ? { signal: options.signal } : {}),
         });
         runs.push({ command, check: run.check, execution: run.execution });
@@ -362,8 +332,7 @@ export class Session {
         });
       }
     } finally {
-      prepared.dispose();
-      this.#cargoReference = fingerprintTree(checkCargoTargetDir(this.#stateDir));
+      this.#checkEnvironment.finish(prepared);
     }
     checks.push(...reviews);
 
@@ -430,41 +399,6 @@ export class Session {
     });
   }
 
-  /**
-   * Checks that make the report `needs_review` because the turn changed what the checks
-   * depend on (issue 10): a review file (the configuration) that differs from its
-   * baseline fingerprint, and a cargo target folder changed since the baseline (or since
-   * the last check run).
-   */
-  #reviewChecks(): VerificationCheck[] {
-    const checks: VerificationCheck[] = [];
-    for (const [path, digest] of Object.entries(this.#environment.reviewFiles)) {
-      if (fileFingerprint(path) === digest) continue;
-      const shown = relative(this.root, path);
-      const label = shown.startsWith("..") || isAbsolute(shown) ? path : shown;
-      checks.push({
-        id: "turngate:config",
-        kind: "review",
-        description: `${label} unchanged since the baseline`,
-        status: "needs_review",
-        required: true,
-        residual_risk: `${label} changed during the turn: the checks ran with the configuration read before the agent ran, the edit was not applied; review it, then start a new turn`,
-      });
-    }
-    const cargoDir = checkCargoTargetDir(this.#stateDir);
-    if (this.#cargoReference !== null && fingerprintTree(cargoDir) !== this.#cargoReference) {
-      checks.push({
-        id: "turngate:cargo-target",
-        kind: "review",
-        description: "the checks' CARGO_TARGET_DIR unchanged since the baseline",
-        status: "needs_review",
-        required: true,
-        residual_risk: `the checks' cargo target folder ${cargoDir} changed during the turn (a planted build artifact would be trusted by cargo): delete the folder, then run the checks again`,
-      });
-    }
-    return checks;
-  }
-
   #applySnapshot(snapshot: WorkspaceSnapshot): WorkspaceDelta {
     const delta = WorkspaceObserver.diff(this.#baseline, snapshot);
     const ledger = new MutationLedger();
@@ -475,15 +409,7 @@ export class Session {
     ledger.observeUnseenPaths(
       delta.changes.map((change) => ({ path: change.path, contentDigest: change.content_digest })),
     );
-    const fingerprintOptions: Parameters<typeof fingerprintUserFiles>[0] = {
-      env: this.#env ?? process.env,
-    };
-    if (this.#checkEnv.home !== undefined) fingerprintOptions.home = this.#checkEnv.home;
-    this.#environmentChanges = changedUserFiles(
-      this.#environment.userFiles,
-      fingerprintUserFiles(fingerprintOptions),
-    );
-    ledger.recordEnvironmentPaths(this.#environmentChanges);
+    ledger.recordEnvironmentPaths(this.#checkEnvironment.observeUserFiles());
     if (!delta.complete) ledger.setObservationIncomplete(true);
     this.#ledger = ledger;
     this.#delta = delta;
