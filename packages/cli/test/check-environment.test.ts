@@ -385,6 +385,49 @@ with open(importlib.util.cache_from_source("x.py"), "wb") as f:
   });
 });
 
+describe("cargo builds of the checks go to the state folder", () => {
+  test("cargo test in a check builds under .turngate/cargo-target, never the agent's target/", async () => {
+    const p = project({
+      "Cargo.toml": '[package]\nname = "tg_env"\nversion = "0.1.0"\nedition = "2021"\n',
+      "src/lib.rs": "pub fn two() -> u32 { 2 }\n#[test]\nfn t() { assert_eq!(two(), 2); }\n",
+    });
+    // The lockfile is committed (a check that writes Cargo.lock is another rule, issue 10's
+    // rewrite_paths).
+    execFileSync("cargo", ["generate-lockfile", "--offline"], { cwd: p.root, stdio: "ignore" });
+    execFileSync("git", ["add", "Cargo.lock"], { cwd: p.root, stdio: "ignore" });
+    execFileSync(
+      "git",
+      ["-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "lock"],
+      { cwd: p.root, stdio: "ignore" },
+    );
+    // The agent leaves a stale build output in target/ (a fingerprint cargo would trust).
+    const out = await cli(
+      [
+        "run",
+        "--json",
+        "--check",
+        "cargo test --offline -q",
+        "--",
+        ...agentRun(
+          p,
+          "mkdir -p target/debug/.fingerprint && echo planted > target/debug/.fingerprint/x\nprintf '// two\\n' >> src/lib.rs\n",
+        ),
+      ],
+      p.root,
+      envWith(home(), {
+        CARGO_HOME: process.env.CARGO_HOME ?? join(process.env.HOME ?? "", ".cargo"),
+        RUSTUP_HOME: process.env.RUSTUP_HOME ?? join(process.env.HOME ?? "", ".rustup"),
+      }),
+    );
+    const json = JSON.parse(out.stdout);
+    expect(json.checks.map((c: { status: string }) => c.status)).toEqual(["passed"]);
+    expect(existsSync(join(p.root, ".turngate/cargo-target/debug"))).toBe(true);
+    expect(existsSync(join(p.root, "target/debug/deps"))).toBe(false);
+    // Nothing the check wrote is in the workspace scope, so the report binds.
+    expect(json.verdict).toBe("verified");
+  }, 120_000);
+});
+
 describe("turngate.config.json edited by the agent", () => {
   const risk =
     "turngate.config.json changed during the turn: the checks ran with the configuration read before the agent ran, the edit was not applied; review it, then start a new turn";
