@@ -179,6 +179,11 @@ describe("exitStatusMaskedBy through wrappers and compound commands", () => {
       ],
       ["python -c 'import sys; sys.exit(1); print(1)'", null],
       ["exit 3; true", null],
+      // Found by the soundness property test: a `set`/`exit` after `&&` runs only when the
+      // list before it passed, so the `;` still discards that list's failure.
+      ["false && set -o pipefail; true", { operator: ";", command: "false && set -o pipefail" }],
+      ["false && exit 0; true", { operator: ";", command: "false && exit 0" }],
+      ["a && b; c", { operator: ";", command: "a && b" }],
     ];
     for (const [command, expected] of table) {
       expect([command, exitStatusMaskedBy(command)]).toEqual([command, expected]);

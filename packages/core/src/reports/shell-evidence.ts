@@ -276,8 +276,8 @@ export interface MaskedExitStatus {
     | "nesting";
   /**
    * The command whose status is lost, whitespace collapsed: the segment before the
-   * operator, the whole `a && b` list before a `||`, the whole `{ …; }` group before a
-   * `;`, the condition of an `if`/`while`/`until`, the `for … in …` head, or (unreadable)
+   * operator, the whole `a && b` list before a `||`, `;` or newline, the whole `{ …; }`
+   * group before a `;`, the condition of an `if`/`while`/`until`, the `for … in …` head, or (unreadable)
    * the simple command that holds the computed word.
    */
   command: string;
@@ -400,7 +400,12 @@ function maskedByAt(
     const inside = maskedInside((raws[k] as RawSegment).raw.trim(), depth);
     if (inside !== null) return inside;
     const op = seg.op;
-    if (op === null || op === "&&" || (SET_COMMAND.test(seg.text) && op !== "|")) continue;
+    // A `set …` or `exit` that ends an `a && set -e` list only runs when `a` passed, so
+    // the `;` after it can still discard `a`'s failure.
+    const listed = segments[k - 1]?.op === "&&";
+    if (op === null || op === "&&" || (SET_COMMAND.test(seg.text) && op !== "|" && !listed)) {
+      continue;
+    }
     const state = states[k] as ShellState;
     if (op === "||") {
       const from = andListStart(segments, k);
@@ -414,8 +419,13 @@ function maskedByAt(
       continue;
     }
     // `exit` / `return` end the script: nothing after them runs.
-    if (!commandFollows(segments, k) || EXITS.test(seg.text)) continue;
-    if (!state.errexit) return { operator: op, command: commandText(segments, k) };
+    if (!commandFollows(segments, k) || (EXITS.test(seg.text) && !listed)) continue;
+    if (!state.errexit) {
+      const from = andListStart(segments, k);
+      const list =
+        from === k ? commandText(segments, k) : joinSegments(segments, from, k).replace(/^\{ /, "");
+      return { operator: op, command: list };
+    }
     if (segments[k - 1]?.op === "&&") {
       const list = joinSegments(segments, andListStart(segments, k), k).replace(/^\{ /, "");
       return { operator: op, command: list, andList: true };
