@@ -46,6 +46,8 @@ function why(m: MaskedExitStatus): string {
       return `\`${m.operator} … do\` uses the exit status of ${c} as the loop condition, so its failure ends the loop, not the check`;
     case "for":
       return `\`for … do … done\` keeps only the exit status of the last iteration of ${c}`;
+    case "substitution":
+      return `the exit status of the command substitution in ${q(m.word ?? "")} is discarded: ${c} ends with the status of the command that uses it`;
     case "unreadable":
       if (m.word !== undefined && /^[a-z]+$/.test(m.word)) {
         return `turngate does not read the exit status of a \`${m.word}\` command (${c})`;
@@ -80,6 +82,8 @@ function fix(m: MaskedExitStatus, shell: HintShell): string {
       return "run the command as a check of its own, outside the loop";
     case "for":
       return "list the commands joined with && instead of looping";
+    case "substitution":
+      return 'run it first and stop on failure (V="$(…)" && cmd "$V")';
     case "unreadable":
       if (m.word !== undefined && /^[a-z]+$/.test(m.word)) {
         return "write the commands out joined with &&, or put them in a script file the check runs (sh ./ci.sh)";

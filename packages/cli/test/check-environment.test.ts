@@ -182,9 +182,15 @@ describe("masked exit status through wrappers (real checks)", () => {
 });
 
 describe("controlled check environment", () => {
-  test("a ~/.local/bin/bash planted during the turn is not run; it is an environment row", async () => {
+  test("a ~/.local/bin/bash planted during the turn is not the checks' shell; it is a row and ends needs_review", async () => {
     const h = home({ ".local/bin/.keep": "" });
-    const p = project({ "a.txt": "1\n" });
+    // `command -v newtool` exits 1 when newtool is not on the checks' PATH.
+    const p = project({
+      "a.txt": "1\n",
+      "turngate.config.json": JSON.stringify({
+        checks: ["true", { command: "command -v newtool", expect_exit: 1 }],
+      }),
+    });
     const marker = join(h, "planted-ran");
     const planted = `#!/bin/sh\ntouch ${marker}\nexec /bin/sh "$@"\n`;
     const env = envWith(h, { PATH: `${h}/.local/bin:${h}/bin:${process.env.PATH}` });
@@ -192,8 +198,6 @@ describe("controlled check environment", () => {
       [
         "run",
         "--json",
-        "--check",
-        'test -z "$(command -v newtool)"',
         "--",
         ...agentRun(
           p,
@@ -208,8 +212,20 @@ echo 2 > a.txt\n`,
     );
     expect(existsSync(marker)).toBe(false);
     const json = JSON.parse(out.stdout);
-    expect(json.checks.map((c: { status: string }) => c.status)).toEqual(["passed"]);
-    expect(json.verdict).toBe("verified");
+    // The checks ran with the baseline's shell, and ~/bin (created during the turn) was not
+    // searched; the programs planted in ~/.local/bin (on the checks' PATH) end the turn
+    // needs_review: a check that runs `sh` or `bash` by name would have found them.
+    expect(json.checks.map((c: { status: string }) => c.status)).toEqual(["passed", "passed"]);
+    expect(json.verdict).toBe("incomplete");
+    expect(json.reports[0].checks[2]).toEqual({
+      id: "turngate:path",
+      kind: "review",
+      description: "no program on the checks' PATH changed since the baseline",
+      status: "needs_review",
+      required: true,
+      residual_risk:
+        "~/.local/bin/bash, ~/.local/bin/sh changed during the turn in a folder of the checks' PATH, so the checks may have run it: review it, then start a new turn",
+    });
     const planted64 = sha256(planted);
     expect(json.environment_changes).toEqual([
       { path: "~/.local/bin/bash", content_digest: planted64 },
@@ -266,10 +282,13 @@ with open(importlib.util.cache_from_source("x.py"), "wb") as f:
 
   test("~/.gitconfig edited by the agent is an environment row; checks' git reads a pinned empty config", async () => {
     const h = home({ ".gitconfig": "[user]\n\tname = someone\n" });
-    const p = project({ "a.txt": "1\n" });
+    const p = project({
+      "a.txt": "1\n",
+      "check.sh":
+        'test -z "$(git config --global --get alias.st)" && test "$GIT_CONFIG_NOSYSTEM" = 1 && test -f "$GIT_CONFIG_GLOBAL" && test ! -s "$GIT_CONFIG_GLOBAL"\n',
+    });
     const edited = "[user]\n\tname = someone\n[alias]\n\tst = !touch pwned\n";
-    const check =
-      'test -z "$(git config --global --get alias.st)" && test "$GIT_CONFIG_NOSYSTEM" = 1 && test -f "$GIT_CONFIG_GLOBAL" && test ! -s "$GIT_CONFIG_GLOBAL"';
+    const check = "sh check.sh";
     const out = await cli(
       [
         "run",
@@ -339,7 +358,7 @@ with open(importlib.util.cache_from_source("x.py"), "wb") as f:
       'test "$KEEP_TOKEN" = kept',
       'test "$PLAIN" = plain',
       'test "$PYTHONNOUSERSITE" = 1',
-      'test -d "$(dirname "$PYTHONPYCACHEPREFIX")"',
+      'test "$PYTHONPYCACHEPREFIX" = "${GIT_CONFIG_GLOBAL%/gitconfig}/pycache"',
       `test "$CARGO_TARGET_DIR" = "${p.root}/.turngate/cargo-target"`,
     ].join(" && ");
     const out = await cli(

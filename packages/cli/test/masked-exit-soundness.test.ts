@@ -1,7 +1,8 @@
 /**
  * Issue 10 (shellenv): soundness of the masked-exit rule against the real shell. For
  * random commands built from a failing and a passing program, wrappers, list operators,
- * groups, `if`, `!` and nested `sh -c` / `bash -o pipefail -c` scripts: whenever
+ * groups, `if`, `!`, `set ±e`, `trap`, command substitutions, `eval` and nested `sh -c` /
+ * `bash -o pipefail -c` scripts: whenever
  * `exitStatusMaskedBy` calls a command unmasked, running it in bash never exits 0 after
  * the failing program ran. (The converse does not hold: the rule is conservative.)
  */
@@ -53,6 +54,13 @@ const command: fc.Arbitrary<string> = fc.letrec<{ cmd: string }>((tie) => ({
     tie("cmd").map((a) => `bash -e -c ${quote(a)}`),
     tie("cmd").map((a) => `set -o pipefail; ${a}`),
     tie("cmd").map((a) => `set -e; ${a}`),
+    tie("cmd").map((a) => `set +e; ${a}`),
+    tie("cmd").map((a) => `trap "exit 0" EXIT; ${a}`),
+    tie("cmd").map((a) => `echo $(${a})`),
+    tie("cmd").map((a) => `V=$(${a})`),
+    fc.tuple(tie("cmd"), tie("cmd")).map(([a, b]) => `A=$(${a}) B=$(${b})`),
+    tie("cmd").map((a) => `eval ${quote(a)}`),
+    tie("cmd").map((a) => `exec sh -c ${quote(a)}`),
     fc
       .tuple(tie("cmd"), fc.constantFrom("set -e", "set -o pipefail", "exit 0"), tie("cmd"))
       .map(([a, set, b]) => `${a} && ${set}; ${b}`),
@@ -74,7 +82,7 @@ describe("masked exit status: soundness against bash", () => {
         const ran = readFileSync(log, "utf8").split("\n");
         expect([cmd, run.status === 0 && ran.includes("ko")]).toEqual([cmd, false]);
       }),
-      { numRuns: 300, seed: 20261201 },
+      { numRuns: 400, seed: 20261201 },
     );
   });
 });

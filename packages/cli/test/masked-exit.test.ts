@@ -130,6 +130,22 @@ const TABLE: [string, "passed" | "failed" | "needs_review", string | null][] = [
     "needs_review",
     `${CANNOT} (\`"$V"\` in \`sh -c "$V"\` is computed when the check runs, so turngate cannot read what it runs): ${WRITE_OUT}`,
   ],
+  [
+    "echo $(false)",
+    "needs_review",
+    `${MASKED} (the exit status of the command substitution in \`$(false)\` is discarded: \`echo $(false)\` ends with the status of the command that uses it): run it first and stop on failure (V="$(…)" && cmd "$V")`,
+  ],
+  ["V=$(false)", "failed", null],
+  [
+    'set -e; trap "exit 0" EXIT; false',
+    "needs_review",
+    `${CANNOT} (turngate does not read the exit status of a \`trap\` command (\`trap "exit 0" EXIT\`)): write the commands out joined with &&, or put them in a script file the check runs (sh ./ci.sh)`,
+  ],
+  [
+    "set -e; set +e; false; true",
+    "needs_review",
+    `${MASKED} (\`;\` discards the exit status of \`false\`): ${JOIN}`,
+  ],
   // Interpreter programs are opaque by design: their own status is the check's.
   ["python3 -c 'import sys; sys.exit(1)'", "failed", null],
   ["python3 -c 'import sys; sys.exit(0)'", "passed", null],

@@ -4,7 +4,13 @@
  * unreadable commands.
  */
 import { describe, expect, test } from "vitest";
-import { exitStatusMasked, exitStatusMaskedBy, shellWords, wrappedCommand } from "../src/index.js";
+import {
+  commandSubstitutions,
+  exitStatusMasked,
+  exitStatusMaskedBy,
+  shellWords,
+  wrappedCommand,
+} from "../src/index.js";
 
 const off = { pipefail: false, errexit: false };
 
@@ -33,6 +39,16 @@ describe("shellWords", () => {
       { raw: "'$HOME'", value: "$HOME" },
       { raw: "cost$", value: "cost$" },
     ]);
+  });
+});
+
+describe("commandSubstitutions", () => {
+  test("bodies of $(…) and backticks outside single quotes; arithmetic is not one", () => {
+    expect(commandSubstitutions(`a$(b c)d`)).toEqual(["b c"]);
+    expect(commandSubstitutions(`"x $(y "$(z)") \`w\`"`)).toEqual([`y "$(z)"`, "w"]);
+    expect(commandSubstitutions(`'$(no)' $((1+2)) \\$(no)`)).toEqual([]);
+    // Found by the soundness property test: a substitution that starts with a subshell.
+    expect(commandSubstitutions("$(( ok ) && ok)")).toEqual(["( ok ) && ok"]);
   });
 });
 
@@ -184,6 +200,35 @@ describe("exitStatusMaskedBy through wrappers and compound commands", () => {
       ["false && set -o pipefail; true", { operator: ";", command: "false && set -o pipefail" }],
       ["false && exit 0; true", { operator: ";", command: "false && exit 0" }],
       ["a && b; c", { operator: ";", command: "a && b" }],
+      ["set -e; set +e; false; true", { operator: ";", command: "false" }],
+      [
+        'set -e; trap "exit 0" EXIT; false',
+        {
+          operator: "unreadable",
+          command: 'trap "exit 0" EXIT',
+          word: "trap",
+        },
+      ],
+      ["echo $(false)", { operator: "substitution", command: "echo $(false)", word: "$(false)" }],
+      [
+        "go test $(go list ./...)",
+        {
+          operator: "substitution",
+          command: "go test $(go list ./...)",
+          word: "$(go list ./...)",
+        },
+      ],
+      [
+        "make > `mktemp`",
+        { operator: "substitution", command: "make > `mktemp`", word: "`mktemp`" },
+      ],
+      ["V=$(false || true)", { operator: "||", command: "false", fallback: "true" }],
+      [
+        "A=$(false) B=$(true)",
+        { operator: "substitution", command: "A=$(false) B=$(true)", word: "A=$(false)" },
+      ],
+      ['V=$(make) && test -n "$V"', null],
+      ["echo $((1 + 2)) '$(x)'", null],
     ];
     for (const [command, expected] of table) {
       expect([command, exitStatusMaskedBy(command)]).toEqual([command, expected]);

@@ -10,10 +10,12 @@ export {
 export {
   changedUserFiles,
   fingerprintUserFiles,
+  pathFolderLabels,
   type UserFileFingerprints,
   type UserFileLocation,
   type UserFilesOptions,
   userFileLocations,
+  userFilesHome,
 } from "./environment/user-files.js";
 export * from "./facts/index.js";
 export { writeFileAtomic, writeJsonAtomic } from "./fs/atomic.js";

@@ -14,6 +14,8 @@ export {
   splitShellCommand,
 } from "./shell-evidence.js";
 export {
+  commandSubstitutions,
+  isAssignmentWord,
   type ScriptOptions,
   type ShellWord,
   shellWords,

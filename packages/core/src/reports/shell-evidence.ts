@@ -11,7 +11,14 @@ import { parseVerificationCommand } from "../schemas/parse.js";
 import type { VerificationReport } from "../schemas/report.js";
 import { createReport } from "./create.js";
 import { checkFromExecution } from "./execution.js";
-import { type ScriptOptions, shellWords, wrappedCommand } from "./shell-words.js";
+import {
+  commandSubstitutions,
+  isAssignmentWord,
+  type ScriptOptions,
+  type ShellWord,
+  shellWords,
+  wrappedCommand,
+} from "./shell-words.js";
 
 /** Residual risk put on a shell-evidence check whose exit status is masked. */
 export const EXIT_STATUS_MASKED_RISK = "exit status masked";
@@ -151,12 +158,13 @@ const EXITS = /^(?:exit|return)(?:\s|$)/;
 const SUBSHELL = /^\((.*)\)(?:\s+\d*[<>&][^()]*)?$/s;
 const BRACE_GROUP = /^\{\s(.*)$/s;
 /** Compound commands whose status is not that of the command they run first. */
-const COMPOUND = /^(if|while|until|for|case|select|function)(?:\s|$)(.*)$/s;
+const COMPOUND = /^(if|while|until|for|case|select|function|trap)(?:\s|$)(.*)$/s;
 /** How deep `( … )`, `{ …; }` and `sh -c '…'` are looked into; deeper counts as masked. */
 const MAX_NESTING = 32;
 const PIPEFAIL_ON = /(?:^|\s)-[A-Za-z]*o\s+pipefail(?:\s|$)/;
 const PIPEFAIL_OFF = /(?:^|\s)\+[A-Za-z]*o\s+pipefail(?:\s|$)/;
 const ERREXIT_ON = /(?:^|\s)(?:-[A-Za-z]*e[A-Za-z]*(?:\s|$)|-o\s+errexit(?:\s|$))/;
+const ERREXIT_OFF = /(?:^|\s)(?:\+[A-Za-z]*e[A-Za-z]*(?:\s|$)|\+o\s+errexit(?:\s|$))/;
 
 interface ShellState {
   pipefail: boolean;
@@ -177,6 +185,7 @@ function statesAfter(
       if (PIPEFAIL_ON.test(seg.text)) state.pipefail = true;
       if (PIPEFAIL_OFF.test(seg.text)) state.pipefail = false;
       if (ERREXIT_ON.test(seg.text)) state.errexit = true;
+      if (ERREXIT_OFF.test(seg.text)) state.errexit = false;
     }
     return { ...state };
   });
@@ -260,9 +269,11 @@ export interface MaskedExitStatus {
    * What loses the status: the list operators `||`, `&`, `|`, `;`, a newline (`\n`); a
    * leading `!` that negates it; the compound commands `if` / `while` / `until` (their
    * condition's failure chooses a branch) and `for` (only the last iteration counts);
+   * `"substitution"`: a command substitution in a command's arguments (`echo $(make)`)
+   * or one of several in assignments, whose status is discarded;
    * `"unreadable"`: a script or program computed when the check runs (`sh -c "$(…)"`,
-   * backticks, `eval "$cmd"`, `$RUNNER test`), or a compound command turngate does not read
-   * (`case`, `select`, `function`); or `"nesting"` when subshells / `sh -c` scripts nest
+   * backticks, `eval "$cmd"`, `$RUNNER test`), or a command turngate does not read
+   * (`case`, `select`, `function`, `trap` — an `EXIT` trap can replace the status); or `"nesting"` when subshells / `sh -c` scripts nest
    * deeper than 32 levels (not read, so counted as masked).
    */
   operator:
@@ -272,6 +283,7 @@ export interface MaskedExitStatus {
     | "while"
     | "until"
     | "for"
+    | "substitution"
     | "unreadable"
     | "nesting";
   /**
@@ -285,7 +297,10 @@ export interface MaskedExitStatus {
   fallback?: string;
   /** `;`/newline under `set -e`: `command` is an `a && b` list, where `set -e` does not stop. */
   andList?: boolean;
-  /** `unreadable`: the computed word as written (`"$(cat x)"`), or the compound keyword. */
+  /**
+   * `unreadable`: the computed word as written (`"$(cat x)"`), or the keyword;
+   * `substitution`: the word holding the substitution (`$(go list ./...)`).
+   */
   word?: string;
 }
 
@@ -299,7 +314,10 @@ export interface MaskedExitStatus {
  * Before a segment's operator, its own text is read: a leading `!` masks
  * (`! make` → `{operator: "!", command: "! make"}`); `if`/`while`/`until`/`for` mask
  * (`if make; then …` → `{operator: "if", command: "make"}`), `case`/`select`/`function`
- * are unreadable; the inside of a `( … )` subshell (optionally followed by redirections)
+ * and `trap` are unreadable; a command substitution in a command's arguments masks
+ * (`go test $(go list ./...)` → `{operator: "substitution", …}`) while the single one of
+ * an assignment-only command is read (`V=$(make)`); `set +e` turns `set -e` off;
+ * the inside of a `( … )` subshell (optionally followed by redirections)
  * and of a `{ …; }` group is read recursively; and the simple command is looked through
  * its wrappers (`wrappedCommand`: `env X=1`, `timeout 5`, `nice -n 5`, `nohup`, `time`,
  * `stdbuf -oL`, `command`, `exec`, in any nesting) to a `sh -c`/`bash -c`/`dash -c`/
@@ -336,8 +354,9 @@ function maskedInside(raw: string, depth: number): MaskedExitStatus | null {
   let inner: string | undefined = SUBSHELL.exec(raw)?.[1] ?? BRACE_GROUP.exec(raw)?.[1];
   let options: ScriptOptions = { pipefail: false, errexit: false };
   if (inner === undefined) {
-    const wrapped = wrappedCommand(shellWords(raw));
-    if (wrapped.kind === "plain") return null;
+    const words = shellWords(raw);
+    const wrapped = wrappedCommand(words);
+    if (wrapped.kind === "plain") return maskedBySubstitution(words, text, depth);
     if (wrapped.kind === "unreadable") {
       return { operator: "unreadable", command: text, word: wrapped.word };
     }
@@ -346,6 +365,31 @@ function maskedInside(raw: string, depth: number): MaskedExitStatus | null {
   }
   if (depth >= MAX_NESTING) return { operator: "nesting", command: text };
   return maskedByAt(inner, depth + 1, options);
+}
+
+/**
+ * A command substitution whose status is lost: one in a command's arguments or
+ * redirections (`echo $(make)`, `go test $(go list ./...)`: the command's own status is
+ * the result), or one of several in an assignment-only command (`A=$(a) B=$(b)`: only
+ * the last counts). The single substitution of an assignment-only command (`V=$(make)`)
+ * is its status: its body is read recursively.
+ */
+function maskedBySubstitution(
+  words: readonly ShellWord[],
+  text: string,
+  depth: number,
+): MaskedExitStatus | null {
+  const assignmentsOnly = words.every((word) => isAssignmentWord(word.raw));
+  const found = words.flatMap((word) =>
+    commandSubstitutions(word.raw).map((body) => ({ word: word.raw, body })),
+  );
+  if (found.length === 0) return null;
+  const first = found[0] as { word: string; body: string };
+  if (!assignmentsOnly || found.length > 1) {
+    return { operator: "substitution", command: text, word: first.word };
+  }
+  if (depth >= MAX_NESTING) return { operator: "nesting", command: text };
+  return maskedByAt(first.body, depth + 1, { pipefail: false, errexit: false });
 }
 
 /** The segments `from..to` joined back into one command (`{ make; }`, `a && b`). */

@@ -409,3 +409,42 @@ export function wrappedCommand(input: readonly ShellWord[]): WrappedCommand {
   }
   return { kind: "plain" };
 }
+
+/**
+ * The bodies of the command substitutions in one word as written (`$(…)` and `` `…` ``,
+ * outside single quotes; `$((…))` arithmetic is not one, `$(( a ) && b)` is), in order: `"a$(b c)d"` →
+ * `["b c"]`. Never throws; an unterminated one runs to the end.
+ */
+export function commandSubstitutions(raw: string): string[] {
+  const bodies: string[] = [];
+  let inDouble = false;
+  for (let i = 0; i < raw.length; i++) {
+    const ch = raw.charAt(i);
+    const next = raw.charAt(i + 1);
+    if (ch === "\\") {
+      i++;
+    } else if (ch === "'" && !inDouble) {
+      const close = raw.indexOf("'", i + 1);
+      i = close < 0 ? raw.length : close;
+    } else if (ch === '"') {
+      inDouble = !inDouble;
+    } else if (ch === "$" && next === "(") {
+      const end = skipParens(raw, i + 1);
+      // `$(( … ))` is arithmetic only when the inner group closes right before the outer
+      // one; `$(( a ) && b)` is a command substitution starting with a subshell.
+      const arithmetic = raw.charAt(i + 2) === "(" && skipParens(raw, i + 2) === end - 1;
+      if (!arithmetic) bodies.push(raw.slice(i + 2, Math.max(i + 2, end - 1)));
+      i = end - 1;
+    } else if (ch === "`") {
+      const end = skipQuoted(raw, i, "`");
+      bodies.push(raw.slice(i + 1, end));
+      i = end;
+    }
+  }
+  return bodies;
+}
+
+/** Whether `raw` is a `NAME=VALUE` assignment word. */
+export function isAssignmentWord(raw: string): boolean {
+  return ASSIGNMENT.test(raw);
+}

@@ -219,6 +219,28 @@ function basename(path: string): string {
 }
 
 /**
+ * The labels (`~/.local/bin/`, with a trailing `/`) of the folders of `pathValue` that
+ * lie inside `home`: a fingerprinted file whose label starts with one of them is an
+ * executable a check would find on `PATH`. Pure; never throws.
+ */
+export function pathFolderLabels(pathValue: string, home: string): string[] {
+  const labels: string[] = [];
+  for (const dir of pathValue.split(":")) {
+    if (dir === "" || !isAbsolute(dir)) continue;
+    const rel = relative(home, dir);
+    if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) continue;
+    labels.push(`~/${rel}/`);
+  }
+  return labels;
+}
+
+/** The home directory `fingerprintUserFiles` uses for `options`. */
+export function userFilesHome(options: UserFilesOptions = {}): string {
+  const env = options.env ?? process.env;
+  return options.home ?? nonBlank(env.HOME) ?? homedir();
+}
+
+/**
  * Fingerprint the user-level files (see the list above): label (`~/.gitconfig`, or the
  * absolute path outside the home directory) → lowercase hex SHA-256 of the bytes (files
  * ≤ 1 MiB), of `stat:size:mtime_ns:ino` (larger files), of `symlink:TARGET` (a symlink,

@@ -13,7 +13,8 @@
  *   `node_modules/.bin`: they would resolve inside the workspace the agent wrote) and every
  *   folder that did not exist at baseline time dropped (a `~/.local/bin` the agent creates
  *   is not searched). Executables the agent plants in a `PATH` folder inside the home
- *   directory that did exist are fingerprinted (`user-files.ts`): a ledger row, visible.
+ *   directory that did exist are fingerprinted (`user-files.ts`): a ledger row, and the
+ *   turn ends `needs_review` (`turngate:path`, see `Session`).
  *
  * Variables set for every check:
  * - `PATH` as above;

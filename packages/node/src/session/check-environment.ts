@@ -13,7 +13,12 @@ import {
   fingerprintTree,
   takeEnvironmentBaseline,
 } from "../environment/environment-baseline.js";
-import { changedUserFiles, fingerprintUserFiles } from "../environment/user-files.js";
+import {
+  changedUserFiles,
+  fingerprintUserFiles,
+  pathFolderLabels,
+  userFilesHome,
+} from "../environment/user-files.js";
 import { turngatePaths } from "../fs/paths.js";
 import {
   checkCargoTargetDir,
@@ -93,21 +98,48 @@ export class SessionEnvironment {
    * (`changedUserFiles`), in code-point order; kept for `changes`. Never throws.
    */
   observeUserFiles(): EnvironmentChange[] {
+    this.#changes = changedUserFiles(
+      this.baseline.userFiles,
+      fingerprintUserFiles(this.#fingerprintOptions()),
+    );
+    return this.changes;
+  }
+
+  #fingerprintOptions(): Parameters<typeof fingerprintUserFiles>[0] {
     const options: Parameters<typeof fingerprintUserFiles>[0] = { env: this.#env };
     if (this.#options.home !== undefined) options.home = this.#options.home;
-    this.#changes = changedUserFiles(this.baseline.userFiles, fingerprintUserFiles(options));
-    return this.changes;
+    return options;
   }
 
   /**
    * The checks that make the report `needs_review` because the turn changed what the
    * checks depend on: `turngate:config` for each review file (the configuration) that
-   * differs from its baseline fingerprint, `turngate:cargo-target` when the checks' cargo
-   * target folder changed since the baseline (or since the last check run). Kind
-   * `review`, required, with a residual risk naming the file and what to do.
+   * differs from its baseline fingerprint; `turngate:path` when, as of the latest
+   * `observeUserFiles()`, an executable was added, changed or removed in a folder of the
+   * checks' `PATH` inside the home directory (`~/.local/bin/bash`: the checks would run
+   * it); `turngate:cargo-target` when the checks' cargo target folder changed since the
+   * baseline (or since the last check run). Kind `review`, required, with a residual risk
+   * naming the files and what to do.
    */
   reviewChecks(): VerificationCheck[] {
     const checks: VerificationCheck[] = [];
+    const folders = pathFolderLabels(
+      this.baseline.plan.path,
+      userFilesHome(this.#fingerprintOptions()),
+    );
+    const planted = this.#changes
+      .map((change) => change.path)
+      .filter((label) => folders.some((folder) => label.startsWith(folder)));
+    if (planted.length > 0) {
+      checks.push({
+        id: "turngate:path",
+        kind: "review",
+        description: "no program on the checks' PATH changed since the baseline",
+        status: "needs_review",
+        required: true,
+        residual_risk: `${planted.join(", ")} changed during the turn in a folder of the checks' PATH, so the checks may have run it: review it, then start a new turn`,
+      });
+    }
     for (const [path, digest] of Object.entries(this.baseline.reviewFiles)) {
       if (fileFingerprint(path) === digest) continue;
       const shown = relative(this.#root, path);

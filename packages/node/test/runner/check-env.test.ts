@@ -27,6 +27,7 @@ import {
   fingerprintTree,
   fingerprintUserFiles,
   isSecretName,
+  pathFolderLabels,
   planCheckEnvironment,
   prepareCheckEnvironment,
   resolveCheckPath,
@@ -241,6 +242,15 @@ describe("fingerprintUserFiles (temporary HOME)", () => {
       { path: join(other, "bash_env"), contentDigest: "deleted" },
       { path: join(other, "goenv"), contentDigest: sha256("changed") },
       { path: "~/.npmrc", contentDigest: sha256("registry=x") },
+    ]);
+  });
+});
+
+describe("pathFolderLabels", () => {
+  test("the PATH folders inside HOME, as ~/ labels", () => {
+    expect(pathFolderLabels("/h/.local/bin:/usr/bin:/h:/h/bin:rel:/hx/bin", "/h")).toEqual([
+      "~/.local/bin/",
+      "~/bin/",
     ]);
   });
 });
