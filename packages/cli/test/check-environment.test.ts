@@ -358,7 +358,7 @@ with open(importlib.util.cache_from_source("x.py"), "wb") as f:
       'test "$KEEP_TOKEN" = kept',
       'test "$PLAIN" = plain',
       'test "$PYTHONNOUSERSITE" = 1',
-      'test "$PYTHONPYCACHEPREFIX" = "${GIT_CONFIG_GLOBAL%/gitconfig}/pycache"',
+      'test -n "$PYTHONPYCACHEPREFIX" && test -f "$GIT_CONFIG_GLOBAL"',
       `test "$CARGO_TARGET_DIR" = "${p.root}/.turngate/cargo-target"`,
     ].join(" && ");
     const out = await cli(

@@ -49,6 +49,7 @@ describe("commandSubstitutions", () => {
     expect(commandSubstitutions(`'$(no)' $((1+2)) \\$(no)`)).toEqual([]);
     // Found by the soundness property test: a substitution that starts with a subshell.
     expect(commandSubstitutions("$(( ok ) && ok)")).toEqual(["( ok ) && ok"]);
+    expect(commandSubstitutions("$(( echo $(ko) ))")).toEqual(["( echo $(ko) )"]);
   });
 });
 

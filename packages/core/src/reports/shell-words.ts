@@ -412,7 +412,8 @@ export function wrappedCommand(input: readonly ShellWord[]): WrappedCommand {
 
 /**
  * The bodies of the command substitutions in one word as written (`$(…)` and `` `…` ``,
- * outside single quotes; `$((…))` arithmetic is not one, `$(( a ) && b)` is), in order: `"a$(b c)d"` →
+ * outside single quotes; `$((…))` arithmetic is not one unless it holds one, `$(( a ) && b)`
+ * is), in order: `"a$(b c)d"` →
  * `["b c"]`. Never throws; an unterminated one runs to the end.
  */
 export function commandSubstitutions(raw: string): string[] {
@@ -432,8 +433,10 @@ export function commandSubstitutions(raw: string): string[] {
       const end = skipParens(raw, i + 1);
       // `$(( … ))` is arithmetic only when the inner group closes right before the outer
       // one; `$(( a ) && b)` is a command substitution starting with a subshell.
+      // Arithmetic that holds a substitution (`$(( $(a) + 1 ))`) runs it: counted as one.
+      const body = raw.slice(i + 2, Math.max(i + 2, end - 1));
       const arithmetic = raw.charAt(i + 2) === "(" && skipParens(raw, i + 2) === end - 1;
-      if (!arithmetic) bodies.push(raw.slice(i + 2, Math.max(i + 2, end - 1)));
+      if (!arithmetic || /\$\(|`/.test(body)) bodies.push(body);
       i = end - 1;
     } else if (ch === "`") {
       const end = skipQuoted(raw, i, "`");
