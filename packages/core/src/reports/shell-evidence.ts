@@ -273,8 +273,9 @@ export interface MaskedExitStatus {
    * or one of several in assignments, whose status is discarded;
    * `"unreadable"`: a script or program computed when the check runs (`sh -c "$(…)"`,
    * backticks, `eval "$cmd"`, `$RUNNER test`), or a command turngate does not read
-   * (`case`, `select`, `function`, `trap` — an `EXIT` trap can replace the status); or `"nesting"` when subshells / `sh -c` scripts nest
-   * deeper than 32 levels (not read, so counted as masked).
+   * (`case`, `select`, `function`, `trap` — an `EXIT` trap can replace the status); or
+   * `"nesting"` when subshells / `sh -c` scripts nest deeper than 32 levels (not read, so
+   * counted as masked).
    */
   operator:
     | Exclude<ShellOperator, "&&">
@@ -289,8 +290,8 @@ export interface MaskedExitStatus {
   /**
    * The command whose status is lost, whitespace collapsed: the segment before the
    * operator, the whole `a && b` list before a `||`, `;` or newline, the whole `{ …; }`
-   * group before a `;`, the condition of an `if`/`while`/`until`, the `for … in …` head, or (unreadable)
-   * the simple command that holds the computed word.
+   * group before a `;`, the condition of an `if`/`while`/`until`, the `for … in …` head,
+   * or (unreadable, substitution) the simple command that holds the word.
    */
   command: string;
   /** `||`: the fallback that runs when `command` fails (its status becomes the result). */
