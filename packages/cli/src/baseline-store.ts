@@ -2,8 +2,11 @@ import { readFile } from "node:fs/promises";
 import { TurngateError } from "@turngate/core";
 import { VerificationCommandSchema } from "@turngate/core/schemas";
 import {
+  deserializeEnvironmentBaseline,
   deserializeSnapshot,
+  type EnvironmentBaseline,
   type SourceTree,
+  serializeEnvironmentBaseline,
   serializeSnapshot,
   sha256Hex,
   type WorkspaceSnapshot,
@@ -28,6 +31,8 @@ const CapturedConfigSchema = z
     default_outputs: z.boolean().optional(),
     /** Absent in baselines written before issue 10: no rewrite paths. */
     rewrite_paths: z.array(z.string()).optional(),
+    shell: z.string().nullable(),
+    allow_env: z.array(z.string()),
   })
   .strict();
 
@@ -36,6 +41,7 @@ const BaselineFileSchema = z
     schema: z.literal(BASELINE_FILE_SCHEMA),
     turngate_version: z.string(),
     config: CapturedConfigSchema,
+    environment: z.unknown(),
     snapshot: z.unknown(),
     git_tree: z
       .object({
@@ -59,6 +65,8 @@ export interface StoredBaseline {
   config: TurngateConfig;
   /** The git tree id of the source scope when the baseline was taken (absent in older files). */
   gitTree?: SourceTree;
+  /** Issue 10: the checks' shell and PATH, user-level and review file fingerprints. */
+  environment: EnvironmentBaseline;
 }
 
 /** The baseline id of stored bytes: lowercase hex SHA-256 (64 characters). */
@@ -71,9 +79,13 @@ export function baselineIdOf(bytes: string | Uint8Array): string {
  * snapshot plus the effective configuration — checks (timeouts applied), the default
  * `timeout_ms`, `ignores` and where the configuration was read — so `turngate verify` uses
  * the configuration of the turn's start, not one the agent may have edited since.
+ * It also stores the environment baseline (issue 10: the checks' absolute shell and
+ * PATH, user-level file fingerprints, the cargo target and configuration file
+ * fingerprints), so verify neither re-resolves the shell nor trusts files edited since.
  * With `gitTree` (`Session.baselineTree`), the source scope's git tree id is stored as
  * `git_tree: {tree, reason}` for the proof's `workspace.baseline_tree`.
- * Input: file path, snapshot, loaded configuration, turngate version, optional tree.
+ * Input: file path, snapshot, loaded configuration, turngate version, environment,
+ * optional tree.
  * Output: the baseline id (SHA-256 of the bytes written, 64 lowercase hex characters).
  * Errors: the `fs` error of the write.
  */
@@ -82,6 +94,7 @@ export async function writeBaseline(
   snapshot: WorkspaceSnapshot,
   config: TurngateConfig,
   version: string,
+  environment: EnvironmentBaseline,
   gitTree?: SourceTree,
 ): Promise<string> {
   const file: Record<string, unknown> = {
@@ -95,7 +108,10 @@ export async function writeBaseline(
       ...(config.outputs !== undefined ? { outputs: config.outputs } : {}),
       ...(config.defaultOutputs !== undefined ? { default_outputs: config.defaultOutputs } : {}),
       rewrite_paths: config.rewritePaths,
+      shell: config.shell ?? null,
+      allow_env: config.allowEnv ?? [],
     },
+    environment: serializeEnvironmentBaseline(environment),
     snapshot: serializeSnapshot(snapshot),
   };
   if (gitTree) file.git_tree = { tree: gitTree.tree, reason: gitTree.reason };
@@ -227,12 +243,21 @@ export async function readBaseline(
   };
   if (captured.path !== null) config.path = captured.path;
   if (captured.timeout_ms !== null) config.timeoutMs = captured.timeout_ms;
+  if (captured.shell !== null) config.shell = captured.shell;
+  if (captured.allow_env.length > 0) config.allowEnv = captured.allow_env;
+  let environment: EnvironmentBaseline;
+  try {
+    environment = deserializeEnvironmentBaseline(parsed.data.environment);
+  } catch (error) {
+    throw invalid(label, `${(error as Error).message}; run \`turngate baseline\` again`);
+  }
   if (captured.outputs !== undefined) config.outputs = captured.outputs;
   if (captured.default_outputs !== undefined) config.defaultOutputs = captured.default_outputs;
   const stored: StoredBaseline = {
     id,
     snapshot: deserializeSnapshot(parsed.data.snapshot),
     config,
+    environment,
   };
   const tree = parsed.data.git_tree;
   if (tree) {
@@ -246,8 +271,8 @@ export async function readBaseline(
 
 /**
  * The parts of the effective configuration that differ between `a` and `b` (`checks`,
- * `timeout_ms`, `ignores`, `outputs`, `default_outputs`, `rewrite_paths`, in that
- * order); `[]` when they are the same.
+ * `timeout_ms`, `ignores`, `outputs`, `default_outputs`, `rewrite_paths`, `shell`,
+ * `allow_env`, in that order); `[]` when they are the same.
  */
 export function configDifferences(a: TurngateConfig, b: TurngateConfig): string[] {
   const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
@@ -259,6 +284,8 @@ export function configDifferences(a: TurngateConfig, b: TurngateConfig): string[
   if (!same(a.defaultOutputs ?? true, b.defaultOutputs ?? true))
     differences.push("default_outputs");
   if (!same(a.rewritePaths, b.rewritePaths)) differences.push("rewrite_paths");
+  if (!same(a.shell ?? null, b.shell ?? null)) differences.push("shell");
+  if (!same(a.allowEnv ?? [], b.allowEnv ?? [])) differences.push("allow_env");
   return differences;
 }
 

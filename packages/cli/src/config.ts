@@ -52,9 +52,12 @@ function rewritePathRefinement(entry: string, ctx: z.RefinementCtx): void {
  * `outputs` (gitignore-syntax output locations: untracked files there are outside the
  * source scope, issue 10), `default_outputs` (false turns off `DEFAULT_OUTPUT_LOCATIONS`),
  * `rewrite_paths` (lockfiles a passing check may rewrite, after which the checks run once
- * more — issue 10; only lockfile names such as `Cargo.lock`, see `REWRITE_LOCKFILES`) and
+ * more — issue 10; only lockfile names such as `Cargo.lock`, see `REWRITE_LOCKFILES`),
  * `agent_grace_ms` (how long the processes the agent left running get after its exit
- * before they are SIGKILLed, ms; default 2,000). Unknown keys are rejected so that typos
+ * before they are SIGKILLed, ms; default 2,000), `shell` (the checks' shell: a program
+ * name looked up on PATH at baseline time, or an absolute path; default bash if found, else
+ * sh) and `allow_env` (secret-looking variable names passed to checks all the same; see
+ * `@turngate/node`'s check-env). Unknown keys are rejected so that typos
  * surface; an empty `checks` list is refused (it would verify nothing; issue #12 item 3); a
  * `timeout_ms` below 1,000 is refused naming the minimum (item 4).
  */
@@ -73,6 +76,10 @@ export const TurngateConfigSchema = z
     default_outputs: z.boolean().optional(),
     rewrite_paths: z.array(z.string().superRefine(rewritePathRefinement)).optional(),
     agent_grace_ms: z.number().int().nonnegative().max(600_000).optional(),
+    shell: z.string().regex(/\S/, { message: "must not be blank" }).optional(),
+    allow_env: z
+      .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: "must be a variable name" }))
+      .optional(),
   })
   .strict();
 
@@ -95,6 +102,10 @@ export interface TurngateConfig {
   timeoutMs?: number;
   /** `agent_grace_ms`: grace for the agent's leftover processes, ms; undefined: default 2,000. */
   agentGraceMs?: number;
+  /** `shell`: the checks' shell as configured; undefined: bash if found, else sh. */
+  shell?: string;
+  /** `allow_env`: variable names passed to checks although they look like secrets. */
+  allowEnv?: string[];
 }
 
 /**
@@ -155,6 +166,8 @@ export function loadConfig(root: string, explicitPath?: string): TurngateConfig 
   if (config.outputs !== undefined) loaded.outputs = config.outputs;
   if (config.default_outputs !== undefined) loaded.defaultOutputs = config.default_outputs;
   if (config.agent_grace_ms !== undefined) loaded.agentGraceMs = config.agent_grace_ms;
+  if (config.shell !== undefined) loaded.shell = config.shell;
+  if (config.allow_env !== undefined) loaded.allowEnv = config.allow_env;
   return loaded;
 }
 

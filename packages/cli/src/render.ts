@@ -1,6 +1,10 @@
-import { EXIT_STATUS_MASKED_RISK, type GateOutcome } from "@turngate/core";
+import {
+  EXIT_STATUS_MASKED_RISK,
+  EXIT_STATUS_UNVERIFIABLE_RISK,
+  type GateOutcome,
+} from "@turngate/core";
 import { type CheckRunLike, failureClassOf, failureDetail } from "./check-outcome.js";
-import { maskedExitExplanation } from "./masked-exit.js";
+import { type HintShell, maskedExitExplanation } from "./masked-exit.js";
 import { outsideScopeJson, outsideScopeLines } from "./render-outside.js";
 import { displayPath, escapeControls, shownPath, terminalSafeTailLine } from "./terminal-text.js";
 import type { TurnAgent, TurnResult } from "./turn.js";
@@ -31,7 +35,8 @@ export function verdictOf(result: TurnResult): string {
  * (`what to do: …`, issue 10), the lockfiles a `"rewrite_paths"` re-run adopted, one
  * `check outputs:` line ({@link checkOutputsLine}), what masks a check's exit status (and
  * how to fix it), which `--waive` digests did not match an incomplete turn's
- * effect digest, the last 20 lines of each failing check with its log, and
+ * effect digest, the user-level files (tool `environment` rows) that changed, the last 20
+ * lines of each failing check with its log, and
  * where the proof was written, and the trust line (`trustLine`). Paths are relative to the workspace root (absolute outside it,
  * e.g. under `--state-dir`).
  *
@@ -56,6 +61,16 @@ export function renderTurnText(result: TurnResult): string {
     }
     for (const path of result.delta.unreadable) lines.push(`  unreadable ${displayPath(path)}`);
     lines.push(...outside);
+  }
+  const environment = result.environmentChanges;
+  if (environment.length > 0) {
+    lines.push(
+      `environment: ${environment.length} user-level ${environment.length === 1 ? "file" : "files"} the checks may read changed (ledger rows, tool environment)`,
+    );
+    for (const change of environment) {
+      const kind = change.contentDigest === "deleted" ? "deleted" : "changed";
+      lines.push(`  ${kind.padEnd(8)} ${displayPath(change.path)}`);
+    }
   }
   if (result.checksSource === "none") {
     lines.push(
@@ -120,7 +135,7 @@ export function renderTurnText(result: TurnResult): string {
     const cls = failureClassOf(run);
     const detail = failureDetail(run);
     const risk =
-      hintOf(run) ??
+      hintOf(run, result.shell) ??
       (detail !== null ? `${detail}: ${run.command.command}` : undefined) ??
       run.check.residual_risk ??
       run.command.command;
@@ -133,6 +148,17 @@ export function renderTurnText(result: TurnResult): string {
       lines.push(`  last ${tail.length} ${tail.length === 1 ? "line" : "lines"}${log}:`);
       for (const line of tail) lines.push(`  | ${terminalSafeTailLine(line)}`);
     }
+  }
+  // Checks turngate added to the report itself (issue 10: a configuration file or the
+  // checks' cargo target folder changed during the turn), not commands that ran.
+  const ran = new Set((result.verification?.runs ?? []).map((run) => run.command.id));
+  for (const check of result.verification?.report.checks ?? []) {
+    if (check.status === "passed" || ran.has(check.id) || !check.id.startsWith("turngate:")) {
+      continue;
+    }
+    lines.push(
+      `${check.status}: ${escapeControls(check.id)}: ${escapeControls(check.residual_risk ?? check.description)}`,
+    );
   }
   const agentLine = agentErrorLine(result);
   if (agentLine !== null) lines.push(agentLine);
@@ -227,8 +253,10 @@ export function trustLine(result: Pick<TurnResult, "trust">): string {
  * `{schema, verdict, exit_code, root, effect_digest, agent, changes, outside_scope
  * (changed paths outside the source scope by scope: `{ignored, output, harness}`), observation_complete,
  * unreadable, checks_source, checks, binding, reports, summary, summary_text, outcome,
- * proof_path, proof_format, proof_keyid, trust, config_path, unmatched_waivers}`; absent
- * parts are null;
+ * proof_path, proof_format, proof_keyid, trust, config_path, unmatched_waivers, shell,
+ * environment_changes}`; absent parts are null; `shell` is `{path, name, pipefail}` of the
+ * checks' shell; `environment_changes` the `environment` ledger rows `[{path,
+ * content_digest}]` (`~/.gitconfig`, …);
  * each check's `hint` explains an `exit status masked` risk (else null), `timeout_ms` is the
  * timeout that applied and `failure_class` is `assertion`, `timeout`, `cancelled`, `signal`,
  * `infrastructure` or null (`failureClass` of @turngate/node); `agent_failed` is true when
@@ -282,7 +310,7 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
       failure_class: failureClassOf(run),
       log_path: run.execution.log?.path ?? null,
       residual_risk: run.check.residual_risk ?? null,
-      hint: hintOf(run),
+      hint: hintOf(run, result.shell),
     })),
     binding: bindingJson(result.verification?.binding),
     reports: result.reports,
@@ -295,6 +323,11 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
     trust: result.trust,
     config_path: result.configPath ?? null,
     unmatched_waivers: unmatchedWaivers(result),
+    shell: { path: result.shell.path, name: result.shell.name, pipefail: result.shell.pipefail },
+    environment_changes: result.environmentChanges.map((change) => ({
+      path: change.path,
+      content_digest: change.contentDigest,
+    })),
   };
 }
 
@@ -367,10 +400,17 @@ function survivorLines(agent: TurnAgent): string[] {
   return lines;
 }
 
-/** What masks a check's exit status and how to fix it, when its risk is `exit status masked`. */
-function hintOf(run: { check: { residual_risk?: string }; command: { command: string } }) {
-  if (run.check.residual_risk !== EXIT_STATUS_MASKED_RISK) return null;
-  return maskedExitExplanation(run.command.command);
+/**
+ * What masks a check's exit status and how to fix it (written for the checks' shell), when
+ * its risk is `exit status masked` or `exit status cannot be verified`.
+ */
+function hintOf(
+  run: { check: { residual_risk?: string }; command: { command: string } },
+  shell: HintShell,
+) {
+  const risk = run.check.residual_risk;
+  if (risk !== EXIT_STATUS_MASKED_RISK && risk !== EXIT_STATUS_UNVERIFIABLE_RISK) return null;
+  return maskedExitExplanation(run.command.command, shell);
 }
 
 /** Waiver digests that did not match the effect digest of a turn that was not allowed. */

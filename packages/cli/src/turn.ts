@@ -9,9 +9,11 @@ import type {
 } from "@turngate/core";
 import {
   type AgentSurvivor,
+  type CheckShell,
   childPids,
   createTurnMarker,
   DEFAULT_AGENT_GRACE_MS,
+  type EnvironmentBaseline,
   exitOnTerminationSignals,
   killTrackedProcessGroups,
   type ProofFormat,
@@ -19,6 +21,7 @@ import {
   requiredPresetCommands,
   resolveSigningKey,
   Session,
+  type SessionCheckEnvironment,
   SIGNING_KEY_ENV,
   type SourceTree,
   type SubreaperStatus,
@@ -33,7 +36,7 @@ import {
   writeJsonAtomic,
 } from "@turngate/node";
 import { type AgentExit, runAgent } from "./agent.js";
-import { loadConfig, type TurngateConfig } from "./config.js";
+import { CONFIG_FILE_NAME, loadConfig, type TurngateConfig } from "./config.js";
 import {
   CLI_VERSION,
   type CliContext,
@@ -66,7 +69,9 @@ export interface TurnRequest {
   /** An already loaded configuration (`verify`: the one captured in the baseline); wins over `configPath`. */
   config?: TurngateConfig;
   /** Where check logs and proofs go (`--state-dir`); default `<root>/.turngate`. */
-  state?: Pick<StatePaths, "logs" | "proofs">;
+  state?: Pick<StatePaths, "logs" | "proofs"> & { dir?: string };
+  /** The environment baseline stored with a baseline (`verify`); absent: taken now. */
+  environment?: EnvironmentBaseline;
   waivers: CompletionWaiver[];
   /**
    * `--fail-on-agent-error`: an agent that exited with a code other than 0 makes the turn
@@ -120,6 +125,10 @@ export interface TurnResult {
   configPath?: string;
   /** The host waivers the turn was given (`--waive`), as given. */
   waivers: CompletionWaiver[];
+  /** The shell the checks ran with (resolved at baseline time, issue 10). */
+  shell: CheckShell;
+  /** User-level files changed since the baseline: the ledger's `environment` rows. */
+  environmentChanges: { path: string; contentDigest: string }[];
 }
 
 /**
@@ -169,6 +178,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     ...(request.baseline ? { baseline: request.baseline } : {}),
     ...(config.agentGraceMs !== undefined ? { agentGraceMs: config.agentGraceMs } : {}),
     ...(request.baselineTree ? { baselineTree: request.baselineTree } : {}),
+    checkEnvironment: turnCheckEnvironment(request.root, config, state.dir, request.environment),
   });
 
   let agent: TurnResult["agent"];
@@ -227,6 +237,8 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     outcome,
     waivers: request.waivers,
     trust,
+    shell: session.environmentBaseline.plan.shell,
+    environmentChanges: session.environmentChanges,
   };
   if (agent) result.agent = agent;
   if (checksSource) result.checksSource = checksSource;
@@ -296,6 +308,29 @@ async function runAgentTurn(
     for (const name of SETTLE_SIGNALS) process.off(name, onSignal);
     if (subreaper.active) setChildSubreaper(false);
   }
+}
+
+/**
+ * The Session's `checkEnvironment` for a turn (issue 10): the config's `shell` and
+ * `allow_env`, the state folder (`CARGO_TARGET_DIR` under it), the configuration file as
+ * a review file (an agent edit, or a file created where none was, ends `needs_review`:
+ * the turn uses the configuration read before the agent ran), and the stored environment
+ * baseline when there is one (`verify`).
+ */
+export function turnCheckEnvironment(
+  root: string,
+  config: TurngateConfig,
+  stateDir: string | undefined,
+  stored: EnvironmentBaseline | undefined,
+): SessionCheckEnvironment {
+  const options: SessionCheckEnvironment = {
+    reviewFiles: [config.path ?? join(root, CONFIG_FILE_NAME)],
+  };
+  if (config.shell !== undefined) options.shell = config.shell;
+  if (config.allowEnv !== undefined) options.allowEnv = config.allowEnv;
+  if (stateDir !== undefined) options.stateDir = stateDir;
+  if (stored !== undefined) options.baseline = stored;
+  return options;
 }
 
 /**

@@ -139,6 +139,7 @@ describe("exitStatusMaskedBy", () => {
     expect(exitStatusMaskedBy("cargo test  ||  true")).toEqual({
       operator: "||",
       command: "cargo test",
+      fallback: "true",
     });
     expect(exitStatusMaskedBy("cargo test 2>&1 | tail -n 20")).toEqual({
       operator: "|",
@@ -146,7 +147,11 @@ describe("exitStatusMaskedBy", () => {
     });
     expect(exitStatusMaskedBy("cargo test &")).toEqual({ operator: "&", command: "cargo test" });
     expect(exitStatusMaskedBy("make\ncargo test")).toEqual({ operator: "\n", command: "make" });
-    expect(exitStatusMaskedBy("set -e; a && b; c")).toEqual({ operator: ";", command: "b" });
+    expect(exitStatusMaskedBy("set -e; a && b; c")).toEqual({
+      operator: ";",
+      command: "a && b",
+      andList: true,
+    });
     expect(exitStatusMaskedBy("set -o pipefail; a | b; c")).toEqual({
       operator: ";",
       command: "b",
@@ -179,7 +184,11 @@ describe("exitStatusMaskedBy: negation, subshells, groups and nested scripts", (
   });
 
   test("( … ) subshells are read inside", () => {
-    expect(exitStatusMaskedBy("(false || true)")).toEqual({ operator: "||", command: "false" });
+    expect(exitStatusMaskedBy("(false || true)")).toEqual({
+      operator: "||",
+      command: "false",
+      fallback: "true",
+    });
     expect(exitStatusMaskedBy("(false | cat)")).toEqual({ operator: "|", command: "false" });
     expect(exitStatusMaskedBy("make && (false; true) 2>&1")).toEqual({
       operator: ";",
@@ -194,19 +203,21 @@ describe("exitStatusMaskedBy: negation, subshells, groups and nested scripts", (
   test("{ …; } groups are read inside; the closing } is not a further command", () => {
     expect(exitStatusMaskedBy("{ false || true; }")).toEqual({
       operator: "||",
-      command: "{ false",
+      command: "false",
+      fallback: "true",
     });
-    expect(exitStatusMaskedBy("{ false; true; }")).toEqual({ operator: ";", command: "{ false" });
+    expect(exitStatusMaskedBy("{ false; true; }")).toEqual({ operator: ";", command: "false" });
     expect(exitStatusMaskedBy("{ ! false; }")).toEqual({ operator: "!", command: "! false" });
     expect(exitStatusMaskedBy("{ make && make test; }")).toBeNull();
     expect(exitStatusMaskedBy("{ make; } && make test")).toBeNull();
-    expect(exitStatusMaskedBy("{ make; }; true")).toEqual({ operator: ";", command: "}" });
+    expect(exitStatusMaskedBy("{ make; }; true")).toEqual({ operator: ";", command: "{ make; }" });
   });
 
   test("sh -c / bash -c / eval quoted scripts are read recursively", () => {
     expect(exitStatusMaskedBy("sh -c 'false || true'")).toEqual({
       operator: "||",
       command: "false",
+      fallback: "true",
     });
     expect(exitStatusMaskedBy('bash -c "false; true"')).toEqual({
       operator: ";",
@@ -215,6 +226,7 @@ describe("exitStatusMaskedBy: negation, subshells, groups and nested scripts", (
     expect(exitStatusMaskedBy("eval 'false || true'")).toEqual({
       operator: "||",
       command: "false",
+      fallback: "true",
     });
     expect(exitStatusMaskedBy("/bin/sh -c 'make\ntrue'")).toEqual({
       operator: "\n",

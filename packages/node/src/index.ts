@@ -1,3 +1,22 @@
+export {
+  deserializeEnvironmentBaseline,
+  type EnvironmentBaseline,
+  type EnvironmentBaselineOptions,
+  fileFingerprint,
+  fingerprintTree,
+  serializeEnvironmentBaseline,
+  takeEnvironmentBaseline,
+} from "./environment/environment-baseline.js";
+export {
+  changedUserFiles,
+  fingerprintUserFiles,
+  pathFolderLabels,
+  type UserFileFingerprints,
+  type UserFileLocation,
+  type UserFilesOptions,
+  userFileLocations,
+  userFilesHome,
+} from "./environment/user-files.js";
 export * from "./facts/index.js";
 export { writeFileAtomic, writeJsonAtomic } from "./fs/atomic.js";
 export { type CommittedLog, ContentAddressedLog } from "./fs/content-log.js";
@@ -21,6 +40,20 @@ export {
   OutputCapture,
   truncationNotice,
 } from "./runner/capture.js";
+export {
+  type CheckEnvironmentPlan,
+  type CheckShell,
+  checkCargoTargetDir,
+  findOnPath,
+  isSecretName,
+  type PrepareCheckEnvironmentOptions,
+  type PreparedCheckEnvironment,
+  planCheckEnvironment,
+  prepareCheckEnvironment,
+  resolveCheckPath,
+  SECRET_NAME_PATTERNS,
+  SOURCED_FILE_VARIABLES,
+} from "./runner/check-env.js";
 export {
   type ExitOnSignalOptions,
   exitOnTerminationSignals,
@@ -73,6 +106,7 @@ export type {
   CheckRewrite,
   CommandRun,
   ReportBinding,
+  SessionCheckEnvironment,
   SessionOptions,
   VerifyCommandsOptions,
   VerifyCommandsResult,

@@ -6,6 +6,7 @@ import { loadConfig } from "../config.js";
 import { CLI_VERSION, EXIT_OK } from "../context.js";
 import { resolveStatePaths } from "../state-dir.js";
 import { shownPath } from "../terminal-text.js";
+import { turnCheckEnvironment } from "../turn.js";
 import { addLocationOptions, resolveWorkspaceRoot } from "./options.js";
 import type { CliCommand } from "./types.js";
 
@@ -46,6 +47,7 @@ export const baselineCommand: CliCommand = {
           ...(config.outputs !== undefined ? { outputs: config.outputs } : {}),
           ...(config.defaultOutputs !== undefined ? { defaultOutputs: config.defaultOutputs } : {}),
           env: ctx.env,
+          checkEnvironment: turnCheckEnvironment(root, config, paths.dir, undefined),
         });
         const before = await readFile(paths.baseline).catch(() => undefined);
         const id = await writeBaseline(
@@ -53,6 +55,7 @@ export const baselineCommand: CliCommand = {
           session.baseline,
           config,
           CLI_VERSION,
+          session.environmentBaseline,
           session.baselineTree,
         );
         const takenAt = new Date().toISOString();

@@ -54,7 +54,7 @@ export function addTurnOptions(command: Command, jsonHelp: string): Command {
     command
       .option(
         "--check <cmd>",
-        "verification command to run with sh -c in the workspace root (repeatable); replaces the configured and preset checks",
+        'verification command to run with the checks\' shell (bash -c when bash is on PATH, else sh -c; config "shell") in the workspace root (repeatable); replaces the configured and preset checks',
         collect,
         [],
       )

@@ -58,6 +58,7 @@ export const verifyCommand: CliCommand = {
             config: baseline.config,
             signing,
             trust,
+            environment: baseline.environment,
             checks,
             waivers,
             state: paths,

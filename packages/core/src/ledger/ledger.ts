@@ -142,6 +142,48 @@ export class MutationLedger {
     return rows.map((r) => ({ tool: r.tool, path: r.path, content_digest: r.content_digest }));
   }
 
+  /**
+   * Records user-level files that changed what checks do (issue 10: `~/.gitconfig`,
+   * `~/.npmrc`, Python user site `usercustomize.py`, …) as rows with tool
+   * `"environment"`, path and content digest verbatim (the path is a `~/…` label, never a
+   * workspace path, so the harness rule does not apply). An identical row is not added
+   * twice. Returns the rows added. Throws `TurngateValidationError` (path `N.path`,
+   * `N.contentDigest`) for a blank path or a non-string digest; then nothing changes.
+   */
+  recordEnvironmentPaths(
+    paths: readonly { path: string; contentDigest: string }[],
+  ): readonly MutationRecord[] {
+    paths.forEach((entry, index) => {
+      if (typeof entry?.path !== "string" || entry.path.trim() === "") {
+        throw new TurngateValidationError("environment paths", [
+          { path: `${index}.path`, message: "expected a non-blank string" },
+        ]);
+      }
+      if (typeof entry.contentDigest !== "string") {
+        throw new TurngateValidationError("environment paths", [
+          { path: `${index}.contentDigest`, message: "expected a string" },
+        ]);
+      }
+    });
+    const added: MutationRecord[] = [];
+    for (const entry of paths) {
+      const row = { tool: "environment", path: entry.path, content_digest: entry.contentDigest };
+      const exists = this.records.some(
+        (r) =>
+          r.tool === row.tool && r.path === row.path && r.content_digest === row.content_digest,
+      );
+      if (
+        exists ||
+        added.some((r) => r.path === row.path && r.content_digest === row.content_digest)
+      ) {
+        continue;
+      }
+      this.#push(row);
+      added.push(row);
+    }
+    return added;
+  }
+
   /** Rows in ledger order (by path, then tool, code-point order; stable). A fresh copy. */
   get records(): MutationRecord[] {
     this.#flush();

@@ -2,6 +2,7 @@ export { type CreateReportOptions, createReport } from "./create.js";
 export { artifactUris, checkFromExecution } from "./execution.js";
 export {
   EXIT_STATUS_MASKED_RISK,
+  EXIT_STATUS_UNVERIFIABLE_RISK,
   exitStatusMasked,
   exitStatusMaskedBy,
   type MaskedExitStatus,
@@ -12,6 +13,15 @@ export {
   shellEvidenceReport,
   splitShellCommand,
 } from "./shell-evidence.js";
+export {
+  commandSubstitutions,
+  isAssignmentWord,
+  type ScriptOptions,
+  type ShellWord,
+  shellWords,
+  type WrappedCommand,
+  wrappedCommand,
+} from "./shell-words.js";
 export { deriveReportStatus } from "./status.js";
 export { summarizeReports, supportsGoalAchievement } from "./summary.js";
 export { formatVerificationSummary, SUMMARY_TEXT_SUBJECT_LIMIT } from "./summary-text.js";

@@ -11,6 +11,14 @@ import { parseVerificationCommand } from "../schemas/parse.js";
 import type { VerificationReport } from "../schemas/report.js";
 import { createReport } from "./create.js";
 import { checkFromExecution } from "./execution.js";
+import {
+  commandSubstitutions,
+  isAssignmentWord,
+  type ScriptOptions,
+  type ShellWord,
+  shellWords,
+  wrappedCommand,
+} from "./shell-words.js";
 
 /** Residual risk put on a shell-evidence check whose exit status is masked. */
 export const EXIT_STATUS_MASKED_RISK = "exit status masked";
@@ -144,30 +152,40 @@ function splitRaw(command: string): RawSegment[] {
 
 const SET_COMMAND = /^set(?:\s|$)/;
 const CLOSES_GROUP = /^\}(?:\s|$)/;
+const OPENS_GROUP = /^\{\s/;
 const NEGATED = /^!(?:\s|$)/;
+const EXITS = /^(?:exit|return)(?:\s|$)/;
 const SUBSHELL = /^\((.*)\)(?:\s+\d*[<>&][^()]*)?$/s;
 const BRACE_GROUP = /^\{\s(.*)$/s;
-const NESTED_SCRIPT =
-  /^(?:(?:\S*\/)?(?:sh|bash|dash|zsh|ksh)\s+-c|eval)\s+(?:'([^']*)'|"((?:[^"\\]|\\.)*)")(?:\s.*)?$/s;
+/** Compound commands whose status is not that of the command they run first. */
+const COMPOUND = /^(if|while|until|for|case|select|function|trap)(?:\s|$)(.*)$/s;
 /** How deep `( … )`, `{ …; }` and `sh -c '…'` are looked into; deeper counts as masked. */
 const MAX_NESTING = 32;
 const PIPEFAIL_ON = /(?:^|\s)-[A-Za-z]*o\s+pipefail(?:\s|$)/;
 const PIPEFAIL_OFF = /(?:^|\s)\+[A-Za-z]*o\s+pipefail(?:\s|$)/;
 const ERREXIT_ON = /(?:^|\s)(?:-[A-Za-z]*e[A-Za-z]*(?:\s|$)|-o\s+errexit(?:\s|$))/;
+const ERREXIT_OFF = /(?:^|\s)(?:\+[A-Za-z]*e[A-Za-z]*(?:\s|$)|\+o\s+errexit(?:\s|$))/;
 
 interface ShellState {
   pipefail: boolean;
   errexit: boolean;
 }
 
-/** The `set` options in force after each segment (`set -o pipefail`, `set -e`, …). */
-function statesAfter(segments: readonly ShellSegment[]): ShellState[] {
-  const state: ShellState = { pipefail: false, errexit: false };
+/**
+ * The `set` options in force after each segment (`set -o pipefail`, `set -e`, …), starting
+ * from `initial` (a script's `bash -e -o pipefail -c` options).
+ */
+function statesAfter(
+  segments: readonly ShellSegment[],
+  initial: ScriptOptions = { pipefail: false, errexit: false },
+): ShellState[] {
+  const state: ShellState = { ...initial };
   return segments.map((seg) => {
     if (SET_COMMAND.test(seg.text)) {
       if (PIPEFAIL_ON.test(seg.text)) state.pipefail = true;
       if (PIPEFAIL_OFF.test(seg.text)) state.pipefail = false;
       if (ERREXIT_ON.test(seg.text)) state.errexit = true;
+      if (ERREXIT_OFF.test(seg.text)) state.errexit = false;
     }
     return { ...state };
   });
@@ -211,13 +229,13 @@ function maskedFrom(
  * Whether a shell command's exit status can be 0 although a command in it failed
  * (DESIGN §3 change). Read at top level (see `splitShellCommand`):
  *
- * - Without `presetCommand`: true when the command has an `||` (`x || true`,
- *   `x || :`), a background `&`, a pipe `|` without `set -o pipefail` in force before it
- *   (`x | tee log`), or a `;`/newline followed by another command without `set -e` in
- *   force (`x; true`, `x; :`, `x; echo done`) — under `set -e` still when the segment
- *   before it ends an `a && b` list (bash does not exit on a failing `a` there).
- *   `set …` segments themselves never mask.
- *   So only a plain `&&` chain (pipes allowed under pipefail) is unmasked.
+ * - Without `presetCommand`: `exitStatusMaskedBy(command) !== null` — an `||`, a
+ *   background `&`, a pipe without pipefail, a `;`/newline before another command without
+ *   `set -e`, a leading `!`, an `if`/`while`/`until`/`for` condition or loop, the same
+ *   inside `( … )`, `{ …; }`, and the scripts of `sh -c`/`bash -c`/`eval` seen through
+ *   wrappers (`env`, `timeout 5`, `nice`, …); and a script that cannot be read
+ *   (`sh -c "$(cat x)"`, `` `…` ``, `eval "$cmd"`). So only a plain `&&` chain (pipes
+ *   allowed under pipefail) is unmasked.
  * - With `presetCommand`: whether THAT command's status is masked: true when it does not
  *   run as a top-level segment at all (e.g. only inside `if`, `( )` or quotes), or when an
  *   occurrence is run only after `||`, is piped into another command without pipefail,
@@ -242,16 +260,49 @@ export function exitStatusMasked(command: string, presetCommand?: string): boole
   return occurrences === 0;
 }
 
+/** Residual risk of a check whose command runs a script turngate cannot read. */
+export const EXIT_STATUS_UNVERIFIABLE_RISK = "exit status cannot be verified";
+
 /** Where a command's exit status is masked (see `exitStatusMaskedBy`). */
 export interface MaskedExitStatus {
   /**
-   * The operator that loses the status: `||`, `&`, `|`, `;`, a newline (`\n`), a
-   * leading `!` that negates it, or `"nesting"` when subshells / `sh -c` scripts nest
-   * deeper than 32 levels (not read, so counted as masked).
+   * What loses the status: the list operators `||`, `&`, `|`, `;`, a newline (`\n`); a
+   * leading `!` that negates it; the compound commands `if` / `while` / `until` (their
+   * condition's failure chooses a branch) and `for` (only the last iteration counts);
+   * `"substitution"`: a command substitution in a command's arguments (`echo $(make)`)
+   * or one of several in assignments, whose status is discarded;
+   * `"unreadable"`: a script or program computed when the check runs (`sh -c "$(…)"`,
+   * backticks, `eval "$cmd"`, `$RUNNER test`), or a command turngate does not read
+   * (`case`, `select`, `function`, `trap` — an `EXIT` trap can replace the status); or
+   * `"nesting"` when subshells / `sh -c` scripts nest deeper than 32 levels (not read, so
+   * counted as masked).
    */
-  operator: Exclude<ShellOperator, "&&"> | "!" | "nesting";
-  /** The top-level segment before it (whitespace collapsed), whose status is lost. */
+  operator:
+    | Exclude<ShellOperator, "&&">
+    | "!"
+    | "if"
+    | "while"
+    | "until"
+    | "for"
+    | "substitution"
+    | "unreadable"
+    | "nesting";
+  /**
+   * The command whose status is lost, whitespace collapsed: the segment before the
+   * operator, the whole `a && b` list before a `||`, `;` or newline, the whole `{ …; }`
+   * group before a `;`, the condition of an `if`/`while`/`until`, the `for … in …` head,
+   * or (unreadable, substitution) the simple command that holds the word.
+   */
   command: string;
+  /** `||`: the fallback that runs when `command` fails (its status becomes the result). */
+  fallback?: string;
+  /** `;`/newline under `set -e`: `command` is an `a && b` list, where `set -e` does not stop. */
+  andList?: boolean;
+  /**
+   * `unreadable`: the computed word as written (`"$(cat x)"`), or the keyword;
+   * `substitution`: the word holding the substitution (`$(go list ./...)`).
+   */
+  word?: string;
 }
 
 /**
@@ -260,59 +311,170 @@ export interface MaskedExitStatus {
  * `{operator: ";", command: "sleep 1"}`; `null` exactly when the command is unmasked.
  * Hosts use it to tell the user what to change (join with `&&`, `set -e`,
  * `set -o pipefail`, drop `|| …` or `&`).
+ *
  * Before a segment's operator, its own text is read: a leading `!` masks
- * (`! make` → `{operator: "!", command: "! make"}`), and the inside of a `( … )`
- * subshell (optionally followed by redirections), a `{ …; }` group, or the single
- * quoted script of `sh -c`/`bash -c`/`dash -c`/`zsh -c`/`ksh -c`/`eval` ('…' or "…",
- * the latter unescaped) is read recursively with the same rules, reporting the inner
- * segment: `(false || true)` → `{operator: "||", command: "false"}`, while
- * `(make && make test)` and `{ make; }` are unmasked.
+ * (`! make` → `{operator: "!", command: "! make"}`); `if`/`while`/`until`/`for` mask
+ * (`if make; then …` → `{operator: "if", command: "make"}`), `case`/`select`/`function`
+ * and `trap` are unreadable; a command substitution in a command's arguments masks
+ * (`go test $(go list ./...)` → `{operator: "substitution", …}`) while the single one of
+ * an assignment-only command is read (`V=$(make)`); `set +e` turns `set -e` off;
+ * the inside of a `( … )` subshell (optionally followed by redirections)
+ * and of a `{ …; }` group is read recursively; and the simple command is looked through
+ * its wrappers (`wrappedCommand`: `env X=1`, `timeout 5`, `nice -n 5`, `nohup`, `time`,
+ * `stdbuf -oL`, `command`, `exec`, in any nesting) to a `sh -c`/`bash -c`/`dash -c`/
+ * `zsh -c`/`ksh -c` script (options before `-c` such as `-o pipefail` and `-e` apply
+ * inside it) or `eval` words, read recursively with the same rules, reporting the inner
+ * segment: `(false || true)` → `{operator: "||", command: "false", fallback: "true"}`,
+ * `bash -o pipefail -c 'a | b'` → null. A computed script or program (`sh -c "$(cat x)"`,
+ * `` `cat x` ``, `eval "$cmd"`) → `{operator: "unreadable", command, word}`.
+ * `a && b || c` → `{operator: "||", command: "a && b", fallback: "c"}`;
+ * `{ make; }; true` → `{operator: ";", command: "{ make; }"}`.
  */
 export function exitStatusMaskedBy(command: string): MaskedExitStatus | null {
-  return maskedByAt(command, 0);
-}
-
-/** Unescapes a double-quoted shell word's body (`\"`, `\\`, `\$`, `` \` ``, line joins). */
-function unquoteDouble(body: string): string {
-  return body.replace(/\\([\\"$`\n])/g, (_, c: string) => (c === "\n" ? "" : c));
+  return maskedByAt(command, 0, { pipefail: false, errexit: false });
 }
 
 /**
- * Masking inside one segment's own text: a leading `!`, a `( … )` subshell, a `{ …`
- * group opener, or `sh -c`/`bash -c`/`eval` with one quoted script (read recursively).
+ * Masking inside one segment's own text: a leading `!`, a compound command, a `( … )`
+ * subshell, a `{ …` group opener, or a (wrapped) `sh -c` / `eval` script, read
+ * recursively; a computed script is unreadable.
  */
-function maskedInside(text: string, depth: number): MaskedExitStatus | null {
-  if (NEGATED.test(text)) return { operator: "!", command: normalizeShellCommand(text) };
-  const inner =
-    SUBSHELL.exec(text)?.[1] ??
-    BRACE_GROUP.exec(text)?.[1] ??
-    (() => {
-      const m = NESTED_SCRIPT.exec(text);
-      if (m === null) return undefined;
-      return m[1] ?? unquoteDouble(m[2] ?? "");
-    })();
-  if (inner === undefined) return null;
-  if (depth >= MAX_NESTING) return { operator: "nesting", command: normalizeShellCommand(text) };
-  return maskedByAt(inner, depth + 1);
+function maskedInside(raw: string, depth: number): MaskedExitStatus | null {
+  const text = normalizeShellCommand(raw);
+  if (NEGATED.test(text)) return { operator: "!", command: text };
+  const compound = COMPOUND.exec(text);
+  if (compound !== null) {
+    const keyword = compound[1] as string;
+    const rest = (compound[2] as string).trim();
+    if (keyword === "if" || keyword === "while" || keyword === "until") {
+      return { operator: keyword, command: rest };
+    }
+    if (keyword === "for") return { operator: "for", command: text };
+    return { operator: "unreadable", command: text, word: keyword };
+  }
+  let inner: string | undefined = SUBSHELL.exec(raw)?.[1] ?? BRACE_GROUP.exec(raw)?.[1];
+  let options: ScriptOptions = { pipefail: false, errexit: false };
+  if (inner === undefined) {
+    const words = shellWords(raw);
+    const wrapped = wrappedCommand(words);
+    if (wrapped.kind === "plain") return maskedBySubstitution(words, text, depth);
+    if (wrapped.kind === "unreadable") {
+      return { operator: "unreadable", command: text, word: wrapped.word };
+    }
+    inner = wrapped.script;
+    options = wrapped.options;
+  }
+  if (depth >= MAX_NESTING) return { operator: "nesting", command: text };
+  return maskedByAt(inner, depth + 1, options);
 }
 
-function maskedByAt(command: string, depth: number): MaskedExitStatus | null {
+/**
+ * A command substitution whose status is lost: one in a command's arguments or
+ * redirections (`echo $(make)`, `go test $(go list ./...)`: the command's own status is
+ * the result), or one of several in an assignment-only command (`A=$(a) B=$(b)`: only
+ * the last counts). The single substitution of an assignment-only command (`V=$(make)`)
+ * is its status: its body is read recursively.
+ */
+function maskedBySubstitution(
+  words: readonly ShellWord[],
+  text: string,
+  depth: number,
+): MaskedExitStatus | null {
+  const assignmentsOnly = words.every((word) => isAssignmentWord(word.raw));
+  const found = words.flatMap((word) =>
+    commandSubstitutions(word.raw).map((body) => ({ word: word.raw, body })),
+  );
+  if (found.length === 0) return null;
+  const first = found[0] as { word: string; body: string };
+  if (!assignmentsOnly || found.length > 1) {
+    return { operator: "substitution", command: text, word: first.word };
+  }
+  if (depth >= MAX_NESTING) return { operator: "nesting", command: text };
+  return maskedByAt(first.body, depth + 1, { pipefail: false, errexit: false });
+}
+
+/** The segments `from..to` joined back into one command (`{ make; }`, `a && b`). */
+function joinSegments(segments: readonly ShellSegment[], from: number, to: number): string {
+  let text = "";
+  for (let m = from; m <= to; m++) {
+    const seg = segments[m] as ShellSegment;
+    text += seg.text;
+    if (m < to) text += seg.op === ";" || seg.op === "\n" ? "; " : ` ${seg.op} `;
+  }
+  return text;
+}
+
+/** Index of the segment that opens the `{ …; }` group closed by segment `close`. */
+function groupStart(segments: readonly ShellSegment[], close: number): number {
+  let depth = 0;
+  for (let m = close; m >= 0; m--) {
+    const text = (segments[m] as ShellSegment).text;
+    if (CLOSES_GROUP.test(text)) depth++;
+    if (OPENS_GROUP.test(text)) {
+      depth--;
+      if (depth <= 0) return m;
+    }
+  }
+  return close;
+}
+
+/** Index of the first segment of the `a && b && …` list that ends at segment `k`. */
+function andListStart(segments: readonly ShellSegment[], k: number): number {
+  let m = k;
+  while (m > 0 && (segments[m - 1] as ShellSegment).op === "&&") m--;
+  return m;
+}
+
+/** Segment `k` as a command: a `}` stands for its whole group, `{ x` for `x`. */
+function commandText(segments: readonly ShellSegment[], k: number): string {
+  const text = (segments[k] as ShellSegment).text;
+  if (CLOSES_GROUP.test(text)) return joinSegments(segments, groupStart(segments, k), k);
+  if (OPENS_GROUP.test(text)) return text.slice(2);
+  return text;
+}
+
+function maskedByAt(
+  command: string,
+  depth: number,
+  initial: ScriptOptions,
+): MaskedExitStatus | null {
   const raws = splitRaw(command);
   const segments = raws.map((seg) => ({ text: normalizeShellCommand(seg.raw), op: seg.op }));
-  const states = statesAfter(segments);
+  const states = statesAfter(segments, initial);
   for (const [k, seg] of segments.entries()) {
     const inside = maskedInside((raws[k] as RawSegment).raw.trim(), depth);
     if (inside !== null) return inside;
     const op = seg.op;
-    if (op === null || op === "&&" || (SET_COMMAND.test(seg.text) && op !== "|")) continue;
-    const state = states[k] as ShellState;
-    let masked = false;
-    if (op === "||" || op === "&") masked = true;
-    else if (op === "|") masked = !state.pipefail;
-    else if (commandFollows(segments, k)) {
-      masked = !state.errexit || segments[k - 1]?.op === "&&";
+    // A `set …` or `exit` that ends an `a && set -e` list only runs when `a` passed, so
+    // the `;` after it can still discard `a`'s failure.
+    const listed = segments[k - 1]?.op === "&&";
+    if (op === null || op === "&&" || (SET_COMMAND.test(seg.text) && op !== "|" && !listed)) {
+      continue;
     }
-    if (masked) return { operator: op, command: seg.text };
+    const state = states[k] as ShellState;
+    if (op === "||") {
+      const from = andListStart(segments, k);
+      const list =
+        from === k ? commandText(segments, k) : joinSegments(segments, from, k).replace(/^\{ /, "");
+      return { operator: op, command: list, fallback: segments[k + 1]?.text ?? "" };
+    }
+    if (op === "&") return { operator: op, command: commandText(segments, k) };
+    if (op === "|") {
+      if (!state.pipefail) return { operator: op, command: commandText(segments, k) };
+      continue;
+    }
+    // `exit` / `return` end the script: nothing after them runs.
+    if (!commandFollows(segments, k) || (EXITS.test(seg.text) && !listed)) continue;
+    if (!state.errexit) {
+      const from = andListStart(segments, k);
+      const list =
+        from === k ? commandText(segments, k) : joinSegments(segments, from, k).replace(/^\{ /, "");
+      return { operator: op, command: list };
+    }
+    if (segments[k - 1]?.op === "&&") {
+      const list = joinSegments(segments, andListStart(segments, k), k).replace(/^\{ /, "");
+      return { operator: op, command: list, andList: true };
+    }
   }
   return null;
 }

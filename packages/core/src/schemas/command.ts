@@ -15,7 +15,9 @@ export const VerificationCommandSchema = z
     command: z
       .string()
       .regex(/\S/, { message: "must not be blank" })
-      .describe("Shell command run with sh -c; must not be blank."),
+      .describe(
+        "Shell command run with the host's check shell (`bash -c` when bash is found, else `sh -c`); must not be blank.",
+      ),
     required: z.boolean().default(false),
     timeout_ms: z.number().int().nonnegative().optional().describe("Timeout in milliseconds."),
     expect_exit: z

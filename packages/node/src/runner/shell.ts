@@ -32,6 +32,11 @@ export interface ShellRunOptions {
   env?: NodeJS.ProcessEnv;
   /** Aborting stops the command's process group like a timeout does. */
   signal?: AbortSignal;
+  /**
+   * The shell program run as `<shell> -c command`: an absolute path (issue 10: resolved at
+   * baseline time, `planCheckEnvironment`) or a name looked up on `env.PATH`; default `sh`.
+   */
+  shell?: string;
 }
 
 /** What happened when a shell command ran. Times in ms, sizes in bytes. */
@@ -72,7 +77,8 @@ const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = {
 };
 
 /**
- * Run `command` with `sh -c` in `options.cwd` as the leader of a new process group.
+ * Run `command` with `sh -c` (or `options.shell -c`) in `options.cwd` as the leader of a
+ * new process group.
  *
  * - On timeout (or abort) the whole group gets SIGTERM, then SIGKILL after 500 ms, so
  *   grandchildren (`sleep 100 &`, a test runner's workers) never outlive the check. The
@@ -104,7 +110,7 @@ export async function runShellCommand(
 
   // Under the supervisor (supervisor.ts): if this process dies, even by SIGKILL, the
   // check's whole process group is SIGKILLed.
-  const supervised = supervisedSpawn(CHECK_SHELL, command);
+  const supervised = supervisedSpawn(options.shell ?? CHECK_SHELL, command);
   const child = spawn(supervised.file, supervised.args, {
     cwd: options.cwd,
     env: options.env ?? process.env,

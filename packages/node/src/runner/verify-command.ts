@@ -1,5 +1,10 @@
 import type { VerificationCheck, VerificationCommand } from "@turngate/core";
-import { checkFromExecution, EXIT_STATUS_MASKED_RISK, exitStatusMasked } from "@turngate/core";
+import {
+  checkFromExecution,
+  EXIT_STATUS_MASKED_RISK,
+  EXIT_STATUS_UNVERIFIABLE_RISK,
+  exitStatusMaskedBy,
+} from "@turngate/core";
 import { runShellCommand, type ShellRunResult } from "./shell.js";
 
 /** Options of `runVerificationCommand`. */
@@ -12,6 +17,8 @@ export interface VerificationRunOptions {
   env?: NodeJS.ProcessEnv;
   /** Aborting stops the command's process group. */
   signal?: AbortSignal;
+  /** The shell (absolute path, issue 10 `planCheckEnvironment`); default `sh`. */
+  shell?: string;
 }
 
 /** One verification command's check plus what the run looked like. */
@@ -35,7 +42,10 @@ export interface VerificationRun {
  *   `cmd; true`: core's `exitStatusMasked`) never counts as passed: when it would pass,
  *   its check becomes `needs_review` with residual risk `exit status masked` (DESIGN §3).
  *   When it exits with an unexpected code it stays `failed`: some part of it failed
- *   visibly, and that is the more useful verdict for a host's own check.
+ *   visibly, and that is the more useful verdict for a host's own check. A command that
+ *   runs a script turngate cannot read (`sh -c "$(cat x)"`, `eval "$cmd"`, backticks:
+ *   `exitStatusMaskedBy` operator `unreadable`) gets residual risk
+ *   `exit status cannot be verified` instead, also `needs_review`, never passed.
  *
  * Metadata: `{exit_code, duration_ms, timeout_ms, output: {total_bytes, captured_bytes,
  * truncated, timed_out}, artifact_uri?, log_sha256?, log_error?}`. Never rejects.
@@ -49,6 +59,7 @@ export async function runVerificationCommand(
   if (options.logDir !== undefined) shellOptions.logDir = options.logDir;
   if (options.env !== undefined) shellOptions.env = options.env;
   if (options.signal !== undefined) shellOptions.signal = options.signal;
+  if (options.shell !== undefined) shellOptions.shell = options.shell;
   const execution = await runShellCommand(command.command, shellOptions);
 
   const metadata: Record<string, unknown> = {
@@ -74,8 +85,11 @@ export async function runVerificationCommand(
   else if (execution.aborted) executionError = "command was cancelled";
 
   let check = checkFromExecution(command, execution.exitCode ?? -1, metadata, executionError);
-  if (check.status === "passed" && exitStatusMasked(command.command)) {
-    check = { ...check, status: "needs_review", residual_risk: EXIT_STATUS_MASKED_RISK };
+  const masked = check.status === "passed" ? exitStatusMaskedBy(command.command) : null;
+  if (masked !== null) {
+    const risk =
+      masked.operator === "unreadable" ? EXIT_STATUS_UNVERIFIABLE_RISK : EXIT_STATUS_MASKED_RISK;
+    check = { ...check, status: "needs_review", residual_risk: risk };
   }
   return { check, execution, metadata };
 }

@@ -26,7 +26,7 @@ import {
   type VerificationReportInput,
   type VerificationSummary,
 } from "@turngate/core";
-
+import type { EnvironmentBaseline } from "../environment/environment-baseline.js";
 import { turngatePaths } from "../fs/paths.js";
 import { verificationPresets } from "../presets/detect.js";
 import {
@@ -54,6 +54,7 @@ import {
 import { rewritePathMatcher, rewritePathProblem } from "../workspace/diff/rewrite-paths.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
 import type { WorkspaceSnapshot } from "../workspace/snapshot.js";
+import { type EnvironmentChange, SessionEnvironment } from "./check-environment.js";
 import { buildTurnProof } from "./proof.js";
 import type {
   CheckRewrite,
@@ -95,7 +96,8 @@ export class Session {
   readonly #waivers: CompletionWaiver[];
   readonly #attestor: CompletionAttestor | undefined;
   readonly #logDir: string;
-  readonly #env: NodeJS.ProcessEnv | undefined;
+  /** The host environment (`options.env` or `process.env`) without the signing key: presets and git. */
+  readonly #env: NodeJS.ProcessEnv;
   readonly #toolVersions: Record<string, string>;
   readonly #startedAt: Date;
   readonly #agentGraceMs: number | undefined;
@@ -117,6 +119,8 @@ export class Session {
   #decision:
     | { outcome: GateOutcome; reports: VerificationReport[]; at: Date; finalTree?: SourceTree }
     | undefined;
+  /** Issue 10 (shellenv): the checks' shell, environment and what the turn changed of it. */
+  readonly #checkEnvironment: SessionEnvironment;
 
   private constructor(
     options: SessionOptions,
@@ -125,6 +129,7 @@ export class Session {
     waivers: CompletionWaiver[],
     startedAt: Date,
     baselineTree: SourceTree | undefined,
+    checkEnvironment: SessionEnvironment,
   ) {
     this.root = observer.root;
     this.#observer = observer;
@@ -146,13 +151,17 @@ export class Session {
     this.#trust = options.trust ?? "unsandboxed";
     this.#rewritePaths = [...(options.rewritePaths ?? [])];
     this.#isRewritePath = rewritePathMatcher(this.#rewritePaths);
+    this.#checkEnvironment = checkEnvironment;
   }
 
   /**
    * Start a session on `options.root`: validate the waivers, then take the workspace
-   * baseline (or restore `options.baseline`).
-   * Errors: `TurngateValidationError` for a malformed waiver (path `waivers.N.field`) or
-   * `rewritePaths` element (path `rewrite_paths.N`, see `rewritePathProblem`);
+   * baseline (or restore `options.baseline`) and the environment baseline (issue 10,
+   * `SessionEnvironment.take`: the checks' shell and PATH, user-level, cargo target and
+   * review file fingerprints), or adopt `options.checkEnvironment.baseline`.
+   * Errors: `TurngateValidationError` for a malformed waiver (path `waivers.N.field`), a
+   * `rewritePaths` element (path `rewrite_paths.N`, see `rewritePathProblem`) or a
+   * configured shell that cannot be found (path `shell`);
    * `WorkspaceObserverError` for a bad root, bad ignores, a baseline of another root or a
    * failing `git ls-files`.
    */
@@ -169,6 +178,13 @@ export class Session {
     if (options.defaultOutputs !== undefined)
       observerOptions.defaultOutputs = options.defaultOutputs;
     const observer = new WorkspaceObserver(options.root, observerOptions);
+    // Checks never see the proof signing key, even one the host passes inline.
+    const { [SIGNING_KEY_ENV]: _key, ...hostEnv } = options.env ?? process.env;
+    const checkEnvironment = SessionEnvironment.take(
+      options.checkEnvironment,
+      hostEnv,
+      observer.root,
+    );
     let baseline: WorkspaceSnapshot;
     let baselineTree: SourceTree | undefined;
     const recordTrees = options.recordTrees !== false;
@@ -187,7 +203,15 @@ export class Session {
         recordTrees ? sourceTreeId(observer.root, options.env) : undefined,
       ]);
     }
-    return new Session(options, observer, baseline, waivers, startedAt, baselineTree);
+    return new Session(
+      options,
+      observer,
+      baseline,
+      waivers,
+      startedAt,
+      baselineTree,
+      checkEnvironment,
+    );
   }
 
   /**
@@ -196,6 +220,24 @@ export class Session {
    */
   get baselineTree(): SourceTree | undefined {
     return this.#baselineTree;
+  }
+
+  /**
+   * The environment baseline (issue 10): the checks' shell and PATH, user-level file
+   * fingerprints, cargo target and review file fingerprints. Store it with the workspace
+   * baseline (`serializeEnvironmentBaseline`) and pass it back as
+   * `checkEnvironment.baseline`.
+   */
+  get environmentBaseline(): EnvironmentBaseline {
+    return this.#checkEnvironment.baseline;
+  }
+
+  /**
+   * The user-level files changed since the baseline, as of the latest observation: the
+   * ledger's `environment` rows (`~/.gitconfig`, …, with the digest now or `deleted`).
+   */
+  get environmentChanges(): EnvironmentChange[] {
+    return this.#checkEnvironment.changes;
   }
 
   /** The workspace baseline this turn is measured against (store it with `serializeSnapshot`). */
@@ -341,6 +383,18 @@ export class Session {
    * Run `commands` one after another in the workspace root (A3S §2.16), derive one check
    * each, build a report for `subject` and record it.
    *
+   * The commands run with the shell fixed at baseline time (absolute path) in the
+   * controlled environment of `runner/check-env.ts` (issue 10), built from the session's
+   * `env` in a fresh folder removed afterwards. The report gets `needs_review` checks of
+   * its own (kind `review`, `SessionEnvironment.reviewChecks`) when the turn changed what
+   * the checks depend on: `turngate:config` (the configuration file) and
+   * `turngate:cargo-target` (the checks' `CARGO_TARGET_DIR`).
+   *
+   * With `bind: true`: the workspace is snapshotted before the first command (and the
+   * ledger rebuilt from that snapshot) and after the last; the report gets
+   * `effect_digest` only when the two snapshots are identical and complete and the ledger
+   * is not empty. Otherwise it stays unbound and `binding` says why (`ReportBinding`).
+   *
    * With `bind: true` (issue 10, "What the checks changed"; DESIGN §3a): the workspace is
    * snapshotted before the first command (and the ledger rebuilt from that snapshot) and
    * after the last, and `checkChanges` compares the two. The report gets `effect_digest`
@@ -443,36 +497,44 @@ export class Session {
     const runs: CommandRun[] = [];
     const checks: VerificationCheck[] = [];
     const rewrittenBy = new Map<string, string>();
-    for (const [index, command] of parsed.entries()) {
-      if (options.signal?.aborted) break;
-      options.onProgress?.({ type: "start", index, total: parsed.length, command });
-      const run = await runVerificationCommand(command, {
-        root: this.root,
-        logDir: this.#logDir,
-        ...(this.#env ? { env: this.#env } : {}),
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
-      runs.push({ command, check: run.check, execution: run.execution });
-      if (run.execution.log)
-        this.#evidenceLogs.set(run.execution.log.uri, run.execution.log.sha256);
-      checks.push(run.check);
-      options.onProgress?.({
-        type: "end",
-        index,
-        total: parsed.length,
-        command,
-        check: run.check,
-        durationMs: run.execution.durationMs,
-        execution: run.execution,
-      });
-      if (attributeFrom !== undefined && index < parsed.length - 1) {
-        const now = await this.#observer.snapshot();
-        for (const path of unbindingPaths(checkChanges(attributeFrom, now))) {
-          if (this.#isRewritePath(path) && !rewrittenBy.has(path))
-            rewrittenBy.set(path, command.id);
+    const reviews = this.#checkEnvironment.reviewChecks();
+    const prepared = this.#checkEnvironment.prepare();
+    try {
+      for (const [index, command] of parsed.entries()) {
+        if (options.signal?.aborted) break;
+        options.onProgress?.({ type: "start", index, total: parsed.length, command });
+        const run = await runVerificationCommand(command, {
+          root: this.root,
+          logDir: this.#logDir,
+          env: prepared.env,
+          shell: prepared.shell,
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
+        runs.push({ command, check: run.check, execution: run.execution });
+        if (run.execution.log)
+          this.#evidenceLogs.set(run.execution.log.uri, run.execution.log.sha256);
+        checks.push(run.check);
+        options.onProgress?.({
+          type: "end",
+          index,
+          total: parsed.length,
+          command,
+          check: run.check,
+          durationMs: run.execution.durationMs,
+          execution: run.execution,
+        });
+        if (attributeFrom !== undefined && index < parsed.length - 1) {
+          const now = await this.#observer.snapshot();
+          for (const path of unbindingPaths(checkChanges(attributeFrom, now))) {
+            if (this.#isRewritePath(path) && !rewrittenBy.has(path))
+              rewrittenBy.set(path, command.id);
+          }
         }
       }
+    } finally {
+      this.#checkEnvironment.finish(prepared);
     }
+    checks.push(...reviews);
     return { runs, checks, rewrittenBy };
   }
 
@@ -582,6 +644,7 @@ export class Session {
       else ledger.recordChildPaths(event[1], []);
     }
     ledger.observeUnseenPaths(ledgerPaths(delta.changes));
+    ledger.recordEnvironmentPaths(this.#checkEnvironment.observeUserFiles());
     if (!delta.complete) ledger.setObservationIncomplete(true);
     this.#ledger = ledger;
     this.#delta = delta;

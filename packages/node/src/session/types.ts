@@ -6,6 +6,7 @@ import type {
   VerificationCommand,
   VerificationReport,
 } from "@turngate/core";
+import type { EnvironmentBaseline } from "../environment/environment-baseline.js";
 import type { SourceTree } from "../proofs/source-tree.js";
 import type { ShellRunResult } from "../runner/shell.js";
 import type { WorkspaceDelta } from "../workspace/diff/diff.js";
@@ -28,8 +29,10 @@ export interface SessionOptions {
   /** Folder for verification command logs; default `<root>/.turngate/logs`. */
   logDir?: string;
   /**
-   * Environment for verification commands; default `process.env`. `TURNGATE_SIGNING_KEY`
-   * is always removed from it (checks never see the proof signing key).
+   * The environment verification commands start from; default `process.env`. Checks get
+   * the controlled environment derived from it (`checkEnvironment`, issue 10): PATH as
+   * fixed at baseline time, secrets stripped, pinned Python/git/cargo variables;
+   * `TURNGATE_SIGNING_KEY` is always removed (checks never see the proof signing key).
    */
   env?: NodeJS.ProcessEnv;
   /** A stored baseline (e.g. from `turngate baseline`) used instead of taking a new one. */
@@ -74,6 +77,33 @@ export interface SessionOptions {
    * passes and changes nothing. Validated by `Session.start` (path `rewrite_paths.N`).
    */
   rewritePaths?: string[];
+  /** Issue 10 (shellenv): how the checks' controlled environment is fixed and watched. */
+  checkEnvironment?: SessionCheckEnvironment;
+}
+
+/**
+ * Issue 10 (shellenv), `SessionOptions.checkEnvironment`. Every session runs its checks in
+ * the controlled environment of `runner/check-env.ts` (absolute shell and `PATH` fixed at
+ * baseline time, `PYTHONNOUSERSITE`, `PYTHONPYCACHEPREFIX`, pinned git config, secrets
+ * stripped, `CARGO_TARGET_DIR` under the state folder); these options tune it.
+ */
+export interface SessionCheckEnvironment {
+  /** Config `shell`: a program name looked up on PATH or an absolute path; default bash if found, else sh. */
+  shell?: string;
+  /** The state folder (`CARGO_TARGET_DIR` = `<stateDir>/cargo-target`); default `<root>/.turngate`. */
+  stateDir?: string;
+  /** Secret-looking variables passed to checks all the same (config `allow_env`, exact names). */
+  allowEnv?: string[];
+  /** The home directory whose user-level files are fingerprinted; default `env.HOME`. Tests pass a temp folder. */
+  home?: string;
+  /**
+   * Files whose change after the baseline makes the checks' report `needs_review` (the
+   * configuration file: the turn uses the configuration read before the agent ran).
+   * Absolute paths; fingerprinted (SHA-256 of the bytes) at baseline time.
+   */
+  reviewFiles?: string[];
+  /** A stored environment baseline (`turngate baseline`); then nothing is re-resolved. */
+  baseline?: EnvironmentBaseline;
 }
 
 /** Progress of `verifyCommands`, one `start` and one `end` per command, in order. */

@@ -336,6 +336,7 @@ describe(".git/ and .turngate/ harness rows", () => {
       "logs/<sha256>.log",
       "logs/.tmp-<pid>-<hex>.log",
       "proofs/<sha256>*",
+      "cargo-target/**",
     ]);
     const sha = SHA["x\n"];
     expect(isTurngateOwnFile(".gitignore")).toBe(true);
@@ -347,6 +348,8 @@ describe(".git/ and .turngate/ harness rows", () => {
     expect(isTurngateOwnFile(`logs/${sha}.log`)).toBe(true);
     expect(isTurngateOwnFile("logs/.tmp-123-abcdef.log")).toBe(true);
     expect(isTurngateOwnFile(`proofs/${sha}.json`)).toBe(true);
+    expect(isTurngateOwnFile("cargo-target/debug/deps/x.d")).toBe(true);
+    expect(isTurngateOwnFile("cargo-target.js")).toBe(false);
     expect(isTurngateOwnFile("impl.js")).toBe(false);
     expect(isTurngateOwnFile("logs/impl.js")).toBe(false);
     expect(isTurngateOwnFile(`proofs/${sha}/impl.js`)).toBe(false);

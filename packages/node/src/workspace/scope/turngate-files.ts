@@ -11,7 +11,10 @@
  * - `logs/<sha256>.log` (content-addressed check logs) and their temporaries
  *   `logs/.tmp-<pid>-<hex>.log`;
  * - `proofs/<effect digest>…` (a name that starts with 64 hex digits: `<digest>.json`, other
- *   proof formats, atomic-write temporaries).
+ *   proof formats, atomic-write temporaries);
+ * - `cargo-target/**`: the checks' `CARGO_TARGET_DIR` (runner/check-env.ts). Not a ledger
+ *   row: the environment baseline fingerprints that folder, and an agent write to it ends
+ *   the turn `needs_review` (`turngate:cargo-target`).
  */
 export const TURNGATE_OWN_FILES: readonly string[] = Object.freeze([
   ".gitignore",
@@ -22,6 +25,7 @@ export const TURNGATE_OWN_FILES: readonly string[] = Object.freeze([
   "logs/<sha256>.log",
   "logs/.tmp-<pid>-<hex>.log",
   "proofs/<sha256>*",
+  "cargo-target/**",
 ]);
 
 const TOP = /^(?:\.gitignore|baseline(?:-history)?\.json(?:\.[0-9a-f]+)?)$/;
@@ -35,9 +39,10 @@ const PROOF = /^[0-9a-f]{64}[A-Za-z0-9._-]*$/;
 export function isTurngateOwnFile(rel: string): boolean {
   const slash = rel.indexOf("/");
   if (slash < 0) return TOP.test(rel);
+  const dir = rel.slice(0, slash);
+  if (dir === "cargo-target") return true;
   const rest = rel.slice(slash + 1);
   if (rest.includes("/")) return false;
-  const dir = rel.slice(0, slash);
   if (dir === "logs") return LOG.test(rest);
   if (dir === "proofs") return PROOF.test(rest);
   return false;
