@@ -146,6 +146,18 @@ function walkSuite(
   }
 }
 
+/** fast-xml-parser names unclosed tags as a JSON list (`Invalid '["a","b"]' found.`): say what it means. */
+function validatorMessage(msg: string): string {
+  const m = /^Invalid '(\[[\s\S]*\])' found\.$/.exec(msg);
+  if (!m) return msg;
+  try {
+    const tags = JSON.parse(m[1] as string) as unknown;
+    if (Array.isArray(tags) && tags.every((t) => typeof t === "string"))
+      return `unclosed ${tags.map((t) => `<${t}>`).join(", ")} (a truncated document?)`;
+  } catch {}
+  return msg;
+}
+
 /**
  * JUnit XML (`junit`): the common dialects — Maven surefire (`<testsuite>` root,
  * `rerunFailure`/`flakyFailure`), pytest `--junitxml`, jest-junit, gotestsum and
@@ -167,7 +179,11 @@ export const parseJunit: TestResultParser = (input) => {
     throw new TestResultsParseError("junit", "", "empty output (expected a JUnit XML document)");
   const valid = XMLValidator.validate(body);
   if (valid !== true) {
-    throw new TestResultsParseError("junit", `line:${valid.err.line}`, valid.err.msg);
+    throw new TestResultsParseError(
+      "junit",
+      `line:${valid.err.line}`,
+      validatorMessage(valid.err.msg),
+    );
   }
   const doc = parser.parse(body) as XmlNode;
   const out: Walk = { tests: [], errors: [] };
