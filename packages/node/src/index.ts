@@ -33,6 +33,14 @@ export {
 } from "./runner/process-group.js";
 export { runShellCommand, type ShellRunOptions, type ShellRunResult } from "./runner/shell.js";
 export {
+  type PreparedTestResults,
+  prepareTestResults,
+  RESULTS_ENV,
+  RESULTS_MAX_BYTES,
+  RESULTS_PLACEHOLDER,
+  readTestResults,
+} from "./runner/test-results.js";
+export {
   clampTimeoutMs,
   DEFAULT_COMMAND_TIMEOUT_MS,
   MIN_COMMAND_TIMEOUT_MS,
@@ -59,4 +67,10 @@ export type {
   VerifyProgressEvent,
   WorkspaceChildSettlement,
 } from "./session/types.js";
+export {
+  defaultTestHistoryDir,
+  TEST_HISTORY_SCHEMA,
+  TestHistoryStore,
+  TurnTestHistory,
+} from "./test-history/index.js";
 export * from "./workspace/index.js";

@@ -1,6 +1,12 @@
-import type { VerificationCheck, VerificationCommand } from "@turngate/core";
-import { checkFromExecution, EXIT_STATUS_MASKED_RISK, exitStatusMasked } from "@turngate/core";
+import type { ParsedTestResults, VerificationCheck, VerificationCommand } from "@turngate/core";
+import {
+  checkFromExecution,
+  checkWithTestResults,
+  EXIT_STATUS_MASKED_RISK,
+  exitStatusMasked,
+} from "@turngate/core";
 import { runShellCommand, type ShellRunResult } from "./shell.js";
+import { prepareTestResults, readTestResults } from "./test-results.js";
 
 /** Options of `runVerificationCommand`. */
 export interface VerificationRunOptions {
@@ -12,6 +18,8 @@ export interface VerificationRunOptions {
   env?: NodeJS.ProcessEnv;
   /** Aborting stops the command's process group. */
   signal?: AbortSignal;
+  /** Folder under which each run of a command with `results` gets a fresh folder; default the OS temp folder. */
+  resultsDir?: string;
 }
 
 /** One verification command's check plus what the run looked like. */
@@ -20,6 +28,8 @@ export interface VerificationRun {
   execution: ShellRunResult;
   /** Tool-result metadata (snake_case) the check was derived from. */
   metadata: Record<string, unknown>;
+  /** The structured test results, when the command declared `results` and they were read. */
+  testResults?: ParsedTestResults;
 }
 
 /**
@@ -36,6 +46,10 @@ export interface VerificationRun {
  *   its check becomes `needs_review` with residual risk `exit status masked` (DESIGN §3).
  *   When it exits with an unexpected code it stays `failed`: some part of it failed
  *   visibly, and that is the more useful verdict for a host's own check.
+ * - a command with `results: {format}` gets a fresh results path (`prepareTestResults`:
+ *   `{results}` substituted, `TURNGATE_RESULTS` exported); after the run the results are
+ *   read and the check is core's `checkWithTestResults` of exit status and results
+ *   (issue #16); metadata `results_path` names the file.
  *
  * Metadata: `{exit_code, duration_ms, timeout_ms, output: {total_bytes, captured_bytes,
  * truncated, timed_out}, artifact_uri?, log_sha256?, log_error?}`. Never rejects.
@@ -49,7 +63,11 @@ export async function runVerificationCommand(
   if (options.logDir !== undefined) shellOptions.logDir = options.logDir;
   if (options.env !== undefined) shellOptions.env = options.env;
   if (options.signal !== undefined) shellOptions.signal = options.signal;
-  const execution = await runShellCommand(command.command, shellOptions);
+  const prepared = command.results
+    ? await prepareTestResults(command, { baseDir: options.resultsDir, env: options.env })
+    : undefined;
+  if (prepared) shellOptions.env = prepared.env;
+  const execution = await runShellCommand(prepared?.command ?? command.command, shellOptions);
 
   const metadata: Record<string, unknown> = {
     exit_code: execution.exitCode,
@@ -74,8 +92,25 @@ export async function runVerificationCommand(
   else if (execution.aborted) executionError = "command was cancelled";
 
   let check = checkFromExecution(command, execution.exitCode ?? -1, metadata, executionError);
+  let testResults: ParsedTestResults | undefined;
+  if (prepared) {
+    metadata.results_path = prepared.path;
+    const evidence = await readTestResults(prepared, {
+      ...(execution.log ? { logPath: execution.log.path } : {}),
+      captured: execution.output,
+      truncated: execution.truncated,
+    });
+    testResults = evidence.results;
+    check = checkWithTestResults({
+      check,
+      exitCode: execution.exitCode,
+      expectExit: command.expect_exit,
+      ...(executionError !== undefined ? { executionError } : {}),
+      evidence,
+    });
+  }
   if (check.status === "passed" && exitStatusMasked(command.command)) {
     check = { ...check, status: "needs_review", residual_risk: EXIT_STATUS_MASKED_RISK };
   }
-  return { check, execution, metadata };
+  return testResults ? { check, execution, metadata, testResults } : { check, execution, metadata };
 }

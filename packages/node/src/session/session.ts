@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import {
   acceptReport,
   CORE_VERSION,
@@ -29,6 +30,8 @@ import {
 import { turngatePaths } from "../fs/paths.js";
 import { verificationPresets } from "../presets/detect.js";
 import { runVerificationCommand } from "../runner/verify-command.js";
+import { sessionTestHistory } from "../test-history/session-option.js";
+import type { TurnTestHistory } from "../test-history/turn-history.js";
 import type { WorkspaceDelta } from "../workspace/diff.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
 import type { WorkspaceSnapshot } from "../workspace/snapshot.js";
@@ -75,6 +78,7 @@ export class Session {
   readonly #env: NodeJS.ProcessEnv | undefined;
   readonly #toolVersions: Record<string, string>;
   readonly #startedAt: Date;
+  readonly #testHistory: TurnTestHistory;
   #events: LedgerEvent[] = [];
   #delta: WorkspaceDelta | undefined;
   #ledger = new MutationLedger();
@@ -103,6 +107,7 @@ export class Session {
       ...(options.toolVersions ?? {}),
     };
     this.#startedAt = startedAt;
+    this.#testHistory = sessionTestHistory(observer.root, options);
   }
 
   /**
@@ -276,10 +281,22 @@ export class Session {
       const run = await runVerificationCommand(command, {
         root: this.root,
         logDir: this.#logDir,
+        resultsDir: join(dirname(this.#logDir), "results"),
         ...(this.#env ? { env: this.#env } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       });
-      runs.push({ command, check: run.check, execution: run.execution });
+      run.check = await this.#testHistory.judge(
+        command.id,
+        run.check,
+        run.testResults,
+        this.#ledger.records,
+      );
+      runs.push({
+        command,
+        check: run.check,
+        execution: run.execution,
+        ...(run.testResults ? { testResults: run.testResults } : {}),
+      });
       checks.push(run.check);
       options.onProgress?.({
         type: "end",
@@ -297,6 +314,7 @@ export class Session {
       const after = await this.#observer.snapshot();
       binding = this.#bindingFor(before, after);
     }
+    this.#testHistory.bind(binding.bound === true ? binding.effectDigest : undefined);
     const report =
       binding.bound === true
         ? createReport(subject, checks, { effectDigest: binding.effectDigest })
@@ -326,6 +344,7 @@ export class Session {
       observations: [],
     });
     this.#decision = { outcome, reports: this.#reports.slice(), at: new Date() };
+    await this.#testHistory.commit(outcome, digest);
     return outcome;
   }
 

@@ -1,6 +1,7 @@
 import type {
   CompletionAttestor,
   CompletionWaiver,
+  ParsedTestResults,
   VerificationCheck,
   VerificationCommand,
   VerificationReport,
@@ -32,6 +33,12 @@ export interface SessionOptions {
   toolVersions?: Record<string, string>;
   /** Passed to the workspace observer: force (true) or forbid (false) git mode. */
   useGit?: boolean;
+  /**
+   * User-level folder of the per-check test histories (vanished tests, issue #16 §3);
+   * default `defaultTestHistoryDir(env)`; `false` turns the comparison off. A folder inside
+   * the workspace root is not used (the agent could edit it).
+   */
+  testHistoryDir?: string | false;
 }
 
 /** Progress of `verifyCommands`, one `start` and one `end` per command, in order. */
@@ -85,6 +92,8 @@ export interface CommandRun {
   command: VerificationCommand;
   check: VerificationCheck;
   execution: ShellRunResult;
+  /** The structured test results, when the command declared `results` and they were read. */
+  testResults?: ParsedTestResults;
 }
 
 /** Result of `Session.verifyCommands`: the recorded report, its binding and each run. */
