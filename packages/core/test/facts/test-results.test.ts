@@ -89,6 +89,18 @@ describe("parseTestResults: JUnit XML", () => {
     ]);
   });
 
+  test("node --test junit: a file's own entry is the file, not a test", () => {
+    const empty = parse("junit", "junit/node-test-empty-file.xml");
+    expect(empty.tests).toEqual([]);
+    expect(empty.errors).toEqual([]);
+    const failed = parse("junit", "junit/node-test-file-failed.xml");
+    expect(rows(failed)).toEqual([["test::leaks", "passed"]]);
+    expect(failed.errors.map((e) => [e.file, e.message.slice(0, 22)])).toEqual([
+      [null, 'Error: Test "leaks" at'],
+      ["/src/sample/leak.test.mjs", "test failed"],
+    ]);
+  });
+
   test("surefire: <testsuite> root, error, skipped, flakyFailure passes", () => {
     const r = parse("junit", "junit/surefire.xml");
     expect(rows(r)).toEqual([
@@ -234,6 +246,15 @@ describe("parseTestResults: TAP", () => {
     expect(r.errors).toEqual([
       { suite: null, file: null, message: "no plan line (1..N): the TAP stream may be truncated" },
       { suite: "big", file: null, message: "subtest big ended without a test point" },
+    ]);
+  });
+
+  test("node --test tap: file entries are not tests; a failed file is a suite error", () => {
+    const r = parse("tap", "tap/node-test-files.tap");
+    expect(rows(r)).toEqual([["leaks", "passed"]]);
+    expect(r.errors.map((e) => [e.suite, e.message.slice(0, 22)])).toEqual([
+      [null, 'Error: Test "leaks" at'],
+      ["/src/sample/leak.test.mjs", "test failed"],
     ]);
   });
 

@@ -19,6 +19,9 @@ export const RESULTS_ENV = "TURNGATE_RESULTS";
 /** Largest results file or output read, in bytes (64 MiB); a larger one is "too large". */
 export const RESULTS_MAX_BYTES = 64 * 1024 * 1024;
 
+/** How much earlier than the run's start a results file's mtime may be (coarse kernel clock), in ms. */
+export const MTIME_SLACK_MS = 2000;
+
 const EXTENSION: Record<TestResultFormat, string> = {
   junit: "xml",
   tap: "tap",
@@ -145,9 +148,10 @@ export async function readTestResults(
     };
   }
   if (!info.isFile()) return { problem: `results path is not a regular file: ${prepared.path}` };
-  // Millisecond clocks: a file written in the run's first millisecond may show the
-  // millisecond before the recorded start, never earlier.
-  if (info.mtimeMs < prepared.startedAtMs - 1)
+  // File times come from the kernel's coarse clock, which lags Date.now() by up to a few
+  // ms (one tick): allow MTIME_SLACK_MS. The folder is new, so only a file copied with its
+  // old time (`cp -p`, `touch -d`) can be older than that.
+  if (info.mtimeMs < prepared.startedAtMs - MTIME_SLACK_MS)
     return { problem: `results file is older than the run: ${prepared.path}` };
   let text: string;
   try {

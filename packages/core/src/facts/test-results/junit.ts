@@ -1,7 +1,7 @@
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import type { ParsedTest, TestResultParser, TestStatus, TestSuiteError } from "./types.js";
 import { TestResultsParseError } from "./types.js";
-import { capMessage, secondsToMs } from "./util.js";
+import { capMessage, isNodeFileEntry, secondsToMs } from "./util.js";
 
 type XmlNode = Record<string, unknown>;
 
@@ -105,6 +105,11 @@ function walkCases(node: XmlNode, path: string[], file: string | null, out: Walk
       parts.push(classname);
     const suite = suiteLabel(parts);
     const { status, message } = caseStatus(tc);
+    if (classname === "test" && isNodeFileEntry(name)) {
+      if (status === "failed" || status === "errored")
+        out.errors.push({ suite, file: name, message: message ?? "test file failed" });
+      continue;
+    }
     out.tests.push({
       id: suite === null ? name : `${suite}::${name}`,
       name,
@@ -128,9 +133,10 @@ function walkSuite(
   const file = attr(suite, "file") ?? attr(suite, "filepath") ?? inheritedFile;
   const before = out.tests.length;
   const errorsBefore = out.errors.length;
+  // Unhandled-error comments first: they are what a reader must see.
+  comments(suite, suiteLabel(path), file, out);
   walkCases(suite, path, file, out);
   for (const child of list(suite, "testsuite")) walkSuite(child, path, file, out);
-  comments(suite, suiteLabel(path), file, out);
   // A suite may declare failures its test cases do not show (a hook or a whole file that
   // failed): the declared count is evidence too.
   const mine = out.tests.slice(before);
@@ -162,7 +168,9 @@ function validatorMessage(msg: string): string {
  * JUnit XML (`junit`): the common dialects — Maven surefire (`<testsuite>` root,
  * `rerunFailure`/`flakyFailure`), pytest `--junitxml`, jest-junit, gotestsum and
  * `node --test --test-reporter=junit` (nested `<testsuite>`s, test cases directly under
- * `<testsuites>`, unhandled errors as `<!-- Error: … -->` comments).
+ * `<testsuites>`, unhandled errors as `<!-- Error: … -->` comments, and one entry per test
+ * file named by its absolute path — the file, not a test: dropped when it passed, a suite
+ * error when it failed).
  *
  * Each `<testcase>` is a test: `failure`/`rerunFailure` → failed, `error`/`rerunError` →
  * errored, `skipped` → skipped (pytest's xfail too), else passed (a surefire `flakyFailure`
@@ -190,9 +198,9 @@ export const parseJunit: TestResultParser = (input) => {
   const root = doc.testsuites;
   if (typeof root === "object" && root !== null) {
     const r = root as XmlNode;
+    comments(r, null, null, out);
     walkCases(r, [], null, out);
     for (const s of list(r, "testsuite")) walkSuite(s, [], null, out);
-    comments(r, null, null, out);
   } else if (Array.isArray(doc.testsuite)) {
     for (const s of list(doc, "testsuite")) walkSuite(s, [], null, out);
   } else {

@@ -7,7 +7,7 @@ import type {
   UnparsedTestInput,
 } from "./types.js";
 import { TestResultsParseError } from "./types.js";
-import { capMessage, eachLine, msOrNull } from "./util.js";
+import { capMessage, eachLine, isNodeFileEntry, msOrNull } from "./util.js";
 
 interface Point {
   name: string;
@@ -99,7 +99,8 @@ function statusOf(p: Point): TestStatus {
  * (`# Error: …`, node's runner), `Bail out!`, a plan that promises more test points than
  * arrived, a stream without a top-level plan, and subtests whose parent point never came
  * (a truncated stream). A point whose YAML says `type: suite` and has no subtests (an
- * empty `describe`) is no test. `# SKIP` and `# TODO` points are skipped. Lines that are
+ * empty `describe`) is no test, nor is node's entry for a whole test file (named by its
+ * absolute path: a suite error when it failed). `# SKIP` and `# TODO` points are skipped. Lines that are
  * not TAP are `unparsed`; empty input throws TestResultsParseError. This is our own small
  * reader rather than the `tap-parser` package, which needs Node's `events` module.
  */
@@ -168,7 +169,7 @@ export const parseTap: TestResultParser = (text) => {
         });
       return;
     }
-    if (p.yaml?.type === "suite") {
+    if (p.yaml?.type === "suite" || isNodeFileEntry(p.name)) {
       if (!p.ok && p.directive === null)
         lv.entries.push({ parts: [p.name], error: { message: message ?? "suite failed" } });
       return;

@@ -123,3 +123,12 @@ export function uniqueIds(raw: RawTestResults): RawTestResults {
   });
   return { ...raw, tests };
 }
+
+/**
+ * node's test runner reports each test file it ran in a subprocess as one more entry named
+ * by the file's absolute path (classname `test`): passing when the file ran (even with no
+ * test in it), failing when the subprocess failed. Such an entry is the file, not a test.
+ */
+export function isNodeFileEntry(name: string): boolean {
+  return /^(\/|[A-Za-z]:[\\/]).*\.[cm]?[jt]sx?$/.test(name);
+}
