@@ -42,11 +42,26 @@ function sameOrUnder(value: string | null, path: string): boolean {
   return value !== null && value !== "" && (value === path || value.endsWith(`/${path}`));
 }
 
+/** `tests/test_a.py` → `tests.test_a`; `src/test/java/a/FooTest.java` → `src.test.java.a.FooTest`. */
+function dotted(path: string): string {
+  const slash = path.lastIndexOf("/");
+  const dot = path.lastIndexOf(".");
+  return (dot > slash ? path.slice(0, dot) : path).split("/").join(".");
+}
+
+/** A JUnit classname (`tests.test_a.TestCase`, `com.x.FooTest`) naming the module or class of `path`. */
+function classnameOf(segment: string, path: string): boolean {
+  const d = dotted(path);
+  return segment === d || segment.startsWith(`${d}.`) || d.endsWith(`.${segment}`);
+}
+
 /**
  * Whether a vanished test is explained by a deleted (or renamed: deleted + added) file:
  * its `file`, or the file part of its id (before the first `::`, as pytest and Vitest ids
- * start), is that path (or ends with `/path`: runners may report absolute paths); or, for
- * a deleted Go `_test.go` file, its suite is that file's package directory.
+ * start), is that path (or ends with `/path`: runners may report absolute paths); a
+ * segment of its suite is the JUnit classname of that file (`tests.test_a` for
+ * `tests/test_a.py`, `com.x.FooTest` for `…/com/x/FooTest.java`); or, for a deleted Go
+ * `_test.go` file, its suite is that file's package directory.
  */
 function explainedByDeletion(
   id: string,
@@ -54,10 +69,12 @@ function explainedByDeletion(
   deleted: readonly string[],
 ): boolean {
   const head = id.includes("::") ? id.slice(0, id.indexOf("::")) : null;
+  const segments = entry.suite === null ? [] : entry.suite.split(" > ");
   return deleted.some(
     (p) =>
       sameOrUnder(entry.file, p) ||
       sameOrUnder(head, p) ||
+      segments.some((s) => classnameOf(s, p)) ||
       (p.endsWith("_test.go") && dirOf(p) !== "" && sameOrUnder(entry.suite, dirOf(p))),
   );
 }
