@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { VerificationCommand } from "@turngate/core";
 import { TurngateValidationError } from "@turngate/core";
+import { VerificationCommandSchema } from "@turngate/core/schemas";
 import { z } from "zod";
 
 /** File name looked up in the workspace root when `--config` is not given. */
@@ -18,6 +19,7 @@ const CheckSchema = z.union([
       required: z.boolean().optional(),
       timeout_ms: z.number().int().nonnegative().optional(),
       expect_exit: z.number().int().min(-2147483648).max(2147483647).optional(),
+      results: VerificationCommandSchema.shape.results,
     })
     .strict(),
 ]);
@@ -134,5 +136,6 @@ function normaliseCheck(
   };
   const timeout = record.timeout_ms ?? defaultTimeoutMs;
   if (timeout !== undefined) command.timeout_ms = timeout;
+  if ("results" in record && record.results !== undefined) command.results = record.results;
   return command;
 }

@@ -1,5 +1,6 @@
 import { EXIT_STATUS_MASKED_RISK } from "@turngate/core";
 import { maskedExitExplanation } from "./masked-exit.js";
+import { failingTestLines } from "./render-tests.js";
 import { displayPath, escapeControls, shownPath, terminalSafeTailLine } from "./terminal-text.js";
 import type { TurnResult } from "./turn.js";
 import { bindingJson } from "./turn.js";
@@ -23,7 +24,8 @@ export function verdictOf(result: TurnResult): string {
  * The human report of a turn (stdout): what changed, the summary text (A3S §2.19), the
  * verdict with the effect digest or the gate message and its reason, why the checks'
  * report is unbound when it is, what masks a check's exit status (and how to fix it), which `--waive` digests did not match an incomplete turn's
- * effect digest, the last 20 lines of each failing check with its log, and
+ * effect digest, the failing tests of each check whose structured results name them
+ * (`failingTestLines`), else the last 20 lines of each failing check with its log, and
  * where the proof was written. Paths are relative to the workspace root (absolute outside it,
  * e.g. under `--state-dir`).
  *
@@ -93,6 +95,14 @@ export function renderTurnText(result: TurnResult): string {
     const risk = hintOf(run) ?? run.check.residual_risk ?? run.command.command;
     const head = `${run.check.status}: ${escapeControls(run.command.id)}: ${escapeControls(risk)}`;
     lines.push(head);
+    const named = failingTestLines(
+      run.testResults,
+      run.execution.log ? rel(run.execution.log.path) : null,
+    );
+    if (named) {
+      lines.push(...named);
+      continue;
+    }
     const tail = lastLines(run.execution.output, FAILING_TAIL_LINES);
     if (tail.length > 0) {
       const log = run.execution.log ? ` (full log: ${rel(run.execution.log.path)})` : "";
@@ -109,7 +119,8 @@ export function renderTurnText(result: TurnResult): string {
  * `{schema, verdict, exit_code, root, effect_digest, agent, changes, observation_complete,
  * unreadable, checks_source, checks, binding, reports, summary, summary_text, outcome,
  * proof_path, config_path, unmatched_waivers}`; absent parts are null;
- * each check's `hint` explains an `exit status masked` risk (else null);
+ * each check's `hint` explains an `exit status masked` risk (else null); a check with
+ * structured test results also has `tests` (counts) and `failing_tests` (ids);
  * `unmatched_waivers` lists the `--waive` digests that are not the effect digest of a turn
  * the gate did not allow (else `[]`).
  */
@@ -141,6 +152,9 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
       log_path: run.execution.log?.path ?? null,
       residual_risk: run.check.residual_risk ?? null,
       hint: hintOf(run),
+      ...(run.check.tests
+        ? { tests: run.check.tests, failing_tests: run.check.failing_tests ?? [] }
+        : {}),
     })),
     binding: bindingJson(result.verification?.binding),
     reports: result.reports,
