@@ -120,7 +120,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
       checksSource = "config";
       commands = config.checks;
     } else {
-      commands = requiredPresetCommands(session.verificationPresets());
+      commands = requiredPresetCommands(session.verificationPresets(), session.root);
       checksSource = commands.length > 0 ? "presets" : "none";
     }
     if (commands.length > 0) {

@@ -57,8 +57,12 @@ describe("turngate run with structured test results", () => {
     expect(result.code).toBe(2);
     const lines = result.stdout.split("\n");
     const at = lines.findIndex((l) => l.startsWith("failed: unit:"));
-    expect(lines[at]).toBe(`failed: unit: verification command exited with code 1, expected 0: ${CHECK}`);
-    expect(lines[at + 1]).toMatch(/^ {2}failing tests \(2 of 3; full log: \.turngate\/logs\/[0-9a-f]{64}\.log\):$/);
+    expect(lines[at]).toBe(
+      `failed: unit: verification command exited with code 1, expected 0: ${CHECK}`,
+    );
+    expect(lines[at + 1]).toMatch(
+      /^ {2}failing tests \(2 of 3; full log: \.turngate\/logs\/[0-9a-f]{64}\.log\):$/,
+    );
     expect(lines.slice(at + 2, at + 4)).toEqual([
       "  ✗ add > test::adds small numbers: Expected values to be strictly equal:-1 !== 3",
       "  ✗ add > test::adds größe: Expected values to be strictly equal:0 !== 4",

@@ -9,6 +9,7 @@ export {
   verificationPresets,
 } from "./presets/detect.js";
 export { requiredPresetCommands } from "./presets/required.js";
+export { NODE_TEST_RESULTS_ARGS, withStructuredResults } from "./presets/results.js";
 export {
   CAPTURED_HEAD_BYTES,
   CAPTURED_TAIL_BYTES,
