@@ -71,7 +71,7 @@ export function parseTestResults(format: TestResultFormat, text: string): Parsed
       { path: "text", message: "must be a string" },
     ]);
   }
-  if (text.replace(/^\uFEFF/, "").trim() === "")
+  if (!/[^\s\uFEFF]/.test(text))
     throw new TestResultsParseError(format, "", "empty output (the runner wrote no results)");
   const { tests, errors, unparsed } = uniqueIds(PARSERS[format](text));
   return {

@@ -64,15 +64,24 @@ function elementMessage(el: XmlNode | undefined): string | null {
   return capMessage(text(el));
 }
 
-function caseStatus(tc: XmlNode): { status: TestStatus; message: string | null } {
-  const failure = list(tc, "failure")[0] ?? list(tc, "rerunFailure")[0];
-  if (failure) return { status: "failed", message: elementMessage(failure) };
-  const error = list(tc, "error")[0] ?? list(tc, "rerunError")[0];
-  if (error) return { status: "errored", message: elementMessage(error) };
-  const skipped = list(tc, "skipped")[0];
-  if (skipped) return { status: "skipped", message: elementMessage(skipped) };
-  return { status: "passed", message: null };
+function firstOf(node: XmlNode, key: string): XmlNode | undefined {
+  const v = node[key];
+  if (!Array.isArray(v) || v.length === 0) return undefined;
+  const e = v[0];
+  return typeof e === "object" && e !== null ? (e as XmlNode) : { "#text": e };
 }
+
+function caseStatus(tc: XmlNode): { status: TestStatus; message: string | null } {
+  const failure = firstOf(tc, "failure") ?? firstOf(tc, "rerunFailure");
+  if (failure) return { status: "failed", message: elementMessage(failure) };
+  const error = firstOf(tc, "error") ?? firstOf(tc, "rerunError");
+  if (error) return { status: "errored", message: elementMessage(error) };
+  const skipped = firstOf(tc, "skipped");
+  if (skipped) return { status: "skipped", message: elementMessage(skipped) };
+  return PASSED;
+}
+
+const PASSED = { status: "passed", message: null } as const;
 
 interface Walk {
   tests: ParsedTest[];
@@ -92,18 +101,24 @@ function suiteLabel(path: readonly string[]): string | null {
 }
 
 function walkCases(node: XmlNode, path: string[], file: string | null, out: Walk): void {
-  for (const tc of list(node, "testcase")) {
+  const cases = node.testcase;
+  if (!Array.isArray(cases)) return;
+  const last = path[path.length - 1];
+  const base = suiteLabel(path);
+  const labels = new Map<string, string | null>();
+  for (const raw of cases) {
+    const tc: XmlNode = typeof raw === "object" && raw !== null ? (raw as XmlNode) : {};
     const name = attr(tc, "name") ?? "";
     const classname = attr(tc, "classname");
-    const parts = [...path];
-    if (
-      classname !== null &&
-      classname !== "" &&
-      classname !== name &&
-      classname !== parts[parts.length - 1]
-    )
-      parts.push(classname);
-    const suite = suiteLabel(parts);
+    let suite = base;
+    if (classname !== null && classname !== "" && classname !== name && classname !== last) {
+      let label = labels.get(classname);
+      if (label === undefined) {
+        label = base === null ? classname : `${base} > ${classname}`;
+        labels.set(classname, label);
+      }
+      suite = label;
+    }
     const { status, message } = caseStatus(tc);
     if (classname === "test" && isNodeFileEntry(name)) {
       if (status === "failed" || status === "errored")
@@ -139,8 +154,11 @@ function walkSuite(
   for (const child of list(suite, "testsuite")) walkSuite(child, path, file, out);
   // A suite may declare failures its test cases do not show (a hook or a whole file that
   // failed): the declared count is evidence too.
-  const mine = out.tests.slice(before);
-  const shown = mine.filter((t) => t.status === "failed" || t.status === "errored").length;
+  let shown = 0;
+  for (let i = before; i < out.tests.length; i++) {
+    const st = (out.tests[i] as ParsedTest).status;
+    if (st === "failed" || st === "errored") shown++;
+  }
   const declared = count(suite, "failures") + count(suite, "errors");
   const ownErrors = out.errors.length - errorsBefore;
   if (declared > shown + ownErrors) {
@@ -182,8 +200,8 @@ function validatorMessage(msg: string): string {
  * and so does a root that is neither `<testsuites>` nor `<testsuite>`.
  */
 export const parseJunit: TestResultParser = (input) => {
-  const body = input.replace(/^\uFEFF/, "");
-  if (body.trim() === "")
+  const body = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
+  if (!/\S/.test(body))
     throw new TestResultsParseError("junit", "", "empty output (expected a JUnit XML document)");
   const valid = XMLValidator.validate(body);
   if (valid !== true) {

@@ -116,12 +116,17 @@ export function countTotals(tests: readonly ParsedTest[]): TestTotals {
  */
 export function uniqueIds(raw: RawTestResults): RawTestResults {
   const seen = new Map<string, number>();
-  const tests = raw.tests.map((t) => {
+  let tests: ParsedTest[] | null = null;
+  for (let i = 0; i < raw.tests.length; i++) {
+    const t = raw.tests[i] as ParsedTest;
     const n = (seen.get(t.id) ?? 0) + 1;
     seen.set(t.id, n);
-    return n === 1 ? t : { ...t, id: `${t.id}#${n}` };
-  });
-  return { ...raw, tests };
+    if (n > 1) {
+      tests ??= raw.tests.slice();
+      tests[i] = { ...t, id: `${t.id}#${n}` };
+    }
+  }
+  return tests === null ? raw : { ...raw, tests };
 }
 
 /**
