@@ -547,6 +547,20 @@ describe("parseTestResults: bad input", () => {
     ).toBe("/results/tests");
   });
 
+  test("deeply nested XML and YAML are refused or unparsed, never a crash", () => {
+    const n = 200_000;
+    const xml = `<testsuites>${"<testsuite>".repeat(n)}${"</testsuite>".repeat(n)}</testsuites>`;
+    expect(parseError("junit", xml).message).toBe(
+      "cannot parse junit test results: Maximum nested tags exceeded",
+    );
+    const tap = `ok 1 - a\n  ---\n  x: ${"[".repeat(n)}${"]".repeat(n)}\n  ...\n1..1\n`;
+    const r = parseTestResults("tap", tap);
+    expect(rows(r)).toEqual([["a", "passed"]]);
+    expect(r.unparsed.map((u) => [u.line, u.reason])).toEqual([
+      [2, "YAML diagnostic is not valid YAML: nests deeper than 512 levels"],
+    ]);
+  });
+
   test("long messages are capped", () => {
     const long = "x".repeat(TEST_MESSAGE_MAX_CHARS * 2);
     const r = parseTestResults(

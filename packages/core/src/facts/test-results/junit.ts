@@ -211,7 +211,13 @@ export const parseJunit: TestResultParser = (input) => {
       validatorMessage(valid.err.msg),
     );
   }
-  const doc = parser.parse(body) as XmlNode;
+  let doc: XmlNode;
+  try {
+    doc = parser.parse(body) as XmlNode;
+  } catch (error) {
+    // fast-xml-parser's own limits (nesting depth, entity expansion) throw plain errors.
+    throw new TestResultsParseError("junit", "", (error as Error).message);
+  }
   const out: Walk = { tests: [], errors: [] };
   const root = doc.testsuites;
   if (typeof root === "object" && root !== null) {

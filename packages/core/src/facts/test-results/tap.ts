@@ -1,4 +1,5 @@
 import { parse as parseYaml } from "yaml";
+import { MAX_JSON_DEPTH } from "../../ledger/json.js";
 import type {
   ParsedTest,
   TestResultParser,
@@ -7,7 +8,7 @@ import type {
   UnparsedTestInput,
 } from "./types.js";
 import { TestResultsParseError } from "./types.js";
-import { capMessage, eachLine, isNodeFileEntry, msOrNull } from "./util.js";
+import { capMessage, eachLine, isNodeFileEntry, jsonDepthExceeds, msOrNull } from "./util.js";
 
 interface Point {
   name: string;
@@ -32,6 +33,9 @@ interface Level {
   /** The last test point of this level, while its YAML block may still follow. */
   last: { point: Point; children: Entry[] } | null;
 }
+
+/** Longest YAML diagnostic block parsed, in UTF-16 code units (a longer one is `unparsed`). */
+const YAML_MAX_CHARS = 1024 * 1024;
 
 const POINT = /^(not ok|ok)\b(?:\s+(\d+))?(?:\s*-)?(?:\s+(.*))?$/;
 const PLAN = /^1\.\.(\d+)\b(?:\s*#\s*(.*))?$/;
@@ -191,8 +195,12 @@ export const parseTap: TestResultParser = (text) => {
   eachLine(text.replace(/^\uFEFF/, ""), (raw, lineNo) => {
     if (yamlLines !== null) {
       if (raw.trim() === "..." && raw.startsWith(yamlIndent)) {
+        const body = yamlLines.join("\n");
         try {
-          const doc = parseYaml(yamlLines.join("\n"), { maxAliasCount: 100 }) as unknown;
+          if (body.length > YAML_MAX_CHARS)
+            throw new Error(`longer than ${YAML_MAX_CHARS} characters`);
+          if (jsonDepthExceeds(body)) throw new Error(`nests deeper than ${MAX_JSON_DEPTH} levels`);
+          const doc = parseYaml(body, { maxAliasCount: 100 }) as unknown;
           if (yamlTarget !== null && typeof doc === "object" && doc !== null && !Array.isArray(doc))
             yamlTarget.yaml = doc as Record<string, unknown>;
         } catch (err) {
