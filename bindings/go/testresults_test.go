@@ -53,3 +53,25 @@ func TestParseTestResults(t *testing.T) {
 		t.Errorf("xunit: err = %v, want invalid_params at format", err)
 	}
 }
+
+// A check declaring structured results through Session.VerifyCommands: the report's check
+// carries the counts and the failing test ids (issue #16), exit 0 notwithstanding.
+func TestVerifyCommandsWithTestResults(t *testing.T) {
+	c := realClient(t)
+	session, err := c.CreateSession(t.Context(), SessionCreateParams{Root: gitWorkspace(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := VerificationCommand{
+		ID: "unit", Kind: "test", Description: "unit tests", Required: true,
+		Command: `printf 'ok 1 - one\nnot ok 2 - größe\n1..2\n' > {results}`,
+		Results: &TestResultsDeclaration{Format: FormatTap},
+	}
+	got, err := session.VerifyCommands(t.Context(), "tests", []VerificationCommand{cmd}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := got.Report.Checks[0]
+	mustEqual(t, "check", []any{check.Status, *check.ResidualRisk, *check.Tests, check.FailingTests},
+		[]any{StatusFailed, "exit 0 but 1 test failed", CheckTestCounts{Passed: 1, Failed: 1}, []string{"größe"}})
+}

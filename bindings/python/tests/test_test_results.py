@@ -55,3 +55,22 @@ def test_module_helper_and_typed_errors(bridge: turngate.Client) -> None:
     with pytest.raises(turngate.InvalidParams) as bad:
         bridge.parse_test_results("xunit", "x")  # type: ignore[arg-type]
     assert bad.value.path == "format"
+
+
+def test_a_check_with_results_carries_counts_and_failing_ids(bridge: turngate.Client, repo) -> None:
+    with bridge.create_session(repo) as session:
+        (repo / "a.txt").write_text("a\n")
+        session.observe_workspace()
+        declared = turngate.types.VerificationCommand(
+            id="unit",
+            kind="test",
+            description="unit tests",
+            command="printf 'ok 1 - one\\nnot ok 2 - größe\\n1..2\\n' > {results}",
+            required=True,
+            results=turngate.types.TestResultsDeclaration(format="tap"),
+        )
+        result = session.verify_commands("tests", [declared], bind=True)
+        check = result.report.checks[0]
+        assert (check.status, check.residual_risk) == ("failed", "exit 0 but 1 test failed")
+        assert check.tests == turngate.types.CheckTestCounts(passed=1, failed=1, skipped=0, errored=0)
+        assert check.failing_tests == ["größe"]

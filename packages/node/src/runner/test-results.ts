@@ -104,9 +104,11 @@ function parse(format: TestResultFormat, text: string, what: string): TestResult
   try {
     return { results: parseTestResults(format, text) };
   } catch (error) {
-    if (error instanceof TurngateError)
-      return { problem: `${what} is unreadable: ${error.message}` };
-    throw error;
+    // Typed parse errors name the line or pointer; anything else (a parser bug) still
+    // must not turn into a rejected check run: it is a result nobody can read.
+    const message =
+      error instanceof TurngateError ? error.message : `parser failed: ${String(error)}`;
+    return { problem: `${what} is unreadable: ${message}` };
   }
 }
 
