@@ -48,7 +48,9 @@ export interface PreparedTestResults {
   startedAtMs: number;
 }
 
-function shellQuote(path: string): string {
+/** The path as a shell word: as it is when it holds only `[A-Za-z0-9_./+-]` (so `"{results}"` works too), else single-quoted. */
+function shellWord(path: string): string {
+  if (/^[A-Za-z0-9_./+-]+$/.test(path)) return path;
   return `'${path.replace(/'/g, `'\\''`)}'`;
 }
 
@@ -59,8 +61,9 @@ function shellQuote(path: string): string {
  * is random and it did not exist until now.
  *
  * Input: a command with `results: {format, source?}`. Output: the path, the command with
- * `{results}` substituted (shell-quoted) and the environment with `TURNGATE_RESULTS`.
- * Errors: rejects with the `fs` error when the folder cannot be made.
+ * `{results}` substituted (single-quoted when the path holds a shell-special character)
+ * and the environment with `TURNGATE_RESULTS`. When `baseDir` cannot be written, the
+ * folder is made in the OS temp folder instead. Errors: rejects only when neither works.
  */
 export async function prepareTestResults(
   command: VerificationCommand,
@@ -68,16 +71,23 @@ export async function prepareTestResults(
 ): Promise<PreparedTestResults> {
   const results = command.results;
   if (results === undefined) throw new TypeError("command has no results declaration");
-  const base = options.baseDir ?? tmpdir();
-  await ensureDirectory(base);
-  const dir = await mkdtemp(join(base, "run-"));
+  let dir: string;
+  try {
+    const base = options.baseDir ?? tmpdir();
+    await ensureDirectory(base);
+    dir = await mkdtemp(join(base, "run-"));
+  } catch {
+    // An unwritable state folder must not stop the check: the OS temp folder is outside
+    // the workspace too.
+    dir = await mkdtemp(join(tmpdir(), "turngate-results-"));
+  }
   const path = join(dir, `results.${EXTENSION[results.format]}`);
   return {
     format: results.format,
     source: results.source ?? "file",
     dir,
     path,
-    command: command.command.split(RESULTS_PLACEHOLDER).join(shellQuote(path)),
+    command: command.command.split(RESULTS_PLACEHOLDER).join(shellWord(path)),
     env: { ...(options.env ?? process.env), [RESULTS_ENV]: path },
     startedAtMs: Date.now(),
   };

@@ -73,6 +73,23 @@ describe("results path", () => {
   });
 });
 
+describe("results path quoting", () => {
+  test("{results} works bare, double-quoted, and under a folder with a space", async () => {
+    const quoted = await run(cmd(`printf 'ok 1 - a\\n1..1\\n' > "{results}"`, "tap"));
+    expect(quoted.check.status).toBe("passed");
+    const spaced = await runVerificationCommand(
+      cmd("printf 'ok 1 - a\\n1..1\\n' > {results}", "tap"),
+      {
+        root: work.path,
+        resultsDir: join(state.path, "my results"),
+        env,
+      },
+    );
+    expect((spaced.metadata.results_path as string).includes("/my results/run-")).toBe(true);
+    expect(spaced.check.status).toBe("passed");
+  });
+});
+
 describe("consistency of exit status and results (real runners)", () => {
   test("pytest --junitxml={results}, all passing → passed with the counts", async () => {
     write("test_a.py", PASSING);
