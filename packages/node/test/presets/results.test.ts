@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { verificationPresets } from "../../src/presets/detect.js";
 import { requiredPresetCommands } from "../../src/presets/required.js";
 import { runVerificationCommand } from "../../src/runner/verify-command.js";
+import { pythonTestEnv } from "../python-env.js";
 import { tempDir } from "../runner/helpers.js";
 
 let work: { path: string; cleanup: () => Promise<void> };
@@ -34,8 +35,7 @@ async function runPreset() {
     logDir: join(state.path, "logs"),
     resultsDir: join(state.path, "results"),
     env: {
-      ...process.env,
-      PYTHONDONTWRITEBYTECODE: "1",
+      ...pythonTestEnv(),
       GOFLAGS: "-mod=mod",
       CARGO_TARGET_DIR: join(state.path, "target"),
     },

@@ -10,6 +10,7 @@ import { parseVerificationCommand } from "@turngate/core";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { RESULTS_ENV } from "../../src/runner/test-results.js";
 import { runVerificationCommand } from "../../src/runner/verify-command.js";
+import { pythonTestEnv } from "../python-env.js";
 import { tempDir } from "./helpers.js";
 
 let work: { path: string; cleanup: () => Promise<void> };
@@ -23,7 +24,7 @@ afterEach(async () => {
   await state.cleanup();
 });
 
-const env = { ...process.env, PYTHONDONTWRITEBYTECODE: "1" };
+const env = pythonTestEnv();
 const write = (path: string, text: string) => {
   const full = join(work.path, path);
   mkdirSync(dirname(full), { recursive: true });

@@ -11,6 +11,7 @@ import type { VerificationCommandInput } from "@turngate/core";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { Session } from "../../src/session/session.js";
 import { TestHistoryStore } from "../../src/test-history/store.js";
+import { pythonTestEnv } from "../python-env.js";
 import { tempDir } from "../runner/helpers.js";
 import { useGitRepos } from "./git-repo.js";
 
@@ -46,7 +47,7 @@ async function turn(
     ...(baseline ? { baseline } : {}),
     logDir: join(state.path, "logs"),
     testHistoryDir: join(state.path, "history"),
-    env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
+    env: pythonTestEnv(),
     waivers,
   });
   change();
