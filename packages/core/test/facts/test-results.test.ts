@@ -176,6 +176,15 @@ describe("parseTestResults: JUnit XML", () => {
     );
   });
 
+  test("a <failure> or <error> directly under a suite is a suite error", () => {
+    const r = parseTestResults(
+      "junit",
+      '<testsuite name="S" errors="1"><error message="setUpClass failed: db down"/><testcase name="a" classname="S"/></testsuite>',
+    );
+    expect(rows(r)).toEqual([["S::a", "passed"]]);
+    expect(r.errors).toEqual([{ suite: "S", file: null, message: "setUpClass failed: db down" }]);
+  });
+
   test("DOCTYPE entities are not expanded", () => {
     const r = parseTestResults(
       "junit",
@@ -394,6 +403,31 @@ describe("parseTestResults: Jest / Vitest JSON", () => {
   test("vitest's unhandled error leaves no trace in the JSON: every test passed", () => {
     const r = parse("jest_json", "jest-json/vitest-unhandled.json");
     expect(r.totals).toEqual({ tests: 2, passed: 2, failed: 0, skipped: 0, errored: 0 });
+    expect(r.errors).toEqual([]);
+  });
+
+  test("Jest's file message repeating its failing tests is not a second error", () => {
+    const r = parseTestResults(
+      "jest_json",
+      JSON.stringify({
+        success: false,
+        testResults: [
+          {
+            name: "a.test.js",
+            message: "● adds › fails\n\n  expect(1).toBe(2)",
+            assertionResults: [
+              {
+                ancestorTitles: ["adds"],
+                title: "fails",
+                status: "failed",
+                failureMessages: ["Error: expect(1).toBe(2)"],
+              },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(rows(r)).toEqual([["a.test.js::adds > fails", "failed"]]);
     expect(r.errors).toEqual([]);
   });
 

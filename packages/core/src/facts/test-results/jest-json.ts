@@ -46,7 +46,8 @@ function status(s: string): TestStatus {
  * `file::suite > title` (`file::title` at the top level); `passed`/`failed` keep their
  * status, `pending`/`skipped`/`todo`/`disabled` are skipped; `duration` is ms; the message
  * is the first `failureMessages` entry. Suite errors: a file result whose `message` is
- * not empty (a file that failed to load or a failing hook), and a document with
+ * not empty while none of its tests failed (a file that failed to load, a failing hook;
+ * Jest also repeats failing tests' messages there), and a document with
  * `success: false` although no test and no file failed (Jest counts unhandled errors
  * that way). Elements of the wrong shape are `unparsed`; a document that is not JSON or
  * has no `testResults` list throws TestResultsParseError.
@@ -64,7 +65,7 @@ export const parseJestJson: TestResultParser = (text) => {
     }
     const file = f.data.name;
     const fileMessage = capMessage(f.data.message);
-    if (fileMessage !== null) errors.push({ suite: null, file, message: fileMessage });
+    const before = tests.length;
     f.data.assertionResults.forEach((rawTest, j) => {
       const a = Assertion.safeParse(rawTest);
       if (!a.success) {
@@ -84,6 +85,11 @@ export const parseJestJson: TestResultParser = (text) => {
         message: st === "failed" ? capMessage(t.failureMessages?.[0]) : null,
       });
     });
+    // Jest repeats its failing tests' messages in the file's `message`; only a message no
+    // failing test explains (a file that failed to load, a failing hook) is a suite error.
+    const explained = tests.slice(before).some((t) => t.status === "failed");
+    if (fileMessage !== null && !explained)
+      errors.push({ suite: null, file, message: fileMessage });
   });
   if (root.success === false && errors.length === 0 && !tests.some((t) => t.status === "failed")) {
     errors.push({

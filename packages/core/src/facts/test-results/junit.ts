@@ -150,6 +150,16 @@ function walkSuite(
   const errorsBefore = out.errors.length;
   // Unhandled-error comments first: they are what a reader must see.
   comments(suite, suiteLabel(path), file, out);
+  // A `<failure>`/`<error>` directly under a suite (a failed suite set-up) is a suite error.
+  for (const key of ["error", "failure"]) {
+    const el = firstOf(suite, key);
+    if (el)
+      out.errors.push({
+        suite: suiteLabel(path),
+        file,
+        message: elementMessage(el) ?? `suite ${key}`,
+      });
+  }
   walkCases(suite, path, file, out);
   for (const child of list(suite, "testsuite")) walkSuite(child, path, file, out);
   // A suite may declare failures its test cases do not show (a hook or a whole file that
