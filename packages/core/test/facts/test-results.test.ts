@@ -323,6 +323,19 @@ describe("parseTestResults: go test -json", () => {
     ]);
   });
 
+  test("a panicking test fails with the panic as its message", () => {
+    const r = parse("go_test_json", "go-test-json/panic.jsonl");
+    expect(r.tests.map((t) => [t.id, t.status, t.message?.split("\n")[0] ?? null])).toEqual([
+      ["example.com/gp/p::TestOk", "passed", null],
+      [
+        "example.com/gp/p::TestPanics",
+        "failed",
+        "panic: assignment to entry in nil map [recovered, repanicked]",
+      ],
+    ]);
+    expect(r.errors).toEqual([]);
+  });
+
   test("a test that never finished is errored; a parent failing on its own is a suite error", () => {
     const lines = [
       { Action: "run", Package: "p", Test: "TestHangs" },
