@@ -19,6 +19,7 @@ describe("test matrix: TypeScript runtime (core in-process via @turngate/bridge/
       "report-status",
       "summary",
       "summary-text",
+      "test-results",
       "waiver",
     ]);
   });

@@ -26,6 +26,7 @@ var Bindings = []Binding{
 	{Wire: "facts.file_hash_snapshot", Go: "Client.FileHashSnapshot", Params: typeOf[FactsFileHashSnapshotParams](), Result: typeOf[FileHashSnapshot]()},
 	{Wire: "facts.gate_input", Go: "Client.GateInput", Params: typeOf[FactsGateInputParams](), Result: typeOf[GateInput]()},
 	{Wire: "facts.parse_diagnostics", Go: "Client.ParseDiagnostics", Params: typeOf[FactsParseDiagnosticsParams](), Result: typeOf[ParsedDiagnostics]()},
+	{Wire: "facts.parse_test_results", Go: "Client.ParseTestResults", Params: typeOf[FactsParseTestResultsParams](), Result: typeOf[ParsedTestResults]()},
 	{Wire: "facts.snapshot_staleness", Go: "Client.SnapshotStaleness", Params: typeOf[FactsSnapshotStalenessParams](), Result: typeOf[SnapshotStaleness]()},
 	{Wire: "gate.decide", Go: "Client.DecideCompletion", Params: typeOf[GateDecideParams](), Result: typeOf[GateOutcome]()},
 	{Wire: "initialize", Go: "Client.Start", Params: typeOf[InitializeParams](), Result: typeOf[InitializeResult]()},

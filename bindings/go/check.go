@@ -14,4 +14,14 @@ type VerificationCheck struct {
 	SuggestedTools []string           `json:"suggested_tools,omitzero"`
 	EvidenceURIs   []string           `json:"evidence_uris,omitzero"`
 	ResidualRisk   *string            `json:"residual_risk,omitempty"`
+	Tests          *CheckTestCounts   `json:"tests,omitempty"`
+	FailingTests   []string           `json:"failing_tests,omitzero"`
+}
+
+// CheckTestCounts are a check's test counts from its structured results (issue #16).
+type CheckTestCounts struct {
+	Passed  int `json:"passed"`
+	Failed  int `json:"failed"`
+	Skipped int `json:"skipped"`
+	Errored int `json:"errored"`
 }

@@ -12,7 +12,22 @@ type VerificationCommand struct {
 	Required    bool   `json:"required"`
 	TimeoutMS   *int64 `json:"timeout_ms,omitempty"`
 	ExpectExit  int    `json:"expect_exit"`
+	// Results declares the command's structured test results (issue #16); nil: none.
+	Results *TestResultsDeclaration `json:"results,omitempty"`
 }
+
+// TestResultsDeclaration names a command's structured test results: Format, and Source
+// "file" ("" too: the command writes them to {results} / $TURNGATE_RESULTS) or "output".
+type TestResultsDeclaration struct {
+	Format TestResultFormat  `json:"format"`
+	Source TestResultsSource `json:"source,omitempty"`
+}
+
+// TestResultsSource says where a command's structured test results are read from.
+type TestResultsSource string
+
+// Values lists every allowed value (the parity test compares it with the schema).
+func (TestResultsSource) Values() []string { return []string{"file", "output"} }
 
 // VerificationPreset is a named list of commands for one project kind
 // (a3s-completion-gate.md §1.6, detected per §2.17).

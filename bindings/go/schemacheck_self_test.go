@@ -20,12 +20,13 @@ type a3sStyleReport struct {
 }
 
 type a3sStyleCommand struct {
-	ID          string  `json:"id"`
-	Kind        string  `json:"kind"`
-	Description string  `json:"description"`
-	Command     string  `json:"command"`
-	Required    bool    `json:"required"`
-	TimeoutMS   *uint64 `json:"timeout_ms,omitempty"`
+	ID          string                  `json:"id"`
+	Kind        string                  `json:"kind"`
+	Description string                  `json:"description"`
+	Command     string                  `json:"command"`
+	Required    bool                    `json:"required"`
+	TimeoutMS   *uint64                 `json:"timeout_ms,omitempty"`
+	Results     *TestResultsDeclaration `json:"results,omitempty"`
 }
 
 type lossyCheck struct {
@@ -38,6 +39,8 @@ type lossyCheck struct {
 	EvidenceURIs   []string           `json:"evidence_uris,omitempty"`
 	ResidualRisk   string             `json:"residual_risk,omitempty"`
 	Extra          int                `json:"extra"`
+	Tests          *CheckTestCounts   `json:"tests,omitempty"`
+	FailingTests   []string           `json:"failing_tests,omitzero"`
 }
 
 func itemsOf(t *testing.T, doc map[string]any, method, param string) schema {

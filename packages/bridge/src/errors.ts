@@ -55,6 +55,11 @@ export const ERROR_CODES = {
     description:
       "facts.parse_diagnostics: a JSON-document format's text is not JSON or not the expected shape at its root (`path` is text; the message names the JSON pointer).",
   },
+  test_results_parse_error: {
+    rpc_code: -32602,
+    description:
+      "facts.parse_test_results: the text is empty, or an XML/JSON document that is malformed, truncated, nested too deep or not the expected shape at its root (`path` is text; the message names the line or JSON pointer).",
+  },
   session_closed: {
     rpc_code: -32001,
     description: "The session was closed (session.close, shutdown or EOF) while the call ran.",

@@ -50,6 +50,7 @@ describe("@turngate/bridge/pure", () => {
       "facts.diagnostic_delta",
       "facts.gate_input",
       "facts.parse_diagnostics",
+      "facts.parse_test_results",
       "facts.snapshot_staleness",
       "gate.decide",
       "initialize",

@@ -22,6 +22,7 @@ describe("bridge stdio framing", () => {
       "facts.file_hash_snapshot",
       "facts.gate_input",
       "facts.parse_diagnostics",
+      "facts.parse_test_results",
       "facts.snapshot_staleness",
       "gate.decide",
       "initialize",

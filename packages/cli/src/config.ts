@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { VerificationCommand } from "@turngate/core";
 import { TurngateError, TurngateValidationError } from "@turngate/core";
+import { VerificationCommandSchema } from "@turngate/core/schemas";
 import { MIN_COMMAND_TIMEOUT_MS, rewritePathProblem } from "@turngate/node";
 import { z } from "zod";
 
@@ -35,6 +36,7 @@ const CheckSchema = z.union([
       required: z.boolean().optional(),
       timeout_ms: TimeoutSchema.optional(),
       expect_exit: z.number().int().min(-2147483648).max(2147483647).optional(),
+      results: VerificationCommandSchema.shape.results,
     })
     .strict(),
 ]);
@@ -207,5 +209,6 @@ function normaliseCheck(
   };
   const timeout = record.timeout_ms ?? defaultTimeoutMs;
   if (timeout !== undefined) command.timeout_ms = timeout;
+  if ("results" in record && record.results !== undefined) command.results = record.results;
   return command;
 }

@@ -6,6 +6,7 @@ import {
 import { type CheckRunLike, failureClassOf, failureDetail } from "./check-outcome.js";
 import { type HintShell, maskedExitExplanation } from "./masked-exit.js";
 import { outsideScopeJson, outsideScopeLines } from "./render-outside.js";
+import { failingTestLines } from "./render-tests.js";
 import { displayPath, escapeControls, shownPath, terminalSafeTailLine } from "./terminal-text.js";
 import type { TurnAgent, TurnResult } from "./turn.js";
 import { bindingJson } from "./turn.js";
@@ -35,8 +36,9 @@ export function verdictOf(result: TurnResult): string {
  * (`what to do: …`, issue 10), the lockfiles a `"rewrite_paths"` re-run adopted, one
  * `check outputs:` line ({@link checkOutputsLine}), what masks a check's exit status (and
  * how to fix it), which `--waive` digests did not match an incomplete turn's
- * effect digest, the user-level files (tool `environment` rows) that changed, the last 20
- * lines of each failing check with its log, and
+ * effect digest, the user-level files (tool `environment` rows) that changed, the failing
+ * tests of each check whose structured results name them (`failingTestLines`), else the
+ * last 20 lines of each failing check with its log, and
  * where the proof was written, and the trust line (`trustLine`). Paths are relative to the workspace root (absolute outside it,
  * e.g. under `--state-dir`).
  *
@@ -142,6 +144,14 @@ export function renderTurnText(result: TurnResult): string {
     const status = cls === null ? run.check.status : `${run.check.status} (${cls})`;
     const head = `${status}: ${escapeControls(run.command.id)}: ${escapeControls(risk)}`;
     lines.push(head);
+    const named = failingTestLines(
+      run.testResults,
+      run.execution.log ? rel(run.execution.log.path) : null,
+    );
+    if (named) {
+      lines.push(...named);
+      continue;
+    }
     const tail = lastLines(run.execution.output, FAILING_TAIL_LINES);
     if (tail.length > 0) {
       const log = run.execution.log ? ` (full log: ${rel(run.execution.log.path)})` : "";
@@ -257,7 +267,8 @@ export function trustLine(result: Pick<TurnResult, "trust">): string {
  * environment_changes}`; absent parts are null; `shell` is `{path, name, pipefail}` of the
  * checks' shell; `environment_changes` the `environment` ledger rows `[{path,
  * content_digest}]` (`~/.gitconfig`, …);
- * each check's `hint` explains an `exit status masked` risk (else null), `timeout_ms` is the
+ * each check's `hint` explains an `exit status masked` risk (else null); a check with
+ * structured test results also has `tests` (counts) and `failing_tests` (ids); `timeout_ms` is the
  * timeout that applied and `failure_class` is `assertion`, `timeout`, `cancelled`, `signal`,
  * `infrastructure` or null (`failureClass` of @turngate/node); `agent_failed` is true when
  * the agent exited with a code other than 0; `outcome.message` is A3S's gate message verbatim;
@@ -311,6 +322,9 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
       log_path: run.execution.log?.path ?? null,
       residual_risk: run.check.residual_risk ?? null,
       hint: hintOf(run, result.shell),
+      ...(run.check.tests
+        ? { tests: run.check.tests, failing_tests: run.check.failing_tests ?? [] }
+        : {}),
     })),
     binding: bindingJson(result.verification?.binding),
     reports: result.reports,

@@ -197,7 +197,10 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
       commands = config.checks;
     } else {
       const presets = session.verificationPresets();
-      commands = withDefaultTimeout(requiredPresetCommands(presets), config.timeoutMs);
+      commands = withDefaultTimeout(
+        requiredPresetCommands(presets, session.root),
+        config.timeoutMs,
+      );
       checksSource = commands.length > 0 ? "presets" : "none";
     }
     if (commands.length > 0) {

@@ -1,6 +1,6 @@
 /**
  * @turngate/core must run unchanged in Node, a browser and Pyodide's JS host (DESIGN §2):
- * no `node:` imports, no Node built-ins, no `process`, only its three declared
+ * no `node:` imports, no Node built-ins, no `process`, only its declared
  * dependencies. This scans the sources and, when a build exists, the emitted JavaScript.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -15,6 +15,8 @@ const ALLOWED = [
   /^canonicalize$/,
   /^@noble\/hashes\/[a-z0-9-]+\.js$/,
   /^re2js$/,
+  /^fast-xml-parser$/,
+  /^yaml$/,
 ];
 const NODE_BUILTINS = new Set([
   "assert",

@@ -30,6 +30,7 @@ export {
   verificationPresets,
 } from "./presets/detect.js";
 export { requiredPresetCommands } from "./presets/required.js";
+export { NODE_TEST_RESULTS_ARGS, withStructuredResults } from "./presets/results.js";
 export * from "./processes/index.js";
 export * from "./proofs/index.js";
 export {
@@ -85,6 +86,14 @@ export {
   supervisedSpawn,
 } from "./runner/supervisor.js";
 export {
+  type PreparedTestResults,
+  prepareTestResults,
+  RESULTS_ENV,
+  RESULTS_MAX_BYTES,
+  RESULTS_PLACEHOLDER,
+  readTestResults,
+} from "./runner/test-results.js";
+export {
   clampTimeoutMs,
   DEFAULT_COMMAND_TIMEOUT_MS,
   MIN_COMMAND_TIMEOUT_MS,
@@ -113,4 +122,10 @@ export type {
   VerifyProgressEvent,
   WorkspaceChildSettlement,
 } from "./session/types.js";
+export {
+  defaultTestHistoryDir,
+  TEST_HISTORY_SCHEMA,
+  TestHistoryStore,
+  TurnTestHistory,
+} from "./test-history/index.js";
 export * from "./workspace/index.js";

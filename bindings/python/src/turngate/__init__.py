@@ -11,7 +11,8 @@ digest), or the host waives that digest.
   :func:`summarize_reports`, :func:`format_verification_summary`, :func:`validate_waiver`.
 * Verification facts (:mod:`turngate.facts`): :func:`diagnostic_delta`, :func:`gate_input`,
   :func:`parse_diagnostics`, :func:`snapshot_staleness`, :func:`diagnostic_classify`, and
-  :meth:`Client.file_hash_snapshot`.
+  :meth:`Client.file_hash_snapshot`; test results (:mod:`turngate.test_results`):
+  :func:`parse_test_results`.
 * Dataclasses for every protocol type (:mod:`turngate.types`) and typed errors
   (:mod:`turngate.errors`).
 """
@@ -49,6 +50,14 @@ from .facts_helpers import (
     gate_input,
     parse_diagnostics,
     snapshot_staleness,
+)
+from .test_results import (
+    ParsedTest,
+    ParsedTestResults,
+    TestSuiteError,
+    TestTotals,
+    UnparsedTestInput,
+    parse_test_results,
 )
 from .helpers import (
     close_default_client,
@@ -122,6 +131,12 @@ __all__ = [
     "OpenWorkspaceChild",
     "ParsedDiagnostic",
     "ParsedDiagnostics",
+    "ParsedTest",
+    "ParsedTestResults",
+    "TestSuiteError",
+    "TestTotals",
+    "UnparsedTestInput",
+    "parse_test_results",
     "ProgressEvent",
     "ProofAuthentication",
     "ProofVerification",

@@ -28,6 +28,7 @@ from ._wire import to_wire, wire_list
 from .discovery import bridge_command
 from .errors import ProtocolError
 from .facts import FactsMethods
+from .test_results import TestResultsMethods
 from .session import Session
 from .types import (
     CompletionWaiver,
@@ -94,7 +95,7 @@ def _progress_adapter(handler: ProgressHandler | None) -> Callable[[str, Any], N
     return on_notification
 
 
-class Client(FactsMethods):
+class Client(FactsMethods, TestResultsMethods):
     """A connection to the turngate bridge; thread-safe; a context manager.
 
     Args:
@@ -116,7 +117,8 @@ class Client(FactsMethods):
 
     The verification-facts methods (``diagnostic_delta``, ``gate_input``,
     ``parse_diagnostics``, ``file_hash_snapshot``, …) come from
-    :class:`~turngate.facts.FactsMethods`.
+    :class:`~turngate.facts.FactsMethods`; ``parse_test_results`` from
+    :class:`~turngate.test_results.TestResultsMethods`.
 
     Construction performs the ``initialize`` handshake. Raises :class:`BridgeError` when the
     bridge cannot be found or started or dies during the handshake, and

@@ -44,6 +44,16 @@ COMPLETION_WAIVER_SCHEMA: Final = "completion_waiver.v1"
 
 
 @dataclass(kw_only=True)
+class CheckTestCounts(WireModel):
+    """A check's test counts from its structured results (issue #16)."""
+
+    passed: int
+    failed: int
+    skipped: int
+    errored: int
+
+
+@dataclass(kw_only=True)
 class VerificationCheck(WireModel):
     """One verification check (reference §1.2). ``required`` defaults to ``False``;
     ``residual_risk`` is a check-level note that does not change the report status."""
@@ -56,6 +66,8 @@ class VerificationCheck(WireModel):
     suggested_tools: list[str] | None = None
     evidence_uris: list[str] | None = None
     residual_risk: str | None = None
+    tests: CheckTestCounts | None = None
+    failing_tests: list[str] | None = None
 
 
 @dataclass(kw_only=True)
@@ -89,6 +101,18 @@ class VerificationSummary(WireModel):
 
 
 @dataclass(kw_only=True)
+class TestResultsDeclaration(WireModel):
+    """A command's structured test results (issue #16): ``format`` (``junit``, ``tap``, ``ctrf``,
+    ``go_test_json``, ``jest_json``, ``pytest_reportlog``, ``libtest``); ``source`` ``file``
+    (``None``: the command writes them to ``{results}`` / ``$TURNGATE_RESULTS``) or ``output``."""
+
+    __test__ = False
+
+    format: Literal["junit", "tap", "ctrf", "go_test_json", "jest_json", "pytest_reportlog", "libtest"]
+    source: Literal["file", "output"] | None = None
+
+
+@dataclass(kw_only=True)
 class VerificationCommand(WireModel):
     """A verification command (reference §1.5), run with ``sh -c`` in the workspace root.
     ``required`` defaults to ``False`` and ``expect_exit`` to ``0`` (as in every binding);
@@ -101,6 +125,7 @@ class VerificationCommand(WireModel):
     required: bool = False
     timeout_ms: int | None = None
     expect_exit: int = 0
+    results: TestResultsDeclaration | None = None
 
 
 @dataclass(kw_only=True)

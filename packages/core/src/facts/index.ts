@@ -37,3 +37,4 @@ export {
   type SnapshotStaleness,
   snapshotStaleness,
 } from "./snapshot-staleness.js";
+export * from "./test-results/index.js";

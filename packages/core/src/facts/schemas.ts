@@ -188,3 +188,51 @@ export const ParsedDiagnosticsSchema = z.strictObject({
     }),
   ),
 });
+
+/** One test of `parseTestResults` (issue #16). `duration_ms` in milliseconds. */
+export const ParsedTestSchema = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  suite: z.string().nullable(),
+  file: z.string().nullable(),
+  status: z.enum(["passed", "failed", "skipped", "errored"]),
+  duration_ms: z.number().min(0).nullable(),
+  message: z.string().nullable(),
+});
+
+/** `parseTestResults` result (`turngate.parsed_test_results.v1`). */
+export const ParsedTestResultsSchema = z.strictObject({
+  schema: z.literal("turngate.parsed_test_results.v1"),
+  format: z.enum([
+    "junit",
+    "tap",
+    "ctrf",
+    "go_test_json",
+    "jest_json",
+    "pytest_reportlog",
+    "libtest",
+  ]),
+  tests: z.array(ParsedTestSchema),
+  totals: z.strictObject({
+    tests: NonNegInt,
+    passed: NonNegInt,
+    failed: NonNegInt,
+    skipped: NonNegInt,
+    errored: NonNegInt,
+  }),
+  errors: z.array(
+    z.strictObject({
+      suite: z.string().nullable(),
+      file: z.string().nullable(),
+      message: z.string(),
+    }),
+  ),
+  unparsed: z.array(
+    z.strictObject({
+      line: Int.min(1).nullable(),
+      pointer: z.string().nullable(),
+      text: z.string(),
+      reason: z.string(),
+    }),
+  ),
+});

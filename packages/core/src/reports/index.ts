@@ -25,3 +25,22 @@ export {
 export { deriveReportStatus } from "./status.js";
 export { summarizeReports, supportsGoalAchievement } from "./summary.js";
 export { formatVerificationSummary, SUMMARY_TEXT_SUBJECT_LIMIT } from "./summary-text.js";
+export {
+  checkWithTestResults,
+  FAILING_TESTS_MAX,
+  NO_STRUCTURED_RESULT_RISK,
+  NO_TESTS_RAN_RISK,
+  type TestResultsCheckInput,
+  type TestResultsEvidence,
+} from "./test-results-check.js";
+export {
+  checkWithVanishedTests,
+  TESTS_DISAPPEARED_RISK,
+  TESTS_SKIPPED_RISK,
+  type TestHistory,
+  type TestHistoryEntry,
+  testHistoryOf,
+  VANISHED_LIST_MAX,
+  type VanishedTests,
+  vanishedTests,
+} from "./vanished-tests.js";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { TEST_RESULT_FORMATS } from "../facts/test-results/types.js";
 
 /**
  * A verification command, A3S §1.5. `required` defaults to `false` and `expect_exit` to 0
@@ -6,6 +7,10 @@ import { z } from "zod";
  * repeat that divergence). `timeout_ms` is in milliseconds, omitted when absent.
  * **Change:** `command` must hold a non-whitespace character — `sh -c ""` exits 0, so a
  * blank command would pass without checking anything (path `command`, "must not be blank").
+ * **Change (issue #16):** `results: {format}` declares that the command writes the runner's
+ * structured results (`junit`, `tap`, …) to a fresh path turngate gives it (`{results}` in
+ * the command, `TURNGATE_RESULTS` in its environment); the check then follows what the
+ * tests said, not only the exit status.
  */
 export const VerificationCommandSchema = z
   .object({
@@ -27,6 +32,18 @@ export const VerificationCommandSchema = z
       .max(2147483647)
       .default(0)
       .describe("Expected process exit code."),
+    results: z
+      .strictObject({
+        format: z.enum(TEST_RESULT_FORMATS),
+        source: z
+          .enum(["file", "output"])
+          .optional()
+          .describe(
+            "file (absent): the command writes them to {results} / $TURNGATE_RESULTS; output: they are the command's own output (cargo test's libtest text).",
+          ),
+      })
+      .optional()
+      .describe("Structured test results of the command (issue #16)."),
   })
   .describe("Verification command (A3S §1.5).");
 

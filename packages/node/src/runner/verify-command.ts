@@ -1,11 +1,13 @@
-import type { VerificationCheck, VerificationCommand } from "@turngate/core";
+import type { ParsedTestResults, VerificationCheck, VerificationCommand } from "@turngate/core";
 import {
   checkFromExecution,
+  checkWithTestResults,
   EXIT_STATUS_MASKED_RISK,
   EXIT_STATUS_UNVERIFIABLE_RISK,
   exitStatusMaskedBy,
 } from "@turngate/core";
 import { runShellCommand, type ShellRunResult } from "./shell.js";
+import { prepareTestResults, readTestResults } from "./test-results.js";
 
 /** Options of `runVerificationCommand`. */
 export interface VerificationRunOptions {
@@ -19,6 +21,8 @@ export interface VerificationRunOptions {
   signal?: AbortSignal;
   /** The shell (absolute path, issue 10 `planCheckEnvironment`); default `sh`. */
   shell?: string;
+  /** Folder under which each run of a command with `results` gets a fresh folder; default the OS temp folder. */
+  resultsDir?: string;
 }
 
 /** One verification command's check plus what the run looked like. */
@@ -27,6 +31,8 @@ export interface VerificationRun {
   execution: ShellRunResult;
   /** Tool-result metadata (snake_case) the check was derived from. */
   metadata: Record<string, unknown>;
+  /** The structured test results, when the command declared `results` and they were read. */
+  testResults?: ParsedTestResults;
 }
 
 /**
@@ -46,6 +52,11 @@ export interface VerificationRun {
  *   runs a script turngate cannot read (`sh -c "$(cat x)"`, `eval "$cmd"`, backticks:
  *   `exitStatusMaskedBy` operator `unreadable`) gets residual risk
  *   `exit status cannot be verified` instead, also `needs_review`, never passed.
+ *   visibly, and that is the more useful verdict for a host's own check.
+ * - a command with `results: {format}` gets a fresh results path (`prepareTestResults`:
+ *   `{results}` substituted, `TURNGATE_RESULTS` exported); after the run the results are
+ *   read and the check is core's `checkWithTestResults` of exit status and results
+ *   (issue #16); metadata `results_path` names the file.
  *
  * Metadata: `{exit_code, duration_ms, timeout_ms, output: {total_bytes, captured_bytes,
  * truncated, timed_out}, artifact_uri?, log_sha256?, log_error?}`. Never rejects.
@@ -60,7 +71,11 @@ export async function runVerificationCommand(
   if (options.env !== undefined) shellOptions.env = options.env;
   if (options.signal !== undefined) shellOptions.signal = options.signal;
   if (options.shell !== undefined) shellOptions.shell = options.shell;
-  const execution = await runShellCommand(command.command, shellOptions);
+  const prepared = command.results
+    ? await prepareTestResults(command, { baseDir: options.resultsDir, env: options.env })
+    : undefined;
+  if (prepared) shellOptions.env = prepared.env;
+  const execution = await runShellCommand(prepared?.command ?? command.command, shellOptions);
 
   const metadata: Record<string, unknown> = {
     exit_code: execution.exitCode,
@@ -85,11 +100,28 @@ export async function runVerificationCommand(
   else if (execution.aborted) executionError = "command was cancelled";
 
   let check = checkFromExecution(command, execution.exitCode ?? -1, metadata, executionError);
+  let testResults: ParsedTestResults | undefined;
+  if (prepared) {
+    metadata.results_path = prepared.path;
+    const evidence = await readTestResults(prepared, {
+      ...(execution.log ? { logPath: execution.log.path } : {}),
+      captured: execution.output,
+      truncated: execution.truncated,
+    });
+    testResults = evidence.results;
+    check = checkWithTestResults({
+      check,
+      exitCode: execution.exitCode,
+      expectExit: command.expect_exit,
+      ...(executionError !== undefined ? { executionError } : {}),
+      evidence,
+    });
+  }
   const masked = check.status === "passed" ? exitStatusMaskedBy(command.command) : null;
   if (masked !== null) {
     const risk =
       masked.operator === "unreadable" ? EXIT_STATUS_UNVERIFIABLE_RISK : EXIT_STATUS_MASKED_RISK;
     check = { ...check, status: "needs_review", residual_risk: risk };
   }
-  return { check, execution, metadata };
+  return testResults ? { check, execution, metadata, testResults } : { check, execution, metadata };
 }

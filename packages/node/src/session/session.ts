@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import {
   acceptReport,
   CORE_VERSION,
@@ -37,6 +38,8 @@ import {
 import { SIGNING_KEY_ENV } from "../proofs/signing-key.js";
 import { type SourceTree, sourceTreeId } from "../proofs/source-tree.js";
 import { runVerificationCommand } from "../runner/verify-command.js";
+import { sessionTestHistory } from "../test-history/session-option.js";
+import type { TurnTestHistory } from "../test-history/turn-history.js";
 import { ledgerPaths, type WorkspaceDelta } from "../workspace/diff/diff.js";
 import {
   AdoptedCheckOutputs,
@@ -110,6 +113,7 @@ export class Session {
   /** Check outputs adopted after each run of the checks: while they hold the state the
    * checks left, later deltas show them as the agent left them (`AdoptedCheckOutputs`). */
   readonly #adopted = new AdoptedCheckOutputs();
+  readonly #testHistory: TurnTestHistory;
   #events: LedgerEvent[] = [];
   #delta: WorkspaceDelta | undefined;
   #ledger = new MutationLedger();
@@ -152,6 +156,7 @@ export class Session {
     this.#rewritePaths = [...(options.rewritePaths ?? [])];
     this.#isRewritePath = rewritePathMatcher(this.#rewritePaths);
     this.#checkEnvironment = checkEnvironment;
+    this.#testHistory = sessionTestHistory(observer.root, options);
   }
 
   /**
@@ -510,7 +515,19 @@ export class Session {
           shell: prepared.shell,
           ...(options.signal ? { signal: options.signal } : {}),
         });
-        runs.push({ command, check: run.check, execution: run.execution });
+        // Vanished or newly skipped tests against the last verified run (issue #16 §3).
+        run.check = await this.#testHistory.judge(
+          command.id,
+          run.check,
+          run.testResults,
+          this.#ledger.records,
+        );
+        runs.push({
+          command,
+          check: run.check,
+          execution: run.execution,
+          ...(run.testResults ? { testResults: run.testResults } : {}),
+        });
         if (run.execution.log)
           this.#evidenceLogs.set(run.execution.log.uri, run.execution.log.sha256);
         checks.push(run.check);
@@ -543,6 +560,7 @@ export class Session {
     run: { runs: CommandRun[]; checks: VerificationCheck[] },
     binding: ReportBinding,
   ): VerifyCommandsResult {
+    this.#testHistory.bind(binding.bound === true ? binding.effectDigest : undefined);
     const report =
       binding.bound === true
         ? createReport(subject, run.checks, { effectDigest: binding.effectDigest })
@@ -583,6 +601,7 @@ export class Session {
     }
     this.#decision = { outcome, reports: this.#reports.slice(), at };
     if (finalTree) this.#decision.finalTree = finalTree;
+    await this.#testHistory.commit(outcome, digest);
     return outcome;
   }
 

@@ -1,6 +1,7 @@
 import type {
   CompletionAttestor,
   CompletionWaiver,
+  ParsedTestResults,
   TurnProofTrust,
   VerificationCheck,
   VerificationCommand,
@@ -77,6 +78,12 @@ export interface SessionOptions {
    * passes and changes nothing. Validated by `Session.start` (path `rewrite_paths.N`).
    */
   rewritePaths?: string[];
+  /**
+   * User-level folder of the per-check test histories (vanished tests, issue #16 §3);
+   * default `defaultTestHistoryDir(env)`; `false` turns the comparison off. A folder inside
+   * the workspace root is not used (the agent could edit it).
+   */
+  testHistoryDir?: string | false;
   /** Issue 10 (shellenv): how the checks' controlled environment is fixed and watched. */
   checkEnvironment?: SessionCheckEnvironment;
 }
@@ -192,6 +199,8 @@ export interface CommandRun {
   command: VerificationCommand;
   check: VerificationCheck;
   execution: ShellRunResult;
+  /** The structured test results, when the command declared `results` and they were read. */
+  testResults?: ParsedTestResults;
 }
 
 /**

@@ -1,0 +1,144 @@
+import type { ParsedTest, ParsedTestResults, TestStatus } from "../facts/test-results/types.js";
+import type { VerificationCheck } from "../schemas/check.js";
+
+/** Residual-risk word of a check whose run lost tests the last verified run had. */
+export const TESTS_DISAPPEARED_RISK = "tests_disappeared";
+
+/** Residual-risk word of a check whose run skips tests that passed in the last verified run. */
+export const TESTS_SKIPPED_RISK = "tests_skipped";
+
+/** At most this many test ids are named in one residual risk. */
+export const VANISHED_LIST_MAX = 20;
+
+/** What is kept of one test of the last verified run. */
+export interface TestHistoryEntry {
+  status: TestStatus;
+  file: string | null;
+  suite: string | null;
+}
+
+/** The tests of the last verified run of one check, by test id. */
+export type TestHistory = Record<string, TestHistoryEntry>;
+
+/** Tests of the last verified run that are gone (`disappeared`) or now skipped (`skipped`), ids in code-point order. */
+export interface VanishedTests {
+  disappeared: string[];
+  skipped: string[];
+}
+
+/** The history entry of every test of a parsed run. */
+export function testHistoryOf(results: ParsedTestResults): TestHistory {
+  const out: TestHistory = {};
+  for (const t of results.tests) out[t.id] = { status: t.status, file: t.file, suite: t.suite };
+  return out;
+}
+
+function dirOf(path: string): string {
+  const i = path.lastIndexOf("/");
+  return i === -1 ? "" : path.slice(0, i);
+}
+
+function sameOrUnder(value: string | null, path: string): boolean {
+  return value !== null && value !== "" && (value === path || value.endsWith(`/${path}`));
+}
+
+/** `tests/test_a.py` → `tests.test_a`; `src/test/java/a/FooTest.java` → `src.test.java.a.FooTest`. */
+function dotted(path: string): string {
+  const slash = path.lastIndexOf("/");
+  const dot = path.lastIndexOf(".");
+  return (dot > slash ? path.slice(0, dot) : path).split("/").join(".");
+}
+
+/** A JUnit classname (`tests.test_a.TestCase`, `com.x.FooTest`) naming the module or class of `path`. */
+function classnameOf(segment: string, path: string): boolean {
+  const d = dotted(path);
+  return segment === d || segment.startsWith(`${d}.`) || d.endsWith(`.${segment}`);
+}
+
+/**
+ * Whether a vanished test is explained by a deleted (or renamed: deleted + added) file:
+ * its `file`, or the file part of its id (before the first `::`, as pytest and Vitest ids
+ * start), is that path (or ends with `/path`: runners may report absolute paths); a
+ * segment of its suite is the JUnit classname of that file (`tests.test_a` for
+ * `tests/test_a.py`, `com.x.FooTest` for `…/com/x/FooTest.java`); or, for a deleted Go
+ * `_test.go` file, its suite is that file's package directory.
+ */
+function explainedByDeletion(
+  id: string,
+  entry: TestHistoryEntry,
+  deleted: readonly string[],
+): boolean {
+  const head = id.includes("::") ? id.slice(0, id.indexOf("::")) : null;
+  const segments = entry.suite === null ? [] : entry.suite.split(" > ");
+  return deleted.some(
+    (p) =>
+      sameOrUnder(entry.file, p) ||
+      sameOrUnder(head, p) ||
+      segments.some((s) => classnameOf(s, p)) ||
+      (p.endsWith("_test.go") && dirOf(p) !== "" && sameOrUnder(entry.suite, dirOf(p))),
+  );
+}
+
+/**
+ * Compare a run's tests with the last verified run's (issue #16 §3): `disappeared` are
+ * the ids of the last verified run missing now — reported only when the run has fewer
+ * ids than the last verified one (the denominator shrank) and the ledger's deleted paths
+ * (`deletedPaths`, workspace-relative) do not explain them; `skipped` are ids that passed
+ * then and are skipped now. Pure.
+ */
+export function vanishedTests(
+  previous: TestHistory,
+  current: readonly ParsedTest[],
+  deletedPaths: readonly string[],
+): VanishedTests {
+  const now = new Map(current.map((t) => [t.id, t]));
+  const skipped: string[] = [];
+  const missing: string[] = [];
+  for (const [id, entry] of Object.entries(previous)) {
+    const t = now.get(id);
+    if (t === undefined) {
+      if (!explainedByDeletion(id, entry, deletedPaths)) missing.push(id);
+    } else if (entry.status === "passed" && t.status === "skipped") skipped.push(id);
+  }
+  const shrank = now.size < Object.keys(previous).length;
+  const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return { disappeared: shrank ? missing.sort(order) : [], skipped: skipped.sort(order) };
+}
+
+function listed(ids: readonly string[]): string {
+  const shown = ids.slice(0, VANISHED_LIST_MAX).join(", ");
+  return ids.length > VANISHED_LIST_MAX
+    ? `${shown}, … (+${ids.length - VANISHED_LIST_MAX} more)`
+    : shown;
+}
+
+/**
+ * A check marked for vanished tests (issue #16 §3): with disappeared or newly skipped
+ * tests a `passed` check becomes `needs_review`, and every check gets the residual risk
+ * `tests_disappeared: N tests of the last verified run are gone: a, b` and/or
+ * `tests_skipped: N tests that passed in the last verified run are skipped: c` (at most
+ * `VANISHED_LIST_MAX` ids each), appended to any residual risk it had. Unchanged when
+ * nothing vanished. Pure.
+ */
+export function checkWithVanishedTests(
+  check: VerificationCheck,
+  vanished: VanishedTests,
+): VerificationCheck {
+  const risks: string[] = [];
+  const n = (k: number) => `${k} test${k === 1 ? "" : "s"}`;
+  if (vanished.disappeared.length > 0)
+    risks.push(
+      `${TESTS_DISAPPEARED_RISK}: ${n(vanished.disappeared.length)} of the last verified run ${vanished.disappeared.length === 1 ? "is" : "are"} gone: ${listed(vanished.disappeared)}`,
+    );
+  if (vanished.skipped.length > 0)
+    risks.push(
+      `${TESTS_SKIPPED_RISK}: ${n(vanished.skipped.length)} that passed in the last verified run ${vanished.skipped.length === 1 ? "is" : "are"} skipped: ${listed(vanished.skipped)}`,
+    );
+  if (risks.length === 0) return check;
+  const risk = risks.join("; ");
+  return {
+    ...check,
+    status: check.status === "passed" ? "needs_review" : check.status,
+    residual_risk: check.residual_risk === undefined ? risk : `${check.residual_risk}; ${risk}`,
+  };
+}
