@@ -16,7 +16,12 @@ import {
 import { type SnapshotStaleness, snapshotStaleness } from "../snapshot-staleness.js";
 import { commandLabel } from "./command-label.js";
 import { durationLabel } from "./duration-label.js";
-import { type LadderEntry, type LadderPlan, ladderPlan } from "./ladder-plan.js";
+import {
+  type LadderEntry,
+  type LadderPlan,
+  LadderPlanOptionsSchema,
+  ladderPlan,
+} from "./ladder-plan.js";
 import { validated } from "./validate.js";
 
 export const HUD_MODEL_SCHEMA = "harn.verification.hud_model.v1";
@@ -177,6 +182,17 @@ export function hudModel(state: unknown, options: unknown = {}): HudModel {
   if (isDict(s.query)) Object.assign(query, s.query);
   if (isDict(o.query)) Object.assign(query, o.query);
 
+  if (!isNil(o.plan_options)) {
+    validated(LadderPlanOptionsSchema, o.plan_options, "hud options", "options.plan_options");
+  }
+  if (!isNil(o.full_plan_options)) {
+    validated(
+      LadderPlanOptionsSchema,
+      o.full_plan_options,
+      "hud options",
+      "options.full_plan_options",
+    );
+  }
   const planOptions: Record<string, unknown> = { ...(o.plan_options ?? {}) };
   if (!("dir" in planOptions)) planOptions.dir = dir;
   if (!("profiles" in planOptions) && o.profiles !== undefined) planOptions.profiles = o.profiles;
