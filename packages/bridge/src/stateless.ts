@@ -5,6 +5,7 @@
  */
 import type { MethodTable } from "./method.js";
 import { factsMethods } from "./methods/facts.js";
+import { factsProfileMethods } from "./methods/facts-profiles.js";
 import { gateMethods } from "./methods/gate.js";
 import { ledgerMethods } from "./methods/ledger.js";
 import { lifecycleMethods } from "./methods/lifecycle.js";
@@ -36,4 +37,5 @@ export const statelessTable: MethodTable = mergeTables(
   verificationMethods,
   waiverMethods,
   factsMethods,
+  factsProfileMethods,
 );

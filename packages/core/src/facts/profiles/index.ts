@@ -4,10 +4,12 @@ export { applyObservation, isoSeconds } from "./apply-observation.js";
 export { commandLabel } from "./command-label.js";
 export {
   type CommandResultLike,
+  CommandResultSchema,
   checkExit,
   DEFAULT_FAILURE_SIGNATURE_CHARS,
   failureSignature,
   type ObservationOptions,
+  ObservationOptionsSchema,
   observationFromCommandResult,
   parseCommandResult,
   parseObservationOptions,
@@ -21,6 +23,8 @@ export {
   type HudFreshness,
   type HudLastCheck,
   type HudModel,
+  HudOptionsSchema,
+  HudStateSchema,
   hudModel,
 } from "./hud-model.js";
 export { hudText } from "./hud-text.js";
@@ -30,6 +34,7 @@ export {
   type LadderEntry,
   type LadderPlan,
   type LadderPlanOptions,
+  LadderPlanOptionsSchema,
   type LadderSkip,
   type LadderSkipReason,
   ladderPlan,

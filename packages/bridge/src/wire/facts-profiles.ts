@@ -1,0 +1,183 @@
+/**
+ * Wire shapes of the Facts II methods (harn-verification.md §1.4, §1.5, §1.9, §1.10, §2.6–2.8):
+ * profile matches, ladder plan, HUD model and text, check observations. Harn's field names
+ * are kept (camelCase `durationMs`, `failureSignature`, `warmMs`, …). The params reuse
+ * `@turngate/core`'s schemas, so a bad field is refused by the bridge with the same path
+ * core would name (`options.profiles.rows.0.scope.dir`).
+ */
+import {
+  CommandResultSchema,
+  HudOptionsSchema,
+  HudStateSchema,
+  LadderPlanOptionsSchema,
+  ObservationOptionsSchema,
+} from "@turngate/core";
+import {
+  CheckObservationSchema,
+  ProfileQuerySchema,
+  ProfileRecordSetSchema,
+  ProfileRowSchema,
+} from "@turngate/core/schemas";
+import { z } from "zod";
+
+export { CheckObservationSchema, ProfileRecordSetSchema, ProfileRowSchema };
+
+const Int = z.number().int();
+
+const Profiles = ProfileRecordSetSchema.nullish().describe(
+  "the profile record set {schemaVersion: 1, updatedAt?, rows: [row]} to read; null or absent = no store",
+);
+
+/** A profile query; null = every selector absent. */
+export const ProfileQueryParamSchema = ProfileQuerySchema.nullish().describe(
+  "{repo?, path?, language?, task?}; a row's scope.dir is a glob matched against path",
+);
+
+export const ProfileMatchesOptionsSchema = z
+  .looseObject({
+    profiles: Profiles,
+    dir: z.string().nullish().describe("store directory (read by the node store; ignored here)"),
+  })
+  .describe("profile matches options");
+
+export const LadderPlanOptionsParamSchema = LadderPlanOptionsSchema.extend({
+  profiles: Profiles,
+}).describe("ladder plan options (harn-verification.md §1.9)");
+
+export const HudOptionsParamSchema = HudOptionsSchema.extend({
+  profiles: Profiles,
+  resource_classes: LadderPlanOptionsSchema.shape.resource_classes,
+  allow_stale_prone: LadderPlanOptionsSchema.shape.allow_stale_prone,
+  timing_kind: LadderPlanOptionsSchema.shape.timing_kind,
+  warm_state_facts: LadderPlanOptionsSchema.shape.warm_state_facts,
+}).describe("HUD options (harn-verification.md §1.10)");
+
+export const ObservationOptionsParamSchema = ObservationOptionsSchema.describe(
+  "observation options (harn-verification.md §1.4): warm | cold, duration_ms, exit, snapshot, failure_signature, failure_signature_from (combined | stdout | stderr | none), max_failure_signature_chars, at",
+);
+
+export const CommandResultParamSchema = CommandResultSchema.describe(
+  "a command result {ok?, success?, status?, exit_code?, timed_out?, stdout?, stderr?, combined?, duration_ms?}",
+);
+
+/** `{row, specificity, index}`. */
+export const ProfileMatchSchema = z.strictObject({
+  row: ProfileRowSchema,
+  specificity: Int.min(0).max(15),
+  index: Int.min(0),
+});
+
+export const LadderEntrySchema = z.strictObject({
+  row_id: z.string(),
+  row: ProfileRowSchema,
+  rung: z.string(),
+  rung_rank: Int.min(0).max(5),
+  command: z.unknown(),
+  runnable: z.literal(true),
+  granularity: z.unknown(),
+  trust: z.unknown(),
+  resource_class: z.string(),
+  p95_ms: Int,
+  timing_kind: z.string(),
+  warm_state: z.unknown(),
+  specificity: Int,
+  index: Int,
+  sort_key: z.tuple([Int, Int, Int, Int, Int]),
+  background: z.unknown(),
+});
+
+export const LadderSkipSchema = z.strictObject({
+  row_id: z.string(),
+  reason: z.enum([
+    "missing_or_invalid_rung",
+    "below_min_rung",
+    "above_max_rung",
+    "resource_class_filtered",
+    "stale_prone_filtered",
+    "missing_command",
+  ]),
+  specificity: Int,
+  index: Int,
+});
+
+/** `harn.verification.ladder_plan.v1`. */
+export const LadderPlanSchema = z.strictObject({
+  schema: z.literal("harn.verification.ladder_plan.v1"),
+  query: z.unknown(),
+  matches: z.array(ProfileMatchSchema),
+  selected: z.array(LadderEntrySchema),
+  skipped: z.array(LadderSkipSchema),
+  fallback: z.boolean(),
+  reason: z.enum(["no_profile_rows", "no_matching_runnable_rows", "profile_rows_selected"]),
+});
+
+const HudEntrySchema = z.strictObject({
+  row_id: z.string(),
+  rung: z.string(),
+  command: z.string(),
+  label: z.string(),
+  p95_ms: Int,
+  p95: z.string(),
+  timing_kind: z.string(),
+  resource_class: z.string(),
+  granularity: z.unknown(),
+  trust: z.unknown(),
+  row: z.unknown(),
+});
+
+const FreshnessSchema = z.strictObject({
+  schema: z.literal("harn.verification.snapshot_staleness.v1"),
+  status: z.enum(["unbound", "bound_fresh", "bound_stale", "unknown_current_hashes"]),
+  stale: z.boolean(),
+  fresh: z.boolean(),
+  staleFiles: z.array(z.string()),
+  stale_files: z.array(z.string()),
+  changed_files: z.array(z.string()),
+  advisory: z.boolean(),
+  reason: z.string(),
+});
+
+/** `harn.verification.hud_model.v1`: either the missing-state shape or the full model. */
+export const HudModelSchema = z.union([
+  z.strictObject({
+    schema: z.literal("harn.verification.hud_model.v1"),
+    visible: z.literal(false),
+    reason: z.literal("missing_state"),
+    lines: z.array(z.never()),
+  }),
+  z.strictObject({
+    schema: z.literal("harn.verification.hud_model.v1"),
+    visible: z.boolean(),
+    reason: z.enum(["verification_facts_available", "no_verification_facts"]),
+    dir: z.string(),
+    query: z.record(z.string(), z.unknown()),
+    elapsed_ms: Int,
+    elapsed: z.string(),
+    since_last_edit_ms: Int.nullable(),
+    since_last_edit: z.string().nullable(),
+    last_check: z
+      .strictObject({
+        rung: z.string(),
+        verdict: z.string(),
+        at_ms: Int,
+        age_ms: Int,
+        age: z.string(),
+        freshness: FreshnessSchema,
+      })
+      .nullable(),
+    next_check: HudEntrySchema.nullable(),
+    full_check: HudEntrySchema.nullable(),
+    plans: z.strictObject({ next: LadderPlanSchema, full: LadderPlanSchema }),
+  }),
+]);
+
+export { HudStateSchema };
+
+/** `{result, observation, row, snapshot, profiles}` of `facts.record_check_result`. */
+export const RecordedCheckSchema = z.strictObject({
+  result: z.unknown(),
+  observation: CheckObservationSchema,
+  row: ProfileRowSchema.nullable(),
+  snapshot: z.null(),
+  profiles: ProfileRecordSetSchema.nullable(),
+});
