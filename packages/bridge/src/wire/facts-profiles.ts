@@ -82,7 +82,7 @@ export const LadderEntrySchema = z.strictObject({
   warm_state: z.unknown(),
   specificity: Int,
   index: Int,
-  sort_key: z.tuple([Int, Int, Int, Int, Int]),
+  sort_key: z.array(Int).length(5),
   background: z.unknown(),
 });
 
@@ -143,7 +143,7 @@ export const HudModelSchema = z.union([
     schema: z.literal("harn.verification.hud_model.v1"),
     visible: z.literal(false),
     reason: z.literal("missing_state"),
-    lines: z.array(z.never()),
+    lines: z.array(z.unknown()).max(0),
   }),
   z.strictObject({
     schema: z.literal("harn.verification.hud_model.v1"),
