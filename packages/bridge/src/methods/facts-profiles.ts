@@ -25,9 +25,9 @@ import {
   ProfileMatchesOptionsSchema,
   ProfileMatchSchema,
   ProfileQueryParamSchema,
-  ProfileRecordSetSchema,
   RecordedCheckSchema,
 } from "../wire/facts-profiles.js";
+import { jsonObject } from "../wire/json-object.js";
 import { withFieldPath } from "./field-path.js";
 
 type Out<S extends z.ZodType> = z.output<S>;
@@ -103,9 +103,7 @@ export const factsProfileMethods = {
       row_id: z.union([z.string(), z.number()]).describe("the row's id"),
       result: CommandResultParamSchema,
       options: ObservationOptionsParamSchema.extend({
-        profiles: ProfileRecordSetSchema.nullish().describe(
-          "the record set to record into; null = no store",
-        ),
+        profiles: jsonObject().nullish().describe("the record set to record into; null = no store"),
       }).default({}),
     }),
     result: RecordedCheckSchema,

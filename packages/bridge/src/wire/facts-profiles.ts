@@ -12,20 +12,26 @@ import {
   LadderPlanOptionsSchema,
   ObservationOptionsSchema,
 } from "@turngate/core";
-import {
-  CheckObservationSchema,
-  ProfileQuerySchema,
-  ProfileRecordSetSchema,
-  ProfileRowSchema,
-} from "@turngate/core/schemas";
+import { CheckObservationSchema, ProfileQuerySchema } from "@turngate/core/schemas";
 import { z } from "zod";
+import { jsonObject } from "./json-object.js";
 
-export { CheckObservationSchema, ProfileRecordSetSchema, ProfileRowSchema };
+export { CheckObservationSchema };
 
 const Int = z.number().int();
 
-const Profiles = ProfileRecordSetSchema.nullish().describe(
-  "the profile record set {schemaVersion: 1, updatedAt?, rows: [row]} to read; null or absent = no store",
+/**
+ * A record set or row on the wire is a JSON object; its fields are validated by core (the
+ * error path names them, e.g. `options.profiles.rows.0.scope.dir`) and described by
+ * packages/core/schema/profile-record-set.json and profile-row.json.
+ */
+const Profiles = jsonObject()
+  .nullish()
+  .describe(
+    "the profile record set {schemaVersion: 1, updatedAt?, rows: [row]} to read (shape: packages/core/schema/profile-record-set.json); null or absent = no store",
+  );
+const Row = jsonObject().describe(
+  "a profile row {id, name?, label?, scope?, check?: {rung, command|spec, resourceClass, staleProne, …}, timings?, lastRun?, warmMode?, …} (packages/core/schema/profile-row.json)",
 );
 
 /** A profile query; null = every selector absent. */
@@ -62,14 +68,14 @@ export const CommandResultParamSchema = CommandResultSchema.describe(
 
 /** `{row, specificity, index}`. */
 export const ProfileMatchSchema = z.strictObject({
-  row: ProfileRowSchema,
+  row: Row,
   specificity: Int.min(0).max(15),
   index: Int.min(0),
 });
 
 export const LadderEntrySchema = z.strictObject({
   row_id: z.string(),
-  row: ProfileRowSchema,
+  row: Row,
   rung: z.string(),
   rung_rank: Int.min(0).max(5),
   command: z.unknown(),
@@ -141,7 +147,7 @@ const FreshnessSchema = z.strictObject({
 export const HudModelSchema = z.union([
   z.strictObject({
     schema: z.literal("harn.verification.hud_model.v1"),
-    visible: z.literal(false),
+    visible: z.boolean().describe("always false here"),
     reason: z.literal("missing_state"),
     lines: z.array(z.unknown()).max(0),
   }),
@@ -177,7 +183,9 @@ export { HudStateSchema };
 export const RecordedCheckSchema = z.strictObject({
   result: z.unknown(),
   observation: CheckObservationSchema,
-  row: ProfileRowSchema.nullable(),
-  snapshot: z.null(),
-  profiles: ProfileRecordSetSchema.nullable(),
+  row: Row.nullable(),
+  snapshot: z.unknown().describe("always null: the pure reducer captures no snapshot"),
+  profiles: jsonObject()
+    .nullable()
+    .describe("the record set after recording; null when none was given"),
 });
