@@ -1,0 +1,405 @@
+package turngate
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Verification facts II (harn-verification.md §1.4, §1.5, §1.9, §1.10, §3.2–3.6): which
+// checks apply to an edit, cheapest trustworthy first (the ladder plan), what the HUD
+// shows, and check results as profile observations. Field names are the wire keys,
+// including Harn's camelCase durationMs, failureSignature and staleFiles. Profile rows and
+// record sets are map[string]any (they carry any extra keys a caller stores); their shape
+// is packages/core/schema/profile-row.json and profile-record-set.json. A bad field is a
+// *RemoteError "invalid_params" whose Path names it ("options.min_rung",
+// "options.profiles.rows.0.scope.dir", "result.exit_code", "row_id").
+
+// LadderSkipReason says why a matching row is not runnable (§1.9; the first failing check decides).
+type LadderSkipReason string
+
+// Values lists the skip reasons.
+func (LadderSkipReason) Values() []string {
+	return []string{"missing_or_invalid_rung", "below_min_rung", "above_max_rung", "resource_class_filtered", "stale_prone_filtered", "missing_command"}
+}
+
+// LadderReason says why a ladder plan selected what it did.
+type LadderReason string
+
+// Values lists the plan reasons.
+func (LadderReason) Values() []string {
+	return []string{"no_profile_rows", "no_matching_runnable_rows", "profile_rows_selected"}
+}
+
+// FreshnessStatus is the HUD's view of the last check's snapshot binding.
+type FreshnessStatus string
+
+// Values lists the freshness statuses.
+func (FreshnessStatus) Values() []string {
+	return []string{"unbound", "bound_fresh", "bound_stale", "unknown_current_hashes"}
+}
+
+// HudReason says whether the HUD has anything to show.
+type HudReason string
+
+// Values lists the HUD reasons.
+func (HudReason) Values() []string {
+	return []string{"missing_state", "verification_facts_available", "no_verification_facts"}
+}
+
+// ProfileQuery selects profile rows: each value a string (or a number, read as its
+// decimal text); nil = absent. A row's scope.dir is a glob matched against Path.
+type ProfileQuery struct {
+	Repo     any `json:"repo,omitempty"`
+	Path     any `json:"path,omitempty"`
+	Language any `json:"language,omitempty"`
+	Task     any `json:"task,omitempty"`
+}
+
+// ProfileMatchesOptions: the record set to read (nil = no store) and the store directory
+// (read by the node store; ignored by the pure method).
+type ProfileMatchesOptions struct {
+	Profiles map[string]any `json:"profiles,omitzero"`
+	Dir      *string        `json:"dir,omitempty"`
+}
+
+// LadderPlanOptions are the options of facts.ladder_plan (§1.9). MinRung / MaxRung: "R2",
+// "2" or 2. ResourceClasses: a string or []string. TimingKind: warm | cold | any | auto.
+// WarmStateFacts: a list of facts with row_id / id, or a map keyed by row id.
+// UnknownP95Ms defaults to 999999 ms.
+type LadderPlanOptions struct {
+	Profiles               map[string]any `json:"profiles,omitzero"`
+	Dir                    *string        `json:"dir,omitempty"`
+	MinRung                any            `json:"min_rung,omitempty"`
+	MaxRung                any            `json:"max_rung,omitempty"`
+	ResourceClasses        any            `json:"resource_classes,omitempty"`
+	AllowedResourceClasses any            `json:"allowed_resource_classes,omitempty"`
+	TimingKind             *string        `json:"timing_kind,omitempty"`
+	WarmStateFacts         any            `json:"warm_state_facts,omitempty"`
+	WarmStates             any            `json:"warm_states,omitempty"`
+	UnknownP95Ms           *int           `json:"unknown_p95_ms,omitempty"`
+	AllowStaleProne        *bool          `json:"allow_stale_prone,omitempty"`
+	Limit                  *int           `json:"limit,omitempty"`
+}
+
+// HudOptions are the options of facts.hud_model / facts.hud_text (§1.10). NowMs (ms since
+// the epoch) makes the answer deterministic.
+type HudOptions struct {
+	Profiles        map[string]any `json:"profiles,omitzero"`
+	NowMs           any            `json:"now_ms,omitempty"`
+	Dir             any            `json:"dir,omitempty"`
+	Query           map[string]any `json:"query,omitzero"`
+	PlanOptions     map[string]any `json:"plan_options,omitzero"`
+	FullPlanOptions map[string]any `json:"full_plan_options,omitzero"`
+	NextLimit       any            `json:"next_limit,omitempty"`
+	FullMinRung     any            `json:"full_min_rung,omitempty"`
+	FullMaxRung     any            `json:"full_max_rung,omitempty"`
+	CurrentHashes   map[string]any `json:"current_hashes,omitzero"`
+	CurrentSnapshot map[string]any `json:"current_snapshot,omitzero"`
+	ResourceClasses any            `json:"resource_classes,omitempty"`
+	AllowStaleProne *bool          `json:"allow_stale_prone,omitempty"`
+	TimingKind      *string        `json:"timing_kind,omitempty"`
+	WarmStateFacts  any            `json:"warm_state_facts,omitempty"`
+}
+
+// CheckCommandResult is the part of a command result the observation rules read (§2.5).
+type CheckCommandResult struct {
+	Ok                  *bool    `json:"ok,omitempty"`
+	Success             *bool    `json:"success,omitempty"`
+	Status              *string  `json:"status,omitempty"`
+	ExitCode            any      `json:"exit_code,omitempty"`
+	TimedOut            *bool    `json:"timed_out,omitempty"`
+	Stdout              *string  `json:"stdout,omitempty"`
+	Stderr              *string  `json:"stderr,omitempty"`
+	Combined            *string  `json:"combined,omitempty"`
+	DurationMs          *float64 `json:"duration_ms,omitempty"`
+	ExecutionDurationMs *float64 `json:"execution_duration_ms,omitempty"`
+}
+
+// ObservationOptions are the options of facts.observation_from_command_result (§1.4).
+// FailureSignatureFrom: combined (default) | stdout | stderr | none.
+type ObservationOptions struct {
+	Warm                     *bool          `json:"warm,omitempty"`
+	Cold                     *bool          `json:"cold,omitempty"`
+	DurationMs               *float64       `json:"duration_ms,omitempty"`
+	Exit                     any            `json:"exit,omitempty"`
+	Snapshot                 map[string]any `json:"snapshot,omitzero"`
+	FailureSignature         any            `json:"failure_signature,omitempty"`
+	FailureSignatureFrom     *string        `json:"failure_signature_from,omitempty"`
+	MaxFailureSignatureChars *int           `json:"max_failure_signature_chars,omitempty"`
+	At                       any            `json:"at,omitempty"`
+	NowMs                    *int           `json:"now_ms,omitempty"`
+}
+
+// RecordCheckOptions are ObservationOptions plus the record set to record into.
+type RecordCheckOptions struct {
+	Warm                     *bool          `json:"warm,omitempty"`
+	Cold                     *bool          `json:"cold,omitempty"`
+	DurationMs               *float64       `json:"duration_ms,omitempty"`
+	Exit                     any            `json:"exit,omitempty"`
+	Snapshot                 map[string]any `json:"snapshot,omitzero"`
+	FailureSignature         any            `json:"failure_signature,omitempty"`
+	FailureSignatureFrom     *string        `json:"failure_signature_from,omitempty"`
+	MaxFailureSignatureChars *int           `json:"max_failure_signature_chars,omitempty"`
+	At                       any            `json:"at,omitempty"`
+	NowMs                    *int           `json:"now_ms,omitempty"`
+	Profiles                 map[string]any `json:"profiles,omitzero"`
+}
+
+// FactsProfileMatchesParams are the params of facts.profile_matches.
+type FactsProfileMatchesParams struct {
+	Query   *ProfileQuery         `json:"query,omitempty"`
+	Options ProfileMatchesOptions `json:"options,omitzero"`
+}
+
+// FactsLadderPlanParams are the params of facts.ladder_plan.
+type FactsLadderPlanParams struct {
+	Query   *ProfileQuery     `json:"query,omitempty"`
+	Options LadderPlanOptions `json:"options,omitzero"`
+}
+
+// FactsHudModelParams are the params of facts.hud_model (State: any JSON; not an object
+// gives the missing_state model).
+type FactsHudModelParams struct {
+	State   any        `json:"state"`
+	Options HudOptions `json:"options,omitzero"`
+}
+
+// FactsHudTextParams are the params of facts.hud_text: a HUD model or a HUD state.
+type FactsHudTextParams struct {
+	ModelOrState any        `json:"model_or_state"`
+	Options      HudOptions `json:"options,omitzero"`
+}
+
+// FactsObservationParams are the params of facts.observation_from_command_result.
+type FactsObservationParams struct {
+	Result  CheckCommandResult `json:"result"`
+	Options ObservationOptions `json:"options,omitzero"`
+}
+
+// FactsRecordCheckResultParams are the params of facts.record_check_result (RowID: a
+// string or a number).
+type FactsRecordCheckResultParams struct {
+	RowID   any                `json:"row_id"`
+	Result  CheckCommandResult `json:"result"`
+	Options RecordCheckOptions `json:"options,omitzero"`
+}
+
+// ProfileMatch is a row that applies to a query: Specificity is the bit set of its
+// declared selectors (repo 1, dir 2, language 4, task 8), Index its position in rows.
+type ProfileMatch struct {
+	Row         map[string]any `json:"row"`
+	Specificity int            `json:"specificity"`
+	Index       int            `json:"index"`
+}
+
+// FactsProfileMatchesResult is the result of facts.profile_matches.
+type FactsProfileMatchesResult struct {
+	Matches []ProfileMatch `json:"matches"`
+}
+
+// LadderEntry is a runnable row: P95Ms the expected duration in ms, SortKey
+// [rung, resource rank, p95, -specificity, index].
+type LadderEntry struct {
+	RowID         string         `json:"row_id"`
+	Row           map[string]any `json:"row"`
+	Rung          string         `json:"rung"`
+	RungRank      int            `json:"rung_rank"`
+	Command       any            `json:"command"`
+	Runnable      bool           `json:"runnable"`
+	Granularity   any            `json:"granularity"`
+	Trust         any            `json:"trust"`
+	ResourceClass string         `json:"resource_class"`
+	P95Ms         int            `json:"p95_ms"`
+	TimingKind    string         `json:"timing_kind"`
+	WarmState     any            `json:"warm_state"`
+	Specificity   int            `json:"specificity"`
+	Index         int            `json:"index"`
+	SortKey       []int          `json:"sort_key"`
+	Background    any            `json:"background"`
+}
+
+// LadderSkip is a matching row that was not selected, and why.
+type LadderSkip struct {
+	RowID       string           `json:"row_id"`
+	Reason      LadderSkipReason `json:"reason"`
+	Specificity int              `json:"specificity"`
+	Index       int              `json:"index"`
+}
+
+// LadderPlan is harn.verification.ladder_plan.v1.
+type LadderPlan struct {
+	Schema   string         `json:"schema"`
+	Query    any            `json:"query"`
+	Matches  []ProfileMatch `json:"matches"`
+	Selected []LadderEntry  `json:"selected"`
+	Skipped  []LadderSkip   `json:"skipped"`
+	Fallback bool           `json:"fallback"`
+	Reason   LadderReason   `json:"reason"`
+}
+
+// HudFreshness is the last check's bound snapshot against the current hashes.
+type HudFreshness struct {
+	Schema          string          `json:"schema"`
+	Status          FreshnessStatus `json:"status"`
+	Stale           bool            `json:"stale"`
+	Fresh           bool            `json:"fresh"`
+	StaleFiles      []string        `json:"staleFiles"`
+	StaleFilesSnake []string        `json:"stale_files"`
+	ChangedFiles    []string        `json:"changed_files"`
+	Advisory        bool            `json:"advisory"`
+	Reason          string          `json:"reason"`
+}
+
+// HudLastCheck is the last check: AtMs in ms since the epoch, AgeMs and its label Age.
+type HudLastCheck struct {
+	Rung      string       `json:"rung"`
+	Verdict   string       `json:"verdict"`
+	AtMs      int          `json:"at_ms"`
+	AgeMs     int          `json:"age_ms"`
+	Age       string       `json:"age"`
+	Freshness HudFreshness `json:"freshness"`
+}
+
+// HudEntry is a ladder entry as the HUD shows it (Command is a label, P95 a duration label).
+type HudEntry struct {
+	RowID         string `json:"row_id"`
+	Rung          string `json:"rung"`
+	Command       string `json:"command"`
+	Label         string `json:"label"`
+	P95Ms         int    `json:"p95_ms"`
+	P95           string `json:"p95"`
+	TimingKind    string `json:"timing_kind"`
+	ResourceClass string `json:"resource_class"`
+	Granularity   any    `json:"granularity"`
+	Trust         any    `json:"trust"`
+	Row           any    `json:"row"`
+}
+
+// HudPlans are the two plans a HUD model was built from.
+type HudPlans struct {
+	Next LadderPlan `json:"next"`
+	Full LadderPlan `json:"full"`
+}
+
+// HudModel is harn.verification.hud_model.v1. For a state that is not an object only
+// Schema, Visible (false), Reason (missing_state) and Lines are set.
+type HudModel struct {
+	Schema          string         `json:"schema"`
+	Visible         bool           `json:"visible"`
+	Reason          HudReason      `json:"reason"`
+	Lines           []any          `json:"lines,omitzero"`
+	Dir             *string        `json:"dir,omitempty"`
+	Query           map[string]any `json:"query,omitzero"`
+	ElapsedMs       *int           `json:"elapsed_ms,omitempty"`
+	Elapsed         *string        `json:"elapsed,omitempty"`
+	SinceLastEditMs *int           `json:"since_last_edit_ms"`
+	SinceLastEdit   *string        `json:"since_last_edit"`
+	LastCheck       *HudLastCheck  `json:"last_check"`
+	NextCheck       *HudEntry      `json:"next_check"`
+	FullCheck       *HudEntry      `json:"full_check"`
+	Plans           *HudPlans      `json:"plans,omitempty"`
+}
+
+// MarshalJSON writes the missing-state model with its four members only, and a full model
+// with its null members kept (as the bridge sends them).
+func (m HudModel) MarshalJSON() ([]byte, error) {
+	type plain HudModel
+	if m.Reason == "missing_state" {
+		lines := m.Lines
+		if lines == nil {
+			lines = []any{}
+		}
+		return json.Marshal(struct {
+			Schema  string    `json:"schema"`
+			Visible bool      `json:"visible"`
+			Reason  HudReason `json:"reason"`
+			Lines   []any     `json:"lines"`
+		}{m.Schema, m.Visible, m.Reason, lines})
+	}
+	return json.Marshal(plain(m))
+}
+
+// FactsHudTextResult is the result of facts.hud_text.
+type FactsHudTextResult struct {
+	Text string `json:"text"`
+}
+
+// CheckObservation is a profile observation (§2.7): DurationMs in ms, Exit (124 when the
+// check timed out), FailureSignature (none when the check passed).
+type CheckObservation struct {
+	DurationMs       *int           `json:"durationMs,omitempty"`
+	Warm             *bool          `json:"warm,omitempty"`
+	At               *string        `json:"at,omitempty"`
+	Exit             *int           `json:"exit,omitempty"`
+	FailureSignature *string        `json:"failureSignature,omitempty"`
+	Snapshot         map[string]any `json:"snapshot,omitzero"`
+}
+
+// RecordedCheck is the result of facts.record_check_result: the observation, the updated
+// row (nil for an unknown row id) and the record set after recording (Profiles).
+type RecordedCheck struct {
+	Result      any              `json:"result"`
+	Observation CheckObservation `json:"observation"`
+	Row         map[string]any   `json:"row"`
+	Snapshot    any              `json:"snapshot"`
+	Profiles    map[string]any   `json:"profiles"`
+}
+
+// ProfileMatches lists the rows of options.Profiles that apply to query, most specific
+// first (facts.profile_matches; §1.5, §3.5).
+func (c *Client) ProfileMatches(ctx context.Context, query *ProfileQuery, options ProfileMatchesOptions) ([]ProfileMatch, error) {
+	var r FactsProfileMatchesResult
+	if err := c.Call(ctx, "facts.profile_matches", FactsProfileMatchesParams{Query: query, Options: options}, &r); err != nil {
+		return nil, err
+	}
+	return r.Matches, nil
+}
+
+// LadderPlan plans the check ladder for query (facts.ladder_plan; §1.9): matching rows
+// filtered by rung bounds, resource classes, stale-proneness and a present command, sorted
+// by [rung, resource rank, p95, -specificity, index].
+func (c *Client) LadderPlan(ctx context.Context, query *ProfileQuery, options LadderPlanOptions) (*LadderPlan, error) {
+	var r LadderPlan
+	if err := c.Call(ctx, "facts.ladder_plan", FactsLadderPlanParams{Query: query, Options: options}, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// HudModel builds the HUD model of state (facts.hud_model; §1.10).
+func (c *Client) HudModel(ctx context.Context, state any, options HudOptions) (*HudModel, error) {
+	var r HudModel
+	if err := c.Call(ctx, "facts.hud_model", FactsHudModelParams{State: state, Options: options}, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// HudText renders the HUD as terminal text (facts.hud_text; §4.1), "" when nothing is known.
+func (c *Client) HudText(ctx context.Context, modelOrState any, options HudOptions) (string, error) {
+	var r FactsHudTextResult
+	if err := c.Call(ctx, "facts.hud_text", FactsHudTextParams{ModelOrState: modelOrState, Options: options}, &r); err != nil {
+		return "", err
+	}
+	return r.Text, nil
+}
+
+// ObservationFromCommandResult is the profile observation of a command result
+// (facts.observation_from_command_result; §1.4, §2.2–2.4).
+func (c *Client) ObservationFromCommandResult(ctx context.Context, result CheckCommandResult, options ObservationOptions) (*CheckObservation, error) {
+	var r CheckObservation
+	if err := c.Call(ctx, "facts.observation_from_command_result", FactsObservationParams{Result: result, Options: options}, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// RecordCheckResult records result into row rowID of options.Profiles, as a pure reducer
+// (facts.record_check_result; §1.4, §3.2, §3.3).
+func (c *Client) RecordCheckResult(ctx context.Context, rowID any, result CheckCommandResult, options RecordCheckOptions) (*RecordedCheck, error) {
+	var r RecordedCheck
+	if err := c.Call(ctx, "facts.record_check_result", FactsRecordCheckResultParams{RowID: rowID, Result: result, Options: options}, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
