@@ -30,6 +30,8 @@ interface ParsedQuery {
   path?: string;
   language?: string;
   task?: string;
+  /** `language` with ASCII letters lowercased (computed once per query). */
+  languageLower?: string;
 }
 
 /** Query parsing: each value's display string; nil or blank → absent. Non-dict → all absent. */
@@ -46,6 +48,7 @@ export function parseProfileQuery(query: unknown, path = "query"): ParsedQuery {
     const text = display(v);
     if (rustTrim(text) !== "") out[key] = text;
   }
+  if (out.language !== undefined) out.languageLower = asciiLower(out.language);
   return out;
 }
 
@@ -59,7 +62,8 @@ export function rowSpecificity(row: ProfileRow, query: ParsedQuery): number | nu
   const scope = row.scope;
   if (!isDict(scope)) return 0;
   let spec = 0;
-  const declared = (v: unknown): v is string => typeof v === "string" && rustTrim(v) !== "";
+  const declared = (v: unknown): v is string =>
+    typeof v === "string" && v !== "" && rustTrim(v) !== "";
   if (declared(scope.repo)) {
     if (query.repo !== scope.repo) return null;
     spec |= 1;
@@ -69,7 +73,10 @@ export function rowSpecificity(row: ProfileRow, query: ParsedQuery): number | nu
     spec |= 2;
   }
   if (declared(scope.language)) {
-    if (query.language === undefined || asciiLower(query.language) !== asciiLower(scope.language)) {
+    const lower =
+      query.languageLower ??
+      (query.language === undefined ? undefined : asciiLower(query.language));
+    if (lower === undefined || lower !== asciiLower(scope.language)) {
       return null;
     }
     spec |= 4;
@@ -81,8 +88,9 @@ export function rowSpecificity(row: ProfileRow, query: ParsedQuery): number | nu
   return spec;
 }
 
+const ASCII_UPPER = /[A-Z]/;
 function asciiLower(text: string): string {
-  return text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+  return ASCII_UPPER.test(text) ? text.replace(/[A-Z]/g, (c) => c.toLowerCase()) : text;
 }
 
 /**
