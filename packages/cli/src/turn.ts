@@ -20,6 +20,7 @@ import {
   writeJsonAtomic,
 } from "@turngate/node";
 import { type AgentExit, runAgent } from "./agent.js";
+import { recordTurnTimingsReported } from "./check-profiles.js";
 import { loadConfig, type TurngateConfig } from "./config.js";
 import {
   CLI_VERSION,
@@ -101,6 +102,7 @@ export interface TurnResult {
  * Errors: config, waiver and observer errors, and `AgentSpawnError`, propagate.
  */
 export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<TurnResult> {
+  const startedMs = ctx.now?.() ?? Date.now();
   const config = request.config ?? loadConfig(request.root, request.configPath);
   const state = request.state ?? turngatePaths(request.root);
   const session = await Session.start({
@@ -157,6 +159,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
   }
 
   const outcome = await session.decide();
+  if (verification) await recordTurnTimingsReported(state, verification, delta, startedMs, ctx);
   const agentFailed = agent !== undefined && agent.exit.exitCode !== 0;
   const result: TurnResult = {
     exitCode:
