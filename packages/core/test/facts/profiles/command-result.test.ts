@@ -51,7 +51,7 @@ describe("failure-signature rule (§2.4)", () => {
     expect(failureSignature(failed, { failure_signature_from: "none" })).toBeNull();
     expect(failureSignature(failed, { failure_signature_from: "log" })).toBe("check failed exit=1");
   });
-  test("empty text falls back to `check <status> exit=<exit>` (nil exit prints nil)", () => {
+  test("empty text falls back to check <status> exit=<exit> (nil exit prints nil)", () => {
     expect(failureSignature({ status: "timed_out", timed_out: true })).toBe(
       "check timed_out exit=124",
     );

@@ -192,7 +192,7 @@ describe("ladderPlan options (§1.9), each on and off", () => {
     ]);
   });
 
-  test("timing_kind warm | cold | any | other: which p95 is read", () => {
+  test("timing_kind warm, cold, any or another word: which p95 is read", () => {
     const rows = [row("both", 1, p95(100, 900)), row("cold-only", 1, p95(undefined, 300))];
     const read = (options: Row) =>
       plan(rows, options).selected.map((e) => [e.row_id, e.timing_kind, e.p95_ms]);
