@@ -55,7 +55,7 @@ describe("runCheck", () => {
       failureSignature: "E1 broken",
       snapshot: { "a.txt": HELLO },
     });
-    expect((out.row?.timings as { samples: number }).samples).toBe(1);
+    expect(out.row?.timings).toMatchObject({ samples: 1 });
   });
 
   test("a check that rewrites the file it verifies is bound to the old bytes: stale afterwards", async () => {
