@@ -12,6 +12,7 @@ import {
 } from "@turngate/core";
 import { runShellCommand } from "../../runner/shell.js";
 import { fileHashSnapshot } from "../file-hash-snapshot.js";
+import { type BackgroundStarted, startBackground, waitBackground } from "./background.js";
 import { type CheckCommandResult, toCommandResult } from "./command-result.js";
 import { resolveSpec } from "./command-spec.js";
 import type { ProfileStore } from "./store.js";
@@ -112,4 +113,93 @@ export async function runCheck(
   });
   const row = record === false ? null : await store.recordRun(rowId, observation);
   return { result, observation, row, snapshot: fact };
+}
+
+/** `VerificationStartedCheck`: persist it to finish the check later (in this process). */
+export interface StartedCheck {
+  row_id: string;
+  started: BackgroundStarted;
+  observation_options: Record<string, unknown>;
+  snapshot: FileHashSnapshot | null;
+}
+
+/**
+ * `verification_start_check` (§1.4): hashes `snapshot_paths` first (or takes
+ * `options.snapshot`), then starts `spec` in the background (own process group, timeout =
+ * `spec.timeout_ms ?? command_options.timeout_ms`, none by default). Records nothing.
+ * Throws `TurngateValidationError` for a bad spec.
+ */
+export async function startCheck(
+  rowId: string,
+  spec: unknown,
+  options: RunCheckOptions,
+): Promise<StartedCheck> {
+  const resolved = resolveSpec(spec);
+  let fact: FileHashSnapshot | null = null;
+  let snapshot: unknown = options.snapshot?.snapshot ?? options.snapshot;
+  if (options.snapshot_paths !== undefined) {
+    fact = await fileHashSnapshot(options.root, options.snapshot_paths);
+    snapshot = fact.snapshot;
+  }
+  const timeoutMs = resolved.timeoutMs ?? options.command_options?.timeout_ms;
+  const started = startBackground(resolved.command, {
+    cwd: resolved.cwd === undefined ? options.root : resolve(options.root, resolved.cwd),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  });
+  const { root: _r, snapshot_paths: _p, command_options: _c, log_dir: _l, ...rest } = options;
+  return {
+    row_id: rowId,
+    started,
+    observation_options: { ...rest, ...(snapshot === undefined ? {} : { snapshot }) },
+    snapshot: fact,
+  };
+}
+
+/** Options of `finishCheck`: observation options that override the receipt's, plus these. */
+export interface FinishCheckOptions extends Record<string, unknown> {
+  row_id?: string;
+  /** How long to wait for the check (default `{timeout_ms: 60000}`). */
+  wait_options?: { timeout_ms?: number };
+  record?: boolean;
+}
+
+/**
+ * `verification_finish_check` (§1.4): waits for the started check (60 s by default), builds
+ * its observation (receipt options overridden by `options`) and records it into
+ * `options.row_id ?? receipt.row_id` unless `record: false` (in either). A check still
+ * running after the wait is returned as `{status: "running"}` with `observation` and `row`
+ * null — nothing is recorded (Harn leaves this case open; a half-run's timing would skew
+ * p95). Throws `TurngateError` `row_id_required`
+ * (`verification_finish_check: row_id must be supplied in the receipt or options`).
+ */
+export async function finishCheck(
+  store: ProfileStore,
+  receipt: StartedCheck,
+  options: FinishCheckOptions = {},
+): Promise<{
+  result: unknown;
+  observation: CheckObservation | null;
+  row: ProfileRow | null;
+  snapshot: FileHashSnapshot | null;
+}> {
+  const rowId = String(options.row_id ?? receipt.row_id ?? "").trim();
+  if (rowId === "") {
+    throw new TurngateError(
+      "row_id_required",
+      "verification_finish_check: row_id must be supplied in the receipt or options",
+    );
+  }
+  const result = await waitBackground(
+    receipt.started.handle_id,
+    options.wait_options?.timeout_ms ?? 60_000,
+  );
+  if (result.status === "running")
+    return { result, observation: null, row: null, snapshot: receipt.snapshot };
+  const { row_id: _id, wait_options: _w, record, ...overrides } = options;
+  const observationOptions = { ...receipt.observation_options, ...overrides };
+  const { record: receiptRecord, ...obsOptions } = observationOptions;
+  const observation = observationFromCommandResult(result, obsOptions);
+  const row =
+    record === false || receiptRecord === false ? null : await store.recordRun(rowId, observation);
+  return { result, observation, row, snapshot: receipt.snapshot };
 }
