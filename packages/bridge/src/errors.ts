@@ -55,6 +55,16 @@ export const ERROR_CODES = {
     description:
       "facts.parse_diagnostics: a JSON-document format's text is not JSON or not the expected shape at its root (`path` is text; the message names the JSON pointer).",
   },
+  background_not_supported: {
+    rpc_code: -32602,
+    description:
+      "facts.run_check: options.command_options.background is true; a check run in the foreground cannot be a background one.",
+  },
+  profile_store_invalid: {
+    rpc_code: -32602,
+    description:
+      "The profile store file (<store_dir>/verification-profiles.json) is not JSON or not a profile record set; it is left unchanged (the message names the file and the field).",
+  },
   session_closed: {
     rpc_code: -32001,
     description: "The session was closed (session.close, shutdown or EOF) while the call ran.",

@@ -5,6 +5,7 @@
  * through `mergeTables`, which rejects duplicates.
  */
 import type { MethodTable } from "./method.js";
+import { factsCheckMethods } from "./methods/facts-checks.js";
 import { nodeFactsMethods } from "./methods/facts-node.js";
 import { type SessionContext, sessionMethods } from "./methods/session.js";
 import { mergeTables, statelessTable } from "./stateless.js";
@@ -17,4 +18,5 @@ export const bridgeTable: MethodTable<ServerContext> = mergeTables(
   statelessTable,
   sessionMethods,
   nodeFactsMethods,
+  factsCheckMethods,
 );

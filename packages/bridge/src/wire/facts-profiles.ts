@@ -12,7 +12,11 @@ import {
   LadderPlanOptionsSchema,
   ObservationOptionsSchema,
 } from "@turngate/core";
-import { CheckObservationSchema, ProfileQuerySchema } from "@turngate/core/schemas";
+import {
+  CheckObservationSchema,
+  ProfileQuerySchema,
+  VerificationFileHashSnapshotSchema,
+} from "@turngate/core/schemas";
 import { z } from "zod";
 import { jsonObject } from "./json-object.js";
 
@@ -188,4 +192,64 @@ export const RecordedCheckSchema = z.strictObject({
   profiles: jsonObject()
     .nullable()
     .describe("the record set after recording; null when none was given"),
+});
+
+const Probe = z.strictObject({
+  status: z.string(),
+  exit: Int.nullable(),
+  durationMs: Int.nullable(),
+  stdout: z.string(),
+  stderr: z.string(),
+  error: z.string().optional(),
+});
+
+/** `VerificationToolchainFact`. */
+export const ToolchainFactSchema = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  available: z.boolean(),
+  version: z.string().nullable(),
+  raw_version: z.string(),
+  cache_identity: jsonObject(),
+  probe: Probe,
+});
+
+/** `VerificationWarmStateFact`. */
+export const WarmStateFactSchema = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  configured: z.boolean(),
+  available: z.boolean(),
+  ready: z.boolean(),
+  warm: z.boolean(),
+  timing_kind: z.enum(["warm", "cold"]),
+  mode: z.string(),
+  expected_warm_delta_ms: Int.nullable(),
+  warm_ms: Int.nullable(),
+  cold_ms: Int.nullable(),
+  cache_identity: jsonObject(),
+  probe: Probe,
+});
+
+/** The command result of a check run by the bridge. */
+export const CheckCommandResultSchema = z.strictObject({
+  ok: z.boolean(),
+  success: z.boolean(),
+  status: z.enum(["completed", "failed", "timed_out", "cancelled"]),
+  exit_code: Int.nullable(),
+  timed_out: z.boolean(),
+  stdout: z.string(),
+  stderr: z.string(),
+  combined: z.string(),
+  duration_ms: Int,
+  output_path: z.string().optional(),
+  spawn_error: z.string().optional(),
+});
+
+/** `facts.run_check`: `{result, observation, row, snapshot}`. */
+export const RunCheckResultSchema = z.strictObject({
+  result: CheckCommandResultSchema,
+  observation: CheckObservationSchema,
+  row: Row.nullable(),
+  snapshot: VerificationFileHashSnapshotSchema.nullable(),
 });
