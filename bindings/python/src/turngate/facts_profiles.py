@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from ._api import bridge_method
-from ._wire import WireModel, to_wire
+from ._wire import WireModel, to_wire, wire_list
+from .facts import FileHashSnapshot
 from .errors import ProtocolError
 
 LadderSkipReason = Literal[
@@ -208,6 +209,89 @@ class RecordedCheck(WireModel):
         return out
 
 
+@dataclass(kw_only=True)
+class CheckProbe(WireModel):
+    """A probe's run: ``status`` (``not_configured`` without a probe), ``exit`` (124 when it
+    timed out), ``durationMs`` in ms; ``error`` when the probe spec could not be run."""
+
+    status: str
+    exit: int | None
+    durationMs: int | None
+    stdout: str
+    stderr: str
+    error: str | None = None
+
+
+@dataclass(kw_only=True)
+class ToolchainFact(WireModel):
+    """``facts.toolchain`` (reference §1.6): ``available`` only when the probe exited 0 in
+    time; ``version`` the first capture of the version pattern."""
+
+    id: str
+    name: str
+    available: bool
+    version: str | None
+    raw_version: str
+    cache_identity: dict[str, Any]
+    probe: CheckProbe
+
+
+@dataclass(kw_only=True)
+class WarmStateFact(WireModel):
+    """``facts.warm_state`` (reference §1.7): ``ready`` (declared, else the probe) decides
+    ``timing_kind``; ``warm_ms`` / ``cold_ms`` / ``expected_warm_delta_ms`` in ms."""
+
+    id: str
+    name: str
+    configured: bool
+    available: bool
+    ready: bool
+    warm: bool
+    timing_kind: Literal["warm", "cold"]
+    mode: str
+    expected_warm_delta_ms: int | None
+    warm_ms: int | None
+    cold_ms: int | None
+    cache_identity: dict[str, Any]
+    probe: CheckProbe
+
+
+@dataclass(kw_only=True)
+class CheckCommandResult(WireModel):
+    """The command result of a check the bridge ran (``duration_ms`` in ms; ``stdout`` and
+    ``combined`` hold the captured interleaved output)."""
+
+    ok: bool
+    success: bool
+    status: Literal["completed", "failed", "timed_out", "cancelled"]
+    exit_code: int | None
+    timed_out: bool
+    stdout: str
+    stderr: str
+    combined: str
+    duration_ms: int
+    output_path: str | None = None
+    spawn_error: str | None = None
+
+
+@dataclass(kw_only=True)
+class RunCheckResult(WireModel):
+    """``facts.run_check``: the result, its observation, the updated row (``None`` when the
+    store has no such row or ``record`` was false) and the snapshot taken before launch."""
+
+    result: CheckCommandResult
+    observation: CheckObservation
+    row: dict[str, Any] | None
+    snapshot: FileHashSnapshot | None
+
+    def to_wire(self) -> dict[str, Any]:
+        """As :meth:`WireModel.to_wire`, keeping ``row`` and ``snapshot`` when null."""
+        out = super().to_wire()
+        for key in ("row", "snapshot"):
+            out.setdefault(key, None)
+        return out
+
+
 def _params(**values: Any) -> dict[str, Any]:
     return {key: to_wire(value) for key, value in values.items() if value is not None}
 
@@ -296,8 +380,62 @@ class FactsProfileMethods:
         params = {"row_id": row_id, "result": to_wire(result), **_params(options=options)}
         return RecordedCheck.from_wire(self._send("facts.record_check_result", params, timeout=timeout))
 
+    @bridge_method("facts.run_check")
+    def run_check(
+        self,
+        root: str,
+        store_dir: str,
+        row_id: str,
+        spec: Any,
+        options: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> RunCheckResult:
+        """Run one check and record its timing into ``<store_dir>/verification-profiles.json``
+        (reference §1.4; stdio bridge only). ``spec``: an argv list, ``{"argv": [...]}`` or
+        ``{"mode": "shell", "command": ...}``; ``options["snapshot_paths"]`` are hashed before
+        it starts. Raises :class:`RemoteError` ``background_not_supported`` or
+        ``profile_store_invalid``, :class:`InvalidParams` naming the field."""
+        params = {"root": root, "store_dir": store_dir, "row_id": row_id, "spec": to_wire(spec), **_params(options=options)}
+        return RunCheckResult.from_wire(self._send("facts.run_check", params, timeout=timeout))
+
+    @bridge_method("facts.toolchain", unwrap="facts")
+    def toolchain(
+        self,
+        root: str,
+        rows: list[Mapping[str, Any]],
+        options: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> list[ToolchainFact]:
+        """Toolchain identity facts (reference §1.6; stdio bridge only): every row's version
+        probe, in parallel and bounded; a missing binary is ``available=False``."""
+        params = {"root": root, "rows": wire_list(rows, "rows"), **_params(options=options)}
+        result = self._send("facts.toolchain", params, timeout=timeout)
+        return [ToolchainFact.from_wire(f, f"facts.{i}") for i, f in enumerate(result["facts"])]
+
+    @bridge_method("facts.warm_state", unwrap="facts")
+    def warm_state(
+        self,
+        root: str,
+        rows: list[Mapping[str, Any]],
+        options: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> list[WarmStateFact]:
+        """Warm-state facts (reference §1.7; stdio bridge only): declared readiness, else the
+        readiness probe; pass them to :meth:`ladder_plan` as ``warm_state_facts``."""
+        params = {"root": root, "rows": wire_list(rows, "rows"), **_params(options=options)}
+        result = self._send("facts.warm_state", params, timeout=timeout)
+        return [WarmStateFact.from_wire(f, f"facts.{i}") for i, f in enumerate(result["facts"])]
+
 
 __all__ = [
+    "CheckCommandResult",
+    "CheckProbe",
+    "RunCheckResult",
+    "ToolchainFact",
+    "WarmStateFact",
     "CheckObservation",
     "FactsProfileMethods",
     "FreshnessStatus",
