@@ -403,3 +403,181 @@ func (c *Client) RecordCheckResult(ctx context.Context, rowID any, result CheckC
 	}
 	return &r, nil
 }
+
+// CheckProbe is a probe's run: Status "not_configured" without a probe, Exit 124 when it
+// timed out, DurationMs in ms; Error when the probe spec could not be run.
+type CheckProbe struct {
+	Status     string  `json:"status"`
+	Exit       *int    `json:"exit"`
+	DurationMs *int    `json:"durationMs"`
+	Stdout     string  `json:"stdout"`
+	Stderr     string  `json:"stderr"`
+	Error      *string `json:"error,omitempty"`
+}
+
+// ToolchainFact is one row's toolchain identity (facts.toolchain; §1.6).
+type ToolchainFact struct {
+	ID            string         `json:"id"`
+	Name          string         `json:"name"`
+	Available     bool           `json:"available"`
+	Version       *string        `json:"version"`
+	RawVersion    string         `json:"raw_version"`
+	CacheIdentity map[string]any `json:"cache_identity"`
+	Probe         CheckProbe     `json:"probe"`
+}
+
+// WarmTimingKind is the timing kind a warm-state fact implies.
+type WarmTimingKind string
+
+// Values lists the timing kinds.
+func (WarmTimingKind) Values() []string { return []string{"warm", "cold"} }
+
+// WarmStateFact is one row's warm-state readiness (facts.warm_state; §1.7); ms fields in ms.
+type WarmStateFact struct {
+	ID                  string         `json:"id"`
+	Name                string         `json:"name"`
+	Configured          bool           `json:"configured"`
+	Available           bool           `json:"available"`
+	Ready               bool           `json:"ready"`
+	Warm                bool           `json:"warm"`
+	TimingKind          WarmTimingKind `json:"timing_kind"`
+	Mode                string         `json:"mode"`
+	ExpectedWarmDeltaMs *int           `json:"expected_warm_delta_ms"`
+	WarmMs              *int           `json:"warm_ms"`
+	ColdMs              *int           `json:"cold_ms"`
+	CacheIdentity       map[string]any `json:"cache_identity"`
+	Probe               CheckProbe     `json:"probe"`
+}
+
+// CheckStatus is the status of a check the bridge ran.
+type CheckStatus string
+
+// Values lists the check statuses.
+func (CheckStatus) Values() []string {
+	return []string{"completed", "failed", "timed_out", "cancelled"}
+}
+
+// CheckRunResult is the command result of a check the bridge ran (DurationMs in ms).
+type CheckRunResult struct {
+	Ok         bool        `json:"ok"`
+	Success    bool        `json:"success"`
+	Status     CheckStatus `json:"status"`
+	ExitCode   *int        `json:"exit_code"`
+	TimedOut   bool        `json:"timed_out"`
+	Stdout     string      `json:"stdout"`
+	Stderr     string      `json:"stderr"`
+	Combined   string      `json:"combined"`
+	DurationMs int         `json:"duration_ms"`
+	OutputPath *string     `json:"output_path,omitempty"`
+	SpawnError *string     `json:"spawn_error,omitempty"`
+}
+
+// RunCheckResult is the result of facts.run_check.
+type RunCheckResult struct {
+	Result      CheckRunResult    `json:"result"`
+	Observation CheckObservation  `json:"observation"`
+	Row         map[string]any    `json:"row"`
+	Snapshot    *FileHashSnapshot `json:"snapshot"`
+}
+
+// RunCheckCommandOptions: TimeoutMs bounds the check; Background true is refused.
+type RunCheckCommandOptions struct {
+	TimeoutMs  *int  `json:"timeout_ms,omitempty"`
+	Background *bool `json:"background,omitempty"`
+}
+
+// RunCheckOptions are the options of facts.run_check.
+type RunCheckOptions struct {
+	SnapshotPaths            []string                `json:"snapshot_paths,omitzero"`
+	Snapshot                 map[string]any          `json:"snapshot,omitzero"`
+	CommandOptions           *RunCheckCommandOptions `json:"command_options,omitempty"`
+	Record                   *bool                   `json:"record,omitempty"`
+	Warm                     *bool                   `json:"warm,omitempty"`
+	Cold                     *bool                   `json:"cold,omitempty"`
+	FailureSignatureFrom     *string                 `json:"failure_signature_from,omitempty"`
+	MaxFailureSignatureChars *int                    `json:"max_failure_signature_chars,omitempty"`
+}
+
+// FactsRunCheckParams are the params of facts.run_check.
+type FactsRunCheckParams struct {
+	Root     string          `json:"root"`
+	StoreDir string          `json:"store_dir"`
+	RowID    string          `json:"row_id"`
+	Spec     any             `json:"spec"`
+	Options  RunCheckOptions `json:"options,omitzero"`
+}
+
+// ToolchainOptions are the options of facts.toolchain (TimeoutMs bounds each probe).
+type ToolchainOptions struct {
+	TimeoutMs      *int           `json:"timeout_ms,omitempty"`
+	VersionPattern *string        `json:"version_pattern,omitempty"`
+	CacheIdentity  map[string]any `json:"cache_identity,omitzero"`
+}
+
+// FactsToolchainParams are the params of facts.toolchain.
+type FactsToolchainParams struct {
+	Root    string           `json:"root"`
+	Rows    []map[string]any `json:"rows"`
+	Options ToolchainOptions `json:"options,omitzero"`
+}
+
+// WarmStateOptions are the options of facts.warm_state.
+type WarmStateOptions struct {
+	TimeoutMs     *int           `json:"timeout_ms,omitempty"`
+	CacheIdentity map[string]any `json:"cache_identity,omitzero"`
+}
+
+// FactsWarmStateParams are the params of facts.warm_state.
+type FactsWarmStateParams struct {
+	Root    string           `json:"root"`
+	Rows    []map[string]any `json:"rows"`
+	Options WarmStateOptions `json:"options,omitzero"`
+}
+
+// FactsToolchainResult is the result of facts.toolchain.
+type FactsToolchainResult struct {
+	Facts []ToolchainFact `json:"facts"`
+}
+
+// FactsWarmStateResult is the result of facts.warm_state.
+type FactsWarmStateResult struct {
+	Facts []WarmStateFact `json:"facts"`
+}
+
+// RunCheck runs one check and records its timing into <storeDir>/verification-profiles.json
+// (facts.run_check; §1.4): snapshot paths are hashed before it starts. A *RemoteError
+// "background_not_supported" or "profile_store_invalid" for those conditions.
+func (c *Client) RunCheck(ctx context.Context, root, storeDir, rowID string, spec any, options RunCheckOptions) (*RunCheckResult, error) {
+	var r RunCheckResult
+	params := FactsRunCheckParams{Root: root, StoreDir: storeDir, RowID: rowID, Spec: spec, Options: options}
+	if err := c.Call(ctx, "facts.run_check", params, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Toolchain runs every row's version probe (facts.toolchain; §1.6); a missing binary is
+// Available false, never an error.
+func (c *Client) Toolchain(ctx context.Context, root string, rows []map[string]any, options ToolchainOptions) ([]ToolchainFact, error) {
+	var r FactsToolchainResult
+	if err := c.Call(ctx, "facts.toolchain", FactsToolchainParams{Root: root, Rows: orEmptyRows(rows), Options: options}, &r); err != nil {
+		return nil, err
+	}
+	return r.Facts, nil
+}
+
+// WarmState reports each row's warm-state readiness (facts.warm_state; §1.7).
+func (c *Client) WarmState(ctx context.Context, root string, rows []map[string]any, options WarmStateOptions) ([]WarmStateFact, error) {
+	var r FactsWarmStateResult
+	if err := c.Call(ctx, "facts.warm_state", FactsWarmStateParams{Root: root, Rows: orEmptyRows(rows), Options: options}, &r); err != nil {
+		return nil, err
+	}
+	return r.Facts, nil
+}
+
+func orEmptyRows(rows []map[string]any) []map[string]any {
+	if rows == nil {
+		return []map[string]any{}
+	}
+	return rows
+}

@@ -1,0 +1,92 @@
+package turngate
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// Verification facts II through the real bridge (issue 14): exact values from
+// harn-verification.md §1.4, §1.6, §1.9, §4.1.
+
+var goProfiles = map[string]any{
+	"schemaVersion": 1,
+	"rows": []any{
+		map[string]any{"id": "lint", "check": map[string]any{"rung": "R1", "command": "tx lint", "resourceClass": "cheap"},
+			"timings": map[string]any{"warmMs": map[string]any{"p50": 900, "p95": 1500, "p99": 1600}}},
+		map[string]any{"id": "test", "check": map[string]any{"rung": 4, "command": "tx test"},
+			"timings": map[string]any{"warmMs": map[string]any{"p95": 61000}}},
+	},
+}
+
+func TestFactsLadderPlanAndHudText(t *testing.T) {
+	c := realClient(t)
+	ctx := context.Background()
+	plan, err := c.LadderPlan(ctx, nil, LadderPlanOptions{Profiles: goProfiles, MaxRung: "3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Selected) != 1 || plan.Selected[0].RowID != "lint" || plan.Selected[0].P95Ms != 1500 {
+		t.Fatalf("selected %+v", plan.Selected)
+	}
+	if len(plan.Skipped) != 1 || plan.Skipped[0].Reason != "above_max_rung" {
+		t.Fatalf("skipped %+v", plan.Skipped)
+	}
+	text, err := c.HudText(ctx, map[string]any{"started_ms": 0}, HudOptions{Profiles: goProfiles, NowMs: 61000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "[verification]\nelapsed: 1m1s\nnext check: R1 tx lint - est 1s (p95 warm)\nfull verify: R4 tx test - est 1m1s (p95 warm)"
+	if text != want {
+		t.Fatalf("hud text %q, want %q", text, want)
+	}
+}
+
+func TestFactsRunCheckToolchainWarmState(t *testing.T) {
+	c := realClient(t)
+	ctx := context.Background()
+	root := t.TempDir()
+	store := filepath.Join(root, "store")
+	if err := os.MkdirAll(store, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(store, "verification-profiles.json"), []byte(`{"rows":[{"id":"unit"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.RunCheck(ctx, root, store, "unit", []any{"sh", "-c", "echo E2; exit 5"}, RunCheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Result.Status != "failed" || out.Observation.Exit == nil || *out.Observation.Exit != 5 ||
+		out.Observation.FailureSignature == nil || *out.Observation.FailureSignature != "E2" || out.Row == nil {
+		t.Fatalf("run_check %+v", out)
+	}
+	bg := true
+	_, err = c.RunCheck(ctx, root, store, "unit", []any{"true"}, RunCheckOptions{CommandOptions: &RunCheckCommandOptions{Background: &bg}})
+	var remote *RemoteError
+	if !errors.As(err, &remote) || remote.Code != "background_not_supported" {
+		t.Fatalf("background: %v", err)
+	}
+	facts, err := c.Toolchain(ctx, root, []map[string]any{
+		{"id": "go", "versionProbe": []any{"go", "version"}},
+		{"id": "ghost", "probe": []any{"turngate-no-such-binary-xyz"}},
+	}, ToolchainOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	goVersion := strings.TrimPrefix(runtime.Version(), "go")
+	if !facts[0].Available || facts[0].Version == nil || *facts[0].Version != goVersion || facts[1].Available || facts[1].Version != nil {
+		t.Fatalf("toolchain %+v", facts)
+	}
+	warm, err := c.WarmState(ctx, root, []map[string]any{{"id": "w", "warmMode": map[string]any{"warm": true}}}, WarmStateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warm) != 1 || !warm[0].Ready || warm[0].TimingKind != "warm" {
+		t.Fatalf("warm state %+v", warm)
+	}
+}
