@@ -60,6 +60,15 @@ export const ERROR_CODES = {
     description:
       "facts.run_check: options.command_options.background is true; a check run in the foreground cannot be a background one.",
   },
+  row_id_required: {
+    rpc_code: -32602,
+    description: "facts.finish_check: neither the receipt nor options carry a non-blank row_id.",
+  },
+  unknown_handle: {
+    rpc_code: -32602,
+    description:
+      "facts.finish_check: the receipt's background handle was not started by this bridge process (handles do not survive a bridge restart).",
+  },
   profile_store_invalid: {
     rpc_code: -32602,
     description:

@@ -3,7 +3,7 @@
  * (they run commands and write the profile store; harn-verification.md §1.4, §1.6, §1.7).
  * FNV-1a 64 of "hello world" is Harn's reference vector (§3.1).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { statelessMethodNames } from "@turngate/bridge/pure";
@@ -115,5 +115,89 @@ describe("facts.run_check / facts.toolchain / facts.warm_state over stdio", () =
   test("they are server-only (not in the in-process table)", () => {
     expect(statelessMethodNames()).not.toContain("facts.run_check");
     expect(statelessMethodNames()).not.toContain("facts.toolchain");
+  });
+});
+
+describe("background checks and warm state over stdio", () => {
+  let bridge: BridgeProcess;
+  let root: string;
+  beforeAll(() => {
+    bridge = new BridgeProcess();
+    root = mkdtempSync(join(tmpdir(), "turngate-facts-bg-"));
+  });
+  afterAll(() => {
+    bridge.kill();
+    rmSync(root, { recursive: true, force: true });
+  });
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  test("start_check then finish_check records the observation", async () => {
+    const store = join(root, "store");
+    mkdirSync(store, { recursive: true });
+    writeFileSync(
+      join(store, "verification-profiles.json"),
+      JSON.stringify({ rows: [{ id: "bg" }] }),
+    );
+    const receipt = await bridge.call<{ started: { pid: number } }>("facts.start_check", {
+      root,
+      row_id: "bg",
+      spec: ["sh", "-c", "sleep 0.2; echo late; exit 6"],
+    });
+    const done = await bridge.call<Record<string, unknown>>("facts.finish_check", {
+      store_dir: store,
+      receipt,
+    });
+    expect(done.observation).toMatchObject({ exit: 6, failureSignature: "late" });
+    expect((done.row as { lastRun: unknown }).lastRun).toMatchObject({
+      exit: 6,
+      failureSignature: "late",
+    });
+    const foreign = { ...receipt, started: { ...receipt.started, handle_id: "bg-not-mine" } };
+    expect(
+      (await bridge.request("facts.finish_check", { store_dir: store, receipt: foreign })).error
+        ?.data,
+    ).toMatchObject({
+      code: "unknown_handle",
+    });
+  });
+
+  test("start_warm_state spawns, teardown_warm_state kills the group (checked by pid)", async () => {
+    const row = {
+      id: "srv",
+      warmMode: {
+        readyProbe: ["test", "-f", "never"],
+        startCommand: { mode: "shell", command: "sleep 60 & echo $! > child.pid; wait" },
+      },
+    };
+    const receipt = await bridge.call<{ status: string; started: { pid: number } }>(
+      "facts.start_warm_state",
+      { root, row },
+    );
+    expect(receipt.status).toBe("starting");
+    const deadline = Date.now() + 5000;
+    while (!existsSync(join(root, "child.pid")) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    const child = Number(readFileSync(join(root, "child.pid"), "utf8"));
+    expect([alive(receipt.started.pid), alive(child)]).toEqual([true, true]);
+    const down = await bridge.call<{ cancelled: boolean }>("facts.teardown_warm_state", {
+      root,
+      receipt,
+    });
+    expect(down.cancelled).toBe(true);
+    const until = Date.now() + 5000;
+    while ((alive(receipt.started.pid) || alive(child)) && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 20));
+    expect([alive(receipt.started.pid), alive(child)]).toEqual([false, false]);
+    expect(
+      (await bridge.call<{ cancelled: boolean }>("facts.teardown_warm_state", { root, receipt }))
+        .cancelled,
+    ).toBe(false);
   });
 });

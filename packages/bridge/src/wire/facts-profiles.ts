@@ -253,3 +253,62 @@ export const RunCheckResultSchema = z.strictObject({
   row: Row.nullable(),
   snapshot: VerificationFileHashSnapshotSchema.nullable(),
 });
+
+/** A background command the bridge started (handles live in the bridge process). */
+export const BackgroundStartedSchema = z.strictObject({
+  handle_id: z.string(),
+  pid: Int,
+  command: z.string(),
+  started_at_ms: Int,
+  background: z.literal(true),
+});
+
+/** `facts.start_check`: the receipt to pass to `facts.finish_check`. */
+export const StartedCheckSchema = z.strictObject({
+  row_id: z.string(),
+  started: BackgroundStartedSchema,
+  observation_options: jsonObject(),
+  snapshot: VerificationFileHashSnapshotSchema.nullable(),
+});
+
+/** `facts.finish_check`. */
+export const FinishedCheckSchema = z.strictObject({
+  result: jsonObject().describe(
+    'the command result ({ok, status, exit_code, duration_ms, …}), or {status: "running", handle_id, timed_out: false} when the wait ran out',
+  ),
+  observation: CheckObservationSchema.nullable(),
+  row: Row.nullable(),
+  snapshot: VerificationFileHashSnapshotSchema.nullable(),
+});
+
+/** `facts.start_warm_state`. */
+export const WarmStateReceiptSchema = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  status: z.enum(["ready", "starting", "not_configured"]),
+  reused: z.boolean(),
+  handle_id: z.string().nullable(),
+  started: BackgroundStartedSchema.nullable(),
+  initial_fact: WarmStateFactSchema,
+  fact: WarmStateFactSchema,
+  row: z.unknown(),
+});
+
+/** `facts.teardown_warm_state`. */
+export const WarmStateTeardownSchema = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  status: z.literal("torn_down"),
+  handle_id: z.string().nullable(),
+  cancelled: z.boolean(),
+  cancel: z
+    .strictObject({
+      cancelled: z.boolean(),
+      handle_id: z.string(),
+      result: jsonObject().nullable(),
+    })
+    .nullable(),
+  teardown: CheckCommandResultSchema.nullable(),
+  fact: WarmStateFactSchema.nullable(),
+  row: z.unknown(),
+});
