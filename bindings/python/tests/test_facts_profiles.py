@@ -63,3 +63,44 @@ def test_toolchain_and_warm_state(bridge: turngate.Client, tmp_path: Path):
     assert [(f.id, f.available, f.version) for f in facts] == [("py", True, f"{v.major}.{v.minor}.{v.micro}"), ("ghost", False, None)]
     warm = bridge.warm_state(str(tmp_path), [{"id": "w", "warmMode": {"ready": False}}])
     assert [(f.id, f.ready, f.timing_kind, f.configured) for f in warm] == [("w", False, "cold", True)]
+
+
+def _alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+        return True
+    except OSError:
+        return False
+
+
+def test_background_check_and_warm_state_lifecycle(bridge: turngate.Client, tmp_path: Path):
+    import time
+
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / "verification-profiles.json").write_text(json.dumps({"rows": [{"id": "bg"}]}))
+    receipt = bridge.start_check(str(tmp_path), "bg", ["sh", "-c", "sleep 0.2; echo late; exit 6"])
+    done = bridge.finish_check(str(store), receipt)
+    assert done.observation is not None and (done.observation.exit, done.observation.failureSignature) == (6, "late")
+    assert done.row is not None and done.row["lastRun"]["exit"] == 6
+
+    row = {"id": "srv", "warmMode": {"readyProbe": ["test", "-f", "never"],
+                                      "startCommand": {"mode": "shell", "command": "sleep 60 & echo $! > child.pid; wait"}}}
+    started = bridge.start_warm_state(str(tmp_path), row)
+    assert started.status == "starting" and started.started is not None
+    reused = bridge.start_warm_state(str(tmp_path), row, {"existing": started.to_wire()})
+    assert (reused.status, reused.reused, reused.handle_id) == ("starting", True, started.handle_id)
+    deadline = time.monotonic() + 5
+    while not (tmp_path / "child.pid").exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    child = int((tmp_path / "child.pid").read_text())
+    assert _alive(started.started.pid) and _alive(child)
+    down = bridge.teardown_warm_state(str(tmp_path), started)
+    assert down.cancelled is True
+    deadline = time.monotonic() + 5
+    while (_alive(started.started.pid) or _alive(child)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not _alive(started.started.pid) and not _alive(child)
+    assert bridge.teardown_warm_state(str(tmp_path), started).cancelled is False

@@ -292,6 +292,105 @@ class RunCheckResult(WireModel):
         return out
 
 
+@dataclass(kw_only=True)
+class BackgroundStarted(WireModel):
+    """A background command the bridge started: ``pid`` leads its process group;
+    ``handle_id`` is valid in that bridge process only."""
+
+    handle_id: str
+    pid: int
+    command: str
+    started_at_ms: int
+    background: Literal[True]
+
+
+@dataclass(kw_only=True)
+class StartedCheck(WireModel):
+    """``facts.start_check``: pass it to :meth:`~FactsProfileMethods.finish_check`."""
+
+    row_id: str
+    started: BackgroundStarted
+    observation_options: dict[str, Any]
+    snapshot: FileHashSnapshot | None
+
+    def to_wire(self) -> dict[str, Any]:
+        """As :meth:`WireModel.to_wire`, keeping a null ``snapshot``."""
+        out = super().to_wire()
+        out.setdefault("snapshot", None)
+        return out
+
+
+@dataclass(kw_only=True)
+class FinishedCheck(WireModel):
+    """``facts.finish_check``: ``result`` is ``{"status": "running", …}`` when the wait ran
+    out (then ``observation`` and ``row`` are ``None`` and nothing was recorded)."""
+
+    result: dict[str, Any]
+    observation: CheckObservation | None
+    row: dict[str, Any] | None
+    snapshot: FileHashSnapshot | None
+
+    def to_wire(self) -> dict[str, Any]:
+        """As :meth:`WireModel.to_wire`, keeping null members."""
+        out = super().to_wire()
+        for key in ("observation", "row", "snapshot"):
+            out.setdefault(key, None)
+        return out
+
+
+@dataclass(kw_only=True)
+class WarmStateReceipt(WireModel):
+    """``facts.start_warm_state`` (reference §1.8)."""
+
+    id: str
+    name: str
+    status: Literal["ready", "starting", "not_configured"]
+    reused: bool
+    handle_id: str | None
+    started: BackgroundStarted | None
+    initial_fact: WarmStateFact
+    fact: WarmStateFact
+    row: Any
+
+    def to_wire(self) -> dict[str, Any]:
+        """As :meth:`WireModel.to_wire`, keeping null members."""
+        out = super().to_wire()
+        for key in ("handle_id", "started"):
+            out.setdefault(key, None)
+        return out
+
+
+@dataclass(kw_only=True)
+class WarmStateCancel(WireModel):
+    """How the background process group was stopped."""
+
+    cancelled: bool
+    handle_id: str
+    result: dict[str, Any] | None
+
+
+@dataclass(kw_only=True)
+class WarmStateTeardown(WireModel):
+    """``facts.teardown_warm_state``: ``cancelled`` is true only the first time."""
+
+    id: str
+    name: str
+    status: Literal["torn_down"]
+    handle_id: str | None
+    cancelled: bool
+    cancel: WarmStateCancel | None
+    teardown: CheckCommandResult | None
+    fact: WarmStateFact | None
+    row: Any
+
+    def to_wire(self) -> dict[str, Any]:
+        """As :meth:`WireModel.to_wire`, keeping null members."""
+        out = super().to_wire()
+        for key in ("handle_id", "cancel", "teardown", "fact"):
+            out.setdefault(key, None)
+        return out
+
+
 def _params(**values: Any) -> dict[str, Any]:
     return {key: to_wire(value) for key, value in values.items() if value is not None}
 
@@ -429,8 +528,69 @@ class FactsProfileMethods:
         result = self._send("facts.warm_state", params, timeout=timeout)
         return [WarmStateFact.from_wire(f, f"facts.{i}") for i, f in enumerate(result["facts"])]
 
+    @bridge_method("facts.start_check")
+    def start_check(
+        self,
+        root: str,
+        row_id: str,
+        spec: Any,
+        options: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> StartedCheck:
+        """Start a check in the background (reference §1.4; stdio bridge only)."""
+        params = {"root": root, "row_id": row_id, "spec": to_wire(spec), **_params(options=options)}
+        return StartedCheck.from_wire(self._send("facts.start_check", params, timeout=timeout))
+
+    @bridge_method("facts.finish_check")
+    def finish_check(
+        self,
+        store_dir: str,
+        receipt: Any,
+        options: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> FinishedCheck:
+        """Wait for a started check (60 s by default) and record it (reference §1.4).
+        ``receipt``: a :class:`StartedCheck` or its wire dict, from this same bridge."""
+        params = {"store_dir": store_dir, "receipt": to_wire(receipt), **_params(options=options)}
+        return FinishedCheck.from_wire(self._send("facts.finish_check", params, timeout=timeout))
+
+    @bridge_method("facts.start_warm_state")
+    def start_warm_state(
+        self,
+        root: str,
+        row: Mapping[str, Any],
+        options: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> WarmStateReceipt:
+        """Start a row's warm state unless it is ready or already warming (reference §1.8)."""
+        params = {"root": root, "row": to_wire(row), **_params(options=options)}
+        return WarmStateReceipt.from_wire(self._send("facts.start_warm_state", params, timeout=timeout))
+
+    @bridge_method("facts.teardown_warm_state")
+    def teardown_warm_state(
+        self,
+        root: str,
+        receipt: Any,
+        options: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> WarmStateTeardown:
+        """Stop a warm state's process group, then run its stop command (reference §1.8).
+        ``receipt``: a :class:`WarmStateReceipt` or its wire dict."""
+        params = {"root": root, "receipt": to_wire(receipt), **_params(options=options)}
+        return WarmStateTeardown.from_wire(self._send("facts.teardown_warm_state", params, timeout=timeout))
+
 
 __all__ = [
+    "BackgroundStarted",
+    "FinishedCheck",
+    "StartedCheck",
+    "WarmStateCancel",
+    "WarmStateReceipt",
+    "WarmStateTeardown",
     "CheckCommandResult",
     "CheckProbe",
     "RunCheckResult",
