@@ -581,3 +581,191 @@ func orEmptyRows(rows []map[string]any) []map[string]any {
 	}
 	return rows
 }
+
+// BackgroundStarted is a background command the bridge started: PID leads its process
+// group; HandleID is valid in that bridge process only.
+type BackgroundStarted struct {
+	HandleID    string `json:"handle_id"`
+	PID         int    `json:"pid"`
+	Command     string `json:"command"`
+	StartedAtMs int    `json:"started_at_ms"`
+	Background  bool   `json:"background"`
+}
+
+// StartedCheck is the receipt of facts.start_check; pass it to FinishCheck.
+type StartedCheck struct {
+	RowID              string            `json:"row_id"`
+	Started            BackgroundStarted `json:"started"`
+	ObservationOptions map[string]any    `json:"observation_options"`
+	Snapshot           *FileHashSnapshot `json:"snapshot"`
+}
+
+// FinishedCheck is the result of facts.finish_check: Result is {"status": "running", …}
+// when the wait ran out (Observation and Row nil, nothing recorded).
+type FinishedCheck struct {
+	Result      map[string]any    `json:"result"`
+	Observation *CheckObservation `json:"observation"`
+	Row         map[string]any    `json:"row"`
+	Snapshot    *FileHashSnapshot `json:"snapshot"`
+}
+
+// WarmStatus is the status of a warm-state receipt.
+type WarmStatus string
+
+// Values lists the receipt statuses.
+func (WarmStatus) Values() []string { return []string{"ready", "starting", "not_configured"} }
+
+// WarmStateReceipt is the result of facts.start_warm_state (§1.8).
+type WarmStateReceipt struct {
+	ID          string             `json:"id"`
+	Name        string             `json:"name"`
+	Status      WarmStatus         `json:"status"`
+	Reused      bool               `json:"reused"`
+	HandleID    *string            `json:"handle_id"`
+	Started     *BackgroundStarted `json:"started"`
+	InitialFact WarmStateFact      `json:"initial_fact"`
+	Fact        WarmStateFact      `json:"fact"`
+	Row         any                `json:"row"`
+}
+
+// WarmStateCancel says how the background process group was stopped.
+type WarmStateCancel struct {
+	Cancelled bool           `json:"cancelled"`
+	HandleID  string         `json:"handle_id"`
+	Result    map[string]any `json:"result"`
+}
+
+// WarmStateTeardown is the result of facts.teardown_warm_state: Cancelled is true only the
+// first time.
+type WarmStateTeardown struct {
+	ID        string           `json:"id"`
+	Name      string           `json:"name"`
+	Status    string           `json:"status"`
+	HandleID  *string          `json:"handle_id"`
+	Cancelled bool             `json:"cancelled"`
+	Cancel    *WarmStateCancel `json:"cancel"`
+	Teardown  *CheckRunResult  `json:"teardown"`
+	Fact      *WarmStateFact   `json:"fact"`
+	Row       any              `json:"row"`
+}
+
+// StartCheckCommandOptions bounds a background check (TimeoutMs).
+type StartCheckCommandOptions struct {
+	TimeoutMs *int `json:"timeout_ms,omitempty"`
+}
+
+// StartCheckOptions are the options of facts.start_check.
+type StartCheckOptions struct {
+	SnapshotPaths  []string                  `json:"snapshot_paths,omitzero"`
+	Snapshot       map[string]any            `json:"snapshot,omitzero"`
+	CommandOptions *StartCheckCommandOptions `json:"command_options,omitempty"`
+}
+
+// FactsStartCheckParams are the params of facts.start_check.
+type FactsStartCheckParams struct {
+	Root    string            `json:"root"`
+	RowID   string            `json:"row_id"`
+	Spec    any               `json:"spec"`
+	Options StartCheckOptions `json:"options,omitzero"`
+}
+
+// WaitOptions bound a wait (TimeoutMs, default 60000).
+type WaitOptions struct {
+	TimeoutMs *int `json:"timeout_ms,omitempty"`
+}
+
+// FinishCheckOptions are the options of facts.finish_check.
+type FinishCheckOptions struct {
+	RowID       *string      `json:"row_id,omitempty"`
+	WaitOptions *WaitOptions `json:"wait_options,omitempty"`
+	Record      *bool        `json:"record,omitempty"`
+}
+
+// FactsFinishCheckParams are the params of facts.finish_check (Receipt: a StartedCheck as a map).
+type FactsFinishCheckParams struct {
+	StoreDir string             `json:"store_dir"`
+	Receipt  map[string]any     `json:"receipt"`
+	Options  FinishCheckOptions `json:"options,omitzero"`
+}
+
+// StartWarmStateOptions are the options of facts.start_warm_state.
+type StartWarmStateOptions struct {
+	Existing      map[string]any `json:"existing,omitzero"`
+	Receipt       map[string]any `json:"receipt,omitzero"`
+	ReuseExisting *bool          `json:"reuse_existing,omitempty"`
+	TimeoutMs     *int           `json:"timeout_ms,omitempty"`
+	CacheIdentity map[string]any `json:"cache_identity,omitzero"`
+}
+
+// FactsStartWarmStateParams are the params of facts.start_warm_state.
+type FactsStartWarmStateParams struct {
+	Root    string                `json:"root"`
+	Row     map[string]any        `json:"row"`
+	Options StartWarmStateOptions `json:"options,omitzero"`
+}
+
+// TeardownWarmStateOptions are the options of facts.teardown_warm_state.
+type TeardownWarmStateOptions struct {
+	Row          map[string]any `json:"row,omitzero"`
+	HandleID     *string        `json:"handle_id,omitempty"`
+	WaitResultMs *int           `json:"wait_result_ms,omitempty"`
+	ProbeAfter   *bool          `json:"probe_after,omitempty"`
+	TimeoutMs    *int           `json:"timeout_ms,omitempty"`
+}
+
+// FactsTeardownWarmStateParams are the params of facts.teardown_warm_state.
+type FactsTeardownWarmStateParams struct {
+	Root    string                   `json:"root"`
+	Receipt map[string]any           `json:"receipt"`
+	Options TeardownWarmStateOptions `json:"options,omitzero"`
+}
+
+// StartCheck starts one check in the background (facts.start_check; §1.4).
+func (c *Client) StartCheck(ctx context.Context, root, rowID string, spec any, options StartCheckOptions) (*StartedCheck, error) {
+	var r StartedCheck
+	if err := c.Call(ctx, "facts.start_check", FactsStartCheckParams{Root: root, RowID: rowID, Spec: spec, Options: options}, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// FinishCheck waits for a started check and records it (facts.finish_check; §1.4). Pass
+// the receipt as a map (AsMap converts a *StartedCheck).
+func (c *Client) FinishCheck(ctx context.Context, storeDir string, receipt map[string]any, options FinishCheckOptions) (*FinishedCheck, error) {
+	var r FinishedCheck
+	if err := c.Call(ctx, "facts.finish_check", FactsFinishCheckParams{StoreDir: storeDir, Receipt: receipt, Options: options}, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// StartWarmState starts a row's warm state unless it is ready or already warming
+// (facts.start_warm_state; §1.8).
+func (c *Client) StartWarmState(ctx context.Context, root string, row map[string]any, options StartWarmStateOptions) (*WarmStateReceipt, error) {
+	var r WarmStateReceipt
+	if err := c.Call(ctx, "facts.start_warm_state", FactsStartWarmStateParams{Root: root, Row: row, Options: options}, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// TeardownWarmState stops a warm state's process group, then runs its stop command
+// (facts.teardown_warm_state; §1.8).
+func (c *Client) TeardownWarmState(ctx context.Context, root string, receipt map[string]any, options TeardownWarmStateOptions) (*WarmStateTeardown, error) {
+	var r WarmStateTeardown
+	if err := c.Call(ctx, "facts.teardown_warm_state", FactsTeardownWarmStateParams{Root: root, Receipt: receipt, Options: options}, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// AsMap converts a receipt (or any result struct) to the map form the finish and teardown
+// methods take, through its JSON encoding.
+func AsMap(v any) (map[string]any, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	return out, json.Unmarshal(raw, &out)
+}

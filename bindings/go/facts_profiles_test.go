@@ -6,8 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // Verification facts II through the real bridge (issue 14): exact values from
@@ -88,5 +91,81 @@ func TestFactsRunCheckToolchainWarmState(t *testing.T) {
 	}
 	if len(warm) != 1 || !warm[0].Ready || warm[0].TimingKind != "warm" {
 		t.Fatalf("warm state %+v", warm)
+	}
+}
+
+func pidAlive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	return err == nil && p.Signal(syscall.Signal(0)) == nil
+}
+
+func TestFactsBackgroundCheckAndWarmStateLifecycle(t *testing.T) {
+	c := realClient(t)
+	ctx := context.Background()
+	root := t.TempDir()
+	store := filepath.Join(root, "store")
+	if err := os.MkdirAll(store, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(store, "verification-profiles.json"), []byte(`{"rows":[{"id":"bg"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	started, err := c.StartCheck(ctx, root, "bg", []any{"sh", "-c", "sleep 0.2; echo late; exit 6"}, StartCheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	receipt, err := AsMap(started)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, err := c.FinishCheck(ctx, store, receipt, FinishCheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done.Observation == nil || done.Observation.Exit == nil || *done.Observation.Exit != 6 || done.Row == nil {
+		t.Fatalf("finish_check %+v", done)
+	}
+
+	row := map[string]any{"id": "srv", "warmMode": map[string]any{
+		"readyProbe":   []any{"test", "-f", "never"},
+		"startCommand": map[string]any{"mode": "shell", "command": "sleep 60 & echo $! > child.pid; wait"},
+	}}
+	warm, err := c.StartWarmState(ctx, root, row, StartWarmStateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if warm.Status != "starting" || warm.Started == nil {
+		t.Fatalf("start_warm_state %+v", warm)
+	}
+	var child int
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if raw, err := os.ReadFile(filepath.Join(root, "child.pid")); err == nil && len(strings.TrimSpace(string(raw))) > 0 {
+			child, _ = strconv.Atoi(strings.TrimSpace(string(raw)))
+			break
+		}
+	}
+	if child == 0 || !pidAlive(warm.Started.PID) || !pidAlive(child) {
+		t.Fatalf("warm-state processes not running (shell %d, child %d)", warm.Started.PID, child)
+	}
+	wr, err := AsMap(warm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	down, err := c.TeardownWarmState(ctx, root, wr, TeardownWarmStateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !down.Cancelled || down.Status != "torn_down" {
+		t.Fatalf("teardown %+v", down)
+	}
+	for deadline := time.Now().Add(5 * time.Second); (pidAlive(warm.Started.PID) || pidAlive(child)) && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if pidAlive(warm.Started.PID) || pidAlive(child) {
+		t.Fatalf("a warm-state process survived teardown (shell %d, child %d)", warm.Started.PID, child)
+	}
+	again, err := c.TeardownWarmState(ctx, root, wr, TeardownWarmStateOptions{})
+	if err != nil || again.Cancelled {
+		t.Fatalf("second teardown: %+v %v", again, err)
 	}
 }
