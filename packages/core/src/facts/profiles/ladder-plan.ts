@@ -22,6 +22,7 @@ import {
   parseProfileQuery,
   readProfiles,
 } from "./profile-matches.js";
+import { checkRowForLadder } from "./read-checks.js";
 import type { ProfileRow } from "./schemas.js";
 import { validated } from "./validate.js";
 
@@ -182,25 +183,12 @@ export function ladderPlan(query: unknown, options: unknown = {}): LadderPlan {
   const selected: LadderEntry[] = [];
   const skipped: LadderSkip[] = [];
   for (const match of matches) {
+    checkRowForLadder(match.row, "options.profiles.rows", match.index);
     const row = match.row ?? {};
     const rawId = trimmedText(coalesce(row.id, row.name, ""));
     const rowId = rawId === "" ? `profile/${match.index}` : rawId;
     const check = isDict(row.check) ? row.check : {};
-    const skip = (reason: LadderSkipReason) =>
-      skipped.push({ row_id: rowId, reason, specificity: match.specificity, index: match.index });
     const rank = rungRank(coalesce(check.rung, row.rung));
-    if (rank === null) {
-      skip("missing_or_invalid_rung");
-      continue;
-    }
-    if (rank < minRank) {
-      skip("below_min_rung");
-      continue;
-    }
-    if (rank > maxRank) {
-      skip("above_max_rung");
-      continue;
-    }
     const cls = rustTrim(
       display(
         coalesce(
@@ -213,20 +201,38 @@ export function ladderPlan(query: unknown, options: unknown = {}): LadderPlan {
       ),
     ).toLowerCase();
     const resourceClass = cls === "" ? "moderate" : cls;
-    if (allowed.length > 0 && !allowed.includes(resourceClass)) {
-      skip("resource_class_filtered");
-      continue;
-    }
-    if (
-      o.allow_stale_prone === false &&
-      truthy(coalesce(check.staleProne, check.stale_prone, row.staleProne, row.stale_prone, false))
-    ) {
-      skip("stale_prone_filtered");
-      continue;
-    }
     const command = coalesce(check.command, check.spec, row.command, row.spec);
-    if (isNil(command) || (typeof command === "string" && rustTrim(command) === "")) {
-      skip("missing_command");
+    // The first failing check decides the reason (§1.9 step 2).
+    const reason: LadderSkipReason | undefined =
+      rank === null
+        ? "missing_or_invalid_rung"
+        : rank < minRank
+          ? "below_min_rung"
+          : rank > maxRank
+            ? "above_max_rung"
+            : allowed.length > 0 && !allowed.includes(resourceClass)
+              ? "resource_class_filtered"
+              : o.allow_stale_prone === false &&
+                  truthy(
+                    coalesce(
+                      check.staleProne,
+                      check.stale_prone,
+                      row.staleProne,
+                      row.stale_prone,
+                      false,
+                    ),
+                  )
+                ? "stale_prone_filtered"
+                : isNil(command) || (typeof command === "string" && rustTrim(command) === "")
+                  ? "missing_command"
+                  : undefined;
+    if (reason !== undefined || rank === null) {
+      skipped.push({
+        row_id: rowId,
+        reason: reason ?? "missing_or_invalid_rung",
+        specificity: match.specificity,
+        index: match.index,
+      });
       continue;
     }
     const warmState = warmFactFor(facts, rowId);

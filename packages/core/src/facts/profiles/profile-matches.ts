@@ -3,7 +3,7 @@
  * (harn-verification.md §1.5 `verification_profile_matches`, §3.5).
  */
 import { display, isDict, isNil, rustTrim } from "../harn-values.js";
-import { parseProfileRecordSet } from "./record-set.js";
+import { checkRecordSetForMatching } from "./read-checks.js";
 import { ProfileQuerySchema, type ProfileRecordSet, type ProfileRow } from "./schemas.js";
 import { matchName } from "./scope-glob.js";
 import { validated } from "./validate.js";
@@ -62,8 +62,6 @@ export function rowSpecificity(row: ProfileRow, query: ParsedQuery): number | nu
   const scope = row.scope;
   if (!isDict(scope)) return 0;
   let spec = 0;
-  const declared = (v: unknown): v is string =>
-    typeof v === "string" && v !== "" && rustTrim(v) !== "";
   if (declared(scope.repo)) {
     if (query.repo !== scope.repo) return null;
     spec |= 1;
@@ -89,6 +87,11 @@ export function rowSpecificity(row: ProfileRow, query: ParsedQuery): number | nu
 }
 
 const ASCII_UPPER = /[A-Z]/;
+/** A selector the row declares: a non-blank string. */
+function declared(v: unknown): v is string {
+  return typeof v === "string" && v !== "" && rustTrim(v) !== "";
+}
+
 function asciiLower(text: string): string {
   return ASCII_UPPER.test(text) ? text.replace(/[A-Z]/g, (c) => c.toLowerCase()) : text;
 }
@@ -108,13 +111,16 @@ export function profileMatches(
   return matchesIn(readProfiles(options.profiles), q);
 }
 
-/** Validates `options.profiles` (nil → null). */
+/**
+ * Checks `options.profiles` (nil → null): the record set's shape and every row's scope
+ * (the fields matching reads; see read-checks.ts).
+ */
 export function readProfiles(
   profiles: unknown,
   path = "options.profiles",
 ): ProfileRecordSet | null {
   if (isNil(profiles)) return null;
-  return parseProfileRecordSet(profiles, path);
+  return checkRecordSetForMatching(profiles, path);
 }
 
 /** Matching over an already validated record set. */

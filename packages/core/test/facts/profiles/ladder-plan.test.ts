@@ -283,6 +283,21 @@ describe("ladderPlan rejects malformed options and rows", () => {
       "options.profiles.rows.0.timings.warmMs.p95",
     ],
     [{ profiles: { rows: [{ id: "a", rung: true }] } }, "options.profiles.rows.0.rung"],
+    [{ profiles: { schemaVersion: 2, rows: [] } }, "options.profiles.schemaVersion"],
+    [{ profiles: { rows: [{ id: "a", rung: 1, command: 7 }] } }, "options.profiles.rows.0.command"],
+    [
+      { profiles: { rows: [{ id: "a", warmMode: { ready: "yes" } }] } },
+      "options.profiles.rows.0.warmMode.ready",
+    ],
+    [
+      { profiles: { rows: [{ id: "a", scope: { language: ["tx"] } }] } },
+      "options.profiles.rows.0.scope.language",
+    ],
+    [
+      { profiles: { rows: [{ id: "a", timings: { coldMs: { p95: -1 } } }] } },
+      "options.profiles.rows.0.timings.coldMs.p95",
+    ],
+    [{ profiles: { rows: ["a"] } }, "options.profiles.rows.0"],
   ])("%j → %s", (options, expected) => {
     expect(path(options)).toBe(expected);
   });
