@@ -14,6 +14,7 @@ describe("test matrix: TypeScript runtime (core in-process via @turngate/bridge/
       "content-digest",
       "errors",
       "facts",
+      "facts-profiles",
       "gate",
       "ledger",
       "report-status",

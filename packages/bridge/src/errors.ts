@@ -60,6 +60,25 @@ export const ERROR_CODES = {
     description:
       "facts.parse_test_results: the text is empty, or an XML/JSON document that is malformed, truncated, nested too deep or not the expected shape at its root (`path` is text; the message names the line or JSON pointer).",
   },
+  background_not_supported: {
+    rpc_code: -32602,
+    description:
+      "facts.run_check: options.command_options.background is true; a check run in the foreground cannot be a background one.",
+  },
+  row_id_required: {
+    rpc_code: -32602,
+    description: "facts.finish_check: neither the receipt nor options carry a non-blank row_id.",
+  },
+  unknown_handle: {
+    rpc_code: -32602,
+    description:
+      "facts.finish_check: the receipt's background handle was not started by this bridge process (handles do not survive a bridge restart).",
+  },
+  profile_store_invalid: {
+    rpc_code: -32602,
+    description:
+      "The profile store file (<store_dir>/verification-profiles.json) is not JSON or not a profile record set; it is left unchanged (the message names the file and the field).",
+  },
   session_closed: {
     rpc_code: -32001,
     description: "The session was closed (session.close, shutdown or EOF) while the call ran.",

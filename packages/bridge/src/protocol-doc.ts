@@ -17,8 +17,8 @@ const METHOD_NAME = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)?$/;
 const WIRE_KEY = /^[a-z][a-z0-9_]*$/;
 /**
  * Harn's camelCase field names the `facts.*` results keep verbatim so they compare with
- * Harn's (harn-verification.md §1.2, §1.5, §1.11, §3.7): the only non-snake_case keys the
- * lint accepts.
+ * Harn's (harn-verification.md §1.2, §1.5, §1.11, §3.7; Facts II: the profile record set,
+ * row and observation of §2.6, §2.7): the only non-snake_case keys the lint accepts.
  */
 const HARN_WIRE_KEYS: ReadonlySet<string> = new Set([
   "feedsGates",
@@ -26,6 +26,22 @@ const HARN_WIRE_KEYS: ReadonlySet<string> = new Set([
   "rowId",
   "stripPatterns",
   "ignorePatterns",
+  "schemaVersion",
+  "updatedAt",
+  "resourceClass",
+  "staleProne",
+  "lastRun",
+  "warmMode",
+  "warmState",
+  "warmMs",
+  "coldMs",
+  "recentWarmMs",
+  "recentColdMs",
+  "durationMs",
+  "failureSignature",
+  "lastEditMs",
+  "currentSnapshot",
+  "lastCheck",
 ]);
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

@@ -5,6 +5,7 @@
  */
 import type { MethodTable } from "./method.js";
 import { factsMethods } from "./methods/facts.js";
+import { factsProfileMethods } from "./methods/facts-profiles.js";
 import { factsTestResultsMethods } from "./methods/facts-test-results.js";
 import { gateMethods } from "./methods/gate.js";
 import { ledgerMethods } from "./methods/ledger.js";
@@ -38,4 +39,5 @@ export const statelessTable: MethodTable = mergeTables(
   waiverMethods,
   factsMethods,
   factsTestResultsMethods,
+  factsProfileMethods,
 );

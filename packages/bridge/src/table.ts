@@ -6,6 +6,7 @@
  * through `mergeTables`, which rejects duplicates.
  */
 import type { MethodTable } from "./method.js";
+import { factsCheckMethods } from "./methods/facts-checks.js";
 import { nodeFactsMethods } from "./methods/facts-node.js";
 import { proofMethods } from "./methods/proof.js";
 import { type SessionContext, sessionMethods } from "./methods/session.js";
@@ -20,4 +21,5 @@ export const bridgeTable: MethodTable<ServerContext> = mergeTables(
   sessionMethods,
   nodeFactsMethods,
   proofMethods,
+  factsCheckMethods,
 );

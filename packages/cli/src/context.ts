@@ -19,6 +19,8 @@ export interface CliContext {
    * that run the CLI in-process collect them here; issue #12 item 15). Absent: inherited.
    */
   agentOutput?: TextStream;
+  /** Clock (ms since the epoch) for recorded check timings and the HUD; default `Date.now`. */
+  now?: () => number;
 }
 
 /** Exit codes: 0 verified, waived or narrative; 2 incomplete; 1 usage or internal error. */

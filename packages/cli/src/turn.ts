@@ -36,6 +36,7 @@ import {
   writeJsonAtomic,
 } from "@turngate/node";
 import { type AgentExit, runAgent } from "./agent.js";
+import { recordTurnTimingsReported } from "./check-profiles.js";
 import { CONFIG_FILE_NAME, loadConfig, type TurngateConfig } from "./config.js";
 import {
   CLI_VERSION,
@@ -151,6 +152,7 @@ export interface TurnResult {
  * and observer errors, and `AgentSpawnError`, propagate.
  */
 export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<TurnResult> {
+  const startedMs = ctx.now?.() ?? Date.now();
   const config = request.config ?? loadConfig(request.root, request.configPath);
   const state = request.state ?? turngatePaths(request.root);
   // Resolved before the agent runs: a bad key fails the turn before anything happens, and a
@@ -220,6 +222,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
   }
 
   const outcome = await session.decide();
+  if (verification) await recordTurnTimingsReported(state, verification, delta, startedMs, ctx);
   const agentFailed = agent !== undefined && agent.exit.exitCode !== 0;
   const result: TurnResult = {
     exitCode:

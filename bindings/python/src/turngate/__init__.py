@@ -44,6 +44,15 @@ from .facts import (
     SnapshotStaleness,
     UnparsedInput,
 )
+from .facts_profiles import (
+    CheckObservation,
+    HudModel,
+    LadderEntry,
+    LadderPlan,
+    LadderSkip,
+    ProfileMatch,
+    RecordedCheck,
+)
 from .facts_helpers import (
     diagnostic_classify,
     diagnostic_delta,
@@ -104,6 +113,13 @@ from .types import (
 )
 
 __all__ = [
+    "CheckObservation",
+    "HudModel",
+    "LadderEntry",
+    "LadderPlan",
+    "LadderSkip",
+    "ProfileMatch",
+    "RecordedCheck",
     "DEFAULT_TIMEOUT_S",
     "BridgeError",
     "CheckOutput",

@@ -28,6 +28,7 @@ from ._wire import to_wire, wire_list
 from .discovery import bridge_command
 from .errors import ProtocolError
 from .facts import FactsMethods
+from .facts_profiles import FactsProfileMethods
 from .test_results import TestResultsMethods
 from .session import Session
 from .types import (
@@ -95,7 +96,7 @@ def _progress_adapter(handler: ProgressHandler | None) -> Callable[[str, Any], N
     return on_notification
 
 
-class Client(FactsMethods, TestResultsMethods):
+class Client(FactsMethods, FactsProfileMethods, TestResultsMethods):
     """A connection to the turngate bridge; thread-safe; a context manager.
 
     Args:
@@ -117,7 +118,10 @@ class Client(FactsMethods, TestResultsMethods):
 
     The verification-facts methods (``diagnostic_delta``, ``gate_input``,
     ``parse_diagnostics``, ``file_hash_snapshot``, …) come from
-    :class:`~turngate.facts.FactsMethods`; ``parse_test_results`` from
+    :class:`~turngate.facts.FactsMethods`; the profile, ladder and HUD ones
+    (``ladder_plan``, ``hud_model``, ``hud_text``, ``profile_matches``,
+    ``observation_from_command_result``, ``record_check_result``) from
+    :class:`~turngate.facts_profiles.FactsProfileMethods`; ``parse_test_results`` from
     :class:`~turngate.test_results.TestResultsMethods`.
 
     Construction performs the ``initialize`` handshake. Raises :class:`BridgeError` when the

@@ -2,6 +2,8 @@ import { baselineCommand } from "./baseline.js";
 import { bridgeCommand } from "./bridge.js";
 import { demoCommand } from "./demo.js";
 import { gcCommand } from "./gc.js";
+import { hudCommand } from "./hud.js";
+import { profileCommand } from "./profile.js";
 import { proofCommand } from "./proof.js";
 import { runCommand } from "./run.js";
 import type { CliCommand } from "./types.js";
@@ -17,6 +19,8 @@ export const COMMANDS: readonly CliCommand[] = [
   verifyCommand,
   proofCommand,
   gcCommand,
+  profileCommand,
+  hudCommand,
   bridgeCommand,
   demoCommand,
 ];

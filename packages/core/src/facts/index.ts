@@ -30,6 +30,7 @@ export {
   truncateChars,
 } from "./normalization.js";
 export * from "./parsers/index.js";
+export * from "./profiles/index.js";
 export { rungRank } from "./rung.js";
 export { InvalidRegexError } from "./rust-regex.js";
 export {

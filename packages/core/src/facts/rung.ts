@@ -7,6 +7,17 @@ import { display, isNil, rustTrim, toInt } from "./harn-values.js";
  */
 export function rungRank(value: unknown): number | null {
   if (isNil(value)) return null;
+  // Fast paths for the common spellings (same answers as the general rule below).
+  if (typeof value === "number") {
+    return Number.isInteger(value) && value >= 0 && value <= 5 ? value : null;
+  }
+  if (typeof value === "string") {
+    const c = value.charCodeAt(value.length - 1) - 48;
+    if (c >= 0 && c <= 5) {
+      if (value.length === 1) return c;
+      if (value.length === 2 && (value[0] === "R" || value[0] === "r")) return c;
+    }
+  }
   const t = rustTrim(display(value)).toUpperCase();
   const direct = toInt(t);
   if (direct !== null) return direct >= 0 && direct <= 5 ? direct : null;

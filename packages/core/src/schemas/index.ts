@@ -1,6 +1,7 @@
 // zod schemas, exported from the "@turngate/core/schemas" subpath (kept out of the main API).
 // scripts/gen-json-schema.ts writes every export named `*Schema` to packages/core/schema/.
 
+export * from "../facts/profiles/schemas.js";
 export * from "../facts/schemas.js";
 export * from "./check.js";
 export * from "./command.js";

@@ -3,3 +3,4 @@ export {
   type FileHashSnapshotOptions,
   fileHashSnapshot,
 } from "./file-hash-snapshot.js";
+export * from "./profiles/index.js";

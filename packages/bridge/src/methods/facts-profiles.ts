@@ -1,0 +1,115 @@
+/**
+ * The pure Facts II methods (harn-verification.md §1.4, §1.5, §1.9, §1.10, §3.2–3.6):
+ * profile matches, ladder plan, HUD model and text, the observation of a command result and
+ * recording it into a given record set. Each handler only calls `@turngate/core`; core's
+ * typed errors already name wire paths (`options.min_rung`, `result.exit_code`, `row_id`).
+ */
+import {
+  hudModel,
+  hudText,
+  ladderPlan,
+  observationFromCommandResult,
+  profileMatches,
+  recordCheckResult,
+} from "@turngate/core";
+import { z } from "zod";
+import { defineMethod } from "../method.js";
+import {
+  CheckObservationSchema,
+  CommandResultParamSchema,
+  HudModelSchema,
+  HudOptionsParamSchema,
+  LadderPlanOptionsParamSchema,
+  LadderPlanSchema,
+  ObservationOptionsParamSchema,
+  ProfileMatchesOptionsSchema,
+  ProfileMatchSchema,
+  ProfileQueryParamSchema,
+  RecordedCheckSchema,
+} from "../wire/facts-profiles.js";
+import { jsonObject } from "../wire/json-object.js";
+import { withFieldPath } from "./field-path.js";
+
+type Out<S extends z.ZodType> = z.output<S>;
+
+const STATE = z
+  .unknown()
+  .describe(
+    "the HUD state {started_ms?, now_ms?, last_edit_ms?, path?, language?, task?, query?, last_check?: {rung, verdict|status, at_ms|ended_ms, bound_snapshot}, current_hashes?}; not an object → missing_state",
+  );
+
+export const factsProfileMethods = {
+  "facts.profile_matches": defineMethod({
+    description:
+      "The profile rows that apply to a query (harn-verification.md §1.5, §3.5): [{row, specificity, index}] sorted by specificity (bits repo 1, dir 2, language 4, task 8) descending, then index. A row's scope.dir is a glob (* and ? cross /, [..] classes, {a,b}) matched against query.path; language compares ignoring ASCII case. Errors: invalid_params naming the field (query.path, options.profiles.rows.N.scope.dir).",
+    params: z.strictObject({
+      query: ProfileQueryParamSchema.default({}),
+      options: ProfileMatchesOptionsSchema.default({}),
+    }),
+    result: z.strictObject({ matches: z.array(ProfileMatchSchema) }),
+    handler: (p) => ({
+      matches: profileMatches(p.query, p.options) as Out<typeof ProfileMatchSchema>[],
+    }),
+  }),
+
+  "facts.ladder_plan": defineMethod({
+    description:
+      'Plans the check ladder (harn-verification.md §1.9, §3.4): schema harn.verification.ladder_plan.v1; the matching rows filtered by rung bounds (min_rung / max_rung as "R2", "2" or 2), resource_classes, allow_stale_prone: false and a present command, then sorted by [rung, resource rank (cheap < moderate < heavy < remote < other), p95 ms of the timing kind (unknown → unknown_p95_ms, default 999999), -specificity, index]; limit keeps the first n. Skip reasons: missing_or_invalid_rung, below_min_rung, above_max_rung, resource_class_filtered, stale_prone_filtered, missing_command. Errors: invalid_params naming the field.',
+    params: z.strictObject({
+      query: ProfileQueryParamSchema.default({}),
+      options: LadderPlanOptionsParamSchema.default({}),
+    }),
+    result: LadderPlanSchema,
+    handler: (p) => ladderPlan(p.query, p.options) as Out<typeof LadderPlanSchema>,
+  }),
+
+  "facts.hud_model": defineMethod({
+    description:
+      'The verification HUD as data (harn-verification.md §1.10): schema harn.verification.hud_model.v1 with elapsed, since last edit, the last check\'s age and freshness (its bound snapshot against current_hashes: bound_fresh, bound_stale, unknown_current_hashes or unbound), the next runnable ladder row and the full-verify row (R4..R5) with their p95 labels, and both plans. Durations in ms plus labels ("1m1s"). Pass now_ms for a deterministic answer. Errors: invalid_params naming the field (state.last_check, options.plan_options.min_rung).',
+    params: z.strictObject({ state: STATE, options: HudOptionsParamSchema.default({}) }),
+    result: HudModelSchema,
+    handler: (p) => hudModel(p.state, p.options) as Out<typeof HudModelSchema>,
+  }),
+
+  "facts.hud_text": defineMethod({
+    description:
+      'The HUD as terminal text (harn-verification.md §4.1): "[verification]", "elapsed: 2m0s - since last edit: 1m0s", "last check: R2 -> failed @11s ago - STALE (1 file(s) changed since)" | " (current snapshot)" | " (freshness unknown)", "next check: R0 <command> - est 0s (p95 warm)", "full verify: …", joined by newlines, no trailing newline; "" when nothing is known. model_or_state is a facts.hud_model result or a HUD state (then options apply).',
+    params: z.strictObject({
+      model_or_state: z
+        .unknown()
+        .describe("a harn.verification.hud_model.v1 model, or a HUD state"),
+      options: HudOptionsParamSchema.default({}),
+    }),
+    result: z.strictObject({ text: z.string() }),
+    handler: (p) => ({ text: hudText(p.model_or_state, p.options) }),
+  }),
+
+  "facts.observation_from_command_result": defineMethod({
+    description:
+      'The profile observation of a command result (harn-verification.md §1.4, §2.2–2.4): {warm, durationMs?, exit?, snapshot?, failureSignature?, at?}. exit: options.exit, else exit_code, else 124 when timed out, else 0/1 from ok/success. failureSignature: none when the result is ok; else the trimmed combined (or stdout / stderr) text truncated to 4000 characters, or "check <status> exit=<exit>". Errors: invalid_params naming the field (result.exit_code, options.warm).',
+    params: z.strictObject({
+      result: CommandResultParamSchema,
+      options: ObservationOptionsParamSchema.default({}),
+    }),
+    result: CheckObservationSchema,
+    handler: (p) =>
+      observationFromCommandResult(p.result, p.options) as Out<typeof CheckObservationSchema>,
+  }),
+
+  "facts.record_check_result": defineMethod({
+    description:
+      "Records a command result into a given profile record set, as a pure reducer (harn-verification.md §1.4, §3.2, §3.3): the observation is applied to the first row whose id is row_id (duration into the warm or cold window of 64, nearest-rank p50/p95/p99 recomputed, samples + 1; an outcome replaces lastRun). Returns {result, observation, row, snapshot: null, profiles}: the updated row (null for an unknown row id, not an error) and the new record set (updatedAt stamped from options.now_ms). Errors: invalid_params naming the field (row_id when blank, options.profiles.rows.N...).",
+    params: z.strictObject({
+      row_id: z.union([z.string(), z.number()]).describe("the row's id"),
+      result: CommandResultParamSchema,
+      options: ObservationOptionsParamSchema.extend({
+        profiles: jsonObject().nullish().describe("the record set to record into; null = no store"),
+      }).default({}),
+    }),
+    result: RecordedCheckSchema,
+    handler: (p) =>
+      withFieldPath("", () => recordCheckResult(p.row_id, p.result, p.options)) as Out<
+        typeof RecordedCheckSchema
+      >,
+  }),
+};

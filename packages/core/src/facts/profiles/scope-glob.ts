@@ -1,0 +1,107 @@
+/**
+ * The `scope.dir` selector glob, Harn's `match_name` (harn-verification.md §3.5).
+ *
+ * Order: `*` matches everything; no `*`, `?` or `[` → exact equality; `prefix*` →
+ * starts-with, `*infix*` → contains, `*suffix` → ends-with (prefix/infix/suffix without
+ * `*?[`); otherwise a whole-string glob with globset semantics: `*` and `?` cross `/`
+ * (`**` is `*`), `[abc]` / `[a-z]` / `[!a]` / `[^a]` classes (a `]` first in a class is
+ * literal), `{a,b}` alternates (not nested), `\x` escapes x. A glob that does not parse
+ * (unclosed `[` or `{`, nested `{`, unopened `}`, a reversed range, a trailing `\`) falls
+ * back to: trailing `*` → starts-with the rest, leading `*` → ends-with the rest, else
+ * equality.
+ */
+
+const META = /[*?[]/;
+
+/** Compiles a full glob to an anchored RegExp (unicode mode), or `null` when it does not parse. */
+export function compileGlob(pattern: string): RegExp | null {
+  const chars = Array.from(pattern);
+  let out = "";
+  let inAlt = false;
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i] as string;
+    if (c === "*") {
+      out += "[^]*";
+      while (chars[i + 1] === "*") i++;
+    } else if (c === "?") out += "[^]";
+    else if (c === "\\") {
+      const next = chars[i + 1];
+      if (next === undefined) return null;
+      out += escapeChar(next);
+      i++;
+    } else if (c === "{") {
+      if (inAlt) return null;
+      inAlt = true;
+      out += "(?:";
+    } else if (c === "}") {
+      if (!inAlt) return null;
+      inAlt = false;
+      out += ")";
+    } else if (c === "," && inAlt) out += "|";
+    else if (c === "[") {
+      const parsed = parseClass(chars, i);
+      if (parsed === null) return null;
+      out += parsed.source;
+      i = parsed.end;
+    } else out += escapeChar(c);
+  }
+  if (inAlt) return null;
+  return new RegExp(`^(?:${out})$`, "u");
+}
+
+function escapeChar(c: string): string {
+  return /[\\^$.*+?()[\]{}|/-]/.test(c) ? `\\${c}` : c;
+}
+
+function parseClass(chars: string[], start: number): { source: string; end: number } | null {
+  let i = start + 1;
+  let negated = false;
+  if (chars[i] === "!" || chars[i] === "^") {
+    negated = true;
+    i++;
+  }
+  const ranges: string[] = [];
+  let first = true;
+  while (i < chars.length) {
+    const c = chars[i] as string;
+    if (c === "]" && !first) {
+      return { source: `[${negated ? "^" : ""}${ranges.join("")}]`, end: i };
+    }
+    first = false;
+    if (chars[i + 1] === "-" && chars[i + 2] !== undefined && chars[i + 2] !== "]") {
+      const hi = chars[i + 2] as string;
+      if ((hi.codePointAt(0) as number) < (c.codePointAt(0) as number)) return null;
+      ranges.push(`${escapeChar(c)}-${escapeChar(hi)}`);
+      i += 3;
+    } else {
+      ranges.push(escapeChar(c));
+      i++;
+    }
+  }
+  return null;
+}
+
+/** Does `name` (the query path) match the `scope.dir` glob `pattern`? (§3.5) */
+export function matchName(pattern: string, name: string): boolean {
+  if (pattern === "*") return true;
+  if (!META.test(pattern)) return pattern === name;
+  if (pattern.endsWith("*") && !META.test(pattern.slice(0, -1))) {
+    return name.startsWith(pattern.slice(0, -1));
+  }
+  if (
+    pattern.length >= 2 &&
+    pattern.startsWith("*") &&
+    pattern.endsWith("*") &&
+    !META.test(pattern.slice(1, -1))
+  ) {
+    return name.includes(pattern.slice(1, -1));
+  }
+  if (pattern.startsWith("*") && !META.test(pattern.slice(1))) {
+    return name.endsWith(pattern.slice(1));
+  }
+  const re = compileGlob(pattern);
+  if (re !== null) return re.test(name);
+  if (pattern.endsWith("*")) return name.startsWith(pattern.slice(0, -1));
+  if (pattern.startsWith("*")) return name.endsWith(pattern.slice(1));
+  return pattern === name;
+}

@@ -1,0 +1,40 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, test } from "vitest";
+
+const coreDir = fileURLToPath(new URL("../../../", import.meta.url));
+const repoRoot = fileURLToPath(new URL("../../../../../", import.meta.url));
+const example = readFileSync(new URL("../../../examples/ladder-hud.ts", import.meta.url), "utf8");
+
+describe("README Check timing, ladder and HUD example", () => {
+  test("the README shows examples/ladder-hud.ts exactly", () => {
+    const readme = readFileSync(`${repoRoot}README.md`, "utf8");
+    const section = readme.slice(
+      readme.indexOf("## Check timing, ladder and HUD"),
+      readme.indexOf("## Capability map"),
+    );
+    expect(section).toContain(`\`\`\`ts\n${example}\`\`\``);
+  });
+
+  test("it runs as written: the ladder after three turns and the HUD text", () => {
+    const out = execFileSync(
+      `${repoRoot}node_modules/.bin/tsx`,
+      ["--conditions=@turngate/source", "examples/ladder-hud.ts"],
+      { cwd: coreDir, encoding: "utf8" },
+    );
+    expect(out).toBe(
+      [
+        "R1 typecheck p95 4200 ms",
+        "R2 unit      p95 9100 ms",
+        "R4 e2e       p95 99000 ms",
+        "[verification]",
+        "elapsed: 45s - since last edit: 20s",
+        "last check: R4 -> failed @30s ago - STALE (1 file(s) changed since)",
+        "next check: R1 tsc --noEmit - est 4s (p95 warm)",
+        "full verify: R4 playwright test - est 1m39s (p95 warm)",
+        "",
+      ].join("\n"),
+    );
+  });
+});

@@ -1,0 +1,37 @@
+export {
+  type BackgroundStarted,
+  cancelBackground,
+  type StillRunning,
+  startBackground,
+  waitBackground,
+} from "./background.js";
+export {
+  type FinishCheckOptions,
+  finishCheck,
+  type RecordedCheck,
+  type RunCheckOptions,
+  recordCheckResult,
+  runCheck,
+  type StartedCheck,
+  startCheck,
+} from "./check.js";
+export { type CheckCommandResult, toCommandResult } from "./command-result.js";
+export { type ResolvedSpec, resolveSpec, shellQuote } from "./command-spec.js";
+export { PROFILE_STORE_FILE, ProfileStore, type ProfileStoreOptions } from "./store.js";
+export { ProfileStoreError } from "./store-error.js";
+export {
+  DEFAULT_PROBE_TIMEOUT_MS,
+  DEFAULT_VERSION_PATTERN,
+  type ToolchainFact,
+  type ToolchainFactsOptions,
+  toolchainFacts,
+} from "./toolchain.js";
+export {
+  startWarmState,
+  teardownWarmState,
+  type WarmStateFact,
+  type WarmStateOptions,
+  type WarmStateReceipt,
+  warmStateFacts,
+  warmStateId,
+} from "./warm-state.js";

@@ -1,0 +1,126 @@
+/**
+ * Toolchain identity facts (harn-verification.md §1.6): which tool versions a row's checks
+ * ran with, from the rows' version probes. A missing or failing probe is a fact with
+ * `available: false`, never an exception.
+ */
+import { runShellCommand } from "../../runner/shell.js";
+import { type CheckCommandResult, toCommandResult } from "./command-result.js";
+import { resolveSpec } from "./command-spec.js";
+
+/** Harn's default version pattern: the first dotted number. */
+export const DEFAULT_VERSION_PATTERN = "([0-9]+(\\.[0-9A-Za-z_+\\-]+)+)";
+/** Default bound of one probe (ms). */
+export const DEFAULT_PROBE_TIMEOUT_MS = 10_000;
+
+/** `VerificationToolchainFact`. */
+export interface ToolchainFact {
+  id: string;
+  name: string;
+  available: boolean;
+  version: string | null;
+  raw_version: string;
+  cache_identity: Record<string, unknown>;
+  probe: {
+    status: string;
+    exit: number | null;
+    durationMs: number | null;
+    stdout: string;
+    stderr: string;
+    error?: string;
+  };
+}
+
+/** Options of `toolchainFacts`. */
+export interface ToolchainFactsOptions {
+  /** Working directory of the probes. */
+  root: string;
+  /** Bound of each probe in ms (default 10000); a probe that overruns is `timed_out`. */
+  timeout_ms?: number;
+  version_pattern?: string;
+  cache_identity?: Record<string, unknown>;
+}
+
+const asDict = (v: unknown): Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+const text = (v: unknown): string => (v === undefined || v === null ? "" : String(v)).trim();
+
+/**
+ * One fact per row, probes run in parallel (each bounded by `timeout_ms`): `id` = trimmed
+ * `row.id ?? row.name`, else `toolchain/<i>`; the probe is `row.versionProbe ?? row.probe`
+ * (a spec, or `{spec}`); `available` = the probe exited 0 in time; `raw_version` = its
+ * trimmed output; `version` = first capture of `versionPattern` / `version_pattern`
+ * (default {@link DEFAULT_VERSION_PATTERN}) when available; `cache_identity` =
+ * options' merged with the row's; `probe` = `{status, exit, durationMs, stdout, stderr}`
+ * (`not_configured` without a probe; a bad spec → status `failed` with `error`). Never rejects.
+ */
+export async function toolchainFacts(
+  rows: readonly unknown[],
+  options: ToolchainFactsOptions,
+): Promise<ToolchainFact[]> {
+  return Promise.all(rows.map((row, i) => probeRow(asDict(row), i, options)));
+}
+
+async function probeRow(
+  row: Record<string, unknown>,
+  i: number,
+  options: ToolchainFactsOptions,
+): Promise<ToolchainFact> {
+  const rawId = text(row.id ?? row.name);
+  const id = rawId === "" ? `toolchain/${i}` : rawId;
+  const name = text(row.name) === "" ? id : text(row.name);
+  const probeValue = row.versionProbe ?? row.probe;
+  const probe = asDict(probeValue);
+  const spec = probe.spec ?? probeValue;
+  const pattern = String(
+    probe.versionPattern ??
+      probe.version_pattern ??
+      row.versionPattern ??
+      row.version_pattern ??
+      options.version_pattern ??
+      DEFAULT_VERSION_PATTERN,
+  );
+  const cacheIdentity = {
+    ...(options.cache_identity ?? {}),
+    ...asDict(row.cacheIdentity ?? row.cache_identity),
+  };
+  const fact: ToolchainFact = {
+    id,
+    name,
+    available: false,
+    version: null,
+    raw_version: "",
+    cache_identity: cacheIdentity,
+    probe: { status: "not_configured", exit: null, durationMs: null, stdout: "", stderr: "" },
+  };
+  if (spec === undefined || spec === null) return fact;
+  let result: CheckCommandResult;
+  try {
+    const resolved = resolveSpec(spec, `rows.${i}.versionProbe`);
+    result = toCommandResult(
+      await runShellCommand(resolved.command, {
+        cwd: options.root,
+        timeoutMs: resolved.timeoutMs ?? options.timeout_ms ?? DEFAULT_PROBE_TIMEOUT_MS,
+      }),
+    );
+  } catch (error) {
+    fact.probe = { ...fact.probe, status: "failed", error: (error as Error).message };
+    return fact;
+  }
+  fact.available = result.ok;
+  fact.raw_version = result.stdout.trim() !== "" ? result.stdout.trim() : result.stderr.trim();
+  if (fact.available) {
+    try {
+      fact.version = new RegExp(pattern, "u").exec(fact.raw_version)?.[1] ?? null;
+    } catch {
+      fact.version = null;
+    }
+  }
+  fact.probe = {
+    status: result.status,
+    exit: result.timed_out ? 124 : result.exit_code,
+    durationMs: result.duration_ms,
+    stdout: result.stdout,
+    stderr: result.stderr,
+  };
+  return fact;
+}
