@@ -74,7 +74,7 @@ export function runStdioServer(options: StdioServerOptions): Promise<number> {
   const log = (message: string) => {
     stderr.write(`[turngate bridge] ${message}\n`);
   };
-  const send = (line: string, id: RequestId | null) => {
+  const send = (line: string, id: RequestId | null, idJson: string | null = null) => {
     let out = line;
     // A UTF-16 code unit is at most 3 UTF-8 bytes: count bytes only for a line that may be
     // over the limit.
@@ -83,6 +83,7 @@ export function runStdioServer(options: StdioServerOptions): Promise<number> {
       out = errorLine(
         id,
         new BridgeError("too_large", `response exceeds ${maxBytes} bytes`, undefined, -32603),
+        idJson ?? JSON.stringify(id),
       );
     }
     stdout.write(`${out}\n`);
@@ -108,51 +109,68 @@ export function runStdioServer(options: StdioServerOptions): Promise<number> {
       resolve(0);
     };
 
-    const notify = (name: string, body: Record<string, unknown>) =>
-      send(notificationLine(name, body), null);
+    // Notifications of one request carry its id as sent (`request_id`).
+    const notifierFor = (idJson: string | null) => (name: string, body: Record<string, unknown>) =>
+      send(notificationLine(name, body, idJson ?? undefined), null);
     const requestShutdown = () => {
       stopping = true;
     };
     const invokeOptions = { validateResult: options.validateResults === true };
-    const refuse = (method: string, id: RequestId | null, thrown: unknown) => {
+    const refuse = (
+      method: string,
+      id: RequestId | null,
+      idJson: string | null,
+      thrown: unknown,
+    ) => {
       const error = toBridgeError(thrown);
       if (error.code === "internal_error") log(`${method}: ${error.message}`);
-      if (id !== null) send(errorLine(id, error), id);
+      if (id !== null) send(errorLine(id, error, idJson), id, idJson);
     };
-    const answer = (method: string, id: RequestId | null, result: unknown) => {
+    const answer = (
+      method: string,
+      id: RequestId | null,
+      idJson: string | null,
+      result: unknown,
+    ) => {
       if (id === null) return;
       let line: string;
       try {
-        line = resultLine(id, result);
+        line = resultLine(id, result, idJson ?? JSON.stringify(id));
       } catch (error) {
         // A result JSON cannot carry (a bridge bug): answer internal_error, keep serving.
-        refuse(method, id, error);
+        refuse(method, id, idJson, error);
         return;
       }
-      send(line, id);
+      send(line, id, idJson);
     };
 
     // A synchronous handler (every stateless method) is answered at once, in line order;
     // an asynchronous one is tracked in `inflight` while later lines are served.
-    const serve = (method: string, params: unknown, id: RequestId | null) => {
+    const serve = (
+      method: string,
+      params: unknown,
+      id: RequestId | null,
+      idJson: string | null,
+    ) => {
+      const notify = notifierFor(idJson);
       const ctx: ServerContext = { requestId: id, methods, sessions, notify, requestShutdown };
       let out: unknown;
       try {
         out = invoke(table, method, params, ctx, invokeOptions);
       } catch (error) {
-        refuse(method, id, error);
+        refuse(method, id, idJson, error);
         if (stopping) void finish();
         return;
       }
       if (!(out instanceof Promise)) {
-        answer(method, id, out);
+        answer(method, id, idJson, out);
         if (stopping) void finish();
         return;
       }
       const task: Promise<void> = out
         .then(
-          (result) => answer(method, id, result),
-          (error: unknown) => refuse(method, id, error),
+          (result) => answer(method, id, idJson, result),
+          (error: unknown) => refuse(method, id, idJson, error),
         )
         .finally(() => {
           inflight.delete(task);
@@ -181,9 +199,15 @@ export function runStdioServer(options: StdioServerOptions): Promise<number> {
         // A request starts with "{"; only other lines may be blank.
         if (text.charCodeAt(0) !== 0x7b && text.trim() === "") return;
         const incoming = parseLine(text);
-        if (incoming.kind === "invalid") send(errorLine(incoming.id, incoming.error), incoming.id);
-        else
-          serve(incoming.method, incoming.params, incoming.kind === "request" ? incoming.id : null);
+        if (incoming.kind === "invalid") {
+          send(
+            errorLine(incoming.id, incoming.error, incoming.idJson),
+            incoming.id,
+            incoming.idJson,
+          );
+        } else if (incoming.kind === "request") {
+          serve(incoming.method, incoming.params, incoming.id, incoming.idJson);
+        } else serve(incoming.method, incoming.params, null, null);
       },
     });
 
