@@ -55,7 +55,9 @@ export function parseLine(line: string): Incoming {
   }
   const rawId = value.id;
   const hasId = Object.hasOwn(value, "id");
-  const idOk = typeof rawId === "string" || (typeof rawId === "number" && Number.isFinite(rawId));
+  // Any JSON number token is an id, 1e400 included: the reply echoes its text, not the
+  // double JSON.parse made of it.
+  const idOk = typeof rawId === "string" || typeof rawId === "number";
   const replyId = idOk ? (rawId as RequestId) : null;
   // A number's text is taken from the line itself (JSON.parse rounds it to a double).
   const idJson =
