@@ -130,6 +130,13 @@ export function errorProblem(
   if (typeof error.message !== "string" || error.message === "") return "empty message";
   if (data.code === "invalid_params" && data.path === undefined)
     return "invalid_params without path";
+  // Envelope errors name a member of the request object, not of params.
+  if (data.code === "invalid_request") {
+    const envelope = ["jsonrpc", "id", "method", "params"];
+    return data.path === undefined || envelope.includes(data.path)
+      ? null
+      : `invalid_request at ${data.path}`;
+  }
   // A member left out is named by its wire name: one the params schema declares.
   const declared = declaredNames(method);
   if (data.path !== undefined && !pathResolves(params, data.path, (k) => declared.has(k))) {
