@@ -76,6 +76,33 @@ export function deepText(levels: number, kind: "array" | "object", leaf = "null"
     : `${'{"k":'.repeat(levels)}${leaf}${"}".repeat(levels)}`;
 }
 
+/**
+ * A value nested far deeper than fast-check can print (10^3–10^5 levels), carried as a
+ * recipe: `materialize` builds it inside the property, and a failure prints the recipe.
+ */
+export class DeepRecipe {
+  constructor(
+    readonly levels: number,
+    readonly kind: "array" | "object",
+  ) {}
+  [fc.toStringMethod](): string {
+    return `deep(${this.levels} ${this.kind === "array" ? "arrays" : "objects"})`;
+  }
+}
+
+/** Hostile-deep recipes: a few thousand to 100,000 levels. */
+export const deepRecipe: fc.Arbitrary<DeepRecipe> = fc
+  .tuple(
+    fc.integer({ min: 2000, max: 100_000 }),
+    fc.constantFrom("array" as const, "object" as const),
+  )
+  .map(([levels, kind]) => new DeepRecipe(levels, kind));
+
+/** The value of a recipe (anything else unchanged). */
+export function materialize(value: unknown): unknown {
+  return value instanceof DeepRecipe ? nest("x", value.levels, value.kind) : value;
+}
+
 /** Wraps `leaf` in `levels` arrays or single-key objects (iteratively). */
 export function nest(leaf: unknown, levels: number, kind: "array" | "object"): unknown {
   let v = leaf;
