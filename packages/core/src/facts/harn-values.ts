@@ -71,6 +71,15 @@ export function toInt(value: unknown): number | null {
   return null;
 }
 
+/**
+ * `value` clamped to the integers JSON carries exactly and the schemas allow
+ * (±(2^53−1), `Number.MAX_SAFE_INTEGER`): Harn's i64 counts beyond that have no exact JS
+ * number anyway (issue #11 class 3: a count of 1.5e47 left the published schema).
+ */
+export function clampSafeInteger(value: number): number {
+  return Math.max(-Number.MAX_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, value));
+}
+
 /** Expands a JS number string with an exponent (`1e+21`, `1e-7`) to plain decimal digits. */
 function plainDecimal(text: string): string {
   const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(text);

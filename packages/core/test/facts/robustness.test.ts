@@ -159,6 +159,18 @@ describe("issue #11 class 3: line and column are an integer from 1 to 2^53−1, 
   });
 });
 
+describe("issue #11 class 3 (found by the fuzz suite): counts stay within ±(2^53−1)", () => {
+  test("an error_count of 1.5e47 is clamped, and so is count_delta", () => {
+    const d = diagnosticDelta(
+      { error_count: 1.5e47, diagnostics: ["boom"] },
+      { error_count: -1e300, diagnostics: ["boom"] },
+    );
+    expect(d.previous.count).toBe(9007199254740991);
+    expect(d.current.count).toBe(-9007199254740991);
+    expect(d.count_delta).toBe(-9007199254740991);
+  });
+});
+
 describe("issue #11 class 2: go_vet indexes lines in one pass", () => {
   test("line numbers after many blank lines and a multi-line object are exact", () => {
     const obj = '{\n  "p": {\n    "printf": [{"posn": "a.go:3:4", "message": "m"}]\n  }\n}';
