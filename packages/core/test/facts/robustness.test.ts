@@ -171,6 +171,24 @@ describe("issue #11 class 3 (found by the fuzz suite): counts stay within ±(2^5
   });
 });
 
+describe("issue #11 class 3 (found by the fuzz suite): a row's max_chars must be a safe integer", () => {
+  test.each([1.5, -1e20, 2 ** 53])(
+    "max_chars %s in a profile row is invalid_input at its path",
+    (max) => {
+      let thrown: unknown;
+      try {
+        diagnosticDelta(null, "x", { row: { diagnostic_delta: { max_chars: max } } });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toMatchObject({
+        code: "invalid_input",
+        path: "row.diagnostic_delta.max_chars",
+      });
+    },
+  );
+});
+
 describe("issue #11 class 2: go_vet indexes lines in one pass", () => {
   test("line numbers after many blank lines and a multi-line object are exact", () => {
     const obj = '{\n  "p": {\n    "printf": [{"posn": "a.go:3:4", "message": "m"}]\n  }\n}';
