@@ -20,6 +20,10 @@ import { bridgeTable, type ServerContext } from "../table.js";
 import { redirectConsoleTo } from "./console.js";
 import { LineSplitter } from "./line-splitter.js";
 import { SessionRegistry } from "./sessions.js";
+import { WorkerPool } from "./worker-pool.js";
+
+/** Default size from which a line is served by a worker: 256 KiB. */
+export const WORKER_THRESHOLD_BYTES = 256 * 1024;
 
 /** Streams and switches of one server run. */
 export interface StdioServerOptions {
@@ -34,6 +38,15 @@ export interface StdioServerOptions {
   maxMessageBytes?: number;
   /** Registry for the sessions (default: a new one); a host closes it on a signal. */
   sessions?: SessionRegistry;
+  /**
+   * Lines of at least this many bytes are decoded, parsed and answered by a worker thread
+   * (stateless methods; others come back to this thread), so a CPU-heavy call never
+   * delays the others (default `WORKER_THRESHOLD_BYTES`, 256 KiB; `Infinity` turns the
+   * pool off).
+   */
+  workerThresholdBytes?: number;
+  /** Most worker threads at once (default 2). */
+  workers?: number;
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -68,6 +81,8 @@ export function runStdioServer(options: StdioServerOptions): Promise<number> {
   const methods = Object.keys(table).sort();
   const sessions = options.sessions ?? new SessionRegistry();
   const inflight = new Set<Promise<void>>();
+  const threshold = options.workerThresholdBytes ?? WORKER_THRESHOLD_BYTES;
+  let pool: WorkerPool | undefined;
   const restoreConsole = stdout === process.stdout ? redirectConsoleTo(stderr) : () => {};
   let stopping = false;
 
@@ -104,6 +119,7 @@ export function runStdioServer(options: StdioServerOptions): Promise<number> {
       sessions.closeAll();
       const settled = await settleWithin([...inflight], SETTLE_MS);
       if (!settled) log(`${inflight.size} request(s) still running after ${SETTLE_MS} ms; exiting`);
+      await pool?.close();
       await new Promise<void>((done) => stdout.write("", () => done()));
       restoreConsole();
       resolve(0);
@@ -179,6 +195,55 @@ export function runStdioServer(options: StdioServerOptions): Promise<number> {
       inflight.add(task);
     };
 
+    /** Decodes, parses and serves one line on this thread. */
+    const serveBytes = (bytes: Uint8Array) => {
+      let text: string;
+      try {
+        text = utf8.decode(bytes);
+      } catch {
+        send(errorLine(null, new BridgeError("parse_error", "parse error: invalid UTF-8")), null);
+        return;
+      }
+      if (text.endsWith("\r")) text = text.slice(0, -1);
+      // A request starts with "{"; only other lines may be blank.
+      if (text.charCodeAt(0) !== 0x7b && text.trim() === "") return;
+      const incoming = parseLine(text);
+      if (incoming.kind === "invalid") {
+        send(errorLine(incoming.id, incoming.error, incoming.idJson), incoming.id, incoming.idJson);
+      } else if (incoming.kind === "request") {
+        serve(incoming.method, incoming.params, incoming.id, incoming.idJson);
+      } else serve(incoming.method, incoming.params, null, null);
+    };
+
+    /**
+     * Serves a large line in a worker (issue #11 §3); a line the worker hands back (a
+     * session method, initialize, shutdown) or one whose worker died is served here.
+     */
+    const offload = (bytes: Uint8Array) => {
+      pool ??= new WorkerPool(options.workers ?? 2, options.validateResults === true);
+      const task: Promise<void> = pool
+        .run(bytes)
+        .then(
+          (outcome) => {
+            if (outcome.kind === "hand_back") {
+              if (!stopping) serveBytes(bytes);
+              return;
+            }
+            if (outcome.log !== undefined) log(outcome.log);
+            if (outcome.line !== null) send(outcome.line, outcome.id, outcome.idJson);
+          },
+          (error: unknown) => {
+            log(`worker failed (${String(error)}); serving the line on the main thread`);
+            if (!stopping) serveBytes(bytes);
+          },
+        )
+        .finally(() => {
+          inflight.delete(task);
+          if (stopping) void finish();
+        });
+      inflight.add(task);
+    };
+
     const splitter = new LineSplitter(maxBytes, {
       onTooLarge: () => {
         send(
@@ -188,26 +253,8 @@ export function runStdioServer(options: StdioServerOptions): Promise<number> {
       },
       onLine: (bytes) => {
         if (stopping) return;
-        let text: string;
-        try {
-          text = utf8.decode(bytes);
-        } catch {
-          send(errorLine(null, new BridgeError("parse_error", "parse error: invalid UTF-8")), null);
-          return;
-        }
-        if (text.endsWith("\r")) text = text.slice(0, -1);
-        // A request starts with "{"; only other lines may be blank.
-        if (text.charCodeAt(0) !== 0x7b && text.trim() === "") return;
-        const incoming = parseLine(text);
-        if (incoming.kind === "invalid") {
-          send(
-            errorLine(incoming.id, incoming.error, incoming.idJson),
-            incoming.id,
-            incoming.idJson,
-          );
-        } else if (incoming.kind === "request") {
-          serve(incoming.method, incoming.params, incoming.id, incoming.idJson);
-        } else serve(incoming.method, incoming.params, null, null);
+        if (bytes.length >= threshold) offload(bytes);
+        else serveBytes(bytes);
       },
     });
 
