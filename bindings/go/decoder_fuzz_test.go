@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// decoderCase is one entry of packages/bridge/test/fuzz/decoder-cases.json: a result of a
+// decoderCase is one entry of packages/bridge/test/fuzz/fixtures/decoder-cases.json: a result of a
 // stateless method from the TypeScript fuzz suite (fixed seed), valid when it validates
 // against protocol.json.
 type decoderCase struct {
@@ -24,7 +24,7 @@ type decoderCase struct {
 // decode; any result must decode or fail with *ProtocolError — never panic, never another
 // error type.
 func TestFuzzedResultsDecodeOrFailTyped(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "packages", "bridge", "test", "fuzz", "decoder-cases.json"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "packages", "bridge", "test", "fuzz", "fixtures", "decoder-cases.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

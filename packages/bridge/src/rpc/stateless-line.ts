@@ -23,7 +23,11 @@ export type LineOutcome =
       /** An internal error to log on stderr (the reply already says internal_error). */
       log?: string;
     }
-  | { kind: "hand_back" };
+  | {
+      kind: "hand_back";
+      /** The line's bytes, returned by a worker that received them by transfer. */
+      bytes?: Uint8Array;
+    };
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 

@@ -12,5 +12,13 @@ const options = {
 
 parentPort?.on("message", (message: { task: number; bytes: Uint8Array }) => {
   const outcome = serveStatelessLine(message.bytes, options);
+  if (outcome.kind === "hand_back") {
+    // The bytes came by transfer: send them back for the main thread to serve.
+    const back = { kind: "hand_back" as const, bytes: message.bytes };
+    parentPort?.postMessage({ task: message.task, outcome: back }, [
+      message.bytes.buffer as ArrayBuffer,
+    ]);
+    return;
+  }
   parentPort?.postMessage({ task: message.task, outcome });
 });

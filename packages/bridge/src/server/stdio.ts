@@ -217,7 +217,8 @@ export function runStdioServer(options: StdioServerOptions): Promise<number> {
 
     /**
      * Serves a large line in a worker (issue #11 §3); a line the worker hands back (a
-     * session method, initialize, shutdown) or one whose worker died is served here.
+     * session method, initialize, shutdown) is served here. A worker that dies (a bug) is
+     * answered internal_error with id null and replaced.
      */
     const offload = (bytes: Uint8Array) => {
       pool ??= new WorkerPool(options.workers ?? 2, options.validateResults === true);
@@ -226,15 +227,21 @@ export function runStdioServer(options: StdioServerOptions): Promise<number> {
         .then(
           (outcome) => {
             if (outcome.kind === "hand_back") {
-              if (!stopping) serveBytes(bytes);
+              // The worker sends the (transferred) bytes back with the hand-back. The line
+              // arrived before any EOF or shutdown, so it is answered like one in flight.
+              serveBytes(outcome.bytes ?? bytes);
               return;
             }
             if (outcome.log !== undefined) log(outcome.log);
             if (outcome.line !== null) send(outcome.line, outcome.id, outcome.idJson);
           },
           (error: unknown) => {
-            log(`worker failed (${String(error)}); serving the line on the main thread`);
-            if (!stopping) serveBytes(bytes);
+            // A bug: the line's bytes went to the dead worker, so its id is unknown here.
+            log(`worker failed: ${String(error)}`);
+            send(
+              errorLine(null, new BridgeError("internal_error", "internal error: worker failed")),
+              null,
+            );
           },
         )
         .finally(() => {

@@ -21,10 +21,19 @@ interface Slot {
   task: Task | null;
 }
 
-/** The worker entry next to this module: `.ts` when running from source (tsx), else `.js`. */
-function workerUrl(): URL {
-  const ext = import.meta.url.endsWith(".ts") ? "ts" : "js";
-  return new URL(`./line-worker.${ext}`, import.meta.url);
+/**
+ * How to start a worker: the built `line-worker.js` next to this module; when running from
+ * source (tests, through tsx), a bootstrap that registers tsx in the worker first (a
+ * worker does not run the parent's `--import tsx`) and then imports `line-worker.ts`.
+ */
+function workerEntry(): { entry: URL | string; eval: boolean } {
+  if (!import.meta.url.endsWith(".ts")) {
+    return { entry: new URL("./line-worker.js", import.meta.url), eval: false };
+  }
+  const tsx = import.meta.resolve("tsx/esm/api");
+  const worker = new URL("./line-worker.ts", import.meta.url).href;
+  const code = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(worker)}); })`;
+  return { entry: code, eval: true };
 }
 
 /** Pool of `size` workers answering raw lines with the stateless table. */
@@ -44,14 +53,17 @@ export class WorkerPool {
   ) {}
 
   /**
-   * Answers one line (bytes without the newline) in a worker. The bytes are copied into a
-   * buffer of their own and transferred.
+   * Answers one line (bytes without the newline) in a worker. Bytes that fill their own
+   * ArrayBuffer are transferred (the caller must not use them afterwards), others copied.
    * @returns the outcome, or a rejection when the worker died or the pool is closed.
    */
   run(bytes: Uint8Array): Promise<LineOutcome> {
     if (this.closed) return Promise.reject(new Error("worker pool closed"));
-    const own = new Uint8Array(bytes.byteLength);
-    own.set(bytes);
+    // A line assembled from several chunks owns its whole ArrayBuffer: transfer it as is
+    // (a 30 MiB copy on this thread is what the pool is here to avoid); else copy it.
+    const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+    // (`new Uint8Array(view)` copies; Buffer's `slice` would not.)
+    const own = whole ? bytes : new Uint8Array(bytes);
     return new Promise<LineOutcome>((resolve, reject) => {
       this.queue.push({ id: this.nextTask++, bytes: own, resolve, reject });
       this.pump();
@@ -78,14 +90,25 @@ export class WorkerPool {
       const task = this.queue.shift() as Task;
       slot.task = task;
       slot.worker.ref();
-      slot.worker.postMessage({ task: task.id, bytes: task.bytes }, [
-        task.bytes.buffer as ArrayBuffer,
-      ]);
+      try {
+        slot.worker.postMessage({ task: task.id, bytes: task.bytes }, [
+          task.bytes.buffer as ArrayBuffer,
+        ]);
+      } catch {
+        // Node marks pooled and stream buffers untransferable: send a copy instead.
+        const copy = new Uint8Array(task.bytes);
+        task.bytes = copy;
+        slot.worker.postMessage({ task: task.id, bytes: copy }, [copy.buffer]);
+      }
     }
   }
 
   private spawn(): Slot {
-    const worker = new Worker(workerUrl(), { workerData: { validateResult: this.validateResult } });
+    const { entry, eval: isEval } = workerEntry();
+    const worker = new Worker(entry, {
+      eval: isEval,
+      workerData: { validateResult: this.validateResult },
+    });
     const slot: Slot = { worker, task: null };
     worker.unref();
     worker.on("message", (message: { task: number; outcome: LineOutcome }) => {

@@ -3,7 +3,7 @@
  * calls of every stateless method are answered in process; each success (valid against
  * protocol.json) becomes a `valid` case, and mutations of it (a field replaced, removed or
  * added; 0, 1e20, wrong types, deep nesting) become cases marked by ajv as valid or not.
- * The Python and Go tests read decoder-cases.json: a valid case must decode, any case must
+ * The Python and Go tests read fixtures/decoder-cases.json: a valid case must decode, any case must
  * decode or raise the binding's typed protocol error — never a raw exception.
  * This test regenerates the file and fails when the checked-in copy differs (drift);
  * TURNGATE_UPDATE_FIXTURES=1 rewrites it.
@@ -17,7 +17,7 @@ import { applyEdits, callArbitrary, edit, matrixSeeds } from "./lib/arbitraries.
 import { FIXED_SEED } from "./lib/config.js";
 import { resultProblem } from "./lib/protocol-schema.js";
 
-const FILE = new URL("decoder-cases.json", import.meta.url);
+const FILE = new URL("fixtures/decoder-cases.json", import.meta.url);
 const PER_METHOD = 12;
 const MAX_CASE_BYTES = 3000;
 
