@@ -27,6 +27,8 @@ function sessionSeeds(root: string): Call[] {
   const s = { session_id: "session-1" };
   return [
     { method: "session.create", params: { root, options: { use_git: false } } },
+    // Outside a git work tree: git_failed, whose path must be the wire name options.use_git.
+    { method: "session.create", params: { root, options: { use_git: true } } },
     { method: "session.observe_workspace", params: s },
     {
       method: "session.observe_tool",
@@ -193,6 +195,10 @@ describe("fuzz: one bridge over stdio", () => {
         },
       );
       const lines = fc.sample(line, { numRuns: count, seed: SEED });
+      // Always sent, whatever the seed: each session seed once as is (use_git true outside a
+      // git work tree must fail at the wire name options.use_git).
+      for (const seed of sessionSeeds(root))
+        lines.push(request(seed, [`"seed-${++n}"`, `seed-${n}`]));
 
       const driver = new StdioDriver();
       try {
@@ -210,8 +216,11 @@ describe("fuzz: one bridge over stdio", () => {
             `no reply to the final initialize: ${b.lines.length} lines out, exit ${b.child.exitCode}, stderr: ${b.stderr.slice(-2000)}`,
           );
         }
-        for (const l of idLines.slice(-20))
-          expect(await driver.waitForId(l.idText as string, 30_000)).toBe(true);
+        // Large lines are answered by worker threads, possibly after later small ones: wait
+        // for every id (bounded), not only the last.
+        for (const l of idLines) {
+          if (!(await driver.waitForId(l.idText as string, 60_000))) break;
+        }
         await new Promise((r) => setTimeout(r, 0));
         const problems: string[] = [];
         const replies = driver.replies();

@@ -63,10 +63,23 @@ export class StdioDriver {
   async waitForId(idText: string, ms: number): Promise<boolean> {
     const deadline = Date.now() + ms;
     while (Date.now() < deadline) {
-      if (this.bridge.lines.some((l) => l.startsWith(`${PREFIX}${idText},`))) return true;
+      this.index();
+      if (this.seen.has(idText)) return true;
       await new Promise((r) => setTimeout(r, 20));
     }
     return false;
+  }
+
+  private readonly seen = new Set<string>();
+  private indexed = 0;
+
+  /** Adds the id tokens of the lines received since the last call to `seen`. */
+  private index(): void {
+    const lines = this.bridge.lines;
+    for (; this.indexed < lines.length; this.indexed++) {
+      const token = replyIdText(lines[this.indexed] as string);
+      if (token !== null) this.seen.add(token);
+    }
   }
 
   /** EOF; resolves with the exit code. */
