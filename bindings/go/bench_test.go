@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -79,8 +80,21 @@ func BenchmarkLedgerDigestVsEchoFloor(b *testing.B) {
 	bridge, echo, ctx := realClient(b), echoClient(b), context.Background()
 	records := benchRecords()
 	params := LedgerDigestParams{Records: records}
+	// The answer is checked on every call (issue #11 §5): SHA-256 of the escaped rows
+	// tool|path|content_digest sorted by path, joined by "\n" (A3S §2.2).
+	rows := make([]string, len(records))
+	for i, r := range records {
+		rows[i] = r.Tool + "|" + r.Path + "|" + r.ContentDigest
+	}
+	want := sha256Hex(strings.Join(rows, "\n"))
 	roundTrips(b,
-		func() error { _, err := bridge.EffectDigest(ctx, records); return err },
+		func() error {
+			got, err := bridge.EffectDigest(ctx, records)
+			if err == nil && got != want {
+				err = fmt.Errorf("effect digest %s, want %s", got, want)
+			}
+			return err
+		},
 		func() error { var out json.RawMessage; return echo.Call(ctx, "ledger.digest", params, &out) })
 }
 

@@ -232,7 +232,7 @@ export function checkCapabilities(options: CheckCapabilitiesOptions): Capability
   for (const { owner, refs } of named) {
     for (const ref of refs) {
       distinct.add(ref.text);
-      if (ref.runner !== "go") {
+      if (ref.runner === "vitest" || ref.runner === "pytest") {
         if (!fileExists.has(ref.file))
           fileExists.set(ref.file, fs.existsSync(path.join(root, ref.file)));
         if (!fileExists.get(ref.file)) {

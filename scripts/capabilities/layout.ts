@@ -48,4 +48,5 @@ export const RESULT_FILES = {
   vitest: "vitest.json",
   pytest: "pytest.xml",
   go: "go.json",
+  matrix: "matrix.json",
 } as const;

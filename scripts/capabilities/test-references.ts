@@ -6,6 +6,8 @@
  * - `vitest:<file from repo root> > <describe> > … > <test name>`
  * - `pytest:<node id with the file path from the repo root>`
  * - `go:<package import path> <TestName>` (subtests `TestName/sub`)
+ * - `matrix:<vector group> > <runtime>`: that cell of the test matrix (results/matrix.json,
+ *   written by `test-matrix/run --json`) passed every vector of the group
  */
 
 /** A vitest test: repo-relative POSIX file path and the ancestor titles + title joined by " > ". */
@@ -34,8 +36,16 @@ export interface GoReference {
   test: string;
 }
 
+/** A test-matrix cell: one vector group on one runtime (test-matrix/runtimes.json names). */
+export interface MatrixReference {
+  runner: "matrix";
+  text: string;
+  group: string;
+  runtime: string;
+}
+
 /** Any test reference. */
-export type TestReference = VitestReference | PytestReference | GoReference;
+export type TestReference = VitestReference | PytestReference | GoReference | MatrixReference;
 
 /** Result of {@link parseTestsCell}: the references and the items that are not references. */
 export interface TestsCell {
@@ -81,8 +91,16 @@ export function parseTestReference(text: string): TestReference | string {
       }
       return { runner, text, importPath, test };
     }
+    case "matrix": {
+      const sep = body.indexOf(" > ");
+      const group = sep < 0 ? "" : body.slice(0, sep).trim();
+      const runtime = sep < 0 ? "" : body.slice(sep + 3).trim();
+      if (!group || !runtime)
+        return `matrix reference "${text}" needs "<vector group> > <runtime>"`;
+      return { runner, text, group, runtime };
+    }
     default:
-      return `"${text}" is not a test reference (vitest:…, pytest:… or go:…)`;
+      return `"${text}" is not a test reference (vitest:…, pytest:…, go:… or matrix:…)`;
   }
 }
 

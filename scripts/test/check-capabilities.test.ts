@@ -132,7 +132,7 @@ describe("ledger rows", () => {
       ledger: (s) => s.replace(`\`${GO_WAIVED}\``, "`jest:gate.test.ts > x`<br>test_waived"),
     });
     expect(problemsOf(root)).toEqual([
-      'Go binding: "jest:gate.test.ts > x" is not a test reference (vitest:…, pytest:… or go:…)',
+      'Go binding: "jest:gate.test.ts > x" is not a test reference (vitest:…, pytest:…, go:… or matrix:…)',
       'Go binding: "test_waived" is not a test reference in backticks',
     ]);
   });

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { parseGoResults } from "../capabilities/results/go.js";
+import { parseMatrixResults } from "../capabilities/results/matrix.js";
 import { junitKeys, parsePytestResults } from "../capabilities/results/pytest.js";
 import { parseVitestResults } from "../capabilities/results/vitest.js";
 import { parseTestReference, type TestReference } from "../capabilities/test-references.js";
@@ -156,6 +157,68 @@ describe("go test -json loader", () => {
     );
     expect(() => parseGoResults('{"Action":"run"}', "g.json")).toThrow(
       "g.json: line 1 lacks Package or Action",
+    );
+  });
+});
+
+describe("test-matrix results loader (results/matrix.json)", () => {
+  const report = JSON.stringify({
+    passed: 9,
+    failed: 1,
+    runtimes: [
+      { name: "typescript", passed: 6, failed: 0 },
+      { name: "go", passed: 3, failed: 1, error: "go: not found" },
+      { name: "python-cpython", passed: 0, failed: 0 },
+    ],
+    groups: {
+      ledger: {
+        typescript: { passed: 3, failed: 0 },
+        go: { passed: 2, failed: 1 },
+        "python-cpython": { passed: 0, failed: 0 },
+      },
+      gate: { typescript: { passed: 3, failed: 0 } },
+    },
+    failures: [],
+  });
+  const matrix = parseMatrixResults(report, "results/matrix.json");
+  const cell = (text: string) => matrix.outcome(ref(text, "matrix"));
+
+  test("a cell passes only when it ran vectors, failed none and its runtime started", () => {
+    expect(cell("matrix:ledger > typescript")).toEqual({ status: "passed" });
+    expect(cell("matrix:ledger > go")).toEqual({
+      status: "failed",
+      detail: "(runtime go: go: not found)",
+    });
+    expect(cell("matrix:ledger > python-cpython")).toEqual({
+      status: "skipped",
+      detail: "(no vector ran)",
+    });
+    expect(cell("matrix:gate > go")).toEqual({
+      status: "absent",
+      detail: "(no gate × go cell in results/matrix.json)",
+    });
+  });
+
+  test("a failed cell of a runtime that started names the count", () => {
+    const m = parseMatrixResults(
+      JSON.stringify({
+        runtimes: [{ name: "go", passed: 2, failed: 1 }],
+        groups: { ledger: { go: { passed: 2, failed: 1 } } },
+      }),
+      "m.json",
+    );
+    expect(m.outcome(ref("matrix:ledger > go", "matrix"))).toEqual({
+      status: "failed",
+      detail: "(1 of 3 vectors failed)",
+    });
+  });
+
+  test("rejects files that are not matrix reports, and malformed references", () => {
+    expect(() => parseMatrixResults("{}", "results/matrix.json")).toThrow(
+      "is not a test-matrix report",
+    );
+    expect(parseTestReference("matrix:ledger")).toBe(
+      'matrix reference "matrix:ledger" needs "<vector group> > <runtime>"',
     );
   });
 });

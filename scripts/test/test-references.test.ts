@@ -37,7 +37,7 @@ describe("test references", () => {
       'test reference "vitest:../x.test.ts > t" must name its file by a plain path from the repository root',
     );
     expect(parseTestReference("cargo:x")).toBe(
-      '"cargo:x" is not a test reference (vitest:…, pytest:… or go:…)',
+      '"cargo:x" is not a test reference (vitest:…, pytest:…, go:… or matrix:…)',
     );
   });
 

@@ -79,6 +79,31 @@ export const ERROR_CODES = {
     description:
       "The profile store file (<store_dir>/verification-profiles.json) is not JSON or not a profile record set; it is left unchanged (the message names the file and the field).",
   },
+  invalid_root: {
+    rpc_code: -32602,
+    description:
+      "session.create: `root` is not an existing directory (`path` is root). Pass an existing workspace directory.",
+  },
+  invalid_option: {
+    rpc_code: -32602,
+    description:
+      "session.create: an option the workspace observer refuses (`path` names it under options).",
+  },
+  git_failed: {
+    rpc_code: -32602,
+    description:
+      "session.create or an observation: git could not be run or answered unexpectedly; with options.use_git true, the root is not inside a git work tree (`path` options.use_git).",
+  },
+  not_decided: {
+    rpc_code: -32602,
+    description:
+      "session.proof before session.decide, or after a change since the last decision: call session.decide first.",
+  },
+  turn_not_allowed: {
+    rpc_code: -32602,
+    description:
+      "session.proof when the last decision was not allow (incomplete): only a verified, waived or narrative turn has a proof.",
+  },
   session_closed: {
     rpc_code: -32001,
     description: "The session was closed (session.close, shutdown or EOF) while the call ran.",

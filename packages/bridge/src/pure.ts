@@ -71,14 +71,14 @@ export function handleStatelessLine(line: string): string | null {
     );
   }
   const incoming = parseLine(line);
-  if (incoming.kind === "invalid") return errorLine(incoming.id, incoming.error);
+  if (incoming.kind === "invalid") return errorLine(incoming.id, incoming.error, incoming.idJson);
   try {
     const result = dispatchStateless(incoming.method, incoming.params);
-    return incoming.kind === "request" ? resultLine(incoming.id, result) : null;
+    return incoming.kind === "request" ? resultLine(incoming.id, result, incoming.idJson) : null;
   } catch (error) {
     if (incoming.kind !== "request") return null;
     const wire =
       error instanceof BridgeError ? error : new BridgeError("internal_error", String(error));
-    return errorLine(incoming.id, wire);
+    return errorLine(incoming.id, wire, incoming.idJson);
   }
 }

@@ -125,7 +125,7 @@ describe("@turngate/bridge/pure", () => {
     const line = handleStatelessLine(
       `{"jsonrpc":"2.0","id":2,"method":"ledger.content_digest","params":{"metadata":{"a":${deep}}}}`,
     );
-    const message = "invalid tool metadata: nests deeper than 512 levels";
+    const message = "metadata: nests deeper than 512 levels";
     expect(JSON.parse(line as string)).toEqual({
       jsonrpc: "2.0",
       id: 2,

@@ -126,9 +126,30 @@ describe("bridge stdio framing", () => {
     expect(bridge.messages.length).toBe(before + 1);
   });
 
-  test("stdout carries only JSON-RPC 2.0 messages", () => {
-    expect(bridge.nonJson).toEqual([]);
-    for (const message of bridge.messages) expect(message.jsonrpc).toBe("2.0");
+  test("stdout carries only JSON-RPC 2.0 messages", async () => {
+    // Self-contained (it used to check whatever earlier tests had left, an empty list when
+    // run alone): its own bridge, a fixed script, every line accounted for.
+    const own = new BridgeProcess();
+    try {
+      own.write("{oops\n");
+      own.write('{"jsonrpc":"2.0","method":"ledger.nope"}\n');
+      own.write('[{"jsonrpc":"2.0","id":1,"method":"initialize"}]\n');
+      await own.call("ledger.digest", { records: [] });
+      await own.call("initialize", {});
+      expect(own.nonJson).toEqual([]);
+      expect(own.lines).toHaveLength(4);
+      expect(
+        own.messages.map((m) => [m.jsonrpc, m.id ?? null, m.error?.data.code ?? null]),
+      ).toEqual([
+        ["2.0", null, "parse_error"],
+        ["2.0", null, "invalid_request"],
+        ["2.0", 1, null],
+        ["2.0", 2, null],
+      ]);
+      expect(await own.end()).toBe(0);
+    } finally {
+      own.kill();
+    }
   });
 });
 

@@ -69,7 +69,7 @@ describe("stdio server serving order", () => {
         request(3, "waiver.validate", { waiver: { effect_digest: "d", reason: "r" } }),
       ].join("\n")}\n`,
     );
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    // No fixed sleep: EOF answers what is still in flight before the server exits.
     server.stdin.end();
     expect(await server.exit).toBe(0);
     expect(server.lines).toEqual([

@@ -5,6 +5,10 @@
  * pattern on the JS engine's backtracking RegExp (the reference, measured in the same run on
  * a shorter text so that it ends) and the ratio between them.
  *
+ * Every run checks its answer (issue #11 §5: this benchmark used to time without looking):
+ * none of the patterns matches its text, so each delta removes the one previous signature
+ * and adds "b", and the backtracking RegExp answers false.
+ *
  * Run (from packages/core): pnpm exec tsx bench/redos.bench.ts
  */
 
@@ -49,17 +53,31 @@ const CASES: Case[] = [
   },
 ];
 
-function time(fn: () => unknown): number {
+function time(fn: () => unknown, check: (answer: unknown) => boolean): number {
   const start = performance.now();
-  fn();
-  return performance.now() - start;
+  const answer = fn();
+  const ms = performance.now() - start;
+  if (!check(answer)) throw new Error(`unexpected answer: ${JSON.stringify(answer).slice(0, 300)}`);
+  return ms;
 }
 
+/** The delta of a non-matching pattern: the previous signature removed, "b" added. */
+const deltaAnswer = (answer: unknown): boolean => {
+  const d = answer as { removed: string[]; added: string[] };
+  return d.removed.length === 1 && d.added.length === 1 && d.added[0] === "b";
+};
+
 for (const c of CASES) {
-  const ours = time(() => diagnosticDelta(side(c.text(c.n)), side("b"), c.options));
+  const ours = time(() => diagnosticDelta(side(c.text(c.n)), side("b"), c.options), deltaAnswer);
   const long = 100_000;
-  const oursLong = time(() => diagnosticDelta(side(c.text(long)), side("b"), c.options));
-  const reference = time(() => c.native.test(c.text(c.referenceN)));
+  const oursLong = time(
+    () => diagnosticDelta(side(c.text(long)), side("b"), c.options),
+    deltaAnswer,
+  );
+  const reference = time(
+    () => c.native.test(c.text(c.referenceN)),
+    (matched) => matched === false,
+  );
   console.log(c.name);
   console.log(`  diagnosticDelta, ${c.n} chars          ${ours.toFixed(1)} ms`);
   console.log(`  diagnosticDelta, ${long} chars      ${oursLong.toFixed(1)} ms`);

@@ -8,6 +8,7 @@ import path from "node:path";
 import { RESULT_FILES } from "../layout.js";
 import type { TestReference } from "../test-references.js";
 import { parseGoResults } from "./go.js";
+import { parseMatrixResults } from "./matrix.js";
 import { type Outcome, ResultsFormatError } from "./outcome.js";
 import { parsePytestResults } from "./pytest.js";
 import { parseVitestResults } from "./vitest.js";
@@ -29,7 +30,7 @@ interface Unusable {
  * Opens the results directory.
  *
  * @param root repository root (absolute); vitest file paths and shown file names are relative to it
- * @param resultsDir absolute directory holding vitest.json, pytest.xml, go.json
+ * @param resultsDir absolute directory holding vitest.json, pytest.xml, go.json, matrix.json
  */
 export function openResults(root: string, resultsDir: string): ResultLookup {
   const problems: string[] = [];
@@ -67,6 +68,7 @@ export function openResults(root: string, resultsDir: string): ResultLookup {
   const vitest = lazy(RESULT_FILES.vitest, (text, name) => parseVitestResults(text, root, name));
   const pytest = lazy(RESULT_FILES.pytest, parsePytestResults);
   const go = lazy(RESULT_FILES.go, parseGoResults);
+  const matrix = lazy(RESULT_FILES.matrix, parseMatrixResults);
   const ask = <T>(index: T | Unusable, look: (index: T) => Outcome): Outcome =>
     typeof index === "object" && index !== null && "absent" in index
       ? { status: "absent", detail: index.absent }
@@ -81,6 +83,8 @@ export function openResults(root: string, resultsDir: string): ResultLookup {
           return ask(pytest(), (r) => r.outcome(ref));
         case "go":
           return ask(go(), (r) => r.outcome(ref));
+        case "matrix":
+          return ask(matrix(), (r) => r.outcome(ref));
       }
     },
     fileProblems: () => [...problems],

@@ -85,16 +85,23 @@ export function progressParams(requestId: string | number | null, event: VerifyP
   };
 }
 
-/** Re-raises a workspace-observer error of `session.create` with a wire field path. */
+/** The wire (snake_case) name of a Node API option name: `useGit` → `use_git`. */
+export function wireFieldName(field: string): string {
+  return field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+/**
+ * Re-raises a workspace-observer error of `session.create` with a wire field path: the
+ * observer names its TypeScript option (`useGit`); on the wire the path is
+ * `options.use_git` and the message says `use_git` too (issue #11 class 4).
+ */
 function withOptionPath(error: unknown): never {
   const field = (error as { field?: unknown }).field;
   if (error instanceof Error && typeof field === "string") {
-    const path = field === "root" ? "root" : `options.${field}`;
-    throw new BridgeError(
-      (error as { code?: string }).code ?? "invalid_params",
-      error.message,
-      path,
-    );
+    const wire = wireFieldName(field);
+    const path = field === "root" ? "root" : `options.${wire}`;
+    const message = wire === field ? error.message : error.message.split(field).join(wire);
+    throw new BridgeError((error as { code?: string }).code ?? "invalid_params", message, path);
   }
   throw error;
 }

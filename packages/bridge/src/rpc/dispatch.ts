@@ -4,6 +4,7 @@
  * every failure into a `BridgeError` with a stable code and field path (DESIGN §5).
  * Pure: no `node:` imports.
  */
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from "@turngate/core";
 import type { z } from "zod";
 import { BridgeError, formatPath, isBridgeError } from "../errors.js";
 import type { MethodContext, MethodTable } from "../method.js";
@@ -50,6 +51,26 @@ export function toBridgeError(error: unknown): BridgeError {
   return new BridgeError("internal_error", `internal error: ${String(error)}`);
 }
 
+/**
+ * The one depth limit where params enter (issue #11 §2): each member of the params object
+ * may nest at most `MAX_JSON_DEPTH` (512) levels (the member's own container is level 1, as
+ * `ledger.content_digest` counts its metadata). Checked iteratively before any schema or
+ * handler sees the value, so no recursive code downstream can exhaust the call stack.
+ * @throws BridgeError `invalid_params`, path = the member's wire name.
+ */
+export function checkParamsDepth(params: unknown): void {
+  if (typeof params !== "object" || params === null || Array.isArray(params)) return;
+  for (const [key, value] of Object.entries(params)) {
+    if (exceedsJsonDepth(value)) {
+      throw new BridgeError(
+        "invalid_params",
+        `${key}: nests deeper than ${MAX_JSON_DEPTH} levels`,
+        key,
+      );
+    }
+  }
+}
+
 /** Options of `invoke`. */
 export interface InvokeOptions {
   /**
@@ -75,8 +96,9 @@ function checkResult(method: string, schema: z.ZodType, result: unknown): unknow
  * @param params the JSON-RPC `params` member; `undefined` is treated as `{}`.
  * @returns the handler's result, synchronously when the handler is synchronous (all
  *   stateless methods are), else a promise.
- * @throws BridgeError `method_not_found`, `invalid_params` (with `path`), a domain code, or
- *   `internal_error`; a returned promise rejects with the same.
+ * @throws BridgeError `method_not_found`, `invalid_params` (with `path`; a member nested
+ *   deeper than 512 levels included), a domain code, or `internal_error`; a returned promise
+ *   rejects with the same.
  */
 export function invoke<C extends MethodContext>(
   table: MethodTable<C>,
@@ -87,6 +109,7 @@ export function invoke<C extends MethodContext>(
 ): unknown {
   const spec = Object.hasOwn(table, method) ? table[method] : undefined;
   if (!spec) throw new BridgeError("method_not_found", `method not found: ${method}`);
+  checkParamsDepth(params);
   const parsed = spec.params.safeParse(params === undefined ? {} : params);
   if (!parsed.success) throw paramsError(parsed.error.issues);
   let out: unknown;

@@ -4,15 +4,20 @@
  * Pure: no `node:` imports.
  */
 import { BridgeError } from "../errors.js";
+import { idToken } from "./id-token.js";
 
 /** A request id as accepted on the wire: a string or a number (null only in error replies). */
 export type RequestId = string | number;
 
-/** What one incoming line turned out to be. */
+/**
+ * What one incoming line turned out to be. `idJson` is the id's JSON text to echo: for a
+ * number the exact token as sent (`12345678901234567890`, `1.0`, `1e3` stay as written),
+ * for a string its JSON form (the same string value).
+ */
 export type Incoming =
-  | { kind: "request"; id: RequestId; method: string; params: unknown }
+  | { kind: "request"; id: RequestId; idJson: string; method: string; params: unknown }
   | { kind: "notification"; method: string; params: unknown }
-  | { kind: "invalid"; id: RequestId | null; error: BridgeError };
+  | { kind: "invalid"; id: RequestId | null; idJson: string | null; error: BridgeError };
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -33,6 +38,7 @@ export function parseLine(line: string): Incoming {
     return {
       kind: "invalid",
       id: null,
+      idJson: null,
       error: new BridgeError("parse_error", `parse error: ${why}`),
     };
   }
@@ -43,16 +49,27 @@ export function parseLine(line: string): Incoming {
     return {
       kind: "invalid",
       id: null,
+      idJson: null,
       error: new BridgeError("invalid_request", `invalid request: ${what}`),
     };
   }
   const rawId = value.id;
   const hasId = Object.hasOwn(value, "id");
-  const idOk = typeof rawId === "string" || (typeof rawId === "number" && Number.isFinite(rawId));
+  // Any JSON number token is an id, 1e400 included: the reply echoes its text, not the
+  // double JSON.parse made of it.
+  const idOk = typeof rawId === "string" || typeof rawId === "number";
   const replyId = idOk ? (rawId as RequestId) : null;
+  // A number's text is taken from the line itself (JSON.parse rounds it to a double).
+  const idJson =
+    replyId === null
+      ? null
+      : typeof replyId === "number"
+        ? (idToken(line) ?? JSON.stringify(replyId))
+        : JSON.stringify(replyId);
   const invalid = (message: string, path?: string): Incoming => ({
     kind: "invalid",
     id: replyId,
+    idJson,
     error: new BridgeError("invalid_request", `invalid request: ${message}`, path),
   });
   if (value.jsonrpc !== "2.0") return invalid('"jsonrpc" must be "2.0"', "jsonrpc");
@@ -68,23 +85,51 @@ export function parseLine(line: string): Incoming {
       "params: must be an object (by-name params)",
       "",
     );
-    return { kind: "invalid", id: replyId, error };
+    return { kind: "invalid", id: replyId, idJson, error };
   }
   if (!hasId) return { kind: "notification", method: value.method, params };
-  return { kind: "request", id: rawId as RequestId, method: value.method, params };
+  return {
+    kind: "request",
+    id: rawId as RequestId,
+    idJson: idJson as string,
+    method: value.method,
+    params,
+  };
 }
 
-/** Serialises a success response (no trailing newline). */
-export function resultLine(id: RequestId, result: unknown): string {
-  return JSON.stringify({ jsonrpc: "2.0", id, result });
+/**
+ * Serialises a success response (no trailing newline). `idJson` is the id's JSON text as
+ * `parseLine` gave it (default: `JSON.stringify(id)`); it is written verbatim.
+ */
+export function resultLine(id: RequestId, result: unknown, idJson = JSON.stringify(id)): string {
+  return `{"jsonrpc":"2.0","id":${idJson},"result":${JSON.stringify(result) ?? "null"}}`;
 }
 
-/** Serialises an error response (no trailing newline). */
-export function errorLine(id: RequestId | null, error: BridgeError): string {
-  return JSON.stringify({ jsonrpc: "2.0", id, error: error.toWire() });
+/** Serialises an error response (no trailing newline); `idJson` as in `resultLine`. */
+export function errorLine(
+  id: RequestId | null,
+  error: BridgeError,
+  idJson: string | null = JSON.stringify(id),
+): string {
+  return `{"jsonrpc":"2.0","id":${idJson ?? "null"},"error":${JSON.stringify(error.toWire())}}`;
 }
 
-/** Serialises a server→client notification (no trailing newline). */
-export function notificationLine(method: string, params: Record<string, unknown>): string {
-  return JSON.stringify({ jsonrpc: "2.0", method, params });
+/**
+ * Serialises a server→client notification (no trailing newline). When `requestIdJson` is
+ * given and `params` has a `request_id` member, that member is written as this exact JSON
+ * text (the id as the client sent it, see `resultLine`).
+ */
+export function notificationLine(
+  method: string,
+  params: Record<string, unknown>,
+  requestIdJson?: string,
+): string {
+  const head = `{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":`;
+  if (requestIdJson === undefined || !Object.hasOwn(params, "request_id")) {
+    return `${head}${JSON.stringify(params)}}`;
+  }
+  const { request_id: _ignored, ...rest } = params;
+  const restJson = JSON.stringify(rest);
+  const tail = restJson === "{}" ? "}" : `,${restJson.slice(1)}`;
+  return `${head}{"request_id":${requestIdJson}${tail}}`;
 }

@@ -20,6 +20,10 @@ import { bridgeTable, type ServerContext } from "../table.js";
 import { redirectConsoleTo } from "./console.js";
 import { LineSplitter } from "./line-splitter.js";
 import { SessionRegistry } from "./sessions.js";
+import { WorkerPool } from "./worker-pool.js";
+
+/** Default size from which a line is served by a worker: 256 KiB. */
+export const WORKER_THRESHOLD_BYTES = 256 * 1024;
 
 /** Streams and switches of one server run. */
 export interface StdioServerOptions {
@@ -34,6 +38,15 @@ export interface StdioServerOptions {
   maxMessageBytes?: number;
   /** Registry for the sessions (default: a new one); a host closes it on a signal. */
   sessions?: SessionRegistry;
+  /**
+   * Lines of at least this many bytes are decoded, parsed and answered by a worker thread
+   * (stateless methods; others come back to this thread), so a CPU-heavy call never
+   * delays the others (default `WORKER_THRESHOLD_BYTES`, 256 KiB; `Infinity` turns the
+   * pool off).
+   */
+  workerThresholdBytes?: number;
+  /** Most worker threads at once (default 2). */
+  workers?: number;
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -68,13 +81,15 @@ export function runStdioServer(options: StdioServerOptions): Promise<number> {
   const methods = Object.keys(table).sort();
   const sessions = options.sessions ?? new SessionRegistry();
   const inflight = new Set<Promise<void>>();
+  const threshold = options.workerThresholdBytes ?? WORKER_THRESHOLD_BYTES;
+  let pool: WorkerPool | undefined;
   const restoreConsole = stdout === process.stdout ? redirectConsoleTo(stderr) : () => {};
   let stopping = false;
 
   const log = (message: string) => {
     stderr.write(`[turngate bridge] ${message}\n`);
   };
-  const send = (line: string, id: RequestId | null) => {
+  const send = (line: string, id: RequestId | null, idJson: string | null = null) => {
     let out = line;
     // A UTF-16 code unit is at most 3 UTF-8 bytes: count bytes only for a line that may be
     // over the limit.
@@ -83,6 +98,7 @@ export function runStdioServer(options: StdioServerOptions): Promise<number> {
       out = errorLine(
         id,
         new BridgeError("too_large", `response exceeds ${maxBytes} bytes`, undefined, -32603),
+        idJson ?? JSON.stringify(id),
       );
     }
     stdout.write(`${out}\n`);
@@ -103,56 +119,130 @@ export function runStdioServer(options: StdioServerOptions): Promise<number> {
       sessions.closeAll();
       const settled = await settleWithin([...inflight], SETTLE_MS);
       if (!settled) log(`${inflight.size} request(s) still running after ${SETTLE_MS} ms; exiting`);
+      await pool?.close();
       await new Promise<void>((done) => stdout.write("", () => done()));
       restoreConsole();
       resolve(0);
     };
 
-    const notify = (name: string, body: Record<string, unknown>) =>
-      send(notificationLine(name, body), null);
+    // Notifications of one request carry its id as sent (`request_id`).
+    const notifierFor = (idJson: string | null) => (name: string, body: Record<string, unknown>) =>
+      send(notificationLine(name, body, idJson ?? undefined), null);
     const requestShutdown = () => {
       stopping = true;
     };
     const invokeOptions = { validateResult: options.validateResults === true };
-    const refuse = (method: string, id: RequestId | null, thrown: unknown) => {
+    const refuse = (
+      method: string,
+      id: RequestId | null,
+      idJson: string | null,
+      thrown: unknown,
+    ) => {
       const error = toBridgeError(thrown);
       if (error.code === "internal_error") log(`${method}: ${error.message}`);
-      if (id !== null) send(errorLine(id, error), id);
+      if (id !== null) send(errorLine(id, error, idJson), id, idJson);
     };
-    const answer = (method: string, id: RequestId | null, result: unknown) => {
+    const answer = (
+      method: string,
+      id: RequestId | null,
+      idJson: string | null,
+      result: unknown,
+    ) => {
       if (id === null) return;
       let line: string;
       try {
-        line = resultLine(id, result);
+        line = resultLine(id, result, idJson ?? JSON.stringify(id));
       } catch (error) {
         // A result JSON cannot carry (a bridge bug): answer internal_error, keep serving.
-        refuse(method, id, error);
+        refuse(method, id, idJson, error);
         return;
       }
-      send(line, id);
+      send(line, id, idJson);
     };
 
     // A synchronous handler (every stateless method) is answered at once, in line order;
     // an asynchronous one is tracked in `inflight` while later lines are served.
-    const serve = (method: string, params: unknown, id: RequestId | null) => {
+    const serve = (
+      method: string,
+      params: unknown,
+      id: RequestId | null,
+      idJson: string | null,
+    ) => {
+      const notify = notifierFor(idJson);
       const ctx: ServerContext = { requestId: id, methods, sessions, notify, requestShutdown };
       let out: unknown;
       try {
         out = invoke(table, method, params, ctx, invokeOptions);
       } catch (error) {
-        refuse(method, id, error);
+        refuse(method, id, idJson, error);
         if (stopping) void finish();
         return;
       }
       if (!(out instanceof Promise)) {
-        answer(method, id, out);
+        answer(method, id, idJson, out);
         if (stopping) void finish();
         return;
       }
       const task: Promise<void> = out
         .then(
-          (result) => answer(method, id, result),
-          (error: unknown) => refuse(method, id, error),
+          (result) => answer(method, id, idJson, result),
+          (error: unknown) => refuse(method, id, idJson, error),
+        )
+        .finally(() => {
+          inflight.delete(task);
+          if (stopping) void finish();
+        });
+      inflight.add(task);
+    };
+
+    /** Decodes, parses and serves one line on this thread. */
+    const serveBytes = (bytes: Uint8Array) => {
+      let text: string;
+      try {
+        text = utf8.decode(bytes);
+      } catch {
+        send(errorLine(null, new BridgeError("parse_error", "parse error: invalid UTF-8")), null);
+        return;
+      }
+      if (text.endsWith("\r")) text = text.slice(0, -1);
+      // A request starts with "{"; only other lines may be blank.
+      if (text.charCodeAt(0) !== 0x7b && text.trim() === "") return;
+      const incoming = parseLine(text);
+      if (incoming.kind === "invalid") {
+        send(errorLine(incoming.id, incoming.error, incoming.idJson), incoming.id, incoming.idJson);
+      } else if (incoming.kind === "request") {
+        serve(incoming.method, incoming.params, incoming.id, incoming.idJson);
+      } else serve(incoming.method, incoming.params, null, null);
+    };
+
+    /**
+     * Serves a large line in a worker (issue #11 §3); a line the worker hands back (a
+     * session method, initialize, shutdown) is served here. A worker that dies (a bug) is
+     * answered internal_error with id null and replaced.
+     */
+    const offload = (bytes: Uint8Array) => {
+      pool ??= new WorkerPool(options.workers ?? 2, options.validateResults === true);
+      const task: Promise<void> = pool
+        .run(bytes)
+        .then(
+          (outcome) => {
+            if (outcome.kind === "hand_back") {
+              // The worker sends the (transferred) bytes back with the hand-back. The line
+              // arrived before any EOF or shutdown, so it is answered like one in flight.
+              serveBytes(outcome.bytes ?? bytes);
+              return;
+            }
+            if (outcome.log !== undefined) log(outcome.log);
+            if (outcome.line !== null) send(outcome.line, outcome.id, outcome.idJson);
+          },
+          (error: unknown) => {
+            // A bug: the line's bytes went to the dead worker, so its id is unknown here.
+            log(`worker failed: ${String(error)}`);
+            send(
+              errorLine(null, new BridgeError("internal_error", "internal error: worker failed")),
+              null,
+            );
+          },
         )
         .finally(() => {
           inflight.delete(task);
@@ -170,20 +260,8 @@ export function runStdioServer(options: StdioServerOptions): Promise<number> {
       },
       onLine: (bytes) => {
         if (stopping) return;
-        let text: string;
-        try {
-          text = utf8.decode(bytes);
-        } catch {
-          send(errorLine(null, new BridgeError("parse_error", "parse error: invalid UTF-8")), null);
-          return;
-        }
-        if (text.endsWith("\r")) text = text.slice(0, -1);
-        // A request starts with "{"; only other lines may be blank.
-        if (text.charCodeAt(0) !== 0x7b && text.trim() === "") return;
-        const incoming = parseLine(text);
-        if (incoming.kind === "invalid") send(errorLine(incoming.id, incoming.error), incoming.id);
-        else
-          serve(incoming.method, incoming.params, incoming.kind === "request" ? incoming.id : null);
+        if (bytes.length >= threshold) offload(bytes);
+        else serveBytes(bytes);
       },
     });
 

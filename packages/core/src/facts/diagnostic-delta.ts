@@ -3,7 +3,12 @@
  * (harn-verification.md §1.11, decision table rows 1–10, and §3.7.)
  */
 import { type DiagnosticInfo, diagnosticInfo } from "./diagnostic-info.js";
-import { compareCodePoints, compareUnits, needsCodePointCompare } from "./harn-values.js";
+import {
+  clampSafeInteger,
+  compareCodePoints,
+  compareUnits,
+  needsCodePointCompare,
+} from "./harn-values.js";
 import {
   compileNormalization,
   type DiagnosticNormalization,
@@ -204,6 +209,7 @@ export function diagnosticDelta(
     same_signature_set: removed.length === 0 && added.length === 0,
     normalization,
   };
-  if (prev.feedsGates && cur.feedsGates) result.count_delta = cur.count - prev.count;
+  if (prev.feedsGates && cur.feedsGates)
+    result.count_delta = clampSafeInteger(cur.count - prev.count);
   return result;
 }

@@ -4,6 +4,7 @@
  * the feeds-gates rule.
  */
 import {
+  clampSafeInteger,
   coalesce,
   type Dict,
   field,
@@ -23,6 +24,7 @@ import {
 
 /** Facts about one side of a delta. */
 export interface DiagnosticInfo {
+  /** The direct count field (`to_int`, clamped to ±(2^53−1)), else the entries counted. */
   count: number;
   explicit_success: boolean;
   failed: boolean;
@@ -143,7 +145,7 @@ export function diagnosticInfo(value: unknown, n: CompiledNormalization): Diagno
     Array.isArray(field(value, "diagnostics")) || Array.isArray(field(value, "errors"));
   const feeds = feedsGates(value);
   return {
-    count: direct ?? normalizedCount,
+    count: direct === null ? normalizedCount : clampSafeInteger(direct),
     explicit_success: explicitSuccess(value),
     failed: normalizedCount > 0 || (!hasCollection && explicitFailure(value)),
     feedsGates: feeds,

@@ -71,6 +71,15 @@ export function toInt(value: unknown): number | null {
   return null;
 }
 
+/**
+ * `value` clamped to the integers JSON carries exactly and the schemas allow
+ * (±(2^53−1), `Number.MAX_SAFE_INTEGER`): Harn's i64 counts beyond that have no exact JS
+ * number anyway (issue #11 class 3: a count of 1.5e47 left the published schema).
+ */
+export function clampSafeInteger(value: number): number {
+  return Math.max(-Number.MAX_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, value));
+}
+
 /** Expands a JS number string with an exponent (`1e+21`, `1e-7`) to plain decimal digits. */
 function plainDecimal(text: string): string {
   const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
@@ -124,12 +133,8 @@ export function charLength(text: string): number {
   return n;
 }
 
-/**
- * Harn `to_string` / display of a JSON value: nil → `nil`; booleans; integers in decimal;
- * floats in plain decimal (never exponent form, as Rust prints f64); strings verbatim;
- * lists `[a, b]`; dicts `{k: v, …}` with keys in byte order (Harn's BTreeMap).
- */
-export function display(value: unknown): string {
+/** Display of a scalar (anything but a list or dict). */
+function displayScalar(value: unknown): string {
   if (isNil(value)) return "nil";
   if (typeof value === "string") return value;
   if (typeof value === "boolean") return value ? "true" : "false";
@@ -139,12 +144,66 @@ export function display(value: unknown): string {
     return plainDecimal(String(Object.is(value, -0) ? 0 : value));
   }
   if (typeof value === "bigint") return value.toString();
-  if (Array.isArray(value)) return `[${value.map(display).join(", ")}]`;
-  if (isDict(value)) {
-    const keys = sortCodePoints(Object.keys(value).filter((k) => value[k] !== undefined));
-    return `{${keys.map((k) => `${k}: ${display(value[k])}`).join(", ")}}`;
-  }
   return String(value);
+}
+
+/**
+ * Harn `to_string` / display of a JSON value: nil → `nil`; booleans; integers in decimal;
+ * floats in plain decimal (never exponent form, as Rust prints f64); strings verbatim;
+ * lists `[a, b]`; dicts `{k: v, …}` with keys in byte order (Harn's BTreeMap).
+ *
+ * Iterative (an explicit stack of pending text pieces and values), so a value nested any
+ * number of levels deep is displayed without exhausting the call stack (issue #11 class 1).
+ * A container that contains itself is shown as `<cycle>` at the repeat (JSON never has one).
+ */
+export function display(value: unknown): string {
+  if (!Array.isArray(value) && !isDict(value)) return displayScalar(value);
+  const out: string[] = [];
+  // Work items: a literal piece of text, a value still to display, or the end of a
+  // container (pops it from the cycle guard).
+  type Item = { text: string } | { value: unknown } | { close: object };
+  const work: Item[] = [{ value }];
+  const open = new Set<object>();
+  while (work.length > 0) {
+    const item = work.pop() as Item;
+    if ("text" in item) {
+      out.push(item.text);
+      continue;
+    }
+    if ("close" in item) {
+      open.delete(item.close);
+      continue;
+    }
+    const v = item.value;
+    const isList = Array.isArray(v);
+    if (!isList && !isDict(v)) {
+      out.push(displayScalar(v));
+      continue;
+    }
+    if (open.has(v as object)) {
+      out.push("<cycle>");
+      continue;
+    }
+    open.add(v as object);
+    // Pushed in reverse: the stack pops them in display order.
+    const parts: Item[] = [{ text: isList ? "[" : "{" }];
+    if (isList) {
+      (v as unknown[]).forEach((element, i) => {
+        if (i > 0) parts.push({ text: ", " });
+        parts.push({ value: element });
+      });
+    } else {
+      const dict = v as Dict;
+      const keys = sortCodePoints(Object.keys(dict).filter((k) => dict[k] !== undefined));
+      keys.forEach((k, i) => {
+        parts.push({ text: `${i > 0 ? ", " : ""}${k}: ` });
+        parts.push({ value: dict[k] });
+      });
+    }
+    parts.push({ text: isList ? "]" : "}" }, { close: v as object });
+    for (let i = parts.length - 1; i >= 0; i--) work.push(parts[i] as Item);
+  }
+  return out.join("");
 }
 
 /**
@@ -217,21 +276,28 @@ export function unwrapSnapshot(value: unknown): unknown {
 /**
  * JSON equality (serde_json `==`): same type and same value; objects compare key sets and
  * values regardless of key order. Numbers compare by value (JS cannot tell `1` from `1.0`).
+ * Iterative (a stack of pairs still to compare), so any nesting depth is safe (issue #11).
  */
 export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((item, i) => jsonEqual(item, b[i]));
+  const pending: Array<[unknown, unknown]> = [[a, b]];
+  while (pending.length > 0) {
+    const [x, y] = pending.pop() as [unknown, unknown];
+    if (x === y) continue;
+    if (Array.isArray(x)) {
+      if (!Array.isArray(y) || x.length !== y.length) return false;
+      for (let i = 0; i < x.length; i++) pending.push([x[i], y[i]]);
+      continue;
+    }
+    if (!isDict(x) || !isDict(y)) return false;
+    const kx = Object.keys(x).filter((k) => x[k] !== undefined);
+    const ky = Object.keys(y).filter((k) => y[k] !== undefined);
+    if (kx.length !== ky.length) return false;
+    for (const k of kx) {
+      if (!Object.hasOwn(y, k)) return false;
+      pending.push([x[k], y[k]]);
+    }
   }
-  if (isDict(a)) {
-    if (!isDict(b)) return false;
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    if (ka.length !== kb.length) return false;
-    return ka.every((k) => Object.hasOwn(b, k) && jsonEqual(a[k], b[k]));
-  }
-  return false;
+  return true;
 }
 
 /** Harn value equality for `!=` on nil/strings/numbers/bools/lists/dicts (nil == nil). */

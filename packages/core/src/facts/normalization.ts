@@ -103,7 +103,12 @@ function checkSource(source: Dict, path: string): void {
     if (!isNil(v) && typeof v !== "boolean") invalid(`${path}${key}`, "must be a boolean");
   }
   const max = source.max_chars;
-  if (!isNil(max) && toInt(max) === null) invalid(`${path}max_chars`, "must be an integer");
+  // A number must be an integer JSON carries exactly (the result echoes it; its schema
+  // says integer): 1.5 and 1e20 are refused, as a non-numeric string is.
+  const badNumber = typeof max === "number" && !Number.isSafeInteger(max);
+  if (!isNil(max) && (badNumber || toInt(max) === null)) {
+    invalid(`${path}max_chars`, "must be an integer");
+  }
   const reps = source.replacements;
   if (!isNil(reps)) {
     if (!Array.isArray(reps)) invalid(`${path}replacements`, "must be a list");

@@ -1,5 +1,4 @@
 import canonicalize from "canonicalize";
-import { TurngateValidationError } from "../errors.js";
 import { assertJsonValue, isJsonObject } from "./json.js";
 import { sha256Hex } from "./sha256.js";
 
@@ -29,11 +28,7 @@ export function contentDigest(metadata: unknown): string {
     return sha256Hex(metadata.after);
   }
   assertJsonValue(metadata, "tool metadata");
-  const text = canonicalize(metadata);
-  if (text === undefined) {
-    throw new TurngateValidationError("tool metadata", [
-      { path: "", message: "is not a JSON value" },
-    ]);
-  }
-  return sha256Hex(text);
+  // canonicalize returns undefined only for a root it cannot write (undefined, a
+  // function), which assertJsonValue has refused just above.
+  return sha256Hex(canonicalize(metadata) as string);
 }

@@ -9,7 +9,7 @@ export {
 export { contentDigest, DELETED_CONTENT_DIGEST } from "./content-digest.js";
 export { escapeLedgerField, unescapeLedgerField } from "./escape.js";
 export { HARNESS_DIRECTORIES, isHarnessPath } from "./harness.js";
-export { MAX_JSON_DEPTH } from "./json.js";
+export { exceedsJsonDepth, MAX_JSON_DEPTH } from "./json.js";
 export { MutationLedger, type ObservedPath } from "./ledger.js";
 export {
   acceptLedgerPath,

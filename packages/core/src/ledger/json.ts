@@ -95,3 +95,27 @@ function hasLoneSurrogate(s: string): boolean {
   }
   return false;
 }
+
+/**
+ * True when `value` nests objects/arrays more than `max` levels deep (the root container is
+ * level 1, as in `assertJsonValue`). Iterative, so it never exhausts the call stack itself,
+ * and it stops at the first container past the limit; a cycle counts as too deep.
+ * Input: any value (`JSON.parse` output in practice); `max` in levels (default
+ * `MAX_JSON_DEPTH`). Never throws. Used where input enters: bridge params (issue #11 §2)
+ * and diagnostic-parser documents.
+ */
+export function exceedsJsonDepth(value: unknown, max: number = MAX_JSON_DEPTH): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  // Each entry: a container and its level. Depth-first, so the stack holds at most
+  // `max` levels' worth of pending siblings before the check below returns.
+  const stack: Array<[object, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, level] = stack.pop() as [object, number];
+    if (level > max) return true;
+    const children = Array.isArray(node) ? node : Object.values(node);
+    for (const child of children) {
+      if (typeof child === "object" && child !== null) stack.push([child, level + 1]);
+    }
+  }
+  return false;
+}

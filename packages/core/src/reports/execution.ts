@@ -6,25 +6,27 @@ import { parseVerificationCommand } from "../schemas/parse.js";
 
 /**
  * Every string value under a key named `artifact_uri`, anywhere in `metadata` (objects and
- * arrays, recursively; cycles are visited once), sorted in code-point order, de-duplicated
+ * arrays, any depth — walked iteratively; cycles are visited once), sorted in code-point order, de-duplicated
  * (A3S §1.5).
  */
 export function artifactUris(metadata: unknown): string[] {
   const found = new Set<string>();
   const seen = new Set<object>();
-  const walk = (value: unknown): void => {
-    if (typeof value !== "object" || value === null || seen.has(value)) return;
+  // Iterative: tool metadata can nest any number of levels (issue #11 class 1).
+  const pending: unknown[] = [metadata];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value !== "object" || value === null || seen.has(value)) continue;
     seen.add(value);
     if (Array.isArray(value)) {
-      for (const v of value) walk(v);
-      return;
+      for (const v of value) pending.push(v);
+      continue;
     }
     for (const [key, v] of Object.entries(value)) {
       if (key === "artifact_uri" && typeof v === "string") found.add(v);
-      else walk(v);
+      else pending.push(v);
     }
-  };
-  walk(metadata);
+  }
   return sortedUnique(found);
 }
 

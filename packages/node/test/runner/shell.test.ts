@@ -6,6 +6,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { TurngateValidationError } from "@turngate/core";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { truncationNotice } from "../../src/runner/capture.js";
+import { PROCESS_GROUP_SETTLE_MS } from "../../src/runner/process-group.js";
 import { runShellCommand } from "../../src/runner/shell.js";
 import { clampTimeoutMs } from "../../src/runner/timeout.js";
 import { processRunning, runningGroupMembers, tempDir } from "./helpers.js";
@@ -87,6 +88,10 @@ describe("runShellCommand", () => {
     expect(result.signal).toBe("SIGKILL");
     expect(result.exitCode).toBe(137);
     expect(result.durationMs).toBeGreaterThanOrEqual(1_500);
+    // An upper bound too (issue #11 §5: a grace raised from 500 ms to 6 s went unnoticed):
+    // timeout 1 s + grace 500 ms + generous slack for a loaded machine, far below 1 s + 6 s.
+    expect(result.durationMs).toBeLessThan(4_500);
+    expect(PROCESS_GROUP_SETTLE_MS).toBe(500);
     expect(runningGroupMembers(pgid)).toEqual([]);
   });
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseJsonRecord, pointer } from "./json-util.js";
+import { parseJsonRecord, pointer, positionOf } from "./json-util.js";
 import type { DiagnosticParser, ParsedDiagnostic, UnparsedInput } from "./types.js";
 
 /** One `go vet -json` finding. */
@@ -17,8 +17,8 @@ function position(posn: string): Pick<ParsedDiagnostic, "path" | "line" | "colum
   if (!m) return { path: posn === "" ? null : posn, line: null, column: null };
   return {
     path: m[1] as string,
-    line: Number(m[2]),
-    column: m[3] === undefined ? null : Number(m[3]),
+    line: positionOf(m[2]),
+    column: positionOf(m[3]),
   };
 }
 
@@ -41,10 +41,26 @@ function objectEnd(text: string, start: number): number {
   return -1;
 }
 
-function lineOf(text: string, index: number): number {
-  let n = 1;
-  for (let i = 0; i < index; i++) if (text.charCodeAt(i) === 10) n++;
-  return n;
+/**
+ * 1-based line numbers of ascending offsets into one text, in linear time overall: each call
+ * counts only the newlines between the previous offset and this one (issue #11 class 2 — a
+ * rescan from the start for every line made the parser quadratic).
+ */
+class LineCounter {
+  private offset = 0;
+  private line = 1;
+  constructor(private readonly text: string) {}
+
+  /** Line of `index` (≥ every earlier argument). */
+  lineOf(index: number): number {
+    let nl = this.text.indexOf("\n", this.offset);
+    while (nl !== -1 && nl < index) {
+      this.line++;
+      nl = this.text.indexOf("\n", nl + 1);
+    }
+    this.offset = index;
+    return this.line;
+  }
 }
 
 /**
@@ -59,6 +75,7 @@ function lineOf(text: string, index: number): number {
 export const parseGoVet: DiagnosticParser = (text) => {
   const diagnostics: ParsedDiagnostic[] = [];
   const unparsed: UnparsedInput[] = [];
+  const lines = new LineCounter(text);
   let pos = 0;
   while (pos < text.length) {
     let eol = text.indexOf("\n", pos);
@@ -68,7 +85,7 @@ export const parseGoVet: DiagnosticParser = (text) => {
     if (trimmed.startsWith("{")) {
       const start = pos + line.indexOf("{");
       const end = objectEnd(text, start);
-      const lineNo = lineOf(text, start);
+      const lineNo = lines.lineOf(start);
       if (end === -1) {
         unparsed.push({
           line: lineNo,
@@ -85,15 +102,15 @@ export const parseGoVet: DiagnosticParser = (text) => {
       pos = next === -1 ? text.length : next + 1;
       continue;
     }
-    const lineNo = lineOf(text, pos);
+    const lineNo = lines.lineOf(pos);
     pos = eol + 1;
     if (trimmed === "" || trimmed.startsWith("# ")) continue;
     const t = NON_DOT.test(trimmed) ? null : TYPECHECK.exec(trimmed);
     if (t) {
       diagnostics.push({
         path: t[1] as string,
-        line: Number(t[2]),
-        column: Number(t[3]),
+        line: positionOf(t[2]),
+        column: positionOf(t[3]),
         severity: "error",
         code: "typecheck",
         message: t[4] as string,

@@ -1,22 +1,36 @@
 import { z } from "zod";
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from "../../ledger/json.js";
 import { DiagnosticParseError, type UnparsedInput } from "./types.js";
 
-/** Parses a whole-document JSON output; throws DiagnosticParseError (path `""`) when it is not JSON. */
+/** Reason given for a JSON value nested deeper than `MAX_JSON_DEPTH` (512) levels. */
+export const TOO_DEEP = `nests deeper than ${MAX_JSON_DEPTH} levels`;
+
+/**
+ * Parses a whole-document JSON output; throws DiagnosticParseError (path `""`) when it is
+ * not JSON or nests deeper than `MAX_JSON_DEPTH` (512) levels — the one depth limit where a
+ * document enters (issue #11 §2), so later `JSON.stringify` of its parts cannot overflow the
+ * call stack.
+ */
 export function parseJsonDocument(format: string, text: string): unknown {
   const body = text.replace(/^\uFEFF/, "").trim();
   if (body === "")
     throw new DiagnosticParseError(format, "", "empty output (expected a JSON document)");
+  let value: unknown;
   try {
-    return JSON.parse(body);
+    value = JSON.parse(body);
   } catch (err) {
     throw new DiagnosticParseError(format, "", `not JSON: ${(err as Error).message}`);
   }
+  if (exceedsJsonDepth(value)) throw new DiagnosticParseError(format, "", TOO_DEEP);
+  return value;
 }
 
 /**
  * Parses one JSON record of a line-oriented output. On a syntax error it appends an
  * `unparsed` entry (`line`, `text` as given, reason `not JSON: <parser message>`) and
- * returns `undefined` (JSON.parse never yields `undefined` itself).
+ * returns `undefined` (JSON.parse never yields `undefined` itself); a record nested deeper
+ * than `MAX_JSON_DEPTH` (512) levels is unparsed the same way, reason `nests deeper than 512
+ * levels`.
  */
 export function parseJsonRecord(
   body: string,
@@ -24,12 +38,18 @@ export function parseJsonRecord(
   text: string,
   unparsed: UnparsedInput[],
 ): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(body);
+    value = JSON.parse(body);
   } catch (err) {
     unparsed.push({ line, pointer: null, text, reason: `not JSON: ${(err as Error).message}` });
     return undefined;
   }
+  if (exceedsJsonDepth(value)) {
+    unparsed.push({ line, pointer: null, text, reason: TOO_DEEP });
+    return undefined;
+  }
+  return value;
 }
 
 /** Root schema of the formats whose document is a bare JSON array (ESLint, Ruff). */
@@ -73,7 +93,16 @@ export function unparsedElement(at: string, value: unknown, error: z.ZodError): 
   };
 }
 
-/** A positive integer or null. */
+/**
+ * A 1-based position as the schema allows it: an integer from 1 to 2^53−1 (a safe
+ * integer), else null — 0, negatives, fractions, 1e20 and non-numbers all become null
+ * (issue #11 class 3). Used by every parser for `line` and `column`.
+ */
 export function positiveOrNull(value: number | null | undefined): number | null {
-  return typeof value === "number" && Number.isInteger(value) && value > 0 ? value : null;
+  return typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : null;
+}
+
+/** A decimal digit string (a regex capture) as a position: `positiveOrNull(Number(digits))`. */
+export function positionOf(digits: string | undefined): number | null {
+  return digits === undefined ? null : positiveOrNull(Number(digits));
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { readJsonRoot, unparsedElement } from "./json-util.js";
+import { positiveOrNull, readJsonRoot, unparsedElement } from "./json-util.js";
 import type { DiagnosticParser, ParsedDiagnostic, UnparsedInput } from "./types.js";
 
 const Position = z.looseObject({
@@ -38,8 +38,8 @@ export const parsePyright: DiagnosticParser = (text) => {
     const start = d.data.range?.start;
     diagnostics.push({
       path: d.data.file ?? d.data.uri ?? null,
-      line: start ? start.line + 1 : null,
-      column: start ? start.character + 1 : null,
+      line: start ? positiveOrNull(start.line + 1) : null,
+      column: start ? positiveOrNull(start.character + 1) : null,
       severity: d.data.severity === "information" ? "info" : d.data.severity,
       code: d.data.rule ?? null,
       message: d.data.message,

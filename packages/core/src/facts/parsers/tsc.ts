@@ -1,3 +1,4 @@
+import { positionOf } from "./json-util.js";
 import {
   type DiagnosticParser,
   type ParsedDiagnostic,
@@ -30,7 +31,8 @@ function diagnostic(
 }
 
 /**
- * `tsc --pretty false` text: `path(line,col): error TS2322: message` and location-less
+ * `tsc --pretty false` text: `path(line,col): error TS2322: message` (a line or column
+ * of 0 or beyond 2^53−1 becomes null) and location-less
  * `error TS6053: message`; indented lines that follow (chained message details such as
  * `  Type 'string' is not assignable to type 'number'.`) are appended to that diagnostic's
  * message with `\n`, so one chained error stays one diagnostic. Blank lines are skipped;
@@ -56,7 +58,7 @@ export const parseTsc: DiagnosticParser = (text) => {
     const g = dotOnly && !m ? GLOBAL.exec(line) : null;
     if (m || g) {
       last = m
-        ? diagnostic(m[1] as string, Number(m[2]), Number(m[3]), m.slice(4))
+        ? diagnostic(m[1] as string, positionOf(m[2]), positionOf(m[3]), m.slice(4))
         : diagnostic(null, null, null, (g as RegExpExecArray).slice(1));
       diagnostics.push(last);
       return;
