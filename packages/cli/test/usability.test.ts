@@ -125,7 +125,7 @@ describe("CLI usability: the Python preset on real projects", () => {
     const json = JSON.parse(run.stdout);
     expect(json.checks_source).toBe("presets");
     expect(json.checks.map((c: Record<string, unknown>) => [c.id, c.command, c.status])).toEqual([
-      ["python:test", "python3 -m pytest", "passed"],
+      ["python:test", "python3 -m pytest --junitxml={results}", "passed"],
     ]);
     expect(json.verdict).toBe("verified");
     expect(run.code).toBe(0);
@@ -146,7 +146,7 @@ describe("CLI usability: the Python preset on real projects", () => {
     expect(run.code).toBe(2);
     const check = JSON.parse(run.stdout).checks[0];
     expect([check.command, check.status, check.exit_code, check.failure_class]).toEqual([
-      "python3 -m pytest",
+      "python3 -m pytest --junitxml={results}",
       "failed",
       1,
       "assertion",

@@ -13,7 +13,9 @@ import {
   recordCheckResult,
 } from "@turngate/core";
 import { z } from "zod";
+import { BridgeError } from "../errors.js";
 import { defineMethod } from "../method.js";
+import { toBridgeError } from "../rpc/dispatch.js";
 import {
   CheckObservationSchema,
   CommandResultParamSchema,
@@ -81,7 +83,12 @@ export const factsProfileMethods = {
       options: HudOptionsParamSchema.default({}),
     }),
     result: z.strictObject({ text: z.string() }),
-    handler: (p) => ({ text: hudText(p.model_or_state, p.options) }),
+    // core names the first argument `state` (or `model`); on the wire it is model_or_state.
+    handler: (p) => ({
+      text: withWirePrefix(/^(state|model)(?=\.|$)/, "model_or_state", () =>
+        hudText(p.model_or_state, p.options),
+      ),
+    }),
   }),
 
   "facts.observation_from_command_result": defineMethod({
@@ -113,3 +120,18 @@ export const factsProfileMethods = {
       >,
   }),
 };
+
+/**
+ * Runs `fn`, re-raising a typed core error whose field path starts with `from` (a core
+ * argument name) under the wire param `to`; other paths and codes pass through unchanged,
+ * untyped errors stay `internal_error`. @throws BridgeError when `fn` throws a typed error.
+ */
+function withWirePrefix<T>(from: RegExp, to: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    const wire = toBridgeError(error);
+    if (wire.code === "internal_error" || wire.path === undefined) throw wire;
+    throw new BridgeError(wire.code, wire.message, wire.path.replace(from, to));
+  }
+}
