@@ -374,7 +374,10 @@ describe("killUntilQuiet: scan -> SIGSTOP+SIGKILL -> reap until two consecutive 
   test("a process that keeps appearing until the round bound is reported as still appearing", async () => {
     let next = 9_100_000;
     const result = await killUntilQuiet({
-      scan: () => [(next += 1)],
+      scan: () => {
+        next += 1;
+        return [next];
+      },
       kill: () => {},
       maxRounds: 10,
       pollMs: 5,
@@ -392,8 +395,11 @@ describe("killUntilQuiet: scan -> SIGSTOP+SIGKILL -> reap until two consecutive 
       // Each scan takes 10 ms (like a slow /proc read): 100 ms allow about 10 rounds.
       scan: () => {
         const end = Date.now() + 10;
-        while (Date.now() < end) {}
-        return [(next += 1)];
+        while (Date.now() < end) {
+          // a slow scan
+        }
+        next += 1;
+        return [next];
       },
       kill: () => {},
       maxRounds: 100_000,
