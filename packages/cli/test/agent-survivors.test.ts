@@ -292,6 +292,96 @@ describe("turngate run: processes the agent left running", () => {
   }, 60_000);
 });
 
+/**
+ * Stop a re-forking chain whatever the test did: create `stop` (each generation exits when
+ * it sees it), then SIGKILL every pid in `log` that still runs `hop.sh`, until two checks
+ * in a row find none (≤ 5 s; the chain also ends by itself at its deadline).
+ */
+async function stopChain(log: string, stop: string): Promise<void> {
+  writeFileSync(stop, "");
+  const deadline = Date.now() + 5000;
+  let quiet = 0;
+  while (quiet < 2 && Date.now() < deadline) {
+    const pids = existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : [];
+    const live = pids.map(Number).filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("hop.sh");
+      } catch {
+        return false;
+      }
+    });
+    for (const pid of live) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // gone
+      }
+    }
+    quiet = live.length === 0 ? quiet + 1 : 0;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe("turngate run: a re-forking chain (security finding F1)", () => {
+  let chain: { log: string; stop: string } | undefined;
+  afterEach(async () => {
+    if (chain) await stopChain(chain.log, chain.stop);
+    chain = undefined;
+  });
+
+  test("a chain that re-forks every 10 ms with env -i + setsid is killed in the rounds: value.txt is unchanged 3 s after turngate returns and the verdict matches its bytes", async () => {
+    const p = project(300);
+    const log = join(p.agents, "hops.log");
+    const stop = join(p.agents, "stop");
+    chain = { log, stop };
+    // Each generation logs its pid, sleeps 10 ms, starts the next one with a cleared
+    // environment (no marker) in a new session (not the agent's group) and exits; once
+    // 1.5 s have passed since the agent ran, the generation alive breaks value.txt.
+    const hop = p.agent(
+      "hop.sh",
+      [
+        `echo $$ >> ${log}`,
+        `[ -e ${stop} ] && exit 0`,
+        'if [ "$(/bin/date +%s%3N)" -ge "$1" ]; then printf \'broken\\n\' > value.txt; exit 0; fi',
+        "/bin/sleep 0.01",
+        `/usr/bin/env -i /usr/bin/setsid /bin/sh ${join(p.agents, "hop.sh")} "$1" </dev/null >/dev/null 2>&1 &`,
+        "exit 0",
+        "",
+      ].join("\n"),
+    );
+    const agent = p.agent(
+      "agent.sh",
+      `printf '42\\n' > value.txt\n/usr/bin/env -i /usr/bin/setsid /bin/sh ${hop} $(( $(/bin/date +%s%3N) + 1500 )) </dev/null >/dev/null 2>&1 &\nwhile [ ! -s ${log} ]; do :; done\n`,
+    );
+    const { code, json } = await runJson(p.root, agent);
+    const returned = Date.now();
+    expect(json.agent).toMatchObject({ subreaper: "active", detached: true });
+    const survivors = survivorsOf(json);
+    // Every generation seen ran hop.sh; the ones alive in the rounds were killed, none escaped.
+    expect(survivors.length).toBeGreaterThan(0);
+    for (const survivor of survivors) {
+      // A generation is caught before or after its exec's: a forked `[sh]`, env, setsid, sh.
+      expect(survivor.command_line).toMatch(
+        /^(\[sh\]|(\/usr\/bin\/env -i )?(\/usr\/bin\/setsid )?\/bin\/sh \S+hop\.sh \d+|\/bin\/sleep 0\.01|\/bin\/date \+%s%3N)$/,
+      );
+      expect(["exited", "killed"]).toContain(survivor.outcome);
+    }
+    expect(survivors.filter((s) => s.outcome === "killed").length).toBeGreaterThan(0);
+    // Past the moment the chain would have struck, the verified bytes are still there.
+    while (Date.now() < returned + 3000) await new Promise((resolve) => setTimeout(resolve, 50));
+    const final = readFileSync(join(p.root, "value.txt"), "utf8");
+    expect(final).toBe("42\n");
+    expect(json.changes).toEqual([
+      { path: "value.txt", change: "modified", content_digest: sha256(final), scope: "source" },
+    ]);
+    expect(json.verdict).toBe("verified");
+    expect(code).toBe(0);
+    // No generation runs any more.
+    const logged = readFileSync(log, "utf8").split("\n").filter(Boolean).map(Number);
+    expect(logged.filter((pid) => processRunning(pid))).toEqual([]);
+  }, 60_000);
+});
+
 describe("turngate run: signals to a detached agent and Ctrl-C on a terminal", () => {
   test("without a terminal, SIGINT to turngate reaches the agent's whole group; the job it left is then killed", async () => {
     const p = project(100);

@@ -5,6 +5,13 @@ export {
   killProcesses,
 } from "./kill.js";
 export {
+  KILL_ROUNDS_MAX,
+  KILL_ROUNDS_MAX_MS,
+  type KillRoundsOptions,
+  type KillRoundsResult,
+  killUntilQuiet,
+} from "./kill-rounds.js";
+export {
   createTurnMarker,
   environHasMarker,
   TURN_MARKER_NAME,

@@ -17,6 +17,11 @@ export interface KillOptions {
   pollMs?: number;
   /** Process groups to SIGKILL as a whole as well (catches a fork racing the scan). */
   groups?: readonly number[];
+  /**
+   * SIGSTOP every group and pid before the first SIGKILL, so a process that keeps forking
+   * cannot start a new child between the signals; default false.
+   */
+  stopFirst?: boolean;
   source?: ProcessSource;
 }
 
@@ -24,7 +29,7 @@ export interface KillOptions {
 export const KILL_WAIT_MS = 1000;
 
 /**
- * SIGKILL `pids` (and `groups`), then wait up to `waitMs` until none of them runs; zombie
+ * SIGKILL `pids` (and `groups`; with `stopFirst` each gets SIGSTOP before), then wait up to `waitMs` until none of them runs; zombie
  * children of this process are reaped on the way (`reapChild`). Input: pids; output: the
  * pids still running after the wait (`unkillable`: another user's process, a process in
  * uninterruptible sleep, or a `kill` that was refused) and those gone (`killed`), each in
@@ -36,13 +41,17 @@ export async function killProcesses(
 ): Promise<{ killed: number[]; unkillable: number[] }> {
   const kill = options.kill ?? ((pid, signal) => process.kill(pid, signal));
   const source = options.source ?? defaultProcessSource();
-  const send = (pid: number) => {
+  const send = (pid: number, signal: NodeJS.Signals = "SIGKILL") => {
     try {
-      kill(pid, "SIGKILL");
+      kill(pid, signal);
     } catch {
       // ESRCH: already gone; EPERM: it stays and is reported as unkillable.
     }
   };
+  if (options.stopFirst === true) {
+    for (const group of options.groups ?? []) send(-group, "SIGSTOP");
+    for (const pid of pids) send(pid, "SIGSTOP");
+  }
   for (const group of options.groups ?? []) send(-group);
   for (const pid of pids) send(pid);
   const running = (pid: number) => {

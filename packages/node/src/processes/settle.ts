@@ -1,18 +1,17 @@
-import { KILL_WAIT_MS, type KillFunction, killProcesses } from "./kill.js";
+import { KILL_WAIT_MS, type KillFunction } from "./kill.js";
+import { KILL_ROUNDS_MAX, KILL_ROUNDS_MAX_MS, killUntilQuiet } from "./kill-rounds.js";
 import { reapChild } from "./subreaper.js";
 import { findSurvivors, type SurvivorProcess, type SurvivorScanOptions } from "./survivors.js";
 
 /** Default grace between the agent's exit and the SIGKILL of what it left running, ms. */
 export const DEFAULT_AGENT_GRACE_MS = 2000;
 
-/** How many scan → SIGKILL rounds run at most (a process may fork while it is killed). */
-const KILL_ROUNDS = 5;
-
 /** A process the agent left running, and what became of it. */
 export interface AgentSurvivor extends SurvivorProcess {
   /**
    * `exited`: it ended by itself within the grace; `killed`: SIGKILLed and gone;
-   * `unkillable`: still running after SIGKILL and the bounded wait.
+   * `unkillable`: still running after SIGKILL and the bounded wait, or still appearing
+   * when the bounded kill rounds ended (a chain that keeps re-forking).
    */
   outcome: "exited" | "killed" | "unkillable";
 }
@@ -23,6 +22,10 @@ export interface AgentProcessOptions extends SurvivorScanOptions {
   graceMs?: number;
   /** Bounded wait after SIGKILL, ms; default 1,000. */
   killWaitMs?: number;
+  /** Bound on the scan → kill rounds after the grace; default 200 rounds. */
+  maxKillRounds?: number;
+  /** Bound on the scan → kill rounds after the grace, ms; default 3,000. */
+  maxKillRoundsMs?: number;
   /** Poll interval of the grace and of the waits, ms; default 25. */
   pollMs?: number;
   /** Injected signal sender (tests); default `process.kill`. */
@@ -44,9 +47,13 @@ export interface AgentProcessSettlement {
 /**
  * After the agent exited: find what it left running (`findSurvivors`: process group,
  * environment marker, subreaper), give it `graceMs` to end by itself (polling, so a clean
- * exit costs no wait), then SIGKILL what is left (its process group too) and wait up to
- * `killWaitMs`; repeat the scan up to 5 rounds for processes forked meanwhile. Zombie
- * children of this process (ended orphans reparented to a subreaper) are reaped.
+ * exit costs no wait), then — whether or not the grace's last scan found anything —
+ * repeat scan → SIGSTOP-then-SIGKILL (its process group too) → wait up to `killWaitMs`
+ * and reap, until two consecutive scans find nothing (`killUntilQuiet`, bounded by
+ * `maxKillRounds` 200 and `maxKillRoundsMs` 3,000 ms). A process that ended within the
+ * grace stays `exited`; a descendant it left (reparented to this subreaper) is found in
+ * the rounds. What still appears when the bound ends is `unkillable`. Zombie children of
+ * this process (ended orphans reparented to a subreaper) are reaped.
  *
  * Output: `{survivors, unkillable, markerScanned}`. A host makes the turn incomplete for
  * each unkillable survivor (`Session.settleAgentProcesses` opens a background child,
@@ -71,30 +78,27 @@ export async function settleAgentProcesses(
   };
 
   let alive = scan();
+  // The grace: polls until nothing is found or it ends (a clean exit costs no wait).
   const graceEnd = Date.now() + graceMs;
   while (alive.length > 0 && Date.now() < graceEnd && options.signal?.aborted !== true) {
     await new Promise((resolve) => setTimeout(resolve, Math.min(pollMs, graceEnd - Date.now())));
     alive = scan();
   }
 
-  const unkillable = new Set<number>();
-  for (let round = 0; round < KILL_ROUNDS && alive.length > 0; round += 1) {
-    const targets = alive.filter((survivor) => !unkillable.has(survivor.pid)).map((s) => s.pid);
-    if (targets.length === 0) break;
-    const groups = options.processGroup !== undefined ? [options.processGroup] : [];
-    const result = await killProcesses(targets, {
-      groups,
-      waitMs: options.killWaitMs ?? KILL_WAIT_MS,
-      pollMs,
-      ...(options.kill ? { kill: options.kill } : {}),
-      ...(options.source ? { source: options.source } : {}),
-    });
-    for (const pid of result.killed) setOutcome(seen, pid, "killed");
-    for (const pid of result.unkillable) unkillable.add(pid);
-    alive = scan();
+  const rounds = await killUntilQuiet({
+    scan: () => scan().map((survivor) => survivor.pid),
+    groups: options.processGroup !== undefined ? [options.processGroup] : [],
+    killWaitMs: options.killWaitMs ?? KILL_WAIT_MS,
+    pollMs,
+    maxRounds: options.maxKillRounds ?? KILL_ROUNDS_MAX,
+    maxMs: options.maxKillRoundsMs ?? KILL_ROUNDS_MAX_MS,
+    ...(options.kill ? { kill: options.kill } : {}),
+    ...(options.source ? { source: options.source } : {}),
+  });
+  for (const pid of rounds.killed) setOutcome(seen, pid, "killed");
+  for (const pid of [...rounds.unkillable, ...rounds.stillAppearing]) {
+    setOutcome(seen, pid, "unkillable");
   }
-  for (const survivor of alive) unkillable.add(survivor.pid);
-  for (const pid of unkillable) setOutcome(seen, pid, "unkillable");
 
   const survivors = [...seen.values()].sort((a, b) => a.pid - b.pid);
   return {

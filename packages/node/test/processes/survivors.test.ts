@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { killUntilQuiet } from "../../src/processes/kill-rounds.js";
 import { createTurnMarker, environHasMarker, withTurnMarker } from "../../src/processes/marker.js";
 import {
   listProcesses,
@@ -257,7 +258,8 @@ describe("findSurvivors and settleAgentProcesses", () => {
     expect(settled.unkillable).toEqual([
       { pid, command_line: "sleep 303", found_by: "process_group", outcome: "unkillable" },
     ]);
-    expect(refused).toEqual([-pgid, pid]);
+    // SIGSTOP, then SIGKILL, to the group and the pid (one round: then it is known unkillable).
+    expect(refused).toEqual([-pgid, pid, -pgid, pid]);
     expect(processRunning(pid)).toBe(true);
   });
 
@@ -334,5 +336,105 @@ describe("findSurvivors and settleAgentProcesses", () => {
       findSurvivors({ subreaper: true, excludePids: before }).survivors.map((s) => s.pid),
     ).not.toContain(pid);
     own.kill("SIGKILL");
+  });
+});
+
+describe("killUntilQuiet: scan -> SIGSTOP+SIGKILL -> reap until two consecutive empty scans", () => {
+  // Pids above Linux's pid_max (4,194,304): never running, so each kill "succeeds" at once.
+  const A = 9_000_001;
+  const B = 9_000_002;
+  const C = 9_000_003;
+
+  test("a process found after an empty scan starts the count again; it ends after two empty scans in a row", async () => {
+    const scans: number[][] = [[A], [B], [], [C], [], [], [A]];
+    const sent: Array<[number, string]> = [];
+    const result = await killUntilQuiet({
+      scan: () => scans.shift() ?? [],
+      groups: [42],
+      kill: (pid, signal) => sent.push([pid, signal]),
+      pollMs: 5,
+    });
+    expect(result).toEqual({
+      killed: [A, B, C],
+      unkillable: [],
+      stillAppearing: [],
+      rounds: 6,
+      quiet: true,
+    });
+    expect(scans).toEqual([[A]]); // the seventh scan never ran
+    expect(sent.slice(0, 4)).toEqual([
+      [-42, "SIGSTOP"],
+      [A, "SIGSTOP"],
+      [-42, "SIGKILL"],
+      [A, "SIGKILL"],
+    ]);
+    expect(sent.length).toBe(12);
+  });
+
+  test("a process that keeps appearing until the round bound is reported as still appearing", async () => {
+    let next = 9_100_000;
+    const result = await killUntilQuiet({
+      scan: () => {
+        next += 1;
+        return [next];
+      },
+      kill: () => {},
+      maxRounds: 10,
+      pollMs: 5,
+    });
+    expect(result.rounds).toBe(10);
+    expect(result.quiet).toBe(false);
+    expect(result.killed.length).toBe(10);
+    expect(result.stillAppearing).toEqual([9_100_010]);
+  });
+
+  test("the time bound ends the rounds too (no new round after maxMs)", async () => {
+    let next = 9_200_000;
+    const begun = Date.now();
+    const result = await killUntilQuiet({
+      // Each scan takes 10 ms (like a slow /proc read): 100 ms allow about 10 rounds.
+      scan: () => {
+        const end = Date.now() + 10;
+        while (Date.now() < end) {
+          // a slow scan
+        }
+        next += 1;
+        return [next];
+      },
+      kill: () => {},
+      maxRounds: 100_000,
+      maxMs: 100,
+      pollMs: 5,
+    });
+    expect(result.quiet).toBe(false);
+    expect(result.rounds).toBeGreaterThanOrEqual(9);
+    expect(result.rounds).toBeLessThanOrEqual(12);
+    expect(result.stillAppearing).toEqual([next]);
+    expect(Date.now() - begun).toBeLessThan(5000);
+  });
+
+  test("an unkillable process is signalled once and then does not keep the rounds going", async () => {
+    const sent: Array<[number, string]> = [];
+    const result = await killUntilQuiet({
+      // This process is running; the injected kill refuses like EPERM.
+      scan: () => [process.pid],
+      kill: (pid, signal) => {
+        sent.push([pid, signal]);
+        throw Object.assign(new Error("kill EPERM"), { code: "EPERM" });
+      },
+      killWaitMs: 50,
+      pollMs: 5,
+    });
+    expect(result).toEqual({
+      killed: [],
+      unkillable: [process.pid],
+      stillAppearing: [],
+      rounds: 3,
+      quiet: true,
+    });
+    expect(sent).toEqual([
+      [process.pid, "SIGSTOP"],
+      [process.pid, "SIGKILL"],
+    ]);
   });
 });
