@@ -80,6 +80,7 @@ export class SessionEnvironment {
       opts.baseline ??
       takeEnvironmentBaseline({
         env,
+        root,
         cargoTargetDir: checkCargoTargetDir(stateDir),
         ...(opts.shell !== undefined ? { shell: opts.shell } : {}),
         ...(opts.home !== undefined ? { home: opts.home } : {}),
@@ -106,7 +107,10 @@ export class SessionEnvironment {
   }
 
   #fingerprintOptions(): Parameters<typeof fingerprintUserFiles>[0] {
-    const options: Parameters<typeof fingerprintUserFiles>[0] = { env: this.#env };
+    const options: Parameters<typeof fingerprintUserFiles>[0] = {
+      env: this.#env,
+      root: this.#root,
+    };
     if (this.#options.home !== undefined) options.home = this.#options.home;
     return options;
   }
@@ -115,9 +119,10 @@ export class SessionEnvironment {
    * The checks that make the report `needs_review` because the turn changed what the
    * checks depend on: `turngate:config` for each review file (the configuration) that
    * differs from its baseline fingerprint; `turngate:path` when, as of the latest
-   * `observeUserFiles()`, an executable was added, changed or removed in a folder of the
-   * checks' `PATH` inside the home directory (`~/.local/bin/bash`: the checks would run
-   * it); `turngate:cargo-target` when the checks' cargo target folder changed since the
+   * `observeUserFiles()`, an executable was added, changed or removed in a fingerprinted
+   * folder of the checks' `PATH` (`pathFolders`: inside the home directory, or outside it
+   * and alterable by the user — `~/.local/bin/bash`, `/tmp/tools/node`: the checks would
+   * run it); `turngate:cargo-target` when the checks' cargo target folder changed since the
    * baseline (or since the last check run). Kind `review`, required, with a residual risk
    * naming the files and what to do.
    */
