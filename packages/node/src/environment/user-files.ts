@@ -216,6 +216,29 @@ export function ancestorLocations(root: string): UserFileLocation[] {
   return list;
 }
 
+/**
+ * Whether the fingerprint label `label` (`~/…` or absolute, as `fingerprintUserFiles`
+ * writes it) names a location of `ancestorLocations(root)`: a file matching
+ * `ANCESTOR_FILE_PATTERN` directly in an ancestor of `root`, an ancestor's
+ * `.cargo/config.toml` / `.cargo/config`, or an ancestor's `node_modules` (the folder, a
+ * top-level entry, a `.bin` entry). Pure; never throws.
+ */
+export function isAncestorLabel(label: string, root: string, home: string): boolean {
+  const path = label.startsWith("~/") ? join(home, label.slice(2)) : label;
+  if (!isAbsolute(path)) return false;
+  const isAncestor = (dir: string) => dir !== root && insideOf(root, dir) !== undefined;
+  const parent = dirname(path);
+  const name = basename(path);
+  if (isAncestor(parent) && (ANCESTOR_FILE_PATTERN.test(name) || name === "node_modules")) {
+    return true;
+  }
+  const grand = dirname(parent);
+  const folder = basename(parent);
+  if (isAncestor(grand) && folder === ".cargo") return name === "config.toml" || name === "config";
+  if (isAncestor(grand) && folder === "node_modules") return true;
+  return folder === ".bin" && basename(grand) === "node_modules" && isAncestor(dirname(grand));
+}
+
 /** One folder of `PATH`, resolved (`pathFolders`). */
 export interface PathFolder {
   /** The folder, resolved with `realpath` (as written when it does not exist). */

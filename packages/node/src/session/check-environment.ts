@@ -16,6 +16,7 @@ import {
 import {
   changedUserFiles,
   fingerprintUserFiles,
+  isAncestorLabel,
   pathFolderLabels,
   userFilesHome,
 } from "../environment/user-files.js";
@@ -122,7 +123,9 @@ export class SessionEnvironment {
    * `observeUserFiles()`, an executable was added, changed or removed in a fingerprinted
    * folder of the checks' `PATH` (`pathFolders`: inside the home directory, or outside it
    * and alterable by the user — `~/.local/bin/bash`, `/tmp/tools/node`: the checks would
-   * run it); `turngate:cargo-target` when the checks' cargo target folder changed since the
+   * run it); `turngate:ancestors` when a tool configuration or `node_modules` entry in a
+   * parent folder of the workspace changed (`isAncestorLabel`; `../.cargo/config.toml`,
+   * `../conftest.py`: the checks read it); `turngate:cargo-target` when the checks' cargo target folder changed since the
    * baseline (or since the last check run). Kind `review`, required, with a residual risk
    * naming the files and what to do.
    */
@@ -143,6 +146,21 @@ export class SessionEnvironment {
         status: "needs_review",
         required: true,
         residual_risk: `${planted.join(", ")} changed during the turn in a folder of the checks' PATH, so the checks may have run it: review it, then start a new turn`,
+      });
+    }
+    const home = userFilesHome(this.#fingerprintOptions());
+    const ancestors = this.#changes
+      .map((change) => change.path)
+      .filter((label) => isAncestorLabel(label, this.#root, home));
+    if (ancestors.length > 0) {
+      checks.push({
+        id: "turngate:ancestors",
+        kind: "review",
+        description:
+          "no tool configuration in the workspace's parent folders changed since the baseline",
+        status: "needs_review",
+        required: true,
+        residual_risk: `${ancestors.join(", ")} changed during the turn in a parent folder of the workspace (cargo, pytest, Node and Go read them), so the checks may have used it: review it, then start a new turn`,
       });
     }
     for (const [path, digest] of Object.entries(this.baseline.reviewFiles)) {
