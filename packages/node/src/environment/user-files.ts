@@ -264,9 +264,13 @@ export function pathFolders(pathValue: string, home: string): PathFolder[] {
     const resolved = safeRealpath(dir) ?? dir;
     if (seen.has(resolved)) continue;
     seen.add(resolved);
-    const inHome = insideOf(resolved, realHome) ?? insideOf(resolved, home);
+    const inHome =
+      resolved === realHome || resolved === home
+        ? ""
+        : (insideOf(resolved, realHome) ?? insideOf(resolved, home));
     if (inHome !== undefined) {
-      folders.push({ path: resolved, label: `~/${inHome}/`, insideHome: true });
+      const label = inHome === "" ? "~/" : `~/${inHome}/`;
+      folders.push({ path: resolved, label, insideHome: true });
     } else if (canAlter(resolved)) {
       folders.push({ path: resolved, label: `${resolved}/`, insideHome: false });
     }
