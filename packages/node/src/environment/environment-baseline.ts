@@ -83,6 +83,8 @@ export interface EnvironmentBaselineOptions {
   env?: NodeJS.ProcessEnv;
   /** Home directory override (tests); default `env.HOME`. */
   home?: string;
+  /** The workspace root (absolute): its ancestors' tool configs are fingerprinted (`ancestorLocations`). */
+  root?: string;
   /** The checks' `CARGO_TARGET_DIR`, fingerprinted; none when absent. */
   cargoTargetDir?: string;
   /** Files fingerprinted with `fileFingerprint` (absolute paths). */
@@ -98,6 +100,7 @@ export function takeEnvironmentBaseline(options: EnvironmentBaselineOptions): En
   const env = options.env ?? process.env;
   const fingerprintOptions: Parameters<typeof fingerprintUserFiles>[0] = { env };
   if (options.home !== undefined) fingerprintOptions.home = options.home;
+  if (options.root !== undefined) fingerprintOptions.root = options.root;
   return {
     plan: planCheckEnvironment(options.shell, env),
     userFiles: fingerprintUserFiles(fingerprintOptions),

@@ -6,9 +6,19 @@
  * effect digest and in the output.
  */
 import { createHash } from "node:crypto";
-import { closeSync, lstatSync, openSync, readdirSync, readlinkSync, readSync } from "node:fs";
+import {
+  accessSync,
+  closeSync,
+  constants,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+} from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join, relative } from "node:path";
+import { dirname, isAbsolute, join, relative } from "node:path";
 import { DELETED_CONTENT_DIGEST } from "@turngate/core";
 
 /**
@@ -35,7 +45,15 @@ import { DELETED_CONTENT_DIGEST } from "@turngate/core";
  * - shells: `~/.bashrc`, `~/.bash_profile`, `~/.profile`, `~/.zshenv`, and the files
  *   `BASH_ENV` / `ENV` name (turngate's checks run with both unset)
  * - every executable in a `PATH` folder inside the home directory (`~/.local/bin/`,
- *   `~/.cargo/bin/`, …), so a planted `~/.local/bin/bash` shows up.
+ *   `~/.cargo/bin/`, …), so a planted `~/.local/bin/bash` shows up. Each `PATH` folder is
+ *   resolved with `realpath` first, so `/opt/tools → ~/bin` counts as inside the home.
+ * - every entry of a `PATH` folder outside the home directory that the current user can
+ *   alter (the folder or its parent is writable, `access W_OK`; a folder that does not
+ *   exist yet counts when its nearest existing ancestor is writable): stat only
+ *   (`pathStatDigest`: type, mode, size, mtime, ctime, inode — ctime cannot be set back
+ *   by the agent), at most 20,000 entries a folder. As root this includes `/usr/bin`.
+ * - the workspace's ancestors (`ancestorLocations`, with `options.root`): the files tools
+ *   look up in parent folders, and each ancestor `node_modules/`.
  *
  * Input: the environment, the home directory and the system configuration folder
  * (default `/etc`). Output: the locations; nothing is read
@@ -57,6 +75,8 @@ export interface UserFilesOptions {
   home?: string;
   /** The system configuration folder (`/etc/pip.conf`, …); default `/etc`. Tests pass a temp folder. */
   etc?: string;
+  /** The workspace root (absolute): its ancestors are fingerprinted (`ancestorLocations`); none when absent. */
+  root?: string;
 }
 
 /** `~/…` label → content digest (see `fingerprintUserFiles`). */
@@ -75,7 +95,17 @@ export interface UserFileLocation {
   match?: RegExp;
   /** Walk depth for folders (default `MAX_DEPTH`). */
   depth?: number;
+  /**
+   * Stat-only listing (`pathStatDigest`) of the folder's direct entries (files, folders,
+   * symlinks), no bytes read, at most `STAT_LISTING_MAX_ENTRIES`; `subfolders` are listed
+   * the same way (`node_modules/.bin`). The folder itself gets a row (`folder` or its
+   * symlink target) so its presence is fingerprinted.
+   */
+  statListing?: { subfolders: string[] };
 }
+
+/** Entries listed at most per stat-only folder (a `PATH` folder outside home, an ancestor `node_modules/`). */
+export const STAT_LISTING_MAX_ENTRIES = 20_000;
 
 function locations(env: NodeJS.ProcessEnv, home: string, etc: string): UserFileLocation[] {
   const config = nonBlank(env.XDG_CONFIG_HOME) ?? join(home, ".config");
@@ -122,13 +152,175 @@ function locations(env: NodeJS.ProcessEnv, home: string, etc: string): UserFileL
       depth: 1,
     });
   }
-  for (const dir of (env.PATH ?? "").split(":")) {
-    if (dir === "" || !isAbsolute(dir)) continue;
-    const rel = relative(home, dir);
-    if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) continue;
-    list.push({ path: dir, folder: true, depth: 1 });
+  for (const folder of pathFolders(env.PATH ?? "", home)) {
+    list.push(
+      folder.insideHome
+        ? { path: folder.path, folder: true, depth: 1 }
+        : { path: folder.path, folder: true, depth: 1, statListing: { subfolders: [] } },
+    );
   }
   return list;
+}
+
+/**
+ * The file names a tool looks up in the parent folders of the project (the workspace's
+ * ancestors), by ecosystem. Only names whose presence or content changes what a check
+ * does are listed:
+ * - cargo (merges `.cargo/config.toml` / `.cargo/config` of every ancestor; `runner`,
+ *   `rustflags`, `[alias]`), rustup (`rust-toolchain`, `rust-toolchain.toml`)
+ * - pytest (rootdir and ini discovery walk up: `pytest.ini`, `.pytest.ini`,
+ *   `pyproject.toml`, `tox.ini`, `setup.cfg`; `conftest.py` of the rootdir is loaded),
+ *   pyenv `.python-version`, asdf `.tool-versions`, ruff (`ruff.toml`, `.ruff.toml`),
+ *   mypy (`mypy.ini`, `.mypy.ini`), flake8 (`.flake8`)
+ * - Node: `package.json` (`"type"` lookup, workspace roots), `.npmrc`, `.yarnrc`,
+ *   `.yarnrc.yml`, `pnpm-workspace.yaml`, `.pnpmfile.cjs`, `tsconfig.json` (`tsc`
+ *   without `-p`), Biome (`biome.json`, `biome.jsonc`), Prettier (`.prettierrc*`,
+ *   `prettier.config.*`, `.editorconfig`), ESLint (`.eslintrc*`, `eslint.config.*`),
+ *   `deno.json`, `deno.jsonc`
+ * - Go: `go.work`, `go.work.sum`, `go.mod` (the module root when the workspace has none)
+ * Not listed: `.nvmrc` / `.node-version` / `.envrc` (read by interactive shell hooks,
+ * which the checks' shell does not run), `setup.py` / `requirements*.txt` (read only
+ * when a command names them).
+ */
+export const ANCESTOR_FILE_PATTERN =
+  /^(?:pytest\.ini|\.pytest\.ini|pyproject\.toml|tox\.ini|setup\.cfg|conftest\.py|\.python-version|\.tool-versions|ruff\.toml|\.ruff\.toml|mypy\.ini|\.mypy\.ini|\.flake8|rust-toolchain|rust-toolchain\.toml|package\.json|\.npmrc|\.yarnrc|\.yarnrc\.yml|pnpm-workspace\.yaml|\.pnpmfile\.cjs|tsconfig\.json|biome\.jsonc?|\.prettierrc.*|prettier\.config\..*|\.editorconfig|\.eslintrc.*|eslint\.config\..*|deno\.jsonc?|go\.work|go\.work\.sum|go\.mod)$/;
+
+/**
+ * The fingerprinted locations in the ancestors of the workspace `root` (absolute), from
+ * its parent up to `/`: each ancestor's files matching `ANCESTOR_FILE_PATTERN` (found
+ * with one `readdir` of the ancestor, top level only), its `.cargo/config.toml` and
+ * `.cargo/config`, and its `node_modules/` as a stat-only listing of the top-level
+ * entries and of `node_modules/.bin` (a planted package or bin is a new entry; a file
+ * rewritten deep inside an existing package is not seen). Reads the ancestors' top-level
+ * names only; never throws.
+ */
+export function ancestorLocations(root: string): UserFileLocation[] {
+  const list: UserFileLocation[] = [];
+  let dir = dirname(root);
+  for (;;) {
+    for (const name of safeReaddir(dir)) {
+      if (ANCESTOR_FILE_PATTERN.test(name)) list.push({ path: join(dir, name), folder: false });
+    }
+    list.push({ path: join(dir, ".cargo", "config.toml"), folder: false });
+    list.push({ path: join(dir, ".cargo", "config"), folder: false });
+    list.push({
+      path: join(dir, "node_modules"),
+      folder: true,
+      depth: 1,
+      statListing: { subfolders: [".bin"] },
+    });
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  return list;
+}
+
+/**
+ * Whether the fingerprint label `label` (`~/…` or absolute, as `fingerprintUserFiles`
+ * writes it) names a location of `ancestorLocations(root)`: a file matching
+ * `ANCESTOR_FILE_PATTERN` directly in an ancestor of `root`, an ancestor's
+ * `.cargo/config.toml` / `.cargo/config`, or an ancestor's `node_modules` (the folder, a
+ * top-level entry, a `.bin` entry). Pure; never throws.
+ */
+export function isAncestorLabel(label: string, root: string, home: string): boolean {
+  const path = label.startsWith("~/") ? join(home, label.slice(2)) : label;
+  if (!isAbsolute(path)) return false;
+  const isAncestor = (dir: string) => dir !== root && insideOf(root, dir) !== undefined;
+  const parent = dirname(path);
+  const name = basename(path);
+  if (isAncestor(parent) && (ANCESTOR_FILE_PATTERN.test(name) || name === "node_modules")) {
+    return true;
+  }
+  const grand = dirname(parent);
+  const folder = basename(parent);
+  if (isAncestor(grand) && folder === ".cargo") return name === "config.toml" || name === "config";
+  if (isAncestor(grand) && folder === "node_modules") return true;
+  return folder === ".bin" && basename(grand) === "node_modules" && isAncestor(dirname(grand));
+}
+
+/** One folder of `PATH`, resolved (`pathFolders`). */
+export interface PathFolder {
+  /** The folder, resolved with `realpath` (as written when it does not exist). */
+  path: string;
+  /** The label prefix of its files: `~/…/` inside the home directory, else `/abs/…/`. */
+  label: string;
+  /** Inside the home directory: files are fingerprinted by content. Else stat only. */
+  insideHome: boolean;
+}
+
+/**
+ * The folders of `pathValue` (`PATH`, `:`-separated; relative entries skipped) that are
+ * fingerprinted: resolved with `realpath`, deduplicated; those inside `home` (after
+ * resolving both), and those outside that the current user can alter (`canAlter`). Reads
+ * the file system (realpath, access); never throws.
+ */
+export function pathFolders(pathValue: string, home: string): PathFolder[] {
+  const realHome = safeRealpath(home) ?? home;
+  const seen = new Set<string>();
+  const folders: PathFolder[] = [];
+  for (const dir of pathValue.split(":")) {
+    if (dir === "" || !isAbsolute(dir)) continue;
+    const resolved = safeRealpath(dir) ?? dir;
+    if (seen.has(resolved)) continue;
+    seen.add(resolved);
+    const inHome =
+      resolved === realHome || resolved === home
+        ? ""
+        : (insideOf(resolved, realHome) ?? insideOf(resolved, home));
+    if (inHome !== undefined) {
+      const label = inHome === "" ? "~/" : `~/${inHome}/`;
+      folders.push({ path: resolved, label, insideHome: true });
+    } else if (canAlter(resolved)) {
+      folders.push({ path: resolved, label: `${resolved}/`, insideHome: false });
+    }
+  }
+  return folders;
+}
+
+/** `rel` of `path` strictly inside `dir`, else undefined. */
+function insideOf(path: string, dir: string): string | undefined {
+  const rel = relative(dir, path);
+  if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return undefined;
+  return rel;
+}
+
+function safeRealpath(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether the current user could change what `dir` holds: `dir` or its parent is
+ * writable (the parent lets it replace the folder), or — when `dir` does not exist — its
+ * nearest existing ancestor is writable. Never throws.
+ */
+function canAlter(dir: string): boolean {
+  let path = dir;
+  for (;;) {
+    let exists = true;
+    try {
+      lstatSync(path);
+    } catch {
+      exists = false;
+    }
+    if (exists) return writable(path) || (path === dir && writable(dirname(path)));
+    const parent = dirname(path);
+    if (parent === path) return false;
+    path = parent;
+  }
 }
 
 function nonBlank(value: string | undefined): string | undefined {
@@ -200,6 +392,10 @@ function visit(
     }
     return;
   }
+  if (location.statListing !== undefined) {
+    statListing(path, home, out, location.statListing.subfolders);
+    return;
+  }
   if (stat.isDirectory()) {
     if (!location.folder || depth >= (location.depth ?? MAX_DEPTH)) return;
     for (const name of safeReaddir(path)) {
@@ -214,24 +410,85 @@ function visit(
   out[labelOf(path, home)] = fileDigest(path, Number(stat.size), stat.mtimeNs, stat.ino);
 }
 
+/**
+ * Lowercase hex SHA-256 of `stat:TYPE:MODE:SIZE:MTIME_NS:CTIME_NS:INO` (TYPE `f`, `d`, `o`)
+ * or of `symlink:TARGET`: the stat-only fingerprint of an entry. Any write, `chmod`,
+ * `touch` or replacement changes it (ctime cannot be set back). Pure.
+ */
+export function pathStatDigest(stat: {
+  type: "f" | "d" | "o";
+  mode: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+  ctimeNs: bigint;
+  ino: bigint;
+}): string {
+  return createHash("sha256")
+    .update(
+      `stat:${stat.type}:${stat.mode}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}:${stat.ino}`,
+    )
+    .digest("hex");
+}
+
+function statEntry(path: string): string | undefined {
+  let stat: ReturnType<typeof lstatSync>;
+  try {
+    stat = lstatSync(path, { bigint: true });
+  } catch {
+    return undefined;
+  }
+  if (stat.isSymbolicLink()) {
+    let target = "";
+    try {
+      target = readlinkSync(path);
+    } catch {}
+    return createHash("sha256").update(`symlink:${target}`).digest("hex");
+  }
+  return pathStatDigest({
+    type: stat.isFile() ? "f" : stat.isDirectory() ? "d" : "o",
+    mode: stat.mode,
+    size: stat.size,
+    mtimeNs: stat.mtimeNs,
+    ctimeNs: stat.ctimeNs,
+    ino: stat.ino,
+  });
+}
+
+/** The folder's presence row, and `pathStatDigest` rows of its entries and of `subfolders`' entries. */
+function statListing(dir: string, home: string, out: UserFileFingerprints, subfolders: string[]) {
+  let stat: ReturnType<typeof lstatSync>;
+  try {
+    stat = lstatSync(dir);
+  } catch {
+    return;
+  }
+  if (stat.isSymbolicLink() || !stat.isDirectory()) {
+    const digest = statEntry(dir);
+    if (digest !== undefined) out[labelOf(dir, home)] = digest;
+    return;
+  }
+  out[labelOf(dir, home)] = createHash("sha256").update("folder").digest("hex");
+  for (const folder of [dir, ...subfolders.map((name) => join(dir, name))]) {
+    const names = safeReaddir(folder).slice(0, STAT_LISTING_MAX_ENTRIES);
+    for (const name of names) {
+      const digest = statEntry(join(folder, name));
+      if (digest !== undefined) out[labelOf(join(folder, name), home)] = digest;
+    }
+  }
+}
+
 function basename(path: string): string {
   return path.slice(path.lastIndexOf("/") + 1);
 }
 
 /**
- * The labels (`~/.local/bin/`, with a trailing `/`) of the folders of `pathValue` that
- * lie inside `home`: a fingerprinted file whose label starts with one of them is an
- * executable a check would find on `PATH`. Pure; never throws.
+ * The label prefixes (`~/.local/bin/`, `/tmp/tools/`, with a trailing `/`) of the
+ * fingerprinted folders of `pathValue` (`pathFolders`): a fingerprinted file whose label
+ * starts with one of them is an executable a check would find on `PATH`. Reads the file
+ * system (realpath, access); never throws.
  */
 export function pathFolderLabels(pathValue: string, home: string): string[] {
-  const labels: string[] = [];
-  for (const dir of pathValue.split(":")) {
-    if (dir === "" || !isAbsolute(dir)) continue;
-    const rel = relative(home, dir);
-    if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) continue;
-    labels.push(`~/${rel}/`);
-  }
-  return labels;
+  return pathFolders(pathValue, home).map((folder) => folder.label);
 }
 
 /** The home directory `fingerprintUserFiles` uses for `options`. */
@@ -244,14 +501,18 @@ export function userFilesHome(options: UserFilesOptions = {}): string {
  * Fingerprint the user-level files (see the list above): label (`~/.gitconfig`, or the
  * absolute path outside the home directory) → lowercase hex SHA-256 of the bytes (files
  * ≤ 1 MiB), of `stat:size:mtime_ns:ino` (larger files), of `symlink:TARGET` (a symlink,
- * not followed), or of `unreadable:CODE`. Missing files are absent. Folders are walked 3
+ * not followed), of `unreadable:CODE`, or `pathStatDigest` (stat-only folders: `PATH`
+ * folders outside home, ancestor `node_modules/`). With `options.root`, the workspace's
+ * ancestors too (`ancestorLocations`). Missing files are absent. Folders are walked 3
  * levels deep, 2,000 files at most each. Sync; never throws.
  */
 export function fingerprintUserFiles(options: UserFilesOptions = {}): UserFileFingerprints {
   const env = options.env ?? process.env;
   const home = options.home ?? nonBlank(env.HOME) ?? homedir();
   const out: UserFileFingerprints = {};
-  for (const location of locations(env, home, options.etc ?? "/etc")) {
+  const all = locations(env, home, options.etc ?? "/etc");
+  if (options.root !== undefined) all.push(...ancestorLocations(options.root));
+  for (const location of all) {
     visit(location.path, home, out, location, 0, { files: MAX_FILES_PER_FOLDER });
   }
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

@@ -16,6 +16,7 @@ import {
 import {
   changedUserFiles,
   fingerprintUserFiles,
+  isAncestorLabel,
   pathFolderLabels,
   userFilesHome,
 } from "../environment/user-files.js";
@@ -80,6 +81,7 @@ export class SessionEnvironment {
       opts.baseline ??
       takeEnvironmentBaseline({
         env,
+        root,
         cargoTargetDir: checkCargoTargetDir(stateDir),
         ...(opts.shell !== undefined ? { shell: opts.shell } : {}),
         ...(opts.home !== undefined ? { home: opts.home } : {}),
@@ -106,7 +108,10 @@ export class SessionEnvironment {
   }
 
   #fingerprintOptions(): Parameters<typeof fingerprintUserFiles>[0] {
-    const options: Parameters<typeof fingerprintUserFiles>[0] = { env: this.#env };
+    const options: Parameters<typeof fingerprintUserFiles>[0] = {
+      env: this.#env,
+      root: this.#root,
+    };
     if (this.#options.home !== undefined) options.home = this.#options.home;
     return options;
   }
@@ -115,9 +120,12 @@ export class SessionEnvironment {
    * The checks that make the report `needs_review` because the turn changed what the
    * checks depend on: `turngate:config` for each review file (the configuration) that
    * differs from its baseline fingerprint; `turngate:path` when, as of the latest
-   * `observeUserFiles()`, an executable was added, changed or removed in a folder of the
-   * checks' `PATH` inside the home directory (`~/.local/bin/bash`: the checks would run
-   * it); `turngate:cargo-target` when the checks' cargo target folder changed since the
+   * `observeUserFiles()`, an executable was added, changed or removed in a fingerprinted
+   * folder of the checks' `PATH` (`pathFolders`: inside the home directory, or outside it
+   * and alterable by the user — `~/.local/bin/bash`, `/tmp/tools/node`: the checks would
+   * run it); `turngate:ancestors` when a tool configuration or `node_modules` entry in a
+   * parent folder of the workspace changed (`isAncestorLabel`; `../.cargo/config.toml`,
+   * `../conftest.py`: the checks read it); `turngate:cargo-target` when the checks' cargo target folder changed since the
    * baseline (or since the last check run). Kind `review`, required, with a residual risk
    * naming the files and what to do.
    */
@@ -138,6 +146,21 @@ export class SessionEnvironment {
         status: "needs_review",
         required: true,
         residual_risk: `${planted.join(", ")} changed during the turn in a folder of the checks' PATH, so the checks may have run it: review it, then start a new turn`,
+      });
+    }
+    const home = userFilesHome(this.#fingerprintOptions());
+    const ancestors = this.#changes
+      .map((change) => change.path)
+      .filter((label) => isAncestorLabel(label, this.#root, home));
+    if (ancestors.length > 0) {
+      checks.push({
+        id: "turngate:ancestors",
+        kind: "review",
+        description:
+          "no tool configuration in the workspace's parent folders changed since the baseline",
+        status: "needs_review",
+        required: true,
+        residual_risk: `${ancestors.join(", ")} changed during the turn in a parent folder of the workspace (cargo, pytest, Node and Go read them), so the checks may have used it: review it, then start a new turn`,
       });
     }
     for (const [path, digest] of Object.entries(this.baseline.reviewFiles)) {

@@ -193,7 +193,7 @@ describe("fingerprintUserFiles (temporary HOME)", () => {
     });
     symlinkSync("/bin/sh", join(home, ".local/bin/sh"));
     const fingerprints = fingerprintUserFiles({
-      env: { PATH: `${home}/.local/bin:/usr/bin` },
+      env: { PATH: `${home}/.local/bin:rel/bin` },
       home,
       etc: join(home, "etc"),
     });
@@ -222,7 +222,7 @@ describe("fingerprintUserFiles (temporary HOME)", () => {
     const home = temp();
     const other = temp({ "cargo/config": "a", goenv: "b", bash_env: "c" });
     const env = {
-      PATH: "/usr/bin",
+      PATH: "rel/bin",
       CARGO_HOME: join(other, "cargo"),
       GOENV: join(other, "goenv"),
       BASH_ENV: join(other, "bash_env"),
@@ -247,11 +247,13 @@ describe("fingerprintUserFiles (temporary HOME)", () => {
 });
 
 describe("pathFolderLabels", () => {
-  test("the PATH folders inside HOME, as ~/ labels", () => {
-    expect(pathFolderLabels("/h/.local/bin:/usr/bin:/h:/h/bin:rel:/hx/bin", "/h")).toEqual([
-      "~/.local/bin/",
-      "~/bin/",
-    ]);
+  test("PATH folders: inside HOME as ~/ labels, writable ones outside as absolute; resolved with realpath, counted once", () => {
+    const home = temp({ ".local/bin/.k": "", "bin/.k": "" });
+    const out = temp({ "bin/.k": "" });
+    symlinkSync(join(home, "bin"), join(out, "link"));
+    expect(
+      pathFolderLabels(`${home}/.local/bin:${out}/bin:rel:${out}/link:${home}/bin:${home}`, home),
+    ).toEqual(["~/.local/bin/", `${out}/bin/`, "~/bin/", "~/"]);
   });
 });
 
