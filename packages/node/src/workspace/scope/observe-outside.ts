@@ -57,6 +57,12 @@ interface Job {
   scope: OutsideScope;
   kind: EntryKind;
   identity: Omit<EntryState, "kind" | "content_digest">;
+  ownDigest: string | undefined;
+}
+
+/** True when a `.turngate/logs/<sha256>.log` regular file's bytes hash to its name. */
+function isOwnLog(ownDigest: string | undefined, kind: EntryKind, digest: string): boolean {
+  return ownDigest !== undefined && kind === "file" && digest === ownDigest;
 }
 
 /**
@@ -65,7 +71,9 @@ interface Job {
  * root's `.git/` and `.turngate/`, each `lstat`ed in one batch and compared with the
  * outside stat cache. An unchanged, non-racy stat reuses the cached state; a file met for
  * the first time in a baseline is recorded stat-only unless it is a harness file or racy;
- * everything else is hashed (SHA-256 of the bytes, of the link text for a symlink).
+ * everything else is hashed (SHA-256 of the bytes, of the link text for a symlink). A
+ * `.turngate/logs/<sha256>.log` regular file whose bytes hash to its name is turngate's own
+ * log and left out (its state stays in the cache, so an unchanged log is not read again).
  * Entries go to `ctx.outside`; keys in `ctx.entries` or already in `ctx.outside` are
  * skipped. Directories, vanished paths and (outside `.git/`) special files are skipped.
  *
@@ -99,7 +107,7 @@ export async function observeOutside(ctx: OutsideContext): Promise<void> {
   const jobs: Job[] = [];
   const { cache } = ctx;
   for (let i = 0; i < candidates.length; i++) {
-    const { item, scope } = candidates[i] as OutsideCandidate;
+    const { item, scope, ownDigest } = candidates[i] as OutsideCandidate;
     const at = i * RAW_STAT_FIELDS;
     const code = raw[at];
     let kind: EntryKind;
@@ -124,6 +132,7 @@ export async function observeOutside(ctx: OutsideContext): Promise<void> {
     ) {
       record.seen = cache.epoch;
       const state = record.state as OutsideEntry;
+      if (isOwnLog(ownDigest, kind, state.content_digest)) continue;
       ctx.outside.set(item.key, state.scope === scope ? state : { ...state, scope });
       continue;
     }
@@ -139,7 +148,7 @@ export async function observeOutside(ctx: OutsideContext): Promise<void> {
       cache.store(item.key, item.fsPath, state, ctx.takenAt);
       continue;
     }
-    jobs.push({ item, scope, kind, identity });
+    jobs.push({ item, scope, kind, identity, ownDigest });
   }
   await hashOutside(ctx, jobs);
   cache.sweep();
@@ -156,8 +165,9 @@ async function hashOutside(ctx: OutsideContext, jobs: Job[]): Promise<void> {
       scope: job.scope,
       hashed: true,
     };
-    ctx.outside.set(job.item.key, state);
     cache.store(job.item.key, job.item.fsPath, state, ctx.takenAt);
+    // turngate's own content-addressed log: cached (not hashed again), never a row.
+    if (!isOwnLog(job.ownDigest, job.kind, digest)) ctx.outside.set(job.item.key, state);
   };
   const fail = (job: Job, error: unknown): void => {
     const code = (error as NodeJS.ErrnoException | undefined)?.code;

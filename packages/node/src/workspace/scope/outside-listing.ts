@@ -11,7 +11,7 @@ import type { OutsideScope } from "../snapshot.js";
 import { absolutePath, RACY_WINDOW_MS } from "../stat/stat-cache.js";
 import { isGitObjectFile, isGitOwnEntry } from "./git-layout.js";
 import type { OutputLocations } from "./output-locations.js";
-import { isTurngateOwnFile } from "./turngate-files.js";
+import { isTurngateOwnFile, turngateLogDigest } from "./turngate-files.js";
 
 /** A path outside the source scope to observe, with the scope it belongs to. */
 export interface OutsideCandidate {
@@ -19,6 +19,11 @@ export interface OutsideCandidate {
   scope: OutsideScope;
   /** `root/item.fsPath`, when the listing already built it (kept between observations). */
   abs?: string;
+  /**
+   * A `.turngate/logs/<sha256>.log`: the digest its bytes must have to be turngate's own
+   * content-addressed log (then it is not recorded; see `turngateLogDigest`).
+   */
+  ownDigest?: string;
 }
 
 /** What {@link listIgnoredPaths} and {@link listHarnessPaths} found. */
@@ -223,7 +228,8 @@ async function walkIgnoredDirectories(
  *   `info/*` and foreign files such as `.git/x/impl.js`; a `.git` that is a file (a
  *   worktree's or submodule's `gitdir:` pointer) or symlink is recorded itself;
  * - in the root's `.turngate/`: every file turngate did not write
- *   ({@link isTurngateOwnFile}).
+ *   ({@link isTurngateOwnFile}); a `logs/<sha256>.log` is a candidate carrying `ownDigest`
+ *   (the observer drops it when its bytes hash to its name).
  * Symlinks are recorded, never followed. A FIFO, socket or device among the recorded paths,
  * and a directory that cannot be read, are reported unreadable. Never throws.
  */
@@ -247,7 +253,14 @@ export async function listHarnessPaths(
       out,
       dirCache,
     ),
-    harnessTree(root, ".turngate", (rel, isDir) => isDir || !isTurngateOwnFile(rel), out, dirCache),
+    harnessTree(
+      root,
+      ".turngate",
+      (rel, isDir) => isDir || !isTurngateOwnFile(rel),
+      out,
+      dirCache,
+      turngateLogDigest,
+    ),
   ]);
   return out;
 }
@@ -255,6 +268,7 @@ export async function listHarnessPaths(
 /**
  * Records the files below `root/top` for which `keep(relInsideTop, isDir)` is true
  * (directories: whether to descend). `top` itself as a file or symlink is recorded.
+ * `ownDigest(rel)`: the digest a file must have to be turngate's own (set on the candidate).
  */
 async function harnessTree(
   root: string,
@@ -262,6 +276,7 @@ async function harnessTree(
   keep: (rel: string, isDir: boolean) => boolean,
   out: OutsideListing,
   dirCache: DirListingCache,
+  ownDigest?: (rel: string) => string | undefined,
 ): Promise<void> {
   let st: Awaited<ReturnType<typeof lstat>>;
   try {
@@ -299,7 +314,13 @@ async function harnessTree(
         if (!dirent.keep) continue;
         if (dirent.dir) next.push(childRel);
         else if (dirent.entry) {
-          out.candidates.push({ item: listedPath(`${top}/${childRel}`), scope: "harness" });
+          const candidate: OutsideCandidate = {
+            item: listedPath(`${top}/${childRel}`),
+            scope: "harness",
+          };
+          const digest = ownDigest?.(childRel);
+          if (digest !== undefined) candidate.ownDigest = digest;
+          out.candidates.push(candidate);
         } else out.unreadable.push(listedPath(`${top}/${childRel}`).key);
       }
     });
