@@ -405,6 +405,27 @@ describe(".git/ and .turngate/ harness rows", () => {
     ]);
   });
 
+  test("JS hidden in .git/refs/ or ORIG_HEAD (bytes that are not a ref) is a harness row; refs git writes (commit, branch, tag, symbolic HEAD) are not", async () => {
+    initRepo(root, { "a.txt": "a\n" });
+    const observer = new WorkspaceObserver(root);
+    await observer.baseline();
+    const js = "module.exports = () => true;\n";
+    write(root, ".git/refs/heads/impl.js", js);
+    write(root, ".git/refs/tags/x", "ref: require('./impl.js')\n");
+    write(root, ".git/ORIG_HEAD", js);
+    write(root, "a.txt", "x\n");
+    git(root, "commit", "-q", "-am", "agent commit");
+    git(root, "branch", "side");
+    git(root, "tag", "v1");
+    git(root, "symbolic-ref", "HEAD", "refs/heads/side");
+    expect(rows(await observer.delta())).toEqual([
+      "harness added .git/ORIG_HEAD",
+      "harness added .git/refs/heads/impl.js",
+      "harness added .git/refs/tags/x",
+      "source modified a.txt",
+    ]);
+  });
+
   test("a file the agent creates in the root's .turngate/ is a harness row; turngate's own proofs and logs are not", async () => {
     initRepo(root, { "a.txt": "a\n" });
     const observer = new WorkspaceObserver(root);

@@ -9,7 +9,7 @@ import { WALK_CONCURRENCY } from "../listing/walk.js";
 import { isHarnessEntry } from "../paths.js";
 import type { OutsideScope } from "../snapshot.js";
 import { absolutePath, RACY_WINDOW_MS } from "../stat/stat-cache.js";
-import { isGitObjectFile, isGitOwnEntry } from "./git-layout.js";
+import { isGitObjectFile, isGitOwnEntry, isGitRefFile } from "./git-layout.js";
 import type { OutputLocations } from "./output-locations.js";
 import { isTurngateOwnFile, turngateLogDigest } from "./turngate-files.js";
 
@@ -24,6 +24,8 @@ export interface OutsideCandidate {
    * content-addressed log (then it is not recorded; see `turngateLogDigest`).
    */
   ownDigest?: string;
+  /** A `.git/` ref file: git's own (not recorded) when its bytes are a ref (`isGitRefContent`). */
+  gitRef?: boolean;
 }
 
 /** What {@link listIgnoredPaths} and {@link listHarnessPaths} found. */
@@ -225,6 +227,8 @@ async function walkIgnoredDirectories(
  * Lists the harness files of the workspace root that are recorded (scope `harness`):
  * - in the root's `.git/` directory: every file except git's own layout
  *   ({@link isGitOwnEntry}: objects, refs, logs, index, HEAD, …), so `config`, `hooks/*`,
+ *   (files below `refs/`, `HEAD` and `*_HEAD` but FETCH_HEAD are candidates with `gitRef`:
+ *   recorded only when their bytes are not a ref, see `isGitRefContent`),
  *   `info/*` and foreign files such as `.git/x/impl.js`; a `.git` that is a file (a
  *   worktree's or submodule's `gitdir:` pointer) or symlink is recorded itself;
  * - in the root's `.turngate/`: every file turngate did not write
@@ -246,12 +250,16 @@ export async function listHarnessPaths(
         if (rel === "objects" || rel.startsWith("objects/")) {
           return isDir || !isGitObjectFile(rel.slice("objects/".length));
         }
+        if (rel === "refs" || isGitRefFile(rel)) return true; // content-checked
+
         const slash = rel.indexOf("/");
         if (slash >= 0) return true; // below a recorded top-level directory: everything
         return !isGitOwnEntry(rel, isDir);
       },
       out,
       dirCache,
+      undefined,
+      isGitRefFile,
     ),
     harnessTree(
       root,
@@ -277,6 +285,7 @@ async function harnessTree(
   out: OutsideListing,
   dirCache: DirListingCache,
   ownDigest?: (rel: string) => string | undefined,
+  gitRef?: (rel: string) => boolean,
 ): Promise<void> {
   let st: Awaited<ReturnType<typeof lstat>>;
   try {
@@ -320,6 +329,7 @@ async function harnessTree(
           };
           const digest = ownDigest?.(childRel);
           if (digest !== undefined) candidate.ownDigest = digest;
+          if (gitRef?.(childRel) === true) candidate.gitRef = true;
           out.candidates.push(candidate);
         } else out.unreadable.push(listedPath(`${top}/${childRel}`).key);
       }
