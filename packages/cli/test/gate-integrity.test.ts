@@ -4,6 +4,7 @@
  * and texts: baseline/verify trust (baseline id, configuration captured in the baseline,
  * --state-dir), blank check commands, text-output injection, and small usage errors.
  */
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   existsSync,
@@ -343,9 +344,18 @@ describe("small usage errors", () => {
     mkdirSync(join(p.root, "a.txt"));
     writeFileSync(join(p.root, "a.txt", "inner"), "x");
     const proof = await cli(["proof", "verify", `.turngate/proofs/${digest}.json`], p.root);
+    // the trees, with git itself: the proof's final tree (a.txt = "new\n") and the tree now
+    const blob = (text: string) =>
+      execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: p.root, input: text })
+        .toString()
+        .trim();
+    const mktree = (entries: string) =>
+      execFileSync("git", ["mktree"], { cwd: p.root, input: entries }).toString().trim();
+    const finalTree = mktree(`100644 blob ${blob("new\n")}\ta.txt\n`);
+    const nowTree = mktree(`040000 tree ${mktree(`100644 blob ${blob("x")}\tinner\n`)}\ta.txt\n`);
     expect(proof).toEqual({
       code: 2,
-      stdout: `proof does not hold against ${p.root}:\n  a.txt: recorded ${sha256("new\n")}, on disk a directory\nsignature: dsse, signed by key ${localKeyId()}\nevidence logs: 1 of 1 re-hashed\n`,
+      stdout: `proof does not hold against ${p.root}:\n  a.txt: recorded ${sha256("new\n")}, on disk a directory\n  source tree: the workspace's source tree ${nowTree} is not the proof's final tree ${finalTree}: it changed since, or this is another workspace\nsignature: dsse, signed by key ${localKeyId()}\nevidence logs: 1 of 1 re-hashed\n`,
       stderr: "",
     });
     const json = JSON.parse(
