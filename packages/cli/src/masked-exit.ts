@@ -53,6 +53,8 @@ function why(m: MaskedExitStatus): string {
         return `turngate does not read the exit status of a \`${m.word}\` command (${c})`;
       }
       return `${q(m.word ?? "")} in ${c} is computed when the check runs, so turngate cannot read what it runs`;
+    case "exit":
+      return `${c} ends the script before ${q(m.skipped ?? "")} runs`;
     case "nesting":
       return `${c} nests subshells or scripts too deep to read its exit status`;
   }
@@ -89,6 +91,8 @@ function fix(m: MaskedExitStatus, shell: HintShell): string {
         return "write the commands out joined with &&, or put them in a script file the check runs (sh ./ci.sh)";
       }
       return "write the script out in the check, or put it in a script file the check runs (sh ./ci.sh)";
+    case "exit":
+      return "drop the `exit` (or make it the last command)";
     case "nesting":
       return "flatten the command";
   }

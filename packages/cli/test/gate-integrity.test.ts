@@ -4,6 +4,7 @@
  * and texts: baseline/verify trust (baseline id, configuration captured in the baseline,
  * --state-dir), blank check commands, text-output injection, and small usage errors.
  */
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   existsSync,
@@ -333,6 +334,42 @@ describe("small usage errors", () => {
     );
   });
 
+  test("a signed proof copied into another repository with the same rows does not hold there: the root is named and the source tree differs", async () => {
+    const a = project({ "a.txt": "old\n" });
+    const agent = a.agent("agent.js", `require("node:fs").writeFileSync("a.txt", "new\\n");`);
+    expect(
+      (await cli(["run", "--check", "grep -qx new a.txt", "--", "node", agent], a.root)).code,
+    ).toBe(0);
+    const digest = workspaceDigest("a.txt", "new\n");
+    // another repository: the proof's row holds (a.txt = "new\n"), but it also has b.js
+    const b = project({ "a.txt": "new\n", "b.js": "module.exports = 1;\n" });
+    mkdirSync(join(b.root, ".turngate/proofs"), { recursive: true });
+    writeFileSync(
+      join(b.root, ".turngate/proofs", `${digest}.json`),
+      readFileSync(join(a.root, ".turngate/proofs", `${digest}.json`)),
+    );
+    const blob = (text: string) =>
+      execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: b.root, input: text })
+        .toString()
+        .trim();
+    const mktree = (entries: string) =>
+      execFileSync("git", ["mktree"], { cwd: b.root, input: entries }).toString().trim();
+    const finalTree = mktree(`100644 blob ${blob("new\n")}\ta.txt\n`);
+    // the tree of b's files now, written by git itself with a throwaway index
+    const indexDir = mkdtempSync(join(tmpdir(), "turngate-idx-"));
+    const index = join(indexDir, "index");
+    const env = { ...process.env, GIT_INDEX_FILE: index };
+    execFileSync("git", ["add", "-A"], { cwd: b.root, env });
+    const nowTree = execFileSync("git", ["write-tree"], { cwd: b.root, env }).toString().trim();
+    rmSync(indexDir, { recursive: true, force: true });
+    expect(nowTree).not.toBe(finalTree);
+    const proof = await cli(["proof", "verify", `.turngate/proofs/${digest}.json`], b.root);
+    expect(proof.code).toBe(2);
+    expect(proof.stdout).toBe(
+      `proof does not hold against ${b.root}:\n  source tree: the workspace's source tree ${nowTree} is not the proof's final tree ${finalTree}: it changed since, or this is another workspace\nsignature: dsse, signed by key ${localKeyId()}\nevidence logs: 1 of 1 re-hashed\nnote: workspace root: the proof was made in ${a.root}, it is checked in ${b.root}\n`,
+    );
+  });
+
   test("proof verify after a recorded file became a directory: does not hold (exit 2), naming the path", async () => {
     const p = project({ "a.txt": "old\n" });
     const agent = p.agent("agent.js", `require("node:fs").writeFileSync("a.txt", "new\\n");`);
@@ -343,9 +380,18 @@ describe("small usage errors", () => {
     mkdirSync(join(p.root, "a.txt"));
     writeFileSync(join(p.root, "a.txt", "inner"), "x");
     const proof = await cli(["proof", "verify", `.turngate/proofs/${digest}.json`], p.root);
+    // the trees, with git itself: the proof's final tree (a.txt = "new\n") and the tree now
+    const blob = (text: string) =>
+      execFileSync("git", ["hash-object", "-w", "--stdin"], { cwd: p.root, input: text })
+        .toString()
+        .trim();
+    const mktree = (entries: string) =>
+      execFileSync("git", ["mktree"], { cwd: p.root, input: entries }).toString().trim();
+    const finalTree = mktree(`100644 blob ${blob("new\n")}\ta.txt\n`);
+    const nowTree = mktree(`040000 tree ${mktree(`100644 blob ${blob("x")}\tinner\n`)}\ta.txt\n`);
     expect(proof).toEqual({
       code: 2,
-      stdout: `proof does not hold against ${p.root}:\n  a.txt: recorded ${sha256("new\n")}, on disk a directory\nsignature: dsse, signed by key ${localKeyId()}\nevidence logs: 1 of 1 re-hashed\n`,
+      stdout: `proof does not hold against ${p.root}:\n  a.txt: recorded ${sha256("new\n")}, on disk a directory\n  source tree: the workspace's source tree ${nowTree} is not the proof's final tree ${finalTree}: it changed since, or this is another workspace\nsignature: dsse, signed by key ${localKeyId()}\nevidence logs: 1 of 1 re-hashed\n`,
       stderr: "",
     });
     const json = JSON.parse(

@@ -146,6 +146,22 @@ const TABLE: [string, "passed" | "failed" | "needs_review", string | null][] = [
     "needs_review",
     `${MASKED} (\`;\` discards the exit status of \`false\`): ${JOIN}`,
   ],
+  // Security report item 3: an exit before the real command, and coproc.
+  [
+    "exit 0; false",
+    "needs_review",
+    `${MASKED} (\`exit 0\` ends the script before \`false\` runs): drop the \`exit\` (or make it the last command)`,
+  ],
+  [
+    "set -e; { exit 0; }; false",
+    "needs_review",
+    `${MASKED} (\`exit 0\` ends the script before \`false\` runs): drop the \`exit\` (or make it the last command)`,
+  ],
+  [
+    "coproc false",
+    "needs_review",
+    `${CANNOT} (turngate does not read the exit status of a \`coproc\` command (\`coproc false\`)): write the commands out joined with &&, or put them in a script file the check runs (sh ./ci.sh)`,
+  ],
   // Interpreter programs are opaque by design: their own status is the check's.
   ["python3 -c 'import sys; sys.exit(1)'", "failed", null],
   ["python3 -c 'import sys; sys.exit(0)'", "passed", null],

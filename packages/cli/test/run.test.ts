@@ -1,9 +1,25 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { cli, gitProject, localKeyId, readProofPayload, UNSANDBOXED_LINE } from "./helpers.js";
+
+/** The git tree of `root`'s files now, written by git itself through a throwaway index. */
+function gitTreeNow(root: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "turngate-idx-"));
+  try {
+    const env = { ...process.env, GIT_INDEX_FILE: join(dir, "index") };
+    execFileSync("git", ["add", "-A"], { cwd: root, env });
+    return execFileSync("git", ["write-tree"], { cwd: root, env }).toString().trim();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The tree id of an empty tree (git's well-known constant). */
+const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 const workspaceDigest = (path: string, content: string) =>
@@ -67,7 +83,7 @@ describe("turngate run", () => {
     const broken = await cli(["proof", "verify", `.turngate/proofs/${digest}.json`], p.root);
     expect(broken.code).toBe(2);
     expect(broken.stdout).toBe(
-      `proof does not hold against ${p.root}:\n  value.txt: recorded ${sha256("42\n")}, on disk ${sha256("43\n")}\nsignature: dsse, signed by key ${localKeyId()}\nevidence logs: 1 of 1 re-hashed\n`,
+      `proof does not hold against ${p.root}:\n  value.txt: recorded ${sha256("42\n")}, on disk ${sha256("43\n")}\n  source tree: the workspace's source tree ${gitTreeNow(p.root)} is not the proof's final tree ${proof.workspace?.final_tree}: it changed since, or this is another workspace\nsignature: dsse, signed by key ${localKeyId()}\nevidence logs: 1 of 1 re-hashed\n`,
     );
   });
 
@@ -400,7 +416,7 @@ describe("turngate proof verify", () => {
     const forced = await cli(["proof", "verify", "--root", ".", proof], elsewhere.root);
     expect(forced.code).toBe(2);
     expect(forced.stdout).toBe(
-      `proof does not hold against ${elsewhere.root}:\n  value.txt: recorded ${sha256("42\n")}, on disk deleted\nsignature: dsse, signed by key ${localKeyId()}\nevidence logs: 1 of 1 re-hashed\nthe proof's one file does not exist under ${elsewhere.root}: if this is not the workspace the proof was written for, pass --root DIR\n`,
+      `proof does not hold against ${elsewhere.root}:\n  value.txt: recorded ${sha256("42\n")}, on disk deleted\n  source tree: the workspace's source tree ${EMPTY_TREE} is not the proof's final tree ${readProofPayload(proof).workspace?.final_tree}: it changed since, or this is another workspace\nsignature: dsse, signed by key ${localKeyId()}\nevidence logs: 1 of 1 re-hashed\nnote: workspace root: the proof was made in ${p.root}, it is checked in ${elsewhere.root}\nthe proof's one file does not exist under ${elsewhere.root}: if this is not the workspace the proof was written for, pass --root DIR\n`,
     );
     // A proof file elsewhere is checked against the cwd.
     mkdirSync(join(elsewhere.root, "copies"));

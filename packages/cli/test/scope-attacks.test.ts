@@ -133,6 +133,45 @@ fs.writeFileSync("a.txt", "b\\n");`,
     expect(json.effect_digest).toBe(effectDigest([row(".turngate/impl.js", "x\n")]));
   });
 
+  test("JS a check requires from .turngate/logs/<64 hex>.log (bytes not hashing to the name) is in the digest; the check's own content-addressed log is not", async () => {
+    const p = project({ "a.txt": "a\n" });
+    const impl = "process.exit(0);\n";
+    const name = `.turngate/logs/${sha256("x\n")}.log`;
+    const agent = writer(p, { [name]: impl, "a.txt": "b\n" });
+    const result = await cli(
+      ["run", "--json", "--check", `node -e "require('./${name}')"`, "--", "node", agent],
+      p.root,
+    );
+    const json = JSON.parse(result.stdout);
+    expect(json.verdict).toBe("verified");
+    expect(json.effect_digest).toBe(effectDigest([row(name, impl), row("a.txt", "b\n")]));
+    expect(json.outside_scope.harness).toEqual([name]);
+  });
+
+  test("JS a check requires from .git/refs/heads/impl.js (not a ref) is in the digest", async () => {
+    const p = project({ "a.txt": "a\n" });
+    const impl = "process.exit(0);\n";
+    const agent = writer(p, { ".git/refs/heads/impl.js": impl, "a.txt": "b\n" });
+    const result = await cli(
+      [
+        "run",
+        "--json",
+        "--check",
+        "node -e \"require('./.git/refs/heads/impl.js')\"",
+        "--",
+        "node",
+        agent,
+      ],
+      p.root,
+    );
+    const json = JSON.parse(result.stdout);
+    expect(json.verdict).toBe("verified");
+    expect(json.effect_digest).toBe(
+      effectDigest([row(".git/refs/heads/impl.js", impl), row("a.txt", "b\n")]),
+    );
+    expect(json.outside_scope.harness).toEqual([".git/refs/heads/impl.js"]);
+  });
+
   test("a FIFO in an untracked folder makes the turn incomplete, naming the path", async () => {
     const p = project({ "a.txt": "a\n" });
     const agent = p.agent(

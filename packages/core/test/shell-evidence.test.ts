@@ -98,6 +98,12 @@ describe("exitStatusMasked (DESIGN §3)", () => {
       "cargo test\necho done",
       "cargo test &",
       "set -e; cargo test && echo ok; true",
+      "exit 0; cargo test",
+      "return 0; cargo test",
+      "set -e; exit 0; cargo test",
+      "{ exit 0; }; cargo test",
+      "exit 0 && cargo test",
+      "coproc cargo test",
     ]) {
       expect(exitStatusMasked(command)).toBe(true);
       expect(exitStatusMasked(command, "cargo test")).toBe(true);
@@ -130,6 +136,40 @@ describe("exitStatusMasked (DESIGN §3)", () => {
     expect(exitStatusMasked("if cargo test; then echo ok; fi", "cargo test")).toBe(true);
     expect(exitStatusMasked(`echo "a; cargo test b"`, "cargo test")).toBe(true);
     expect(exitStatusMasked("set +o pipefail; cargo test | tee log", "cargo test")).toBe(true);
+    expect(exitStatusMasked("cd d || exit 1; cargo test", "cargo test")).toBe(false);
+    expect(exitStatusMasked("cd d || exit 0; cargo test", "cargo test")).toBe(true);
+    expect(exitStatusMasked("cd d && exit 0; cargo test", "cargo test")).toBe(true);
+    expect(exitStatusMasked("(exit 0); cargo test", "cargo test")).toBe(false);
+  });
+
+  test("an exit before the real command, and coproc (security report item 3)", () => {
+    expect(exitStatusMaskedBy("exit 0; node test.js")).toEqual({
+      operator: "exit",
+      command: "exit 0",
+      skipped: "node test.js",
+    });
+    expect(exitStatusMaskedBy("set -e; return 0\nnode test.js")).toEqual({
+      operator: "exit",
+      command: "return 0",
+      skipped: "node test.js",
+    });
+    expect(exitStatusMaskedBy("{ exit 0; }; node test.js")).toEqual({
+      operator: "exit",
+      command: "exit 0",
+      skipped: "node test.js",
+    });
+    expect(exitStatusMaskedBy("exit 0 && node test.js")).toEqual({
+      operator: "exit",
+      command: "exit 0",
+      skipped: "node test.js",
+    });
+    expect(exitStatusMaskedBy("coproc node test.js")).toEqual({
+      operator: "unreadable",
+      command: "coproc node test.js",
+      word: "coproc",
+    });
+    expect(exitStatusMaskedBy("node test.js && exit 0")).toBeNull();
+    expect(exitStatusMaskedBy("set -e; (exit 0); node test.js")).toBeNull();
   });
 });
 

@@ -158,7 +158,7 @@ const EXITS = /^(?:exit|return)(?:\s|$)/;
 const SUBSHELL = /^\((.*)\)(?:\s+\d*[<>&][^()]*)?$/s;
 const BRACE_GROUP = /^\{\s(.*)$/s;
 /** Compound commands whose status is not that of the command they run first. */
-const COMPOUND = /^(if|while|until|for|case|select|function|trap)(?:\s|$)(.*)$/s;
+const COMPOUND = /^(if|while|until|for|case|select|function|trap|coproc)(?:\s|$)(.*)$/s;
 /** How deep `( … )`, `{ …; }` and `sh -c '…'` are looked into; deeper counts as masked. */
 const MAX_NESTING = 32;
 const PIPEFAIL_ON = /(?:^|\s)-[A-Za-z]*o\s+pipefail(?:\s|$)/;
@@ -200,6 +200,39 @@ function commandFollows(segments: readonly ShellSegment[], index: number): boole
     const text = segments[k]?.text ?? "";
     if (text === "") continue;
     return !CLOSES_GROUP.test(text);
+  }
+  return false;
+}
+
+/**
+ * Whether segment text is an `exit` / `return` (also as the first command of a `{ …` group)
+ * that can end the script with status 0: not one with a non-zero literal status
+ * (`exit 1` always fails the check).
+ */
+function isExit(text: string): boolean {
+  const command = text.startsWith("{ ") ? text.slice(2) : text;
+  return EXITS.test(command) && !FAILING_EXIT.test(command);
+}
+const FAILING_EXIT = /^(?:exit|return)\s+[1-9]\d*$/;
+
+/** The first command after segment `index` (skipping `}` closers), or undefined. */
+function laterCommand(segments: readonly ShellSegment[], index: number): string | undefined {
+  for (let k = index + 1; k < segments.length; k++) {
+    const text = segments[k]?.text ?? "";
+    if (text === "" || CLOSES_GROUP.test(text)) continue;
+    return text;
+  }
+  return undefined;
+}
+
+/**
+ * Whether a top-level `exit` / `return` before segment `k` can end the script with status 0
+ * before `k` runs (`exit 0; node test.js`); `cd d || exit 1` cannot (see `isExit`).
+ */
+function exitsBefore(segments: readonly ShellSegment[], k: number): boolean {
+  for (let j = 0; j < k; j++) {
+    const text = (segments[j] as ShellSegment).text;
+    if (isExit(text)) return true;
   }
   return false;
 }
@@ -255,6 +288,7 @@ export function exitStatusMasked(command: string, presetCommand?: string): boole
     if (text !== preset && !text.startsWith(`${preset} `)) continue;
     occurrences++;
     if (k > 0 && (segments[k - 1] as ShellSegment).op === "||") return true;
+    if (exitsBefore(segments, k)) return true;
     if (maskedFrom(segments, states, k)) return true;
   }
   return occurrences === 0;
@@ -273,7 +307,9 @@ export interface MaskedExitStatus {
    * or one of several in assignments, whose status is discarded;
    * `"unreadable"`: a script or program computed when the check runs (`sh -c "$(…)"`,
    * backticks, `eval "$cmd"`, `$RUNNER test`), or a command turngate does not read
-   * (`case`, `select`, `function`, `trap` — an `EXIT` trap can replace the status); or
+   * (`case`, `select`, `function`, `trap` — an `EXIT` trap can replace the status —, and
+   * `coproc`, whose command runs in the background); `"exit"`: an `exit` / `return` that
+   * is not the last command, so the script ends before `skipped` runs; or
    * `"nesting"` when subshells / `sh -c` scripts nest deeper than 32 levels (not read, so
    * counted as masked).
    */
@@ -286,6 +322,7 @@ export interface MaskedExitStatus {
     | "for"
     | "substitution"
     | "unreadable"
+    | "exit"
     | "nesting";
   /**
    * The command whose status is lost, whitespace collapsed: the segment before the
@@ -294,6 +331,8 @@ export interface MaskedExitStatus {
    * or (unreadable, substitution) the simple command that holds the word.
    */
   command: string;
+  /** `exit`: the next command, which never runs (`node test.js` in `exit 0; node test.js`). */
+  skipped?: string;
   /** `||`: the fallback that runs when `command` fails (its status becomes the result). */
   fallback?: string;
   /** `;`/newline under `set -e`: `command` is an `a && b` list, where `set -e` does not stop. */
@@ -328,7 +367,10 @@ export interface MaskedExitStatus {
  * `bash -o pipefail -c 'a | b'` → null. A computed script or program (`sh -c "$(cat x)"`,
  * `` `cat x` ``, `eval "$cmd"`) → `{operator: "unreadable", command, word}`.
  * `a && b || c` → `{operator: "||", command: "a && b", fallback: "c"}`;
- * `{ make; }; true` → `{operator: ";", command: "{ make; }"}`.
+ * `{ make; }; true` → `{operator: ";", command: "{ make; }"}`;
+ * `exit 0; node test.js` → `{operator: "exit", command: "exit 0", skipped: "node test.js"}`
+ * (an `exit` / `return` that is not the last command; inside `( … )` it ends only the
+ * subshell); `coproc node test.js` → `{operator: "unreadable", word: "coproc", …}`.
  */
 export function exitStatusMaskedBy(command: string): MaskedExitStatus | null {
   return maskedByAt(command, 0, { pipefail: false, errexit: false });
@@ -433,6 +475,11 @@ function commandText(segments: readonly ShellSegment[], k: number): string {
   return text;
 }
 
+/** Whether segment `k` runs only after `&&` (`a && exit 0`): then the `;` rule reports it. */
+function listedExit(segments: readonly ShellSegment[], k: number): boolean {
+  return segments[k - 1]?.op === "&&";
+}
+
 function maskedByAt(
   command: string,
   depth: number,
@@ -445,6 +492,13 @@ function maskedByAt(
     const inside = maskedInside((raws[k] as RawSegment).raw.trim(), depth);
     if (inside !== null) return inside;
     const op = seg.op;
+    // `exit 0; node test.js`: the script ends (status 0) before the next command runs.
+    if (isExit(seg.text) && segments[k - 1]?.op !== "||" && op !== "|" && op !== "||") {
+      const skipped = laterCommand(segments, k);
+      if (skipped !== undefined && !(listedExit(segments, k) && op !== "&&")) {
+        return { operator: "exit", command: seg.text.replace(/^\{ /, ""), skipped };
+      }
+    }
     // A `set …` or `exit` that ends an `a && set -e` list only runs when `a` passed, so
     // the `;` after it can still discard `a`'s failure.
     const listed = segments[k - 1]?.op === "&&";

@@ -13,6 +13,7 @@ import {
   OutputLocations,
   SPECIAL_FILE_REASON,
   TURNGATE_OWN_FILES,
+  turngateLogDigest,
 } from "../../src/workspace/scope/index.js";
 import { git, initRepo, makeTempDir, removeDir, SHA, write } from "./helpers.js";
 
@@ -330,30 +331,55 @@ describe(".git/ and .turngate/ harness rows", () => {
     expect(TURNGATE_OWN_FILES).toEqual([
       ".gitignore",
       "baseline.json",
-      "baseline.json.<hex>",
       "baseline-history.json",
-      "baseline-history.json.<hex>",
-      "logs/<sha256>.log",
-      "logs/.tmp-<pid>-<hex>.log",
-      "proofs/<sha256>*",
+      "logs/<sha256 of its bytes>.log",
+      "proofs/<sha256>.json",
       "cargo-target/**",
     ]);
     const sha = SHA["x\n"];
     expect(isTurngateOwnFile(".gitignore")).toBe(true);
     expect(isTurngateOwnFile("baseline.json")).toBe(true);
-    expect(isTurngateOwnFile("baseline.json.1a2b3c")).toBe(true);
+    expect(isTurngateOwnFile("baseline.json.1a2b3c")).toBe(false);
     expect(isTurngateOwnFile("baseline-history.json")).toBe(true);
-    expect(isTurngateOwnFile("baseline-history.json.1a2b3c")).toBe(true);
+    expect(isTurngateOwnFile("baseline-history.json.1a2b3c")).toBe(false);
     expect(isTurngateOwnFile("baseline-history.js")).toBe(false);
-    expect(isTurngateOwnFile(`logs/${sha}.log`)).toBe(true);
-    expect(isTurngateOwnFile("logs/.tmp-123-abcdef.log")).toBe(true);
+    expect(isTurngateOwnFile(`logs/${sha}.log`)).toBe(false);
+    expect(turngateLogDigest(`logs/${sha}.log`)).toBe(sha);
+    expect(turngateLogDigest(`logs/${sha}.log.js`)).toBe(undefined);
+    expect(turngateLogDigest("logs/.tmp-123-abcdef.log")).toBe(undefined);
+    expect(turngateLogDigest(`proofs/${sha}.json`)).toBe(undefined);
+    expect(isTurngateOwnFile("logs/.tmp-123-abcdef.log")).toBe(false);
     expect(isTurngateOwnFile(`proofs/${sha}.json`)).toBe(true);
+    expect(isTurngateOwnFile(`proofs/${sha}evil.js`)).toBe(false);
+    expect(isTurngateOwnFile(`proofs/${sha}.json.js`)).toBe(false);
     expect(isTurngateOwnFile("cargo-target/debug/deps/x.d")).toBe(true);
     expect(isTurngateOwnFile("cargo-target.js")).toBe(false);
     expect(isTurngateOwnFile("impl.js")).toBe(false);
     expect(isTurngateOwnFile("logs/impl.js")).toBe(false);
     expect(isTurngateOwnFile(`proofs/${sha}/impl.js`)).toBe(false);
     expect(isTurngateOwnFile("baseline.json.js")).toBe(false);
+  });
+
+  test("JS planted at .turngate/logs/<64 hex>.log (bytes not hashing to the name), proofs/<64 hex>evil.js, baseline.json.abc or a left-over temporary is a harness row", async () => {
+    initRepo(root, { "a.txt": "a\n" });
+    const observer = new WorkspaceObserver(root);
+    await observer.baseline();
+    const js = "module.exports = () => true;\n";
+    const jsSha = "9cb2ab56e51dde27af3ea8216d6113c1023163cd3805940dff135c10cb3f2a5f"; // sha256sum
+    write(root, `.turngate/logs/${SHA["x\n"]}.log`, js);
+    write(root, `.turngate/proofs/${SHA["x\n"]}evil.js`, js);
+    write(root, ".turngate/baseline.json.abc", js);
+    write(root, ".turngate/logs/.tmp-123-abcdef.log", js);
+    write(root, `.turngate/logs/${jsSha}.log`, js); // content-addressed: turngate's own
+    expect(rows(await observer.delta())).toEqual([
+      "harness added .turngate/baseline.json.abc",
+      "harness added .turngate/logs/.tmp-123-abcdef.log",
+      `harness added .turngate/logs/${SHA["x\n"]}.log`,
+      `harness added .turngate/proofs/${SHA["x\n"]}evil.js`,
+    ]);
+    // an own log rewritten in place with other bytes becomes a row; restored, it is not
+    write(root, `.turngate/logs/${jsSha}.log`, "x\n");
+    expect(rows(await observer.delta())).toContain(`harness added .turngate/logs/${jsSha}.log`);
   });
 
   test("code a check can require from .git/x/impl.js, a new hook and a .git/config edit are harness rows; a commit's own bookkeeping is not", async () => {
@@ -375,6 +401,27 @@ describe(".git/ and .turngate/ harness rows", () => {
       "harness added .git/objects/impl.js",
       "harness added .git/objects/pack/impl.js",
       "harness added .git/x/impl.js",
+      "source modified a.txt",
+    ]);
+  });
+
+  test("JS hidden in .git/refs/ or ORIG_HEAD (bytes that are not a ref) is a harness row; refs git writes (commit, branch, tag, symbolic HEAD) are not", async () => {
+    initRepo(root, { "a.txt": "a\n" });
+    const observer = new WorkspaceObserver(root);
+    await observer.baseline();
+    const js = "module.exports = () => true;\n";
+    write(root, ".git/refs/heads/impl.js", js);
+    write(root, ".git/refs/tags/x", "ref: require('./impl.js')\n");
+    write(root, ".git/ORIG_HEAD", js);
+    write(root, "a.txt", "x\n");
+    git(root, "commit", "-q", "-am", "agent commit");
+    git(root, "branch", "side");
+    git(root, "tag", "v1");
+    git(root, "symbolic-ref", "HEAD", "refs/heads/side");
+    expect(rows(await observer.delta())).toEqual([
+      "harness added .git/ORIG_HEAD",
+      "harness added .git/refs/heads/impl.js",
+      "harness added .git/refs/tags/x",
       "source modified a.txt",
     ]);
   });

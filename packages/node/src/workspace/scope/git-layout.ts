@@ -89,3 +89,29 @@ export const GIT_OBJECT_FILE =
 export function isGitObjectFile(rel: string): boolean {
   return GIT_OBJECT_FILE.test(rel);
 }
+
+/**
+ * What git writes in a ref file: one object id (40 or 64 lowercase hex digits) and a
+ * newline, a symbolic ref `ref: refs/…` and a newline, or (MERGE_HEAD) several id lines.
+ * Neither is a JavaScript program that runs code: an id line is a syntax error, and
+ * `ref: refs/heads/x` is a label plus a division of undefined names (a ReferenceError).
+ */
+export const GIT_REF_CONTENT =
+  /^(?:(?:(?:[0-9a-f]{40}|[0-9a-f]{64})\n)+|ref: refs\/[A-Za-z0-9._/-]+\n)$/;
+
+/**
+ * True when `rel` (a path relative to `.git/`) is a ref file whose bytes must match
+ * {@link GIT_REF_CONTENT} to be git's own: every file below `refs/`, `HEAD`, and the
+ * `*_HEAD` files except `FETCH_HEAD` (whose lines carry branch names and URLs). A file there
+ * whose bytes do not match is recorded as a harness row (security report: code hidden in
+ * `.git/refs/` that a check can `require`). Pure.
+ */
+export function isGitRefFile(rel: string): boolean {
+  if (rel.startsWith("refs/")) return true;
+  return rel !== "FETCH_HEAD" && /^(?:HEAD|[A-Z_]+_HEAD)$/.test(rel);
+}
+
+/** True when `bytes` are what git writes in a ref file ({@link GIT_REF_CONTENT}). */
+export function isGitRefContent(bytes: Buffer): boolean {
+  return bytes.length <= 4096 && GIT_REF_CONTENT.test(bytes.toString("latin1"));
+}

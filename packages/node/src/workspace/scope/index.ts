@@ -16,4 +16,4 @@ export {
   type OutputLocationsOptions,
 } from "./output-locations.js";
 export { SPECIAL_FILE_REASON } from "./special-files.js";
-export { isTurngateOwnFile, TURNGATE_OWN_FILES } from "./turngate-files.js";
+export { isTurngateOwnFile, TURNGATE_OWN_FILES, turngateLogDigest } from "./turngate-files.js";

@@ -1,4 +1,4 @@
-import type { Stats } from "node:fs";
+import { readFileSync, type Stats } from "node:fs";
 import { mapBounded } from "../concurrency.js";
 import { hashRegularFile, hashRegularFileSync, hashSymlink } from "../hash/hash.js";
 import type { ListedPath, PathFilter } from "../listing/listing.js";
@@ -6,6 +6,7 @@ import type { EntryKind, EntryState, OutsideEntry, OutsideScope } from "../snaps
 import { RAW_STAT_FIELDS, RawKind } from "../stat/raw-stat.js";
 import { absolutePath, canReuse, isRacy, type StatCache } from "../stat/stat-cache.js";
 import type { StatService } from "../stat/stat-service.js";
+import { isGitRefContent } from "./git-layout.js";
 import type { OutputLocations } from "./output-locations.js";
 import {
   type DirListingCache,
@@ -57,6 +58,16 @@ interface Job {
   scope: OutsideScope;
   kind: EntryKind;
   identity: Omit<EntryState, "kind" | "content_digest">;
+  ownDigest: string | undefined;
+  gitRef: boolean;
+}
+
+/** Cached states of `.git/` ref files whose bytes were a ref (git's own: never a row). */
+const VALID_REFS = new WeakSet<object>();
+
+/** True when a `.turngate/logs/<sha256>.log` regular file's bytes hash to its name. */
+function isOwnLog(ownDigest: string | undefined, kind: EntryKind, digest: string): boolean {
+  return ownDigest !== undefined && kind === "file" && digest === ownDigest;
 }
 
 /**
@@ -65,7 +76,9 @@ interface Job {
  * root's `.git/` and `.turngate/`, each `lstat`ed in one batch and compared with the
  * outside stat cache. An unchanged, non-racy stat reuses the cached state; a file met for
  * the first time in a baseline is recorded stat-only unless it is a harness file or racy;
- * everything else is hashed (SHA-256 of the bytes, of the link text for a symlink).
+ * everything else is hashed (SHA-256 of the bytes, of the link text for a symlink). A
+ * `.turngate/logs/<sha256>.log` regular file whose bytes hash to its name is turngate's own
+ * log and left out (its state stays in the cache, so an unchanged log is not read again).
  * Entries go to `ctx.outside`; keys in `ctx.entries` or already in `ctx.outside` are
  * skipped. Directories, vanished paths and (outside `.git/`) special files are skipped.
  *
@@ -99,7 +112,7 @@ export async function observeOutside(ctx: OutsideContext): Promise<void> {
   const jobs: Job[] = [];
   const { cache } = ctx;
   for (let i = 0; i < candidates.length; i++) {
-    const { item, scope } = candidates[i] as OutsideCandidate;
+    const { item, scope, ownDigest, gitRef } = candidates[i] as OutsideCandidate;
     const at = i * RAW_STAT_FIELDS;
     const code = raw[at];
     let kind: EntryKind;
@@ -124,6 +137,7 @@ export async function observeOutside(ctx: OutsideContext): Promise<void> {
     ) {
       record.seen = cache.epoch;
       const state = record.state as OutsideEntry;
+      if (isOwnLog(ownDigest, kind, state.content_digest) || VALID_REFS.has(state)) continue;
       ctx.outside.set(item.key, state.scope === scope ? state : { ...state, scope });
       continue;
     }
@@ -139,7 +153,7 @@ export async function observeOutside(ctx: OutsideContext): Promise<void> {
       cache.store(item.key, item.fsPath, state, ctx.takenAt);
       continue;
     }
-    jobs.push({ item, scope, kind, identity });
+    jobs.push({ item, scope, kind, identity, ownDigest, gitRef: gitRef === true });
   }
   await hashOutside(ctx, jobs);
   cache.sweep();
@@ -156,8 +170,9 @@ async function hashOutside(ctx: OutsideContext, jobs: Job[]): Promise<void> {
       scope: job.scope,
       hashed: true,
     };
-    ctx.outside.set(job.item.key, state);
     cache.store(job.item.key, job.item.fsPath, state, ctx.takenAt);
+    // turngate's own content-addressed log: cached (not hashed again), never a row.
+    if (!isOwnLog(job.ownDigest, job.kind, digest)) ctx.outside.set(job.item.key, state);
   };
   const fail = (job: Job, error: unknown): void => {
     const code = (error as NodeJS.ErrnoException | undefined)?.code;
@@ -171,6 +186,26 @@ async function hashOutside(ctx: OutsideContext, jobs: Job[]): Promise<void> {
       continue;
     }
     const abs = absolutePath(root, job.item.fsPath);
+    if (job.gitRef && job.kind === "file" && job.identity.size <= 4096) {
+      try {
+        if (isGitRefContent(readFileSync(abs))) {
+          // git's own ref: cached (not read again while its stat is unchanged), never a row.
+          const state: OutsideEntry = {
+            kind: "file",
+            content_digest: "",
+            ...job.identity,
+            scope: job.scope,
+            hashed: false,
+          };
+          VALID_REFS.add(state);
+          cache.store(job.item.key, job.item.fsPath, state, ctx.takenAt);
+          continue;
+        }
+      } catch (error) {
+        fail(job, error);
+        continue;
+      }
+    }
     try {
       if (job.kind === "symlink") record(job, hashSymlink(abs), job.identity);
       else {

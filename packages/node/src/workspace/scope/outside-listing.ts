@@ -9,9 +9,9 @@ import { WALK_CONCURRENCY } from "../listing/walk.js";
 import { isHarnessEntry } from "../paths.js";
 import type { OutsideScope } from "../snapshot.js";
 import { absolutePath, RACY_WINDOW_MS } from "../stat/stat-cache.js";
-import { isGitObjectFile, isGitOwnEntry } from "./git-layout.js";
+import { isGitObjectFile, isGitOwnEntry, isGitRefFile } from "./git-layout.js";
 import type { OutputLocations } from "./output-locations.js";
-import { isTurngateOwnFile } from "./turngate-files.js";
+import { isTurngateOwnFile, turngateLogDigest } from "./turngate-files.js";
 
 /** A path outside the source scope to observe, with the scope it belongs to. */
 export interface OutsideCandidate {
@@ -19,6 +19,13 @@ export interface OutsideCandidate {
   scope: OutsideScope;
   /** `root/item.fsPath`, when the listing already built it (kept between observations). */
   abs?: string;
+  /**
+   * A `.turngate/logs/<sha256>.log`: the digest its bytes must have to be turngate's own
+   * content-addressed log (then it is not recorded; see `turngateLogDigest`).
+   */
+  ownDigest?: string;
+  /** A `.git/` ref file: git's own (not recorded) when its bytes are a ref (`isGitRefContent`). */
+  gitRef?: boolean;
 }
 
 /** What {@link listIgnoredPaths} and {@link listHarnessPaths} found. */
@@ -220,10 +227,13 @@ async function walkIgnoredDirectories(
  * Lists the harness files of the workspace root that are recorded (scope `harness`):
  * - in the root's `.git/` directory: every file except git's own layout
  *   ({@link isGitOwnEntry}: objects, refs, logs, index, HEAD, …), so `config`, `hooks/*`,
+ *   (files below `refs/`, `HEAD` and `*_HEAD` but FETCH_HEAD are candidates with `gitRef`:
+ *   recorded only when their bytes are not a ref, see `isGitRefContent`),
  *   `info/*` and foreign files such as `.git/x/impl.js`; a `.git` that is a file (a
  *   worktree's or submodule's `gitdir:` pointer) or symlink is recorded itself;
  * - in the root's `.turngate/`: every file turngate did not write
- *   ({@link isTurngateOwnFile}).
+ *   ({@link isTurngateOwnFile}); a `logs/<sha256>.log` is a candidate carrying `ownDigest`
+ *   (the observer drops it when its bytes hash to its name).
  * Symlinks are recorded, never followed. A FIFO, socket or device among the recorded paths,
  * and a directory that cannot be read, are reported unreadable. Never throws.
  */
@@ -240,14 +250,25 @@ export async function listHarnessPaths(
         if (rel === "objects" || rel.startsWith("objects/")) {
           return isDir || !isGitObjectFile(rel.slice("objects/".length));
         }
+        if (rel === "refs" || isGitRefFile(rel)) return true; // content-checked
+
         const slash = rel.indexOf("/");
         if (slash >= 0) return true; // below a recorded top-level directory: everything
         return !isGitOwnEntry(rel, isDir);
       },
       out,
       dirCache,
+      undefined,
+      isGitRefFile,
     ),
-    harnessTree(root, ".turngate", (rel, isDir) => isDir || !isTurngateOwnFile(rel), out, dirCache),
+    harnessTree(
+      root,
+      ".turngate",
+      (rel, isDir) => isDir || !isTurngateOwnFile(rel),
+      out,
+      dirCache,
+      turngateLogDigest,
+    ),
   ]);
   return out;
 }
@@ -255,6 +276,7 @@ export async function listHarnessPaths(
 /**
  * Records the files below `root/top` for which `keep(relInsideTop, isDir)` is true
  * (directories: whether to descend). `top` itself as a file or symlink is recorded.
+ * `ownDigest(rel)`: the digest a file must have to be turngate's own (set on the candidate).
  */
 async function harnessTree(
   root: string,
@@ -262,6 +284,8 @@ async function harnessTree(
   keep: (rel: string, isDir: boolean) => boolean,
   out: OutsideListing,
   dirCache: DirListingCache,
+  ownDigest?: (rel: string) => string | undefined,
+  gitRef?: (rel: string) => boolean,
 ): Promise<void> {
   let st: Awaited<ReturnType<typeof lstat>>;
   try {
@@ -299,7 +323,14 @@ async function harnessTree(
         if (!dirent.keep) continue;
         if (dirent.dir) next.push(childRel);
         else if (dirent.entry) {
-          out.candidates.push({ item: listedPath(`${top}/${childRel}`), scope: "harness" });
+          const candidate: OutsideCandidate = {
+            item: listedPath(`${top}/${childRel}`),
+            scope: "harness",
+          };
+          const digest = ownDigest?.(childRel);
+          if (digest !== undefined) candidate.ownDigest = digest;
+          if (gitRef?.(childRel) === true) candidate.gitRef = true;
+          out.candidates.push(candidate);
         } else out.unreadable.push(listedPath(`${top}/${childRel}`).key);
       }
     });

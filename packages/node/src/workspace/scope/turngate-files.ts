@@ -3,38 +3,42 @@
  * `fs/ensure-dir.ts`, `fs/content-log.ts`, `fs/atomic.ts`, `cli/baseline-store.ts`; issue 10
  * "files under root `.turngate/` that turngate did not write"). Anything else there — an
  * agent's `.turngate/impl.js`, a planted `.turngate/proofs/x/y` — is recorded on the ledger
- * as a harness row.
+ * as a harness row. Exact names only: Node's `require` loads a file of any unknown extension
+ * as JavaScript, so a loose pattern (`baseline.json.abc`, `proofs/<hex>evil.js`) would be a
+ * place to hide code a check loads.
  *
  * - `.gitignore` (written with the folder), `baseline.json` (`turngate baseline`),
- *   `baseline-history.json` (the ids and times of the last baselines, issue #12 item 13) and
- *   their atomic-write temporaries `<name>.<hex>`;
- * - `logs/<sha256>.log` (content-addressed check logs) and their temporaries
- *   `logs/.tmp-<pid>-<hex>.log`;
- * - `proofs/<effect digest>…` (a name that starts with 64 hex digits: `<digest>.json`, other
- *   proof formats, atomic-write temporaries);
+ *   `baseline-history.json` (the ids and times of the last baselines, issue #12 item 13);
+ * - `logs/<sha256>.log` (content-addressed check logs): turngate's own only when the SHA-256
+ *   of its bytes equals its name — the observer hashes it ({@link turngateLogDigest});
+ *   a log whose bytes do not match its name is a harness row;
+ * - `proofs/<effect digest>.json`;
  * - `cargo-target/**`: the checks' `CARGO_TARGET_DIR` (runner/check-env.ts). Not a ledger
  *   row: the environment baseline fingerprints that folder, and an agent write to it ends
  *   the turn `needs_review` (`turngate:cargo-target`).
+ *
+ * Atomic-write temporaries (`baseline.json.<hex>`, `logs/.tmp-<pid>-<hex>.log`) are not
+ * turngate's own here: turngate's writes complete (rename) before it observes, so a
+ * temporary left by a crashed run is a file the agent's checks can see and is a row.
  */
 export const TURNGATE_OWN_FILES: readonly string[] = Object.freeze([
   ".gitignore",
   "baseline.json",
-  "baseline.json.<hex>",
   "baseline-history.json",
-  "baseline-history.json.<hex>",
-  "logs/<sha256>.log",
-  "logs/.tmp-<pid>-<hex>.log",
-  "proofs/<sha256>*",
+  "logs/<sha256 of its bytes>.log",
+  "proofs/<sha256>.json",
   "cargo-target/**",
 ]);
 
-const TOP = /^(?:\.gitignore|baseline(?:-history)?\.json(?:\.[0-9a-f]+)?)$/;
-const LOG = /^(?:[0-9a-f]{64}\.log|\.tmp-\d+-[0-9a-f]+\.log)$/;
-const PROOF = /^[0-9a-f]{64}[A-Za-z0-9._-]*$/;
+const TOP = /^(?:\.gitignore|baseline(?:-history)?\.json)$/;
+const LOG = /^([0-9a-f]{64})\.log$/;
+const PROOF = /^[0-9a-f]{64}\.json$/;
 
 /**
- * True when `rel` (a `/`-separated path inside `.turngate/`, e.g. `logs/<sha>.log`) is a
- * file turngate writes ({@link TURNGATE_OWN_FILES}). Pure.
+ * True when `rel` (a `/`-separated path inside `.turngate/`, e.g. `proofs/<sha>.json`) is a
+ * file turngate writes whose name alone says so ({@link TURNGATE_OWN_FILES}). A log
+ * `logs/<sha256>.log` is false here: whether it is turngate's depends on its bytes
+ * ({@link turngateLogDigest}). Pure.
  */
 export function isTurngateOwnFile(rel: string): boolean {
   const slash = rel.indexOf("/");
@@ -43,7 +47,16 @@ export function isTurngateOwnFile(rel: string): boolean {
   if (dir === "cargo-target") return true;
   const rest = rel.slice(slash + 1);
   if (rest.includes("/")) return false;
-  if (dir === "logs") return LOG.test(rest);
   if (dir === "proofs") return PROOF.test(rest);
   return false;
+}
+
+/**
+ * For `rel` = `logs/<64 hex>.log` (inside `.turngate/`), the hex name: the SHA-256 (lowercase
+ * hex) its bytes must have for the file to be turngate's own content-addressed log
+ * (`fs/content-log.ts`). `undefined` for any other path. Pure.
+ */
+export function turngateLogDigest(rel: string): string | undefined {
+  if (!rel.startsWith("logs/")) return undefined;
+  return LOG.exec(rel.slice("logs/".length))?.[1];
 }
