@@ -1,0 +1,61 @@
+/**
+ * User-facing findings from QA on real projects: default output locations for common report
+ * names, hints that stay right on the next turn, help text and exit codes. Each test runs the
+ * CLI on a real temporary git repository with real processes.
+ */
+import { createHash } from "node:crypto";
+import { afterEach, describe, expect, test } from "vitest";
+import { cli, gitProject, UNSANDBOXED_LINE } from "./helpers.js";
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+let cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const cleanup of cleanups) cleanup();
+  cleanups = [];
+});
+function project(files: Record<string, string>) {
+  const p = gitProject(files);
+  cleanups.push(p.cleanup);
+  return p;
+}
+const WRITE_42 = `require("node:fs").writeFileSync("value.txt", "42\\n");`;
+
+describe("QA findings: default output locations", () => {
+  test("P1: checks writing report.xml, coverage.xml, coverage.txt and test-results/ end verified; they are check outputs", async () => {
+    const p = project({ "value.txt": "41\n" });
+    const agent = p.agent("agent.js", WRITE_42);
+    const check =
+      "echo r > report.xml && echo c > coverage.xml && echo t > coverage.txt && mkdir -p test-results && echo j > test-results/results.xml";
+    const result = await cli(["run", "--check", check, "--", "node", agent], p.root);
+    const digest = sha256(`workspace|value.txt|${sha256("42\n")}`);
+    expect(result.stdout).toBe(
+      [
+        "changed: 1 path",
+        "  modified value.txt",
+        "checks: 1 passed",
+        `verified: effect digest ${digest}`,
+        "check outputs: 4 paths (ignored or output locations, not in the digest): coverage.txt 1, coverage.xml 1, report.xml 1, test-results/ 1",
+        `proof: .turngate/proofs/${digest}.json`,
+        UNSANDBOXED_LINE,
+        "",
+      ].join("\n"),
+    );
+    expect(result.code).toBe(0);
+  });
+
+  test("P1: turngate run --help lists the new default output locations", async () => {
+    const p = project({ "value.txt": "41\n" });
+    const help = await cli(["run", "--help"], p.root);
+    const text = help.stdout.replace(/\n {2,}/g, " ");
+    for (const name of [
+      "test-results/",
+      "report.xml",
+      "coverage.xml",
+      "coverage.txt",
+      "junit*.xml",
+    ]) {
+      expect(text).toContain(` ${name},`);
+    }
+  });
+});
