@@ -59,3 +59,24 @@ describe("QA findings: default output locations", () => {
     }
   });
 });
+
+describe("QA findings: hints that stay right on the next turn", () => {
+  test("P2: an untracked file the checks rewrite on the next turn keeps the outputs hint", async () => {
+    const p = project({ "value.txt": "41\n" });
+    const check =
+      'node -e \'require("fs").writeFileSync("out.log", String(process.hrtime.bigint()))\'';
+    const first = await cli(
+      ["run", "--json", "--check", check, "--", "node", p.agent("a1.js", WRITE_42)],
+      p.root,
+    );
+    expect(JSON.parse(first.stdout).binding.hint).toBe(
+      'the checks created out.log: add "out.log" to "outputs" in turngate.config.json, or to .gitignore',
+    );
+    const again = p.agent("a2.js", `require("node:fs").writeFileSync("value.txt", "43\\n");`);
+    const second = await cli(["run", "--check", check, "--", "node", again], p.root);
+    expect(second.code).toBe(2);
+    expect(second.stdout.split("\n")).toContain(
+      '  what to do: the checks rewrote out.log, which git does not track: add "out.log" to "outputs" in turngate.config.json, or to .gitignore',
+    );
+  });
+});
