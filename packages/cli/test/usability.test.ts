@@ -214,7 +214,7 @@ describe("CLI usability: failure vocabulary in progress and text output", () => 
       p.root,
     );
     expect(unbound.stdout).toContain(
-      `\nincomplete (unverified_mutation): the change (effect digest ${digest}) is not verified: the checks changed the workspace while they ran, so their result does not hold for it. Make the checks leave the workspace as they found it (or add their outputs to "ignores") and run again, or, as the host, accept this exact change with --waive ${digest}:REASON\n`,
+      `\nincomplete (unverified_mutation): the change (effect digest ${digest}) is not verified: the checks changed the workspace while they ran, so their result does not hold for it. Make the checks leave the workspace as they found it (or add their outputs to "outputs" in turngate.config.json) and run again, or, as the host, accept this exact change with --waive ${digest}:REASON\n`,
     );
     expect(text.stdout).not.toContain("turngate:checks");
     expect(text.stdout).not.toContain("verification_report");
