@@ -80,3 +80,22 @@ describe("QA findings: hints that stay right on the next turn", () => {
     );
   });
 });
+
+describe("QA findings: messages that say what to do", () => {
+  test("P5: turngate bridge --help marks --stdio as required", async () => {
+    const p = project({ "value.txt": "41\n" });
+    const help = await cli(["bridge", "--help"], p.root);
+    expect(help.stdout.split("\n")).toContain(
+      "  --stdio     required: serve on stdin/stdout (the only transport)",
+    );
+  });
+
+  test("P6: an agent program that is not on PATH: the error says so and where to look", async () => {
+    const p = project({ "value.txt": "41\n" });
+    const result = await cli(["run", "--check", "true", "--", "nosuchagent", "--flag"], p.root);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      "turngate: error: agent command could not start: nosuchagent --flag: nosuchagent not found on PATH; check the command after -- [agent_spawn_failed]\n",
+    );
+  });
+});
