@@ -99,3 +99,17 @@ describe("QA findings: messages that say what to do", () => {
     );
   });
 });
+
+describe("QA findings: exit codes and help", () => {
+  test("P7: turngate proof without a subcommand prints its help and a usage error line, exit 1", async () => {
+    const p = project({ "value.txt": "41\n" });
+    const result = await cli(["proof"], p.root);
+    expect(result.code).toBe(1);
+    expect(result.stderr.startsWith("Usage: turngate proof [options] [command]\n")).toBe(true);
+    expect(
+      result.stderr.endsWith(
+        "turngate: error: missing command: one of verify, public-key (see turngate proof --help) [usage]\n",
+      ),
+    ).toBe(true);
+  });
+});
