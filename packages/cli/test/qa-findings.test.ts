@@ -113,3 +113,24 @@ describe("QA findings: exit codes and help", () => {
     ).toBe(true);
   });
 });
+
+describe("QA findings: help without noise", () => {
+  test("P8: run --help and verify --help show no (default: []) for --check and --waive; the flags still repeat", async () => {
+    const p = project({ "value.txt": "41\n" });
+    for (const command of ["run", "verify"]) {
+      const help = (await cli([command, "--help"], p.root)).stdout;
+      expect(help).toContain("--check <cmd>");
+      expect(help).toContain("--waive <digest:reason>");
+      expect(help).not.toContain("(default: [])");
+    }
+    const agent = p.agent("agent.js", WRITE_42);
+    const result = await cli(
+      ["run", "--json", "--check", "true", "--check", "exit 0", "--", "node", agent],
+      p.root,
+    );
+    expect(JSON.parse(result.stdout).checks.map((c: { command: string }) => c.command)).toEqual([
+      "true",
+      "exit 0",
+    ]);
+  });
+});
