@@ -4,6 +4,8 @@
  * CLI on a real temporary git repository with real processes.
  */
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { cli, gitProject, UNSANDBOXED_LINE } from "./helpers.js";
 
@@ -132,5 +134,19 @@ describe("QA findings: help without noise", () => {
       "true",
       "exit 0",
     ]);
+  });
+});
+
+describe("QA findings: gc", () => {
+  test("P9: gc --state-dir naming a folder that does not exist is an error that names it, exit 1", async () => {
+    const p = project({ "value.txt": "41\n" });
+    const missing = join(p.agents, "typo");
+    const result = await cli(["gc", "--state-dir", missing], p.root);
+    expect(result).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `turngate: error: --state-dir ${missing}: the folder ${missing} does not exist; check the path (the default is .turngate/ in the workspace root) [state_dir_missing]\n`,
+    });
+    expect(existsSync(missing)).toBe(false);
   });
 });

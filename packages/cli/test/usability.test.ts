@@ -538,7 +538,7 @@ describe("CLI usability: turngate gc", () => {
     const gc = await cli(["gc", "--keep-turns", "1"], p.root);
     expect(gc.code).toBe(0);
     expect(gc.stdout).toMatch(
-      /^gc: removed 2 proofs and 2 logs \(\d+ bytes\) from \.turngate; kept 1 proof and 2 logs \(\d+ bytes; limits: 1 turns, 104857600 bytes\)\n$/,
+      /^gc: removed 2 proofs and 2 logs \(\d+ bytes\) from \.turngate; kept 1 proof and 2 logs \(\d+ bytes; limits: 1 turn, 104857600 bytes\)\n$/,
     );
     expect(readdirSync(proofsDir)).toEqual([names[2]?.proof]);
     expect(readdirSync(logsDir).sort()).toEqual([names[2]?.log, names[3]?.log].sort());
