@@ -118,7 +118,12 @@ export function runAgent(
     };
     child.once("error", (error) => {
       cleanup();
-      reject(new AgentSpawnError(argv.join(" "), error.message));
+      const code = (error as NodeJS.ErrnoException).code;
+      const cause =
+        code === "ENOENT"
+          ? `${program} not found on PATH; check the command after --`
+          : error.message;
+      reject(new AgentSpawnError(argv.join(" "), cause));
     });
     // "exit", not "close": a process the agent left running may hold the output pipes open
     // for ever; it is found and killed only after this resolves (what the agent wrote keeps

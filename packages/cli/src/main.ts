@@ -2,7 +2,7 @@ import { Command, CommanderError } from "commander";
 import { COMMANDS } from "./commands/registry.js";
 import type { ExitState } from "./commands/types.js";
 import { CLI_VERSION, type CliContext, EXIT_INTERNAL, EXIT_OK } from "./context.js";
-import { describeError, jsonRequested, reportError } from "./errors.js";
+import { type CliErrorReport, describeError, jsonRequested, reportError } from "./errors.js";
 
 /**
  * Build the `turngate` program for `ctx`: every command of the registry, `--help` on each,
@@ -45,13 +45,32 @@ export async function main(args: readonly string[], ctx: CliContext): Promise<nu
     return state.exitCode;
   } catch (error) {
     if (error instanceof CommanderError) {
-      // Help and version exit 0; `turngate` alone printed its help to stderr.
+      // Help and version exit 0; `turngate` or `turngate proof` without a subcommand printed
+      // its help to stderr: say what is missing in the usual error format (QA finding P7).
       if (error.exitCode === 0) return EXIT_OK;
-      if (error.code === "commander.help") return EXIT_INTERNAL;
+      if (error.code === "commander.help") {
+        reportError(missingSubcommand(program, args), ctx, jsonRequested(args));
+        return EXIT_INTERNAL;
+      }
     }
     reportError(describeError(error, commandPath(program, args)), ctx, jsonRequested(args));
     return EXIT_INTERNAL;
   }
+}
+
+/**
+ * The usage error for a command named without one of its subcommands: `missing command:
+ * one of verify, public-key (see turngate proof --help)`.
+ */
+function missingSubcommand(program: Command, args: readonly string[]): CliErrorReport {
+  const path = commandPath(program, args);
+  let command: Command = program;
+  for (const word of path === "" ? [] : path.split(" ")) {
+    command = command.commands.find((c) => c.name() === word) ?? command;
+  }
+  const names = command.commands.map((c) => c.name()).filter((name) => name !== "help");
+  const help = path === "" ? "turngate --help" : `turngate ${path} --help`;
+  return { code: "usage", message: `missing command: one of ${names.join(", ")} (see ${help})` };
 }
 
 /** The command words of `args` (`run`, `proof verify`), for the usage hint of an error. */

@@ -57,7 +57,12 @@ export function renderTurnText(result: TurnResult): string {
   if (changes.length === 0 && outside.length === 0 && result.delta.complete) {
     lines.push("changed: nothing");
   } else {
-    lines.push(`changed: ${changes.length} ${changes.length === 1 ? "path" : "paths"}`);
+    const outsideCount = result.delta.changes.length - changes.length;
+    lines.push(
+      changes.length === 0 && outsideCount > 0
+        ? `changed: 0 source paths (${outsideCount} outside the source scope)`
+        : `changed: ${changes.length} ${changes.length === 1 ? "path" : "paths"}`,
+    );
     for (const change of changes) {
       lines.push(`  ${change.change.padEnd(8)} ${displayPath(change.path)}`);
     }
@@ -219,7 +224,7 @@ function gateText(outcome: Exclude<GateOutcome, { kind: "allow" }>, result: Turn
         return `${change}: no check ran on it. Add one (--check CMD, or "checks" in turngate.config.json) and run again, ${waive}`;
       }
       if (result.verification?.binding.bound === false) {
-        return `${change}: the checks changed the workspace while they ran, so their result does not hold for it. Make the checks leave the workspace as they found it (or add their outputs to "ignores") and run again, ${waive}`;
+        return `${change}: the checks changed the workspace while they ran, so their result does not hold for it. Make the checks leave the workspace as they found it (or add their outputs to "outputs" in turngate.config.json) and run again, ${waive}`;
       }
       return `${change}: the required checks did not all pass. Fix it and run again, ${waive}`;
     }

@@ -132,3 +132,21 @@ setInterval(() => {}, 1000);`,
     expect(code).toBe(0);
   }, 60_000);
 });
+
+describe("turngate bin: a reader that goes away (QA P4)", () => {
+  test("turngate run --help | head -1: no EPIPE stack trace, exit 0", async () => {
+    // stdout is a pipe closed before turngate writes: the write fails with EPIPE.
+    const child = spawn(
+      process.execPath,
+      ["--conditions=@turngate/source", "--import", "tsx", bin, "run", "--help"],
+      { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    child.stdout.destroy();
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+  });
+});

@@ -111,7 +111,7 @@ function handWrittenProof() {
 }
 
 const UNSIGNED_TEXT =
-  "proof unauthenticated (unsigned): the proof is not signed: anyone who can write the file could have written it\n  pass --public-key FILE with the signer's public key (`turngate proof public-key` prints it), or --allow-unsigned to check the content anyway\n";
+  "proof unauthenticated (unsigned): the proof is not signed: anyone who can write the file could have written it\n  pass --public-key FILE with the signer's public key (`turngate proof public-key --key SIGNER.pem` prints it on the signing machine), or --allow-unsigned to check the content anyway\n";
 
 describe("forged proofs are refused (real CLI process)", () => {
   test("a hand-written proof with a made-up passing report: unauthenticated, exit 2", () => {
@@ -172,7 +172,7 @@ fs.writeFileSync(${JSON.stringify(proofFile)}, ${JSON.stringify(JSON.stringify(h
     const mine = keyidOf(env);
     expect(turngate(["proof", "verify", file], p.root, env)).toEqual({
       code: 2,
-      stdout: `proof unauthenticated (foreign_key): signed by "${agentKey.keyid}", not by the trusted key ${mine}\n  pass --public-key FILE with the signer's public key (\`turngate proof public-key\` prints it), or --allow-unsigned to check the content anyway\n`,
+      stdout: `proof unauthenticated (foreign_key): signed by "${agentKey.keyid}", not by the trusted key ${mine}\n  pass --public-key FILE with the signer's public key (\`turngate proof public-key --key SIGNER.pem\` prints it on the signing machine), or --allow-unsigned to check the content anyway\n`,
       stderr: "",
     });
   }, 90_000);
@@ -214,7 +214,7 @@ describe("a real verified turn's proof (real CLI process)", () => {
     const noKey = turngate(["proof", "verify", proofFile], p.root, ci);
     expect(noKey.code).toBe(2);
     expect(noKey.stdout).toBe(
-      "proof unauthenticated (no_trusted_key): no key to check the signature against: pass --public-key FILE (the signer's public key), set TURNGATE_SIGNING_KEY, or verify as the user whose key signed it\n  pass --public-key FILE with the signer's public key (`turngate proof public-key` prints it), or --allow-unsigned to check the content anyway\n",
+      "proof unauthenticated (no_trusted_key): no key to check the signature against: pass --public-key FILE (the signer's public key), set TURNGATE_SIGNING_KEY, or verify as the user whose key signed it\n  pass --public-key FILE with the signer's public key (`turngate proof public-key --key SIGNER.pem` prints it on the signing machine), or --allow-unsigned to check the content anyway\n",
     );
   }, 120_000);
 

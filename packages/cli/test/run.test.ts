@@ -291,7 +291,7 @@ describe("turngate run", () => {
     const noAgent = await cli(["run", "--", "definitely-not-a-command-xyz"], p.root);
     expect(noAgent.code).toBe(1);
     expect(noAgent.stderr).toContain(
-      "turngate: error: agent command could not start: definitely-not-a-command-xyz: spawn definitely-not-a-command-xyz ENOENT",
+      "turngate: error: agent command could not start: definitely-not-a-command-xyz: definitely-not-a-command-xyz not found on PATH; check the command after -- [agent_spawn_failed]",
     );
     p.write("turngate.config.json", JSON.stringify({ checks: [{ command: "" }] }));
     const badConfig = await cli(["run", "--", "true"], p.root);

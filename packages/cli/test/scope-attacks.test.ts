@@ -78,7 +78,7 @@ describe("the agent's writes outside the source scope are rows of the effect dig
     ]);
     expect(text.code).toBe(0);
     expect(text.stdout.split("\n").slice(0, 5)).toEqual([
-      "changed: 0 paths",
+      "changed: 0 source paths (2 outside the source scope)",
       "ignored: 1 path (outside the source scope, still in the effect digest)",
       "  .npmrc  1 (added 1)",
       "outputs: 1 path (outside the source scope, still in the effect digest)",

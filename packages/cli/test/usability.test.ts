@@ -214,7 +214,7 @@ describe("CLI usability: failure vocabulary in progress and text output", () => 
       p.root,
     );
     expect(unbound.stdout).toContain(
-      `\nincomplete (unverified_mutation): the change (effect digest ${digest}) is not verified: the checks changed the workspace while they ran, so their result does not hold for it. Make the checks leave the workspace as they found it (or add their outputs to "ignores") and run again, or, as the host, accept this exact change with --waive ${digest}:REASON\n`,
+      `\nincomplete (unverified_mutation): the change (effect digest ${digest}) is not verified: the checks changed the workspace while they ran, so their result does not hold for it. Make the checks leave the workspace as they found it (or add their outputs to "outputs" in turngate.config.json) and run again, or, as the host, accept this exact change with --waive ${digest}:REASON\n`,
     );
     expect(text.stdout).not.toContain("turngate:checks");
     expect(text.stdout).not.toContain("verification_report");
@@ -538,7 +538,7 @@ describe("CLI usability: turngate gc", () => {
     const gc = await cli(["gc", "--keep-turns", "1"], p.root);
     expect(gc.code).toBe(0);
     expect(gc.stdout).toMatch(
-      /^gc: removed 2 proofs and 2 logs \(\d+ bytes\) from \.turngate; kept 1 proof and 2 logs \(\d+ bytes; limits: 1 turns, 104857600 bytes\)\n$/,
+      /^gc: removed 2 proofs and 2 logs \(\d+ bytes\) from \.turngate; kept 1 proof and 2 logs \(\d+ bytes; limits: 1 turn, 104857600 bytes\)\n$/,
     );
     expect(readdirSync(proofsDir)).toEqual([names[2]?.proof]);
     expect(readdirSync(logsDir).sort()).toEqual([names[2]?.log, names[3]?.log].sort());

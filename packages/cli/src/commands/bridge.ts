@@ -19,7 +19,7 @@ export const bridgeCommand: CliCommand = {
       .description(
         "Serve the bridge protocol (turngate.bridge.v1): JSON-RPC 2.0 with one UTF-8 JSON object per line on stdin/stdout, at most 32 MiB per message, requests served concurrently, logs on stderr only. The method table and its JSON Schemas are in @turngate/bridge's schema/protocol.json. Ends with exit code 0 on EOF or after a `shutdown` request; open sessions are closed and their running checks killed. SIGINT, SIGTERM and SIGHUP close the sessions, kill their running checks and exit with 128 + the signal number.",
       )
-      .requiredOption("--stdio", "serve on stdin/stdout (the only transport)")
+      .requiredOption("--stdio", "required: serve on stdin/stdout (the only transport)")
       .action(async () => {
         // Loaded here, not at start-up: only this command needs the bridge server.
         const { runStdioServer, SessionRegistry } = await import("@turngate/bridge");

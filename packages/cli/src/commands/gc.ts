@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { TurngateError } from "@turngate/core";
 import { EXIT_OK } from "../context.js";
 import { resolveStatePaths } from "../state-dir.js";
 import {
@@ -61,6 +63,13 @@ export const gcCommand: CliCommand = {
           flags.maxBytes === undefined ? GC_DEFAULT_MAX_BYTES : parseByteSize(flags.maxBytes);
         const root = resolveWorkspaceRoot(ctx.cwd, flags.root);
         const paths = resolveStatePaths(root, flags.stateDir, ctx.cwd);
+        // A mistyped --state-dir would otherwise report "removed 0 proofs" (QA finding P9).
+        if (flags.stateDir !== undefined && !existsSync(paths.dir)) {
+          throw new TurngateError(
+            "state_dir_missing",
+            `--state-dir ${flags.stateDir}: the folder ${paths.dir} does not exist; check the path (the default is .turngate/ in the workspace root)`,
+          );
+        }
         const files = await listStateFiles(paths);
         const cited = new Map<StateFile, string[]>();
         for (const file of files.filter((f) => f.kind === "proof"))
@@ -92,7 +101,7 @@ export const gcCommand: CliCommand = {
         } else {
           const verb = flags.dryRun ? "would remove" : "removed";
           ctx.stdout.write(
-            `gc: ${verb} ${n(plan.remove, "proof")} and ${n(plan.remove, "log")} (${bytes(plan.remove)} bytes) from ${shownPath(root, paths.dir)}; kept ${n(plan.keep, "proof")} and ${n(plan.keep, "log")} (${bytes(plan.keep)} bytes; limits: ${keepTurns} turns, ${maxBytes} bytes)\n`,
+            `gc: ${verb} ${n(plan.remove, "proof")} and ${n(plan.remove, "log")} (${bytes(plan.remove)} bytes) from ${shownPath(root, paths.dir)}; kept ${n(plan.keep, "proof")} and ${n(plan.keep, "log")} (${bytes(plan.keep)} bytes; limits: ${keepTurns} ${keepTurns === 1 ? "turn" : "turns"}, ${maxBytes} bytes)\n`,
           );
         }
         state.exitCode = EXIT_OK;

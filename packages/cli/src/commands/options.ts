@@ -12,9 +12,9 @@ import { parseWaiverFlags } from "../waivers.js";
 
 /** Options shared by `run` and `verify`, as commander parses them. */
 export interface TurnFlags {
-  check: string[];
+  check?: string[];
   config?: string;
-  waive: string[];
+  waive?: string[];
   json?: boolean;
   root?: string;
   stateDir?: string;
@@ -26,7 +26,9 @@ export interface TurnFlags {
 /** Environment variable a host sets to `1` to claim the agent runs sandboxed (as `--sandboxed`). */
 export const SANDBOXED_ENV = "TURNGATE_SANDBOXED";
 
-const collect = (value: string, previous: string[]) => [...previous, value];
+// No default value on the repeatable flags: commander would print `(default: [])` in the
+// help (QA finding P8); an absent flag reads as [] in resolveTurnFlags.
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
 /** Add `--root` and `--state-dir` (run, verify, baseline). */
 export function addLocationOptions(command: Command): Command {
@@ -56,7 +58,6 @@ export function addTurnOptions(command: Command, jsonHelp: string): Command {
         "--check <cmd>",
         'verification command to run with the checks\' shell (bash -c when bash is on PATH, else sh -c; config "shell") in the workspace root (repeatable); replaces the configured and preset checks',
         collect,
-        [],
       )
       .option(
         "--config <file>",
@@ -66,7 +67,6 @@ export function addTurnOptions(command: Command, jsonHelp: string): Command {
         "--waive <digest:reason>",
         "host waiver of one effect digest (repeatable); a waived turn ends as waived, not verified",
         collect,
-        [],
       )
       .option("--json", jsonHelp)
       .option(
@@ -165,8 +165,8 @@ export function resolveTurnFlags(
   checks: VerificationCommand[];
   waivers: CompletionWaiver[];
 } {
-  const checks = checksFromFlags(flags.check);
-  const waivers = parseWaiverFlags(flags.waive);
+  const checks = checksFromFlags(flags.check ?? []);
+  const waivers = parseWaiverFlags(flags.waive ?? []);
   let launchDir: string | undefined;
   const root = resolveWorkspaceRoot(ctx.cwd, flags.root, (line) => {
     launchDir = resolve(ctx.cwd, flags.root ?? ".");

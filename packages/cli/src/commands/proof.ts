@@ -266,7 +266,7 @@ function verificationText(result: ProofFileVerification, root: string): string {
   if (auth.status === "unauthenticated" && result.verification === undefined) {
     lines.push(`proof unauthenticated (${auth.reason}): ${escapeControls(auth.message)}`);
     lines.push(
-      "  pass --public-key FILE with the signer's public key (`turngate proof public-key` prints it), or --allow-unsigned to check the content anyway",
+      "  pass --public-key FILE with the signer's public key (`turngate proof public-key --key SIGNER.pem` prints it on the signing machine), or --allow-unsigned to check the content anyway",
     );
     return `${lines.join("\n")}\n`;
   }

@@ -55,6 +55,7 @@ import {
   unbindingPaths,
 } from "../workspace/diff/during-check.js";
 import { rewritePathMatcher, rewritePathProblem } from "../workspace/diff/rewrite-paths.js";
+import { untrackedAmong } from "../workspace/listing/untracked-paths.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
 import type { WorkspaceSnapshot } from "../workspace/snapshot.js";
 import { type EnvironmentChange, SessionEnvironment } from "./check-environment.js";
@@ -453,7 +454,7 @@ export class Session {
           : this.#rewritePaths.length > 0
             ? "mixed"
             : "not_configured";
-      const binding = this.#bindingFor(before, changes, [changes.outputs], phase);
+      const binding = await this.#bindingFor(before, changes, [changes.outputs], phase);
       return this.#finish(subject, first, binding);
     }
 
@@ -481,7 +482,12 @@ export class Session {
     const final = await this.#observer.snapshot();
     const again = checkChanges(after, final);
     this.#adopted.adopt(agentViewAfter, final, again.outputs);
-    const binding = this.#bindingFor(after, again, [changes.outputs, again.outputs], "second_run");
+    const binding = await this.#bindingFor(
+      after,
+      again,
+      [changes.outputs, again.outputs],
+      "second_run",
+    );
     binding.rewrites = rewrites;
     const result = this.#finish(subject, second, binding);
     result.firstRuns = first.runs;
@@ -674,14 +680,15 @@ export class Session {
   /**
    * The binding for the checks' changes `changes` (from `checkChanges(before, …)`), with
    * the check outputs of `outputLists` merged and capped. `phase` picks the wording of the
-   * lockfile hint.
+   * lockfile hint. In a git work tree, asks git which modified source files are untracked
+   * (their hint says "outputs", QA finding P2).
    */
-  #bindingFor(
+  async #bindingFor(
     before: WorkspaceSnapshot,
     changes: CheckChanges,
     outputLists: ReadonlyArray<readonly CheckOutput[]>,
     phase: RewritePhase,
-  ): ReportBinding & { rewrites?: CheckRewrite[] } {
+  ): Promise<ReportBinding & { rewrites?: CheckRewrite[] }> {
     const outputs = capCheckOutputs(outputLists);
     const withOutputs = <T extends object>(binding: T): T =>
       outputs.count > 0 ? { ...binding, checkOutputs: outputs } : binding;
@@ -689,6 +696,10 @@ export class Session {
     // A turn whose own observation is incomplete says so first, unless the checks also
     // changed something (as before issue 10).
     if (stale || (!leavesBindingIntact(changes) && !this.#ledger.observationIncomplete)) {
+      const modified = changes.changed.filter((c) => c.change === "modified").map((c) => c.path);
+      const untracked = before.git
+        ? await untrackedAmong(before.root, modified)
+        : new Set<string>();
       const binding: ReportBinding = {
         bound: false,
         reason: "workspace_changed_during_check",
@@ -698,6 +709,7 @@ export class Session {
           isRewritePath: this.#isRewritePath,
           sourceDirs: sourceDirectories(before),
           phase,
+          untracked,
         }),
       };
       if (changes.changed.length > 0) binding.changes = changes.changed;

@@ -264,4 +264,30 @@ describe("rewrites, patterns, caps and hints", () => {
       ].join("; "),
     );
   });
+
+  test("checkChangesHint: an untracked file the checks modified gets the outputs hint, a tracked one does not (QA P2)", () => {
+    const hint = checkChangesHint(
+      {
+        changed: [
+          { path: "a.go", change: "modified" },
+          { path: "reports/out.log", change: "modified" },
+        ],
+        created: [],
+        harness: [],
+        outputs: [],
+        unreadable: [],
+      },
+      {
+        isRewritePath: () => false,
+        sourceDirs: new Set(["reports"]),
+        untracked: new Set(["reports/out.log"]),
+      },
+    );
+    expect(hint).toBe(
+      [
+        "the checks changed a.go while they ran: a check must not write source files; do that step in the agent's turn, or write to an output location",
+        'the checks rewrote reports/out.log, which git does not track: add "reports/out.log" to "outputs" in turngate.config.json, or to .gitignore',
+      ].join("; "),
+    );
+  });
 });

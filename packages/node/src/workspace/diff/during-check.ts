@@ -312,6 +312,12 @@ export interface HintOptions {
   sourceDirs: ReadonlySet<string>;
   /** Default `"not_configured"`. */
   phase?: RewritePhase;
+  /**
+   * Source-scope paths git does not track (QA finding P2): a modified one gets the
+   * "outputs" hint (a report file the checks rewrite), not "a check must not write source
+   * files". Default: none.
+   */
+  untracked?: ReadonlySet<string>;
 }
 
 const SHOWN = 3;
@@ -330,6 +336,8 @@ function some(paths: readonly string[]): string {
  *   turngate.config.json` (other wording for a failed first run, a re-run that changed it
  *   again, or rewrites mixed with other changes);
  * - other source files modified / deleted / only their metadata changed;
+ * - untracked source files modified (`options.untracked`): `the checks rewrote report.xml,
+ *   which git does not track: add "report.xml" to "outputs" …` (QA finding P2);
  * - new source files: `add "build/" to "outputs" in turngate.config.json, or to .gitignore`
  *   (pattern from {@link outputsPatternFor});
  * - harness files (`.git/config`, `.git/hooks/`, `.git/info/`, …);
@@ -368,7 +376,9 @@ export function checkChangesHint(changes: CheckChanges, options: HintOptions): s
   }
   const pick = (kind: SourceChangeKind) =>
     changes.changed.filter((c) => c.change === kind && !lockfiles.has(c.path)).map((c) => c.path);
-  const modified = pick("modified");
+  const untracked = options.untracked ?? new Set<string>();
+  const modified = pick("modified").filter((p) => !untracked.has(p));
+  const rewrittenOutputs = pick("modified").filter((p) => untracked.has(p));
   const deleted = pick("deleted");
   const metadata = pick("metadata");
   if (modified.length > 0) {
@@ -384,6 +394,19 @@ export function checkChangesHint(changes: CheckChanges, options: HintOptions): s
   if (metadata.length > 0) {
     clauses.push(
       `the checks touched ${some(metadata)} while they ran (size, mtime, ctime or inode changed; a file replaced and put back counts): find the check or background process that rewrites it`,
+    );
+  }
+  if (rewrittenOutputs.length > 0) {
+    const patterns = [
+      ...new Set(rewrittenOutputs.map((p) => outputsPatternFor(p, options.sourceDirs))),
+    ];
+    const shown = patterns
+      .slice(0, SHOWN)
+      .map((p) => JSON.stringify(p))
+      .join(", ");
+    const more = patterns.length > SHOWN ? ` (and ${patterns.length - SHOWN} more)` : "";
+    clauses.push(
+      `the checks rewrote ${some(rewrittenOutputs)}, which git does not track: add ${shown}${more} to "outputs" in turngate.config.json, or to .gitignore`,
     );
   }
   const created = changes.created.filter((p) => !lockfiles.has(p));

@@ -25,10 +25,14 @@ export const DEFAULT_OUTPUT_LOCATIONS: readonly string[] = Object.freeze([
   ".coverage.*",
   "htmlcov/",
   "coverage/",
+  "test-results/",
   ".nyc_output/",
   "node_modules/.cache/",
   "target/ (beside a Cargo.toml)",
   "junit*.xml",
+  "report.xml",
+  "coverage.xml",
+  "coverage.txt",
   "cover.out",
   "coverage.out",
   "lcov.info",
@@ -37,9 +41,9 @@ export const DEFAULT_OUTPUT_LOCATIONS: readonly string[] = Object.freeze([
 // The defaults above as two name tests (what the list says, without a gitignore engine:
 // classifying 100,000 ignored paths with one costs ~300 ms; these cost a few ms).
 const DEFAULT_DIR_NAME =
-  /^(?:__pycache__|\.pytest_cache|\.mypy_cache|\.ruff_cache|\.hypothesis|\.tox|\.nox|.*\.egg-info|htmlcov|coverage|\.nyc_output)$/;
+  /^(?:__pycache__|\.pytest_cache|\.mypy_cache|\.ruff_cache|\.hypothesis|\.tox|\.nox|.*\.egg-info|htmlcov|coverage|test-results|\.nyc_output)$/;
 const DEFAULT_FILE_NAME =
-  /^(?:.*\.py[co]|\.coverage|\.coverage\..*|junit.*\.xml|cover\.out|coverage\.out|lcov\.info)$/;
+  /^(?:.*\.py[co]|\.coverage|\.coverage\..*|junit.*\.xml|report\.xml|coverage\.xml|coverage\.txt|cover\.out|coverage\.out|lcov\.info)$/;
 
 /** Options of {@link OutputLocations}. */
 export interface OutputLocationsOptions {
