@@ -416,7 +416,10 @@ class FactsProfileMethods:
         apply to ``query`` (``{repo?, path?, language?, task?}``), most specific first
         (reference §1.5, §3.5; ``scope.dir`` is a glob matched against ``path``)."""
         result = self._send("facts.profile_matches", _params(query=query, options=options), timeout=timeout)
-        return [ProfileMatch.from_wire(m, f"matches.{i}") for i, m in enumerate(result["matches"])]
+        matches = result.get("matches") if isinstance(result, dict) else None
+        if not isinstance(matches, list):
+            raise ProtocolError("matches: expected a list", code="bad_result")
+        return [ProfileMatch.from_wire(m, f"matches.{i}") for i, m in enumerate(matches)]
 
     @bridge_method("facts.ladder_plan")
     def ladder_plan(
@@ -451,7 +454,7 @@ class FactsProfileMethods:
         ``model_or_state``: a :class:`HudModel` (or its wire dict) or a HUD state."""
         params = {"model_or_state": to_wire(model_or_state), **_params(options=options)}
         result = self._send("facts.hud_text", params, timeout=timeout)
-        text = result["text"]
+        text = result.get("text") if isinstance(result, dict) else None
         if not isinstance(text, str):
             raise ProtocolError("text: expected str", code="bad_result")
         return text
