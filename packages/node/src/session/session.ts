@@ -1,5 +1,4 @@
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
 import {
   acceptReport,
   CORE_VERSION,
