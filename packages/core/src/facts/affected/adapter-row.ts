@@ -20,11 +20,12 @@ export interface AdapterRow {
  */
 export function readAdapterRow(row: unknown, index: number): AdapterRow {
   const r: Dict = isDict(row) ? row : {};
+  const at = Number.isSafeInteger(index) && index >= 0 ? index : 0;
   const id = trimmedText(r.id ?? r.name ?? "");
   const parser = trimmedText(r.parser_id ?? r.parser ?? "");
   const spec = isNil(r.spec) ? r.command : r.spec;
   return {
-    id: id === "" ? `adapter/${index}` : id,
+    id: id === "" ? `adapter/${at}` : id,
     parser_id: parser === "" ? DEFAULT_AFFECTED_PARSER_ID : parser,
     spec: isNil(spec) ? undefined : spec,
     template_context: isDict(r.template_context) ? r.template_context : {},

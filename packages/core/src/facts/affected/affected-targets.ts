@@ -5,6 +5,7 @@
  * fallback. Pure: the host runs the adapter commands and hands their results in.
  */
 
+import { TurngateValidationError } from "../../errors.js";
 import { type Dict, isDict, stringList } from "../harn-values.js";
 import { type CommandResultLike, checkExit, resultOk } from "../profiles/command-result.js";
 import { classifyChangedFile } from "./global-files.js";
@@ -111,7 +112,7 @@ const fileTarget = (
  * index every path is kept as `file:<P>` (`available: false`). Returns the targets and the
  * paths it mapped; an index that throws is recorded in `errors`.
  */
-export function fallbackTargets(
+function fallbackTargets(
   paths: readonly string[],
   graph: ImportGraphView | null | undefined,
 ): { fallback: AffectedFallback; mapped: Set<string> } {
@@ -198,6 +199,7 @@ export function fallbackTargets(
  * Throws `AffectedParseError` only with `failOnAdapterError`.
  */
 export function reduceAffectedTargets(input: ReduceAffectedInput): AffectedTargetsFact {
+  validateInput(input);
   const changed = stringList(input.changedPaths);
   const globalFiles: string[] = [];
   const lockfiles: string[] = [];
@@ -386,4 +388,64 @@ export function reduceAffectedTargets(input: ReduceAffectedInput): AffectedTarge
 /** Is `value` an affected-targets fact (a cheap shape check for hosts that store one)? */
 export function isAffectedTargetsFact(value: unknown): value is AffectedTargetsFact {
   return isDict(value) && Array.isArray(value.targets) && Array.isArray(value.changed_paths);
+}
+
+function invalid(path: string, message: string): never {
+  throw new TurngateValidationError("affected targets input", [{ path, message }]);
+}
+
+const isStringList = (v: unknown): boolean =>
+  Array.isArray(v) && v.every((x) => typeof x === "string");
+
+/** Field checks of {@link reduceAffectedTargets}'s input (wire names in messages). */
+function validateInput(input: ReduceAffectedInput): void {
+  if (!isDict(input)) invalid("", "must be an object");
+  if (!Array.isArray(input.adapters)) invalid("adapters", "must be a list");
+  input.adapters.forEach((run, i) => {
+    if (!isDict(run)) invalid(`adapters.${i}`, "must be an object");
+    if (typeof run.id !== "string") invalid(`adapters.${i}.id`, "must be a string");
+    if (typeof run.parser_id !== "string") invalid(`adapters.${i}.parser_id`, "must be a string");
+    if (run.result !== undefined && !isDict(run.result)) {
+      invalid(`adapters.${i}.result`, "must be an object");
+    }
+    if (isDict(run.result)) {
+      const r = run.result as Dict;
+      if (r.stdout !== undefined && r.stdout !== null && typeof r.stdout !== "string") {
+        invalid(`adapters.${i}.result.stdout`, "must be a string");
+      }
+      if (r.status !== undefined && r.status !== null && typeof r.status !== "string") {
+        invalid(`adapters.${i}.result.status`, "must be a string");
+      }
+    }
+    if (run.error !== undefined && typeof run.error !== "string") {
+      invalid(`adapters.${i}.error`, "must be a string");
+    }
+    if (run.fact !== undefined && !isDict(run.fact))
+      invalid(`adapters.${i}.fact`, "must be an object");
+  });
+  if (input.root !== undefined && typeof input.root !== "string")
+    invalid("root", "must be a string");
+  if (input.globalFiles !== undefined && !isStringList(input.globalFiles)) {
+    invalid("global_files", "must be a list of strings");
+  }
+  const g = input.importGraph as unknown;
+  if (g !== undefined && g !== null) {
+    const view = g as { importers?: unknown; isSource?: unknown };
+    if (
+      typeof g !== "object" ||
+      typeof view.importers !== "function" ||
+      typeof view.isSource !== "function"
+    ) {
+      invalid("import_graph", "must have importers(path) and isSource(path)");
+    }
+  }
+  if (input.lockfiles !== undefined) {
+    if (!isDict(input.lockfiles)) invalid("lockfiles", "must be an object");
+    for (const [k, v] of Object.entries(input.lockfiles)) {
+      const ok = (x: unknown) => x === null || typeof x === "string";
+      if (!isDict(v) || !ok(v.before) || !ok(v.after)) {
+        invalid(`lockfiles.${k}`, "must be {before, after} with string or null sides");
+      }
+    }
+  }
 }

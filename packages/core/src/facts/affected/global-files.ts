@@ -4,6 +4,7 @@
  * dependencies they pin (`lockfile`). Affected-target tools miss these again and again
  * (reference/landscape.md §2.2); here they are explicit.
  */
+import { TurngateValidationError } from "../../errors.js";
 import { matchName } from "../profiles/scope-glob.js";
 
 /**
@@ -90,6 +91,16 @@ export type ChangedFileClass = "global_file" | "lockfile" | "source";
  * one of `extra` (Harn `match_name` globs, §3.5, e.g. `config/*.yaml`), else `source`.
  */
 export function classifyChangedFile(path: string, extra: readonly string[] = []): ChangedFileClass {
+  if (typeof path !== "string") {
+    throw new TurngateValidationError("changed path", [
+      { path: "path", message: "must be a string" },
+    ]);
+  }
+  if (!Array.isArray(extra) || extra.some((p) => typeof p !== "string")) {
+    throw new TurngateValidationError("changed path", [
+      { path: "global_files", message: "must be a list of strings" },
+    ]);
+  }
   const name = path.slice(path.lastIndexOf("/") + 1);
   if (LOCKFILE_NAMES.includes(name)) return "lockfile";
   if (DEFAULT_GLOBAL_FILE_PATTERNS.some((re) => re.test(path))) return "global_file";

@@ -8,7 +8,6 @@ export {
   type AdapterRun,
   type AffectedFallback,
   type AffectedTargetsFact,
-  fallbackTargets,
   isAffectedTargetsFact,
   type ReduceAffectedInput,
   reduceAffectedTargets,
@@ -21,19 +20,7 @@ export {
 } from "./global-files.js";
 export { type ImportGraphData, type ImportGraphView, importGraphFromData } from "./import-graph.js";
 export * from "./parsers/index.js";
-export { cleanPath, dirnameOf, pathUnder, relativeToRoot } from "./paths.js";
 export { type LockfileImporterDiff, pnpmLockChangedImporters } from "./pnpm-lock-diff.js";
-export {
-  dependentsOf,
-  directProjectTargets,
-  owningProject,
-  type ProjectNode,
-} from "./project-graph.js";
-export {
-  AFFECTED_REASONS,
-  type AffectedReason,
-  type AffectedTarget,
-  mergeTargets,
-  targetFromValue,
-} from "./target.js";
+export type { ProjectNode } from "./project-graph.js";
+export { AFFECTED_REASONS, type AffectedReason, type AffectedTarget } from "./target.js";
 export { adapterTemplateContext, renderSpec, renderTemplate, shellQuote } from "./template.js";

@@ -81,6 +81,21 @@ export function pnpmLockChangedImporters(
   before: string | null,
   after: string | null,
 ): LockfileImporterDiff {
+  if (
+    (before !== null && typeof before !== "string") ||
+    (after !== null && typeof after !== "string")
+  ) {
+    return { importers: [], all: true, why: "pnpm-lock.yaml text is missing" };
+  }
+  try {
+    return diffLocks(before, after);
+  } catch (error) {
+    const why = `pnpm-lock.yaml cannot be compared: ${(error as Error).message}`;
+    return { importers: [], all: true, why };
+  }
+}
+
+function diffLocks(before: string | null, after: string | null): LockfileImporterDiff {
   let a: Dict | null;
   let b: Dict | null;
   try {

@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
+import { parseJsonStream } from "../../../src/facts/affected/parsers/go-list.js";
 import {
   type AdapterRun,
   adapterTemplateContext,
   classifyChangedFile,
   importGraphFromData,
   parseAffectedOutput,
-  parseJsonStream,
   pnpmLockChangedImporters,
   readAdapterRow,
   reduceAffectedTargets,

@@ -1,4 +1,5 @@
 /** Shared types of the affected-target parsers (harn-verification.md §1.3.1). */
+import { TurngateError } from "../../../errors.js";
 import type { ProjectNode } from "../project-graph.js";
 import type { AffectedTarget } from "../target.js";
 
@@ -31,10 +32,9 @@ export type AffectedParser = (
  * A parser could not read its input (not JSON, wrong shape, unknown parser id). `code`
  * `affected_parse_error`; the message is the one the adapter fact's `error` carries.
  */
-export class AffectedParseError extends Error {
-  readonly code = "affected_parse_error";
+export class AffectedParseError extends TurngateError {
   constructor(message: string) {
-    super(message);
+    super("affected_parse_error", message);
     this.name = "AffectedParseError";
   }
 }
