@@ -110,6 +110,15 @@ export {
   proofWorkspaceRoot,
   verifyTurnProof,
 } from "./session/proof-verify.js";
+export {
+  COMMAND_TIMED_OUT,
+  type RefusedReport,
+  type RefusedReportReason,
+  type ToolEvidence,
+  toolEvidence,
+} from "./session/evidence/tool-evidence.js";
+export { presetCandidates } from "./session/evidence/turn-evidence.js";
+export { TurngateGateError, type TurnResult, turnResult } from "./session/evidence/turn-result.js";
 export { Session } from "./session/session.js";
 export type {
   CheckRewrite,
