@@ -103,13 +103,6 @@ export {
   type VerificationRun,
   type VerificationRunOptions,
 } from "./runner/verify-command.js";
-export { buildTurnProof, type TurnProofInput } from "./session/proof.js";
-export {
-  type ProofRowCheck,
-  type ProofVerification,
-  proofWorkspaceRoot,
-  verifyTurnProof,
-} from "./session/proof-verify.js";
 export {
   COMMAND_TIMED_OUT,
   type RefusedReport,
@@ -119,6 +112,13 @@ export {
 } from "./session/evidence/tool-evidence.js";
 export { presetCandidates } from "./session/evidence/turn-evidence.js";
 export { TurngateGateError, type TurnResult, turnResult } from "./session/evidence/turn-result.js";
+export { buildTurnProof, type TurnProofInput } from "./session/proof.js";
+export {
+  type ProofRowCheck,
+  type ProofVerification,
+  proofWorkspaceRoot,
+  verifyTurnProof,
+} from "./session/proof-verify.js";
 export { Session } from "./session/session.js";
 export type {
   CheckRewrite,

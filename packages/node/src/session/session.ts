@@ -58,8 +58,8 @@ import { untrackedAmong } from "../workspace/listing/untracked-paths.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
 import type { WorkspaceSnapshot } from "../workspace/snapshot.js";
 import { type EnvironmentChange, SessionEnvironment } from "./check-environment.js";
-import { presetCandidates, TurnEvidence } from "./evidence/turn-evidence.js";
 import type { RefusedReport, ToolEvidence } from "./evidence/tool-evidence.js";
+import { presetCandidates, TurnEvidence } from "./evidence/turn-evidence.js";
 import { TurngateGateError, type TurnResult, turnResult } from "./evidence/turn-result.js";
 import { buildTurnProof } from "./proof.js";
 import type {

@@ -23,7 +23,13 @@ function passingReport(subject: string, digest?: string) {
     subject,
     status: "passed",
     checks: [
-      { id: `${subject}:test`, kind: "test", description: "tests", required: true, status: "passed" },
+      {
+        id: `${subject}:test`,
+        kind: "test",
+        description: "tests",
+        required: true,
+        status: "passed",
+      },
     ],
     ...(digest !== undefined ? { effect_digest: digest } : {}),
   };
@@ -90,7 +96,10 @@ describe("reports from tool metadata (A3S §2.9, DESIGN §3 authorship)", () => 
   test("A3S's capitalised author spellings (Host, Verifier) are accepted", async () => {
     const r = await repo({ "a.txt": "base\n" });
     const session = await Session.start({ root: r.root });
-    session.observeTool("t", 0, { verification_report: passingReport("a"), verification_author: "Host" });
+    session.observeTool("t", 0, {
+      verification_report: passingReport("a"),
+      verification_author: "Host",
+    });
     session.observeTool("t", 0, {
       verificationReport: passingReport("b"),
       verificationAuthor: " VERIFIER ",
@@ -157,7 +166,11 @@ describe("reports from tool metadata (A3S §2.9, DESIGN §3 authorship)", () => 
   test("a malformed report and a report whose status its checks do not derive are refused by name", async () => {
     const r = await repo({ "a.txt": "base\n" });
     const session = await Session.start({ root: r.root });
-    const bad = { subject: "x", status: "passed", checks: [{ id: "c", kind: "test", description: "d", status: "ok" }] };
+    const bad = {
+      subject: "x",
+      status: "passed",
+      checks: [{ id: "c", kind: "test", description: "d", status: "ok" }],
+    };
     session.observeTool("t", 0, { verification_report: bad, verification_author: "host" });
     const lying = {
       subject: "lie",
@@ -293,7 +306,10 @@ describe("endTurn: per-turn result and a fresh ledger per turn (A3S §1.17)", ()
     const digest = sha256(`write|a.txt|${sha256("base\n")}`);
     session.observeTool("write", 0, write);
     session.recordVerificationReports(passingReport("ci", digest));
-    expect((await session.endTurn()).completion).toEqual({ kind: "verified", effect_digest: digest });
+    expect((await session.endTurn()).completion).toEqual({
+      kind: "verified",
+      effect_digest: digest,
+    });
 
     session.observeTool("write", 0, write);
     expect(session.effectDigest).toBe(digest);
