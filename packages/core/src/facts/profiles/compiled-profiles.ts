@@ -11,7 +11,28 @@ import { type LadderRowFacts, ladderRowFacts } from "./ladder-row.js";
 import { parseProfileRecordSet } from "./record-set.js";
 import type { ProfileRecordSet, ProfileRow } from "./schemas.js";
 import { type ScopeFacts, scopeFacts } from "./scope-facts.js";
-import { invalid } from "./validate.js";
+
+/** A deep copy of lists and dicts (other values as they are). */
+function deepCopy(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(deepCopy);
+  if (isDict(value)) {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) {
+      const copy = deepCopy(value[key]);
+      // An own "__proto__" key (JSON.parse makes one) stays a key, never the prototype.
+      if (key === "__proto__") {
+        Object.defineProperty(out, key, {
+          value: copy,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      } else out[key] = copy;
+    }
+    return out;
+  }
+  return value;
+}
 
 /** One row of a compiled record set. */
 export interface CompiledRow {
@@ -63,14 +84,7 @@ export function compileProfiles(
   const o: CompileProfilesOptions = isDict(options) ? options : {};
   const path = typeof o.path === "string" ? o.path : "profiles";
   const set = parseProfileRecordSet(value, path);
-  let owned = set;
-  if (o.copy !== false) {
-    try {
-      owned = structuredClone(set);
-    } catch (error) {
-      invalid("profile record set", path, `cannot be copied: ${(error as Error).message}`);
-    }
-  }
+  const owned = o.copy === false ? set : (deepCopy(set) as ProfileRecordSet);
   const rows: CompiledRow[] = [];
   const byLanguage = new Map<string, CompiledRow[]>();
   const anyLanguage: CompiledRow[] = [];

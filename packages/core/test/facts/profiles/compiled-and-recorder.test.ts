@@ -237,6 +237,14 @@ describe("compileProfiles: a store validated and indexed once", () => {
     expect(ladderPlan({}, { profiles: compiled }).selected[1]?.command).toBe("a");
   });
 
+  test("the copy keeps an own __proto__ key as a key (never the prototype)", () => {
+    const value = JSON.parse('{"rows":[{"id":"a","__proto__":{"polluted":true}}]}');
+    const row = compileProfiles(value).recordSet.rows?.[0] as Record<string, unknown>;
+    expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+    expect(Object.keys(row)).toEqual(["id", "__proto__"]);
+    expect((row as { polluted?: boolean }).polluted).toBeUndefined();
+  });
+
   test("copy: false shares the value given (the store hands over the JSON it parsed)", () => {
     const value = structuredClone(profiles);
     expect(compileProfiles(value, { copy: false }).recordSet).toBe(value);
