@@ -12,26 +12,42 @@ import { parseProfileRecordSet } from "./record-set.js";
 import type { ProfileRecordSet, ProfileRow } from "./schemas.js";
 import { type ScopeFacts, scopeFacts } from "./scope-facts.js";
 
-/** A deep copy of lists and dicts (other values as they are). */
+/**
+ * A deep copy of lists and dicts (other values as they are), iterative so a deeply nested
+ * value cannot overflow the stack. An own `__proto__` key (JSON.parse makes one) stays a
+ * key, never the prototype.
+ */
 function deepCopy(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(deepCopy);
-  if (isDict(value)) {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) {
-      const copy = deepCopy(value[key]);
-      // An own "__proto__" key (JSON.parse makes one) stays a key, never the prototype.
-      if (key === "__proto__") {
-        Object.defineProperty(out, key, {
-          value: copy,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-      } else out[key] = copy;
+  const copyOf = (v: unknown): unknown =>
+    Array.isArray(v) ? new Array(v.length) : isDict(v) ? {} : v;
+  const root = copyOf(value);
+  const stack: [unknown, unknown][] = [[value, root]];
+  while (stack.length > 0) {
+    const [from, to] = stack.pop() as [unknown, unknown];
+    if (Array.isArray(from)) {
+      const out = to as unknown[];
+      for (let i = 0; i < from.length; i++) {
+        const c = copyOf(from[i]);
+        out[i] = c;
+        if (c !== from[i]) stack.push([from[i], c]);
+      }
+    } else if (isDict(from)) {
+      const out = to as Record<string, unknown>;
+      for (const key of Object.keys(from)) {
+        const c = copyOf(from[key]);
+        if (key === "__proto__") {
+          Object.defineProperty(out, key, {
+            value: c,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        } else out[key] = c;
+        if (c !== from[key]) stack.push([from[key], c]);
+      }
     }
-    return out;
   }
-  return value;
+  return root;
 }
 
 /** One row of a compiled record set. */

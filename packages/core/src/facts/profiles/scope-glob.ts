@@ -11,10 +11,19 @@
  * equality.
  */
 
+import { expectString } from "../../validate.js";
+
 const META = /[*?[]/;
 
-/** Compiles a full glob to an anchored RegExp (unicode mode), or `null` when it does not parse. */
+/**
+ * Compiles a full glob to an anchored RegExp (unicode mode), or `null` when it does not
+ * parse. Throws `TurngateValidationError` (path `pattern`) when `pattern` is not a string.
+ */
 export function compileGlob(pattern: string): RegExp | null {
+  return globRegExp(expectString(pattern, "scope glob", "pattern"));
+}
+
+function globRegExp(pattern: string): RegExp | null {
   const chars = Array.from(pattern);
   let out = "";
   let inAlt = false;
@@ -83,7 +92,8 @@ function parseClass(chars: string[], start: number): { source: string; end: numb
 
 /**
  * The `scope.dir` glob `pattern` as a predicate on the query path (§3.5), with the
- * pattern's form decided once: `compileMatcher(p)(name) === matchName(p, name)`.
+ * pattern's form decided once: `compileMatcher(p)(name) === matchName(p, name)`. Internal:
+ * `pattern` must be a string.
  */
 export function compileMatcher(pattern: string): (name: string) => boolean {
   if (pattern === "*") return () => true;
@@ -105,7 +115,7 @@ export function compileMatcher(pattern: string): (name: string) => boolean {
     const suffix = pattern.slice(1);
     return (name) => name.endsWith(suffix);
   }
-  const re = compileGlob(pattern);
+  const re = globRegExp(pattern);
   if (re !== null) return (name) => re.test(name);
   if (pattern.endsWith("*")) {
     const prefix = pattern.slice(0, -1);
@@ -118,7 +128,12 @@ export function compileMatcher(pattern: string): (name: string) => boolean {
   return (name) => pattern === name;
 }
 
-/** Does `name` (the query path) match the `scope.dir` glob `pattern`? (§3.5) */
+/**
+ * Does `name` (the query path) match the `scope.dir` glob `pattern`? (§3.5) Throws
+ * `TurngateValidationError` (path `pattern` / `name`) when either is not a string.
+ */
 export function matchName(pattern: string, name: string): boolean {
+  expectString(pattern, "scope glob", "pattern");
+  expectString(name, "scope glob", "name");
   return compileMatcher(pattern)(name);
 }
