@@ -6,6 +6,7 @@ import { hudCommand } from "./hud.js";
 import { profileCommand } from "./profile.js";
 import { proofCommand } from "./proof.js";
 import { runCommand } from "./run.js";
+import { showCommand } from "./show.js";
 import type { CliCommand } from "./types.js";
 import { verifyCommand } from "./verify.js";
 
@@ -18,6 +19,7 @@ export const COMMANDS: readonly CliCommand[] = [
   baselineCommand,
   verifyCommand,
   proofCommand,
+  showCommand,
   gcCommand,
   profileCommand,
   hudCommand,

@@ -1,0 +1,1 @@
+export { buildTurnView, TURN_VIEW_LIMITS, truncateUnifiedDiff } from "./turn-view.js";
