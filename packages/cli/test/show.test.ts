@@ -26,7 +26,8 @@ const git = (root: string, ...args: string[]) =>
 
 const CALC = {
   "calc.py": "def add(a, b):\n    return a - b\n",
-  "test_calc.py": 'from calc import add\nassert add(2, 3) == 5, "add(2, 3) should be 5"\nprint("ok")\n',
+  "test_calc.py":
+    'from calc import add\nassert add(2, 3) == 5, "add(2, 3) should be 5"\nprint("ok")\n',
 };
 const FIX = `require("node:fs").writeFileSync("calc.py", "def add(a, b):\\n    return a + b\\n"); require("node:fs").writeFileSync("NOTES.md", "fixed add\\n");`;
 const BREAK = `require("node:fs").writeFileSync("calc.py", "def add(a, b):\\n    return a * b\\n");`;
@@ -46,8 +47,12 @@ describe("turngate show", () => {
     expect(lines[0]).toBe(`VERIFIED  effect digest ${digest}`);
     expect(lines[1]).toBe("  checks: 1 passed · 2 files (1 added, 1 modified), +2 −1");
     expect(lines[2]).toBe("  trust: unsandboxed");
-    expect(lines[3]).toMatch(new RegExp(`^  baseline tree ${baseline} \\(git diff ${baseline} [0-9a-f]{40}\\)$`));
-    expect(shown.stdout).toMatch(/\nchecks\n {2}✓ passed check:1: python3 test_calc.py in \d+\.\ds \(optional\)\n|\nchecks\n {2}✓ passed check:1: python3 test_calc.py in \d+\.\ds\n/);
+    expect(lines[3]).toMatch(
+      new RegExp(`^  baseline tree ${baseline} \\(git diff ${baseline} [0-9a-f]{40}\\)$`),
+    );
+    expect(shown.stdout).toMatch(
+      /\nchecks\n {2}✓ passed check:1: python3 test_calc.py in \d+\.\ds \(optional\)\n|\nchecks\n {2}✓ passed check:1: python3 test_calc.py in \d+\.\ds\n/,
+    );
     expect(shown.stdout).toContain("\nfiles\n  A NOTES.md  +1 −0\n  M calc.py  +1 −1\n");
     expect(shown.stdout).toContain(
       [
@@ -117,9 +122,13 @@ describe("turngate show", () => {
     const shown = await cli(["show", "last"], p.root);
     expect(shown.stdout.split("\n")[0]).toMatch(/^INCOMPLETE {2}effect digest [0-9a-f]{64}$/);
     expect(shown.stdout).toContain("  unverified_mutation: completion gate:");
-    expect(shown.stdout).toMatch(/ {2}✗ failed \(assertion\) check:1: python3 test_calc.py in \d+\.\ds/);
+    expect(shown.stdout).toMatch(
+      / {2}✗ failed \(assertion\) check:1: python3 test_calc.py in \d+\.\ds/,
+    );
     expect(shown.stdout).toContain("      | AssertionError: add(2, 3) should be 5\n");
-    expect(shown.stdout).toMatch(/ {6}log: .*\.turngate\/logs\/[0-9a-f]{64}\.log \(sha256 [0-9a-f]{64}\)/);
+    expect(shown.stdout).toMatch(
+      / {6}log: .*\.turngate\/logs\/[0-9a-f]{64}\.log \(sha256 [0-9a-f]{64}\)/,
+    );
     expect(shown.stdout).toContain("-    return a - b\n+    return a * b\n");
     // no proof for an incomplete turn, but its view is stored by digest too
     const digest = /effect digest ([0-9a-f]{64})/.exec(shown.stdout)?.[1] as string;
@@ -174,7 +183,9 @@ describe("turngate show", () => {
     );
     await cli(["run", "--check", "true", "--", "node", agent], p.root);
     const view = JSON.parse((await cli(["show", "--json"], p.root)).stdout);
-    const byPath = Object.fromEntries(view.files.map((f: { path: string; diff: unknown }) => [f.path, f.diff]));
+    const byPath = Object.fromEntries(
+      view.files.map((f: { path: string; diff: unknown }) => [f.path, f.diff]),
+    );
     expect(byPath["img.bin"]).toEqual({ kind: "binary", old_bytes: 5, new_bytes: 6 });
     expect(byPath["big.txt"]).toEqual({
       kind: "too_large",
@@ -184,7 +195,9 @@ describe("turngate show", () => {
     });
     const text = (await cli(["show"], p.root)).stdout;
     expect(text).toContain("  M img.bin  binary, 5 → 6 bytes\n");
-    expect(text).toContain(`  M big.txt  too large to show (2 → ${big.length} bytes; limit 1048576 bytes)\n`);
+    expect(text).toContain(
+      `  M big.txt  too large to show (2 → ${big.length} bytes; limit 1048576 bytes)\n`,
+    );
   });
 
   test("file names and diff lines with terminal escapes are shown escaped, never sent raw", async () => {
@@ -205,7 +218,9 @@ describe("turngate show", () => {
     const p = project({ "a.txt": "1\n" });
     const none = await cli(["show"], p.root);
     expect(none.code).toBe(1);
-    expect(none.stderr).toMatch(/^turngate: error: no turn recorded in .*views yet: run one .* \[no_turn\]\n$/);
+    expect(none.stderr).toMatch(
+      /^turngate: error: no turn recorded in .*views yet: run one .* \[no_turn\]\n$/,
+    );
     const unknown = await cli(["show", "abcdef12"], p.root);
     expect(unknown.stderr).toContain("no turn with an effect digest starting abcdef12");
     writeFileSync(join(p.root, "x.json"), '{"schema":"other"}');
@@ -244,7 +259,13 @@ describe("turngate show", () => {
           scope: "source",
           tool: "workspace",
           content_digest: "e".repeat(64),
-          diff: { kind: "text", unified: "@@ -0,0 +1 @@\n+x\n", additions: 1, deletions: 0, truncated: false },
+          diff: {
+            kind: "text",
+            unified: "@@ -0,0 +1 @@\n+x\n",
+            additions: 1,
+            deletions: 0,
+            truncated: false,
+          },
         },
       ],
       diffs: { available: true, reason: null, baseline_tree: null, final_tree: null },
@@ -254,7 +275,9 @@ describe("turngate show", () => {
       hud: null,
     });
     const coloured = renderViewText(view, { color: true });
-    expect(coloured.split("\n")[0]).toBe(`\x1b[1m\x1b[32mVERIFIED\x1b[0m\x1b[0m  effect digest ${"d".repeat(64)}`);
+    expect(coloured.split("\n")[0]).toBe(
+      `\x1b[1m\x1b[32mVERIFIED\x1b[0m\x1b[0m  effect digest ${"d".repeat(64)}`,
+    );
     expect(coloured).toContain("\x1b[36m@@ -0,0 +1 @@\x1b[0m\n\x1b[32m+x\x1b[0m\n");
   });
 });

@@ -54,7 +54,7 @@ h1{margin:0;font-size:1.6em;text-transform:uppercase;letter-spacing:.04em}
 .ok h1{color:var(--ok)}.bad h1{color:var(--bad)}.warn h1{color:var(--warn)}
 h2{font-size:1.15em;margin:24px 0 8px}
 code,pre{font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
-.digest code{overflow-wrap:anywhere}
+p code,summary code,li code{overflow-wrap:anywhere;word-break:break-all}
 .counts{display:flex;flex-wrap:wrap;gap:8px;list-style:none;padding:0;margin:8px 0 0}
 .counts li{border:1px solid var(--line);border-radius:999px;padding:2px 10px;background:var(--bg)}
 .muted{color:var(--muted)}

@@ -1,1 +1,1 @@
-export { buildTurnView, TURN_VIEW_LIMITS, truncateUnifiedDiff } from "./turn-view.js";
+export { buildTurnView, TURN_VIEW_LIMITS } from "./turn-view.js";
