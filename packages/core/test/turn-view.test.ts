@@ -1,10 +1,5 @@
 import { describe, expect, test } from "vitest";
-import {
-  buildTurnView,
-  TURN_VIEW_LIMITS,
-  TurngateValidationError,
-  truncateUnifiedDiff,
-} from "../src/index.js";
+import { buildTurnView, TURN_VIEW_LIMITS, TurngateValidationError } from "../src/index.js";
 import { TurnViewSchema } from "../src/schemas/index.js";
 import { truncateUnifiedDiff } from "../src/view/turn-view.js";
 
