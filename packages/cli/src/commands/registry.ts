@@ -2,6 +2,7 @@ import { baselineCommand } from "./baseline.js";
 import { bridgeCommand } from "./bridge.js";
 import { demoCommand } from "./demo.js";
 import { gcCommand } from "./gc.js";
+import { hookCommand } from "./hook.js";
 import { hudCommand } from "./hud.js";
 import { profileCommand } from "./profile.js";
 import { proofCommand } from "./proof.js";
@@ -21,6 +22,7 @@ export const COMMANDS: readonly CliCommand[] = [
   gcCommand,
   profileCommand,
   hudCommand,
+  hookCommand,
   bridgeCommand,
   demoCommand,
 ];
