@@ -94,9 +94,9 @@ describe("decideStop (issue 19 loop control)", () => {
   it("rejects a policy value below 1 and a negative block count", () => {
     expect(() =>
       decideStop({ failure: "gate", blocksThisTurn: 0, policy: { ...policy, maxAttempts: 0 } }),
-    ).toThrow("policy.maxAttempts must be an integer ≥ 1, got 0");
+    ).toThrow("invalid stop input at policy.maxAttempts");
     expect(() => decideStop({ failure: "gate", blocksThisTurn: -1, policy })).toThrow(
-      "blocksThisTurn must be an integer ≥ 0, got -1",
+      "invalid stop input at blocksThisTurn",
     );
   });
 });
@@ -121,7 +121,7 @@ describe("failureCacheKey", () => {
   });
   it("refuses an empty tree id", () => {
     expect(() => failureCacheKey({ ...base, sourceTree: "" })).toThrow(
-      "sourceTree must be a git tree id",
+      "invalid failure key input at sourceTree: must be a git tree id",
     );
   });
 });

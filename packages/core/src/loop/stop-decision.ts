@@ -7,6 +7,9 @@
  * turn and effect digest, and per harness block cap. Pure: no I/O, no clock.
  */
 
+import { z } from "zod";
+import { parseWith } from "../schemas/parse.js";
+
 /** Default `max_attempts`: stops judged on the same digest before the stop is escalated. */
 export const DEFAULT_MAX_ATTEMPTS = 3;
 
@@ -95,6 +98,22 @@ export type StopDecision =
       blocksThisTurn: number;
     };
 
+const Count = z.number().int().nonnegative();
+const Positive = z.number().int().min(1);
+
+const StopInputSchema = z.object({
+  allowed: z.enum(["verified", "waived", "narrative", "distinct"]).optional(),
+  failure: z.enum(["assertion", "could_not_run", "gate"]).optional(),
+  previous: z.object({ attempts: Count, infrastructureAttempts: Count }).optional(),
+  blocksThisTurn: Count,
+  harnessAtCap: z.boolean().optional(),
+  policy: z.object({
+    maxAttempts: Positive,
+    maxInfrastructureAttempts: Positive,
+    harnessBlockCap: Positive.nullable(),
+  }),
+});
+
 /**
  * Decide one stop (issue 19 item 3). Rules, in order:
  * 1. the gate allowed the turn (`verified`, `waived`, `narrative`, `distinct`) → allow with
@@ -108,22 +127,12 @@ export type StopDecision =
  *    `incomplete` / `capped` (the harness forces the stop after it);
  * 6. otherwise → block (`continue`).
  * Input: see `StopInput`. Output: the decision with the updated counters.
- * Errors: `RangeError` for a policy value below 1 or a negative counter.
+ * Errors: `TurngateValidationError` naming the field for a policy value below 1, a negative
+ * or fractional counter, an unknown `allowed` / `failure`.
  */
-export function decideStop(input: StopInput): StopDecision {
+export function decideStop(raw: StopInput): StopDecision {
+  const input = parseWith(StopInputSchema, raw, "stop input");
   const { policy } = input;
-  for (const [name, value] of [
-    ["maxAttempts", policy.maxAttempts],
-    ["maxInfrastructureAttempts", policy.maxInfrastructureAttempts],
-    ["harnessBlockCap", policy.harnessBlockCap ?? 1],
-  ] as const) {
-    if (!Number.isInteger(value) || value < 1) {
-      throw new RangeError(`policy.${name} must be an integer ≥ 1, got ${value}`);
-    }
-  }
-  if (!Number.isInteger(input.blocksThisTurn) || input.blocksThisTurn < 0) {
-    throw new RangeError(`blocksThisTurn must be an integer ≥ 0, got ${input.blocksThisTurn}`);
-  }
   const previous = input.previous ?? { attempts: 0, infrastructureAttempts: 0 };
   if (input.allowed !== undefined) {
     return {
