@@ -103,6 +103,15 @@ export {
   type VerificationRun,
   type VerificationRunOptions,
 } from "./runner/verify-command.js";
+export {
+  COMMAND_TIMED_OUT,
+  type RefusedReport,
+  type RefusedReportReason,
+  type ToolEvidence,
+  toolEvidence,
+} from "./session/evidence/tool-evidence.js";
+export { presetCandidates } from "./session/evidence/turn-evidence.js";
+export { TurngateGateError, type TurnResult, turnResult } from "./session/evidence/turn-result.js";
 export { buildTurnProof, type TurnProofInput } from "./session/proof.js";
 export {
   type ProofRowCheck,

@@ -1,3 +1,4 @@
+export * from "./affected/index.js";
 export {
   type FileHashAlgorithm,
   type FileHashSnapshotOptions,
