@@ -87,6 +87,17 @@ export interface TurnRequest {
   trust?: TurnProofTrust;
   /** With `baseline`: its git tree id as stored by `turngate baseline`. */
   baselineTree?: SourceTree;
+  /**
+   * Called once the effect digest exists and before the checks run (hooks: the failure
+   * cache, issue 19). Returning true skips the checks: the turn is then judged without a
+   * report (never allowed unless waived or narrative), so a skip can only keep a turn from
+   * passing, never make it pass.
+   */
+  beforeChecks?: (facts: {
+    effectDigest: string;
+    commands: VerificationCommand[];
+    session: Session;
+  }) => Promise<boolean>;
 }
 
 /** The agent of a `turngate run` turn: how it ended and what it left running. */
@@ -218,7 +229,11 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
       );
       checksSource = commands.length > 0 ? "presets" : "none";
     }
-    if (commands.length > 0) {
+    const skip =
+      commands.length > 0 && request.beforeChecks !== undefined
+        ? await request.beforeChecks({ effectDigest: session.effectDigest, commands, session })
+        : false;
+    if (commands.length > 0 && !skip) {
       verification = await withInterruptibleChecks(async (signal) => {
         const progress = createProgressReporter(ctx.stderr);
         try {

@@ -16,6 +16,8 @@ export * from "./facts/index.js";
 export * from "./gate/index.js";
 // Mutation ledger and effect digest (A3S §1.8, §2.1–2.4).
 export * from "./ledger/index.js";
+// Loop control for harness stop hooks (issue 19): attempts, escalation, failure-cache keys.
+export * from "./loop/index.js";
 // Reports, summaries and shell evidence (A3S §1.2–1.5, §2.13, §2.19).
 export * from "./reports/index.js";
 // Plain record types (the zod schemas themselves are on the "./schemas" subpath).
