@@ -113,7 +113,7 @@ describe("the bundle", () => {
     expect(run.filter((input) => input.includes("/bridge/src/"))).toEqual([]);
   });
 
-  test("@turngate/native stays external, required at run time", () => {
+  test("@turngate/native and oxc-parser stay external, loaded at run time", () => {
     const externals = Object.values(meta.outputs).flatMap((out) =>
       out.imports.filter((imp) => imp.external).map((imp) => imp.path),
     );
@@ -124,7 +124,9 @@ describe("the bundle", () => {
         ),
       ),
     ).toBe(false);
-    expect(externals.filter((path) => !isBuiltin(path))).toEqual([]);
+    // oxc-parser (the code index's napi parser) is imported on first use (issue 15).
+    expect([...new Set(externals.filter((path) => !isBuiltin(path)))]).toEqual(["oxc-parser"]);
+    expect(readFileSync(join(cliDir, "package.json"), "utf8")).toContain('"oxc-parser": "0.159.0"');
     // It is required at run time (resolved from turngate's own dependencies).
     expect(readFileSync(join(cliDir, "package.json"), "utf8")).toContain(
       '"@turngate/native": "workspace:*"',

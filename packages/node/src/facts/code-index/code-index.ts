@@ -185,6 +185,10 @@ export class CodeIndex implements ImportGraphView {
   #seq = 0;
   #nextId = 1;
   #dirty = new Set<string>();
+  /** File set and folders of the last resolution (dropped whenever the set changes). */
+  #setsCache:
+    | { size: number; value: { files: Set<string>; byDir: Map<string, string[]> } }
+    | undefined;
 
   private constructor(root: string) {
     this.root = root;
@@ -328,6 +332,7 @@ export class CodeIndex implements ImportGraphView {
     let recorded = 0;
     let membership = false;
     const changed: string[] = [];
+    const previousImports = new Map<string, string[]>();
     for (const p of [...paths].sort()) {
       const known = this.#files.get(p);
       const d = digest(p);
@@ -352,8 +357,10 @@ export class CodeIndex implements ImportGraphView {
         known.mtime_ms = rec.mtime_ms;
         continue;
       }
-      if (known !== undefined) rec.id = known.id;
-      else membership = true;
+      if (known !== undefined) {
+        rec.id = known.id;
+        previousImports.set(p, known.imports);
+      } else membership = true;
       this.#put(rec);
       this.#gone.delete(p);
       rec.last_edit_seq = this.#record(p, known === undefined ? "added" : "modified", rec.hash);
@@ -362,10 +369,15 @@ export class CodeIndex implements ImportGraphView {
     }
     if (membership || changed.some((p) => MANIFESTS.test(p))) this.#resolveAll();
     else if (changed.length > 0) {
+      // Same file set, no manifest changed: only the changed files' edges move.
       const meta = this.#meta();
       const { files, byDir } = this.#sets();
-      for (const p of changed) this.#resolveOne(p, files, byDir, meta);
-      this.#rebuildImporters();
+      for (const p of changed) {
+        const before = this.#files.get(p)?.imports ?? [];
+        const prior = previousImports.get(p) ?? before;
+        this.#resolveOne(p, files, byDir, meta);
+        this.#moveEdges(p, prior, this.#files.get(p)?.imports ?? []);
+      }
     }
     return { read, recorded };
   }
@@ -457,6 +469,9 @@ export class CodeIndex implements ImportGraphView {
   }
 
   #sets(): { files: Set<string>; byDir: Map<string, string[]> } {
+    if (this.#setsCache !== undefined && this.#setsCache.size === this.#files.size) {
+      return this.#setsCache.value;
+    }
     const files = new Set(this.#files.keys());
     const byDir = new Map<string, string[]>();
     for (const p of files) {
@@ -465,6 +480,7 @@ export class CodeIndex implements ImportGraphView {
       if (list === undefined) byDir.set(d, [p]);
       else list.push(p);
     }
+    this.#setsCache = { size: files.size, value: { files, byDir } };
     return { files, byDir };
   }
 
@@ -488,10 +504,38 @@ export class CodeIndex implements ImportGraphView {
   }
 
   #resolveAll(): void {
+    this.#setsCache = undefined;
     const meta = this.#meta();
     const { files, byDir } = this.#sets();
     for (const p of this.#files.keys()) this.#resolveOne(p, files, byDir, meta);
     this.#rebuildImporters();
+  }
+
+  /** Moves `from`'s importer entries from its `before` imports to its `after` ones (sorted lists). */
+  #moveEdges(from: string, before: readonly string[], after: readonly string[]): void {
+    const old = new Set(before);
+    const now = new Set(after);
+    for (const t of old) {
+      if (now.has(t)) continue;
+      const list = this.#importers.get(t);
+      const i = list?.indexOf(from) ?? -1;
+      if (list !== undefined && i >= 0) list.splice(i, 1);
+    }
+    for (const t of now) {
+      if (old.has(t)) continue;
+      const list = this.#importers.get(t);
+      if (list === undefined) this.#importers.set(t, [from]);
+      else {
+        let lo = 0;
+        let hi = list.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if ((list[mid] as string) < from) lo = mid + 1;
+          else hi = mid;
+        }
+        list.splice(lo, 0, from);
+      }
+    }
   }
 
   #rebuildImporters(): void {
