@@ -8,6 +8,7 @@
  * are read again. Persisted as one JSON file in the state folder.
  */
 import { createHash } from "node:crypto";
+import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Fnv1a64, type ImportGraphView, TurngateError } from "@turngate/core";
@@ -214,7 +215,7 @@ export class CodeIndex implements ImportGraphView {
   static async build(
     root: string,
     snapshot: WorkspaceSnapshot,
-    options: { concurrency?: number } = {},
+    options: { batch?: number } = {},
   ): Promise<CodeIndex> {
     const index = new CodeIndex(root);
     const paths: string[] = [];
@@ -222,17 +223,13 @@ export class CodeIndex implements ImportGraphView {
       if (e.kind === "file") paths.push(p);
     });
     paths.sort();
-    let next = 0;
-    const limit = Math.max(1, options.concurrency ?? 16);
-    await Promise.all(
-      Array.from({ length: limit }, async () => {
-        while (next < paths.length) {
-          const p = paths[next++] as string;
-          const rec = await index.#read(p, snapshot.entries.get(p)?.content_digest);
-          if (rec !== null) index.#put(rec);
-        }
-      }),
-    );
+    for (let i = 0; i < paths.length; i++) {
+      const p = paths[i] as string;
+      const rec = await index.#read(p, snapshot.entries.get(p)?.content_digest);
+      if (rec !== null) index.#put(rec);
+      // Let other work (a bridge's other requests, timers) run between batches.
+      if (i % (options.batch ?? 512) === 511) await new Promise((r) => setImmediate(r));
+    }
     index.#resolveAll();
     return index;
   }
@@ -391,23 +388,27 @@ export class CodeIndex implements ImportGraphView {
   }
 
   async #read(path: string, sha256: string | undefined): Promise<IndexedFile | null> {
+    // Synchronous reads: thousands of small files are read several times faster than
+    // through the thread pool's open/stat/read/close round trips; the build yields to the
+    // event loop between batches (see build).
     let bytes: Buffer;
     let size: number;
     let mtime: number;
+    let fd: number | undefined;
     try {
-      const { open } = await import("node:fs/promises");
-      const fh = await open(join(this.root, path), "r");
-      try {
-        const st = await fh.stat();
-        if (!st.isFile()) return null;
-        bytes = await fh.readFile();
-        size = bytes.length;
-        mtime = Math.trunc(st.mtimeMs);
-      } finally {
-        await fh.close();
-      }
+      fd = openSync(
+        join(this.root, path),
+        constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+      );
+      const st = fstatSync(fd);
+      if (!st.isFile()) return null;
+      bytes = readFileSync(fd);
+      size = bytes.length;
+      mtime = Math.trunc(st.mtimeMs);
     } catch {
       return null;
+    } finally {
+      if (fd !== undefined) closeSync(fd);
     }
     const hash = new Fnv1a64().update(bytes).digest();
     const sha = sha256 ?? createHash("sha256").update(bytes).digest("hex");
