@@ -21,6 +21,7 @@ func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
 // Bindings is every bridge method this package calls, in wire-name order. initialize and
 // shutdown are called by Start and Close.
 var Bindings = []Binding{
+	{Wire: "facts.affected_from_outputs", Go: "Client.AffectedFromOutputs", Params: typeOf[FactsAffectedFromOutputsParams](), Result: typeOf[AffectedTargets]()},
 	{Wire: "facts.affected_targets", Go: "Client.AffectedTargets", Params: typeOf[FactsAffectedTargetsParams](), Result: typeOf[AffectedTargets]()},
 	{Wire: "facts.code_index_changes_since", Go: "Client.CodeIndexChangesSince", Params: typeOf[FactsCodeIndexChangesSinceParams](), Result: typeOf[CodeIndexChanges]()},
 	{Wire: "facts.code_index_file_hash_snapshot", Go: "Client.CodeIndexFileHashSnapshot", Params: typeOf[FactsCodeIndexFileHashSnapshotParams](), Result: typeOf[FileHashSnapshot]()},

@@ -1,8 +1,10 @@
 /**
  * Code-index benchmark (issue 15): a synthetic TypeScript repository of N files (default
- * 10,000) in 20 workspace packages, each file importing 3 earlier files of its package
- * (relative, `.js` specifiers as NodeNext writes them) and, one in five, a module of
- * another package by name (`@bench/pK/mJ` through package `exports`), committed to git.
+ * 10,000) in 20 workspace packages, shaped like real code (a few hubs, many leaves): file i
+ * of a package imports file ⌊(i−1)/3⌋ (a tree of fan-out 3), one in three also a random
+ * earlier file (relative, `.js` specifiers as NodeNext writes them), and one in five a
+ * module of an earlier package by name (`@bench/pK/mJ` through package `exports`);
+ * committed to git.
  *
  * 1. Cold build: `WorkspaceObserver.snapshot()` + `CodeIndex.build` (listing, SHA-256,
  *    FNV-1a 64, oxc-parser, resolution) against the reference `git ls-files -z` + reading
@@ -55,9 +57,13 @@ function makeRepo(): { root: string; files: string[] } {
     );
     for (let i = 0; i < perPkg && files.length < N; i++) {
       const lines: string[] = [];
-      for (let k = 0; k < 3 && i > 0; k++) {
-        const j = Math.floor(random() * i);
-        lines.push(`import { v${j} as a${k} } from "./m${j}.js";`);
+      if (i > 0) {
+        const parent = Math.floor((i - 1) / 3);
+        lines.push(`import { v${parent} as a0 } from "./m${parent}.js";`);
+        if (random() < 0.3) {
+          const j = Math.floor(random() * i);
+          if (j !== parent) lines.push(`import { v${j} as a1 } from "./m${j}.js";`);
+        }
       }
       if (p > 0 && random() < 0.2) {
         const q = Math.floor(random() * p);
