@@ -15,7 +15,7 @@
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import {
@@ -154,7 +154,7 @@ for (const profile of selected) {
     entries.push({
       profile: profile.id,
       status: report.passed ? "passed" : "failed",
-      report: file,
+      report: relative(ROOT, file),
       reason: report.passed
         ? null
         : `ratio over budget: ${Object.entries(report.operations)

@@ -12,6 +12,7 @@ import {
   PerfQualificationSchema,
   PerfSummarySchema,
 } from "../../packages/core/src/schemas/perf-qualification.js";
+import { perfProfileProblems } from "../capabilities/perf-profiles.js";
 import { machineInfo, memoryStatus, percentile } from "../qualify/measure.js";
 import { bencherMetrics, compareWithBaseline } from "../qualify/report-files.js";
 import { operationBlock } from "../qualify/run-profile.js";
@@ -224,4 +225,29 @@ describe("pnpm qualify", () => {
     const summary = PerfSummarySchema.parse(readJson(join(out, "summary.json")));
     expect(summary.comparison?.passed).toBe(false);
   }, 120_000);
+});
+
+describe("capability check: performance claims link to their profile", () => {
+  test("an unknown or skipped profile is a problem; a full report that missed its budget is, a quick one is not", () => {
+    const results = join(tmp, "cap-results");
+    mkdirSync(join(results, "perf"), { recursive: true });
+    expect(perfProfileProblems("Area", "bench `qualify:nope-v1`", results)).toEqual([
+      "Area: qualify:nope-v1 is not a profile of scripts/qualify/profiles.ts",
+    ]);
+    expect(perfProfileProblems("Area", "`qualify:native-vs-ts-v1`", results)[0]).toMatch(
+      /^Area: qualify:native-vs-ts-v1 is declared skipped \(the native addon has no hasher yet/,
+    );
+    // No report yet: nothing to hold it to.
+    expect(perfProfileProblems("Area", "`qualify:ladder-plan-10k-v1`", results)).toEqual([]);
+    const file = join(results, "perf", "ladder-plan-10k-v1.json");
+    writeFileSync(file, JSON.stringify({ mode: "quick", passed: false }));
+    expect(perfProfileProblems("Area", "`qualify:ladder-plan-10k-v1`", results)).toEqual([]);
+    writeFileSync(file, JSON.stringify({ mode: "full", passed: false }));
+    expect(perfProfileProblems("Area", "`qualify:ladder-plan-10k-v1`", results)).toEqual([
+      `Area: the latest full report of qualify:ladder-plan-10k-v1 (${file}) did not pass its budget`,
+    ]);
+    writeFileSync(file, JSON.stringify({ mode: "full", passed: true }));
+    expect(perfProfileProblems("Area", "`qualify:ladder-plan-10k-v1`", results)).toEqual([]);
+    expect(perfProfileProblems("Area", "`qualify:ladder-plan-10k-v1`", null)).toEqual([]);
+  });
 });
