@@ -58,7 +58,9 @@ const result = await build({
   platform: "node",
   target: "node20.19",
   conditions: ["@turngate/source"],
-  external: ["@turngate/native"],
+  // oxc-parser loads its platform binding (`@oxc-parser/binding-*`) with `require` next to
+  // itself: bundled, that lookup starts in dist/chunks and finds nothing.
+  external: ["@turngate/native", "oxc-parser"],
   sourcemap: "linked",
   // CommonJS dependencies call `require` for Node's built-ins (commander, yaml, …) and read
   // `__filename` (write-file-atomic's temporary names); an ES module has neither, so each
