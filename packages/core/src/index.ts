@@ -80,4 +80,16 @@ export {
 export type { VerificationStatus } from "./schemas/status.js";
 export type { VerificationSummary } from "./schemas/summary.js";
 export type { CompletionTerminal } from "./schemas/terminal.js";
+export {
+  TURN_VIEW_SCHEMA,
+  type TurnView,
+  type TurnViewCheck,
+  type TurnViewDiff,
+  type TurnViewFile,
+  type TurnViewFileDiff,
+  type TurnViewInput,
+  type TurnViewRun,
+} from "./schemas/turn-view.js";
 export { COMPLETION_WAIVER_SCHEMA, type CompletionWaiver } from "./schemas/waiver.js";
+// The view model of a turn (issue 21): `turngate show`, its HTML page.
+export * from "./view/index.js";
