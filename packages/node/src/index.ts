@@ -104,13 +104,6 @@ export {
   type VerificationRunOptions,
 } from "./runner/verify-command.js";
 export {
-  COMMAND_TIMED_OUT,
-  type RefusedReport,
-  type RefusedReportReason,
-  type ToolEvidence,
-  toolEvidence,
-} from "./session/evidence/tool-evidence.js";
-export {
   EXISTENCE_ONLY_RISK,
   type ExistenceCheck,
   type ExistenceEvidence,
@@ -123,6 +116,13 @@ export {
   type GoalReadProblem,
   readGoalCriteria,
 } from "./session/evidence/goal-criteria.js";
+export {
+  COMMAND_TIMED_OUT,
+  type RefusedReport,
+  type RefusedReportReason,
+  type ToolEvidence,
+  toolEvidence,
+} from "./session/evidence/tool-evidence.js";
 export { presetCandidates, type TurnSources } from "./session/evidence/turn-evidence.js";
 export { TurngateGateError, type TurnResult, turnResult } from "./session/evidence/turn-result.js";
 export { buildTurnProof, type TurnProofInput } from "./session/proof.js";

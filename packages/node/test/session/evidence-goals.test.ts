@@ -175,7 +175,7 @@ describe("existence checks (off unless the host opts in)", () => {
   const pkg = JSON.stringify({ scripts: { test: "node t.js" } });
   const digestOf = (text: string) => sha256(`workspace|a.txt|${sha256(text)}`);
 
-  test("off by default: `test -f` on a mutated path binds nothing and the turn stays unverified", async () => {
+  test("off by default: test -f on a mutated path binds nothing and the turn stays unverified", async () => {
     const r = await repo({ "a.txt": "base\n" });
     const session = await Session.start({ root: r.root });
     r.write("a.txt", "v1\n");
