@@ -93,6 +93,8 @@ export function parseAcceptanceCriteria(
   text: string,
   options: AcceptanceOptions = {},
 ): AcceptanceCriteria {
+  const allow =
+    typeof options === "object" && options !== null ? options.allowAbsolutePath : undefined;
   if (typeof loopId !== "string" || loopId.trim() === "") {
     throw new TurngateValidationError("acceptance criteria", [
       { path: "loop_id", message: "must not be blank" },
@@ -142,7 +144,7 @@ export function parseAcceptanceCriteria(
     }
     const absolute = value.startsWith("/");
     const allowed = absolute
-      ? (options.allowAbsolutePath?.(value) ?? false)
+      ? typeof allow === "function" && allow(value) === true
       : relativePathAllowed(value);
     if (!allowed) {
       problems.push({
@@ -213,6 +215,11 @@ function relativePathAllowed(path: string): boolean {
 
 /** A3S's quoting for `test -f`: `''` for empty; bare when only `[A-Za-z0-9/._-]`; else single quotes. */
 export function shellQuote(value: string): string {
+  if (typeof value !== "string") {
+    throw new TurngateValidationError("shell quote", [
+      { path: "value", message: "expected a string" },
+    ]);
+  }
   if (value === "") return "''";
   if (/^[A-Za-z0-9/._-]+$/.test(value)) return value;
   return `'${value.replaceAll("'", "'\\''")}'`;

@@ -25,6 +25,11 @@ export interface GoalAchievement {
 
 /** The loop id of an acceptance command id: `acceptance:` stripped, then cut at the LAST `:`. */
 export function acceptanceLoopId(commandId: string): string | null {
+  if (typeof commandId !== "string") {
+    throw new TurngateValidationError("acceptance id", [
+      { path: "command_id", message: "expected a string" },
+    ]);
+  }
   if (!commandId.startsWith("acceptance:")) return null;
   const rest = commandId.slice("acceptance:".length);
   const cut = rest.lastIndexOf(":");
@@ -41,8 +46,8 @@ export function acceptanceLoopId(commandId: string): string | null {
  * 4. every loop (commands grouped by `acceptanceLoopId`) needs a report whose subject is
  *    `shell:{command.id}` of one of its commands, with status `passed` and at least one
  *    required passed check; else `acceptance_unmet` with those loops (first-seen order).
- * Throws `TurngateValidationError` for a non-boolean claim (`llm_achieved`) or a malformed
- * report (`reports.N.field`).
+ * Throws `TurngateValidationError` for a non-boolean claim (`llm_achieved`), a malformed
+ * report (`reports.N.field`) or a criterion without a string id (`criteria.N.id`).
  */
 export function goalAchievement(
   llmAchieved: boolean,
@@ -55,16 +60,25 @@ export function goalAchievement(
     ]);
   }
   const parsed = parseList(reports, "goal achievement", "reports", parseVerificationReport);
+  const ids = parseList(criteria, "goal achievement", "criteria", (c, path) => {
+    const id = typeof c === "object" && c !== null ? (c as { id?: unknown }).id : undefined;
+    if (typeof id !== "string") {
+      throw new TurngateValidationError("goal achievement", [
+        { path: `${path}.id`, message: "expected a string" },
+      ]);
+    }
+    return id;
+  });
   if (!llmAchieved) return { achieved: false, reason: "not_claimed", unmet_loops: [] };
   if (!supportsGoalAchievement(summarizeReports(parsed))) {
     return { achieved: false, reason: "evidence_insufficient", unmet_loops: [] };
   }
   const loops = new Map<string, Set<string>>();
-  for (const command of criteria) {
-    const loop = acceptanceLoopId(command.id);
+  for (const id of ids) {
+    const loop = acceptanceLoopId(id);
     if (loop === null) continue;
     const subjects = loops.get(loop) ?? new Set<string>();
-    subjects.add(`shell:${command.id}`);
+    subjects.add(`shell:${id}`);
     loops.set(loop, subjects);
   }
   const unmet = [...loops].flatMap(([loop, subjects]) =>

@@ -43,6 +43,15 @@ const SHELL_RULES: ReadonlyArray<[string, VerifierPolicyRule]> = [
   ["tee ", "shell_tee"],
 ];
 
+/** A printable name for a tool value that is not a string (never throws). */
+function describeTool(tool: unknown): string {
+  try {
+    return String(tool);
+  } catch {
+    return typeof tool;
+  }
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -62,7 +71,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * Args that are not an object count as `{}`. Never throws.
  */
 export function verifierToolPolicy(tool: string, args?: unknown): VerifierPolicyDecision {
-  const name = String(tool).toLowerCase();
+  const shown = typeof tool === "string" ? tool : describeTool(tool);
+  const name = shown.toLowerCase();
   const a = isObject(args) ? args : {};
   const refuse = (rule: VerifierPolicyRule, why: string): VerifierPolicyDecision => ({
     allowed: false,
@@ -70,7 +80,7 @@ export function verifierToolPolicy(tool: string, args?: unknown): VerifierPolicy
     message: `verifier tool policy: ${why}; the verifier is read-only`,
   });
   if (VERIFIER_REFUSED_TOOLS.includes(name)) {
-    return refuse("writer_tool", `${JSON.stringify(String(tool))} writes to the workspace`);
+    return refuse("writer_tool", `${JSON.stringify(shown)} writes to the workspace`);
   }
   if (name === "bash") {
     const command = typeof a.command === "string" ? a.command : "";
