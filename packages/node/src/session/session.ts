@@ -76,10 +76,17 @@ import type {
   WorkspaceChildSettlement,
 } from "./types.js";
 
-/** Version of @turngate/node, from its package.json (same relative path from src/ and dist/). */
-const NODE_PACKAGE_VERSION: string = (
-  createRequire(import.meta.url)("../../package.json") as { version: string }
-).version;
+/** Set by the CLI's bundler to @turngate/node's package.json version; absent otherwise. */
+declare const __TURNGATE_NODE_VERSION__: string | undefined;
+
+/**
+ * Version of @turngate/node: inlined by the CLI's bundler (a bundle has no package.json at
+ * this module's relative path), else read from package.json (same path from src/ and dist/).
+ */
+const NODE_PACKAGE_VERSION: string =
+  typeof __TURNGATE_NODE_VERSION__ === "string"
+    ? __TURNGATE_NODE_VERSION__
+    : (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
 
 /**
  * What rebuilds the ledger on every workspace observation, in the order it happened: a tool

@@ -346,6 +346,8 @@ describe(".git/ and .turngate/ harness rows", () => {
       "baseline-history.json",
       "logs/<sha256 of its bytes>.log",
       "proofs/<sha256>.json",
+      "views/<sha256>.json",
+      "views/last.json",
       "cargo-target/**",
     ]);
     const sha = SHA["x\n"];
@@ -363,6 +365,11 @@ describe(".git/ and .turngate/ harness rows", () => {
     expect(isTurngateOwnFile("logs/.tmp-123-abcdef.log")).toBe(false);
     expect(isTurngateOwnFile(`proofs/${sha}.json`)).toBe(true);
     expect(isTurngateOwnFile(`proofs/${sha}evil.js`)).toBe(false);
+    expect(isTurngateOwnFile(`views/${sha}.json`)).toBe(true);
+    expect(isTurngateOwnFile("views/last.json")).toBe(true);
+    expect(isTurngateOwnFile("views/last.json.js")).toBe(false);
+    expect(isTurngateOwnFile("views/impl.js")).toBe(false);
+    expect(isTurngateOwnFile(`views/x/${sha}.json`)).toBe(false);
     expect(isTurngateOwnFile(`proofs/${sha}.json.js`)).toBe(false);
     expect(isTurngateOwnFile("cargo-target/debug/deps/x.d")).toBe(true);
     expect(isTurngateOwnFile("cargo-target.js")).toBe(false);

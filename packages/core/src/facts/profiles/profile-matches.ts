@@ -2,11 +2,13 @@
  * `profileMatches`: the profile rows that apply to a query, most specific first
  * (harn-verification.md §1.5 `verification_profile_matches`, §3.5).
  */
+
+import { z } from "zod";
+import { invalid, validated } from "../../validate.js";
 import { display, isDict, isNil, rustTrim } from "../harn-values.js";
 import { checkRecordSetForMatching } from "./read-checks.js";
 import { ProfileQuerySchema, type ProfileRecordSet, type ProfileRow } from "./schemas.js";
 import { matchName } from "./scope-glob.js";
-import { validated } from "./validate.js";
 
 /** One applicable row (`VerificationProfileMatch`). */
 export interface ProfileMatch {
@@ -56,9 +58,26 @@ export function parseProfileQuery(query: unknown, path = "query"): ParsedQuery {
  * Specificity of `row` for `query`, or `null` when the row does not apply: for every
  * selector the row declares as a non-blank string in `scope` — `repo` equal (1), `dir` a
  * glob matching `query.path` (2), `language` equal ignoring ASCII case (4), `task` equal
- * (8) — an absent or unequal query value excludes the row. No scope → 0.
+ * (8) — an absent or unequal query value excludes the row. No scope → 0. Throws
+ * `TurngateValidationError` when `row` is not an object (path `row`) or `query` is not a
+ * parsed query, an object whose `repo`, `path`, `language`, `task` are strings when
+ * present (path `query`, `query.repo`, …).
  */
 export function rowSpecificity(row: ProfileRow, query: ParsedQuery): number | null {
+  if (!isDict(row)) invalid("profile row", "row", "expected an object");
+  return specificityOf(row, validated(ParsedQuerySchema, query, "profile query", "query"));
+}
+
+/** What `rowSpecificity` reads of a query (`parseProfileQuery` output). */
+const ParsedQuerySchema = z.looseObject({
+  repo: z.string().optional(),
+  path: z.string().optional(),
+  language: z.string().optional(),
+  task: z.string().optional(),
+  languageLower: z.string().optional(),
+});
+
+function specificityOf(row: ProfileRow, query: ParsedQuery): number | null {
   const scope = row.scope;
   if (!isDict(scope)) return 0;
   let spec = 0;
@@ -100,14 +119,16 @@ function asciiLower(text: string): string {
  * Every row of `options.profiles` that applies to `query` (`{repo?, path?, language?,
  * task?}`), as `{row, specificity, index}` sorted by specificity descending, then index
  * ascending (most specific wins). No record set or no rows → `[]`.
- * Throws `TurngateValidationError` for a malformed query (path `query.*`) or record set
- * (path `options.profiles.*`).
+ * Throws `TurngateValidationError` for a malformed query (path `query.*`), options that
+ * are not an object (path `options`) or a malformed record set (path `options.profiles.*`).
  */
 export function profileMatches(
   query: unknown,
   options: ProfileMatchesOptions = {},
 ): ProfileMatch[] {
   const q = parseProfileQuery(query);
+  if (isNil(options)) return [];
+  if (!isDict(options)) invalid("profile match options", "options", "expected an object");
   return matchesIn(readProfiles(options.profiles), q);
 }
 
@@ -129,7 +150,7 @@ export function matchesIn(set: ProfileRecordSet | null, query: ParsedQuery): Pro
   const out: ProfileMatch[] = [];
   for (let index = 0; index < rows.length; index++) {
     const row = rows[index] as ProfileRow;
-    const specificity = rowSpecificity(row, query);
+    const specificity = specificityOf(row, query);
     if (specificity !== null) out.push({ row, specificity, index });
   }
   return out.sort((a, b) => b.specificity - a.specificity || a.index - b.index);

@@ -11,10 +11,19 @@
  * equality.
  */
 
+import { expectString } from "../../validate.js";
+
 const META = /[*?[]/;
 
-/** Compiles a full glob to an anchored RegExp (unicode mode), or `null` when it does not parse. */
+/**
+ * Compiles a full glob to an anchored RegExp (unicode mode), or `null` when it does not
+ * parse. Throws `TurngateValidationError` (path `pattern`) when `pattern` is not a string.
+ */
 export function compileGlob(pattern: string): RegExp | null {
+  return globRegExp(expectString(pattern, "scope glob", "pattern"));
+}
+
+function globRegExp(pattern: string): RegExp | null {
   const chars = Array.from(pattern);
   let out = "";
   let inAlt = false;
@@ -81,8 +90,13 @@ function parseClass(chars: string[], start: number): { source: string; end: numb
   return null;
 }
 
-/** Does `name` (the query path) match the `scope.dir` glob `pattern`? (§3.5) */
+/**
+ * Does `name` (the query path) match the `scope.dir` glob `pattern`? (§3.5) Throws
+ * `TurngateValidationError` (path `pattern` / `name`) when either is not a string.
+ */
 export function matchName(pattern: string, name: string): boolean {
+  expectString(pattern, "scope glob", "pattern");
+  expectString(name, "scope glob", "name");
   if (pattern === "*") return true;
   if (!META.test(pattern)) return pattern === name;
   if (pattern.endsWith("*") && !META.test(pattern.slice(0, -1))) {
@@ -99,7 +113,7 @@ export function matchName(pattern: string, name: string): boolean {
   if (pattern.startsWith("*") && !META.test(pattern.slice(1))) {
     return name.endsWith(pattern.slice(1));
   }
-  const re = compileGlob(pattern);
+  const re = globRegExp(pattern);
   if (re !== null) return re.test(name);
   if (pattern.endsWith("*")) return name.startsWith(pattern.slice(0, -1));
   if (pattern.startsWith("*")) return name.endsWith(pattern.slice(1));

@@ -13,6 +13,8 @@
  *   of its bytes equals its name — the observer hashes it ({@link turngateLogDigest});
  *   a log whose bytes do not match its name is a harness row;
  * - `proofs/<effect digest>.json`;
+ * - `views/<effect digest>.json` and `views/last.json`: the view of a turn `turngate show`
+ *   prints (issue 21), written after the turn is decided;
  * - `cargo-target/**`: the checks' `CARGO_TARGET_DIR` (runner/check-env.ts). Not a ledger
  *   row: the environment baseline fingerprints that folder, and an agent write to it ends
  *   the turn `needs_review` (`turngate:cargo-target`).
@@ -27,6 +29,8 @@ export const TURNGATE_OWN_FILES: readonly string[] = Object.freeze([
   "baseline-history.json",
   "logs/<sha256 of its bytes>.log",
   "proofs/<sha256>.json",
+  "views/<sha256>.json",
+  "views/last.json",
   "cargo-target/**",
 ]);
 
@@ -48,6 +52,7 @@ export function isTurngateOwnFile(rel: string): boolean {
   const rest = rel.slice(slash + 1);
   if (rest.includes("/")) return false;
   if (dir === "proofs") return PROOF.test(rest);
+  if (dir === "views") return rest === "last.json" || PROOF.test(rest);
   return false;
 }
 
