@@ -10,7 +10,7 @@ import {
   loopIsActive,
   loopStatus,
   parseAcceptanceCriteria,
-  shellQuote,
+  quoteAcceptancePath,
   TurngateValidationError,
   verifierToolPolicy,
 } from "../src/index.js";
@@ -90,12 +90,12 @@ describe("parseAcceptanceCriteria (A3S §2.14)", () => {
     expect(parsed.commands.map((c) => c.command)).toEqual(["test -f /ws/a.txt", "test -f a/../b"]);
   });
 
-  test("shellQuote: bare, empty and single-quoted forms", () => {
+  test("quoteAcceptancePath: bare, empty and single-quoted forms", () => {
     expect([
-      shellQuote("a/b_c-1.txt"),
-      shellQuote(""),
-      shellQuote("a b"),
-      shellQuote("x'y"),
+      quoteAcceptancePath("a/b_c-1.txt"),
+      quoteAcceptancePath(""),
+      quoteAcceptancePath("a b"),
+      quoteAcceptancePath("x'y"),
     ]).toEqual(["a/b_c-1.txt", "''", "'a b'", "'x'\\''y'"]);
   });
 

@@ -158,7 +158,7 @@ export function parseAcceptanceCriteria(
       id,
       kind: "acceptance_file_exists",
       description: `ACCEPTANCE kind:file_exists (${loopId})`,
-      command: `test -f ${shellQuote(value)}`,
+      command: `test -f ${quoteAcceptancePath(value)}`,
       required: true,
       expect_exit: 0,
     });
@@ -214,7 +214,7 @@ function relativePathAllowed(path: string): boolean {
 }
 
 /** A3S's quoting for `test -f`: `''` for empty; bare when only `[A-Za-z0-9/._-]`; else single quotes. */
-export function shellQuote(value: string): string {
+export function quoteAcceptancePath(value: string): string {
   if (typeof value !== "string") {
     throw new TurngateValidationError("shell quote", [
       { path: "value", message: "expected a string" },

@@ -7,7 +7,7 @@ export {
   loopIsActive,
   loopStatus,
   parseAcceptanceCriteria,
-  shellQuote,
+  quoteAcceptancePath,
 } from "./acceptance.js";
 export { existenceCheckPaths } from "./existence-check.js";
 export {
