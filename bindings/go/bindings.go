@@ -21,17 +21,14 @@ func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
 // Bindings is every bridge method this package calls, in wire-name order. initialize and
 // shutdown are called by Start and Close.
 var Bindings = []Binding{
-<<<<<<< HEAD
 	{Wire: "evidence.acceptance_criteria", Go: "Client.AcceptanceCriteria", Params: typeOf[EvidenceAcceptanceCriteriaParams](), Result: typeOf[AcceptanceCriteria]()},
 	{Wire: "evidence.existence_checks", Go: "Client.ExistenceChecks", Params: typeOf[EvidenceExistenceChecksParams](), Result: typeOf[EvidenceExistenceChecksResult](), Unwrap: "paths"},
 	{Wire: "evidence.goal_achievement", Go: "Client.GoalAchievement", Params: typeOf[EvidenceGoalAchievementParams](), Result: typeOf[GoalAchievement]()},
 	{Wire: "evidence.loop_status", Go: "Client.LoopStatus", Params: typeOf[EvidenceLoopStatusParams](), Result: typeOf[LoopStatus]()},
 	{Wire: "evidence.verifier_tool_policy", Go: "Client.VerifierToolPolicy", Params: typeOf[EvidenceVerifierToolPolicyParams](), Result: typeOf[VerifierPolicyDecision]()},
-=======
 	{Wire: "facts.affected_targets", Go: "Client.AffectedTargets", Params: typeOf[FactsAffectedTargetsParams](), Result: typeOf[AffectedTargets]()},
 	{Wire: "facts.code_index_changes_since", Go: "Client.CodeIndexChangesSince", Params: typeOf[FactsCodeIndexChangesSinceParams](), Result: typeOf[CodeIndexChanges]()},
 	{Wire: "facts.code_index_file_hash_snapshot", Go: "Client.CodeIndexFileHashSnapshot", Params: typeOf[FactsCodeIndexFileHashSnapshotParams](), Result: typeOf[FileHashSnapshot]()},
->>>>>>> main
 	{Wire: "facts.diagnostic_classify", Go: "Client.DiagnosticClassify", Params: typeOf[FactsDiagnosticClassifyParams](), Result: typeOf[DiagnosticClassification]()},
 	{Wire: "facts.diagnostic_delta", Go: "Client.DiagnosticDelta", Params: typeOf[FactsDiagnosticDeltaParams](), Result: typeOf[DiagnosticDelta]()},
 	{Wire: "facts.file_hash_snapshot", Go: "Client.FileHashSnapshot", Params: typeOf[FactsFileHashSnapshotParams](), Result: typeOf[FileHashSnapshot]()},
