@@ -134,6 +134,12 @@ describe("bridge worker pool", () => {
       }
       stdin.write("\n");
     }
+    // EOF only once every reply is out: the server's shutdown waits 5 s for work in flight,
+    // and a worker started from source (through tsx) can take longer to boot under load.
+    const deadline = Date.now() + 45_000;
+    while (out.split("\n").length <= 5 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     stdin.end();
     expect(await done).toBe(0);
     const replies = out
