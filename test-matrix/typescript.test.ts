@@ -14,6 +14,7 @@ describe("test matrix: TypeScript runtime (core in-process via @turngate/bridge/
       "affected",
       "content-digest",
       "errors",
+      "evidence",
       "facts",
       "facts-profiles",
       "gate",

@@ -4,6 +4,7 @@
  * same table in-process.
  */
 import type { MethodTable } from "./method.js";
+import { evidenceMethods } from "./methods/evidence.js";
 import { factsMethods } from "./methods/facts.js";
 import { affectedPureMethods } from "./methods/facts-affected-pure.js";
 import { factsProfileMethods } from "./methods/facts-profiles.js";
@@ -38,6 +39,7 @@ export const statelessTable: MethodTable = mergeTables(
   reportMethods,
   verificationMethods,
   waiverMethods,
+  evidenceMethods,
   factsMethods,
   factsTestResultsMethods,
   factsProfileMethods,
