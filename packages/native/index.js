@@ -100,7 +100,9 @@ function api() {
 function checkStrings(value, field) {
   if (!Array.isArray(value)) throw invalid(field, "expected an array of strings");
   for (let i = 0; i < value.length; i++) {
-    if (typeof value[i] !== "string") throw invalid(`${field}[${i}]`, "expected a string");
+    const item = value[i];
+    if (typeof item !== "string") throw invalid(`${field}[${i}]`, "expected a string");
+    if (item.includes("\0")) throw invalid(`${field}[${i}]`, "must not hold a NUL byte");
   }
 }
 
@@ -129,9 +131,12 @@ function statTree(root, input) {
     checkRoot(root);
     if (Array.isArray(input)) {
       checkStrings(input, "paths");
-      return native.statPathsAsync(root, input).catch((error) => {
-        throw typed(error);
-      });
+      return native.statPathsAsync(root, input.join("\0"), input.length).then(
+        (result) => ({ ...result, paths: input.slice() }),
+        (error) => {
+          throw typed(error);
+        },
+      );
     }
     const walk = input?.walk;
     if (typeof walk !== "object" || walk === null) {
@@ -162,7 +167,7 @@ function hashFiles(root, paths, options = {}) {
     if (algorithm !== "sha256" && algorithm !== "fnv1a64") {
       throw invalid("algorithm", 'expected "sha256" or "fnv1a64"');
     }
-    return native.hashFilesAsync(root, paths, algorithm).catch((error) => {
+    return native.hashFilesAsync(root, paths.join("\0"), paths.length, algorithm).catch((error) => {
       throw typed(error);
     });
   } catch (error) {

@@ -13,7 +13,7 @@
 //! TypeScript path records.
 
 use crate::errors::{errno_code, os_message, thrown, PathError, INVALID_ARG, NOT_REGULAR};
-use crate::paths::{check_relative, check_root, join};
+use crate::paths::{check_relative, check_root, join, split_joined};
 use crate::stat::{kind, record_of, FIELDS};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -268,10 +268,12 @@ impl Task for HashFilesTask {
 #[napi]
 pub fn hash_files_async(
     root: String,
-    paths: Vec<String>,
+    joined: String,
+    count: u32,
     algorithm: Option<String>,
 ) -> Result<AsyncTask<HashFilesTask>> {
     check_root(&root)?;
+    let paths = split_joined(&joined, count)?;
     for (index, path) in paths.iter().enumerate() {
         check_relative("paths", index, path)?;
     }

@@ -7,7 +7,7 @@
 //! (two per path), since float64 cannot hold them exactly.
 
 use crate::errors::{errno_code, os_message, PathError};
-use crate::paths::{check_relative, check_root, join};
+use crate::paths::{check_relative, check_root, join, split_joined};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use rayon::prelude::*;
@@ -167,7 +167,10 @@ impl Task for StatPathsTask {
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
-        Ok(pack(std::mem::take(&mut self.paths), output, Vec::new()))
+        // The caller has the paths: only the failed ones cross back (in `errors`).
+        let mut result = pack(std::mem::take(&mut self.paths), output, Vec::new());
+        result.paths = Vec::new();
+        Ok(result)
     }
 }
 
@@ -175,8 +178,13 @@ impl Task for StatPathsTask {
 /// JS thread. Throws `ERR_TURNGATE_INVALID_ARG` (path `root` or `paths[i]`) for a relative
 /// root, an absolute path, a `..` segment or a NUL byte.
 #[napi]
-pub fn stat_paths_async(root: String, paths: Vec<String>) -> Result<AsyncTask<StatPathsTask>> {
+pub fn stat_paths_async(
+    root: String,
+    joined: String,
+    count: u32,
+) -> Result<AsyncTask<StatPathsTask>> {
     check_root(&root)?;
+    let paths = split_joined(&joined, count)?;
     for (index, path) in paths.iter().enumerate() {
         check_relative("paths", index, path)?;
     }
