@@ -21,6 +21,9 @@ func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
 // Bindings is every bridge method this package calls, in wire-name order. initialize and
 // shutdown are called by Start and Close.
 var Bindings = []Binding{
+	{Wire: "facts.affected_targets", Go: "Client.AffectedTargets", Params: typeOf[FactsAffectedTargetsParams](), Result: typeOf[AffectedTargets]()},
+	{Wire: "facts.code_index_changes_since", Go: "Client.CodeIndexChangesSince", Params: typeOf[FactsCodeIndexChangesSinceParams](), Result: typeOf[CodeIndexChanges]()},
+	{Wire: "facts.code_index_file_hash_snapshot", Go: "Client.CodeIndexFileHashSnapshot", Params: typeOf[FactsCodeIndexFileHashSnapshotParams](), Result: typeOf[FileHashSnapshot]()},
 	{Wire: "facts.diagnostic_classify", Go: "Client.DiagnosticClassify", Params: typeOf[FactsDiagnosticClassifyParams](), Result: typeOf[DiagnosticClassification]()},
 	{Wire: "facts.diagnostic_delta", Go: "Client.DiagnosticDelta", Params: typeOf[FactsDiagnosticDeltaParams](), Result: typeOf[DiagnosticDelta]()},
 	{Wire: "facts.file_hash_snapshot", Go: "Client.FileHashSnapshot", Params: typeOf[FactsFileHashSnapshotParams](), Result: typeOf[FileHashSnapshot]()},
@@ -50,12 +53,14 @@ var Bindings = []Binding{
 	{Wire: "session.close", Go: "Session.Close", Result: typeOf[Empty]()},
 	{Wire: "session.create", Go: "Client.CreateSession", Params: typeOf[SessionCreateParams](), Result: typeOf[SessionCreateResult](), Unwrap: "session_id"},
 	{Wire: "session.decide", Go: "Session.Decide", Result: typeOf[GateOutcome]()},
+	{Wire: "session.end_turn", Go: "Session.EndTurn", Result: typeOf[TurnEnd]()},
 	{Wire: "session.effect_digest", Go: "Session.EffectDigest", Result: typeOf[SessionEffectDigestResult](), Unwrap: "effect_digest"},
 	{Wire: "session.observe_tool", Go: "Session.ObserveTool", Params: typeOf[SessionObserveToolParams](), Result: typeOf[SessionObserveToolResult]()},
 	{Wire: "session.observe_workspace", Go: "Session.ObserveWorkspace", Result: typeOf[SessionObserveWorkspaceResult]()},
 	{Wire: "session.presets", Go: "Session.VerificationPresets", Result: typeOf[SessionPresetsResult](), Unwrap: "presets"},
 	{Wire: "session.proof", Go: "Session.Proof", Result: typeOf[SessionProofResult](), Unwrap: "proof"},
 	{Wire: "session.record_reports", Go: "Session.RecordVerificationReports", Params: typeOf[SessionRecordReportsParams](), Result: typeOf[SessionRecordReportsResult](), Unwrap: "recorded"},
+	{Wire: "session.refused_reports", Go: "Session.RefusedReports", Result: typeOf[SessionRefusedReportsResult](), Unwrap: "refused_reports"},
 	{Wire: "session.reports", Go: "Session.VerificationReports", Result: typeOf[SessionReportsResult](), Unwrap: "reports"},
 	{Wire: "session.settle_child", Go: "Session.SettleWorkspaceChild", Params: typeOf[SessionSettleChildParams](), Result: typeOf[SessionSettleChildResult]()},
 	{Wire: "session.signed_proof", Go: "Session.SignedProof", Params: typeOf[SessionSignedProofParams](), Result: typeOf[SignedProof]()},

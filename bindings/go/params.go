@@ -104,10 +104,14 @@ type SessionObserveToolParams struct {
 }
 
 // SessionObserveToolResult is the result of session.observe_tool: the ledger rows the
-// observation added and the ledger's effect digest afterwards ("" while empty).
+// observation added, the ledger's effect digest afterwards ("" while empty), the reports
+// the result contributed (a host/verifier verification_report from its metadata, or the
+// shell:<id> report of a bash command covering a preset) and those refused (issue 13).
 type SessionObserveToolResult struct {
-	EffectDigest string           `json:"effect_digest"`
-	Added        []MutationRecord `json:"added"`
+	EffectDigest   string               `json:"effect_digest"`
+	Added          []MutationRecord     `json:"added"`
+	Reports        []VerificationReport `json:"reports"`
+	RefusedReports []RefusedReport      `json:"refused_reports"`
 }
 
 // SessionObserveWorkspaceResult is the result of session.observe_workspace: the paths that

@@ -175,6 +175,30 @@ func (s *Session) Decide(ctx context.Context) (*GateOutcome, error) {
 	return &r, nil
 }
 
+// EndTurn ends the turn (session.end_turn; issue 13, a3s-completion-gate.md §1.17): the
+// bridge re-reads the workspace and decides. Allowed: Ended is true, Result carries the
+// completion terminal and the summary counts and text over the turn's own reports, and the
+// next turn begins with a fresh baseline and an empty ledger (the session keeps its reports,
+// but none is a gate input of a later turn). Refused: Ended is false, Outcome says why, and
+// the turn stays open.
+func (s *Session) EndTurn(ctx context.Context) (*TurnEnd, error) {
+	var r TurnEnd
+	if err := s.call(ctx, "session.end_turn", nil, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// RefusedReports returns every report tool results carried that was refused in this
+// session, in order (session.refused_reports).
+func (s *Session) RefusedReports(ctx context.Context) ([]RefusedReport, error) {
+	var r SessionRefusedReportsResult
+	if err := s.call(ctx, "session.refused_reports", nil, &r); err != nil {
+		return nil, err
+	}
+	return r.RefusedReports, nil
+}
+
 // Proof returns the session's turn_proof.v1 (session.proof; DESIGN.md §3 "Proof").
 func (s *Session) Proof(ctx context.Context) (*TurnProof, error) {
 	var r SessionProofResult

@@ -119,6 +119,8 @@ def test_a_turn_is_incomplete_then_verified_by_bound_checks(bridge, repo):
         assert seen == turngate.ToolObservation(
             effect_digest=DIGEST_HELLO_TXT,
             added=[turngate.MutationRecord(tool="write", path="hello.txt", content_digest=HELLO_LF)],
+            reports=[],
+            refused_reports=[],
         )
         blocked = session.decide()
         assert (blocked.kind, blocked.reason, blocked.paths) == ("incomplete", "unverified_mutation", ["hello.txt"])

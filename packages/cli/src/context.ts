@@ -19,6 +19,8 @@ export interface CliContext {
    * that run the CLI in-process collect them here; issue #12 item 15). Absent: inherited.
    */
   agentOutput?: TextStream;
+  /** Standard input for `turngate hook` (tests); absent: `process.stdin`. */
+  stdin?: () => Promise<Uint8Array>;
   /** Clock (ms since the epoch) for recorded check timings and the HUD; default `Date.now`. */
   now?: () => number;
 }
@@ -28,7 +30,14 @@ export const EXIT_OK = 0;
 export const EXIT_INTERNAL = 1;
 export const EXIT_INCOMPLETE = 2;
 
-/** The turngate CLI's version, read from its package.json (same path from src/ and dist/). */
-export const CLI_VERSION: string = (
-  createRequire(import.meta.url)("../package.json") as { version: string }
-).version;
+/** Set by the bundler (scripts/bundle.ts) to package.json's version; absent from source. */
+declare const __TURNGATE_CLI_VERSION__: string | undefined;
+
+/**
+ * The turngate CLI's version: inlined into the bundle at build time, else read from its
+ * package.json (the same relative path from src/ and from tsc's dist/).
+ */
+export const CLI_VERSION: string =
+  typeof __TURNGATE_CLI_VERSION__ === "string"
+    ? __TURNGATE_CLI_VERSION__
+    : (createRequire(import.meta.url)("../package.json") as { version: string }).version;

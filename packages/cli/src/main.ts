@@ -1,14 +1,19 @@
 import { Command, CommanderError } from "commander";
-import { COMMANDS } from "./commands/registry.js";
+import { COMMANDS, commandsFor } from "./commands/registry.js";
 import type { ExitState } from "./commands/types.js";
 import { CLI_VERSION, type CliContext, EXIT_INTERNAL, EXIT_OK } from "./context.js";
-import { type CliErrorReport, describeError, jsonRequested, reportError } from "./errors.js";
+import type { CliErrorReport } from "./errors.js";
 
 /**
- * Build the `turngate` program for `ctx`: every command of the registry, `--help` on each,
- * `--version`. Exposed for tests and for embedding.
+ * Build the `turngate` program for `ctx`: the commands of the registry that `args` needs
+ * (`commandsFor`; all of them when `args` is omitted), `--help` on each, `--version`. Each
+ * command's module is imported here, on demand. Exposed for tests and for embedding.
  */
-export function createProgram(ctx: CliContext, state: ExitState): Command {
+export async function createProgram(
+  ctx: CliContext,
+  state: ExitState,
+  args?: readonly string[],
+): Promise<Command> {
   const program = new Command("turngate")
     .description(
       "End a coding agent's turn only when a passing verification report is bound to the bytes it changed (the effect digest), or the host waives that digest.",
@@ -22,7 +27,9 @@ export function createProgram(ctx: CliContext, state: ExitState): Command {
       outputError: () => {},
     })
     .exitOverride();
-  for (const command of COMMANDS) command.register(program, ctx, state);
+  const entries = args === undefined ? COMMANDS : commandsFor(args);
+  const commands = await Promise.all(entries.map((entry) => entry.load()));
+  for (const command of commands) command.register(program, ctx, state);
   for (const command of program.commands) {
     command.exitOverride();
     for (const sub of command.commands) sub.exitOverride();
@@ -39,21 +46,27 @@ export function createProgram(ctx: CliContext, state: ExitState): Command {
  */
 export async function main(args: readonly string[], ctx: CliContext): Promise<number> {
   const state: ExitState = { exitCode: EXIT_OK };
-  const program = createProgram(ctx, state);
+  let program: Command | undefined;
   try {
+    program = await createProgram(ctx, state, args);
     await program.parseAsync([...args], { from: "user" });
     return state.exitCode;
   } catch (error) {
+    // Help and version exit 0 (commander throws to leave the parse).
+    if (error instanceof CommanderError && error.exitCode === 0) return EXIT_OK;
+    // Loaded only on failure: errors.js names the typed errors of core and node, and so
+    // imports their packages, which `--version` and `--help` never need.
+    const { describeError, jsonRequested, reportError } = await import("./errors.js");
     if (error instanceof CommanderError) {
-      // Help and version exit 0; `turngate` or `turngate proof` without a subcommand printed
-      // its help to stderr: say what is missing in the usual error format (QA finding P7).
-      if (error.exitCode === 0) return EXIT_OK;
-      if (error.code === "commander.help") {
+      // `turngate` or `turngate proof` without a subcommand printed its help to stderr:
+      // say what is missing in the usual error format (QA finding P7).
+      if (error.code === "commander.help" && program) {
         reportError(missingSubcommand(program, args), ctx, jsonRequested(args));
         return EXIT_INTERNAL;
       }
     }
-    reportError(describeError(error, commandPath(program, args)), ctx, jsonRequested(args));
+    const path = program ? commandPath(program, args) : "";
+    reportError(describeError(error, path), ctx, jsonRequested(args));
     return EXIT_INTERNAL;
   }
 }

@@ -13,12 +13,12 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, test } from "vitest";
 import { loadConfig } from "../src/config.js";
+import { cliBundleArgs } from "./cli-bundle.js";
 import { gitProject } from "./helpers.js";
 import { processRunning } from "./process-groups.js";
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "../../..");
-const bin = join(repoRoot, "packages/cli/src/bin.ts");
-const nodeArgs = ["--conditions=@turngate/source", "--import", "tsx", bin];
+const nodeArgs = cliBundleArgs();
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 let cleanups: Array<() => void> = [];

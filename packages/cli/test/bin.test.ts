@@ -3,18 +3,20 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, test } from "vitest";
+import { CLI_BUNDLE, cliBundleArgs } from "./cli-bundle.js";
 import { gitProject } from "./helpers.js";
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "../../..");
 const bin = join(repoRoot, "packages/cli/src/bin.ts");
+const bundle = cliBundleArgs();
 
-/** Run bin.ts as a real process (sources through tsx, as the built dist/bin.js would run). */
+/** Run the built bundle (dist/bin.js) as a real process, as a user's `turngate` runs. */
 function turngate(args: string[]) {
-  return spawnSync(
-    process.execPath,
-    ["--conditions=@turngate/source", "--import", "tsx", bin, ...args],
-    { cwd: repoRoot, encoding: "utf8", timeout: 60_000 },
-  );
+  return spawnSync(process.execPath, [...bundle, ...args], {
+    cwd: repoRoot,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
 }
 
 let cleanup: (() => void) | undefined;
@@ -24,8 +26,9 @@ afterEach(() => {
 });
 
 describe("turngate bin", () => {
-  test("starts with a node shebang", () => {
+  test("starts with a node shebang, in the source and in the bundle", () => {
     expect(readFileSync(bin, "utf8").split("\n")[0]).toBe("#!/usr/bin/env node");
+    expect(readFileSync(CLI_BUNDLE, "utf8").split("\n")[0]).toBe("#!/usr/bin/env node");
   });
 
   test("as a process: exit 2 for an incomplete turn, 0 for a verified one, 1 for bad usage", () => {
@@ -98,20 +101,7 @@ setInterval(() => {}, 1000);`,
     );
     const child = spawn(
       process.execPath,
-      [
-        "--conditions=@turngate/source",
-        "--import",
-        "tsx",
-        bin,
-        "run",
-        "--root",
-        p.root,
-        "--check",
-        "grep -q 42 value.txt",
-        "--",
-        "node",
-        agent,
-      ],
+      [...bundle, "run", "--root", p.root, "--check", "grep -q 42 value.txt", "--", "node", agent],
       { cwd: repoRoot },
     );
     let stdout = "";
@@ -136,11 +126,10 @@ setInterval(() => {}, 1000);`,
 describe("turngate bin: a reader that goes away (QA P4)", () => {
   test("turngate run --help | head -1: no EPIPE stack trace, exit 0", async () => {
     // stdout is a pipe closed before turngate writes: the write fails with EPIPE.
-    const child = spawn(
-      process.execPath,
-      ["--conditions=@turngate/source", "--import", "tsx", bin, "run", "--help"],
-      { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] },
-    );
+    const child = spawn(process.execPath, [...bundle, "run", "--help"], {
+      cwd: repoRoot,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     child.stdout.destroy();
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => {

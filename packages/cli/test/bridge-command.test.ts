@@ -2,10 +2,10 @@ import { spawn, spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
+import { cliBundleArgs } from "./cli-bundle.js";
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "../../..");
-const bin = join(repoRoot, "packages/cli/src/bin.ts");
-const nodeArgs = ["--conditions=@turngate/source", "--import", "tsx", bin];
+const nodeArgs = cliBundleArgs();
 
 /** Runs `turngate bridge --stdio`, writes `input`, optionally keeps stdin open; returns exit code and stdout lines. */
 function bridge(

@@ -18,19 +18,15 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { effectDigest } from "@turngate/core";
 import { keyIdOf, signTurnProof } from "@turngate/node";
 import { afterEach, describe, expect, test } from "vitest";
+import { cliBundleArgs } from "./cli-bundle.js";
 import { gitProject, UNSANDBOXED_LINE } from "./helpers.js";
 
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "../../..");
-const bin = join(repoRoot, "packages/cli/src/bin.ts");
-/** tsx's loader as a file URL, so the process can start in any cwd (the repositories under test). */
-const tsx = pathToFileURL(createRequire(join(repoRoot, "package.json")).resolve("tsx")).href;
+const bundle = cliBundleArgs();
 const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
 
 let cleanups: Array<() => void> = [];
@@ -51,11 +47,12 @@ function user(): NodeJS.ProcessEnv {
 
 /** `turngate …` as a real process in `cwd` with `env`. */
 function turngate(args: string[], cwd: string, env: NodeJS.ProcessEnv) {
-  const result = spawnSync(
-    process.execPath,
-    ["--conditions=@turngate/source", "--import", tsx, bin, ...args],
-    { cwd, env, encoding: "utf8", timeout: 60_000 },
-  );
+  const result = spawnSync(process.execPath, [...bundle, ...args], {
+    cwd,
+    env,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

@@ -10,12 +10,12 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, test } from "vitest";
+import { cliBundleArgs } from "./cli-bundle.js";
 import { gitProject } from "./helpers.js";
 import { runningGroupMembers, stillRunningAfter } from "./process-groups.js";
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "../../..");
-const bin = join(repoRoot, "packages/cli/src/bin.ts");
-const nodeArgs = ["--conditions=@turngate/source", "--import", "tsx", bin];
+const nodeArgs = cliBundleArgs();
 
 let cleanup: (() => void) | undefined;
 afterEach(() => {

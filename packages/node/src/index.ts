@@ -104,6 +104,15 @@ export {
   type VerificationRun,
   type VerificationRunOptions,
 } from "./runner/verify-command.js";
+export {
+  COMMAND_TIMED_OUT,
+  type RefusedReport,
+  type RefusedReportReason,
+  type ToolEvidence,
+  toolEvidence,
+} from "./session/evidence/tool-evidence.js";
+export { presetCandidates } from "./session/evidence/turn-evidence.js";
+export { TurngateGateError, type TurnResult, turnResult } from "./session/evidence/turn-result.js";
 export { buildTurnProof, type TurnProofInput } from "./session/proof.js";
 export {
   type ProofRowCheck,
@@ -129,4 +138,5 @@ export {
   TestHistoryStore,
   TurnTestHistory,
 } from "./test-history/index.js";
+export { KEPT_TREES_REF_PREFIX, keepTrees, type TurnDiffs, turnDiffs } from "./view/turn-diffs.js";
 export * from "./workspace/index.js";

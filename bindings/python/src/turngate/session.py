@@ -27,6 +27,8 @@ from .errors import InvalidParams, ProtocolError
 from .types import (
     ChildSettlement,
     GateOutcome,
+    RefusedReport,
+    TurnEnd,
     ProgressEvent,
     SignedProof,
     ToolObservation,
@@ -101,9 +103,15 @@ class Session:
         ``edit``, ``patch`` or ``download`` records its path and content digest; nested
         effects, ``changed_paths`` of a failed command and workspace children are honoured.
 
+        Its evidence is read too (issue 13; reference §2.9, §2.13): a ``verification_report``
+        in the metadata counts only with ``verification_author`` ``host`` or ``verifier``
+        (others are refused, with a reason); a ``bash`` result whose metadata has a
+        ``command`` covering a preset command yields an unbound ``shell:<id>`` report.
+
         Input: tool name, exit code, the tool's metadata (``{"file_path", "after", …}``).
-        Output: a :class:`ToolObservation` — the rows ``added`` and the ledger's
-        ``effect_digest`` afterwards (``""`` while empty).
+        Output: a :class:`ToolObservation` — the rows ``added``, the ledger's
+        ``effect_digest`` afterwards (``""`` while empty), the ``reports`` accepted and the
+        ``refused_reports``.
         """
         params: dict[str, Any] = {"tool": tool, "exit_code": exit_code}
         if metadata is not None:
@@ -211,6 +219,25 @@ class Session:
         """The completion gate over the session's ledger, reports and waivers
         (reference §2.7). Output: a :class:`GateOutcome`."""
         return GateOutcome.from_wire(self._call("session.decide", timeout=timeout))
+
+    @bridge_method("session.end_turn")
+    def end_turn(self, *, timeout: float | None = None) -> TurnEnd:
+        """End the turn (issue 13; reference §1.17): re-read the workspace and decide.
+
+        Allowed: ``ended`` is ``True``, ``result`` is a :class:`TurnResult` over the turn's own
+        reports and the next turn begins with a fresh baseline and an empty ledger (the
+        session keeps its reports, but none is a gate input of a later turn). Refused:
+        ``ended`` is ``False``, ``outcome`` says why, and the turn stays open.
+        """
+        return TurnEnd.from_wire(self._call("session.end_turn", timeout=timeout))
+
+    @bridge_method("session.refused_reports", unwrap="refused_reports")
+    def refused_reports(self, *, timeout: float | None = None) -> list[RefusedReport]:
+        """Every report tool results carried that was refused in this session, in order."""
+        raw = _field(self._call("session.refused_reports", timeout=timeout), "refused_reports")
+        if not isinstance(raw, list):
+            raise ProtocolError("session.refused_reports: refused_reports: expected a list")
+        return [RefusedReport.from_wire(item, f"refused_reports.{i}") for i, item in enumerate(raw)]
 
     @bridge_method("session.proof", unwrap="proof")
     def proof(self, *, timeout: float | None = None) -> TurnProof:

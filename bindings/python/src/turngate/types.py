@@ -17,7 +17,7 @@ keys (it is sent as given and validated by the bridge).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from ._wire import WireModel
 
@@ -30,7 +30,7 @@ TerminalKind = Literal["narrative", "verified", "waived", "distinct"]
 GateKind = Literal["allow", "continue", "incomplete"]
 """The gate's decision (reference §1.10)."""
 
-GateReason = Literal["external_observation", "open_children", "observation_incomplete", "unverified_mutation", "capped"]
+GateReason = Literal["external_observation", "open_children", "observation_incomplete", "unverified_mutation", "capped", "escalated"]
 """Why the gate did not allow the turn to end (DESIGN.md §3)."""
 
 RequiredAction = Literal["none", "workspace_change", "address"]
@@ -373,11 +373,67 @@ class ProgressEvent(WireModel):
 
 @dataclass(kw_only=True)
 class ToolObservation(WireModel):
-    """What ``Session.observe_tool`` did: the ledger rows it ``added`` (possibly none) and
-    the ledger's ``effect_digest`` afterwards (``""`` while empty)."""
+    """What ``Session.observe_tool`` did: the ledger rows it ``added`` (possibly none), the
+    ledger's ``effect_digest`` afterwards (``""`` while empty), the ``reports`` the result
+    contributed (a host or verifier ``verification_report`` from its metadata, or the
+    ``shell:<id>`` report of a ``bash`` command covering a preset) and the
+    ``refused_reports`` it carried (issue 13)."""
 
     effect_digest: str
     added: list[MutationRecord]
+    reports: list[VerificationReport]
+    refused_reports: list[RefusedReport]
+
+
+RefusedReason = Literal["author_missing", "author_editor", "author_unknown", "report_invalid", "status_mismatch"]
+"""Why a report carried in tool metadata was refused."""
+
+
+@dataclass(kw_only=True)
+class RefusedReport(WireModel):
+    """A report a tool result carried that was refused (kept for the host; never a gate
+    input): the ``tool``, the ``reason``, the typed error's ``code`` and ``message``, the
+    field ``path`` (``report_invalid`` only), the ``author`` as given (``None`` when absent
+    or not a string) and the ``report`` as given."""
+
+    tool: str
+    reason: RefusedReason
+    code: str
+    message: str
+    path: str | None = None
+    author: str | None
+    report: Any
+
+
+@dataclass(kw_only=True)
+class TurnResult(WireModel):
+    """The result of an allowed turn (reference §1.17 ``AgentResult``): the ``completion``
+    terminal, the ``effect_digest``, the summary ``verification_status``, the pending
+    required / failed check counts and report count, the summary text and summary over the
+    turn's own ``verification_reports``, its ``refused_reports`` and its ``proof``."""
+
+    turn: int
+    completion: CompletionTerminal
+    effect_digest: str
+    verification_status: VerificationStatus
+    pending_verification_count: int
+    failed_verification_count: int
+    verification_report_count: int
+    verification_summary_text: str
+    verification_summary: VerificationSummary
+    verification_reports: list[VerificationReport]
+    refused_reports: list[RefusedReport]
+    proof: TurnProof
+
+
+@dataclass(kw_only=True)
+class TurnEnd(WireModel):
+    """What ``Session.end_turn`` did: ``ended`` (the gate allowed the turn and the next one
+    began with a fresh ledger), the gate's ``outcome`` and, when ended, the ``result``."""
+
+    ended: bool
+    outcome: GateOutcome
+    result: TurnResult | None = None
 
 
 @dataclass(kw_only=True)

@@ -3,7 +3,7 @@
  * `session.create`, addressed by `session_id` — so a binding drives the same host session a
  * Node host gets in-process (DESIGN §1, §3, a3s-completion-gate.md §2.16).
  */
-import { rewritePathProblem, type VerifyProgressEvent } from "@turngate/node";
+import { rewritePathProblem, TurngateGateError, type VerifyProgressEvent } from "@turngate/node";
 import { z } from "zod";
 import { BridgeError } from "../errors.js";
 import { defineMethod, type MethodContext } from "../method.js";
@@ -20,6 +20,12 @@ import {
   VerificationReportSchema,
   VerificationSummarySchema,
 } from "../wire/domain.js";
+import {
+  RefusedReportSchema,
+  TurnEndSchema,
+  wireRefused,
+  wireTurnResult,
+} from "../wire/evidence.js";
 import { jsonObject } from "../wire/json-object.js";
 import {
   CommandRunSchema,
@@ -159,18 +165,31 @@ export const sessionMethods = {
     },
   ),
   "session.observe_tool": define(
-    "Observes one tool result into the session's mutation ledger (a3s-completion-gate.md §2.1). Returns the rows it added and the resulting effect digest.",
+    "Observes one tool result into the session's mutation ledger (a3s-completion-gate.md §2.1) and reads its evidence (§2.9, §2.13): a verification_report in the metadata is accepted only with verification_author host or verifier (else refused, with a reason, and kept); a bash result whose metadata has a command covering one of the turn's preset commands yields an unbound shell:<id> report (needs_review when the exit status is masked). Returns the rows it added, the resulting effect digest, the reports accepted and the reports refused.",
     z.strictObject({
       session_id: SessionId,
       tool: z.string(),
       exit_code: z.int(),
       metadata: jsonObject().optional(),
     }),
-    z.strictObject({ effect_digest: Digest, added: z.array(MutationRecordSchema) }),
+    z.strictObject({
+      effect_digest: Digest,
+      added: z.array(MutationRecordSchema),
+      reports: z.array(VerificationReportSchema).describe("reports this tool result contributed"),
+      refused_reports: z
+        .array(RefusedReportSchema)
+        .describe("reports it carried that were refused"),
+    }),
     async (p, ctx) => {
       const { session } = ctx.sessions.get(p.session_id);
       const added = session.observeTool(p.tool, p.exit_code, p.metadata);
-      return { effect_digest: session.effectDigest, added: [...added] };
+      const evidence = session.lastToolEvidence;
+      return {
+        effect_digest: session.effectDigest,
+        added: [...added],
+        reports: evidence.reports,
+        refused_reports: evidence.refused.map(wireRefused),
+      };
     },
   ),
   "session.observe_workspace": define(
@@ -287,6 +306,28 @@ export const sessionMethods = {
     "Completion gate decision for the session: its ledger, reports and waivers (the host attestor, when set, runs first). The outcome is kept for session.proof.",
     GateOutcomeSchema,
     (session) => session.decide(),
+  ),
+  "session.end_turn": defineRead(
+    "Ends the turn (issue 13; a3s-completion-gate.md §1.17): re-reads the workspace and decides. When the gate allows, ended is true, result carries A3S's result fields (completion, verification_status, pending/failed/report counts, summary text) over the turn's own reports, its refused tool reports and proof, and the next turn begins with a fresh baseline and an empty ledger (the session keeps its reports, but an earlier turn's report is never a later turn's gate input). Otherwise ended is false and outcome says why; the turn stays open.",
+    TurnEndSchema,
+    async (session) => {
+      try {
+        const result = await session.endTurn();
+        return {
+          ended: true,
+          outcome: { kind: "allow" as const, terminal: result.completion },
+          result: wireTurnResult(result),
+        };
+      } catch (error) {
+        if (error instanceof TurngateGateError) return { ended: false, outcome: error.outcome };
+        throw error;
+      }
+    },
+  ),
+  "session.refused_reports": defineRead(
+    "Every report tool results carried that was refused in this session, in order (reason, typed code and message, the author and report as given).",
+    z.strictObject({ refused_reports: z.array(RefusedReportSchema) }),
+    (session) => ({ refused_reports: session.refusedReports().map(wireRefused) }),
   ),
   "session.proof": defineRead(
     "The turn proof (turn_proof.v1) of the last decision: ledger rows, effect digest, bound reports, waivers used, terminal, outcome, tool versions and timestamps. Errors: not_decided before session.decide (or after a change since), turn_not_allowed when the decision was not allow.",

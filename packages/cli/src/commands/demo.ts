@@ -2,15 +2,15 @@ import { execFileSync } from "node:child_process";
 import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { GIT_SAFETY_ENV, gitSafetyArgs } from "@turngate/node";
 import { type CliContext, EXIT_INTERNAL, EXIT_OK } from "../context.js";
+import { cliPackageRoot } from "../package-root.js";
 import { renderTurnText, turnJson, verdictOf } from "../render.js";
 import { runTurn } from "../turn.js";
 import type { CliCommand } from "./types.js";
 
-/** The shipped demo folder (`project/` and `agents/`), resolved from src/ or dist/ alike. */
-export const DEMO_DIR = fileURLToPath(new URL("../../demo/", import.meta.url));
+/** The shipped demo folder (`project/` and `agents/`), resolved from src/, dist/ or the bundle. */
+export const DEMO_DIR = join(cliPackageRoot(), "demo");
 
 /** The three scripted turns: agent script, what it does, and the verdict it must get. */
 export const DEMO_TURNS: ReadonlyArray<{ script: string; title: string; expected: string }> = [

@@ -1,4 +1,6 @@
 // Verification facts (Harn std/verification, DESIGN.md §4): pure parts.
+
+export * from "./affected/index.js";
 export { type DiagnosticClassification, diagnosticClassify } from "./diagnostic-classify.js";
 export {
   type DeltaReason,

@@ -60,6 +60,9 @@ import { untrackedAmong } from "../workspace/listing/untracked-paths.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
 import type { WorkspaceSnapshot } from "../workspace/snapshot.js";
 import { type EnvironmentChange, SessionEnvironment } from "./check-environment.js";
+import type { RefusedReport, ToolEvidence } from "./evidence/tool-evidence.js";
+import { presetCandidates, TurnEvidence } from "./evidence/turn-evidence.js";
+import { TurngateGateError, type TurnResult, turnResult } from "./evidence/turn-result.js";
 import { buildTurnProof } from "./proof.js";
 import type {
   CheckRewrite,
@@ -71,10 +74,17 @@ import type {
   WorkspaceChildSettlement,
 } from "./types.js";
 
-/** Version of @turngate/node, from its package.json (same relative path from src/ and dist/). */
-const NODE_PACKAGE_VERSION: string = (
-  createRequire(import.meta.url)("../../package.json") as { version: string }
-).version;
+/** Set by the CLI's bundler to @turngate/node's package.json version; absent otherwise. */
+declare const __TURNGATE_NODE_VERSION__: string | undefined;
+
+/**
+ * Version of @turngate/node: inlined by the CLI's bundler (a bundle has no package.json at
+ * this module's relative path), else read from package.json (same path from src/ and dist/).
+ */
+const NODE_PACKAGE_VERSION: string =
+  typeof __TURNGATE_NODE_VERSION__ === "string"
+    ? __TURNGATE_NODE_VERSION__
+    : (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
 
 /**
  * What rebuilds the ledger on every workspace observation, in the order it happened: a tool
@@ -97,16 +107,16 @@ type LedgerEvent =
 export class Session {
   readonly root: string;
   readonly #observer: WorkspaceObserver;
-  readonly #baseline: WorkspaceSnapshot;
+  #baseline: WorkspaceSnapshot;
   readonly #waivers: CompletionWaiver[];
   readonly #attestor: CompletionAttestor | undefined;
   readonly #logDir: string;
   /** The host environment (`options.env` or `process.env`) without the signing key: presets and git. */
   readonly #env: NodeJS.ProcessEnv;
   readonly #toolVersions: Record<string, string>;
-  readonly #startedAt: Date;
+  #startedAt: Date;
   readonly #agentGraceMs: number | undefined;
-  readonly #baselineTree: SourceTree | undefined;
+  #baselineTree: SourceTree | undefined;
   readonly #trust: TurnProofTrust;
   /** SHA-256 of each log this session's checks wrote, by `file:` URL. */
   readonly #evidenceLogs = new Map<string, string>();
@@ -114,7 +124,7 @@ export class Session {
   readonly #isRewritePath: (path: string) => boolean;
   /** Check outputs adopted after each run of the checks: while they hold the state the
    * checks left, later deltas show them as the agent left them (`AdoptedCheckOutputs`). */
-  readonly #adopted = new AdoptedCheckOutputs();
+  #adopted = new AdoptedCheckOutputs();
   readonly #testHistory: TurnTestHistory;
   #events: LedgerEvent[] = [];
   #delta: WorkspaceDelta | undefined;
@@ -129,6 +139,8 @@ export class Session {
     | undefined;
   /** Issue 10 (shellenv): the checks' shell, environment and what the turn changed of it. */
   readonly #checkEnvironment: SessionEnvironment;
+  /** Issue 13: the turn's evidence sources (tool reports, shell evidence, turn counters). */
+  readonly #turn: TurnEvidence;
 
   private constructor(
     options: SessionOptions,
@@ -169,6 +181,7 @@ export class Session {
     this.#isRewritePath = rewritePathMatcher(this.#rewritePaths);
     this.#checkEnvironment = checkEnvironment;
     this.#testHistory = sessionTestHistory(observer.root, options);
+    this.#turn = new TurnEvidence(() => presetCandidates(this.verificationPresets()));
   }
 
   /**
@@ -287,7 +300,33 @@ export class Session {
     const rows = this.#ledger.observeTool(tool, exitCode, metadata);
     this.#events.push(["tool", tool, exitCode, metadata]);
     this.#decision = undefined;
+    this.#reports.push(...this.#turn.observeTool(tool, exitCode, metadata).reports);
     return rows;
+  }
+
+  /**
+   * What the latest `observeTool` call contributed as evidence (issue 13; A3S §2.9, §2.13;
+   * `toolEvidence`): the reports it carried that were accepted (a `host` or `verifier`
+   * report in `verification_report` metadata, or the `shell:<id>` report of a `bash`
+   * command covering a preset command) and those refused, with the reason.
+   */
+  get lastToolEvidence(): ToolEvidence {
+    return this.#turn.lastTool;
+  }
+
+  /** Every report tool results carried that was refused in this session, in order (copies). */
+  refusedReports(): RefusedReport[] {
+    return this.#turn.refusedReports();
+  }
+
+  /** 1-based number of the current turn (`endTurn()` starts the next). */
+  get turnNumber(): number {
+    return this.#turn.number;
+  }
+
+  /** Copies of the reports recorded during the current turn: the gate's inputs. */
+  turnReports(): VerificationReport[] {
+    return this.#reports.slice(this.#turn.reportsFrom).map((r) => structuredClone(r));
   }
 
   /**
@@ -602,9 +641,10 @@ export class Session {
       this.#reports = await mergeAttestedReport(this.#attestor, this.#ledger, this.#reports);
       this.#attestedDigests.add(digest);
     }
+    const turnReports = this.#reports.slice(this.#turn.reportsFrom);
     const outcome = decideCompletion({
       ledger: this.#ledger,
-      reports: this.#reports,
+      reports: turnReports,
       waivers: this.#waivers,
       allowContinuation: false,
       observations: [],
@@ -617,10 +657,57 @@ export class Session {
           ? await sourceTreeId(this.root, this.#env)
           : this.#baselineTree;
     }
-    this.#decision = { outcome, reports: this.#reports.slice(), at };
+    this.#decision = { outcome, reports: turnReports, at };
     if (finalTree) this.#decision.finalTree = finalTree;
     await this.#testHistory.commit(outcome, digest);
     return outcome;
+  }
+
+  /**
+   * End the turn (issue 13; A3S §1.17 `AgentResult`, §2.6): re-read the workspace
+   * (`observeWorkspace()`), decide (`decide()`), and when the gate allows, return the
+   * `TurnResult` (completion terminal, the summary counts and text over the turn's reports,
+   * its refused tool reports and proof) and start the next turn: a fresh baseline taken now,
+   * an empty ledger, no adopted check outputs, the attestor free to be asked again, and the
+   * shell-evidence candidates re-read. The session's reports are kept
+   * (`verificationReports()`), but a report of an earlier turn is never a gate input of a
+   * later one: a digest is relative to its baseline, so the same digest later can name other
+   * bytes. (The environment baseline of issue 10 is kept for the session, so a user-level
+   * file changed in an earlier turn stays an `environment` row.)
+   *
+   * **Change from A3S:** a refused turn does not end. A3S's `send()` returns the gate error
+   * and its next run starts from a fresh ledger; here the turn stays open (same baseline,
+   * ledger and reports), so an unverified change cannot escape by starting another turn.
+   * Errors: `TurngateGateError` (`turn_incomplete`, or `turn_continue` for the one
+   * continuation) carrying the outcome; `WorkspaceObserverError` from the re-read; the
+   * attestor's error.
+   */
+  async endTurn(): Promise<TurnResult> {
+    await this.observeWorkspace();
+    const outcome = await this.decide();
+    if (outcome.kind !== "allow") throw new TurngateGateError(outcome);
+    const decision = this.#decision;
+    if (decision === undefined) throw new TurngateError("not_decided", "endTurn: no decision");
+    const result = turnResult({
+      turn: this.#turn.number,
+      terminal: outcome.terminal,
+      effectDigest: this.#ledger.digest,
+      reports: decision.reports,
+      refused: this.#turn.turnRefused(),
+      proof: this.proof(),
+    });
+    const baseline = await this.#observer.baseline();
+    this.#baseline = baseline;
+    if (decision.finalTree !== undefined) this.#baselineTree = decision.finalTree;
+    this.#startedAt = new Date();
+    this.#events = [];
+    this.#delta = undefined;
+    this.#ledger = new MutationLedger();
+    this.#attestedDigests = new Set();
+    this.#adopted = new AdoptedCheckOutputs();
+    this.#decision = undefined;
+    this.#turn.next(this.#reports.length);
+    return result;
   }
 
   /**

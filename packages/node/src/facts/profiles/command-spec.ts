@@ -2,12 +2,10 @@
  * Harn command specs (harn-verification.md §2.5) as shell text for our runner: an argv
  * list, `{mode: "argv", argv}` (mode defaults to argv) or `{mode: "shell", command}`.
  */
-import { TurngateValidationError } from "@turngate/core";
+import { shellQuote, TurngateValidationError } from "@turngate/core";
 
-/** Harn's `shell_quote` (§2.12): always single-quoted, `'` as `'"'"'`. */
-export function shellQuote(value: unknown): string {
-  return `'${String(value ?? "").replaceAll("'", `'"'"'`)}'`;
-}
+/** Harn's `shell_quote` (§2.12), from core: always single-quoted, `'` as `'"'"'`. */
+export { shellQuote };
 
 /** A spec resolved for `runShellCommand`: the shell text, and `cwd` / `timeout_ms` if given. */
 export interface ResolvedSpec {

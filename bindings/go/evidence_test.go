@@ -1,0 +1,73 @@
+package turngate
+
+import (
+	"reflect"
+	"testing"
+)
+
+// Issue 13 through the real bridge: a verifier report carried in tool metadata verifies the
+// turn and EndTurn gives A3S's result fields; an editor report is refused, kept, and leaves
+// the turn open; the next turn starts from a fresh ledger. Digests from the §2.2 formula.
+func TestSessionToolReportsAndEndTurn(t *testing.T) {
+	c := realClient(t)
+	ctx := t.Context()
+	root := gitWorkspace(t)
+	session, err := c.CreateSession(ctx, SessionCreateParams{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, root, "hello.txt", "hello\n")
+	if _, err := session.ObserveWorkspace(ctx); err != nil {
+		t.Fatal(err)
+	}
+	digest := sha256Hex("workspace|hello.txt|" + sha256Hex("hello\n"))
+	report := map[string]any{
+		"schema": "verification_report.v1", "subject": "ci", "status": "passed", "effect_digest": digest,
+		"checks": []any{map[string]any{"id": "c", "kind": "test", "description": "tests", "required": true, "status": "passed"}},
+	}
+	refused, err := session.ObserveTool(ctx, "edit", 0, map[string]any{"verification_report": report, "verification_author": "editor"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	editor := "editor"
+	wantRefused := []RefusedReport{{
+		Tool: "edit", Reason: RefusedAuthorEditor, Code: "report_author_rejected", Author: &editor, Report: report,
+		Message: `verification report refused: author "editor" cannot verify its own edits; only host or verifier reports count`,
+	}}
+	if len(refused.Reports) != 0 || !reflect.DeepEqual(refused.RefusedReports, wantRefused) {
+		t.Fatalf("editor report: %s", mustJSON(t, refused))
+	}
+	open, err := session.EndTurn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if open.Ended || open.Result != nil || open.Outcome.Reason != ReasonUnverifiedMutation {
+		t.Fatalf("refused turn: %s", mustJSON(t, open))
+	}
+
+	if _, err := session.ObserveTool(ctx, "review", 0, map[string]any{"verification_report": report, "verification_author": "verifier"}); err != nil {
+		t.Fatal(err)
+	}
+	end, err := session.EndTurn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := end.Result
+	if !end.Ended || r == nil || r.Turn != 1 || r.Completion.Kind != TerminalVerified || *r.Completion.EffectDigest != digest ||
+		r.VerificationStatus != StatusPassed || r.VerificationReportCount != 1 || r.PendingVerificationCount != 0 ||
+		r.FailedVerificationCount != 0 || r.VerificationSummaryText != "Verification passed: 1 report, 1 required check." ||
+		r.Proof.EffectDigest != digest || !reflect.DeepEqual(r.RefusedReports, wantRefused) {
+		t.Fatalf("verified turn: %s", mustJSON(t, end))
+	}
+	next, err := session.EndTurn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !next.Ended || next.Result.Turn != 2 || next.Result.Completion.Kind != TerminalNarrative || next.Result.VerificationReportCount != 0 {
+		t.Fatalf("next turn: %s", mustJSON(t, next))
+	}
+	all, err := session.RefusedReports(ctx)
+	if err != nil || !reflect.DeepEqual(all, wantRefused) {
+		t.Fatalf("refused reports: %v %s", err, mustJSON(t, all))
+	}
+}

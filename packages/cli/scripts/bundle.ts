@@ -1,0 +1,123 @@
+/**
+ * Bundles the `turngate` bin (issue #17 item 4: start-up). Run by `pnpm build` after `tsc`
+ * (which still emits the library, `dist/index.js` and the declarations, and type-checks
+ * src/bin.ts): esbuild writes `dist/bin.js` over tsc's, with code splitting, so that
+ *
+ * - `dist/bin.js` holds only the program, commander and the command table: `--version`
+ *   and `--help` of one command load one or two files instead of ~150 modules;
+ * - each command of `src/commands/registry.ts` is its own chunk under `dist/chunks/`,
+ *   loaded by its `import("./x.js")` when its word is on the command line; code shared
+ *   between commands (core, node, zod, …) lands in shared chunks there;
+ * - `dist/chunks/line-worker.js` is the bridge's worker-thread entry: the worker pool opens
+ *   `./line-worker.js` beside itself, so the pool's chunk must sit in the same folder (the
+ *   build fails otherwise);
+ * - every output has a linked source map (`*.js.map`, pointing at the TypeScript sources):
+ *   `node --enable-source-maps dist/bin.js …` (or `NODE_OPTIONS=--enable-source-maps`)
+ *   prints stack traces in .ts files and lines; the code is not minified, so a trace stays
+ *   readable without them too;
+ * - `@turngate/native` stays external (a `.node` addon is loaded by `require` at run time,
+ *   from turngate's own dependencies), and so does `oxc-parser` (the code index's parser:
+ *   a napi binding, imported on first use);
+ * - workspace packages are bundled from their TypeScript sources (`@turngate/source`
+ *   export condition), so the bundle never mixes in a stale `dist/` of another package;
+ * - package versions that modules read from a relative package.json at run time are
+ *   inlined (`__TURNGATE_CLI_VERSION__`, `__TURNGATE_NODE_VERSION__`): a chunk's relative
+ *   path differs from the source file's.
+ *
+ * Also writes `dist/bundle-meta.json`, esbuild's metafile (the inputs and imports of every
+ * output).
+ *
+ * Usage: `tsx scripts/bundle.ts` (from packages/cli). Exits 1 on a build error or when a
+ * layout check above fails; prints one line with the output sizes otherwise.
+ */
+import { chmodSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const cliDir = join(dirname(fileURLToPath(import.meta.url)), "..");
+const dist = join(cliDir, "dist");
+const bridgeSrc = join(cliDir, "..", "bridge", "src");
+const version = (dir: string) =>
+  (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { version: string }).version;
+
+// Chunks from an earlier build would pile up (their names carry a content hash).
+rmSync(join(dist, "chunks"), { recursive: true, force: true });
+rmSync(join(dist, "bin.js.map"), { force: true });
+
+const result = await build({
+  absWorkingDir: cliDir,
+  entryPoints: {
+    bin: "src/bin.ts",
+    "chunks/line-worker": join(bridgeSrc, "server", "line-worker.ts"),
+  },
+  outdir: dist,
+  chunkNames: "chunks/[name]-[hash]",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20.19",
+  conditions: ["@turngate/source"],
+  external: ["@turngate/native", "oxc-parser"],
+  sourcemap: "linked",
+  // CommonJS dependencies call `require` for Node's built-ins (commander, yaml, …) and read
+  // `__filename` (write-file-atomic's temporary names); an ES module has neither, so each
+  // output gets its own, bound to its location.
+  banner: {
+    js: [
+      'import { createRequire as __turngateCreateRequire } from "node:module";',
+      'import { dirname as __turngateDirname } from "node:path";',
+      'import { fileURLToPath as __turngateFileURLToPath } from "node:url";',
+      "const require = __turngateCreateRequire(import.meta.url);",
+      "const __filename = __turngateFileURLToPath(import.meta.url);",
+      "const __dirname = __turngateDirname(__filename);",
+    ].join("\n"),
+  },
+  define: {
+    __TURNGATE_CLI_VERSION__: JSON.stringify(version(cliDir)),
+    __TURNGATE_NODE_VERSION__: JSON.stringify(version(join(cliDir, "..", "node"))),
+  },
+  metafile: true,
+  logLevel: "warning",
+});
+
+const outputs = result.metafile.outputs;
+/** The output file (relative to packages/cli) whose inputs include `source`. */
+function outputOf(source: string): string | undefined {
+  const input = relative(cliDir, source);
+  return Object.keys(outputs).find((out) => outputs[out]?.inputs[input] !== undefined);
+}
+
+const problems: string[] = [];
+const pool = outputOf(join(bridgeSrc, "server", "worker-pool.ts"));
+if (pool === undefined) problems.push("the bridge's worker-pool.ts is in no output");
+else if (dirname(pool) !== "dist/chunks") {
+  problems.push(`worker-pool.ts landed in ${pool}, not beside dist/chunks/line-worker.js`);
+}
+if (outputs["dist/chunks/line-worker.js"] === undefined) {
+  problems.push("the bridge's line worker is not at dist/chunks/line-worker.js");
+}
+for (const [out, meta] of Object.entries(outputs)) {
+  for (const input of Object.keys(meta.inputs)) {
+    if (input.includes("/dist/") && input.includes("packages/")) {
+      problems.push(`${out} bundles ${input}: a workspace package's built output, not its source`);
+    }
+  }
+}
+if (problems.length > 0) {
+  for (const problem of problems) console.error(`bundle: ${problem}`);
+  process.exit(1);
+}
+
+chmodSync(join(dist, "bin.js"), 0o755);
+// esbuild's metafile (inputs and imports of every output): test/bundle.test.ts checks the
+// lazy loading with it, and `esbuild --analyze`-style tools read it.
+writeFileSync(join(dist, "bundle-meta.json"), `${JSON.stringify(result.metafile)}\n`);
+const js = Object.keys(outputs).filter((out) => out.endsWith(".js"));
+const kib = (out: string) => Math.round(statSync(join(cliDir, out)).size / 1024);
+console.log(
+  `bundle: dist/bin.js ${kib("dist/bin.js")} KiB + ${js.length - 1} chunks ${js
+    .filter((out) => out !== "dist/bin.js")
+    .reduce((sum, out) => sum + kib(out), 0)} KiB (source maps beside them)`,
+);
