@@ -7,22 +7,19 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, test } from "vitest";
+import { cliBundleArgs } from "./cli-bundle.js";
 import { gitProject } from "./helpers.js";
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "../../..");
-const bin = join(repoRoot, "packages/cli/src/bin.ts");
+const bundle = cliBundleArgs();
 
 function turngate(args: string[], env: Record<string, string>) {
-  return spawnSync(
-    process.execPath,
-    ["--conditions=@turngate/source", "--import", "tsx", bin, ...args],
-    {
-      cwd: repoRoot,
-      encoding: "utf8",
-      timeout: 60_000,
-      env: { ...process.env, ...env },
-    },
-  );
+  return spawnSync(process.execPath, [...bundle, ...args], {
+    cwd: repoRoot,
+    encoding: "utf8",
+    timeout: 60_000,
+    env: { ...process.env, ...env },
+  });
 }
 
 let cleanup: (() => void) | undefined;
