@@ -4,10 +4,13 @@ import {
   CORE_VERSION,
   type CompletionAttestor,
   type CompletionWaiver,
+  type ContentHasher,
   createReport,
   decideCompletion,
   formatVerificationSummary,
   type GateOutcome,
+  type GoalAchievement,
+  goalAchievement,
   MutationLedger,
   type MutationRecord,
   mergeAttestedReport,
@@ -28,6 +31,7 @@ import {
 } from "@turngate/core";
 import type { EnvironmentBaseline } from "../environment/environment-baseline.js";
 import { turngatePaths } from "../fs/paths.js";
+import { hostContentHasher } from "../native/content-hasher.js";
 import { verificationPresets } from "../presets/detect.js";
 import {
   type AgentProcessOptions,
@@ -58,6 +62,8 @@ import { untrackedAmong } from "../workspace/listing/untracked-paths.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
 import type { WorkspaceSnapshot } from "../workspace/snapshot.js";
 import { type EnvironmentChange, SessionEnvironment } from "./check-environment.js";
+import { type ExistenceEvidence, existenceEvidence } from "./evidence/existence.js";
+import { type GoalCriteria, readGoalCriteria } from "./evidence/goal-criteria.js";
 import type { RefusedReport, ToolEvidence } from "./evidence/tool-evidence.js";
 import { presetCandidates, TurnEvidence } from "./evidence/turn-evidence.js";
 import { TurngateGateError, type TurnResult, turnResult } from "./evidence/turn-result.js";
@@ -126,7 +132,9 @@ export class Session {
   readonly #testHistory: TurnTestHistory;
   #events: LedgerEvent[] = [];
   #delta: WorkspaceDelta | undefined;
-  #ledger = new MutationLedger();
+  /** The ledger's SHA-256 (issue 17): `@turngate/native`'s or `node:crypto`'s. */
+  readonly #hasher: ContentHasher;
+  #ledger: MutationLedger;
   #reports: VerificationReport[] = [];
   /** Digests the attestor was already asked about (it is asked once per digest). */
   #attestedDigests = new Set<string>();
@@ -137,6 +145,8 @@ export class Session {
   readonly #checkEnvironment: SessionEnvironment;
   /** Issue 13: the turn's evidence sources (tool reports, shell evidence, turn counters). */
   readonly #turn: TurnEvidence;
+  /** Issue 13 item 4: existence checks bind only when the host opted in. */
+  readonly #existenceEvidence: boolean;
 
   private constructor(
     options: SessionOptions,
@@ -149,6 +159,14 @@ export class Session {
   ) {
     this.root = observer.root;
     this.#observer = observer;
+    this.#hasher = hostContentHasher(
+      options.native === false
+        ? { TURNGATE_NATIVE: "0" }
+        : options.native === true
+          ? { TURNGATE_NATIVE: "1" }
+          : process.env,
+    );
+    this.#ledger = new MutationLedger({ hasher: this.#hasher });
     this.#baseline = baseline;
     this.#waivers = waivers;
     this.#attestor = options.attestor;
@@ -169,7 +187,11 @@ export class Session {
     this.#isRewritePath = rewritePathMatcher(this.#rewritePaths);
     this.#checkEnvironment = checkEnvironment;
     this.#testHistory = sessionTestHistory(observer.root, options);
-    this.#turn = new TurnEvidence(() => presetCandidates(this.verificationPresets()));
+    this.#existenceEvidence = options.existenceEvidence === true;
+    this.#turn = new TurnEvidence(() => ({
+      presets: presetCandidates(this.verificationPresets()),
+      goals: readGoalCriteria(this.root),
+    }));
   }
 
   /**
@@ -192,6 +214,7 @@ export class Session {
     const observerOptions: ConstructorParameters<typeof WorkspaceObserver>[1] = {};
     if (options.ignores !== undefined) observerOptions.ignores = options.ignores;
     if (options.useGit !== undefined) observerOptions.useGit = options.useGit;
+    if (options.native !== undefined) observerOptions.native = options.native;
     if (options.outputs !== undefined) observerOptions.outputs = options.outputs;
     if (options.defaultOutputs !== undefined)
       observerOptions.defaultOutputs = options.defaultOutputs;
@@ -287,8 +310,68 @@ export class Session {
     const rows = this.#ledger.observeTool(tool, exitCode, metadata);
     this.#events.push(["tool", tool, exitCode, metadata]);
     this.#decision = undefined;
-    this.#reports.push(...this.#turn.observeTool(tool, exitCode, metadata).reports);
+    const evidence = this.#turn.observeTool(tool, exitCode, metadata);
+    this.#pushReports(evidence.reports);
+    this.#lastExistence = undefined;
+    const command = (metadata as { command?: unknown } | undefined)?.command;
+    if (
+      this.#existenceEvidence &&
+      String(tool).toLowerCase() === "bash" &&
+      typeof command === "string"
+    ) {
+      const exit = (metadata as { exit_code?: unknown }).exit_code;
+      this.#lastExistence = existenceEvidence({
+        root: this.root,
+        command,
+        exitCode: Number.isSafeInteger(exit) ? (exit as number) : exitCode,
+        ledger: this.#ledger,
+        reports: this.#reports.slice(this.#turn.reportsFrom),
+        digestAtRecord: (report) => this.#turn.digestAtRecord(report),
+      });
+      this.#pushReports(this.#lastExistence.synthesized);
+    }
     return rows;
+  }
+
+  #lastExistence: ExistenceEvidence | undefined;
+
+  /** Records accepted reports as this turn's, noting the ledger digest they were recorded at. */
+  #pushReports(reports: readonly VerificationReport[]): void {
+    this.#turn.noteRecorded(reports, this.#ledger.digest);
+    this.#reports.push(...reports);
+  }
+
+  /**
+   * The existence evidence of the latest `observeTool` call (issue 13 item 4), when
+   * `existenceEvidence` is on and it was a `bash` command: each checked path's status, the
+   * reports it bound and the `shell:mutation_path_verify:<path>` reports it made.
+   */
+  get lastExistenceEvidence(): ExistenceEvidence | undefined {
+    return this.#lastExistence === undefined ? undefined : structuredClone(this.#lastExistence);
+  }
+
+  /**
+   * The goal criteria of this turn (issue 13 item 3; A3S §2.14): the ACCEPTANCE.md criteria
+   * of every active loop under `.a3s/loops/` and `.turngate/goals/` (`readGoalCriteria`),
+   * as read when the turn started — an agent that edits ACCEPTANCE.md changes the ledger,
+   * not the criteria. They are shell-evidence candidates after the presets.
+   */
+  goalCriteria(): GoalCriteria {
+    return this.#turn.goals;
+  }
+
+  /**
+   * Goal-achievement gating over this turn's reports and criteria (A3S §2.15,
+   * `goalAchievement`): the model's claim `llmAchieved` counts only when the reports support
+   * it and every active loop has a passing `shell:acceptance:…` report of its own criteria.
+   * Errors: `TurngateValidationError` (path `llm_achieved`) for a non-boolean.
+   */
+  goalAchievement(llmAchieved: boolean): GoalAchievement {
+    return goalAchievement(
+      llmAchieved,
+      this.#reports.slice(this.#turn.reportsFrom),
+      this.#turn.goals.commands,
+    );
   }
 
   /**
@@ -399,7 +482,7 @@ export class Session {
   ): void {
     const list = Array.isArray(reports) ? reports : [reports as VerificationReportInput];
     const accepted = list.map((report) => acceptReport(report, "host"));
-    this.#reports.push(...accepted);
+    this.#pushReports(accepted);
     this.#decision = undefined;
   }
 
@@ -749,7 +832,7 @@ export class Session {
     if (this.#adopted.size > 0) {
       delta = { ...delta, changes: this.#adopted.apply(delta.changes, snapshot) };
     }
-    const ledger = new MutationLedger();
+    const ledger = new MutationLedger({ hasher: this.#hasher });
     for (const event of this.#events) {
       if (event[0] === "tool") ledger.observeTool(event[1], event[2], event[3]);
       else ledger.recordChildPaths(event[1], []);

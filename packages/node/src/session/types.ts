@@ -43,6 +43,12 @@ export interface SessionOptions {
   /** Passed to the workspace observer: force (true) or forbid (false) git mode. */
   useGit?: boolean;
   /**
+   * `@turngate/native` for the observer and the ledger's SHA-256 (issue 17): true requires
+   * it, false uses the TypeScript path (`node:crypto` for the ledger), undefined lets
+   * `TURNGATE_NATIVE` decide. The results are the same either way.
+   */
+  native?: boolean;
+  /**
    * Grace between the agent's exit and the SIGKILL of the processes it left running, ms
    * (`settleAgentProcesses`); default 2,000. Config `agent_grace_ms`. Issue 10.
    */
@@ -86,6 +92,14 @@ export interface SessionOptions {
   testHistoryDir?: string | false;
   /** Issue 10 (shellenv): how the checks' controlled environment is fixed and watched. */
   checkEnvironment?: SessionCheckEnvironment;
+  /**
+   * Issue 13 item 4, default false: let an existence check in a `bash` command (`test -f P`,
+   * `[ -e P ]`, `[[ -f P ]]`) on a mutated path whose bytes match the ledger bind the turn's
+   * passing reports, or synthesise `shell:mutation_path_verify:<path>`
+   * (`existenceEvidence`). Off by default: the file existing proves the write landed, not
+   * that the code works.
+   */
+  existenceEvidence?: boolean;
 }
 
 /**
