@@ -136,3 +136,28 @@ describe("gate list labels and paths (issue #11 §5, surviving mutants)", () => 
     );
   });
 });
+
+describe("decideCompletion: the external-observation outcome names only workspace_change ones", () => {
+  test("an open observation with another required action is not listed", () => {
+    const observations = [
+      {
+        kind: "ci",
+        subject: "ci",
+        digest: "obs-1",
+        payload: "{}",
+        required_action: "workspace_change",
+      },
+      { kind: "ci", subject: "review", digest: "obs-2", payload: "{}", required_action: "address" },
+    ];
+    const outcome = decideCompletion({ ledger: ledger(), observations } as never) as {
+      reason: string;
+      message: string;
+      digests?: string[];
+    };
+    expect(outcome.reason).toBe("external_observation");
+    expect(outcome.message).toBe(
+      "completion gate: external observation obs-1 still requires a workspace change. A final answer does not clear it. Bind a newer observation of the same subject or a host waiver for the observation digest.",
+    );
+    expect(outcome.digests).toEqual(["obs-1"]);
+  });
+});
