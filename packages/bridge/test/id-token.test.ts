@@ -35,21 +35,22 @@ describe("idToken", () => {
         fc.array(fc.nat(5), { minLength: 2, maxLength: 2 }),
         ws,
         fc.boolean(),
-        (members, ids, at, space, escapeKey) => {
-          const parts = members
+        (members, ids, positions, space, escapeKey) => {
+          const parts: Array<{ text: string; id?: string }> = members
             .filter(([key]) => key !== "id")
-            .map(
-              ([key, value]) => `${JSON.stringify(key)}${space}:${space}${JSON.stringify(value)}`,
-            );
+            .map(([key, value]) => ({
+              text: `${JSON.stringify(key)}${space}:${space}${JSON.stringify(value)}`,
+            }));
           const key = escapeKey ? '"\\u0069d"' : '"id"';
           ids.forEach((token, n) => {
-            parts.splice(Math.min(at[n] ?? 0, parts.length), 0, `${key}${space}:${space}${token}`);
+            const at = Math.min(positions[n] ?? 0, parts.length);
+            parts.splice(at, 0, { text: `${key}${space}:${space}${token}`, id: token });
           });
-          const line = `${space}{${space}${parts.join(`${space},${space}`)}${space}}${space}`;
+          const body = parts.map((part) => part.text).join(`${space},${space}`);
+          const line = `${space}{${space}${body}${space}}${space}`;
           expect(() => JSON.parse(line)).not.toThrow();
-          // The last id written in text order is the one JSON.parse keeps.
-          const positions = ids.map((token) => line.lastIndexOf(`${key}${space}:${space}${token}`));
-          const last = ids[positions.indexOf(Math.max(...positions))];
+          // The last id member in text order is the one JSON.parse keeps.
+          const last = parts.filter((part) => part.id !== undefined).at(-1)?.id;
           expect(idToken(line)).toBe(last);
         },
       ),
