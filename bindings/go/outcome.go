@@ -16,19 +16,20 @@ func (OutcomeKind) Values() []string { return []string{"allow", "continue", "inc
 // GateReason is the typed reason behind "continue"/"incomplete" (DESIGN.md §3).
 type GateReason string
 
-// The gate reasons. Core produces the first four; "capped" is for hosts that stop a turn
-// at a budget limit.
+// The gate reasons. Core produces the first four; "capped" is for a stop the harness (or a
+// host's budget) forced, "escalated" for a digest that failed max_attempts times (hooks).
 const (
 	ReasonExternalObservation   GateReason = "external_observation"
 	ReasonOpenChildren          GateReason = "open_children"
 	ReasonObservationIncomplete GateReason = "observation_incomplete"
 	ReasonUnverifiedMutation    GateReason = "unverified_mutation"
 	ReasonCapped                GateReason = "capped"
+	ReasonEscalated             GateReason = "escalated"
 )
 
 // Values lists every allowed value (the parity test compares it with the schema).
 func (GateReason) Values() []string {
-	return []string{"external_observation", "open_children", "observation_incomplete", "unverified_mutation", "capped"}
+	return []string{"external_observation", "open_children", "observation_incomplete", "unverified_mutation", "capped", "escalated"}
 }
 
 // GateOutcome is the completion gate's decision (a3s-completion-gate.md §2.7, DESIGN.md

@@ -91,7 +91,7 @@ func TestRealBridgeKilledMidCall(t *testing.T) {
 			_, errs[i] = session.VerifyCommands(t.Context(), "slow", []VerificationCommand{{ID: "sleep", Kind: "command", Description: "sleeps", Command: "sleep 30"}}, false)
 		}()
 	}
-	time.Sleep(500 * time.Millisecond)
+	waitPending(t, c, len(errs))
 	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

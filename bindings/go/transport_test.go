@@ -12,6 +12,29 @@ import (
 	"time"
 )
 
+// pendingWithin polls until at least n calls are pending on c (each one registered and on its
+// way to the bridge), instead of sleeping a fixed time that a loaded machine can outlast;
+// false when that did not happen within 10 s.
+func pendingWithin(c *Client, n int) bool {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		c.mu.Lock()
+		got := len(c.pending)
+		c.mu.Unlock()
+		if got >= n {
+			return true
+		}
+	}
+	return false
+}
+
+// waitPending is pendingWithin for the test goroutine: it fails the test on a timeout.
+func waitPending(t *testing.T, c *Client, n int) {
+	t.Helper()
+	if !pendingWithin(c, n) {
+		t.Fatalf("fewer than %d calls became pending within 10 s", n)
+	}
+}
+
 func TestCallRoundTripAndHandshake(t *testing.T) {
 	c := fakeClient(t, nil)
 	if got := c.Info(); got.Protocol != "turngate.bridge.v1" || got.Version != "0.0.0-fake" || len(got.Methods) != 1 || got.Methods[0] != "echo" {
@@ -82,7 +105,7 @@ func TestCancellationMidCall(t *testing.T) {
 	}
 
 	ctx2, cancel2 := context.WithCancel(t.Context())
-	go func() { time.Sleep(50 * time.Millisecond); cancel2() }()
+	go func() { pendingWithin(c, 1); cancel2() }()
 	if err := c.Call(ctx2, "sleep", map[string]int{"ms": 5000}, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want Canceled", err)
 	}
@@ -110,7 +133,7 @@ func TestBridgeDeathFailsEveryPendingCall(t *testing.T) {
 			errs[i] = c.Call(t.Context(), "sleep", map[string]int{"ms": 10000}, nil)
 		}()
 	}
-	time.Sleep(100 * time.Millisecond)
+	waitPending(t, c, len(errs))
 	dieErr := c.Call(t.Context(), "die", map[string]any{"code": 3, "stderr": "fatal: boom\n"}, nil)
 	wg.Wait()
 	for i, err := range append(errs, dieErr) {
@@ -139,7 +162,7 @@ func TestKilledBridgeFailsPendingCalls(t *testing.T) {
 	c := fakeClient(t, nil)
 	done := make(chan error, 1)
 	go func() { done <- c.Call(t.Context(), "sleep", map[string]int{"ms": 10000}, nil) }()
-	time.Sleep(100 * time.Millisecond)
+	waitPending(t, c, 1)
 	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +201,7 @@ func TestMalformedResponses(t *testing.T) {
 			c := fakeClient(t, nil)
 			slow := make(chan error, 1)
 			go func() { slow <- c.Call(t.Context(), "sleep", map[string]int{"ms": 10000}, nil) }()
-			time.Sleep(50 * time.Millisecond)
+			waitPending(t, c, 1)
 			err := c.Call(t.Context(), tc.method, nil, nil)
 			var pe *ProtocolError
 			if !errors.As(err, &pe) || pe.Code != "protocol_violation" {
@@ -322,7 +345,7 @@ func TestCloseFailsPendingCallsWithErrClosed(t *testing.T) {
 	c := fakeClient(t, nil)
 	done := make(chan error, 1)
 	go func() { done <- c.Call(t.Context(), "sleep", map[string]int{"ms": 10000}, nil) }()
-	time.Sleep(50 * time.Millisecond)
+	waitPending(t, c, 1)
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}

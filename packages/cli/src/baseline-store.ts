@@ -33,6 +33,9 @@ const CapturedConfigSchema = z
     rewrite_paths: z.array(z.string()).optional(),
     shell: z.string().nullable(),
     allow_env: z.array(z.string()),
+    /** Issue 19 hook loop control; absent in older baselines: the defaults. */
+    max_attempts: z.number().int().min(1).optional(),
+    max_infrastructure_attempts: z.number().int().min(1).optional(),
   })
   .strict();
 
@@ -110,6 +113,10 @@ export async function writeBaseline(
       rewrite_paths: config.rewritePaths,
       shell: config.shell ?? null,
       allow_env: config.allowEnv ?? [],
+      ...(config.maxAttempts !== undefined ? { max_attempts: config.maxAttempts } : {}),
+      ...(config.maxInfrastructureAttempts !== undefined
+        ? { max_infrastructure_attempts: config.maxInfrastructureAttempts }
+        : {}),
     },
     environment: serializeEnvironmentBaseline(environment),
     snapshot: serializeSnapshot(snapshot),
@@ -245,6 +252,10 @@ export async function readBaseline(
   if (captured.timeout_ms !== null) config.timeoutMs = captured.timeout_ms;
   if (captured.shell !== null) config.shell = captured.shell;
   if (captured.allow_env.length > 0) config.allowEnv = captured.allow_env;
+  if (captured.max_attempts !== undefined) config.maxAttempts = captured.max_attempts;
+  if (captured.max_infrastructure_attempts !== undefined) {
+    config.maxInfrastructureAttempts = captured.max_infrastructure_attempts;
+  }
   let environment: EnvironmentBaseline;
   try {
     environment = deserializeEnvironmentBaseline(parsed.data.environment);

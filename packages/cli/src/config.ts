@@ -55,7 +55,8 @@ function rewritePathRefinement(entry: string, ctx: z.RefinementCtx): void {
  * source scope, issue 10), `default_outputs` (false turns off `DEFAULT_OUTPUT_LOCATIONS`),
  * `rewrite_paths` (lockfiles a passing check may rewrite, after which the checks run once
  * more — issue 10; only lockfile names such as `Cargo.lock`, see `REWRITE_LOCKFILES`),
- * `agent_grace_ms` (how long the processes the agent left running get after its exit
+ * `max_attempts` / `max_infrastructure_attempts` (hook loop control, issue 19: blocked
+ * stops per digest before escalation, default 3 each), `agent_grace_ms` (how long the processes the agent left running get after its exit
  * before they are SIGKILLed, ms; default 2,000), `shell` (the checks' shell: a program
  * name looked up on PATH at baseline time, or an absolute path; default bash if found, else
  * sh) and `allow_env` (secret-looking variable names passed to checks all the same; see
@@ -78,6 +79,8 @@ export const TurngateConfigSchema = z
     default_outputs: z.boolean().optional(),
     rewrite_paths: z.array(z.string().superRefine(rewritePathRefinement)).optional(),
     agent_grace_ms: z.number().int().nonnegative().max(600_000).optional(),
+    max_attempts: z.number().int().min(1).max(100).optional(),
+    max_infrastructure_attempts: z.number().int().min(1).max(100).optional(),
     shell: z.string().regex(/\S/, { message: "must not be blank" }).optional(),
     allow_env: z
       .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: "must be a variable name" }))
@@ -108,6 +111,13 @@ export interface TurngateConfig {
   shell?: string;
   /** `allow_env`: variable names passed to checks although they look like secrets. */
   allowEnv?: string[];
+  /**
+   * `max_attempts` (hooks, issue 19): stops judged on one digest that may be blocked before
+   * the stop is escalated; undefined: 3.
+   */
+  maxAttempts?: number;
+  /** `max_infrastructure_attempts`: the same for stops whose checks could not run; undefined: 3. */
+  maxInfrastructureAttempts?: number;
 }
 
 /**
@@ -170,6 +180,10 @@ export function loadConfig(root: string, explicitPath?: string): TurngateConfig 
   if (config.agent_grace_ms !== undefined) loaded.agentGraceMs = config.agent_grace_ms;
   if (config.shell !== undefined) loaded.shell = config.shell;
   if (config.allow_env !== undefined) loaded.allowEnv = config.allow_env;
+  if (config.max_attempts !== undefined) loaded.maxAttempts = config.max_attempts;
+  if (config.max_infrastructure_attempts !== undefined) {
+    loaded.maxInfrastructureAttempts = config.max_infrastructure_attempts;
+  }
   return loaded;
 }
 

@@ -19,6 +19,8 @@ export interface CliContext {
    * that run the CLI in-process collect them here; issue #12 item 15). Absent: inherited.
    */
   agentOutput?: TextStream;
+  /** Standard input for `turngate hook` (tests); absent: `process.stdin`. */
+  stdin?: () => Promise<Uint8Array>;
   /** Clock (ms since the epoch) for recorded check timings and the HUD; default `Date.now`. */
   now?: () => number;
 }

@@ -423,7 +423,7 @@ function survivorLines(agent: TurnAgent): string[] {
  * What masks a check's exit status and how to fix it (written for the checks' shell), when
  * its risk is `exit status masked` or `exit status cannot be verified`.
  */
-function hintOf(
+export function hintOf(
   run: { check: { residual_risk?: string }; command: { command: string } },
   shell: HintShell,
 ) {

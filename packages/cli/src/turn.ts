@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type {
   CompletionWaiver,
   GateOutcome,
+  MutationRecord,
   TurnProofTrust,
   VerificationCommand,
   VerificationReport,
@@ -28,6 +29,7 @@ import {
   setChildSubreaper,
   signalExitCode,
   signTurnProof,
+  sourceTreeId,
   turngatePaths,
   type VerifyCommandsResult,
   type WorkspaceDelta,
@@ -85,6 +87,17 @@ export interface TurnRequest {
   trust?: TurnProofTrust;
   /** With `baseline`: its git tree id as stored by `turngate baseline`. */
   baselineTree?: SourceTree;
+  /**
+   * Called once the effect digest exists and before the checks run (hooks: the failure
+   * cache, issue 19). Returning true skips the checks: the turn is then judged without a
+   * report (never allowed unless waived or narrative), so a skip can only keep a turn from
+   * passing, never make it pass.
+   */
+  beforeChecks?: (facts: {
+    effectDigest: string;
+    commands: VerificationCommand[];
+    session: Session;
+  }) => Promise<boolean>;
 }
 
 /** The agent of a `turngate run` turn: how it ended and what it left running. */
@@ -130,6 +143,17 @@ export interface TurnResult {
   shell: CheckShell;
   /** User-level files changed since the baseline: the ledger's `environment` rows. */
   environmentChanges: { path: string; contentDigest: string }[];
+  /** The mutation ledger's rows the effect digest is computed over (canonical order). */
+  records: MutationRecord[];
+  /**
+   * The git tree ids of the source scope at the baseline and at the end of the turn
+   * (`sourceTreeId`; the end's is written even when the turn was not allowed, for the
+   * view's diffs), or why there are none; absent when the session recorded no trees.
+   */
+  trees?: { baseline: string | null; final: string | null; reason: string | null };
+  /** When the turn started and was decided (ISO 8601). */
+  startedAt: string;
+  finishedAt: string;
 }
 
 /**
@@ -205,7 +229,11 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
       );
       checksSource = commands.length > 0 ? "presets" : "none";
     }
-    if (commands.length > 0) {
+    const skip =
+      commands.length > 0 && request.beforeChecks !== undefined
+        ? await request.beforeChecks({ effectDigest: session.effectDigest, commands, session })
+        : false;
+    if (commands.length > 0 && !skip) {
       verification = await withInterruptibleChecks(async (signal) => {
         const progress = createProgressReporter(ctx.stderr);
         try {
@@ -245,7 +273,26 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     trust,
     shell: session.environmentBaseline.plan.shell,
     environmentChanges: session.environmentChanges,
+    records: session.records,
+    startedAt: new Date(startedMs).toISOString(),
+    finishedAt: new Date(ctx.now?.() ?? Date.now()).toISOString(),
   };
+  const baselineTree = session.baselineTree;
+  if (baselineTree !== undefined) {
+    // The end's tree for the view's diffs: the proof's when the turn was allowed, else
+    // written now (objects only, a temporary index: the user's index is not touched).
+    const finalTree =
+      session.effectDigest === "" || baselineTree.tree === null
+        ? baselineTree
+        : outcome.kind === "allow"
+          ? { tree: session.proof().workspace?.final_tree ?? null, reason: null }
+          : await sourceTreeId(request.root, env);
+    result.trees = {
+      baseline: baselineTree.tree,
+      final: finalTree.tree,
+      reason: baselineTree.reason ?? finalTree.reason,
+    };
+  }
   if (agent) result.agent = agent;
   if (checksSource) result.checksSource = checksSource;
   if (verification) result.verification = verification;

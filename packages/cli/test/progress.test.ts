@@ -1,6 +1,6 @@
 import { tmpdir } from "node:os";
 import { runShellCommand, type ShellRunResult } from "@turngate/node";
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { createProgressReporter, formatSeconds } from "../src/progress.js";
 import { Collector } from "./helpers.js";
 
@@ -71,28 +71,37 @@ describe("progress", () => {
     const execution = await run("true");
     const out = new Collector();
     out.isTTY = true;
-    const progress = createProgressReporter(out);
-    progress.onProgress({ type: "start", index: 0, total: 1, command });
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    progress.onProgress({
-      type: "end",
-      index: 0,
-      total: 1,
-      command,
-      check: { ...check, status: "passed" },
-      durationMs: 250,
-      execution,
-    });
-    const frames = out.text.split("\r\x1b[2K").filter(Boolean);
-    expect(frames.length).toBeGreaterThanOrEqual(3);
-    expect(frames[0]).toBe("  … t:1  npm test  0.0s");
-    expect(frames.slice(1, -1).every((f) => /^ {2}… t:1 {2}npm test {2}\d\.\ds$/.test(f))).toBe(
-      true,
-    );
-    expect(frames.at(-1)).toBe("  ✔ t:1 passed in 0.3s\n");
-    const length = out.text.length;
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(out.text.length).toBe(length);
+    // The redraw clock is faked (no wall-clock sleep that a loaded machine could stretch):
+    // 250 ms pass exactly, so the line is drawn at 0 ms and redrawn at 100 and 200 ms.
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "performance"] });
+    try {
+      const progress = createProgressReporter(out);
+      progress.onProgress({ type: "start", index: 0, total: 1, command });
+      vi.advanceTimersByTime(250);
+      progress.onProgress({
+        type: "end",
+        index: 0,
+        total: 1,
+        command,
+        check: { ...check, status: "passed" },
+        durationMs: 250,
+        execution,
+      });
+      expect(out.text.split("\r\x1b[2K").filter(Boolean)).toEqual([
+        "  … t:1  npm test  0.0s",
+        "  … t:1  npm test  0.1s",
+        "  … t:1  npm test  0.2s",
+        "  ✔ t:1 passed in 0.3s\n",
+      ]);
+      // The result line is final: the redraw timer is stopped (a second of fake time later,
+      // nothing more was written).
+      const length = out.text.length;
+      vi.advanceTimersByTime(1000);
+      expect(out.text.length).toBe(length);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   test("timed-out, cancelled, killed and unrunnable checks are named by their failure class, never plain failed (issue #12 item 5)", async () => {

@@ -16,6 +16,8 @@ export * from "./facts/index.js";
 export * from "./gate/index.js";
 // Mutation ledger and effect digest (A3S §1.8, §2.1–2.4).
 export * from "./ledger/index.js";
+// Loop control for harness stop hooks (issue 19): attempts, escalation, failure-cache keys.
+export * from "./loop/index.js";
 // Reports, summaries and shell evidence (A3S §1.2–1.5, §2.13, §2.19).
 export * from "./reports/index.js";
 // Plain record types (the zod schemas themselves are on the "./schemas" subpath).
@@ -78,4 +80,16 @@ export {
 export type { VerificationStatus } from "./schemas/status.js";
 export type { VerificationSummary } from "./schemas/summary.js";
 export type { CompletionTerminal } from "./schemas/terminal.js";
+export {
+  TURN_VIEW_SCHEMA,
+  type TurnView,
+  type TurnViewCheck,
+  type TurnViewDiff,
+  type TurnViewFile,
+  type TurnViewFileDiff,
+  type TurnViewInput,
+  type TurnViewRun,
+} from "./schemas/turn-view.js";
 export { COMPLETION_WAIVER_SCHEMA, type CompletionWaiver } from "./schemas/waiver.js";
+// The view model of a turn (issue 21): `turngate show`, its HTML page.
+export * from "./view/index.js";

@@ -30,7 +30,7 @@ TerminalKind = Literal["narrative", "verified", "waived", "distinct"]
 GateKind = Literal["allow", "continue", "incomplete"]
 """The gate's decision (reference §1.10)."""
 
-GateReason = Literal["external_observation", "open_children", "observation_incomplete", "unverified_mutation", "capped"]
+GateReason = Literal["external_observation", "open_children", "observation_incomplete", "unverified_mutation", "capped", "escalated"]
 """Why the gate did not allow the turn to end (DESIGN.md §3)."""
 
 RequiredAction = Literal["none", "workspace_change", "address"]

@@ -15,44 +15,11 @@ import { fcParams, fuzzTimeout } from "./lib/config.js";
 type Fn = (...args: unknown[]) => unknown;
 const isClass = (f: unknown): boolean =>
   typeof f === "function" && /^class\b/.test(Function.prototype.toString.call(f));
-/**
- * Core exports added by the issue #10/#14/#16 work after this suite was written, which the
- * fuzz found throwing untyped errors (TypeError/RangeError) on hostile input. They are NOT
- * yet hardened: issue #11 stays open until each one validates its input and throws only
- * TurngateError; the list may only shrink (the test below fails on a name that is not a
- * core function, so a fixed or renamed one must be removed from it).
- */
-const PENDING_HARDENING: ReadonlySet<string> = new Set([
-  "checkExit",
-  "checkWithTestResults",
-  "checkWithVanishedTests",
-  "commandLabel",
-  "commandSubstitutions",
-  "compileGlob",
-  "failureSignature",
-  "isAssignmentWord",
-  "isoSeconds",
-  "matchName",
-  "mergeAttestedReport",
-  "nearestRank",
-  "normalizeRecordSet",
-  "parseTestResults",
-  "profileMatches",
-  "pushToWindow",
-  "resultOk",
-  "rowSpecificity",
-  "shellWords",
-  "testHistoryOf",
-  "vanishedTests",
-  "windowPercentiles",
-  "wrappedCommand",
-]);
-/** MutationLedger methods in the same state (see PENDING_HARDENING). */
-const PENDING_LEDGER_METHODS: ReadonlySet<string> = new Set(["recordEnvironmentPaths"]);
-const allFunctions = Object.entries(core)
+// Every exported function, none left out (the last 23 that threw untyped errors on hostile
+// input — checkExit, shellWords, nearestRank, … — validate their arguments since issue #11).
+const functions = Object.entries(core)
   .filter(([, v]) => typeof v === "function" && !isClass(v))
   .sort(([a], [b]) => (a < b ? -1 : 1)) as Array<[string, Fn]>;
-const functions = allFunctions.filter(([name]) => !PENDING_HARDENING.has(name));
 
 const argument = fc.oneof(
   { weight: 8, arbitrary: fuzzValue },
@@ -119,17 +86,24 @@ const SHARE = 0.2 / (functions.length + 2);
 
 /** Untyped rejections of async core functions, collected by `typed` (checked by a test). */
 const untypedRejections: string[] = [];
+/** The settling of every promise a core function returned (awaited by the last test). */
+const settling: Promise<void>[] = [];
 
 function typed(name: string, run: () => unknown): void {
   try {
     const result = run();
     // An async function's rejection is judged like a throw (and never left unhandled).
     if (result instanceof Promise) {
-      result.catch((error: unknown) => {
-        if (error instanceof core.TurngateError) return;
-        const e = error as Error;
-        untypedRejections.push(`${name} rejected with untyped ${e?.name}: ${e?.message}`);
-      });
+      settling.push(
+        result.then(
+          () => undefined,
+          (error: unknown) => {
+            if (error instanceof core.TurngateError) return;
+            const e = error as Error;
+            untypedRejections.push(`${name} rejected with untyped ${e?.name}: ${e?.message}`);
+          },
+        ),
+      );
     }
   } catch (error) {
     if (error instanceof core.TurngateError) return;
@@ -141,13 +115,6 @@ function typed(name: string, run: () => unknown): void {
 describe("fuzz: @turngate/core functions", () => {
   test("the export list is what this suite fuzzes", () => {
     expect(functions.length).toBeGreaterThan(60);
-  });
-
-  test("every name on the pending-hardening lists is still a core function or method", () => {
-    const names = new Set(allFunctions.map(([name]) => name));
-    expect([...PENDING_HARDENING].filter((name) => !names.has(name))).toEqual([]);
-    const methods = new Set(Object.getOwnPropertyNames(core.MutationLedger.prototype));
-    expect([...PENDING_LEDGER_METHODS].filter((name) => !methods.has(name))).toEqual([]);
   });
 
   test.each(functions.map(([name]) => name))(
@@ -166,7 +133,7 @@ describe("fuzz: @turngate/core functions", () => {
     "MutationLedger methods return or throw a TurngateError",
     () => {
       const methods = Object.getOwnPropertyNames(core.MutationLedger.prototype).filter(
-        (m) => m !== "constructor" && !PENDING_LEDGER_METHODS.has(m),
+        (m) => m !== "constructor",
       );
       expect(methods.length).toBeGreaterThan(3);
       fc.assert(
@@ -189,9 +156,10 @@ describe("fuzz: @turngate/core functions", () => {
     fuzzTimeout(30_000, SHARE),
   );
 
-  // Last in the file: every async call above has settled by now.
+  // Last in the file: waits until every promise returned above has settled.
   test("async core functions reject only with a TurngateError", async () => {
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(settling.length).toBeGreaterThan(0);
+    await Promise.all(settling);
     expect(untypedRejections.slice(0, 10)).toEqual([]);
   });
 });

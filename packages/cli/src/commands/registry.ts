@@ -23,9 +23,11 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "baseline", load: async () => (await import("./baseline.js")).baselineCommand },
   { name: "verify", load: async () => (await import("./verify.js")).verifyCommand },
   { name: "proof", load: async () => (await import("./proof.js")).proofCommand },
+  { name: "show", load: async () => (await import("./show.js")).showCommand },
   { name: "gc", load: async () => (await import("./gc.js")).gcCommand },
   { name: "profile", load: async () => (await import("./profile.js")).profileCommand },
   { name: "hud", load: async () => (await import("./hud.js")).hudCommand },
+  { name: "hook", load: async () => (await import("./hook.js")).hookCommand },
   { name: "bridge", load: async () => (await import("./bridge.js")).bridgeCommand },
   { name: "demo", load: async () => (await import("./demo.js")).demoCommand },
 ];

@@ -1,6 +1,7 @@
 import { TurngateValidationError } from "@turngate/core";
 import { outputLocationsHelp } from "../outputs-help.js";
 import { renderTurnText, turnJson } from "../render.js";
+import { recordTurnView } from "../show/record-view.js";
 import { runTurn } from "../turn.js";
 import {
   addTurnOptions,
@@ -24,6 +25,10 @@ export const runCommand: CliCommand = {
         )
         .argument("<agent...>", "the agent command and its arguments (put them after --)")
         .option(
+          "--html <file>",
+          "also write the turn's view as one self-contained HTML page to FILE (see turngate show)",
+        )
+        .option(
           "--fail-on-agent-error",
           "exit 1 when the agent exits with a code other than 0, even if the turn is verified, waived or narrative (the verdict is unchanged)",
         )
@@ -35,40 +40,46 @@ export const runCommand: CliCommand = {
         '\nExit codes: 0 verified, waived or narrative; 2 incomplete; 1 usage or internal error, or (with --fail-on-agent-error) an agent that exited with a code other than 0.\n\nExample:\n  turngate run --check "npm test" -- node my-agent.js --task fix-bug\n',
       )
       .addHelpText("after", outputLocationsHelp())
-      .action(async (agent: string[], flags: TurnFlags & { failOnAgentError?: boolean }) => {
-        if (!/\S/.test(agent[0] ?? "")) {
-          throw new TurngateValidationError("agent command", [
-            { path: "agent[0]", message: "the program to run must not be blank" },
-          ]);
-        }
-        const {
-          root,
-          launchDir,
-          state: paths,
-          configPath,
-          checks,
-          waivers,
-        } = resolveTurnFlags(flags, ctx);
-        const { trust, ...signing } = resolveProofFlags(flags, ctx);
-        const result = await runTurn(
-          {
+      .action(
+        async (
+          agent: string[],
+          flags: TurnFlags & { failOnAgentError?: boolean; html?: string },
+        ) => {
+          if (!/\S/.test(agent[0] ?? "")) {
+            throw new TurngateValidationError("agent command", [
+              { path: "agent[0]", message: "the program to run must not be blank" },
+            ]);
+          }
+          const {
             root,
-            ...(launchDir !== undefined ? { agentCwd: launchDir } : {}),
-            agent,
-            signing,
-            trust,
-            agentStdoutToStderr: flags.json === true,
+            launchDir,
+            state: paths,
+            configPath,
             checks,
             waivers,
-            state: paths,
-            failOnAgentError: flags.failOnAgentError === true,
-            ...(configPath ? { configPath } : {}),
-          },
-          ctx,
-        );
-        if (flags.json) ctx.stdout.write(`${JSON.stringify(turnJson(result), null, 2)}\n`);
-        else ctx.stdout.write(renderTurnText(result));
-        state.exitCode = result.exitCode;
-      });
+          } = resolveTurnFlags(flags, ctx);
+          const { trust, ...signing } = resolveProofFlags(flags, ctx);
+          const result = await runTurn(
+            {
+              root,
+              ...(launchDir !== undefined ? { agentCwd: launchDir } : {}),
+              agent,
+              signing,
+              trust,
+              agentStdoutToStderr: flags.json === true,
+              checks,
+              waivers,
+              state: paths,
+              failOnAgentError: flags.failOnAgentError === true,
+              ...(configPath ? { configPath } : {}),
+            },
+            ctx,
+          );
+          if (flags.json) ctx.stdout.write(`${JSON.stringify(turnJson(result), null, 2)}\n`);
+          else ctx.stdout.write(renderTurnText(result));
+          await recordTurnView(result, paths, flags.html, ctx);
+          state.exitCode = result.exitCode;
+        },
+      );
   },
 };

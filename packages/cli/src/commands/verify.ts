@@ -3,6 +3,7 @@ import { loadConfig, type TurngateConfig } from "../config.js";
 import type { CliContext } from "../context.js";
 import { EXIT_INCOMPLETE, EXIT_OK } from "../context.js";
 import { renderTurnText, turnJson } from "../render.js";
+import { recordTurnView } from "../show/record-view.js";
 import { displayPath, shownPath } from "../terminal-text.js";
 import { runTurn } from "../turn.js";
 import {
@@ -26,6 +27,10 @@ export const verifyCommand: CliCommand = {
           "Observe what changed since the baseline stored by `turngate baseline`, run the checks, bind their report to the effect digest and decide whether the turn may end. The configuration (checks, timeouts, ignores) is the one captured in the baseline; a configuration file changed since is reported on stderr and not used. With --baseline-id, a baseline whose id differs (it was changed or replaced) is refused. Writes .turngate/proofs/<digest>.json (or <state-dir>/proofs/) when the turn may end, signed as under `turngate run`. The baseline is kept, so verify can run again after more changes.",
         )
         .option(
+          "--html <file>",
+          "also write the turn's view as one self-contained HTML page to FILE (see turngate show)",
+        )
+        .option(
           "--baseline-id <id>",
           "the id `turngate baseline` printed: refuse (exit 1) a stored baseline with another id",
         ),
@@ -35,7 +40,7 @@ export const verifyCommand: CliCommand = {
         "after",
         "\nExit codes: 0 verified, waived or narrative; 2 incomplete; 1 usage or internal error (e.g. no baseline, or a baseline that does not match --baseline-id).\n",
       )
-      .action(async (flags: TurnFlags & { baselineId?: string }) => {
+      .action(async (flags: TurnFlags & { baselineId?: string; html?: string }) => {
         const { root, state: paths, configPath, checks, waivers } = resolveTurnFlags(flags, ctx);
         const { trust, ...signing } = resolveProofFlags(flags, ctx);
         const label = shownPath(root, paths.baseline);
@@ -67,6 +72,7 @@ export const verifyCommand: CliCommand = {
         );
         if (flags.json) ctx.stdout.write(`${JSON.stringify(turnJson(result), null, 2)}\n`);
         else ctx.stdout.write(renderTurnText(result));
+        await recordTurnView(result, paths, flags.html, ctx);
         state.exitCode = result.exitCode === 0 ? EXIT_OK : EXIT_INCOMPLETE;
       });
   },

@@ -1,4 +1,5 @@
 import type { VerificationReport, VerificationReportInput } from "../schemas/report.js";
+import { invalid } from "../validate.js";
 import { acceptReport } from "./accept.js";
 import { type LedgerInput, toLedger } from "./ledger-input.js";
 
@@ -32,15 +33,22 @@ export type CompletionAttestor = (
  * rejects with `TurngateStatusMismatchError`). The attestor receives each distinct ledger
  * path once, in ledger order, with `contentDigestForPath` (`""` when unknown). The gate
  * still needs `reportBindsPass`: a report for another digest leaves it incomplete.
- * Errors thrown or rejected by the attestor propagate unchanged.
+ * Errors thrown or rejected by the attestor propagate unchanged. Rejects with
+ * `TurngateValidationError` when `attestor` is neither a function nor nil (path
+ * `attestor`), `reports` is not an array (path `reports`) or the ledger snapshot is
+ * malformed (path of the bad field).
  */
 export async function mergeAttestedReport(
   attestor: CompletionAttestor | null | undefined,
   ledger: LedgerInput,
   reports: readonly VerificationReport[],
 ): Promise<VerificationReport[]> {
+  if (!Array.isArray(reports)) invalid("attested report merge", "reports", "expected an array");
   const merged = [...reports];
   if (attestor === null || attestor === undefined) return merged;
+  if (typeof attestor !== "function") {
+    invalid("attested report merge", "attestor", "expected a function or null");
+  }
   const live = toLedger(ledger);
   const digest = live.digest;
   if (live.isEmpty || digest.trim() === "") return merged;

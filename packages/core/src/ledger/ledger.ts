@@ -147,12 +147,18 @@ export class MutationLedger {
    * `~/.npmrc`, Python user site `usercustomize.py`, …) as rows with tool
    * `"environment"`, path and content digest verbatim (the path is a `~/…` label, never a
    * workspace path, so the harness rule does not apply). An identical row is not added
-   * twice. Returns the rows added. Throws `TurngateValidationError` (path `N.path`,
-   * `N.contentDigest`) for a blank path or a non-string digest; then nothing changes.
+   * twice. Returns the rows added. Throws `TurngateValidationError` (path `""` when `paths`
+   * is not an array, `N.path`, `N.contentDigest`) for a blank path or a non-string digest;
+   * then nothing changes.
    */
   recordEnvironmentPaths(
     paths: readonly { path: string; contentDigest: string }[],
   ): readonly MutationRecord[] {
+    if (!Array.isArray(paths)) {
+      throw new TurngateValidationError("environment paths", [
+        { path: "", message: "expected an array" },
+      ]);
+    }
     paths.forEach((entry, index) => {
       if (typeof entry?.path !== "string" || entry.path.trim() === "") {
         throw new TurngateValidationError("environment paths", [

@@ -14,6 +14,9 @@
  * (`packages/core/test/shell-words.test.ts`).
  */
 
+import { z } from "zod";
+import { expectString, validated } from "../validate.js";
+
 /** One word of a simple command as written, with its value when it is static. */
 export interface ShellWord {
   /** The word as written (quotes kept). */
@@ -66,9 +69,15 @@ function skipQuoted(text: string, open: number, quote: string): number {
  * escapes only `$`, `` ` ``, `"`, `\` and a newline; an unquoted backslash escapes the next
  * character (a backslash-newline joins lines); `$(…)`, `` `…` ``, `${…}`, `$x`, `$'…'`
  * make the word's `value` `null` (see `ShellWord`). Redirections stay words
- * (`2>&1`, `>log`). Never throws; an unterminated quote runs to the end.
+ * (`2>&1`, `>log`). An unterminated quote runs to the end. Throws
+ * `TurngateValidationError` (path `text`) only when `text` is not a string.
  */
 export function shellWords(text: string): ShellWord[] {
+  expectString(text, "shell words", "text");
+  return wordsOf(text);
+}
+
+function wordsOf(text: string): ShellWord[] {
   const words: ShellWord[] = [];
   let i = 0;
   while (i < text.length) {
@@ -155,6 +164,11 @@ export type WrappedCommand =
    * `eval "$cmd"`, `` `cat x` ``, `$RUNNER test`): `word` is the word as written.
    */
   | { kind: "unreadable"; word: string };
+
+/** What `wrappedCommand` accepts: `shellWords` output (extra keys are ignored). */
+const ShellWordListSchema = z.array(
+  z.looseObject({ raw: z.string(), value: z.string().nullable() }),
+);
 
 /** Shells whose `-c SCRIPT` is read as a script. */
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh"]);
@@ -310,7 +324,7 @@ function splitString(
   const word = typeof str === "string" ? { raw: str, value: str } : str;
   if (word === undefined) return { index: words.length };
   if (word.value === null) return { unreadable: word.raw };
-  words.splice(at, width, ...shellWords(word.value));
+  words.splice(at, width, ...wordsOf(word.value));
   return { index: at };
 }
 
@@ -374,10 +388,11 @@ function shellScript(words: readonly ShellWord[], at: number): WrappedCommand {
  * - anything else (a plain program, `bash script.sh`, interpreter programs such as
  *   `python -c` or `node -e`, which are opaque by design) → `{kind: "plain"}`.
  *
- * Input: the segment's words (`shellWords`). Never throws.
+ * Input: the segment's words (`shellWords`). Throws `TurngateValidationError` (path
+ * `words`, `words.N.raw`, `words.N.value`) only when `input` is not a list of such words.
  */
 export function wrappedCommand(input: readonly ShellWord[]): WrappedCommand {
-  const words = input.slice();
+  const words = validated(ShellWordListSchema, input, "shell words", "words").slice();
   let i = skipRedirections(words, 0);
   while (i < words.length && ASSIGNMENT.test((words[i] as ShellWord).raw)) {
     i = skipRedirections(words, i + 1);
@@ -414,9 +429,11 @@ export function wrappedCommand(input: readonly ShellWord[]): WrappedCommand {
  * The bodies of the command substitutions in one word as written (`$(…)` and `` `…` ``,
  * outside single quotes; `$((…))` arithmetic is not one unless it holds one, `$(( a ) && b)`
  * is), in order: `"a$(b c)d"` →
- * `["b c"]`. Never throws; an unterminated one runs to the end.
+ * `["b c"]`. An unterminated one runs to the end. Throws `TurngateValidationError` (path
+ * `raw`) only when `raw` is not a string.
  */
 export function commandSubstitutions(raw: string): string[] {
+  expectString(raw, "shell word", "raw");
   const bodies: string[] = [];
   let inDouble = false;
   for (let i = 0; i < raw.length; i++) {
@@ -447,7 +464,10 @@ export function commandSubstitutions(raw: string): string[] {
   return bodies;
 }
 
-/** Whether `raw` is a `NAME=VALUE` assignment word. */
+/**
+ * Whether `raw` is a `NAME=VALUE` assignment word. Throws `TurngateValidationError` (path
+ * `raw`) when `raw` is not a string.
+ */
 export function isAssignmentWord(raw: string): boolean {
-  return ASSIGNMENT.test(raw);
+  return ASSIGNMENT.test(expectString(raw, "shell word", "raw"));
 }

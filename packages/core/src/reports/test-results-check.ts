@@ -1,5 +1,7 @@
+import { z } from "zod";
 import type { ParsedTestResults } from "../facts/test-results/types.js";
-import type { VerificationCheck } from "../schemas/check.js";
+import { type VerificationCheck, VerificationCheckSchema } from "../schemas/check.js";
+import { validated } from "../validate.js";
 
 /** Residual risk of a check whose results show no executed test. */
 export const NO_TESTS_RAN_RISK = "no tests ran";
@@ -27,6 +29,27 @@ export interface TestResultsCheckInput {
   executionError?: string;
   evidence: TestResultsEvidence;
 }
+
+const Count = z.number().int().min(0);
+const TestStatusSchema = z.enum(["passed", "failed", "skipped", "errored"]);
+
+/** What `checkWithTestResults` reads of a parse (`parseTestResults` output). */
+export const TestResultsReadSchema = z.looseObject({
+  tests: z.array(z.looseObject({ id: z.string(), status: TestStatusSchema })),
+  totals: z.looseObject({ passed: Count, failed: Count, skipped: Count, errored: Count }),
+  errors: z.array(z.looseObject({ message: z.string() })),
+});
+
+const TestResultsCheckInputSchema = z.looseObject({
+  check: VerificationCheckSchema,
+  exitCode: z.number().int().nullable(),
+  expectExit: z.number().int(),
+  executionError: z.string().optional(),
+  evidence: z.union([
+    z.looseObject({ results: TestResultsReadSchema, problem: z.undefined().optional() }),
+    z.looseObject({ results: z.undefined().optional(), problem: z.string() }),
+  ]),
+});
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -56,10 +79,12 @@ function joinRisk(existing: string | undefined, add: string): string {
  * 6. otherwise the check stays `passed`.
  *
  * Whenever results were read, the check carries `tests: {passed, failed, skipped,
- * errored}` and `failing_tests` (failed and errored ids, first `FAILING_TESTS_MAX`). Pure;
- * never throws.
+ * errored}` and `failing_tests` (failed and errored ids, first `FAILING_TESTS_MAX`). Pure.
+ * Throws `TurngateValidationError` naming the field (`check.status`, `exitCode`,
+ * `evidence.results.totals.failed`, `evidence.problem`, …) when `input` is malformed.
  */
 export function checkWithTestResults(input: TestResultsCheckInput): VerificationCheck {
+  validated(TestResultsCheckInputSchema, input, "test results check", "");
   const { exitCode, expectExit, evidence } = input;
   const check: VerificationCheck = { ...input.check };
   const results = evidence.results;

@@ -1,5 +1,7 @@
+import { z } from "zod";
 import type { ParsedTest, ParsedTestResults, TestStatus } from "../facts/test-results/types.js";
-import type { VerificationCheck } from "../schemas/check.js";
+import { type VerificationCheck, VerificationCheckSchema } from "../schemas/check.js";
+import { validated } from "../validate.js";
 
 /** Residual-risk word of a check whose run lost tests the last verified run had. */
 export const TESTS_DISAPPEARED_RISK = "tests_disappeared";
@@ -26,10 +28,37 @@ export interface VanishedTests {
   skipped: string[];
 }
 
-/** The history entry of every test of a parsed run. */
+const TestStatusSchema = z.enum(["passed", "failed", "skipped", "errored"]);
+const HistoryEntrySchema = z.looseObject({
+  status: TestStatusSchema,
+  file: z.string().nullable(),
+  suite: z.string().nullable(),
+});
+const TestListSchema = z.array(HistoryEntrySchema.extend({ id: z.string() }));
+const TestHistorySchema = z.record(z.string(), HistoryEntrySchema);
+const VanishedTestsSchema = z.looseObject({
+  disappeared: z.array(z.string()),
+  skipped: z.array(z.string()),
+});
+
+/**
+ * The history entry of every test of a parsed run (`parseTestResults` output), by test
+ * id. Throws `TurngateValidationError` (path `results`, `results.tests.N.status`, …) when
+ * `results` has no list of tests with `id`, `status`, `file` and `suite`.
+ */
 export function testHistoryOf(results: ParsedTestResults): TestHistory {
+  validated(z.looseObject({ tests: TestListSchema }), results, "test history", "results");
   const out: TestHistory = {};
-  for (const t of results.tests) out[t.id] = { status: t.status, file: t.file, suite: t.suite };
+  for (const t of results.tests) {
+    const entry = { status: t.status, file: t.file, suite: t.suite };
+    // A plain assignment to out["__proto__"] would set the prototype, losing the test.
+    Object.defineProperty(out, t.id, {
+      value: entry,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
   return out;
 }
 
@@ -84,13 +113,17 @@ function explainedByDeletion(
  * the ids of the last verified run missing now — reported only when the run has fewer
  * ids than the last verified one (the denominator shrank) and the ledger's deleted paths
  * (`deletedPaths`, workspace-relative) do not explain them; `skipped` are ids that passed
- * then and are skipped now. Pure.
+ * then and are skipped now. Pure. Throws `TurngateValidationError` (path `previous.ID.status`,
+ * `current.N.id`, `deleted_paths.N`, …) for a malformed argument.
  */
 export function vanishedTests(
   previous: TestHistory,
   current: readonly ParsedTest[],
   deletedPaths: readonly string[],
 ): VanishedTests {
+  validated(TestHistorySchema, previous, "vanished tests", "previous");
+  validated(TestListSchema, current, "vanished tests", "current");
+  validated(z.array(z.string()), deletedPaths, "vanished tests", "deleted_paths");
   const now = new Map(current.map((t) => [t.id, t]));
   const skipped: string[] = [];
   const missing: string[] = [];
@@ -118,12 +151,15 @@ function listed(ids: readonly string[]): string {
  * `tests_disappeared: N tests of the last verified run are gone: a, b` and/or
  * `tests_skipped: N tests that passed in the last verified run are skipped: c` (at most
  * `VANISHED_LIST_MAX` ids each), appended to any residual risk it had. Unchanged when
- * nothing vanished. Pure.
+ * nothing vanished. Pure. Throws `TurngateValidationError` (path `check.*`,
+ * `vanished.disappeared.N`, …) for a malformed check or list.
  */
 export function checkWithVanishedTests(
   check: VerificationCheck,
   vanished: VanishedTests,
 ): VerificationCheck {
+  validated(VerificationCheckSchema, check, "vanished tests check", "check");
+  validated(VanishedTestsSchema, vanished, "vanished tests check", "vanished");
   const risks: string[] = [];
   const n = (k: number) => `${k} test${k === 1 ? "" : "s"}`;
   if (vanished.disappeared.length > 0)

@@ -14,4 +14,5 @@ export * from "./signed-proof.js";
 export * from "./status.js";
 export * from "./summary.js";
 export * from "./terminal.js";
+export * from "./turn-view.js";
 export * from "./waiver.js";

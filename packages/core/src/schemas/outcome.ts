@@ -3,8 +3,10 @@ import { CompletionTerminalSchema } from "./terminal.js";
 
 /**
  * Why the gate did not allow the turn to end (DESIGN §3 change: a typed reason next to
- * A3S's message). Core produces the first four; `capped` is reserved for hosts that stop a
- * turn at a budget limit.
+ * A3S's message). Core's gate produces the first four; the loop control (`decideStop`,
+ * issue 19) adds `escalated` (the same digest failed `max_attempts` times: the stop is
+ * allowed as incomplete and a host waiver is asked for) and `capped` (the harness forced
+ * the stop at its own block cap, or a host stopped the turn at a budget limit).
  */
 export const GateReasonSchema = z.enum([
   "external_observation",
@@ -12,6 +14,7 @@ export const GateReasonSchema = z.enum([
   "observation_incomplete",
   "unverified_mutation",
   "capped",
+  "escalated",
 ]);
 
 export type GateReason = z.output<typeof GateReasonSchema>;

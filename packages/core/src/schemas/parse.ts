@@ -35,9 +35,13 @@ import { type VerificationSummary, VerificationSummarySchema } from "./summary.j
 import { type CompletionTerminal, CompletionTerminalSchema } from "./terminal.js";
 import { type CompletionWaiver, CompletionWaiverSchema } from "./waiver.js";
 
-/** Joins a prefix path and a relative path with ".", skipping empty parts. */
+/**
+ * Joins a prefix path and a relative path with ".", skipping empty parts. A `base` that is
+ * not a string (a caller's optional path argument given a hostile value) counts as the
+ * root `""`, so building an error message never throws.
+ */
 export function joinPath(base: string, rest: string): string {
-  if (base === "") return rest;
+  if (typeof base !== "string" || base === "") return rest;
   if (rest === "") return base;
   return `${base}.${rest}`;
 }

@@ -17,7 +17,22 @@ import {
 /** Hash algorithms: `fnv1a64` (Harn-compatible unsigned decimal) or `sha256` (lowercase hex). */
 export type FileHashAlgorithm = "fnv1a64" | "sha256";
 
+/**
+ * What the snapshot reads of a code index (see `CodeIndex`): its `seq`, and per path the
+ * indexed size (bytes), mtime (ms), FNV-1a 64 `hash`, `sha256` and `last_edit_seq`.
+ */
+export interface FileHashIndex {
+  readonly seq: number;
+  file(
+    path: string,
+  ):
+    | { size: number; mtime_ms: number; hash: string; sha256: string; last_edit_seq: number }
+    | undefined;
+}
+
 export interface FileHashSnapshotOptions {
+  /** The code index: fills `seq`, `known`, `indexed_*`, `last_edit_seq` and the `indexed` fast path. */
+  index?: FileHashIndex;
   /** Default `fnv1a64`. */
   algorithm?: FileHashAlgorithm;
   /** Clock for `captured_at_ms` (ms since the epoch); default `Date.now`. */
@@ -54,7 +69,8 @@ function hasher(algorithm: FileHashAlgorithm): Hasher {
 async function hashFile(
   real: string,
   algorithm: FileHashAlgorithm,
-): Promise<{ hash: string; size: number; mtimeMs: number } | null> {
+  indexed?: { size: number; mtime_ms: number; hash: string },
+): Promise<{ hash: string; size: number; mtimeMs: number; fromIndex: boolean } | null> {
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
     // O_NOFOLLOW: the resolved path must not have become a symlink; O_NONBLOCK: a FIFO
@@ -62,6 +78,14 @@ async function hashFile(
     handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     const info = await handle.stat();
     if (!info.isFile()) return null;
+    // Harn §1.1 step 6: same size and mtime as indexed → the indexed hash, no read.
+    if (
+      indexed !== undefined &&
+      info.size === indexed.size &&
+      Math.trunc(info.mtimeMs) === indexed.mtime_ms
+    ) {
+      return { hash: indexed.hash, size: indexed.size, mtimeMs: indexed.mtime_ms, fromIndex: true };
+    }
     const h = hasher(algorithm);
     const buffer = new Uint8Array(READ_CHUNK_BYTES);
     let size = 0;
@@ -71,7 +95,7 @@ async function hashFile(
       h.update(buffer.subarray(0, bytesRead));
       size += bytesRead;
     }
-    return { hash: h.digest(), size, mtimeMs: Math.trunc(info.mtimeMs) };
+    return { hash: h.digest(), size, mtimeMs: Math.trunc(info.mtimeMs), fromIndex: false };
   } catch {
     return null;
   } finally {
@@ -84,21 +108,24 @@ async function entryFor(
   root: string,
   rootReal: string,
   algorithm: FileHashAlgorithm,
+  index: FileHashIndex | undefined,
 ): Promise<FileHashSnapshotEntry> {
   const absolute = isAbsolute(input) ? resolve(input) : resolve(root, input);
   const rel = inside(root, absolute) ?? inside(rootReal, absolute);
   const path = rel === null ? toSlash(input) : toSlash(rel);
+  const row = rel === null ? undefined : index?.file(path);
+  const indexedHash = row === undefined ? null : algorithm === "fnv1a64" ? row.hash : row.sha256;
   const missing: FileHashSnapshotEntry = {
     path,
-    known: false,
+    known: row !== undefined,
     readable: false,
     hash: null,
     hash_source: "missing",
     size: null,
     mtime_ms: null,
-    indexed_hash: null,
-    indexed_mtime_ms: null,
-    last_edit_seq: 0,
+    indexed_hash: indexedHash,
+    indexed_mtime_ms: row?.mtime_ms ?? null,
+    last_edit_seq: row?.last_edit_seq ?? 0,
   };
   if (rel === null) return missing;
   let real: string;
@@ -109,13 +136,17 @@ async function entryFor(
   }
   // A path that leaves the workspace through a symlink is never read.
   if (inside(rootReal, real) === null) return missing;
-  const read = await hashFile(real, algorithm);
+  const fast =
+    row === undefined || indexedHash === null
+      ? undefined
+      : { size: row.size, mtime_ms: row.mtime_ms, hash: indexedHash };
+  const read = await hashFile(real, algorithm, fast);
   if (read === null) return missing;
   return {
     ...missing,
     readable: true,
     hash: read.hash,
-    hash_source: "disk",
+    hash_source: read.fromIndex ? "indexed" : "disk",
     size: read.size,
     mtime_ms: read.mtimeMs,
   };
@@ -130,8 +161,11 @@ async function entryFor(
  * Harn) or `sha256` (lowercase hex). Output: `{seq: 0, captured_at_ms, algorithm,
  * snapshot: {path: hash}, missing: [path], files: [entry]}` with one `files` entry per
  * input path in input order (`size` in bytes, `mtime_ms` truncated ms, `hash_source`
- * `disk` or `missing`; there is no code index, so `known` is false, `indexed_*` null and
- * `seq`/`last_edit_seq` 0). Keys are workspace-relative with `/`; a path outside the root
+ * `indexed`, `disk` or `missing`). Without `options.index`, `known` is false, `indexed_*`
+ * null and `seq`/`last_edit_seq` 0; with it (Harn §1.1 steps 6 and 8): `seq` = the index's
+ * current seq, `known` = the path is indexed, `indexed_hash` / `indexed_mtime_ms` its
+ * indexed values (SHA-256 hex for `sha256`), `last_edit_seq` its newest log entry, and a file
+ * whose size and mtime equal the indexed ones is `indexed` without being read. Keys are workspace-relative with `/`; a path outside the root
  * keeps its input form. Paths outside the root — lexically or through a symlink — and
  * unreadable, missing or non-regular files are `missing` and never read.
  *
@@ -175,7 +209,7 @@ export async function fileHashSnapshot(
     Array.from({ length: limit }, async () => {
       while (next < paths.length) {
         const i = next++;
-        files[i] = await entryFor(paths[i] as string, rootAbs, rootReal, algorithm);
+        files[i] = await entryFor(paths[i] as string, rootAbs, rootReal, algorithm, options.index);
       }
     }),
   );
@@ -185,5 +219,6 @@ export async function fileHashSnapshot(
     if (f.hash !== null) snapshot[f.path] = f.hash;
     else missing.push(f.path);
   }
-  return { seq: 0, captured_at_ms: capturedAt, algorithm, snapshot, missing, files };
+  const seq = options.index?.seq ?? 0;
+  return { seq, captured_at_ms: capturedAt, algorithm, snapshot, missing, files };
 }

@@ -344,8 +344,11 @@ describe(".git/ and .turngate/ harness rows", () => {
       ".gitignore",
       "baseline.json",
       "baseline-history.json",
+      "code-index.json",
       "logs/<sha256 of its bytes>.log",
       "proofs/<sha256>.json",
+      "views/<sha256>.json",
+      "views/last.json",
       "cargo-target/**",
     ]);
     const sha = SHA["x\n"];
@@ -355,6 +358,8 @@ describe(".git/ and .turngate/ harness rows", () => {
     expect(isTurngateOwnFile("baseline-history.json")).toBe(true);
     expect(isTurngateOwnFile("baseline-history.json.1a2b3c")).toBe(false);
     expect(isTurngateOwnFile("baseline-history.js")).toBe(false);
+    expect(isTurngateOwnFile("code-index.json")).toBe(true);
+    expect(isTurngateOwnFile("code-index.json.js")).toBe(false);
     expect(isTurngateOwnFile(`logs/${sha}.log`)).toBe(false);
     expect(turngateLogDigest(`logs/${sha}.log`)).toBe(sha);
     expect(turngateLogDigest(`logs/${sha}.log.js`)).toBe(undefined);
@@ -363,6 +368,11 @@ describe(".git/ and .turngate/ harness rows", () => {
     expect(isTurngateOwnFile("logs/.tmp-123-abcdef.log")).toBe(false);
     expect(isTurngateOwnFile(`proofs/${sha}.json`)).toBe(true);
     expect(isTurngateOwnFile(`proofs/${sha}evil.js`)).toBe(false);
+    expect(isTurngateOwnFile(`views/${sha}.json`)).toBe(true);
+    expect(isTurngateOwnFile("views/last.json")).toBe(true);
+    expect(isTurngateOwnFile("views/last.json.js")).toBe(false);
+    expect(isTurngateOwnFile("views/impl.js")).toBe(false);
+    expect(isTurngateOwnFile(`views/x/${sha}.json`)).toBe(false);
     expect(isTurngateOwnFile(`proofs/${sha}.json.js`)).toBe(false);
     expect(isTurngateOwnFile("cargo-target/debug/deps/x.d")).toBe(true);
     expect(isTurngateOwnFile("cargo-target.js")).toBe(false);

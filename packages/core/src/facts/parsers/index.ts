@@ -1,4 +1,5 @@
 import { TurngateValidationError } from "../../errors.js";
+import { kindOf } from "../../validate.js";
 import { parseCargo } from "./cargo.js";
 import { parseEslint } from "./eslint.js";
 import { parseGoVet } from "./go-vet.js";
@@ -64,12 +65,16 @@ const PARSERS: Record<DiagnosticFormat, DiagnosticParser> = {
  * JSON-document format is not JSON or not the expected shape at its root. Pure.
  */
 export function parseDiagnostics(format: DiagnosticFormat, text: string): ParsedDiagnostics {
-  const parser = (PARSERS as Record<string, DiagnosticParser | undefined>)[format];
+  const parser =
+    typeof format === "string"
+      ? (PARSERS as Record<string, DiagnosticParser | undefined>)[format]
+      : undefined;
   if (typeof format !== "string" || parser === undefined || !Object.hasOwn(PARSERS, format)) {
+    const given = typeof format === "string" ? JSON.stringify(format) : kindOf(format);
     throw new TurngateValidationError("diagnostic parse request", [
       {
         path: "format",
-        message: `unknown format ${JSON.stringify(format)}; expected one of ${DIAGNOSTIC_FORMATS.join(", ")}`,
+        message: `unknown format ${given}; expected one of ${DIAGNOSTIC_FORMATS.join(", ")}`,
       },
     ]);
   }

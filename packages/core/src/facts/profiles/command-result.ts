@@ -59,9 +59,14 @@ export type ObservationOptions = z.output<typeof ObservationOptionsSchema>;
 /**
  * Result-ok rule (§2.2): `ok` if non-nil, else `success` if non-nil, else status
  * (default `completed`) is `completed` AND `exit_code` is the integer 0 AND not `timed_out`.
- * A missing exit code is not ok. Pure; `result` is not validated here.
+ * A missing exit code is not ok. Pure. Throws `TurngateValidationError` (path `result` /
+ * `result.*`) when `result` is not a command result.
  */
 export function resultOk(result: CommandResultLike): boolean {
+  return okOf(parseCommandResult(result));
+}
+
+function okOf(result: CommandResultLike): boolean {
   if (!isNil(result.ok)) return truthy(result.ok);
   if (!isNil(result.success)) return truthy(result.success);
   return (
@@ -74,18 +79,23 @@ export function resultOk(result: CommandResultLike): boolean {
 /**
  * Exit rule (§2.3), first that applies: `options.exit` (as an integer); `result.exit_code`;
  * 124 when `status` is `timed_out` or `timed_out` is true; 0/1 from the result-ok rule
- * when `ok` or `success` is given; else `null`.
+ * when `ok` or `success` is given; else `null`. Throws `TurngateValidationError` (path
+ * `result.*` / `options.*`) for a malformed result or options.
  */
 export function checkExit(
   result: CommandResultLike,
   options: ObservationOptions = {},
 ): number | null {
+  return exitOf(parseCommandResult(result), parseObservationOptions(options));
+}
+
+function exitOf(result: CommandResultLike, options: ObservationOptions): number | null {
   const fromOptions = toInt(options.exit);
   if (fromOptions !== null) return fromOptions;
   const fromResult = toInt(result.exit_code);
   if (fromResult !== null) return fromResult;
   if (result.status === "timed_out" || result.timed_out === true) return TIMEOUT_EXIT_CODE;
-  if (!isNil(result.ok) || !isNil(result.success)) return resultOk(result) ? 0 : 1;
+  if (!isNil(result.ok) || !isNil(result.success)) return okOf(result) ? 0 : 1;
   return null;
 }
 
@@ -96,17 +106,22 @@ export function checkExit(
  * `stdout`; `stderr`; `none` → no signature; anything else → empty), truncated to
  * `max_failure_signature_chars` (default 4000) code points with the
  * `\n... truncated <N> chars ...` marker; empty text → `check <status> exit=<exit>`
- * (`status` default `failed`, a missing exit renders `nil`).
+ * (`status` default `failed`, a missing exit renders `nil`). Throws
+ * `TurngateValidationError` (path `result.*` / `options.*`) for a malformed result or options.
  */
 export function failureSignature(
   result: CommandResultLike,
   options: ObservationOptions = {},
 ): string | null {
+  return signatureOf(parseCommandResult(result), parseObservationOptions(options));
+}
+
+function signatureOf(result: CommandResultLike, options: ObservationOptions): string | null {
   if (!isNil(options.failure_signature)) {
     const text = display(options.failure_signature);
     return rustTrim(text) === "" ? null : text;
   }
-  if (resultOk(result)) return null;
+  if (okOf(result)) return null;
   const source = options.failure_signature_from ?? "combined";
   if (source === "none") return null;
   let raw = "";
@@ -119,7 +134,7 @@ export function failureSignature(
     const max = toInt(options.max_failure_signature_chars) ?? DEFAULT_FAILURE_SIGNATURE_CHARS;
     return truncateChars(text, max);
   }
-  return `check ${display(result.status ?? "failed")} exit=${display(checkExit(result, options))}`;
+  return `check ${display(result.status ?? "failed")} exit=${display(exitOf(result, options))}`;
 }
 
 /** Validates a command result (path `resultPath`) and observation options (path `optionsPath`). */
@@ -153,11 +168,11 @@ export function observationFromCommandResult(result: unknown, options?: unknown)
     toInt(r.execution_duration_ms),
   ) as number | undefined;
   if (duration !== undefined) obs.durationMs = duration;
-  const exit = checkExit(r, o);
+  const exit = exitOf(r, o);
   if (exit !== null) obs.exit = exit;
   const snapshot = unwrapSnapshot(o.snapshot);
   if (!isNil(snapshot)) obs.snapshot = snapshot as Record<string, unknown>;
-  const signature = failureSignature(r, o);
+  const signature = signatureOf(r, o);
   if (signature !== null) obs.failureSignature = signature;
   if (!isNil(o.at)) obs.at = display(o.at);
   return obs;

@@ -1,4 +1,5 @@
 import { TurngateValidationError } from "../../errors.js";
+import { kindOf } from "../../validate.js";
 import { parseCtrf } from "./ctrf.js";
 import { parseGoTestJson } from "./go-test-json.js";
 import { parseJestJson } from "./jest-json.js";
@@ -62,7 +63,7 @@ export function parseTestResults(format: TestResultFormat, text: string): Parsed
     throw new TurngateValidationError("test results parse request", [
       {
         path: "format",
-        message: `unknown format ${JSON.stringify(format)}; expected one of ${TEST_RESULT_FORMATS.join(", ")}`,
+        message: `unknown format ${typeof format === "string" ? JSON.stringify(format) : kindOf(format)}; expected one of ${TEST_RESULT_FORMATS.join(", ")}`,
       },
     ]);
   }

@@ -8,11 +8,14 @@
  * place to hide code a check loads.
  *
  * - `.gitignore` (written with the folder), `baseline.json` (`turngate baseline`),
- *   `baseline-history.json` (the ids and times of the last baselines, issue #12 item 13);
+ *   `baseline-history.json` (the ids and times of the last baselines, issue #12 item 13),
+ *   `code-index.json` (the code index, issue #15: data turngate reads, never code);
  * - `logs/<sha256>.log` (content-addressed check logs): turngate's own only when the SHA-256
  *   of its bytes equals its name — the observer hashes it ({@link turngateLogDigest});
  *   a log whose bytes do not match its name is a harness row;
  * - `proofs/<effect digest>.json`;
+ * - `views/<effect digest>.json` and `views/last.json`: the view of a turn `turngate show`
+ *   prints (issue 21), written after the turn is decided;
  * - `cargo-target/**`: the checks' `CARGO_TARGET_DIR` (runner/check-env.ts). Not a ledger
  *   row: the environment baseline fingerprints that folder, and an agent write to it ends
  *   the turn `needs_review` (`turngate:cargo-target`).
@@ -25,12 +28,15 @@ export const TURNGATE_OWN_FILES: readonly string[] = Object.freeze([
   ".gitignore",
   "baseline.json",
   "baseline-history.json",
+  "code-index.json",
   "logs/<sha256 of its bytes>.log",
   "proofs/<sha256>.json",
+  "views/<sha256>.json",
+  "views/last.json",
   "cargo-target/**",
 ]);
 
-const TOP = /^(?:\.gitignore|baseline(?:-history)?\.json)$/;
+const TOP = /^(?:\.gitignore|baseline(?:-history)?\.json|code-index\.json)$/;
 const LOG = /^([0-9a-f]{64})\.log$/;
 const PROOF = /^[0-9a-f]{64}\.json$/;
 
@@ -48,6 +54,7 @@ export function isTurngateOwnFile(rel: string): boolean {
   const rest = rel.slice(slash + 1);
   if (rest.includes("/")) return false;
   if (dir === "proofs") return PROOF.test(rest);
+  if (dir === "views") return rest === "last.json" || PROOF.test(rest);
   return false;
 }
 

@@ -1,0 +1,117 @@
+import type { FailureClass } from "@turngate/node";
+import { failureClassOf, failureDetail } from "../check-outcome.js";
+import { displayPath, escapeControls, terminalSafeTailLine } from "../terminal-text.js";
+import type { TurnResult } from "../turn.js";
+
+/** Lines of a failing check's output quoted in a block reason. */
+export const REASON_TAIL_LINES = 15;
+
+/** One check that did not pass, as the answers name it. */
+export interface FailedCheck {
+  id: string;
+  failureClass: FailureClass | "needs_review";
+  detail: string;
+  tail: string[];
+  logPath: string | null;
+}
+
+/** What the stop answer says about a turn the gate did not allow. */
+export interface FailureSummary {
+  /** `assertion` (a check failed), `could_not_run` (a check could not run), `gate` (anything else). */
+  kind: "assertion" | "could_not_run" | "gate";
+  /** The lines the model reads, before the attempt line and what to do. */
+  lines: string[];
+  failed: FailedCheck[];
+}
+
+/** Failure classes for which "the check could not run" (issue 19 item 4). */
+const COULD_NOT_RUN: readonly string[] = ["infrastructure", "timeout", "cancelled", "signal"];
+
+/**
+ * Why a turn the gate did not allow was refused, in lines a model can act on: each check that
+ * did not pass with its failure class, what went wrong and its last lines; an unbound report
+ * with the paths another process changed while the checks ran; or the gate's own message.
+ * Input: the turn. Output: the summary (kind, lines, failed checks). Pure.
+ */
+export function summarizeFailure(
+  result: TurnResult,
+  tools: ReadonlyMap<string, string>,
+): FailureSummary {
+  const failed: FailedCheck[] = [];
+  for (const run of result.verification?.runs ?? []) {
+    const cls = failureClassOf(run);
+    if (cls === null && run.check.status !== "needs_review") continue;
+    if (cls === null && run.check.status === "passed") continue;
+    const output = run.execution.output.replace(/\n+$/, "");
+    failed.push({
+      id: run.command.id ?? run.command.command,
+      failureClass: cls ?? "needs_review",
+      detail:
+        failureDetail(run) ??
+        `needs review: ${run.check.residual_risk ?? "the result cannot be trusted"}`,
+      tail:
+        output === "" ? [] : output.split("\n").slice(-REASON_TAIL_LINES).map(terminalSafeTailLine),
+      logPath: run.execution.log?.path ?? null,
+    });
+  }
+  const lines: string[] = [];
+  const couldNotRun = failed.filter((f) => COULD_NOT_RUN.includes(f.failureClass));
+  for (const check of failed) {
+    const id = escapeControls(check.id);
+    if (COULD_NOT_RUN.includes(check.failureClass)) {
+      lines.push(
+        `the check \`${id}\` could not run (${check.failureClass}): ${check.detail}. This is not a failure of your code: the check itself did not run to the end here.`,
+      );
+    } else if (check.failureClass === "needs_review") {
+      lines.push(`the check \`${id}\` ran but its result is not trusted: ${check.detail}.`);
+    } else {
+      lines.push(`the check \`${id}\` failed (${check.failureClass}): ${check.detail}.`);
+    }
+    if (check.tail.length > 0) {
+      lines.push("last lines of its output:");
+      for (const line of check.tail) lines.push(`  | ${line}`);
+    }
+  }
+  const binding = result.verification?.binding;
+  if (binding && !binding.bound && binding.reason === "workspace_changed_during_check") {
+    const shown = binding.changedPaths.slice(0, 10).map((path) => {
+      const tool = tools.get(path);
+      return tool ? `${displayPath(path)} (last touched by ${tool})` : displayPath(path);
+    });
+    lines.push(
+      `the checks' report does not bind: ${shown.join(", ")} changed while the checks ran. Another process changed it — a background process still running in the workspace, or a hook of another tool running at the same time (Codex runs matching hooks concurrently). Stop that process, then stop again.`,
+    );
+  }
+  if (failed.length === 0 && lines.length === 0) {
+    if (result.checksSource === "none" || result.verification === undefined) {
+      lines.push(
+        result.verification === undefined && result.checksSource !== "none"
+          ? "the checks did not run."
+          : "turngate has no checks to run for this workspace (no `checks` in turngate.config.json and no preset matched), so nothing can verify these changes: ask the person to configure checks or to waive the digest.",
+      );
+    } else if (result.outcome.kind !== "allow") {
+      lines.push(escapeControls(result.outcome.message));
+    }
+  } else if (result.outcome.kind !== "allow" && result.outcome.reason !== "unverified_mutation") {
+    lines.push(escapeControls(result.outcome.message));
+  }
+  const kind =
+    couldNotRun.length > 0
+      ? "could_not_run"
+      : failed.length > 0 && failed.every((f) => f.failureClass === "assertion") && binding?.bound
+        ? "assertion"
+        : "gate";
+  return { kind, lines, failed };
+}
+
+/** The changed paths of a turn with the tool that last touched each, for the answer. */
+export function changedLines(result: TurnResult, tools: ReadonlyMap<string, string>): string[] {
+  const changes = result.delta.changes;
+  if (changes.length === 0) return [];
+  const shown = changes.slice(0, 10).map((change) => {
+    const tool = tools.get(change.path);
+    return `${displayPath(change.path)} (${change.change}${tool ? `, ${tool}` : ""})`;
+  });
+  const more = changes.length > 10 ? `, and ${changes.length - 10} more` : "";
+  return [`changed since the turn started: ${shown.join(", ")}${more}`];
+}

@@ -1,0 +1,1 @@
+export { buildTurnView, TURN_VIEW_LIMITS } from "./turn-view.js";

@@ -1,0 +1,259 @@
+/**
+ * Diffs of a turn against its baseline (issue 21): both source trees are git tree objects in
+ * the repository's object store (`sourceTreeId`, a temporary index), so `git diff-tree`
+ * between them gives every changed source file's unified diff without touching the work
+ * tree or the user's index. No agent program runs: no external diff, no textconv, and every
+ * git call has turngate's safety `-c` options (`runGit`).
+ */
+import { realpathSync } from "node:fs";
+import { relative, sep } from "node:path";
+import { TURN_VIEW_LIMITS, type TurnViewDiff, type TurnViewFileDiff } from "@turngate/core";
+import { runGit } from "../workspace/listing/git.js";
+
+/** Result of {@link turnDiffs}: the diffs, or why there are none (`diffs: null`). */
+export type TurnDiffs =
+  | { diffs: TurnViewFileDiff[]; reason: null }
+  | { diffs: null; reason: string };
+
+/** Ref namespace holding the trees a view diffs against, so `git gc` keeps them. */
+export const KEPT_TREES_REF_PREFIX = "refs/turngate/trees/";
+
+/** `-c` options that fix the diff's format whatever the user's configuration says. */
+const DIFF_FORMAT = [
+  "-c",
+  "diff.noprefix=false",
+  "-c",
+  "diff.mnemonicPrefix=false",
+  "-c",
+  "diff.relative=false",
+  "-c",
+  "diff.external=",
+  "-c",
+  "core.quotePath=true",
+  "-c",
+  "color.ui=never",
+];
+
+const TREE_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+interface RawEntry {
+  oldMode: string;
+  newMode: string;
+  oldId: string;
+  newId: string;
+  status: string;
+  path: string;
+}
+
+/** Parse `git diff-tree -r -z --raw` output: `:old new oldid newid S\0path\0` entries. */
+function parseRaw(out: Buffer): RawEntry[] {
+  const parts = out.toString("utf8").split("\0");
+  const entries: RawEntry[] = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const head = parts[i] as string;
+    const path = parts[i + 1] as string;
+    const match = /^:(\d{6}) (\d{6}) ([0-9a-f]+) ([0-9a-f]+) ([A-Z])\d*$/.exec(head);
+    if (!match) continue;
+    entries.push({
+      oldMode: match[1] as string,
+      newMode: match[2] as string,
+      oldId: match[3] as string,
+      newId: match[4] as string,
+      status: match[5] as string,
+      path,
+    });
+  }
+  return entries;
+}
+
+/** Parse `git diff-tree -r -z --numstat`: `added\tdeleted\tpath\0`; binary files are `-\t-`. */
+function parseNumstat(out: Buffer): Map<string, { additions: number; deletions: number } | null> {
+  const counts = new Map<string, { additions: number; deletions: number } | null>();
+  for (const entry of out.toString("utf8").split("\0")) {
+    const match = /^(\d+|-)\t(\d+|-)\t([\s\S]*)$/.exec(entry);
+    if (!match) continue;
+    const path = match[3] as string;
+    counts.set(
+      path,
+      match[1] === "-" ? null : { additions: Number(match[1]), deletions: Number(match[2]) },
+    );
+  }
+  return counts;
+}
+
+/** Sizes in bytes of blob ids (`git cat-file --batch-check`); a missing object is absent. */
+async function blobSizes(
+  top: string,
+  ids: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<Map<string, number>> {
+  const sizes = new Map<string, number>();
+  if (ids.length === 0) return sizes;
+  const result = await runGit(["cat-file", "--batch-check"], top, {
+    env,
+    input: Buffer.from(`${ids.join("\n")}\n`),
+  });
+  for (const line of result.stdout.toString("utf8").split("\n")) {
+    const match = /^([0-9a-f]+) blob (\d+)$/.exec(line);
+    if (match) sizes.set(match[1] as string, Number(match[2]));
+  }
+  return sizes;
+}
+
+const ZERO_ID = /^0+$/;
+
+/**
+ * The unified diff of every source file that differs between two git trees (issue 21),
+ * keyed by the path relative to `root` (the workspace root; files of the repository outside
+ * it are left out).
+ *
+ * One `git diff-tree -r --raw` and one `--numstat` list the changes (no rename detection:
+ * a rename is a deletion and an addition, as the ledger records it), `git cat-file
+ * --batch-check` gives the sizes, and each file's diff is `git diff-tree -p -U3 --no-color
+ * --no-ext-diff --no-textconv` with the format fixed against the user's configuration.
+ * Limits (`TURN_VIEW_LIMITS`): a side larger than `blobBytes` is `too_large` (not read);
+ * a binary file (git's rule: a NUL in the first 8000 bytes, or a `binary` attribute) is
+ * `binary` with its sizes; a submodule entry is `unavailable`; past `diffFiles` files the
+ * rest are `unavailable`. Text diffs are returned whole here; `buildTurnView` cuts them.
+ *
+ * Input: the workspace root, the baseline and final tree ids (from `sourceTreeId`, or a
+ * proof's `workspace`), the environment for git.
+ * Output: `{diffs, reason: null}`, or `{diffs: null, reason}` when a tree is null, not a
+ * tree id, not in the object store (pruned, or a proof from another clone), outside a git
+ * work tree, or git fails. Never throws.
+ */
+export async function turnDiffs(
+  root: string,
+  baselineTree: string | null,
+  finalTree: string | null,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<TurnDiffs> {
+  if (baselineTree === null || finalTree === null) {
+    return { diffs: null, reason: "the turn recorded no git tree for its baseline or its end" };
+  }
+  if (!TREE_ID.test(baselineTree) || !TREE_ID.test(finalTree)) {
+    return { diffs: null, reason: "not a git tree id" };
+  }
+  try {
+    const located = await runGit(["rev-parse", "--show-toplevel"], root, { env });
+    const top = located.stdout.toString("utf8").split("\n")[0] ?? "";
+    if (located.code !== 0 || top === "") {
+      return { diffs: null, reason: "not a git work tree: diffs are not available" };
+    }
+    for (const tree of [baselineTree, finalTree]) {
+      const exists = await runGit(["cat-file", "-t", tree], top, { env });
+      if (exists.code !== 0 || exists.stdout.toString("utf8").trim() !== "tree") {
+        return {
+          diffs: null,
+          reason: `the tree ${tree} is not in this repository's object store (pruned by git gc, or the turn happened in another clone)`,
+        };
+      }
+    }
+    let prefix = relative(realpathSync(top), realpathSync(root)).split(sep).join("/");
+    if (prefix !== "") prefix = `${prefix}/`;
+    const base = [...DIFF_FORMAT, "diff-tree", "-r", "-z", "--no-renames"];
+    const raw = await runGit([...base, "--raw", baselineTree, finalTree], top, { env });
+    if (raw.code !== 0) {
+      return { diffs: null, reason: `git diff-tree failed: ${raw.stderr || `exit ${raw.code}`}` };
+    }
+    const numstat = await runGit([...base, "--numstat", baselineTree, finalTree], top, { env });
+    const stats = parseNumstat(numstat.stdout);
+    const entries = parseRaw(raw.stdout).filter((entry) => entry.path.startsWith(prefix));
+    const ids = entries
+      .flatMap((entry) => [entry.oldId, entry.newId])
+      .filter((id) => !ZERO_ID.test(id));
+    const sizes = await blobSizes(top, [...new Set(ids)], env);
+    const diffs: TurnViewFileDiff[] = [];
+    for (const [index, entry] of entries.entries()) {
+      const path = entry.path.slice(prefix.length);
+      const change = entry.status === "A" ? "added" : entry.status === "D" ? "deleted" : "modified";
+      const oldBytes = ZERO_ID.test(entry.oldId) ? null : (sizes.get(entry.oldId) ?? null);
+      const newBytes = ZERO_ID.test(entry.newId) ? null : (sizes.get(entry.newId) ?? null);
+      let diff: TurnViewDiff;
+      if (index >= TURN_VIEW_LIMITS.diffFiles) {
+        diff = {
+          kind: "unavailable",
+          reason: `more than ${TURN_VIEW_LIMITS.diffFiles} files changed: no diff past the ${TURN_VIEW_LIMITS.diffFiles}th (run git diff ${baselineTree} ${finalTree})`,
+        };
+      } else if (entry.oldMode === "160000" || entry.newMode === "160000") {
+        diff = { kind: "unavailable", reason: "a submodule: its commit changed" };
+      } else if (
+        (oldBytes ?? 0) > TURN_VIEW_LIMITS.blobBytes ||
+        (newBytes ?? 0) > TURN_VIEW_LIMITS.blobBytes
+      ) {
+        diff = {
+          kind: "too_large",
+          old_bytes: oldBytes,
+          new_bytes: newBytes,
+          limit_bytes: TURN_VIEW_LIMITS.blobBytes,
+        };
+      } else if (stats.get(entry.path) === null) {
+        diff = { kind: "binary", old_bytes: oldBytes, new_bytes: newBytes };
+      } else {
+        const patch = await runGit(
+          [
+            ...DIFF_FORMAT,
+            "diff-tree",
+            "-p",
+            "-U3",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--no-renames",
+            "--src-prefix=a/",
+            "--dst-prefix=b/",
+            baselineTree,
+            finalTree,
+            "--",
+            `:(literal)${entry.path}`,
+          ],
+          top,
+          { env },
+        );
+        const counts = stats.get(entry.path) ?? { additions: 0, deletions: 0 };
+        diff =
+          patch.code === 0
+            ? { kind: "text", unified: patch.stdout.toString("utf8"), ...counts, truncated: false }
+            : {
+                kind: "unavailable",
+                reason: `git diff-tree failed: ${patch.stderr || `exit ${patch.code}`}`,
+              };
+      }
+      diffs.push({ path, change, diff });
+    }
+    return { diffs, reason: null };
+  } catch (error) {
+    return { diffs: null, reason: `git cannot run (${(error as Error).message})` };
+  }
+}
+
+/**
+ * Keep the trees a turn's view diffs against (issue 21: `git diff <tree>` must still work
+ * later): `git update-ref refs/turngate/trees/<id> <id>` for each tree id, so `git gc`
+ * never prunes them (a tree that no ref reaches is pruned after `gc.pruneExpire`, two weeks
+ * by default). Only refs under `refs/turngate/trees/` are written; the user's index, HEAD,
+ * branches and tags are never touched. List them with `git for-each-ref refs/turngate/`;
+ * drop them with `git update-ref -d`.
+ *
+ * Input: the workspace root, tree ids (nulls and duplicates skipped). Output: the ids kept
+ * (a tree not in the store, or outside a git work tree, is skipped). Never throws.
+ */
+export async function keepTrees(
+  root: string,
+  trees: ReadonlyArray<string | null>,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string[]> {
+  const kept: string[] = [];
+  for (const tree of new Set(trees)) {
+    if (tree === null || !TREE_ID.test(tree)) continue;
+    try {
+      const result = await runGit(["update-ref", `${KEPT_TREES_REF_PREFIX}${tree}`, tree], root, {
+        env,
+      });
+      if (result.code === 0) kept.push(tree);
+    } catch {
+      // git missing: nothing to keep
+    }
+  }
+  return kept;
+}

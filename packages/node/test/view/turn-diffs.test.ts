@@ -1,0 +1,125 @@
+import { execFileSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, test } from "vitest";
+import { keepTrees, sourceTreeId, turnDiffs } from "../../src/index.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function repo(): { root: string; git: (...args: string[]) => string } {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "turngate-diffs-")));
+  dirs.push(root);
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.invalid", ...args], {
+      cwd: root,
+      encoding: "utf8",
+    });
+  git("init", "-q");
+  return { root, git };
+}
+
+async function tree(root: string): Promise<string> {
+  const made = await sourceTreeId(root);
+  if (made.tree === null) throw new Error(made.reason);
+  return made.tree;
+}
+
+describe("turnDiffs", () => {
+  test("unified diffs between two source trees; no agent program runs (external diff, textconv); the index is untouched", async () => {
+    const { root, git } = repo();
+    writeFileSync(join(root, "a.txt"), "one\ntwo\n");
+    writeFileSync(join(root, "gone.txt"), "bye\n");
+    writeFileSync(join(root, ".gitattributes"), "* diff=evil\n");
+    git("add", "-A");
+    git("commit", "-qm", "base");
+    git("config", "diff.external", `touch ${join(root, "PWNED-external")}`);
+    git("config", "diff.evil.textconv", `touch ${join(root, "PWNED-textconv")} && cat`);
+    git("config", "diff.evil.command", `touch ${join(root, "PWNED-command")}`);
+    git("config", "color.ui", "always");
+    git("config", "diff.noprefix", "true");
+    const before = await tree(root);
+    writeFileSync(join(root, "a.txt"), "one\n2\n");
+    rmSync(join(root, "gone.txt"));
+    writeFileSync(join(root, "new.txt"), "hello\n");
+    const after = await tree(root);
+    const indexBefore = readFileSync(join(root, ".git/index"));
+
+    const made = await turnDiffs(root, before, after);
+    expect(made.reason).toBeNull();
+    expect(made.diffs?.map((d) => [d.path, d.change, d.diff.kind])).toEqual([
+      ["a.txt", "modified", "text"],
+      ["gone.txt", "deleted", "text"],
+      ["new.txt", "added", "text"],
+    ]);
+    const a = made.diffs?.[0]?.diff;
+    expect(a).toEqual({
+      kind: "text",
+      unified: `diff --git a/a.txt b/a.txt\nindex ${git("rev-parse", `${before}:a.txt`).trim().slice(0, 7)}..${git("rev-parse", `${after}:a.txt`).trim().slice(0, 7)} 100644\n--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n`,
+      additions: 1,
+      deletions: 1,
+      truncated: false,
+    });
+    for (const name of ["PWNED-external", "PWNED-textconv", "PWNED-command"]) {
+      expect(existsSync(join(root, name))).toBe(false);
+    }
+    expect(readFileSync(join(root, ".git/index")).equals(indexBefore)).toBe(true);
+  });
+
+  test("a workspace below the repository top: paths relative to it, files outside it left out", async () => {
+    const { root, git } = repo();
+    mkdirSync(join(root, "pkg"));
+    writeFileSync(join(root, "pkg/x.txt"), "1\n");
+    writeFileSync(join(root, "top.txt"), "1\n");
+    git("add", "-A");
+    git("commit", "-qm", "base");
+    const before = await tree(root);
+    writeFileSync(join(root, "pkg/x.txt"), "2\n");
+    writeFileSync(join(root, "top.txt"), "2\n");
+    const after = await tree(root);
+    const made = await turnDiffs(join(root, "pkg"), before, after);
+    expect(made.diffs?.map((d) => d.path)).toEqual(["x.txt"]);
+  });
+
+  test("why there are no diffs: no trees, a tree not in the store, not a git work tree", async () => {
+    const { root } = repo();
+    expect(await turnDiffs(root, null, null)).toEqual({
+      diffs: null,
+      reason: "the turn recorded no git tree for its baseline or its end",
+    });
+    const missing = "0123456789012345678901234567890123456789";
+    expect(await turnDiffs(root, missing, missing)).toEqual({
+      diffs: null,
+      reason: `the tree ${missing} is not in this repository's object store (pruned by git gc, or the turn happened in another clone)`,
+    });
+    const plain = realpathSync(mkdtempSync(join(tmpdir(), "turngate-plain-")));
+    dirs.push(plain);
+    expect(await turnDiffs(plain, missing, missing)).toEqual({
+      diffs: null,
+      reason: "not a git work tree: diffs are not available",
+    });
+  });
+
+  test("keepTrees: a ref per tree under refs/turngate/trees/, so git gc --prune=now keeps it", async () => {
+    const { root, git } = repo();
+    writeFileSync(join(root, "a.txt"), "kept\n");
+    const kept = await tree(root);
+    expect(await keepTrees(root, [kept, kept, null])).toEqual([kept]);
+    expect(git("for-each-ref", "--format=%(refname) %(objecttype)").trim()).toBe(
+      `refs/turngate/trees/${kept} tree`,
+    );
+    git("gc", "-q", "--prune=now");
+    expect(git("cat-file", "-t", kept).trim()).toBe("tree");
+  });
+});
