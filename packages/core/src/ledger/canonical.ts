@@ -1,9 +1,9 @@
 import { TurngateValidationError } from "../errors.js";
 import type { MutationRecord } from "../schemas/ledger.js";
+import { type ContentHasher, NOBLE_CONTENT_HASHER, type TextSink } from "./content-hasher.js";
 import { escapeLedgerField, unescapeLedgerField } from "./escape.js";
 import { compareCodePoints } from "./order.js";
 import { ledgerOrder } from "./row-order.js";
-import { Sha256TextSink } from "./sha256.js";
 
 /** Ledger order, A3S §2.1: by path, then by tool, in code-point (UTF-8 byte) order. */
 export function compareRecords(a: MutationRecord, b: MutationRecord): number {
@@ -113,7 +113,7 @@ export function effectDigest(records: readonly MutationRecord[]): string {
 }
 
 /** Writes one `tool|path|content_digest` row; `plain` rows need no escaping. */
-function writeRow(sink: Sha256TextSink, r: MutationRecord, plain: boolean): void {
+function writeRow(sink: TextSink, r: MutationRecord, plain: boolean): void {
   sink.write(plain ? r.tool : escapeLedgerField(r.tool));
   sink.write("|");
   sink.write(plain ? r.path : escapeLedgerField(r.path));
@@ -125,9 +125,12 @@ function writeRow(sink: Sha256TextSink, r: MutationRecord, plain: boolean): void
  * Effect digest of rows that are already in ledger order (no sort, no copy): the rows'
  * canonical text is hashed in small batches (see `Sha256TextSink`), never built whole.
  */
-export function digestOfSortedRecords(records: readonly MutationRecord[]): string {
+export function digestOfSortedRecords(
+  records: readonly MutationRecord[],
+  hasher: ContentHasher = NOBLE_CONTENT_HASHER,
+): string {
   if (records.length === 0) return "";
-  const sink = new Sha256TextSink();
+  const sink = hasher.textSink();
   for (let i = 0; i < records.length; i++) {
     if (i > 0) sink.write("\n");
     writeRow(sink, records[i] as MutationRecord, false);
@@ -135,10 +138,16 @@ export function digestOfSortedRecords(records: readonly MutationRecord[]): strin
   return sink.hex();
 }
 
-/** `digestOfSortedRecords` for stored rows: plain rows are written without an escape check. */
-export function digestOfLedgerRows(rows: readonly LedgerRow[]): string {
+/**
+ * `digestOfSortedRecords` for stored rows: plain rows are written without an escape check.
+ * `hasher`: the SHA-256 (default `@noble/hashes`; every hasher gives the same digest).
+ */
+export function digestOfLedgerRows(
+  rows: readonly LedgerRow[],
+  hasher: ContentHasher = NOBLE_CONTENT_HASHER,
+): string {
   if (rows.length === 0) return "";
-  const sink = new Sha256TextSink();
+  const sink = hasher.textSink();
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i] as LedgerRow;
     if (i > 0) sink.write("\n");
