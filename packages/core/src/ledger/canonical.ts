@@ -54,6 +54,7 @@ export function compareLedgerRows(a: LedgerRow, b: LedgerRow): number {
  */
 export function sortRecords<T extends MutationRecord>(records: readonly T[]): T[] {
   const n = records.length;
+  if (n <= SMALL_SORT) return insertionSorted(records);
   const paths: string[] = new Array(n);
   const tools: string[] = new Array(n);
   for (let i = 0; i < n; i++) {
@@ -64,6 +65,24 @@ export function sortRecords<T extends MutationRecord>(records: readonly T[]): T[
   const order = ledgerOrder(paths, tools);
   const sorted: T[] = new Array(n);
   for (let i = 0; i < n; i++) sorted[i] = records[order[i] as number] as T;
+  return sorted;
+}
+
+/** Up to this many records are sorted by insertion (packing keys costs more for so few). */
+const SMALL_SORT = 8;
+
+/** A stable insertion-sorted copy of `records` by `compareRecords` (small inputs). */
+function insertionSorted<T extends MutationRecord>(records: readonly T[]): T[] {
+  const sorted = records.slice();
+  for (let i = 1; i < sorted.length; i++) {
+    const r = sorted[i] as T;
+    let j = i - 1;
+    while (j >= 0 && compareRecords(sorted[j] as T, r) > 0) {
+      sorted[j + 1] = sorted[j] as T;
+      j--;
+    }
+    sorted[j + 1] = r;
+  }
   return sorted;
 }
 
