@@ -63,6 +63,7 @@ describe("@turngate/bridge/pure", () => {
       "ledger.content_digest",
       "ledger.digest",
       "report.derive_status",
+      "report.turn_view",
       "shutdown",
       "verification.summary",
       "verification.summary_text",

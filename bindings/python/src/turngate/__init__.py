@@ -80,6 +80,12 @@ from .helpers import (
     validate_waiver,
 )
 from .session import Session
+from .turn_view import (
+    TurnView,
+    TurnViewCheck,
+    TurnViewDiff,
+    TurnViewFile,
+)
 from .types import (
     CheckOutput,
     CheckOutputs,
@@ -174,6 +180,10 @@ __all__ = [
     "ToolObservation",
     "TurngateError",
     "TurnProof",
+    "TurnView",
+    "TurnViewCheck",
+    "TurnViewDiff",
+    "TurnViewFile",
     "UnparsedInput",
     "VerificationCheck",
     "VerificationCommand",
