@@ -21,6 +21,9 @@ func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
 // Bindings is every bridge method this package calls, in wire-name order. initialize and
 // shutdown are called by Start and Close.
 var Bindings = []Binding{
+	{Wire: "facts.affected_targets", Go: "Client.AffectedTargets", Params: typeOf[FactsAffectedTargetsParams](), Result: typeOf[AffectedTargets]()},
+	{Wire: "facts.code_index_changes_since", Go: "Client.CodeIndexChangesSince", Params: typeOf[FactsCodeIndexChangesSinceParams](), Result: typeOf[CodeIndexChanges]()},
+	{Wire: "facts.code_index_file_hash_snapshot", Go: "Client.CodeIndexFileHashSnapshot", Params: typeOf[FactsCodeIndexFileHashSnapshotParams](), Result: typeOf[FileHashSnapshot]()},
 	{Wire: "facts.diagnostic_classify", Go: "Client.DiagnosticClassify", Params: typeOf[FactsDiagnosticClassifyParams](), Result: typeOf[DiagnosticClassification]()},
 	{Wire: "facts.diagnostic_delta", Go: "Client.DiagnosticDelta", Params: typeOf[FactsDiagnosticDeltaParams](), Result: typeOf[DiagnosticDelta]()},
 	{Wire: "facts.file_hash_snapshot", Go: "Client.FileHashSnapshot", Params: typeOf[FactsFileHashSnapshotParams](), Result: typeOf[FileHashSnapshot]()},

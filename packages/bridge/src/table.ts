@@ -6,6 +6,7 @@
  * through `mergeTables`, which rejects duplicates.
  */
 import type { MethodTable } from "./method.js";
+import { affectedFactsMethods } from "./methods/facts-affected.js";
 import { factsCheckMethods } from "./methods/facts-checks.js";
 import { nodeFactsMethods } from "./methods/facts-node.js";
 import { proofMethods } from "./methods/proof.js";
@@ -22,4 +23,5 @@ export const bridgeTable: MethodTable<ServerContext> = mergeTables(
   nodeFactsMethods,
   proofMethods,
   factsCheckMethods,
+  affectedFactsMethods,
 );

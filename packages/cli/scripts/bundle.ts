@@ -16,7 +16,8 @@
  *   prints stack traces in .ts files and lines; the code is not minified, so a trace stays
  *   readable without them too;
  * - `@turngate/native` stays external (a `.node` addon is loaded by `require` at run time,
- *   from turngate's own dependencies);
+ *   from turngate's own dependencies), and so does `oxc-parser` (the code index's parser:
+ *   a napi binding, imported on first use);
  * - workspace packages are bundled from their TypeScript sources (`@turngate/source`
  *   export condition), so the bundle never mixes in a stale `dist/` of another package;
  * - package versions that modules read from a relative package.json at run time are
@@ -58,7 +59,7 @@ const result = await build({
   platform: "node",
   target: "node20.19",
   conditions: ["@turngate/source"],
-  external: ["@turngate/native"],
+  external: ["@turngate/native", "oxc-parser"],
   sourcemap: "linked",
   // CommonJS dependencies call `require` for Node's built-ins (commander, yaml, …) and read
   // `__filename` (write-file-atomic's temporary names); an ES module has neither, so each

@@ -279,6 +279,91 @@ class FileHashSnapshot(WireModel):
     files: list[FileHashSnapshotEntry]
 
 
+AffectedReason = Literal["direct", "dependent", "global_file", "lockfile", "unmapped", "fallback"]
+"""Why a target is affected (DESIGN.md §4)."""
+
+
+@dataclass(kw_only=True)
+class AffectedTarget(WireModel):
+    """One affected target (reference §2.8): ``files`` are the changed paths that reach it;
+    ``via`` (for ``dependent``) the ids or file paths from the changed one to the one it
+    depends on. Parser-specific keys (``root``, ``target_names``, ``manifest_path``, …) are
+    kept in :meth:`wire_extra`."""
+
+    id: str
+    label: str
+    kind: str
+    source: str
+    files: list[str]
+    reason: AffectedReason
+    via: list[str] | None = None
+    adapter_id: str | None = None
+
+
+@dataclass(kw_only=True)
+class AdapterFact(WireModel):
+    """One adapter's fact (reference §2.8): ``error`` when its command could not run or its
+    stdout did not parse; ``workspace_changed`` lists lockfiles the command changed."""
+
+    id: str
+    parser_id: str
+    status: str
+    ok: bool
+    target_count: int
+    exit: int | None = None
+    error: str | None = None
+    workspace_changed: list[str] | None = None
+
+
+@dataclass(kw_only=True)
+class AffectedFallback(WireModel):
+    """The code-index fallback (reference §1.3.2, transitive here)."""
+
+    enabled: bool
+    available: bool
+    targets: list[AffectedTarget]
+    errors: list[str] | None = None
+
+
+@dataclass(kw_only=True)
+class AffectedTargets(WireModel):
+    """The affected-targets fact (reference §1.3, §2.8, DESIGN.md §4): ``run_all`` is true
+    when a global file, an unmapped file or an un-narrowed lockfile changed."""
+
+    changed_paths: list[str]
+    targets: list[AffectedTarget]
+    adapters: list[AdapterFact]
+    fallback: AffectedFallback
+    unmapped: list[str]
+    global_files: list[str]
+    lockfiles: list[str]
+    run_all: bool
+    run_all_reasons: list[str]
+
+
+@dataclass(kw_only=True)
+class CodeIndexChange(WireModel):
+    """One version-log entry: ``hash`` is the FNV-1a 64 decimal of the new bytes (``None``
+    when deleted)."""
+
+    seq: int
+    path: str
+    change: Literal["added", "modified", "deleted"]
+    hash: str | None
+
+
+@dataclass(kw_only=True)
+class CodeIndexChanges(WireModel):
+    """Version-log entries after ``since``; ``complete`` is false when some were dropped."""
+
+    current_seq: int
+    since: int
+    complete: bool
+    changes: list[CodeIndexChange]
+    files: int
+    built: bool
+
+
 def _options(options: Mapping[str, Any] | None, params: dict[str, Any]) -> dict[str, Any]:
     if options is not None:
         params["options"] = to_wire(options)
@@ -409,8 +494,94 @@ class FactsMethods:
         params = {"root": os.fspath(root), "paths": wire_list(paths, "paths"), "algorithm": algorithm}
         return FileHashSnapshot.from_wire(self._send("facts.file_hash_snapshot", params, timeout=timeout))
 
+    @bridge_method("facts.affected_targets")
+    def affected_targets(
+        self,
+        root: str | os.PathLike[str],
+        changed_paths: Sequence[str],
+        adapters: Sequence[Mapping[str, Any]] | None = None,
+        fallback: bool = True,
+        include_fallback: bool = False,
+        fail_on_adapter_error: bool = False,
+        global_files: Sequence[str] | None = None,
+        template_context: Mapping[str, Any] | None = None,
+        command_options: Mapping[str, Any] | None = None,
+        use_code_index: bool = True,
+        state_dir: str | os.PathLike[str] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> AffectedTargets:
+        """Which targets the changed paths touch, and why (reference §1.3; DESIGN.md §4).
+
+        ``adapters``: rows ``{id, parser_id, spec, ...}`` run in ``root`` (``None``: the
+        rows the bridge detects: pnpm, cargo, go). Every target has a ``reason``; unmapped
+        changed files are listed, never dropped. A failing adapter command is an
+        :class:`AdapterFact` with ``error``, never an exception. Stdio bridge only. Raises
+        :class:`InvalidParams` naming the field."""
+        params: dict[str, Any] = {
+            "root": os.fspath(root),
+            "changed_paths": wire_list(changed_paths, "changed_paths"),
+            "adapters": None if adapters is None else to_wire(list(adapters)),
+            "fallback": fallback,
+            "include_fallback": include_fallback,
+            "fail_on_adapter_error": fail_on_adapter_error,
+            "use_code_index": use_code_index,
+        }
+        if global_files is not None:
+            params["global_files"] = wire_list(global_files, "global_files")
+        if template_context is not None:
+            params["template_context"] = to_wire(template_context)
+        if command_options is not None:
+            params["command_options"] = to_wire(command_options)
+        if state_dir is not None:
+            params["state_dir"] = os.fspath(state_dir)
+        return AffectedTargets.from_wire(self._send("facts.affected_targets", params, timeout=timeout))
+
+    @bridge_method("facts.code_index_changes_since")
+    def code_index_changes_since(
+        self,
+        root: str | os.PathLike[str],
+        since: int = 0,
+        state_dir: str | os.PathLike[str] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> CodeIndexChanges:
+        """The code index's version-log entries after ``since`` (the index in ``state_dir``,
+        default ``<root>/.turngate``, is brought up to date first). Stdio bridge only."""
+        params: dict[str, Any] = {"root": os.fspath(root), "since": since}
+        if state_dir is not None:
+            params["state_dir"] = os.fspath(state_dir)
+        return CodeIndexChanges.from_wire(self._send("facts.code_index_changes_since", params, timeout=timeout))
+
+    @bridge_method("facts.code_index_file_hash_snapshot")
+    def code_index_file_hash_snapshot(
+        self,
+        root: str | os.PathLike[str],
+        paths: Sequence[str],
+        algorithm: FileHashAlgorithm = "fnv1a64",
+        state_dir: str | os.PathLike[str] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> FileHashSnapshot:
+        """:meth:`file_hash_snapshot` through the code index (reference §1.1): ``seq``,
+        ``known``, ``indexed_hash``, ``last_edit_seq`` filled, and ``hash_source``
+        ``indexed`` for files whose size and mtime match the index. Stdio bridge only."""
+        params: dict[str, Any] = {"root": os.fspath(root), "paths": wire_list(paths, "paths"), "algorithm": algorithm}
+        if state_dir is not None:
+            params["state_dir"] = os.fspath(state_dir)
+        return FileHashSnapshot.from_wire(
+            self._send("facts.code_index_file_hash_snapshot", params, timeout=timeout)
+        )
+
 
 __all__ = [
+    "AdapterFact",
+    "AffectedFallback",
+    "AffectedReason",
+    "AffectedTarget",
+    "AffectedTargets",
+    "CodeIndexChange",
+    "CodeIndexChanges",
     "BindingStatus",
     "DeltaReason",
     "DeltaSide",

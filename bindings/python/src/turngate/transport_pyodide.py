@@ -27,7 +27,14 @@ from typing import Any
 from ._rpc import encode_message, request, response_outcome
 from .errors import BridgeError, NotSupported, ProtocolError
 
-SERVER_ONLY_METHODS = frozenset({"facts.file_hash_snapshot"})
+SERVER_ONLY_METHODS = frozenset(
+    {
+        "facts.file_hash_snapshot",
+        "facts.affected_targets",
+        "facts.code_index_changes_since",
+        "facts.code_index_file_hash_snapshot",
+    }
+)
 """Stateless-looking methods that read the host file system: served by the stdio bridge only."""
 
 JS_MODULE = "turngate_bridge"

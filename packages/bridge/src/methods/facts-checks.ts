@@ -48,7 +48,7 @@ const Cache = z
 export const factsCheckMethods = {
   "facts.run_check": defineMethod({
     description:
-      'Runs one check and records its timing (harn-verification.md §1.4): snapshot_paths are hashed (FNV-1a 64) BEFORE the command starts; spec is an argv list, {argv} or {mode: "shell", command}; it runs with turngate\'s command runner (own process group, timeout from spec.timeout_ms or options.command_options.timeout_ms, timed out → exit 124); one observation is recorded into row row_id of the profile store <store_dir>/verification-profiles.json (atomic, locked) unless options.record is false. Returns {result, observation, row (null for an unknown row), snapshot (the file-hash snapshot taken, or null)}. Errors: background_not_supported (options.command_options.background: true), invalid_params (spec, row_id, options.*), profile_store_invalid (the store file is corrupt or foreign; it is left unchanged).',
+      'Runs one check and records its timing (harn-verification.md §1.4): snapshot_paths are hashed (FNV-1a 64) BEFORE the command starts; spec is an argv list, {argv} or {mode: "shell", command}; it runs with turngate\'s command runner (own process group, timeout from spec.timeout_ms or options.command_options.timeout_ms, timed out → exit 124); one observation is recorded into row row_id of the profile store rooted at store_dir (atomic, locked) unless options.record is false: at <store_dir>/verification-profiles.json, or with options.dir (a Harn store directory relative to store_dir, e.g. packages/core) at the deepest directory from the root to dir whose record set has rows (<store_dir>/verification-profiles.d/<dir>/verification-profiles.json). Returns {result, observation, row (null for an unknown row), snapshot (the file-hash snapshot taken, or null)}. Errors: background_not_supported (options.command_options.background: true), invalid_params (spec, row_id, options.*), profile_store_invalid (the store file is corrupt or foreign; it is left unchanged).',
     params: z.strictObject({
       root: Root,
       store_dir: z.string().min(1).describe("directory of the profile store file"),
@@ -143,7 +143,7 @@ export const factsCheckMethods = {
 
   "facts.finish_check": defineMethod({
     description:
-      'Waits for a started check (default 60000 ms, options.wait_options.timeout_ms) and records its observation into <store_dir>/verification-profiles.json under options.row_id ?? receipt.row_id unless record is false (harn-verification.md §1.4). Still running after the wait → result {status: "running"}, observation and row null, nothing recorded. Errors: row_id_required, unknown_handle (the receipt is from another bridge process), profile_store_invalid.',
+      'Waits for a started check (default 60000 ms, options.wait_options.timeout_ms) and records its observation into the profile store rooted at store_dir (at the store directory options.dir, else the dir given at start, as facts.run_check does) under options.row_id ?? receipt.row_id unless record is false (harn-verification.md §1.4). Still running after the wait → result {status: "running"}, observation and row null, nothing recorded. Errors: row_id_required, unknown_handle (the receipt is from another bridge process), profile_store_invalid.',
     params: z.strictObject({
       store_dir: z.string().min(1),
       receipt: jsonObject().describe("the facts.start_check result"),

@@ -19,8 +19,19 @@ import { fuzzCount, fuzzTimeout, SEED } from "./lib/config.js";
 import { errorProblem, PROTOCOL, resultProblem } from "./lib/protocol-schema.js";
 import { StdioDriver } from "./lib/stdio-driver.js";
 
-/** Methods left out over stdio: they run commands (verify_commands) or stop the server. */
-const EXCLUDED = new Set(["session.verify_commands", "shutdown"]);
+/**
+ * Methods left out over stdio: they run commands (verify_commands, affected_targets'
+ * adapter rows), index a whole folder (a fuzzed root such as "/" would walk the machine:
+ * the code_index_* methods and affected_targets), or stop the server. The affected and
+ * code-index methods' params and errors are tested in facts-affected.test.ts.
+ */
+const EXCLUDED = new Set([
+  "session.verify_commands",
+  "shutdown",
+  "facts.affected_targets",
+  "facts.code_index_changes_since",
+  "facts.code_index_file_hash_snapshot",
+]);
 const methods = Object.keys(PROTOCOL.methods).filter((m) => !EXCLUDED.has(m));
 
 function sessionSeeds(root: string): Call[] {

@@ -119,6 +119,29 @@ describe("recordCheckResult", () => {
       "row_id must not be empty",
     );
   });
+
+  test("options.dir records at that store directory's origin; a deeper set with rows takes it", async () => {
+    const root = await recordCheckResult(
+      store,
+      "unit",
+      { exit_code: 0, duration_ms: 7 },
+      { dir: "pkg/src" },
+    );
+    expect(root.row?.timings?.recentWarmMs).toEqual([7]);
+    await store.set({ rows: [{ id: "unit" }] }, "pkg");
+    const pkg = await recordCheckResult(
+      store,
+      "unit",
+      { exit_code: 1, duration_ms: 9 },
+      { dir: "pkg/src" },
+    );
+    expect(pkg.row?.timings?.recentWarmMs).toEqual([9]);
+    expect((await store.readOwn("pkg"))?.rows?.[0]?.lastRun?.exit).toBe(1);
+    expect((await store.readOwn())?.rows?.[0]?.timings?.recentWarmMs).toEqual([7]);
+    await expect(
+      recordCheckResult(store, "unit", { exit_code: 0 }, { dir: "../elsewhere" }),
+    ).rejects.toThrow("must not contain ..");
+  });
 });
 
 describe("toolchainFacts", () => {

@@ -4,10 +4,19 @@
  * (harn-verification.md §1.5, §3.2, §3.3).
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { TurngateValidationError } from "@turngate/core";
 import { ProfileStore, ProfileStoreError } from "@turngate/node";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 
@@ -144,4 +153,104 @@ describe("ProfileStore", () => {
     expect(a.at(-1)).toBe(1039);
     expect(b.at(-1)).toBe(2039);
   }, 60_000);
+});
+
+describe("ProfileStore directories (Harn's hierarchical store, §1.5, §6.2)", () => {
+  const sub = (...parts: string[]) =>
+    join(dir, "verification-profiles.d", ...parts, "verification-profiles.json");
+
+  test("a record set at the root is seen from every directory; a deeper one overrides key by key", async () => {
+    const store = new ProfileStore(dir, { now: () => NOW });
+    await store.set({ rows: [{ id: "root-row" }], team: "root", keep: 1 });
+    expect((await store.read("packages/core/src"))?.rows).toEqual([{ id: "root-row" }]);
+    await store.set({ rows: [{ id: "pkg-row" }], team: "core" }, "packages/core");
+    expect(JSON.parse(readFileSync(sub("packages", "core"), "utf8")).team).toBe("core");
+    // Deeper keys win, shallow per-key merge; keys only the root has stay visible.
+    expect(await store.read("packages/core/src")).toEqual({
+      rows: [{ id: "pkg-row" }],
+      team: "core",
+      keep: 1,
+      schemaVersion: 1,
+      updatedAt: "2026-03-04T05:06:07Z",
+    });
+    expect((await store.read("packages/other"))?.rows).toEqual([{ id: "root-row" }]);
+    expect((await store.read("."))?.team).toBe("root");
+    expect((await store.read(" "))?.team).toBe("root");
+    expect(await store.readOwn("packages")).toBeNull();
+    expect(
+      (await store.ladderPlan({}, { dir: "packages/core" })).matches.map((m) => m.row.id),
+    ).toEqual(["pkg-row"]);
+    expect((await store.matches({}, "packages")).map((m) => m.row.id)).toEqual(["root-row"]);
+  });
+
+  test("dir spellings: ./a//b/ is a/b; nothing stored anywhere → null", async () => {
+    const store = new ProfileStore(dir, { now: () => NOW });
+    expect(await store.read("a/b")).toBeNull();
+    await store.set({ rows: [{ id: "ab" }] }, "./a//b/");
+    expect(store.fileOf("a/b")).toBe(sub("a", "b"));
+    expect((await store.readOwn("a/b"))?.rows).toEqual([{ id: "ab" }]);
+    expect(await store.originOf("a/b/c")).toBe("a/b");
+    expect(await store.originOf("a")).toBe("a");
+  });
+
+  test("recordRun writes to the origin: the deepest directory on the path whose own set has rows", async () => {
+    const store = new ProfileStore(dir, { now: () => NOW });
+    await store.set({ rows: [{ id: "unit" }] });
+    // A deeper record set without `rows` (written by another tool) is not the origin …
+    mkdirSync(join(dir, "verification-profiles.d", "pkg"), { recursive: true });
+    writeFileSync(sub("pkg"), JSON.stringify({ schemaVersion: 1, note: "no rows" }));
+    expect(await store.originOf("pkg/src")).toBe(".");
+    const row = await store.recordRun("unit", { durationMs: 3 }, "pkg/src");
+    expect(row?.timings?.recentWarmMs).toEqual([3]);
+    expect(JSON.parse(readFileSync(sub("pkg"), "utf8"))).toEqual({
+      schemaVersion: 1,
+      note: "no rows",
+    });
+    // … one with rows is, and shadows the root's rows: an id only the root has is not found.
+    await store.set({ rows: [] }, "pkg");
+    const pkgBefore = readFileSync(sub("pkg"), "utf8");
+    expect(await store.originOf("pkg/src")).toBe("pkg");
+    expect(await store.recordRun("unit", { durationMs: 5 }, "pkg/src")).toBeNull();
+    expect(readFileSync(sub("pkg"), "utf8")).toBe(pkgBefore);
+    // Without a deeper record set, recording from a subdirectory updates the root's row.
+    const other = await store.recordRun("unit", { durationMs: 7 }, "lib/deep");
+    expect(other?.timings).toEqual({
+      recentWarmMs: [3, 7],
+      warmMs: { p50: 3, p95: 7, p99: 7 },
+      samples: 2,
+    });
+    expect((await store.readOwn())?.rows).toEqual([other]);
+    expect(existsSync(join(dir, "verification-profiles.d", "lib"))).toBe(false);
+  });
+
+  test("a directory leaving the store root is a typed error naming dir", async () => {
+    const store = new ProfileStore(dir);
+    for (const [bad, why] of [
+      ["../x", "must not contain .."],
+      ["a/../../x", "must not contain .."],
+      ["/etc", "must be relative to the store root"],
+      ["a\\b", "must use / between components"],
+    ] as const) {
+      const error = await store.read(bad).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(TurngateValidationError);
+      expect((error as TurngateValidationError).path).toBe("dir");
+      expect((error as Error).message).toContain(why);
+      await expect(store.recordRun("r", { durationMs: 1 }, bad)).rejects.toBeInstanceOf(
+        TurngateValidationError,
+      );
+      await expect(store.set({ rows: [] }, bad)).rejects.toBeInstanceOf(TurngateValidationError);
+    }
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  test("a corrupt record set in a parent directory is an error naming that file, also when read from below", async () => {
+    const store = new ProfileStore(dir);
+    await store.set({ rows: [] }, "a/b");
+    mkdirSync(join(dir, "verification-profiles.d", "a"), { recursive: true });
+    writeFileSync(sub("a"), "[1]");
+    const error = await store.read("a/b").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProfileStoreError);
+    expect((error as ProfileStoreError).file).toBe(sub("a"));
+    expect(readFileSync(sub("a"), "utf8")).toBe("[1]");
+  });
 });

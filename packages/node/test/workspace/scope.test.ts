@@ -344,6 +344,7 @@ describe(".git/ and .turngate/ harness rows", () => {
       ".gitignore",
       "baseline.json",
       "baseline-history.json",
+      "code-index.json",
       "logs/<sha256 of its bytes>.log",
       "proofs/<sha256>.json",
       "views/<sha256>.json",
@@ -357,6 +358,8 @@ describe(".git/ and .turngate/ harness rows", () => {
     expect(isTurngateOwnFile("baseline-history.json")).toBe(true);
     expect(isTurngateOwnFile("baseline-history.json.1a2b3c")).toBe(false);
     expect(isTurngateOwnFile("baseline-history.js")).toBe(false);
+    expect(isTurngateOwnFile("code-index.json")).toBe(true);
+    expect(isTurngateOwnFile("code-index.json.js")).toBe(false);
     expect(isTurngateOwnFile(`logs/${sha}.log`)).toBe(false);
     expect(turngateLogDigest(`logs/${sha}.log`)).toBe(sha);
     expect(turngateLogDigest(`logs/${sha}.log.js`)).toBe(undefined);

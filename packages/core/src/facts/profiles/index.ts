@@ -16,6 +16,11 @@ export {
   resultOk,
   TIMEOUT_EXIT_CODE,
 } from "./command-result.js";
+export {
+  type CompiledProfiles,
+  type CompileProfilesOptions,
+  compileProfiles,
+} from "./compiled-profiles.js";
 export { durationLabel } from "./duration-label.js";
 export {
   HUD_MODEL_SCHEMA,
@@ -55,6 +60,7 @@ export {
   type RecordRunResult,
   recordRun,
 } from "./record-set.js";
+export { ProfileRowRecorder } from "./row-recorder.js";
 export type { CheckObservation, ProfileQuery, ProfileRecordSet, ProfileRow } from "./schemas.js";
 export { compileGlob, matchName } from "./scope-glob.js";
 export {

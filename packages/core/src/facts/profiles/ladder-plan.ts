@@ -5,7 +5,6 @@
 import { z } from "zod";
 import {
   coalesce,
-  display,
   field,
   isDict,
   isNil,
@@ -16,8 +15,10 @@ import {
   truthy,
 } from "../harn-values.js";
 import { rungRank } from "../rung.js";
+import type { CompiledRow } from "./compiled-profiles.js";
+import { type LadderRowFacts, ladderRowFacts } from "./ladder-row.js";
 import {
-  matchesIn,
+  matchRows,
   type ProfileMatch,
   parseProfileQuery,
   readProfiles,
@@ -104,46 +105,43 @@ export interface LadderPlan {
   reason: "no_profile_rows" | "no_matching_runnable_rows" | "profile_rows_selected";
 }
 
-/** Resource rank: cheap 0, moderate 1, heavy 2, remote_ok / remote-ok / remote 3, else 4. */
-export function resourceRank(resourceClass: string): number {
-  switch (resourceClass) {
-    case "cheap":
-      return 0;
-    case "moderate":
-      return 1;
-    case "heavy":
-      return 2;
-    case "remote_ok":
-    case "remote-ok":
-    case "remote":
-      return 3;
-    default:
-      return 4;
+export { resourceRank } from "./ladder-row.js";
+
+/**
+ * The warm-state fact of each row id: a dict keyed by row id (own keys only), or a list
+ * matched on `row_id ?? id` (trimmed; the first fact of an id wins).
+ */
+function warmFactLookup(facts: unknown): (rowId: string) => unknown {
+  if (isDict(facts)) return (rowId) => (Object.hasOwn(facts, rowId) ? facts[rowId] : undefined);
+  if (Array.isArray(facts) && facts.length > 0) {
+    const byId = new Map<string, unknown>();
+    for (const f of facts) {
+      const id = trimmedText(coalesce(field(f, "row_id"), field(f, "id"), ""));
+      if (!byId.has(id)) byId.set(id, f);
+    }
+    return (rowId) => byId.get(rowId);
   }
+  return () => undefined;
 }
 
-function warmModeOf(row: ProfileRow): unknown {
-  const mode = coalesce(row.warmMode, row.warm_mode, row.warmState, row.warm_state);
-  if (isNil(mode)) return undefined;
-  return isDict(mode) ? mode : { warm: truthy(mode) };
-}
+const byP95 = (a: LadderEntry, b: LadderEntry) => a.p95_ms - b.p95_ms;
 
-function warmFactFor(facts: unknown, rowId: string): unknown {
-  if (isDict(facts)) return facts[rowId];
-  if (Array.isArray(facts)) {
-    return facts.find(
-      (f) => trimmedText(coalesce(field(f, "row_id"), field(f, "id"), "")) === rowId,
-    );
+/**
+ * `entries` (in match order: most specific first, then by index) sorted by the full key
+ * `[rung, resource rank, p95, -specificity, index]`: a stable bucket pass on rung (0–5) ×
+ * resource rank (0–4), then a stable sort of each bucket by p95, so the match order decides
+ * the rest of the key.
+ */
+function sortByCost(entries: LadderEntry[]): LadderEntry[] {
+  if (entries.length < 2) return entries;
+  const buckets: LadderEntry[][] = Array.from({ length: 30 }, () => []);
+  for (const e of entries) (buckets[e.sort_key[0] * 5 + e.sort_key[1]] as LadderEntry[]).push(e);
+  const out: LadderEntry[] = [];
+  for (const bucket of buckets) {
+    if (bucket.length > 1) bucket.sort(byP95);
+    for (const e of bucket) out.push(e);
   }
-  return undefined;
-}
-
-function compareKeys(a: readonly number[], b: readonly number[]): number {
-  for (let i = 0; i < a.length; i++) {
-    const d = (a[i] as number) - (b[i] as number);
-    if (d !== 0) return d;
-  }
-  return 0;
+  return out;
 }
 
 /**
@@ -171,37 +169,29 @@ function compareKeys(a: readonly number[], b: readonly number[]): number {
 export function ladderPlan(query: unknown, options: unknown = {}): LadderPlan {
   const o = validated(LadderPlanOptionsSchema, options ?? {}, "ladder plan options", "options");
   const q = parseProfileQuery(query);
-  const matches = matchesIn(readProfiles(o.profiles), q);
+  const { matches, compiled } = matchRows(readProfiles(o.profiles), q);
   const minRank = rungRank(o.min_rung) ?? 0;
   const maxRank = rungRank(o.max_rung) ?? 5;
   const allowed = stringList(coalesce(o.resource_classes, o.allowed_resource_classes)).map((c) =>
     c.toLowerCase(),
   );
   const explicitKind = rustTrim(isNil(o.timing_kind) ? "" : o.timing_kind).toLowerCase();
-  const facts = coalesce(o.warm_state_facts, o.warm_states, []);
+  const kindGiven = explicitKind !== "" && explicitKind !== "auto";
+  const warmFact = warmFactLookup(coalesce(o.warm_state_facts, o.warm_states, []));
   const unknownP95 = toInt(o.unknown_p95_ms) ?? DEFAULT_UNKNOWN_P95_MS;
+  const denyStaleProne = o.allow_stale_prone === false;
   const selected: LadderEntry[] = [];
   const skipped: LadderSkip[] = [];
-  for (const match of matches) {
-    checkRowForLadder(match.row, "options.profiles.rows", match.index);
-    const row = match.row ?? {};
-    const rawId = trimmedText(coalesce(row.id, row.name, ""));
-    const rowId = rawId === "" ? `profile/${match.index}` : rawId;
-    const check = isDict(row.check) ? row.check : {};
-    const rank = rungRank(coalesce(check.rung, row.rung));
-    const cls = rustTrim(
-      display(
-        coalesce(
-          check.resourceClass,
-          check.resource_class,
-          row.resourceClass,
-          row.resource_class,
-          "moderate",
-        ),
-      ),
-    ).toLowerCase();
-    const resourceClass = cls === "" ? "moderate" : cls;
-    const command = coalesce(check.command, check.spec, row.command, row.spec);
+  for (let i = 0; i < matches.length; i++) {
+    const match = matches[i] as ProfileMatch;
+    const { specificity, index } = match;
+    let f: LadderRowFacts;
+    if (compiled !== null) f = (compiled[i] as CompiledRow).ladder;
+    else {
+      checkRowForLadder(match.row, "options.profiles.rows", index);
+      f = ladderRowFacts(match.row, index);
+    }
+    const rank = f.rank;
     // The first failing check decides the reason (§1.9 step 2).
     const reason: LadderSkipReason | undefined =
       rank === null
@@ -210,80 +200,54 @@ export function ladderPlan(query: unknown, options: unknown = {}): LadderPlan {
           ? "below_min_rung"
           : rank > maxRank
             ? "above_max_rung"
-            : allowed.length > 0 && !allowed.includes(resourceClass)
+            : allowed.length > 0 && !allowed.includes(f.resourceClass)
               ? "resource_class_filtered"
-              : o.allow_stale_prone === false &&
-                  truthy(
-                    coalesce(
-                      check.staleProne,
-                      check.stale_prone,
-                      row.staleProne,
-                      row.stale_prone,
-                      false,
-                    ),
-                  )
+              : denyStaleProne && f.staleProne
                 ? "stale_prone_filtered"
-                : isNil(command) || (typeof command === "string" && rustTrim(command) === "")
+                : f.commandMissing
                   ? "missing_command"
                   : undefined;
     if (reason !== undefined || rank === null) {
       skipped.push({
-        row_id: rowId,
+        row_id: f.rowId,
         reason: reason ?? "missing_or_invalid_rung",
-        specificity: match.specificity,
-        index: match.index,
+        specificity,
+        index,
       });
       continue;
     }
-    const warmState = warmFactFor(facts, rowId);
-    let timingKind: string;
-    if (explicitKind !== "" && explicitKind !== "auto") timingKind = explicitKind;
-    else if (!isNil(warmState)) timingKind = truthy(field(warmState, "warm")) ? "warm" : "cold";
-    else {
-      const mode = warmModeOf(row);
-      const warm = field(mode, "warm");
-      const ready = field(mode, "ready");
-      if (!isNil(warm)) timingKind = truthy(warm) ? "warm" : "cold";
-      else if (!isNil(ready)) timingKind = truthy(ready) ? "warm" : "cold";
-      else timingKind = "warm";
-    }
-    const timings = row.timings ?? {};
-    const raw =
-      timingKind === "cold"
-        ? field(timings.coldMs, "p95")
-        : coalesce(field(timings.warmMs, "p95"), field(timings.coldMs, "p95"));
-    const p95 = toInt(raw) ?? unknownP95;
-    const specificity = match.specificity;
-    const index = match.index;
+    const warmState = warmFact(f.rowId);
+    const timingKind = kindGiven
+      ? explicitKind
+      : !isNil(warmState)
+        ? truthy(field(warmState, "warm"))
+          ? "warm"
+          : "cold"
+        : f.modeKind;
+    const p95 = (timingKind === "cold" ? f.coldP95 : f.warmP95) ?? unknownP95;
     selected.push({
-      row_id: rowId,
-      row,
+      row_id: f.rowId,
+      row: match.row,
       rung: `R${rank}`,
       rung_rank: rank,
-      command,
+      command: f.command,
       runnable: true,
-      granularity: coalesce(check.granularity, row.granularity) ?? null,
-      trust: coalesce(check.trust, check.trust_level, row.trust, row.trust_level) ?? null,
-      resource_class: resourceClass,
+      granularity: f.granularity,
+      trust: f.trust,
+      resource_class: f.resourceClass,
       p95_ms: p95,
       timing_kind: timingKind,
       warm_state: warmState ?? null,
       specificity,
       index,
-      sort_key: [
-        rank,
-        resourceRank(resourceClass),
-        p95,
-        specificity === 0 ? 0 : -specificity,
-        index,
-      ],
-      background: coalesce(check.background, row.background, false),
+      sort_key: [rank, f.resourceRank, p95, specificity === 0 ? 0 : -specificity, index],
+      background: f.background,
     });
   }
-  selected.sort((a, b) => compareKeys(a.sort_key, b.sort_key));
+  const ranked = sortByCost(selected);
   const limit = toInt(o.limit);
   const kept =
-    limit !== null && limit >= 0 && limit < selected.length ? selected.slice(0, limit) : selected;
+    limit !== null && limit >= 0 && limit < ranked.length ? ranked.slice(0, limit) : ranked;
   return {
     schema: LADDER_PLAN_SCHEMA,
     query,

@@ -6,9 +6,12 @@
 import { z } from "zod";
 import { invalid, validated } from "../../validate.js";
 import { display, isDict, isNil, rustTrim } from "../harn-values.js";
+import { CompiledProfiles, type CompiledRow } from "./compiled-profiles.js";
 import { checkRecordSetForMatching } from "./read-checks.js";
 import { ProfileQuerySchema, type ProfileRecordSet, type ProfileRow } from "./schemas.js";
-import { matchName } from "./scope-glob.js";
+import { asciiLower, type ParsedQuery, scopeFacts, specificityOf } from "./scope-facts.js";
+
+export type { ParsedQuery } from "./scope-facts.js";
 
 /** One applicable row (`VerificationProfileMatch`). */
 export interface ProfileMatch {
@@ -21,19 +24,13 @@ export interface ProfileMatch {
 
 /** Options of `profileMatches`. */
 export interface ProfileMatchesOptions {
-  /** The record set to read (turngate: the node store passes its own); nil = no store. */
+  /**
+   * The record set to read (turngate: the node store passes its own), or a
+   * `CompiledProfiles` (`compileProfiles`) to plan many queries over one store; nil = no store.
+   */
   profiles?: unknown;
   /** Store directory (Harn's `dir`): read by the node store; ignored by this pure function. */
   dir?: string | null;
-}
-
-interface ParsedQuery {
-  repo?: string;
-  path?: string;
-  language?: string;
-  task?: string;
-  /** `language` with ASCII letters lowercased (computed once per query). */
-  languageLower?: string;
 }
 
 /** Query parsing: each value's display string; nil or blank → absent. Non-dict → all absent. */
@@ -56,16 +53,19 @@ export function parseProfileQuery(query: unknown, path = "query"): ParsedQuery {
 
 /**
  * Specificity of `row` for `query`, or `null` when the row does not apply: for every
- * selector the row declares as a non-blank string in `scope` — `repo` equal (1), `dir` a
- * glob matching `query.path` (2), `language` equal ignoring ASCII case (4), `task` equal
- * (8) — an absent or unequal query value excludes the row. No scope → 0. Throws
+ * selector the row declares as a non-blank string in `scope` (trimmed) — `repo` equal (1),
+ * `dir` a glob matching `query.path` (2), `language` equal ignoring ASCII case (4), `task`
+ * equal (8) — an absent or unequal query value excludes the row. No scope → 0. Throws
  * `TurngateValidationError` when `row` is not an object (path `row`) or `query` is not a
  * parsed query, an object whose `repo`, `path`, `language`, `task` are strings when
  * present (path `query`, `query.repo`, …).
  */
 export function rowSpecificity(row: ProfileRow, query: ParsedQuery): number | null {
   if (!isDict(row)) invalid("profile row", "row", "expected an object");
-  return specificityOf(row, validated(ParsedQuerySchema, query, "profile query", "query"));
+  return specificityOf(
+    scopeFacts(row),
+    validated(ParsedQuerySchema, query, "profile query", "query"),
+  );
 }
 
 /** What `rowSpecificity` reads of a query (`parseProfileQuery` output). */
@@ -76,44 +76,6 @@ const ParsedQuerySchema = z.looseObject({
   task: z.string().optional(),
   languageLower: z.string().optional(),
 });
-
-function specificityOf(row: ProfileRow, query: ParsedQuery): number | null {
-  const scope = row.scope;
-  if (!isDict(scope)) return 0;
-  let spec = 0;
-  if (declared(scope.repo)) {
-    if (query.repo !== scope.repo) return null;
-    spec |= 1;
-  }
-  if (declared(scope.dir)) {
-    if (query.path === undefined || !matchName(scope.dir, query.path)) return null;
-    spec |= 2;
-  }
-  if (declared(scope.language)) {
-    const lower =
-      query.languageLower ??
-      (query.language === undefined ? undefined : asciiLower(query.language));
-    if (lower === undefined || lower !== asciiLower(scope.language)) {
-      return null;
-    }
-    spec |= 4;
-  }
-  if (declared(scope.task)) {
-    if (query.task !== scope.task) return null;
-    spec |= 8;
-  }
-  return spec;
-}
-
-const ASCII_UPPER = /[A-Z]/;
-/** A selector the row declares: a non-blank string. */
-function declared(v: unknown): v is string {
-  return typeof v === "string" && v !== "" && rustTrim(v) !== "";
-}
-
-function asciiLower(text: string): string {
-  return ASCII_UPPER.test(text) ? text.replace(/[A-Z]/g, (c) => c.toLowerCase()) : text;
-}
 
 /**
  * Every row of `options.profiles` that applies to `query` (`{repo?, path?, language?,
@@ -133,25 +95,73 @@ export function profileMatches(
 }
 
 /**
- * Checks `options.profiles` (nil → null): the record set's shape and every row's scope
- * (the fields matching reads; see read-checks.ts).
+ * Checks `options.profiles` (nil → null): a `CompiledProfiles` as it is; else the record
+ * set's shape and every row's scope (the fields matching reads; see read-checks.ts).
  */
 export function readProfiles(
   profiles: unknown,
   path = "options.profiles",
-): ProfileRecordSet | null {
+): ProfileRecordSet | CompiledProfiles | null {
   if (isNil(profiles)) return null;
+  if (profiles instanceof CompiledProfiles) return profiles;
   return checkRecordSetForMatching(profiles, path);
 }
 
-/** Matching over an already validated record set. */
-export function matchesIn(set: ProfileRecordSet | null, query: ParsedQuery): ProfileMatch[] {
+/** Matches and, for a compiled record set, the compiled rows in the same order. */
+export interface MatchedRows {
+  matches: ProfileMatch[];
+  compiled: CompiledRow[] | null;
+}
+
+/** Matching over an already checked record set (see `matchRows`). */
+export function matchesIn(
+  set: ProfileRecordSet | CompiledProfiles | null,
+  query: ParsedQuery,
+): ProfileMatch[] {
+  return matchRows(set, query).matches;
+}
+
+/**
+ * The rows of `set` that apply to `query`, most specific first, then by index. A
+ * compiled set visits only the rows of the query's language and the rows declaring no
+ * language, and orders them by bucketing on specificity (0–15) instead of sorting: the
+ * language bit (4) separates the two lists, so each bucket stays in row order.
+ */
+export function matchRows(
+  set: ProfileRecordSet | CompiledProfiles | null,
+  query: ParsedQuery,
+): MatchedRows {
+  if (set instanceof CompiledProfiles) return matchCompiled(set, query);
   const rows = set?.rows ?? [];
-  const out: ProfileMatch[] = [];
+  const matches: ProfileMatch[] = [];
   for (let index = 0; index < rows.length; index++) {
     const row = rows[index] as ProfileRow;
-    const specificity = specificityOf(row, query);
-    if (specificity !== null) out.push({ row, specificity, index });
+    const specificity = rowSpecificity(row, query);
+    if (specificity !== null) matches.push({ row, specificity, index });
   }
-  return out.sort((a, b) => b.specificity - a.specificity || a.index - b.index);
+  matches.sort((a, b) => b.specificity - a.specificity || a.index - b.index);
+  return { matches, compiled: null };
+}
+
+function matchCompiled(set: CompiledProfiles, query: ParsedQuery): MatchedRows {
+  const buckets: CompiledRow[][] = Array.from({ length: 16 }, () => []);
+  const visit = (rows: readonly CompiledRow[]) => {
+    for (const r of rows) {
+      const spec = specificityOf(r.scope, query);
+      if (spec !== null) (buckets[spec] as CompiledRow[]).push(r);
+    }
+  };
+  const language =
+    query.languageLower ?? (query.language === undefined ? undefined : asciiLower(query.language));
+  if (language !== undefined) visit(set.byLanguage.get(language) ?? []);
+  visit(set.anyLanguage);
+  const matches: ProfileMatch[] = [];
+  const compiled: CompiledRow[] = [];
+  for (let spec = 15; spec >= 0; spec--) {
+    for (const r of buckets[spec] as CompiledRow[]) {
+      matches.push({ row: r.row, specificity: spec, index: r.index });
+      compiled.push(r);
+    }
+  }
+  return { matches, compiled };
 }

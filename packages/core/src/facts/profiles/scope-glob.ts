@@ -91,16 +91,16 @@ function parseClass(chars: string[], start: number): { source: string; end: numb
 }
 
 /**
- * Does `name` (the query path) match the `scope.dir` glob `pattern`? (§3.5) Throws
- * `TurngateValidationError` (path `pattern` / `name`) when either is not a string.
+ * The `scope.dir` glob `pattern` as a predicate on the query path (§3.5), with the
+ * pattern's form decided once: `compileMatcher(p)(name) === matchName(p, name)`. Internal:
+ * `pattern` must be a string.
  */
-export function matchName(pattern: string, name: string): boolean {
-  expectString(pattern, "scope glob", "pattern");
-  expectString(name, "scope glob", "name");
-  if (pattern === "*") return true;
-  if (!META.test(pattern)) return pattern === name;
+export function compileMatcher(pattern: string): (name: string) => boolean {
+  if (pattern === "*") return () => true;
+  if (!META.test(pattern)) return (name) => pattern === name;
   if (pattern.endsWith("*") && !META.test(pattern.slice(0, -1))) {
-    return name.startsWith(pattern.slice(0, -1));
+    const prefix = pattern.slice(0, -1);
+    return (name) => name.startsWith(prefix);
   }
   if (
     pattern.length >= 2 &&
@@ -108,14 +108,32 @@ export function matchName(pattern: string, name: string): boolean {
     pattern.endsWith("*") &&
     !META.test(pattern.slice(1, -1))
   ) {
-    return name.includes(pattern.slice(1, -1));
+    const infix = pattern.slice(1, -1);
+    return (name) => name.includes(infix);
   }
   if (pattern.startsWith("*") && !META.test(pattern.slice(1))) {
-    return name.endsWith(pattern.slice(1));
+    const suffix = pattern.slice(1);
+    return (name) => name.endsWith(suffix);
   }
   const re = globRegExp(pattern);
-  if (re !== null) return re.test(name);
-  if (pattern.endsWith("*")) return name.startsWith(pattern.slice(0, -1));
-  if (pattern.startsWith("*")) return name.endsWith(pattern.slice(1));
-  return pattern === name;
+  if (re !== null) return (name) => re.test(name);
+  if (pattern.endsWith("*")) {
+    const prefix = pattern.slice(0, -1);
+    return (name) => name.startsWith(prefix);
+  }
+  if (pattern.startsWith("*")) {
+    const suffix = pattern.slice(1);
+    return (name) => name.endsWith(suffix);
+  }
+  return (name) => pattern === name;
+}
+
+/**
+ * Does `name` (the query path) match the `scope.dir` glob `pattern`? (§3.5) Throws
+ * `TurngateValidationError` (path `pattern` / `name`) when either is not a string.
+ */
+export function matchName(pattern: string, name: string): boolean {
+  expectString(pattern, "scope glob", "pattern");
+  expectString(name, "scope glob", "name");
+  return compileMatcher(pattern)(name);
 }

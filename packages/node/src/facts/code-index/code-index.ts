@@ -17,7 +17,7 @@ import type { WorkspaceSnapshot } from "../../workspace/snapshot.js";
 import { goImports } from "./imports/go.js";
 import { pythonImports } from "./imports/python.js";
 import { rustRefs } from "./imports/rust.js";
-import { tsImports } from "./imports/ts.js";
+import { loadTsParser, tsImports } from "./imports/ts.js";
 import { type IndexLanguage, languageOf } from "./languages.js";
 import { type RawImports, type ResolverMeta, resolveImports } from "./resolve.js";
 
@@ -136,13 +136,22 @@ function readManifest(path: string, text: string): Record<string, unknown> | und
   }
 }
 
-function rawImports(
+async function rawImports(
   language: IndexLanguage,
   path: string,
   text: string,
-): { raw: RawImports; dynamic?: boolean; error?: string } {
+): Promise<{ raw: RawImports; dynamic?: boolean; error?: string }> {
   if (language === "typescript" || language === "javascript") {
-    const r = tsImports(path, text);
+    let parse: Awaited<ReturnType<typeof loadTsParser>>;
+    try {
+      parse = await loadTsParser();
+    } catch (error) {
+      return {
+        raw: { kind: "ts", specifiers: [] },
+        error: `oxc-parser: ${(error as Error).message}`,
+      };
+    }
+    const r = tsImports(parse, path, text);
     return {
       raw: { kind: "ts", specifiers: r.specifiers },
       ...(r.dynamic_unresolved ? { dynamic: true } : {}),
@@ -403,7 +412,7 @@ export class CodeIndex implements ImportGraphView {
       last_edit_seq: 0,
     };
     if (language !== null && size <= CODE_INDEX_MAX_PARSE_BYTES) {
-      const r = rawImports(language, path, bytes.toString("utf8"));
+      const r = await rawImports(language, path, bytes.toString("utf8"));
       rec.raw = r.raw;
       if (r.dynamic === true) rec.dynamic_unresolved = true;
       if (r.error !== undefined) rec.parse_error = r.error;

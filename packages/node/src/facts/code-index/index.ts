@@ -12,3 +12,4 @@ export {
   type IndexedFile,
 } from "./code-index.js";
 export { type IndexLanguage, languageOf } from "./languages.js";
+export { type OpenCodeIndexOptions, openCodeIndex } from "./open.js";

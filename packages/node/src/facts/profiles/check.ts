@@ -27,7 +27,8 @@ export interface RecordedCheck<R = unknown> {
 
 /**
  * `verification_record_check_result`: the observation of `result` (with `options`, see
- * core's `observationFromCommandResult`) recorded into row `rowId` of `store`. Unknown row
+ * core's `observationFromCommandResult`) recorded into row `rowId` of `store` at store
+ * directory `options.dir` (its origin, see `ProfileStore.recordRun`). Unknown row
  * → `row: null` (not an error). Throws `TurngateValidationError` (blank `row_id`, bad
  * `result.*` / `options.*`) or `ProfileStoreError`.
  */
@@ -38,7 +39,7 @@ export async function recordCheckResult(
   options: Record<string, unknown> = {},
 ): Promise<RecordedCheck> {
   const observation = observationFromCommandResult(result, options);
-  const row = await store.recordRun(rowId, observation);
+  const row = await store.recordRun(rowId, observation, options.dir);
   return { result, observation, row, snapshot: null };
 }
 
@@ -56,6 +57,8 @@ export interface RunCheckOptions extends Record<string, unknown> {
   record?: boolean;
   /** Folder for the full output log. */
   log_dir?: string;
+  /** Store directory (Harn's `dir`, relative to the store root) to record into; default the root. */
+  dir?: string;
 }
 
 /**
@@ -111,7 +114,8 @@ export async function runCheck(
     ...observationOptions,
     ...(snapshot === undefined ? {} : { snapshot }),
   });
-  const row = record === false ? null : await store.recordRun(rowId, observation);
+  const row =
+    record === false ? null : await store.recordRun(rowId, observation, observationOptions.dir);
   return { result, observation, row, snapshot: fact };
 }
 
@@ -200,6 +204,8 @@ export async function finishCheck(
   const { record: receiptRecord, ...obsOptions } = observationOptions;
   const observation = observationFromCommandResult(result, obsOptions);
   const row =
-    record === false || receiptRecord === false ? null : await store.recordRun(rowId, observation);
+    record === false || receiptRecord === false
+      ? null
+      : await store.recordRun(rowId, observation, observationOptions.dir);
   return { result, observation, row, snapshot: receipt.snapshot };
 }

@@ -17,7 +17,13 @@ export {
 } from "./check.js";
 export { type CheckCommandResult, toCommandResult } from "./command-result.js";
 export { type ResolvedSpec, resolveSpec, shellQuote } from "./command-spec.js";
-export { PROFILE_STORE_FILE, ProfileStore, type ProfileStoreOptions } from "./store.js";
+export { ProfileStore, type ProfileStoreOptions } from "./store.js";
+export {
+  PROFILE_STORE_DIRS,
+  PROFILE_STORE_FILE,
+  storeDirComponents,
+  storeDirKey,
+} from "./store-dir.js";
 export { ProfileStoreError } from "./store-error.js";
 export {
   DEFAULT_PROBE_TIMEOUT_MS,

@@ -8,7 +8,18 @@
  * on this machine) and returns the module record without a JS-side AST walk. Measured
  * figures are in the benchmark note (packages/node/bench/code-index.bench.ts).
  */
-import { parseSync } from "oxc-parser";
+type OxcParse = typeof import("oxc-parser").parseSync;
+
+let oxc: Promise<OxcParse> | undefined;
+
+/**
+ * Loads oxc-parser on first use (its native binding costs ~20–60 ms, which commands that
+ * never read imports must not pay). Rejects when the binding cannot be loaded.
+ */
+export function loadTsParser(): Promise<OxcParse> {
+  oxc ??= import("oxc-parser").then((m) => m.parseSync);
+  return oxc;
+}
 
 /** What one file imports: literal specifiers, and whether a dynamic import was not a literal. */
 export interface TsImports {
@@ -22,8 +33,11 @@ export interface TsImports {
 const REQUIRE = /\brequire\s*\(\s*(['"])([^'"\n]+)\1\s*\)/g;
 const LITERAL = /^\s*(['"`])([^'"`$\n]*)\1\s*$/;
 
-/** Reads `source` (file name `path`, whose extension picks TS/TSX/JS/JSX). Never throws. */
-export function tsImports(path: string, source: string): TsImports {
+/**
+ * Reads `source` (file name `path`, whose extension picks TS/TSX/JS/JSX) with `parseSync`
+ * from {@link loadTsParser}. Never throws.
+ */
+export function tsImports(parseSync: OxcParse, path: string, source: string): TsImports {
   const out = new Set<string>();
   let dynamicUnresolved = false;
   let parseError: string | undefined;

@@ -1,0 +1,49 @@
+/** Opening the code index of a workspace: the persisted one brought up to date, or a new one. */
+import { join, resolve } from "node:path";
+import { TURNGATE_DIR } from "../../fs/paths.js";
+import { WorkspaceObserver, type WorkspaceObserverOptions } from "../../workspace/observer.js";
+import { CODE_INDEX_FILE, CodeIndex, type CodeIndexUpdate } from "./code-index.js";
+
+/** Options of {@link openCodeIndex}. */
+export interface OpenCodeIndexOptions {
+  /** State folder holding `code-index.json`; default `<root>/.turngate`. */
+  stateDir?: string;
+  /** Observer options (ignores, outputs) for the snapshot; `useGit` as the observer decides. */
+  observer?: WorkspaceObserverOptions;
+  /** Write the index back after building or refreshing it; default true. */
+  save?: boolean;
+}
+
+/**
+ * Loads `<stateDir>/code-index.json` for `root` and refreshes it against a fresh workspace
+ * snapshot (only files whose SHA-256 changed are read again), or builds it cold when there
+ * is none or it cannot be read (another root, another schema, corrupt). Saves it back
+ * atomically unless `save` is false. Resolves to the index and what happened (`built`:
+ * true for a cold build). Rejects with the observer's `WorkspaceObserverError` (bad root,
+ * git failure) or an `fs` error writing the state folder.
+ */
+export async function openCodeIndex(
+  root: string,
+  options: OpenCodeIndexOptions = {},
+): Promise<{ index: CodeIndex; built: boolean; update: CodeIndexUpdate | null; file: string }> {
+  const abs = resolve(root);
+  const file = join(options.stateDir ?? join(abs, TURNGATE_DIR), CODE_INDEX_FILE);
+  const observer = new WorkspaceObserver(abs, options.observer ?? {});
+  try {
+    const snapshot = await observer.snapshot();
+    let index: CodeIndex;
+    let built = false;
+    let update: CodeIndexUpdate | null = null;
+    try {
+      index = await CodeIndex.load(observer.root, file);
+      update = await index.refresh(snapshot);
+    } catch {
+      index = await CodeIndex.build(observer.root, snapshot);
+      built = true;
+    }
+    if (options.save !== false) await index.save(file);
+    return { index, built, update, file };
+  } finally {
+    await observer.close();
+  }
+}
