@@ -17,6 +17,9 @@ describe("bridge stdio framing", () => {
     expect(result.protocol).toBe(PROTOCOL_ID);
     expect(result.version).toBe(BRIDGE_VERSION);
     expect(result.methods).toEqual([
+      "facts.affected_targets",
+      "facts.code_index_changes_since",
+      "facts.code_index_file_hash_snapshot",
       "facts.diagnostic_classify",
       "facts.diagnostic_delta",
       "facts.file_hash_snapshot",
