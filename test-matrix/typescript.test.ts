@@ -13,6 +13,7 @@ describe("test matrix: TypeScript runtime (core in-process via @turngate/bridge/
     expect(vectors.map((g) => g.group)).toEqual([
       "content-digest",
       "errors",
+      "evidence",
       "facts",
       "facts-profiles",
       "gate",

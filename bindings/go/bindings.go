@@ -21,6 +21,11 @@ func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
 // Bindings is every bridge method this package calls, in wire-name order. initialize and
 // shutdown are called by Start and Close.
 var Bindings = []Binding{
+	{Wire: "evidence.acceptance_criteria", Go: "Client.AcceptanceCriteria", Params: typeOf[EvidenceAcceptanceCriteriaParams](), Result: typeOf[AcceptanceCriteria]()},
+	{Wire: "evidence.existence_checks", Go: "Client.ExistenceChecks", Params: typeOf[EvidenceExistenceChecksParams](), Result: typeOf[EvidenceExistenceChecksResult](), Unwrap: "paths"},
+	{Wire: "evidence.goal_achievement", Go: "Client.GoalAchievement", Params: typeOf[EvidenceGoalAchievementParams](), Result: typeOf[GoalAchievement]()},
+	{Wire: "evidence.loop_status", Go: "Client.LoopStatus", Params: typeOf[EvidenceLoopStatusParams](), Result: typeOf[LoopStatus]()},
+	{Wire: "evidence.verifier_tool_policy", Go: "Client.VerifierToolPolicy", Params: typeOf[EvidenceVerifierToolPolicyParams](), Result: typeOf[VerifierPolicyDecision]()},
 	{Wire: "facts.affected_targets", Go: "Client.AffectedTargets", Params: typeOf[FactsAffectedTargetsParams](), Result: typeOf[AffectedTargets]()},
 	{Wire: "facts.code_index_changes_since", Go: "Client.CodeIndexChangesSince", Params: typeOf[FactsCodeIndexChangesSinceParams](), Result: typeOf[CodeIndexChanges]()},
 	{Wire: "facts.code_index_file_hash_snapshot", Go: "Client.CodeIndexFileHashSnapshot", Params: typeOf[FactsCodeIndexFileHashSnapshotParams](), Result: typeOf[FileHashSnapshot]()},
@@ -45,6 +50,7 @@ var Bindings = []Binding{
 	{Wire: "facts.toolchain", Go: "Client.Toolchain", Params: typeOf[FactsToolchainParams](), Result: typeOf[FactsToolchainResult](), Unwrap: "facts"},
 	{Wire: "facts.warm_state", Go: "Client.WarmState", Params: typeOf[FactsWarmStateParams](), Result: typeOf[FactsWarmStateResult](), Unwrap: "facts"},
 	{Wire: "gate.decide", Go: "Client.DecideCompletion", Params: typeOf[GateDecideParams](), Result: typeOf[GateOutcome]()},
+	{Wire: "gate.fold", Go: "Client.FoldStepCompletions", Params: typeOf[GateFoldParams](), Result: typeOf[CompletionTerminal]()},
 	{Wire: "initialize", Go: "Client.Start", Params: typeOf[InitializeParams](), Result: typeOf[InitializeResult]()},
 	{Wire: "ledger.content_digest", Go: "Client.ContentDigest", Params: typeOf[LedgerContentDigestParams](), Result: typeOf[LedgerContentDigestResult](), Unwrap: "content_digest"},
 	{Wire: "ledger.digest", Go: "Client.EffectDigest", Params: typeOf[LedgerDigestParams](), Result: typeOf[LedgerDigestResult](), Unwrap: "effect_digest"},
@@ -56,6 +62,8 @@ var Bindings = []Binding{
 	{Wire: "session.decide", Go: "Session.Decide", Result: typeOf[GateOutcome]()},
 	{Wire: "session.end_turn", Go: "Session.EndTurn", Result: typeOf[TurnEnd]()},
 	{Wire: "session.effect_digest", Go: "Session.EffectDigest", Result: typeOf[SessionEffectDigestResult](), Unwrap: "effect_digest"},
+	{Wire: "session.goal_achievement", Go: "Session.GoalAchievement", Params: typeOf[SessionGoalAchievementParams](), Result: typeOf[GoalAchievement]()},
+	{Wire: "session.goal_criteria", Go: "Session.GoalCriteria", Result: typeOf[GoalCriteria]()},
 	{Wire: "session.observe_tool", Go: "Session.ObserveTool", Params: typeOf[SessionObserveToolParams](), Result: typeOf[SessionObserveToolResult]()},
 	{Wire: "session.observe_workspace", Go: "Session.ObserveWorkspace", Result: typeOf[SessionObserveWorkspaceResult]()},
 	{Wire: "session.presets", Go: "Session.VerificationPresets", Result: typeOf[SessionPresetsResult](), Unwrap: "presets"},

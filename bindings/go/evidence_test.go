@@ -1,7 +1,10 @@
 package turngate
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -69,5 +72,56 @@ func TestSessionToolReportsAndEndTurn(t *testing.T) {
 	all, err := session.RefusedReports(ctx)
 	if err != nil || !reflect.DeepEqual(all, wantRefused) {
 		t.Fatalf("refused reports: %v %s", err, mustJSON(t, all))
+	}
+}
+
+// Goal criteria, goal gating, existence evidence (opt-in) and gate.fold through the bridge.
+func TestSessionGoalsExistenceAndFold(t *testing.T) {
+	c := realClient(t)
+	ctx := t.Context()
+	root := gitWorkspace(t)
+	if err := os.MkdirAll(filepath.Join(root, ".turngate", "goals", "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, root, ".turngate/goals/docs/STATE.md", "Status: running\n")
+	writeFile(t, root, ".turngate/goals/docs/ACCEPTANCE.md", "- [ ] kind:command assert:`grep -q x README.md` expect:exit=1\n")
+	on := true
+	session, err := c.CreateSession(ctx, SessionCreateParams{Root: root, Options: &SessionOptions{ExistenceEvidence: &on}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	criteria, err := session.GoalCriteria(ctx)
+	if err != nil || len(criteria.Commands) != 1 || criteria.Commands[0].ID != "acceptance:docs:1" || criteria.Commands[0].ExpectExit != 1 {
+		t.Fatalf("criteria: %v %s", err, mustJSON(t, criteria))
+	}
+	if _, err := session.ObserveTool(ctx, "bash", 1, map[string]any{"command": "grep -q x README.md"}); err != nil {
+		t.Fatal(err)
+	}
+	goal, err := session.GoalAchievement(ctx, true)
+	if err != nil || !goal.Achieved || goal.Reason != "achieved" {
+		t.Fatalf("goal: %v %s", err, mustJSON(t, goal))
+	}
+	writeFile(t, root, "hello.txt", "hello\n")
+	if _, err := session.ObserveWorkspace(ctx); err != nil {
+		t.Fatal(err)
+	}
+	seen, err := session.ObserveTool(ctx, "bash", 0, map[string]any{"command": "test -f hello.txt"})
+	if err != nil || seen.Existence == nil || len(seen.Existence.Checks) != 1 || seen.Existence.Checks[0].Status != "match" {
+		t.Fatalf("existence: %v %s", err, mustJSON(t, seen))
+	}
+	// The acceptance report was recorded before hello.txt changed the digest: not bound.
+	if len(seen.Existence.Bound) != 0 || len(seen.Existence.Synthesized) != 1 ||
+		*seen.Existence.Synthesized[0].EffectDigest != sha256Hex("workspace|hello.txt|"+sha256Hex("hello\n")) {
+		t.Fatalf("existence reports: %s", mustJSON(t, seen.Existence))
+	}
+
+	d := strings.Repeat("a", 64)
+	folded, err := c.FoldStepCompletions(ctx, []CompletionTerminal{{Kind: TerminalWaived, EffectDigest: &d}, {Kind: TerminalVerified, EffectDigest: &d}})
+	if err != nil || folded.Kind != TerminalVerified || *folded.EffectDigest != d {
+		t.Fatalf("fold: %v %s", err, mustJSON(t, folded))
+	}
+	policy, err := c.VerifierToolPolicy(ctx, "git", map[string]any{"command": "checkout"})
+	if err != nil || policy.Allowed || policy.Rule == nil || *policy.Rule != "git_checkout" {
+		t.Fatalf("policy: %v %s", err, mustJSON(t, policy))
 	}
 }

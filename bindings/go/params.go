@@ -80,6 +80,10 @@ type SessionOptions struct {
 	UseGit       *bool    `json:"use_git,omitempty"`
 	Sandboxed    *bool    `json:"sandboxed,omitempty"`
 	RewritePaths []string `json:"rewrite_paths,omitzero"`
+	// ExistenceEvidence lets an existence check in a bash command (test -f P on a mutated
+	// path whose bytes match the ledger) bind the turn's passing reports or synthesise
+	// shell:mutation_path_verify:<path> (issue 13); nil/false: off.
+	ExistenceEvidence *bool `json:"existence_evidence,omitempty"`
 }
 
 // SessionCreateParams are the params of session.create: the workspace root (absolute, or
@@ -112,6 +116,7 @@ type SessionObserveToolResult struct {
 	Added          []MutationRecord     `json:"added"`
 	Reports        []VerificationReport `json:"reports"`
 	RefusedReports []RefusedReport      `json:"refused_reports"`
+	Existence      *ExistenceEvidence   `json:"existence,omitempty"`
 }
 
 // SessionObserveWorkspaceResult is the result of session.observe_workspace: the paths that

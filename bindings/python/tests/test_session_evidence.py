@@ -123,3 +123,45 @@ def test_a_bash_command_covering_a_preset_yields_an_unbound_shell_report(bridge,
             ("shell:node:test", "needs_review", "exit status masked", None)
         ]
         assert session.observe_tool("bash", 0, {"command": "echo npm test"}).reports == []
+
+
+def test_goal_criteria_and_goal_gating_through_the_session(bridge, repo):
+    loop = repo / ".turngate" / "goals" / "docs"
+    loop.mkdir(parents=True)
+    (loop / "STATE.md").write_text("Status: running\n")
+    (loop / "ACCEPTANCE.md").write_text("# docs\n- [ ] kind:command assert:`npm test`\n")
+    with bridge.create_session(repo) as session:
+        criteria = session.goal_criteria()
+        assert [(c.id, c.command, c.required) for c in criteria.commands] == [("acceptance:docs:2", "npm test", True)]
+        assert session.goal_achievement(True) == turngate.GoalAchievement(
+            achieved=False, reason="evidence_insufficient", unmet_loops=[]
+        )
+        seen = session.observe_tool("bash", 0, {"command": "npm test"})
+        assert [r.subject for r in seen.reports] == ["shell:node:test", "shell:acceptance:docs:2"]
+        assert session.goal_achievement(True) == turngate.GoalAchievement(achieved=True, reason="achieved", unmet_loops=[])
+
+
+def test_existence_evidence_is_off_unless_the_host_opts_in(bridge, repo):
+    with bridge.create_session(repo) as off:
+        (repo / "a.txt").write_text("v1\n")
+        off.observe_workspace()
+        assert off.observe_tool("bash", 0, {"command": "test -f a.txt"}).existence is None
+    with bridge.create_session(repo, options={"existence_evidence": True}) as on:
+        # the baseline now holds v1: write v2
+        (repo / "a.txt").write_text("v2\n")
+        on.observe_workspace()
+        seen = on.observe_tool("bash", 0, {"command": "test -f a.txt"})
+        assert seen.existence is not None
+        assert [(c.path, c.ledger_path, c.status) for c in seen.existence.checks] == [("a.txt", "a.txt", "match")]
+        assert [r.subject for r in seen.existence.synthesized] == ["shell:mutation_path_verify:a.txt"]
+        assert on.end_turn().result.completion.kind == "verified"
+
+
+def test_fold_and_the_pure_evidence_helpers(bridge):
+    d = "a" * 64
+    assert bridge.fold_step_completions(
+        [{"kind": "waived", "effect_digest": d}, {"kind": "verified", "effect_digest": d}]
+    ) == turngate.CompletionTerminal(kind="verified", effect_digest=d)
+    assert bridge.existence_checks("[ -e 'b c' ] && test -f x") == ["b c", "x"]
+    assert bridge.verifier_tool_policy("bash", {"command": "rm -rf dist"}).rule == "shell_rm"
+    assert bridge.loop_status("Status: paused") == turngate.LoopStatus(status="paused", active=True)

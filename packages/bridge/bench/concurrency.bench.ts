@@ -5,7 +5,8 @@
  * with nothing else running (median of 20). Delay = round trip sent right after the heavy
  * line was handed to the pipe − that reference. Two servers: worker pool on (default
  * threshold 256 KiB) and off (TURNGATE_BRIDGE_WORKER_THRESHOLD=off, every line on the main
- * thread). Each heavy reply is checked (its `added` and `removed` signatures). Target: delay ≤ 50 ms with the pool.
+ * thread). With the pool on, the heavy line reaches the threshold while it is still arriving
+ * and is streamed to a worker chunk by chunk (the main thread never joins it). Each heavy reply is checked (its `added` and `removed` signatures). Target: delay ≤ 50 ms with the pool.
  *
  * Run: pnpm exec tsx packages/bridge/bench/concurrency.bench.ts   (prints ms; not a test)
  * TURNGATE_BENCH_N overrides the diagnostics per side.

@@ -4,6 +4,7 @@
  * same table in-process.
  */
 import type { MethodTable } from "./method.js";
+import { evidenceMethods } from "./methods/evidence.js";
 import { factsMethods } from "./methods/facts.js";
 import { factsProfileMethods } from "./methods/facts-profiles.js";
 import { factsTestResultsMethods } from "./methods/facts-test-results.js";
@@ -37,6 +38,7 @@ export const statelessTable: MethodTable = mergeTables(
   reportMethods,
   verificationMethods,
   waiverMethods,
+  evidenceMethods,
   factsMethods,
   factsTestResultsMethods,
   factsProfileMethods,

@@ -17,6 +17,11 @@ describe("bridge stdio framing", () => {
     expect(result.protocol).toBe(PROTOCOL_ID);
     expect(result.version).toBe(BRIDGE_VERSION);
     expect(result.methods).toEqual([
+      "evidence.acceptance_criteria",
+      "evidence.existence_checks",
+      "evidence.goal_achievement",
+      "evidence.loop_status",
+      "evidence.verifier_tool_policy",
       "facts.affected_targets",
       "facts.code_index_changes_since",
       "facts.code_index_file_hash_snapshot",
@@ -41,6 +46,7 @@ describe("bridge stdio framing", () => {
       "facts.toolchain",
       "facts.warm_state",
       "gate.decide",
+      "gate.fold",
       "initialize",
       "ledger.content_digest",
       "ledger.digest",
@@ -52,6 +58,8 @@ describe("bridge stdio framing", () => {
       "session.decide",
       "session.effect_digest",
       "session.end_turn",
+      "session.goal_achievement",
+      "session.goal_criteria",
       "session.observe_tool",
       "session.observe_workspace",
       "session.presets",

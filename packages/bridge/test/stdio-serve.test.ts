@@ -138,4 +138,57 @@ describe("line splitter", () => {
       "five",
     ]);
   });
+
+  test("streams a line that reaches the threshold while arriving: pieces as they come, never joined", () => {
+    const got: string[] = [];
+    const streamOf = (name: string) => ({
+      push: (piece: Uint8Array) => got.push(`${name}+${Buffer.from(piece).toString()}`),
+      end: () => got.push(`${name} end`),
+      abort: () => got.push(`${name} abort`),
+    });
+    let streams = 0;
+    let refuse = false;
+    const splitter = new LineSplitter(
+      12,
+      {
+        onLine: (line) => got.push(line.toString()),
+        onTooLarge: () => got.push("<too large>"),
+        onLongLine: () => (refuse ? null : streamOf(`s${++streams}`)),
+      },
+      4,
+    );
+    // "abcdefgh": 2 bytes (collected), then 4 more reach the threshold: both go to the
+    // stream at once, the rest as it arrives. "whole" arrives in one chunk: onLine.
+    splitter.push(Buffer.from("ab"));
+    splitter.push(Buffer.from("cdef"));
+    splitter.push(Buffer.from("gh\nwhole\nxy"));
+    // "xy" + "zz" reach the threshold (streamed); 9 more cross the cap of 12: the stream is
+    // aborted, then the line is reported too large and dropped up to its newline.
+    splitter.push(Buffer.from("zz"));
+    splitter.push(Buffer.from("zzzzzzzzz"));
+    splitter.push(Buffer.from("dropped\nlast"));
+    splitter.push(Buffer.from("-one"));
+    splitter.end();
+    expect(got).toEqual([
+      "s1+ab",
+      "s1+cdef",
+      "s1+gh",
+      "s1 end",
+      "whole",
+      "s2+xy",
+      "s2+zz",
+      "s2 abort",
+      "<too large>",
+      "s3+last",
+      "s3+-one",
+      "s3 end",
+    ]);
+    // A sink that declines keeps getting asked; the line is then emitted whole.
+    got.length = 0;
+    refuse = true;
+    splitter.push(Buffer.from("12"));
+    splitter.push(Buffer.from("345"));
+    splitter.push(Buffer.from("6\n"));
+    expect(got).toEqual(["123456"]);
+  });
 });

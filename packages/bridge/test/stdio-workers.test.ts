@@ -8,7 +8,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, test } from "vitest";
+import { PassThrough } from "node:stream";
+import { effectDigest } from "@turngate/core";
+import { afterAll, describe, expect, test, vi } from "vitest";
+import { runStdioServer } from "../src/server/stdio.js";
+import { WorkerPool } from "../src/server/worker-pool.js";
 import { BridgeProcess } from "./helpers/bridge-process.js";
 
 const root = mkdtempSync(join(tmpdir(), "turngate-workers-"));
@@ -93,5 +97,78 @@ describe("bridge worker pool", () => {
     };
     expect(await order("off")).toEqual(["heavy", "cheap"]);
     expect(await order("262144")).toEqual(["cheap", "heavy"]);
+  }, 60_000);
+
+  test("a long line arriving in pieces is streamed to a worker: answered there, handed back for initialize, refused past the cap", async () => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    const streamed = vi.spyOn(WorkerPool.prototype, "stream");
+    const whole = vi.spyOn(WorkerPool.prototype, "run");
+    let out = "";
+    stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    const done = runStdioServer({
+      stdin,
+      stdout,
+      stderr,
+      workerThresholdBytes: 4096,
+      maxMessageBytes: 64 * 1024,
+      validateResults: true,
+    });
+    // Whitespace inside the object keeps each line valid JSON while making it long.
+    const pad = (n: number) => " ".repeat(n);
+    const lines = [
+      `{"jsonrpc":"2.0","id":1,"method":"ledger.digest","params":{"records":[{"tool":"write","path":"a","content_digest":"d"}]}${pad(20_000)}}`,
+      `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{}${pad(20_000)}}`,
+      `{"jsonrpc":"2.0","id":3,"method":"ledger.digest","params":{"records":[]}${pad(70_000)}}`,
+      '{"jsonrpc":"2.0","id":4,"method":"ledger.digest","params":{"records":[{"tool":"write","path":"a","content_digest":"d"}]}}',
+      '{"jsonrpc":"2.0","id":5,"method":"initialize","params":{}}',
+    ];
+    for (const line of lines) {
+      // 1,000-byte chunks, one per turn of the event loop: each arrives as its own chunk.
+      for (let i = 0; i < line.length; i += 1000) {
+        stdin.write(line.slice(i, i + 1000));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      stdin.write("\n");
+    }
+    // EOF only once every reply is out: the server's shutdown waits 5 s for work in flight,
+    // and a worker started from source (through tsx) can take longer to boot under load.
+    const deadline = Date.now() + 45_000;
+    while (out.split("\n").length <= 5 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    stdin.end();
+    expect(await done).toBe(0);
+    const replies = out
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { id: number | null; result?: unknown; error?: unknown });
+    const byId = (id: number | null) => replies.filter((r) => r.id === id);
+    expect(replies).toHaveLength(5);
+    // The streamed ledger.digest (worker) answers exactly as the short one (this thread).
+    expect(byId(1)).toEqual([{ jsonrpc: "2.0", id: 1, result: byId(4)[0]?.result }]);
+    expect(byId(4)[0]?.result).toEqual({
+      effect_digest: effectDigest([{ tool: "write", path: "a", content_digest: "d" }]),
+    });
+    // initialize is not stateless: the worker hands the joined bytes back, served here.
+    expect(byId(2)).toEqual([{ jsonrpc: "2.0", id: 2, result: byId(5)[0]?.result }]);
+    expect(byId(null)).toEqual([
+      {
+        jsonrpc: "2.0",
+        id: null,
+        error: {
+          code: -32600,
+          message: "message exceeds 65536 bytes",
+          data: { code: "too_large", message: "message exceeds 65536 bytes" },
+        },
+      },
+    ]);
+    // The three long lines were streamed (the third aborted at the cap), none sent whole.
+    expect([streamed.mock.calls.length, whole.mock.calls.length]).toEqual([3, 0]);
+    streamed.mockRestore();
+    whole.mockRestore();
   }, 60_000);
 });

@@ -10,6 +10,8 @@ export {
   TurngateValidationError,
   type ValidationIssue,
 } from "./errors.js";
+// Evidence sources: ACCEPTANCE criteria, goal gating, existence checks, verifier policy (issue 13).
+export * from "./evidence/index.js";
 // Verification facts (Harn std/verification, DESIGN §4).
 export * from "./facts/index.js";
 // The completion gate (A3S §2.7–2.12, DESIGN §3).

@@ -104,13 +104,26 @@ export {
   type VerificationRunOptions,
 } from "./runner/verify-command.js";
 export {
+  EXISTENCE_ONLY_RISK,
+  type ExistenceCheck,
+  type ExistenceEvidence,
+  existenceEvidence,
+} from "./session/evidence/existence.js";
+export {
+  GOAL_LOOP_DIRS,
+  type GoalCriteria,
+  type GoalLoop,
+  type GoalReadProblem,
+  readGoalCriteria,
+} from "./session/evidence/goal-criteria.js";
+export {
   COMMAND_TIMED_OUT,
   type RefusedReport,
   type RefusedReportReason,
   type ToolEvidence,
   toolEvidence,
 } from "./session/evidence/tool-evidence.js";
-export { presetCandidates } from "./session/evidence/turn-evidence.js";
+export { presetCandidates, type TurnSources } from "./session/evidence/turn-evidence.js";
 export { TurngateGateError, type TurnResult, turnResult } from "./session/evidence/turn-result.js";
 export { buildTurnProof, type TurnProofInput } from "./session/proof.js";
 export {

@@ -33,16 +33,21 @@ from .test_results import TestResultsMethods
 from .turn_view import TurnView
 from .session import Session
 from .types import (
+    AcceptanceCriteria,
+    CompletionTerminal,
     CompletionWaiver,
     ExternalObservation,
     GateOutcome,
+    GoalAchievement,
     LedgerState,
+    LoopStatus,
     MutationRecord,
     ProgressEvent,
     VerificationCheck,
     VerificationReport,
     VerificationStatus,
     VerificationSummary,
+    VerifierPolicyDecision,
     WaiverValidation,
     ProofVerification,
 )
@@ -368,6 +373,66 @@ class Client(FactsMethods, FactsProfileMethods, TestResultsMethods):
         not an exception."""
         result = self._send("waiver.validate", {"waiver": to_wire(waiver)}, timeout=timeout)
         return WaiverValidation.from_wire(result)
+
+    @bridge_method("gate.fold")
+    def fold_step_completions(
+        self, terminals: Sequence[CompletionTerminal | Mapping[str, Any]], *, timeout: float | None = None
+    ) -> CompletionTerminal:
+        """Fold the completion terminals of several plan steps into one (reference §2.10):
+        narrative entries and duplicates dropped; none left → ``narrative``; one → it;
+        several sharing one digest → ``verified`` if any is, else the first (``waived``);
+        otherwise ``distinct``."""
+        params = {"terminals": wire_list(terminals, "terminals")}
+        return CompletionTerminal.from_wire(self._send("gate.fold", params, timeout=timeout))
+
+    @bridge_method("evidence.acceptance_criteria")
+    def acceptance_criteria(self, loop_id: str, text: str, *, timeout: float | None = None) -> AcceptanceCriteria:
+        """The machine criteria of one ACCEPTANCE.md text (reference §2.14): required commands
+        with ids ``acceptance:<loop_id>:<line>``, and the lines that could not be read."""
+        params = {"loop_id": loop_id, "text": text}
+        return AcceptanceCriteria.from_wire(self._send("evidence.acceptance_criteria", params, timeout=timeout))
+
+    @bridge_method("evidence.loop_status")
+    def loop_status(self, state: str, *, timeout: float | None = None) -> LoopStatus:
+        """The status a goal loop's STATE.md text names and whether the loop is active."""
+        return LoopStatus.from_wire(self._send("evidence.loop_status", {"state": state}, timeout=timeout))
+
+    @bridge_method("evidence.goal_achievement")
+    def goal_achievement(
+        self,
+        llm_achieved: bool,
+        reports: Sequence[VerificationReport | Mapping[str, Any]] = (),
+        criteria: Sequence[Mapping[str, Any]] = (),
+        *,
+        timeout: float | None = None,
+    ) -> GoalAchievement:
+        """Goal-achievement gating (reference §2.15): the model's claim counts only when the
+        host ``reports`` support it and every loop of the acceptance ``criteria`` (only
+        ``id`` is read: pass ``[{"id": c.id} for c in criteria.commands]``) has a passing
+        ``shell:<id>`` report."""
+        params = {
+            "llm_achieved": llm_achieved,
+            "reports": wire_list(reports, "reports"),
+            "criteria": [{"id": c["id"]} for c in criteria],
+        }
+        return GoalAchievement.from_wire(self._send("evidence.goal_achievement", params, timeout=timeout))
+
+    @bridge_method("evidence.existence_checks", unwrap="paths")
+    def existence_checks(self, command: str, *, timeout: float | None = None) -> list[str]:
+        """The paths a shell command checks for existence (``test -f|-e P``, ``[ -f|-e P ]``,
+        ``[[ -f|-e P ]]``), quotes removed, each once."""
+        result = self._send("evidence.existence_checks", {"command": command}, timeout=timeout)
+        return list(_member(result, "paths", list))
+
+    @bridge_method("evidence.verifier_tool_policy")
+    def verifier_tool_policy(
+        self, tool: str, args: Mapping[str, Any] | None = None, *, timeout: float | None = None
+    ) -> VerifierPolicyDecision:
+        """The read-only verifier's tool policy (reference §2.18) for one tool call."""
+        params: dict[str, Any] = {"tool": tool}
+        if args is not None:
+            params["args"] = to_wire(args)
+        return VerifierPolicyDecision.from_wire(self._send("evidence.verifier_tool_policy", params, timeout=timeout))
 
     @bridge_method("proof.verify")
     def verify_proof(

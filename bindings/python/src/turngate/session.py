@@ -27,6 +27,8 @@ from .errors import InvalidParams, ProtocolError
 from .types import (
     ChildSettlement,
     GateOutcome,
+    GoalAchievement,
+    GoalCriteria,
     RefusedReport,
     TurnEnd,
     ProgressEvent,
@@ -230,6 +232,20 @@ class Session:
         ``ended`` is ``False``, ``outcome`` says why, and the turn stays open.
         """
         return TurnEnd.from_wire(self._call("session.end_turn", timeout=timeout))
+
+    @bridge_method("session.goal_criteria")
+    def goal_criteria(self, *, timeout: float | None = None) -> GoalCriteria:
+        """The goal criteria of the current turn (reference §2.14), read when the turn
+        started: ACCEPTANCE.md machine criteria of every active loop under ``.a3s/loops/``
+        and ``.turngate/goals/``; they are shell-evidence candidates after the presets."""
+        return GoalCriteria.from_wire(self._call("session.goal_criteria", timeout=timeout))
+
+    @bridge_method("session.goal_achievement")
+    def goal_achievement(self, llm_achieved: bool, *, timeout: float | None = None) -> GoalAchievement:
+        """Goal-achievement gating over the turn's reports and criteria (reference §2.15):
+        the model's claim never suffices alone."""
+        params = {"llm_achieved": llm_achieved}
+        return GoalAchievement.from_wire(self._call("session.goal_achievement", params, timeout=timeout))
 
     @bridge_method("session.refused_reports", unwrap="refused_reports")
     def refused_reports(self, *, timeout: float | None = None) -> list[RefusedReport]:

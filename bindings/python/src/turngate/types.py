@@ -383,6 +383,126 @@ class ToolObservation(WireModel):
     added: list[MutationRecord]
     reports: list[VerificationReport]
     refused_reports: list[RefusedReport]
+    existence: ExistenceEvidence | None = None
+
+
+@dataclass(kw_only=True)
+class ExistenceCheck(WireModel):
+    """One existence check of a bash command: the ``path`` as written, the workspace
+    ``ledger_path`` it names (``None`` outside the root) and what was found: ``match`` (on
+    the ledger, bytes equal the recorded digest), ``mismatch``, ``no_recorded_content``,
+    ``not_mutated`` or ``outside``."""
+
+    path: str
+    ledger_path: str | None
+    status: Literal["match", "mismatch", "no_recorded_content", "not_mutated", "outside"]
+
+
+@dataclass(kw_only=True)
+class ExistenceEvidence(WireModel):
+    """What the existence checks of one bash command did (sessions with
+    ``existence_evidence``): the ``checks``, the turn reports now ``bound`` to the digest and
+    the ``shell:mutation_path_verify:<path>`` reports ``synthesized``."""
+
+    checks: list[ExistenceCheck]
+    bound: list[VerificationReport]
+    synthesized: list[VerificationReport]
+
+
+@dataclass(kw_only=True)
+class AcceptanceProblem(WireModel):
+    """A criterion line of ACCEPTANCE.md that could not be read: its 1-based ``line``, the
+    ``reason`` and a ``message``."""
+
+    line: int
+    reason: Literal["missing_assert", "unterminated_backtick", "empty_assert", "path_not_allowed"]
+    message: str
+
+
+@dataclass(kw_only=True)
+class AcceptanceCriteria(WireModel):
+    """The machine criteria of one ACCEPTANCE.md (reference §2.14): required ``commands``
+    with ids ``acceptance:<loop_id>:<line>`` and the lines that could not be read."""
+
+    loop_id: str
+    commands: list[VerificationCommand]
+    problems: list[AcceptanceProblem]
+
+
+@dataclass(kw_only=True)
+class LoopStatus(WireModel):
+    """The status a goal loop's STATE.md names (``None`` when none) and whether it is
+    active (``running``, ``retrying`` or ``paused``)."""
+
+    status: str | None
+    active: bool
+
+
+@dataclass(kw_only=True)
+class GoalLoop(WireModel):
+    """One active goal loop of a workspace: its id, ACCEPTANCE.md ``path``, STATE.md
+    ``status``, ``commands`` and ``problems``."""
+
+    loop_id: str
+    path: str
+    status: str
+    commands: list[VerificationCommand]
+    problems: list[AcceptanceProblem]
+
+
+@dataclass(kw_only=True)
+class GoalReadProblem(WireModel):
+    """A goal file that could not be read (its loop is skipped)."""
+
+    path: str
+    reason: Literal["unreadable", "not_utf8", "not_a_regular_file"]
+    message: str
+
+
+@dataclass(kw_only=True)
+class GoalCriteria(WireModel):
+    """The goal criteria of a session's turn: the active ``loops``, every loop's
+    ``commands`` (shell-evidence candidates) and the files that were ``unreadable``."""
+
+    loops: list[GoalLoop]
+    commands: list[VerificationCommand]
+    unreadable: list[GoalReadProblem]
+
+
+@dataclass(kw_only=True)
+class GoalAchievement(WireModel):
+    """Goal-achievement gating (reference §2.15): ``achieved``, the ``reason``
+    (``achieved``, ``not_claimed``, ``evidence_insufficient`` — the claim never suffices
+    alone — or ``acceptance_unmet``) and the loops without a passing criterion."""
+
+    achieved: bool
+    reason: Literal["achieved", "not_claimed", "evidence_insufficient", "acceptance_unmet"]
+    unmet_loops: list[str]
+
+
+VerifierRule = Literal[
+    "writer_tool",
+    "shell_redirect",
+    "shell_rm",
+    "shell_mv",
+    "shell_tee",
+    "shell_changed_paths",
+    "git_checkout",
+    "git_branch_create",
+    "git_stash",
+    "git_worktree",
+]
+"""The rule of the verifier tool policy that refused a call (reference §2.18)."""
+
+
+@dataclass(kw_only=True)
+class VerifierPolicyDecision(WireModel):
+    """The read-only verifier's tool policy (reference §2.18): ``allowed``, else the
+    ``rule`` that refused the call and a ``message``."""
+
+    allowed: bool
+    rule: VerifierRule | None = None
+    message: str | None = None
 
 
 RefusedReason = Literal["author_missing", "author_editor", "author_unknown", "report_invalid", "status_mismatch"]

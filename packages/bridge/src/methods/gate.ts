@@ -3,12 +3,18 @@
  * external observations, in the rule order of a3s-completion-gate.md §2.7 with DESIGN §3's
  * typed reasons (core's `decideCompletion`).
  */
-import { decideCompletion, effectDigest, MutationLedger } from "@turngate/core";
+import {
+  decideCompletion,
+  effectDigest,
+  foldStepCompletions,
+  MutationLedger,
+} from "@turngate/core";
 import { z } from "zod";
 import { BridgeError } from "../errors.js";
 import { defineMethod } from "../method.js";
 import { toBridgeError } from "../rpc/dispatch.js";
 import {
+  CompletionTerminalSchema,
   CompletionWaiverSchema,
   ExternalObservationSchema,
   GateOutcomeSchema,
@@ -75,5 +81,12 @@ export const gateMethods = {
         observations: p.observations,
       });
     },
+  }),
+  "gate.fold": defineMethod({
+    description:
+      "Folds the completion terminals of several plan steps into one (a3s-completion-gate.md §2.10): narrative entries and exact duplicates are dropped; none left → narrative; one left → it; several sharing one effect digest → verified if any is verified, else the first (waived); otherwise distinct (different digests are never combined).",
+    params: z.strictObject({ terminals: z.array(CompletionTerminalSchema) }),
+    result: CompletionTerminalSchema,
+    handler: (p) => foldStepCompletions(p.terminals),
   }),
 };

@@ -26,6 +26,11 @@ import {
   wireRefused,
   wireTurnResult,
 } from "../wire/evidence.js";
+import {
+  ExistenceEvidenceSchema,
+  GoalAchievementSchema,
+  GoalCriteriaSchema,
+} from "../wire/goals.js";
 import { jsonObject } from "../wire/json-object.js";
 import {
   CommandRunSchema,
@@ -139,6 +144,12 @@ export const sessionMethods = {
             .describe(
               'lockfiles a passing check may rewrite, then the checks run once more (e.g. ["Cargo.lock"]; lockfile names only)',
             ),
+          existence_evidence: z
+            .boolean()
+            .optional()
+            .describe(
+              "let an existence check in a bash command (test -f P, [ -e P ], [[ -f P ]]) on a mutated path whose bytes match the ledger bind the turn's passing reports or synthesise shell:mutation_path_verify:<path>; default false (the file existing proves the write landed, not that the code works)",
+            ),
         })
         .default({}),
     }),
@@ -151,6 +162,9 @@ export const sessionMethods = {
         ...(p.options.use_git !== undefined ? { useGit: p.options.use_git } : {}),
         ...(p.options.sandboxed !== undefined ? { sandboxed: p.options.sandboxed } : {}),
         ...(p.options.rewrite_paths ? { rewritePaths: p.options.rewrite_paths } : {}),
+        ...(p.options.existence_evidence !== undefined
+          ? { existenceEvidence: p.options.existence_evidence }
+          : {}),
       }).catch(withOptionPath);
       return { session_id: ctx.sessions.add(session) };
     },
@@ -179,16 +193,33 @@ export const sessionMethods = {
       refused_reports: z
         .array(RefusedReportSchema)
         .describe("reports it carried that were refused"),
+      existence: ExistenceEvidenceSchema.optional().describe(
+        "the existence checks of a bash command, when the session has existence_evidence",
+      ),
     }),
     async (p, ctx) => {
       const { session } = ctx.sessions.get(p.session_id);
       const added = session.observeTool(p.tool, p.exit_code, p.metadata);
       const evidence = session.lastToolEvidence;
+      const existence = session.lastExistenceEvidence;
       return {
         effect_digest: session.effectDigest,
         added: [...added],
         reports: evidence.reports,
         refused_reports: evidence.refused.map(wireRefused),
+        ...(existence
+          ? {
+              existence: {
+                checks: existence.checks.map((c) => ({
+                  path: c.path,
+                  ledger_path: c.ledgerPath,
+                  status: c.status,
+                })),
+                bound: existence.bound,
+                synthesized: existence.synthesized,
+              },
+            }
+          : {}),
       };
     },
   ),
@@ -323,6 +354,17 @@ export const sessionMethods = {
         throw error;
       }
     },
+  ),
+  "session.goal_criteria": defineRead(
+    "The goal criteria of the current turn (a3s-completion-gate.md §2.14), read when the turn started: the ACCEPTANCE.md machine criteria of every active loop (STATE.md Status: running, retrying or paused) under .a3s/loops/<id>/ and .turngate/goals/<id>/; they are shell-evidence candidates after the presets. Files that cannot be read are listed in unreadable.",
+    GoalCriteriaSchema,
+    (session) => session.goalCriteria(),
+  ),
+  "session.goal_achievement": define(
+    "Goal-achievement gating over the current turn's reports and goal criteria (§2.15): the model's claim counts only when the reports support it and every active loop has a passing shell:acceptance report of its own criteria.",
+    z.strictObject({ session_id: SessionId, llm_achieved: z.boolean() }),
+    GoalAchievementSchema,
+    async (p, ctx) => ctx.sessions.get(p.session_id).session.goalAchievement(p.llm_achieved),
   ),
   "session.refused_reports": defineRead(
     "Every report tool results carried that was refused in this session, in order (reason, typed code and message, the author and report as given).",

@@ -14,6 +14,8 @@ export interface OpenSessionInput {
   sandboxed?: boolean;
   /** Lockfiles a passing check may rewrite (wire `options.rewrite_paths`, issue 10). */
   rewritePaths?: string[];
+  /** Existence checks may bind (wire `options.existence_evidence`, issue 13). */
+  existenceEvidence?: boolean;
 }
 
 /**
@@ -29,5 +31,8 @@ export async function openHostSession(input: OpenSessionInput): Promise<Session>
     ...(input.useGit !== undefined ? { useGit: input.useGit } : {}),
     trust: input.sandboxed === true ? "sandboxed" : "unsandboxed",
     ...(input.rewritePaths ? { rewritePaths: input.rewritePaths } : {}),
+    ...(input.existenceEvidence !== undefined
+      ? { existenceEvidence: input.existenceEvidence }
+      : {}),
   });
 }

@@ -16,6 +16,7 @@ import {
   type RequestId,
   resultLine,
 } from "../rpc/envelope.js";
+import type { LineOutcome } from "../rpc/stateless-line.js";
 import { bridgeTable, type ServerContext } from "../table.js";
 import { redirectConsoleTo } from "./console.js";
 import { LineSplitter } from "./line-splitter.js";
@@ -220,20 +221,18 @@ export function runStdioServer(options: StdioServerOptions): Promise<number> {
      * session method, initialize, shutdown) is served here. A worker that dies (a bug) is
      * answered internal_error with id null and replaced.
      */
-    const offload = (bytes: Uint8Array) => {
-      pool ??= new WorkerPool(options.workers ?? 2, options.validateResults === true);
-      const task: Promise<void> = pool
-        .run(bytes)
+    const offloaded = (outcome: Promise<LineOutcome>) => {
+      const task: Promise<void> = outcome
         .then(
-          (outcome) => {
-            if (outcome.kind === "hand_back") {
+          (result) => {
+            if (result.kind === "hand_back") {
               // The worker sends the (transferred) bytes back with the hand-back. The line
               // arrived before any EOF or shutdown, so it is answered like one in flight.
-              serveBytes(outcome.bytes ?? bytes);
+              if (result.bytes !== undefined) serveBytes(result.bytes);
               return;
             }
-            if (outcome.log !== undefined) log(outcome.log);
-            if (outcome.line !== null) send(outcome.line, outcome.id, outcome.idJson);
+            if (result.log !== undefined) log(result.log);
+            if (result.line !== null) send(result.line, result.id, result.idJson);
           },
           (error: unknown) => {
             // A bug: the line's bytes went to the dead worker, so its id is unknown here.
@@ -250,20 +249,42 @@ export function runStdioServer(options: StdioServerOptions): Promise<number> {
         });
       inflight.add(task);
     };
+    const workerPool = () => {
+      pool ??= new WorkerPool(options.workers ?? 2, options.validateResults === true);
+      return pool;
+    };
 
-    const splitter = new LineSplitter(maxBytes, {
-      onTooLarge: () => {
-        send(
-          errorLine(null, new BridgeError("too_large", `message exceeds ${maxBytes} bytes`)),
-          null,
-        );
+    // A line is judged by its raw size, before it is decoded or parsed: one that reaches
+    // the threshold while it is still arriving is streamed to a worker piece by piece (this
+    // thread never joins it); one that arrived whole in a chunk is sent whole.
+    const splitter = new LineSplitter(
+      maxBytes,
+      {
+        onTooLarge: () => {
+          send(
+            errorLine(null, new BridgeError("too_large", `message exceeds ${maxBytes} bytes`)),
+            null,
+          );
+        },
+        onLine: (bytes) => {
+          if (stopping) return;
+          if (bytes.length >= threshold) offloaded(workerPool().run(bytes));
+          else serveBytes(bytes);
+        },
+        onLongLine: () => {
+          if (stopping) return null;
+          const stream = workerPool().stream();
+          offloaded(stream.outcome);
+          // A line that ends after EOF or shutdown is dropped, as one served here would be.
+          return {
+            push: (piece) => stream.push(piece),
+            end: () => (stopping ? stream.abort() : stream.end()),
+            abort: () => stream.abort(),
+          };
+        },
       },
-      onLine: (bytes) => {
-        if (stopping) return;
-        if (bytes.length >= threshold) offload(bytes);
-        else serveBytes(bytes);
-      },
-    });
+      threshold,
+    );
 
     const onData = (chunk: Buffer | string) => {
       splitter.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);

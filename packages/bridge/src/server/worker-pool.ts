@@ -3,18 +3,42 @@
  * #11 §3: "requests are served concurrently" must hold for CPU-heavy pure calls too). A
  * line of at least the threshold in bytes is sent, undecoded, to a worker, so even its
  * `JSON.parse` (≈0.4 s for 30 MiB) happens off the server's thread and a concurrent
- * `initialize` is answered at once. Workers start on first use, are unref'd while idle and
- * are terminated by `close`; a worker that dies fails its task and is replaced.
+ * `initialize` is answered at once. A line still arriving can be streamed to a worker piece
+ * by piece (`stream`), so this thread never joins or holds the whole of it. Workers start
+ * on first use, are unref'd while idle and are terminated by `close`; a worker that dies
+ * fails its task and is replaced.
  */
 import { Worker } from "node:worker_threads";
 import type { LineOutcome } from "../rpc/stateless-line.js";
 
 interface Task {
   id: number;
-  bytes: Uint8Array;
+  /** A whole line (`run`), or a streamed line's pieces not yet posted to its worker. */
+  pieces: Uint8Array[];
+  /** Posted as pieces (`stream`) rather than as one line. */
+  streamed: boolean;
+  /** No more pieces will come: a whole line, or a stream's `end` (or `abort`). */
+  ended: boolean;
+  aborted: boolean;
+  slot: Slot | null;
   resolve(outcome: LineOutcome): void;
   reject(error: Error): void;
 }
+
+/** One line being streamed to a worker (`WorkerPool.stream`). */
+export interface PooledLineStream {
+  /** The next bytes of the line (copied now: the caller may reuse its buffer). */
+  push(piece: Uint8Array): void;
+  /** The line is complete: the worker joins the pieces and answers it. */
+  end(): void;
+  /** Drops the line (it crossed the size cap): the outcome is an empty reply. */
+  abort(): void;
+  /** The outcome once the line has ended; rejects when the worker died or the pool closed. */
+  outcome: Promise<LineOutcome>;
+}
+
+/** The outcome of an aborted stream: nothing to send. */
+const NOTHING: LineOutcome = { kind: "reply", line: null, id: null, idJson: null };
 
 interface Slot {
   worker: Worker;
@@ -65,9 +89,71 @@ export class WorkerPool {
     // (`new Uint8Array(view)` copies; Buffer's `slice` would not.)
     const own = whole ? bytes : new Uint8Array(bytes);
     return new Promise<LineOutcome>((resolve, reject) => {
-      this.queue.push({ id: this.nextTask++, bytes: own, resolve, reject });
+      this.queue.push(this.task([own], false, true, resolve, reject));
       this.pump();
     });
+  }
+
+  /**
+   * Starts streaming one line to a worker: each `push`ed piece is copied and posted at
+   * once when a worker is free (else kept until one is), `end` asks for the answer. The
+   * worker joins the pieces, so no thread but the worker ever holds the whole line.
+   */
+  stream(): PooledLineStream {
+    let task: Task | undefined;
+    const outcome = this.closed
+      ? Promise.reject(new Error("worker pool closed"))
+      : new Promise<LineOutcome>((resolve, reject) => {
+          task = this.task([], true, false, resolve, reject);
+          this.queue.push(task);
+          this.pump();
+        });
+    const post = (message: object, transfer: ArrayBuffer[] = []) =>
+      task?.slot?.worker.postMessage({ task: task.id, ...message }, transfer);
+    return {
+      outcome,
+      push: (piece) => {
+        if (!task || task.ended) return;
+        const copy = new Uint8Array(piece);
+        if (task.slot) post({ piece: copy }, [copy.buffer]);
+        else task.pieces.push(copy);
+      },
+      end: () => {
+        if (!task || task.ended) return;
+        task.ended = true;
+        if (task.slot) post({ end: true });
+      },
+      abort: () => {
+        if (!task || task.ended) return;
+        task.ended = true;
+        task.aborted = true;
+        task.pieces = [];
+        if (task.slot) post({ abort: true });
+        else {
+          this.queue.splice(this.queue.indexOf(task), 1);
+          task.resolve(NOTHING);
+        }
+      },
+    };
+  }
+
+  private task(
+    pieces: Uint8Array[],
+    streamed: boolean,
+    ended: boolean,
+    resolve: (outcome: LineOutcome) => void,
+    reject: (error: Error) => void,
+  ): Task {
+    return {
+      id: this.nextTask++,
+      pieces,
+      streamed,
+      ended,
+      aborted: false,
+      slot: null,
+      resolve,
+      reject,
+    };
   }
 
   /** Terminates every worker; queued and running tasks reject. */
@@ -89,15 +175,22 @@ export class WorkerPool {
       if (!slot) return;
       const task = this.queue.shift() as Task;
       slot.task = task;
+      task.slot = slot;
       slot.worker.ref();
+      if (task.streamed) {
+        for (const piece of task.pieces.splice(0)) {
+          slot.worker.postMessage({ task: task.id, piece }, [piece.buffer as ArrayBuffer]);
+        }
+        if (task.ended) slot.worker.postMessage({ task: task.id, end: true });
+        continue;
+      }
+      const bytes = task.pieces[0] as Uint8Array;
+      task.pieces = [];
       try {
-        slot.worker.postMessage({ task: task.id, bytes: task.bytes }, [
-          task.bytes.buffer as ArrayBuffer,
-        ]);
+        slot.worker.postMessage({ task: task.id, bytes }, [bytes.buffer as ArrayBuffer]);
       } catch {
         // Node marks pooled and stream buffers untransferable: send a copy instead.
-        const copy = new Uint8Array(task.bytes);
-        task.bytes = copy;
+        const copy = new Uint8Array(bytes);
         slot.worker.postMessage({ task: task.id, bytes: copy }, [copy.buffer]);
       }
     }
@@ -115,8 +208,9 @@ export class WorkerPool {
       const task = slot.task;
       if (!task || task.id !== message.task) return;
       slot.task = null;
+      task.slot = null;
       worker.unref();
-      task.resolve(message.outcome);
+      task.resolve(task.aborted ? NOTHING : message.outcome);
       this.pump();
     });
     const fail = (error: Error) => {

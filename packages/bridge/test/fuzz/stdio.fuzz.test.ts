@@ -54,6 +54,14 @@ function sessionSeeds(root: string): Call[] {
     { method: "session.proof", params: s },
     { method: "session.settle_child", params: { ...s, task_id: "t1" } },
     {
+      method: "session.observe_tool",
+      params: { ...s, tool: "bash", exit_code: 0, metadata: { command: "test -f a.txt" } },
+    },
+    { method: "session.goal_criteria", params: s },
+    { method: "session.goal_achievement", params: { ...s, llm_achieved: true } },
+    { method: "session.refused_reports", params: s },
+    { method: "session.end_turn", params: s },
+    {
       method: "facts.file_hash_snapshot",
       params: { root, paths: ["a.txt", "missing.txt", "../outside"] },
     },

@@ -8,6 +8,8 @@ import {
   decideCompletion,
   formatVerificationSummary,
   type GateOutcome,
+  type GoalAchievement,
+  goalAchievement,
   MutationLedger,
   type MutationRecord,
   mergeAttestedReport,
@@ -58,6 +60,8 @@ import { untrackedAmong } from "../workspace/listing/untracked-paths.js";
 import { WorkspaceObserver } from "../workspace/observer.js";
 import type { WorkspaceSnapshot } from "../workspace/snapshot.js";
 import { type EnvironmentChange, SessionEnvironment } from "./check-environment.js";
+import { type ExistenceEvidence, existenceEvidence } from "./evidence/existence.js";
+import { type GoalCriteria, readGoalCriteria } from "./evidence/goal-criteria.js";
 import type { RefusedReport, ToolEvidence } from "./evidence/tool-evidence.js";
 import { presetCandidates, TurnEvidence } from "./evidence/turn-evidence.js";
 import { TurngateGateError, type TurnResult, turnResult } from "./evidence/turn-result.js";
@@ -137,6 +141,8 @@ export class Session {
   readonly #checkEnvironment: SessionEnvironment;
   /** Issue 13: the turn's evidence sources (tool reports, shell evidence, turn counters). */
   readonly #turn: TurnEvidence;
+  /** Issue 13 item 4: existence checks bind only when the host opted in. */
+  readonly #existenceEvidence: boolean;
 
   private constructor(
     options: SessionOptions,
@@ -169,7 +175,11 @@ export class Session {
     this.#isRewritePath = rewritePathMatcher(this.#rewritePaths);
     this.#checkEnvironment = checkEnvironment;
     this.#testHistory = sessionTestHistory(observer.root, options);
-    this.#turn = new TurnEvidence(() => presetCandidates(this.verificationPresets()));
+    this.#existenceEvidence = options.existenceEvidence === true;
+    this.#turn = new TurnEvidence(() => ({
+      presets: presetCandidates(this.verificationPresets()),
+      goals: readGoalCriteria(this.root),
+    }));
   }
 
   /**
@@ -287,8 +297,68 @@ export class Session {
     const rows = this.#ledger.observeTool(tool, exitCode, metadata);
     this.#events.push(["tool", tool, exitCode, metadata]);
     this.#decision = undefined;
-    this.#reports.push(...this.#turn.observeTool(tool, exitCode, metadata).reports);
+    const evidence = this.#turn.observeTool(tool, exitCode, metadata);
+    this.#pushReports(evidence.reports);
+    this.#lastExistence = undefined;
+    const command = (metadata as { command?: unknown } | undefined)?.command;
+    if (
+      this.#existenceEvidence &&
+      String(tool).toLowerCase() === "bash" &&
+      typeof command === "string"
+    ) {
+      const exit = (metadata as { exit_code?: unknown }).exit_code;
+      this.#lastExistence = existenceEvidence({
+        root: this.root,
+        command,
+        exitCode: Number.isSafeInteger(exit) ? (exit as number) : exitCode,
+        ledger: this.#ledger,
+        reports: this.#reports.slice(this.#turn.reportsFrom),
+        digestAtRecord: (report) => this.#turn.digestAtRecord(report),
+      });
+      this.#pushReports(this.#lastExistence.synthesized);
+    }
     return rows;
+  }
+
+  #lastExistence: ExistenceEvidence | undefined;
+
+  /** Records accepted reports as this turn's, noting the ledger digest they were recorded at. */
+  #pushReports(reports: readonly VerificationReport[]): void {
+    this.#turn.noteRecorded(reports, this.#ledger.digest);
+    this.#reports.push(...reports);
+  }
+
+  /**
+   * The existence evidence of the latest `observeTool` call (issue 13 item 4), when
+   * `existenceEvidence` is on and it was a `bash` command: each checked path's status, the
+   * reports it bound and the `shell:mutation_path_verify:<path>` reports it made.
+   */
+  get lastExistenceEvidence(): ExistenceEvidence | undefined {
+    return this.#lastExistence === undefined ? undefined : structuredClone(this.#lastExistence);
+  }
+
+  /**
+   * The goal criteria of this turn (issue 13 item 3; A3S §2.14): the ACCEPTANCE.md criteria
+   * of every active loop under `.a3s/loops/` and `.turngate/goals/` (`readGoalCriteria`),
+   * as read when the turn started — an agent that edits ACCEPTANCE.md changes the ledger,
+   * not the criteria. They are shell-evidence candidates after the presets.
+   */
+  goalCriteria(): GoalCriteria {
+    return this.#turn.goals;
+  }
+
+  /**
+   * Goal-achievement gating over this turn's reports and criteria (A3S §2.15,
+   * `goalAchievement`): the model's claim `llmAchieved` counts only when the reports support
+   * it and every active loop has a passing `shell:acceptance:…` report of its own criteria.
+   * Errors: `TurngateValidationError` (path `llm_achieved`) for a non-boolean.
+   */
+  goalAchievement(llmAchieved: boolean): GoalAchievement {
+    return goalAchievement(
+      llmAchieved,
+      this.#reports.slice(this.#turn.reportsFrom),
+      this.#turn.goals.commands,
+    );
   }
 
   /**
@@ -399,7 +469,7 @@ export class Session {
   ): void {
     const list = Array.isArray(reports) ? reports : [reports as VerificationReportInput];
     const accepted = list.map((report) => acceptReport(report, "host"));
-    this.#reports.push(...accepted);
+    this.#pushReports(accepted);
     this.#decision = undefined;
   }
 

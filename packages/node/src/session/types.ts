@@ -86,6 +86,14 @@ export interface SessionOptions {
   testHistoryDir?: string | false;
   /** Issue 10 (shellenv): how the checks' controlled environment is fixed and watched. */
   checkEnvironment?: SessionCheckEnvironment;
+  /**
+   * Issue 13 item 4, default false: let an existence check in a `bash` command (`test -f P`,
+   * `[ -e P ]`, `[[ -f P ]]`) on a mutated path whose bytes match the ledger bind the turn's
+   * passing reports, or synthesise `shell:mutation_path_verify:<path>`
+   * (`existenceEvidence`). Off by default: the file existing proves the write landed, not
+   * that the code works.
+   */
+  existenceEvidence?: boolean;
 }
 
 /**

@@ -19,16 +19,16 @@ const E4 = (digest: string) =>
 /** A passing report with one required check, bound to `digest` when given. */
 function passingReport(subject: string, digest?: string) {
   return {
-    schema: "verification_report.v1",
+    schema: "verification_report.v1" as const,
     subject,
-    status: "passed",
+    status: "passed" as const,
     checks: [
       {
         id: `${subject}:test`,
         kind: "test",
         description: "tests",
         required: true,
-        status: "passed",
+        status: "passed" as const,
       },
     ],
     ...(digest !== undefined ? { effect_digest: digest } : {}),

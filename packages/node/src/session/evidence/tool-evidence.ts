@@ -56,6 +56,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** Whether tool metadata carries a report (`verification_report` or `verificationReport`). */
+export function hasToolReport(metadata: unknown): boolean {
+  return isObject(metadata) && firstKey(metadata, REPORT_KEYS) !== undefined;
+}
+
 function firstKey(metadata: Record<string, unknown>, keys: readonly string[]): string | undefined {
   return keys.find((key) => Object.hasOwn(metadata, key));
 }

@@ -3,8 +3,20 @@
  * start in the session's report list, the refused tool reports, and the candidate commands
  * for shell evidence as read when the turn started (A3S §2.13: presets, then goal criteria).
  */
-import type { VerificationCommand, VerificationPreset } from "@turngate/core";
-import { type RefusedReport, type ToolEvidence, toolEvidence } from "./tool-evidence.js";
+import type { VerificationCommand, VerificationPreset, VerificationReport } from "@turngate/core";
+import type { GoalCriteria } from "./goal-criteria.js";
+import {
+  hasToolReport,
+  type RefusedReport,
+  type ToolEvidence,
+  toolEvidence,
+} from "./tool-evidence.js";
+
+/** What a turn reads when it starts: the preset commands and the goal criteria. */
+export interface TurnSources {
+  presets: VerificationCommand[];
+  goals: GoalCriteria;
+}
 
 /** Candidate commands in A3S's order: every preset's commands, in preset order. */
 export function presetCandidates(presets: readonly VerificationPreset[]): VerificationCommand[] {
@@ -17,17 +29,34 @@ export class TurnEvidence {
   #refused: RefusedReport[] = [];
   #refusedFrom = 0;
   #lastTool: ToolEvidence = { reports: [], refused: [] };
-  #candidates: VerificationCommand[];
-  readonly #readCandidates: () => VerificationCommand[];
+  #sources: TurnSources;
+  readonly #readSources: () => TurnSources;
+  /** The ledger digest when each report of the session was recorded. */
+  readonly #digestAtRecord = new WeakMap<VerificationReport, string>();
 
   /**
    * `readCandidates` is called now and at the start of each later turn: the candidates a
    * turn uses are the ones read when it started, so an agent that edits `package.json` or
    * a goal's `ACCEPTANCE.md` changes the ledger, not the turn's evidence rules.
    */
-  constructor(readCandidates: () => VerificationCommand[]) {
-    this.#readCandidates = readCandidates;
-    this.#candidates = readCandidates();
+  constructor(readSources: () => TurnSources) {
+    this.#readSources = readSources;
+    this.#sources = readSources();
+  }
+
+  /** The goal criteria read when the turn started (copies). */
+  get goals(): GoalCriteria {
+    return structuredClone(this.#sources.goals);
+  }
+
+  /** Notes the ledger digest at the time `reports` were recorded. */
+  noteRecorded(reports: readonly VerificationReport[], digest: string): void {
+    for (const report of reports) this.#digestAtRecord.set(report, digest);
+  }
+
+  /** The ledger digest when `report` was recorded (undefined when not noted). */
+  digestAtRecord(report: VerificationReport): string | undefined {
+    return this.#digestAtRecord.get(report);
   }
 
   /** 1-based turn number. */
@@ -40,9 +69,9 @@ export class TurnEvidence {
     return this.#reportsFrom;
   }
 
-  /** The candidate commands of this turn (copies). */
+  /** The candidate commands of this turn: presets, then goal criteria (copies). */
   get candidates(): VerificationCommand[] {
-    return this.#candidates.map((c) => ({ ...c }));
+    return [...this.#sources.presets, ...this.#sources.goals.commands].map((c) => ({ ...c }));
   }
 
   /** The evidence of the latest tool result (copies). */
@@ -60,9 +89,19 @@ export class TurnEvidence {
     return structuredClone(this.#refused.slice(this.#refusedFrom));
   }
 
-  /** Reads the evidence of one tool result (`toolEvidence`) and keeps its refusals. */
+  /**
+   * Reads the evidence of one tool result (`toolEvidence`) and keeps its refusals. Shell
+   * evidence is matched against the presets and, apart, against the goal criteria, so one
+   * command may yield a preset report and an acceptance report. **Change from A3S**, whose
+   * single candidate list let a preset (`cargo test`) shadow a criterion with the same
+   * command, so that goal could never be met.
+   */
   observeTool(tool: string, exitCode: number, metadata: unknown): ToolEvidence {
-    const evidence = toolEvidence(tool, exitCode, metadata, this.#candidates);
+    const evidence = toolEvidence(tool, exitCode, metadata, this.#sources.presets);
+    if (!hasToolReport(metadata) && this.#sources.goals.commands.length > 0) {
+      const goal = toolEvidence(tool, exitCode, metadata, this.#sources.goals.commands);
+      evidence.reports.push(...goal.reports);
+    }
     this.#refused.push(...evidence.refused);
     this.#lastTool = evidence;
     return evidence;
@@ -74,6 +113,6 @@ export class TurnEvidence {
     this.#reportsFrom = reportCount;
     this.#refusedFrom = this.#refused.length;
     this.#lastTool = { reports: [], refused: [] };
-    this.#candidates = this.#readCandidates();
+    this.#sources = this.#readSources();
   }
 }
