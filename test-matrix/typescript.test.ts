@@ -23,6 +23,7 @@ describe("test matrix: TypeScript runtime (core in-process via @turngate/bridge/
       "summary",
       "summary-text",
       "test-results",
+      "turn-view",
       "waiver",
     ]);
   });
