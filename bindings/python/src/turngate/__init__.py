@@ -88,6 +88,7 @@ from .helpers import (
 )
 from .session import Session
 from .types import (
+    VerifierRun,
     AcceptanceCriteria,
     AcceptanceProblem,
     ExistenceCheck,
@@ -150,6 +151,7 @@ __all__ = [
     "GoalReadProblem",
     "LoopStatus",
     "VerifierPolicyDecision",
+    "VerifierRun",
     "DEFAULT_TIMEOUT_S",
     "BridgeError",
     "CheckOutput",
