@@ -9,6 +9,7 @@ import path from "node:path";
 import { GAP_LEVEL, LEDGER_FILE, README_FILE, RUNTIME_SURFACES } from "./layout.js";
 import { readLedgerFiles } from "./ledger-files.js";
 import { checkLinkTarget, findLocalLinks, type LocalLink } from "./links.js";
+import { perfProfileProblems } from "./perf-profiles.js";
 import { openResults } from "./results/index.js";
 import { compareSequences } from "./sequences.js";
 import { parseTestsCell, type TestReference } from "./test-references.js";
@@ -186,6 +187,9 @@ export function checkCapabilities(options: CheckCapabilitiesOptions): Capability
         `${owner}: performance and resource evidence "${row.performance}" needs a reason (write "n/a — <reason>")`,
       );
     }
+    problems.push(
+      ...perfProfileProblems(owner, row.performance ?? "", skipResults ? null : resultsDir),
+    );
     const state = levelProblem(owner, "current evidence state", row.state, files.levels);
     if (state) problems.push(state);
     checkLinks(owner, row.line);

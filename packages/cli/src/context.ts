@@ -19,6 +19,11 @@ export interface CliContext {
    * that run the CLI in-process collect them here; issue #12 item 15). Absent: inherited.
    */
   agentOutput?: TextStream;
+  /**
+   * Whether standard input is a terminal (`turngate waive` is for a person: it refuses
+   * otherwise); absent: `process.stdin.isTTY`.
+   */
+  stdinIsTTY?: boolean;
   /** Standard input for `turngate hook` (tests); absent: `process.stdin`. */
   stdin?: () => Promise<Uint8Array>;
   /** Clock (ms since the epoch) for recorded check timings and the HUD; default `Date.now`. */

@@ -24,6 +24,7 @@
  * TURNGATE_BENCH_N overrides N; TURNGATE_BENCH_DIST=1 measures the built dist/ instead of src/.
  */
 import type * as Ledger from "../src/ledger/index.js";
+import { isMain } from "./lib/is-main.js";
 
 const lib: typeof Ledger =
   process.env.TURNGATE_BENCH_DIST === "1"
@@ -163,33 +164,62 @@ function measure(n: number): Measure {
   };
 }
 
-const ms = (value: number) => `${value.toFixed(1)} ms`;
-const x = (value: number) => `${value.toFixed(2)}×`;
-console.log(
-  `ledger benchmark (${RUNS} runs per size, median; ratio per run = observe+digest / floor, floor = SHA-256 of the final canonical text, once)`,
-);
-let previous: number | undefined;
-for (const n of [N / 4, N / 2, N].map(Math.round)) {
-  const m = measure(n);
-  const growth =
-    previous === undefined ? "" : `; ×${(m.totalMs / previous).toFixed(2)} time for ×2 results`;
-  console.log(
-    `  ${n.toString().padStart(7)} results → ${m.rows} rows: observe+digest ${ms(m.totalMs)}, floor ${ms(m.floorMs)}, ratio ${x(m.ratio)} (CPU ${x(m.cpuRatio)})${growth}`,
-  );
-  previous = m.totalMs;
-  if (n !== N) continue;
-  const floorBlocks = blocks(m.textBytes);
-  const irreducible = (m.contentBlocks + floorBlocks) / floorBlocks;
-  console.log(
-    `result: ${N} observeTool calls + digest read = ${x(m.ratio)} the floor (CPU ${x(m.cpuRatio)}; target ≤ 3×)`,
-  );
-  console.log(
-    `  observe loop ${ms(m.observeMs)} = ${x(m.observeMs / m.floorMs)}, digest read (sort + hash) ${ms(m.digestMs)} = ${x(m.digestMs / m.floorMs)}`,
-  );
-  console.log(
-    `  content digests alone (one sha256Hex per result) ${ms(m.contentMs)} = ${x(m.contentRatio)} the floor`,
-  );
-  console.log(
-    `  irreducible SHA-256 compression ≈ ${x(irreducible)} the floor (${m.contentBlocks} content blocks + the floor's ${floorBlocks}, at the floor's cost per block)`,
-  );
+/**
+ * The workload, for this bench and for `pnpm qualify` (profile ledger-100k-v1):
+ * `subject()` times observing `n` write results into a fresh MutationLedger plus one digest
+ * read (ms; the digest is checked against the floor's), `reference()` one SHA-256 of the
+ * final canonical ledger text (ms).
+ */
+export function ledgerWorkload(n = N): { subject: () => number; reference: () => number } {
+  const inputs = toolResults(n);
+  const text = referenceText(inputs);
+  const floorDigest = sha256Hex(text);
+  return {
+    subject: () => {
+      const ledger = new MutationLedger();
+      let digest = "";
+      const t = time(() => {
+        for (const r of inputs) ledger.observeTool(r.tool, 0, r.metadata);
+        digest = ledger.digest;
+      });
+      if (digest !== floorDigest) throw new Error("ledger digest differs from the floor's");
+      return t.wall;
+    },
+    reference: () => time(() => sha256Hex(text)).wall,
+  };
 }
+
+function main(): void {
+  const ms = (value: number) => `${value.toFixed(1)} ms`;
+  const x = (value: number) => `${value.toFixed(2)}×`;
+  console.log(
+    `ledger benchmark (${RUNS} runs per size, median; ratio per run = observe+digest / floor, floor = SHA-256 of the final canonical text, once)`,
+  );
+  let previous: number | undefined;
+  for (const n of [N / 4, N / 2, N].map(Math.round)) {
+    const m = measure(n);
+    const growth =
+      previous === undefined ? "" : `; ×${(m.totalMs / previous).toFixed(2)} time for ×2 results`;
+    console.log(
+      `  ${n.toString().padStart(7)} results → ${m.rows} rows: observe+digest ${ms(m.totalMs)}, floor ${ms(m.floorMs)}, ratio ${x(m.ratio)} (CPU ${x(m.cpuRatio)})${growth}`,
+    );
+    previous = m.totalMs;
+    if (n !== N) continue;
+    const floorBlocks = blocks(m.textBytes);
+    const irreducible = (m.contentBlocks + floorBlocks) / floorBlocks;
+    console.log(
+      `result: ${N} observeTool calls + digest read = ${x(m.ratio)} the floor (CPU ${x(m.cpuRatio)}; target ≤ 3×)`,
+    );
+    console.log(
+      `  observe loop ${ms(m.observeMs)} = ${x(m.observeMs / m.floorMs)}, digest read (sort + hash) ${ms(m.digestMs)} = ${x(m.digestMs / m.floorMs)}`,
+    );
+    console.log(
+      `  content digests alone (one sha256Hex per result) ${ms(m.contentMs)} = ${x(m.contentRatio)} the floor`,
+    );
+    console.log(
+      `  irreducible SHA-256 compression ≈ ${x(irreducible)} the floor (${m.contentBlocks} content blocks + the floor's ${floorBlocks}, at the floor's cost per block)`,
+    );
+  }
+}
+
+if (isMain(import.meta.url)) main();

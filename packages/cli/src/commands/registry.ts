@@ -28,6 +28,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "profile", load: async () => (await import("./profile.js")).profileCommand },
   { name: "hud", load: async () => (await import("./hud.js")).hudCommand },
   { name: "hook", load: async () => (await import("./hook.js")).hookCommand },
+  { name: "status", load: async () => (await import("./status.js")).statusCommand },
+  { name: "waive", load: async () => (await import("./waive.js")).waiveCommand },
   { name: "bridge", load: async () => (await import("./bridge.js")).bridgeCommand },
   { name: "demo", load: async () => (await import("./demo.js")).demoCommand },
 ];

@@ -8,6 +8,7 @@ export * from "./command.js";
 export * from "./ledger.js";
 export * from "./observation.js";
 export * from "./outcome.js";
+export * from "./perf-qualification.js";
 export * from "./proof.js";
 export * from "./report.js";
 export * from "./signed-proof.js";

@@ -1,0 +1,111 @@
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { EXIT_OK } from "../context.js";
+import { type HookSession, listSessions } from "../hooks/session-state.js";
+import { findWorkspace } from "../hooks/workspace.js";
+import type { CliCommand } from "./types.js";
+
+/** Schema id of `turngate status --json`. */
+export const STATUS_RESULT_SCHEMA = "turngate.status.v1";
+
+/**
+ * `turngate status [--json]` (issue 19 item 5): the hook sessions of this workspace, newest
+ * first — harness, session id, baseline id and time, the current turn (number, carried
+ * over, blocks), the last verdict with its reason and digest, attempts per digest, how many
+ * failures are cached, escalations and waivers.
+ */
+export const statusCommand: CliCommand = {
+  name: "status",
+  register(program, ctx, state) {
+    program
+      .command("status")
+      .summary("the agent hook sessions of this workspace: baseline, attempts, verdicts, waivers")
+      .option("--root <dir>", "the workspace (default: the git top level of the cwd)")
+      .option("--json", `print a ${STATUS_RESULT_SCHEMA} object instead of text`)
+      .action(async (flags: { root?: string; json?: boolean }) => {
+        const root = findWorkspace(flags.root, ctx.cwd);
+        const sessions = await listSessions(root, ctx.env);
+        const rows = await Promise.all(
+          sessions.map(async ({ dir, session }) => sessionJson(dir, session)),
+        );
+        if (flags.json) {
+          ctx.stdout.write(
+            `${JSON.stringify({ schema: STATUS_RESULT_SCHEMA, root, sessions: rows }, null, 2)}\n`,
+          );
+        } else if (rows.length === 0) {
+          ctx.stdout.write(
+            `no agent hook sessions for ${root} (install the hooks with \`turngate hook install <harness>\`)\n`,
+          );
+        } else {
+          for (const row of rows) ctx.stdout.write(sessionText(row));
+        }
+        state.exitCode = EXIT_OK;
+      });
+  },
+};
+
+/** The wire form of one session. */
+async function sessionJson(dir: string, session: HookSession) {
+  const cached = (await readdir(join(dir, "failures")).catch(() => [] as string[])).filter((n) =>
+    n.endsWith(".json"),
+  );
+  const turns = [...session.history, ...(session.turn ? [session.turn] : [])];
+  return {
+    harness: session.harness,
+    session_id: session.session_id,
+    state_dir: dir,
+    baseline_id: session.baseline_id,
+    baseline_taken_at: session.baseline_taken_at,
+    updated_at: session.updated_at,
+    turn: session.turn
+      ? {
+          number: session.turn.number,
+          started_at: session.turn.started_at,
+          carried_over: session.turn.carried_over,
+          blocks: session.turn.blocks,
+          attempts: session.turn.attempts,
+          tools: session.turn.tools.length,
+        }
+      : null,
+    last_verdict: session.turn?.last ?? null,
+    cached_failures: cached.length,
+    escalations: turns
+      .filter((t) => t.last?.reason === "escalated" || t.last?.reason === "capped")
+      .map((t) => ({
+        turn: t.number,
+        reason: t.last?.reason,
+        effect_digest: t.last?.effect_digest,
+        at: t.last?.at,
+      })),
+    waivers: session.waivers,
+  };
+}
+
+type SessionRow = Awaited<ReturnType<typeof sessionJson>>;
+
+function sessionText(row: SessionRow): string {
+  const lines = [`${row.harness} session ${row.session_id} (updated ${row.updated_at})`];
+  lines.push(
+    `  baseline: ${row.baseline_id ?? "none"}${row.baseline_taken_at ? ` (taken ${row.baseline_taken_at})` : ""}`,
+  );
+  if (row.turn) {
+    lines.push(
+      `  turn ${row.turn.number}${row.turn.carried_over ? " (baseline carried over from an unverified turn)" : ""}: ${row.turn.blocks} blocked stop(s), ${row.turn.tools} tool event(s)`,
+    );
+    for (const [digest, a] of Object.entries(row.turn.attempts)) {
+      lines.push(
+        `    ${digest}: ${a.attempts} attempt(s), ${a.infrastructure_attempts} could not run`,
+      );
+    }
+  }
+  const last = row.last_verdict;
+  lines.push(
+    `  last verdict: ${last ? `${last.verdict}${last.reason ? ` (${last.reason})` : ""}${last.effect_digest ? `, effect digest ${last.effect_digest}` : ""}${last.cached ? ", cached" : ""}` : "none yet"}`,
+  );
+  lines.push(`  cached failures: ${row.cached_failures}`);
+  for (const e of row.escalations)
+    lines.push(`  turn ${e.turn} ended incomplete (${e.reason}): ${e.effect_digest}`);
+  for (const w of row.waivers)
+    lines.push(`  waiver (${w.by}, ${w.at}): ${w.effect_digest} — ${w.reason}`);
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,129 @@
+import { z } from "zod";
+
+/**
+ * Release performance qualification report, `turngate.perf_qualification.v1` (issue #18;
+ * the shape follows A3S Code's qualification reports, a3s-completion-gate.md §8, with
+ * budgets as ratios against a reference measured in the same run). One report per
+ * profile, written by `pnpm qualify` to `results/perf/<profile>.json`. Times in ms,
+ * memory in bytes.
+ */
+const ms = z.number().finite().nonnegative();
+const bytes = z.number().int().nonnegative();
+const ratio = z.number().finite().nonnegative();
+
+/** One measured operation: the subject's percentiles against its reference's. */
+export const PerfOperationSchema = z
+  .strictObject({
+    p50_ms: ms,
+    p95_ms: ms,
+    max_ms: ms,
+    samples: z.number().int().min(1),
+    reference_p50_ms: ms,
+    reference_p95_ms: ms,
+    ratio_p50: ratio,
+    ratio_p95: ratio,
+    /** The budget applies to `ratio_p50`: passed = ratio_p50 ≤ budget_ratio. */
+    budget_ratio: ratio,
+    passed: z.boolean(),
+  })
+  .describe(
+    "One operation of a performance profile: nearest-rank p50/p95/max of its samples, its reference's, their ratio and the budget",
+  );
+
+/** What the process that ran the workload used (from /proc/self/status and /proc/self/io on Linux). */
+export const PerfResourcesSchema = z.strictObject({
+  /** `harness`: the workload ran in this process; `children`: in child processes (python, go, turngate) whose CPU is in cpu_children_ms. */
+  scope: z.enum(["harness", "children"]),
+  rss_before_bytes: bytes.nullable(),
+  rss_peak_bytes: bytes.nullable(),
+  rss_after_bytes: bytes.nullable(),
+  cpu_user_ms: ms,
+  cpu_system_ms: ms,
+  cpu_children_ms: ms.nullable(),
+  read_bytes: bytes.nullable(),
+});
+
+export const PerfMachineSchema = z.strictObject({
+  os: z.string(),
+  os_release: z.string(),
+  arch: z.string(),
+  logical_cpus: z.number().int().min(1),
+  processor: z.string(),
+  memory_bytes: bytes,
+  load_average: z.array(z.number().finite().nonnegative()).length(3),
+  node: z.string(),
+  python: z.string().nullable(),
+  go: z.string().nullable(),
+  rust: z.string().nullable(),
+  git_commit: z.string().nullable(),
+  git_dirty: z.boolean().nullable(),
+});
+
+export const PerfQualificationSchema = z
+  .strictObject({
+    schema: z.literal("turngate.perf_qualification.v1"),
+    profile: z.string().regex(/^[a-z0-9][a-z0-9-]*-v[0-9]+$/),
+    description: z.string(),
+    /** What every ratio is against. */
+    reference: z.string(),
+    /** `full` applies the budgets; `quick` (CI smoke, fewer samples) reports them. */
+    mode: z.enum(["full", "quick"]),
+    build: z.strictObject({
+      node_conditions: z.string(),
+      package_versions: z.record(z.string(), z.string()),
+    }),
+    started_at: z.string(),
+    duration_ms: ms,
+    machine: PerfMachineSchema,
+    parameters: z.record(z.string(), z.unknown()),
+    warmup_samples: z.number().int().nonnegative(),
+    measured_samples: z.number().int().min(1),
+    operations: z.record(z.string(), PerfOperationSchema),
+    resources: PerfResourcesSchema,
+    passed: z.boolean(),
+  })
+  .describe("turngate.perf_qualification.v1: one performance profile's report (issue #18)");
+
+/** A profile that did not run, and why (a feature that does not exist yet, a missing tool). */
+export const PerfSkippedSchema = z.strictObject({
+  profile: z.string(),
+  reason: z.string(),
+});
+
+/** `results/perf/summary.json`. */
+export const PerfSummarySchema = z
+  .strictObject({
+    schema: z.literal("turngate.perf_summary.v1"),
+    mode: z.enum(["full", "quick"]),
+    started_at: z.string(),
+    duration_ms: ms,
+    machine: PerfMachineSchema,
+    profiles: z.array(
+      z.strictObject({
+        profile: z.string(),
+        status: z.enum(["passed", "failed", "skipped", "error"]),
+        report: z.string().nullable(),
+        reason: z.string().nullable(),
+        operations: z.record(
+          z.string(),
+          z.strictObject({ ratio_p50: ratio, budget_ratio: ratio, passed: z.boolean() }),
+        ),
+      }),
+    ),
+    comparison: z
+      .strictObject({
+        baseline: z.string(),
+        tolerance: z.number().finite().nonnegative(),
+        regressions: z.array(z.string()),
+        passed: z.boolean(),
+      })
+      .nullable(),
+    passed: z.boolean(),
+  })
+  .describe("turngate.perf_summary.v1: every profile of one qualify run");
+
+export type PerfQualification = z.output<typeof PerfQualificationSchema>;
+export type PerfOperation = z.output<typeof PerfOperationSchema>;
+export type PerfResources = z.output<typeof PerfResourcesSchema>;
+export type PerfMachine = z.output<typeof PerfMachineSchema>;
+export type PerfSummary = z.output<typeof PerfSummarySchema>;

@@ -1,0 +1,211 @@
+/**
+ * The performance profiles of `pnpm qualify` (issue #18). Each declares its workload
+ * parameters, warm-up and measured sample counts (full and `--quick`), its reference (what
+ * every ratio is against) and its budget; the workload itself is the existing benchmark's
+ * (imported from packages/<pkg>/bench, or the Python / Go bench run as a child), so the
+ * qualification and the bench measure the same thing. A profile for a feature that does
+ * not exist yet is declared with `skipped` and the reason, not faked.
+ */
+
+/** One timed operation of a profile: one sample of each side, in ms. */
+export interface Operation {
+  subject: () => number | Promise<number>;
+  reference: () => number | Promise<number>;
+  /** Budget on ratio_p50 = p50(subject) / p50(reference). */
+  budgetRatio: number;
+}
+
+/** A profile whose samples come from a child process (Python, Go): it returns them all at once. */
+export interface SampledOperation {
+  samples: number[];
+  referenceSamples: number[];
+  budgetRatio: number;
+}
+
+export interface Workload {
+  operations: Record<string, Operation>;
+}
+
+export interface Profile {
+  id: string;
+  description: string;
+  /** What the ratios are against. */
+  reference: string;
+  parameters: Record<string, unknown>;
+  warmup: { full: number; quick: number };
+  samples: { full: number; quick: number };
+  /** Seconds the `--quick` run takes here, about (decides what .ci/run runs). */
+  quickSeconds: number;
+  /** `harness`: the workload runs in the profile's own process; `children`: in child processes. */
+  scope: "harness" | "children";
+  /** Builds the workload (outside the timed region). */
+  load?: (quick: boolean) => Promise<Workload>;
+  /** For child-process workloads: runs everything and returns the samples. */
+  sampled?: (quick: boolean, root: string) => Promise<Record<string, SampledOperation>>;
+  /** Why the profile does not run (a feature that does not exist yet). */
+  skipped?: string;
+}
+
+export const PROFILES: Profile[] = [
+  {
+    id: "ledger-100k-v1",
+    description: "MutationLedger: observe 100,000 write results, then read the effect digest",
+    reference: "one SHA-256 of the final canonical ledger text (sha256Hex, same hasher, same run)",
+    parameters: { rows: 100_000 },
+    warmup: { full: 1, quick: 1 },
+    samples: { full: 7, quick: 3 },
+    quickSeconds: 12,
+    scope: "harness",
+    load: async (quick) => {
+      const { ledgerWorkload } = await import("../../packages/core/bench/ledger.bench.js");
+      const w = ledgerWorkload(quick ? 20_000 : 100_000);
+      return { operations: { "observe-and-digest": { ...w, budgetRatio: 3 } } };
+    },
+  },
+  {
+    id: "delta-diagnostics-100k-v1",
+    description: "diagnosticDelta over 100,000 diagnostics per side, 10% changed, 90% moved",
+    reference: "dedupe + code-point sort of the same normalized signature strings",
+    parameters: { diagnostics_per_side: 100_000, changed_fraction: 0.1 },
+    warmup: { full: 1, quick: 1 },
+    samples: { full: 7, quick: 3 },
+    quickSeconds: 20,
+    scope: "harness",
+    load: async (quick) => {
+      const { deltaWorkload } = await import("../../packages/core/bench/delta.bench.js");
+      return {
+        operations: { delta: { ...deltaWorkload(quick ? 20_000 : 100_000), budgetRatio: 5 } },
+      };
+    },
+  },
+  {
+    id: "ladder-plan-10k-v1",
+    description:
+      "ladderPlan over a compiled store of 10,000 rows (1,000 matching); recording 10,000 observations into one row",
+    reference:
+      "plan: sorting the 1,000 matching rows by a precomputed key; record: appending the 10,000 durations to an array",
+    parameters: { rows: 10_000, matching: 1_000, observations: 10_000 },
+    warmup: { full: 40, quick: 40 },
+    samples: { full: 15, quick: 9 },
+    quickSeconds: 6,
+    scope: "harness",
+    load: async () => {
+      const { ladderWorkload, recordWorkload } = await import(
+        "../../packages/core/bench/ladder.bench.js"
+      );
+      return {
+        operations: {
+          plan: { ...ladderWorkload(), budgetRatio: 3 },
+          "record-10k": { ...recordWorkload(), budgetRatio: 2 },
+        },
+      };
+    },
+  },
+  {
+    id: "bridge-python-roundtrip-v1",
+    description:
+      "ledger.digest through turngate.Client (Python) and the stdio bridge, one call at a time",
+    reference:
+      "the same request line written to a Node echo process over a pipe, read back and JSON-decoded",
+    parameters: { calls: 10_000, warmup_calls: 500 },
+    warmup: { full: 500, quick: 200 },
+    samples: { full: 10_000, quick: 2_000 },
+    quickSeconds: 15,
+    scope: "children",
+    sampled: async (quick, root) => {
+      const { pythonRoundtrip } = await import("./children.js");
+      return pythonRoundtrip(root, quick ? 2_000 : 10_000, quick ? 200 : 500);
+    },
+  },
+  {
+    id: "bridge-go-roundtrip-v1",
+    description:
+      "ledger.digest through the Go client and the stdio bridge (go test -bench BenchmarkLedgerDigestVsEchoFloor)",
+    reference:
+      "the same payload through a trivial Node echo child with the same framing (testdata/echo-bridge.mjs)",
+    parameters: { benchmark: "BenchmarkLedgerDigestVsEchoFloor", calls_per_sample: 2_000 },
+    warmup: { full: 0, quick: 0 },
+    samples: { full: 7, quick: 3 },
+    quickSeconds: 40,
+    scope: "children",
+    sampled: async (quick, root) => {
+      const { goRoundtrip } = await import("./children.js");
+      return goRoundtrip(root, quick ? 3 : 7);
+    },
+  },
+  {
+    id: "observer-delta-20k-v1",
+    description:
+      "WorkspaceObserver.delta() with a warm stat cache on a 20,000-file git repository, 50 changed",
+    reference: "git status --porcelain on the same repository in the same run",
+    parameters: { files: 20_000 },
+    warmup: { full: 1, quick: 1 },
+    samples: { full: 9, quick: 3 },
+    quickSeconds: 90,
+    scope: "harness",
+    skipped:
+      "not wired yet: packages/node/bench/observer.bench.ts has no exported workload (run it directly: pnpm --filter @turngate/node bench)",
+  },
+  {
+    id: "observer-cold-20k-v1",
+    description:
+      "WorkspaceObserver first observation (cold stat cache) on a 20,000-file git repository",
+    reference: "git status --porcelain on the same repository in the same run",
+    parameters: { files: 20_000 },
+    warmup: { full: 0, quick: 0 },
+    samples: { full: 5, quick: 2 },
+    quickSeconds: 90,
+    scope: "harness",
+    skipped: "not wired yet: packages/node/bench/observer.bench.ts has no exported workload",
+  },
+  {
+    id: "observer-ignored-100k-v1",
+    description: "observer delta with 100,000 ignored entries (the sealed-checks work)",
+    reference: "git status --porcelain",
+    parameters: { ignored_entries: 100_000 },
+    warmup: { full: 1, quick: 1 },
+    samples: { full: 9, quick: 3 },
+    quickSeconds: 90,
+    scope: "harness",
+    skipped: "not wired yet: no benchmark workload for 100,000 ignored entries exists",
+  },
+  {
+    id: "turn-noop-v1",
+    description: "a whole turngate run on this repository's own checkout at HEAD, no change",
+    reference: "git status --porcelain on the same checkout",
+    parameters: {},
+    warmup: { full: 1, quick: 1 },
+    samples: { full: 5, quick: 2 },
+    quickSeconds: 120,
+    scope: "children",
+    skipped: "not wired yet: no benchmark workload for a whole turn exists",
+  },
+  {
+    id: "native-vs-ts-v1",
+    description: "the native addon's hasher against the TypeScript path",
+    reference: "the TypeScript path",
+    parameters: {},
+    warmup: { full: 0, quick: 0 },
+    samples: { full: 1, quick: 1 },
+    quickSeconds: 0,
+    scope: "harness",
+    skipped:
+      "the native addon has no hasher yet (@turngate/native provides only the child subreaper)",
+  },
+  {
+    id: "affected-targets-10k-v1",
+    description: "affected targets over a 10,000-file workspace",
+    reference: "to be declared with its benchmark",
+    parameters: {},
+    warmup: { full: 0, quick: 0 },
+    samples: { full: 1, quick: 1 },
+    quickSeconds: 0,
+    scope: "harness",
+    skipped: "no affected-targets benchmark workload exists yet",
+  },
+];
+
+/** The profile `id`, or undefined. */
+export function profileById(id: string): Profile | undefined {
+  return PROFILES.find((p) => p.id === id);
+}

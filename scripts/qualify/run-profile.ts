@@ -1,0 +1,137 @@
+/**
+ * Runs one profile in this process and prints its `turngate.perf_qualification.v1` report
+ * as the last line of stdout (`pnpm qualify` starts one such process per profile, so each
+ * report's RSS and CPU are the profile's own).
+ *
+ *   tsx scripts/qualify/run-profile.ts <profile-id> [--quick] [--extra-profiles MODULE]
+ */
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import {
+  type PerfOperation,
+  type PerfQualification,
+  PerfQualificationSchema,
+} from "../../packages/core/src/schemas/perf-qualification.js";
+import { childrenCpuMs, machineInfo, memoryStatus, percentile, readBytes } from "./measure.js";
+import { PROFILES, type Profile, type SampledOperation } from "./profiles.js";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+/** Percentiles, ratios and the verdict of one operation. */
+export function operationBlock(op: SampledOperation): PerfOperation {
+  const p50 = percentile(op.samples, 50);
+  const p95 = percentile(op.samples, 95);
+  const r50 = percentile(op.referenceSamples, 50);
+  const r95 = percentile(op.referenceSamples, 95);
+  const ratio = (a: number, b: number) => (b > 0 ? a / b : a > 0 ? Number.MAX_VALUE : 1);
+  const ratio50 = ratio(p50, r50);
+  return {
+    p50_ms: p50,
+    p95_ms: p95,
+    max_ms: percentile(op.samples, 100),
+    samples: op.samples.length,
+    reference_p50_ms: r50,
+    reference_p95_ms: r95,
+    ratio_p50: ratio50,
+    ratio_p95: ratio(p95, r95),
+    budget_ratio: op.budgetRatio,
+    passed: ratio50 <= op.budgetRatio,
+  };
+}
+
+function versions(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pkg of ["core", "node", "bridge", "cli"]) {
+    try {
+      const json = JSON.parse(readFileSync(join(ROOT, "packages", pkg, "package.json"), "utf8"));
+      out[json.name] = json.version;
+    } catch {}
+  }
+  return out;
+}
+
+/** Runs `profile` here (`quick`: fewer samples) and returns its validated report. */
+export async function runProfile(profile: Profile, quick: boolean): Promise<PerfQualification> {
+  const started = new Date();
+  const t0 = performance.now();
+  const before = memoryStatus();
+  const cpu0 = process.cpuUsage();
+  const children0 = childrenCpuMs();
+  const warmup = quick ? profile.warmup.quick : profile.warmup.full;
+  const measured = quick ? profile.samples.quick : profile.samples.full;
+  let sampled: Record<string, SampledOperation>;
+  if (profile.sampled !== undefined) sampled = await profile.sampled(quick, ROOT);
+  else if (profile.load !== undefined) {
+    const workload = await profile.load(quick);
+    sampled = {};
+    for (const [name, op] of Object.entries(workload.operations)) {
+      for (let i = 0; i < warmup; i++) {
+        await op.subject();
+        await op.reference();
+      }
+      const samples: number[] = [];
+      const referenceSamples: number[] = [];
+      // Subject and reference alternate, so a change in machine load hits both alike.
+      for (let i = 0; i < measured; i++) {
+        samples.push(await op.subject());
+        referenceSamples.push(await op.reference());
+      }
+      sampled[name] = { samples, referenceSamples, budgetRatio: op.budgetRatio };
+    }
+  } else throw new Error(`profile ${profile.id} has no workload`);
+  const operations: Record<string, PerfOperation> = {};
+  for (const [name, op] of Object.entries(sampled)) operations[name] = operationBlock(op);
+  const after = memoryStatus();
+  const cpu = process.cpuUsage(cpu0);
+  const children1 = childrenCpuMs();
+  const report: PerfQualification = {
+    schema: "turngate.perf_qualification.v1",
+    profile: profile.id,
+    description: profile.description,
+    reference: profile.reference,
+    mode: quick ? "quick" : "full",
+    build: { node_conditions: process.execArgv.join(" "), package_versions: versions() },
+    started_at: started.toISOString(),
+    duration_ms: performance.now() - t0,
+    machine: machineInfo(ROOT),
+    parameters: profile.parameters,
+    warmup_samples: warmup,
+    measured_samples: Math.min(...Object.values(operations).map((o) => o.samples)),
+    operations,
+    resources: {
+      scope: profile.scope,
+      rss_before_bytes: before.rss,
+      rss_peak_bytes: after.peak,
+      rss_after_bytes: after.rss,
+      cpu_user_ms: cpu.user / 1000,
+      cpu_system_ms: cpu.system / 1000,
+      cpu_children_ms: children0 === null || children1 === null ? null : children1 - children0,
+      read_bytes: readBytes(),
+    },
+    passed: Object.values(operations).every((o) => o.passed),
+  };
+  return PerfQualificationSchema.parse(report);
+}
+
+async function main(): Promise<void> {
+  const [id, ...rest] = process.argv.slice(2);
+  const quick = rest.includes("--quick");
+  const extraAt = rest.indexOf("--extra-profiles");
+  const profiles = [...PROFILES];
+  if (extraAt >= 0) {
+    const mod = await import(pathToFileURL(resolve(rest[extraAt + 1] as string)).href);
+    profiles.push(...(mod.PROFILES as Profile[]));
+  }
+  const profile = profiles.find((p) => p.id === id);
+  if (profile === undefined) throw new Error(`unknown profile ${id}`);
+  const report = await runProfile(profile, quick);
+  process.stdout.write(`\n${JSON.stringify(report)}\n`);
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+    process.exit(1);
+  });
+}
