@@ -1,6 +1,12 @@
 /**
  * turngate's native addon (napi-rs, built from source by `pnpm --filter @turngate/native
- * build`). Issue 10 "Child subreaper"; issue 17 adds hashing beside `process`.
+ * build`). Issue 10 "Child subreaper"; issue 17 the parallel observer and hasher
+ * (`statTree`, `hashFiles`, `sha256Batch`, `fnv1a64Batch`, `sha256`, `sha256Concat`).
+ *
+ * Errors: a bad argument is a {@link NativeError} with code `ERR_TURNGATE_INVALID_ARG` and
+ * `path` naming the field (`root`, `paths[3]`, `algorithm`, `inputs[0]`, `walk.filter`);
+ * every function throws (or rejects with) code `ERR_TURNGATE_NATIVE_UNAVAILABLE` when the
+ * addon is absent. Per-path failures are data ({@link PathError}), never a thrown error.
  */
 
 /** True when the `.node` build for this platform loaded; false otherwise (see `reason`). */
@@ -36,3 +42,104 @@ export declare function isChildSubreaper(): boolean;
  * `ERR_TURNGATE_NATIVE_UNAVAILABLE` when the addon is absent.
  */
 export declare function reapChild(pid: number): ReapResult;
+
+/** The typed error of this package: `code` and the `path` (file or argument) it is about. */
+export declare class NativeError extends Error {
+  readonly code: string;
+  readonly path: string | null;
+}
+
+/** Numbers per path in a stat record: kind, size (bytes), mtime_ms, ctime_ms, ino, mode. */
+export declare const STAT_FIELDS: 6;
+
+/** One path a call could not handle (returned as data, never thrown). */
+export interface PathError {
+  /** Index of the path in the input list (or in a walk's `paths`). */
+  index: number;
+  /** Node-style code: `ENOENT`, `EACCES`, `ELOOP`, `ENOTREGULAR` (not a regular file or symlink), `EUNKNOWN`. */
+  code: string;
+  /** The path as given (relative to the root). */
+  path: string;
+  /** e.g. `EACCES: permission denied, open 'src/a.txt'`. */
+  message: string;
+}
+
+/**
+ * Stat records of many paths. `records` holds {@link STAT_FIELDS} float64 per path: kind code
+ * (0 absent — ENOENT/ENOTDIR, 1 file, 2 symlink, 3 directory, 4 FIFO/socket/device, 5 error),
+ * size in bytes, mtime and ctime in ms since the epoch (exactly Node's `mtimeMs`/`ctimeMs`),
+ * inode, `st_mode`. `nanos` holds mtime and ctime in ns since the epoch (2 per path).
+ */
+export interface StatTreeResult {
+  /** Relative paths, in the order of the records (the input order, or the walk's order). */
+  paths: string[];
+  records: Float64Array;
+  nanos: BigInt64Array;
+  /** Paths whose lstat failed with something other than ENOENT/ENOTDIR (kind 5). */
+  errors: PathError[];
+  /** Walks only: directories that could not be read (relative, `.` for the start). */
+  unreadable: string[];
+}
+
+/** Walk options of {@link statTree}. */
+export interface WalkOptions {
+  /** Directory to walk, relative to the root (default `""`: the root). */
+  dir?: string;
+  /**
+   * The caller's ignore decision, asked on the JS thread for every entry that is not a
+   * harness directory (`.git` anywhere; `.turngate`, `.a3s`, `.a3s-code` below the root),
+   * with its path relative to the root as named on disk; `true` excludes it, and an
+   * excluded directory is never read.
+   */
+  filter?: (path: string, isDir: boolean) => boolean;
+  /** `lstat` the found paths (default true); false leaves `records` empty. */
+  stat?: boolean;
+}
+
+/**
+ * Parallel `lstat` (never following symlinks) of `root/path` for each relative path, or a
+ * walk of `root/walk.dir` (symlinks never followed, directories read level by level in
+ * parallel) that honours `walk.filter`. Input: an absolute `root`; relative paths without
+ * `..` segments or NUL bytes. Output: see {@link StatTreeResult}. Rejects with
+ * {@link NativeError} `ERR_TURNGATE_INVALID_ARG` for bad arguments, and with what the
+ * filter throws.
+ */
+export declare function statTree(
+  root: string,
+  input: readonly string[] | { walk: WalkOptions },
+): Promise<StatTreeResult>;
+
+/** What {@link hashFiles} returns: one slot per input path, in order. */
+export interface HashFilesResult {
+  /** The digest (SHA-256: 64 lowercase hex; FNV-1a 64: unsigned decimal), `null` where it failed. */
+  digests: Array<string | null>;
+  /** {@link STAT_FIELDS} numbers per path: the fstat of the opened file (lstat of a symlink); zeros where it failed. */
+  records: Float64Array;
+  /** The paths that could not be hashed. */
+  errors: PathError[];
+}
+
+/**
+ * Parallel streaming hash (256 KiB reads) of `root/path` for each relative path, off the JS
+ * thread: a regular file by its bytes, a symlink by its link text (`readlink` bytes; the
+ * target is never opened); a directory, FIFO, socket or device is refused (`ENOTREGULAR`,
+ * never blocking). `algorithm`: `sha256` (default, the CPU's SHA extensions where present)
+ * or `fnv1a64` (Harn's content hash). Rejects only for bad arguments (NativeError).
+ */
+export declare function hashFiles(
+  root: string,
+  paths: readonly string[],
+  options?: { algorithm?: "sha256" | "fnv1a64" },
+): Promise<HashFilesResult>;
+
+/** SHA-256 (lowercase 64-hex) of each input: a string as UTF-8 (a lone surrogate as U+FFFD), bytes as given. */
+export declare function sha256Batch(inputs: ReadonlyArray<string | Uint8Array>): string[];
+
+/** FNV-1a 64 (unsigned decimal, Harn §3.1) of each input, encoded as {@link sha256Batch}. */
+export declare function fnv1a64Batch(inputs: ReadonlyArray<string | Uint8Array>): string[];
+
+/** SHA-256 of one string's UTF-8 bytes (one call per content digest). */
+export declare function sha256(text: string): string;
+
+/** SHA-256 of the parts' UTF-8 bytes one after another (as if joined), in one call. */
+export declare function sha256Concat(parts: readonly string[]): string;

@@ -1,8 +1,11 @@
 "use strict";
-// Loader of turngate's native addon (issue 10 "Child subreaper"; hashing joins it in issue 17).
-// Loads `turngate-native.<platform>-<arch>[-gnu|-musl].node` built by `napi build --platform`
-// beside this file. When it is absent (not built, other platform) `available` is false and
-// `reason` says why; every function then throws an error with code ERR_TURNGATE_NATIVE_UNAVAILABLE.
+// Loader of turngate's native addon (issue 10 "Child subreaper"; issue 17 the parallel
+// observer and hasher). Loads `turngate-native.<platform>-<arch>[-gnu|-musl].node` built by
+// `napi build --platform` beside this file. When it is absent (not built, other platform)
+// `available` is false and `reason` says why; every function then throws an error with
+// code ERR_TURNGATE_NATIVE_UNAVAILABLE. Errors about a call's arguments are thrown as
+// NativeError (code ERR_TURNGATE_INVALID_ARG, `path` = the field); per-path failures come
+// back as data ({index, code, path, message}).
 const { existsSync, readFileSync } = require("node:fs");
 const { join } = require("node:path");
 
@@ -50,23 +53,166 @@ if (process.env.TURNGATE_NATIVE_DISABLE === "1") {
   }
 }
 
+/** The typed error of this package: `code` and the `path` (file or argument) it is about. */
+class NativeError extends Error {
+  constructor(code, path, message) {
+    super(message);
+    this.name = "NativeError";
+    this.code = code;
+    this.path = path;
+  }
+}
+
 function unavailable() {
-  const error = new Error(`@turngate/native is unavailable: ${reason}`);
-  error.code = "ERR_TURNGATE_NATIVE_UNAVAILABLE";
+  return new NativeError(
+    "ERR_TURNGATE_NATIVE_UNAVAILABLE",
+    null,
+    `@turngate/native is unavailable: ${reason}`,
+  );
+}
+
+function invalid(path, message) {
+  return new NativeError("ERR_TURNGATE_INVALID_ARG", path, `${path}: ${message}`);
+}
+
+/** Turns the addon's JSON-coded argument errors into NativeError; other errors pass. */
+function typed(error) {
+  if (
+    error instanceof Error &&
+    typeof error.message === "string" &&
+    error.message.startsWith("{")
+  ) {
+    try {
+      const { code, path, message } = JSON.parse(error.message);
+      return new NativeError(code, path, message);
+    } catch {
+      return error;
+    }
+  }
   return error;
 }
 
+function api() {
+  if (binding === null) throw unavailable();
+  return binding;
+}
+
+function checkStrings(value, field) {
+  if (!Array.isArray(value)) throw invalid(field, "expected an array of strings");
+  for (let i = 0; i < value.length; i++) {
+    const item = value[i];
+    if (typeof item !== "string") throw invalid(`${field}[${i}]`, "expected a string");
+    if (item.includes("\0")) throw invalid(`${field}[${i}]`, "must not hold a NUL byte");
+  }
+}
+
+function checkInputs(value, field) {
+  if (!Array.isArray(value)) throw invalid(field, "expected an array of strings or Uint8Arrays");
+  let converted = value;
+  for (let i = 0; i < value.length; i++) {
+    const item = value[i];
+    if (typeof item === "string" || Buffer.isBuffer(item)) continue;
+    if (!(item instanceof Uint8Array)) {
+      throw invalid(`${field}[${i}]`, "expected a string or a Uint8Array");
+    }
+    if (converted === value) converted = value.slice();
+    converted[i] = Buffer.from(item.buffer, item.byteOffset, item.byteLength);
+  }
+  return converted;
+}
+
+function checkRoot(root) {
+  if (typeof root !== "string") throw invalid("root", "expected an absolute path");
+}
+
+function statTree(root, input) {
+  try {
+    const native = api();
+    checkRoot(root);
+    if (Array.isArray(input)) {
+      checkStrings(input, "paths");
+      return native.statPathsAsync(root, input.join("\0"), input.length).then(
+        (result) => ({ ...result, paths: input.slice() }),
+        (error) => {
+          throw typed(error);
+        },
+      );
+    }
+    const walk = input?.walk;
+    if (typeof walk !== "object" || walk === null) {
+      throw invalid("paths", "expected an array of relative paths or {walk: {...}}");
+    }
+    const dir = walk.dir ?? "";
+    if (typeof dir !== "string") throw invalid("walk.dir", "expected a relative directory");
+    if (walk.filter !== undefined && typeof walk.filter !== "function") {
+      throw invalid("walk.filter", "expected a function (path, isDir) => boolean");
+    }
+    if (walk.stat !== undefined && typeof walk.stat !== "boolean") {
+      throw invalid("walk.stat", "expected a boolean");
+    }
+    const filter =
+      walk.filter === undefined ? undefined : (path, isDir) => walk.filter(path, isDir) === true;
+    return Promise.resolve(native.walkTree(root, dir, filter, walk.stat !== false));
+  } catch (error) {
+    return Promise.reject(typed(error));
+  }
+}
+
+function hashFiles(root, paths, options = {}) {
+  try {
+    const native = api();
+    checkRoot(root);
+    checkStrings(paths, "paths");
+    const algorithm = options?.algorithm ?? "sha256";
+    if (algorithm !== "sha256" && algorithm !== "fnv1a64") {
+      throw invalid("algorithm", 'expected "sha256" or "fnv1a64"');
+    }
+    return native.hashFilesAsync(root, paths.join("\0"), paths.length, algorithm).catch((error) => {
+      throw typed(error);
+    });
+  } catch (error) {
+    return Promise.reject(typed(error));
+  }
+}
+
+function sha256Batch(inputs) {
+  const native = api();
+  return native.sha256Batch(checkInputs(inputs, "inputs"));
+}
+
+function fnv1a64Batch(inputs) {
+  const native = api();
+  return native.fnv1a64Batch(checkInputs(inputs, "inputs"));
+}
+
+function sha256(text) {
+  const native = api();
+  if (typeof text !== "string") throw invalid("text", "expected a string");
+  return native.sha256(text);
+}
+
+function sha256Concat(parts) {
+  const native = api();
+  checkStrings(parts, "parts");
+  return native.sha256Concat(parts);
+}
+
 function call(name) {
-  return (...args) => {
-    if (binding === null) throw unavailable();
-    return binding[name](...args);
-  };
+  return (...args) => api()[name](...args);
 }
 
 module.exports = {
   available: binding !== null,
   reason,
+  NativeError,
+  STAT_FIELDS: 6,
   setChildSubreaper: call("setChildSubreaper"),
   isChildSubreaper: call("isChildSubreaper"),
   reapChild: call("reapChild"),
+  statTree,
+  hashFiles,
+  sha256Batch,
+  fnv1a64Batch,
+  sha256,
+  sha256Concat,
 };

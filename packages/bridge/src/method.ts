@@ -16,6 +16,13 @@ export interface MethodContext {
   readonly methods: readonly string[];
   /** Asks the endpoint to stop after this reply (`shutdown`); a no-op in-process. */
   requestShutdown(): void;
+  /**
+   * The SHA-256 the endpoint gives hashing methods (`ledger.digest`): lowercase 64-hex of
+   * the UTF-8 bytes of `text`, a lone surrogate as U+FFFD. The stdio server passes
+   * `node:crypto`'s (OpenSSL; issue #17 item 5); absent (in-process, Pyodide) the methods use
+   * core's pure `@noble/hashes` one. Both give the same digest for every text.
+   */
+  readonly sha256Hex?: (text: string) => string;
 }
 
 /** One method: `handler` receives params already validated (defaults applied). */

@@ -205,7 +205,11 @@ describe("turngate run: processes the agent left running", () => {
       "agent.sh",
       `printf '42\\n' > value.txt\nsetsid env -i /bin/sh -c '(/bin/sh ${daemon} &) &' </dev/null >/dev/null 2>&1\nwhile [ ! -s ${pidFile} ]; do :; done\n`,
     );
-    const { json } = await runJson(p.root, agent, { ...process.env, TURNGATE_NATIVE_DISABLE: "1" });
+    const { json } = await runJson(p.root, agent, {
+      ...process.env,
+      TURNGATE_NATIVE_DISABLE: "1",
+      TURNGATE_NATIVE: "",
+    });
     const pid = pidIn(pidFile);
     expect(json.agent).toMatchObject({
       subreaper: "unavailable (disabled by TURNGATE_NATIVE_DISABLE=1)",

@@ -1,5 +1,15 @@
 //! turngate's native addon (`@turngate/native`). One module per concern:
-//! `process` (child subreaper, reaping a specific child). Issue 17 adds hashing beside it.
+//! - `process`: child subreaper, reaping a specific child (issue 10);
+//! - `stat` and `walk`: parallel `lstat` of a path list, and a directory walk that asks the
+//!   caller's ignore filter before it descends (issue 17, `statTree`);
+//! - `hash`: parallel streaming SHA-256 / FNV-1a 64 of files and of in-memory inputs
+//!   (issue 17, `hashFiles`, `sha256Batch`, `fnv1a64Batch`);
+//! - `errors`: the typed errors that cross the boundary (a code and the path).
 #![deny(clippy::all)]
 
+mod errors;
+mod hash;
+mod paths;
 mod process;
+mod stat;
+mod walk;

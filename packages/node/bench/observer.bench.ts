@@ -1,13 +1,22 @@
 /**
- * Benchmark (issue 3 item 5): WorkspaceObserver.delta() with a warm stat cache against
- * `git status --porcelain`, on the same generated git repository in the same run.
+ * Benchmarks of the workspace observer, both paths (issue 3 item 5; issue 17 item 6), on one
+ * generated git repository, each against a reference measured in the same run:
+ *
+ * 1. Cold baseline (page cache warm): `new WorkspaceObserver(root).baseline()` on the native
+ *    path and on the TypeScript path, against `openssl dgst -sha256` over the same files
+ *    split into one batch per core (`git ls-files -z | xargs -0 -P <cores> -n <N/cores>`).
+ *    Target (native): ≤ 1.2× openssl.
+ * 2. Warm delta (20,000 files, 50 changed per round): `delta()` with a warm stat cache on
+ *    both paths against `git status --porcelain`. Targets: native ≤ 1.0× (stretch 0.7×), the
+ *    TypeScript path unchanged or better (2.17× before issue 17).
  *
  *   pnpm --filter @turngate/node bench          # 20,000 files of 4 KiB (~80 MB), 50 changed
  *
  * Environment: TG_BENCH_FILES (default 20000), TG_BENCH_SAMPLES (default 9),
- * TG_BENCH_KEEP=1 keeps the temp repo. Prints per-sample times, p50s and the ratio, then
- * (informational) the same for a delta after an ignore source changed; exits 1 only if a
- * delta is wrong (not on a slow ratio: timings depend on the machine).
+ * TG_BENCH_KEEP=1 keeps the temp repo. Prints per-sample times, p50s and the ratios, then
+ * (informational) a delta after an ignore source changed; exits 1 only if a result is wrong
+ * (a delta, or the two paths disagreeing) — not on a slow ratio: timings depend on the
+ * machine. Figures on a shared machine are noisy: run it a few times.
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -20,17 +29,19 @@ import {
   unlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { isMain } from "../../core/bench/lib/is-main.js";
 import { WorkspaceObserver } from "../src/workspace/index.js";
 
 const FILES = Number(process.env.TG_BENCH_FILES ?? 20_000);
 const SAMPLES = Number(process.env.TG_BENCH_SAMPLES ?? 9);
+const COLD_SAMPLES = 3;
 const FILE_BYTES = 4096;
 const FILES_PER_DIR = 100;
 const CHANGED = { modified: 40, added: 5, deleted: 5 };
-const TARGET_RATIO = 1.5;
+const TARGET = { native: 1.0, stretch: 0.7, typescriptBefore: 2.17, cold: 1.2 };
+const CORES = availableParallelism();
 
 const gitEnv = {
   ...process.env,
@@ -47,6 +58,25 @@ function run(cmd: string, args: string[], cwd: string): Promise<void> {
     child.on("error", reject);
     child.on("close", (code) =>
       code === 0 ? resolve() : reject(new Error(`${cmd} ${args.join(" ")} exited ${code}`)),
+    );
+  });
+}
+
+/** Runs a shell pipeline; resolves with its stdout. */
+function sh(script: string, cwd: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("sh", ["-c", script], {
+      cwd,
+      env: gitEnv,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+    });
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`sh exited ${code}`)),
     );
   });
 }
@@ -95,6 +125,16 @@ async function timeIt(fn: () => Promise<unknown>): Promise<number> {
   const start = performance.now();
   await fn();
   return performance.now() - start;
+}
+
+const x = (ratio: number) => `${ratio.toFixed(2)}x`;
+const met = (ratio: number, target: number) => (ratio <= target ? "met" : "missed");
+
+/** The snapshot without its clock fields, for comparing the two paths. */
+function comparable(snapshot: Awaited<ReturnType<WorkspaceObserver["baseline"]>>): string {
+  const entries = [...snapshot.entries.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+  const outside = [...snapshot.outside.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+  return JSON.stringify({ entries, outside, unreadable: snapshot.unreadable });
 }
 
 /**
@@ -214,9 +254,51 @@ async function main(): Promise<number> {
   try {
     await createBenchRepo(repo, FILES, (line) => console.log(line));
 
-    const observer = new WorkspaceObserver(repo);
-    const cold = await timeIt(() => observer.baseline());
-    console.log(`cold baseline (hashes every file): ${cold.toFixed(0)} ms`);
+    // 1. Cold baseline (a fresh observer hashes every file; the page cache is warm).
+    const list = `git ls-files -z | xargs -0 -P ${CORES} -n ${Math.ceil(FILES / CORES)} openssl dgst -sha256`;
+    const reference = (await sh(list, repo)).trim().split("\n").length;
+    if (reference !== FILES) console.error(`openssl hashed ${reference} files, expected ${FILES}`);
+    const cold = { native: [] as number[], typescript: [] as number[], openssl: [] as number[] };
+    let coldSnapshots: string[] = [];
+    for (let s = 0; s < COLD_SAMPLES; s++) {
+      const order =
+        s % 2 === 0 ? (["native", "typescript"] as const) : (["typescript", "native"] as const);
+      coldSnapshots = [];
+      for (const path of order) {
+        const fresh = new WorkspaceObserver(repo, { native: path === "native" });
+        let snap: Awaited<ReturnType<WorkspaceObserver["baseline"]>> | undefined;
+        cold[path].push(
+          await timeIt(async () => {
+            snap = await fresh.baseline();
+          }),
+        );
+        if (snap !== undefined) coldSnapshots.push(comparable(snap));
+      }
+      cold.openssl.push(await timeIt(() => sh(`${list} > /dev/null`, repo)));
+      console.log(
+        `  cold sample ${s + 1}/${COLD_SAMPLES}: native ${cold.native[s]?.toFixed(0)} ms, TypeScript ${cold.typescript[s]?.toFixed(0)} ms, openssl -P ${CORES} ${cold.openssl[s]?.toFixed(0)} ms`,
+      );
+      if (coldSnapshots[0] !== coldSnapshots[1]) {
+        console.error("cold baseline: the native and TypeScript snapshots differ");
+        return 1;
+      }
+    }
+    const coldRef = median(cold.openssl);
+    console.log(
+      `cold baseline of ${FILES} files / ${((FILES * FILE_BYTES) / 1e6).toFixed(0)} MB, p50: native ${median(cold.native).toFixed(0)} ms, TypeScript ${median(cold.typescript).toFixed(0)} ms; reference openssl dgst -sha256 over ${CORES} batches (xargs -P ${CORES}) ${coldRef.toFixed(0)} ms`,
+    );
+    console.log(
+      `ratio (cold baseline): native ${x(median(cold.native) / coldRef)} openssl (target <= ${TARGET.cold}x: ${met(median(cold.native) / coldRef, TARGET.cold)}), TypeScript ${x(median(cold.typescript) / coldRef)}`,
+    );
+
+    // 2. Warm delta: one observer per path, each with its own baseline and stat cache.
+    const observers = {
+      native: new WorkspaceObserver(repo, { native: true }),
+      typescript: new WorkspaceObserver(repo, { native: false }),
+    };
+    await observers.native.baseline();
+    await observers.typescript.baseline();
+    const observer = observers.native;
 
     // Every sample sees exactly 50 changed paths against the baseline, freshly made: the 40
     // modified files get new bytes (same size), 5 files added in the previous round are
@@ -251,59 +333,61 @@ async function main(): Promise<number> {
 
     // Warm-up round (not timed): lets git refresh its index once, like the observer's cache.
     applyChanges(0);
-    if (!check(await observer.delta(), 0)) return 1;
+    for (const o of Object.values(observers)) if (!check(await o.delta(), 0)) return 1;
     await run("git", ["status", "--porcelain"], repo);
     console.log(`each round changes ${expected} paths: ${JSON.stringify(CHANGED)}`);
 
-    const deltaMs: number[] = [];
-    const gitMs: number[] = [];
-    const cpu = { delta: 0, git: 0, known: cpuMs() !== undefined };
+    const ms = { native: [] as number[], typescript: [] as number[], git: [] as number[] };
+    const cpu = { native: 0, typescript: 0, git: 0, known: cpuMs() !== undefined };
     const measure = async (fn: () => Promise<unknown>): Promise<[number, number]> => {
       const cpu0 = cpuMs() ?? 0;
-      const ms = await timeIt(fn);
-      return [ms, (cpuMs() ?? 0) - cpu0];
+      const t = await timeIt(fn);
+      return [t, (cpuMs() ?? 0) - cpu0];
     };
     for (let s = 0; s < SAMPLES; s++) {
       applyChanges(s + 1);
-      let delta: Awaited<ReturnType<typeof observer.delta>> | undefined;
-      const timeDelta = async (): Promise<void> => {
-        const [ms, used] = await measure(async () => {
-          delta = await observer.delta();
-        });
-        deltaMs.push(ms);
-        cpu.delta += used;
+      const deltas: Record<string, Awaited<ReturnType<WorkspaceObserver["delta"]>>> = {};
+      const steps = {
+        native: async () => {
+          deltas.native = await observers.native.delta();
+        },
+        typescript: async () => {
+          deltas.typescript = await observers.typescript.delta();
+        },
+        git: () => run("git", ["status", "--porcelain"], repo),
       };
-      const timeGit = async (): Promise<void> => {
-        const [ms, used] = await measure(() => run("git", ["status", "--porcelain"], repo));
-        gitMs.push(ms);
-        cpu.git += used;
-      };
-      // Alternate the order so neither side always runs first after the writes.
-      if (s % 2 === 0) {
-        await timeDelta();
-        await timeGit();
-      } else {
-        await timeGit();
-        await timeDelta();
+      // Rotate the order so no side always runs first after the writes.
+      const names = (["native", "typescript", "git"] as const).map(
+        (_, i, all) => all[(i + s) % 3] as keyof typeof steps,
+      );
+      for (const name of names) {
+        const [t, used] = await measure(steps[name]);
+        ms[name].push(t);
+        cpu[name] += used;
       }
-      if (delta === undefined || !check(delta, s + 1)) return 1;
+      if (!deltas.native || !deltas.typescript || !check(deltas.native, s + 1)) return 1;
+      if (JSON.stringify(deltas.native) !== JSON.stringify(deltas.typescript)) {
+        console.error(`round ${s + 1}: the native and TypeScript deltas differ`);
+        return 1;
+      }
       console.log(
-        `  sample ${s + 1}/${SAMPLES}: delta ${deltaMs[s]?.toFixed(1)} ms, git status ${gitMs[s]?.toFixed(1)} ms`,
+        `  sample ${s + 1}/${SAMPLES}: delta native ${ms.native[s]?.toFixed(1)} ms, TypeScript ${ms.typescript[s]?.toFixed(1)} ms, git status ${ms.git[s]?.toFixed(1)} ms`,
       );
     }
-    const d = median(deltaMs);
-    const g = median(gitMs);
-    const ratio = d / g;
-    console.log(`p50 delta (warm stat cache): ${d.toFixed(1)} ms`);
-    console.log(`p50 git status --porcelain:  ${g.toFixed(1)} ms`);
+    const g = median(ms.git);
+    const rn = median(ms.native) / g;
+    const rt = median(ms.typescript) / g;
+    console.log(
+      `p50 delta (warm stat cache): native ${median(ms.native).toFixed(1)} ms, TypeScript ${median(ms.typescript).toFixed(1)} ms; reference git status --porcelain ${g.toFixed(1)} ms`,
+    );
     if (cpu.known) {
       // Wall time on a busy machine mostly measures the neighbours; CPU time does not.
       console.log(
-        `CPU time per call: delta ${(cpu.delta / SAMPLES).toFixed(1)} ms (incl. its git ls-files), git status ${(cpu.git / SAMPLES).toFixed(1)} ms; CPU ratio ${(cpu.delta / cpu.git).toFixed(2)}x`,
+        `CPU time per call: native ${(cpu.native / SAMPLES).toFixed(1)} ms, TypeScript ${(cpu.typescript / SAMPLES).toFixed(1)} ms (each incl. its git ls-files), git status ${(cpu.git / SAMPLES).toFixed(1)} ms`,
       );
     }
     console.log(
-      `ratio: ${ratio.toFixed(2)}x git status (target <= ${TARGET_RATIO}x: ${ratio <= TARGET_RATIO ? "met" : "missed"})`,
+      `ratio (warm delta): native ${x(rn)} git status (target <= ${TARGET.native}x: ${met(rn, TARGET.native)}; stretch ${TARGET.stretch}x: ${met(rn, TARGET.stretch)}), TypeScript ${x(rt)} (before issue 17: ${TARGET.typescriptBefore}x)`,
     );
 
     // Not part of the target: a turn that also changed an ignore source. The observer then

@@ -22,6 +22,7 @@ export { writeFileAtomic, writeJsonAtomic } from "./fs/atomic.js";
 export { type CommittedLog, ContentAddressedLog } from "./fs/content-log.js";
 export { ensureDirectory, TURNGATE_GITIGNORE } from "./fs/ensure-dir.js";
 export { TURNGATE_DIR, turngatePaths } from "./fs/paths.js";
+export * from "./native/index.js";
 export {
   type PresetOptions,
   packageManagerFor,

@@ -2,7 +2,7 @@
  * `ledger.*` methods (stateless, pure): the effect digest of a set of mutation records and
  * the content digest of tool metadata (a3s-completion-gate.md §2.2, DESIGN §3).
  */
-import { contentDigest, effectDigest } from "@turngate/core";
+import { canonicalLedgerText, contentDigest, effectDigest } from "@turngate/core";
 import { z } from "zod";
 import { defineMethod } from "../method.js";
 import { MutationRecordSchema } from "../wire/domain.js";
@@ -17,7 +17,16 @@ export const ledgerMethods = {
       'Effect digest of mutation records: SHA-256 over the escaped rows `tool|path|content_digest` sorted by (path, tool), joined by newlines; "" when there are no records.',
     params: z.strictObject({ records: z.array(MutationRecordSchema) }),
     result: z.strictObject({ effect_digest: Digest }),
-    handler: ({ records }) => ({ effect_digest: effectDigest(records) }),
+    // With the endpoint's SHA-256 (the stdio server's node:crypto) the digest is, by its
+    // definition, the hash of core's canonical text; else core hashes it (pure noble).
+    handler: ({ records }, ctx) => ({
+      effect_digest:
+        ctx.sha256Hex === undefined
+          ? effectDigest(records)
+          : records.length === 0
+            ? ""
+            : ctx.sha256Hex(canonicalLedgerText(records)),
+    }),
   }),
   "ledger.content_digest": defineMethod({
     description:

@@ -7,23 +7,30 @@
  * Pure: no `node:` imports.
  */
 
-const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
+/** JSON's insignificant whitespace: space, tab, line feed, carriage return. */
+function isWs(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+}
 
 function skipWs(text: string, i: number): number {
-  while (i < text.length && WS.has(text.charCodeAt(i))) i++;
+  while (i < text.length && isWs(text.charCodeAt(i))) i++;
   return i;
 }
 
-/** Index just past the JSON string starting at `i` (a `"`). */
+/**
+ * Index just past the JSON string starting at `i` (a `"`): the next `"` preceded by an even
+ * number of backslashes (found with `indexOf`, not character by character).
+ */
 function stringEnd(text: string, i: number): number {
   let j = i + 1;
-  while (j < text.length) {
-    const c = text.charCodeAt(j);
-    if (c === 0x5c) j += 2;
-    else if (c === 0x22) return j + 1;
-    else j++;
+  for (;;) {
+    const quote = text.indexOf('"', j);
+    if (quote < 0) return text.length;
+    let slashes = 0;
+    while (text.charCodeAt(quote - 1 - slashes) === 0x5c) slashes++;
+    if (slashes % 2 === 0) return quote + 1;
+    j = quote + 1;
   }
-  return j;
 }
 
 /** Index just past the JSON value starting at `i` (iterative for containers). */
@@ -35,7 +42,7 @@ function valueEnd(text: string, i: number): number {
     let j = i;
     while (j < text.length) {
       const d = text.charCodeAt(j);
-      if (d === 0x2c || d === 0x7d || d === 0x5d || WS.has(d)) break;
+      if (d === 0x2c || d === 0x7d || d === 0x5d || isWs(d)) break;
       j++;
     }
     return j;
@@ -58,6 +65,19 @@ function valueEnd(text: string, i: number): number {
   return j;
 }
 
+/** How much of a line's end the fast path looks at (an id token longer than this is scanned). */
+const TAIL_CHARS = 96;
+
+/**
+ * A line that ends `,"id":NUMBER}` (or `{"id":NUMBER}`, JSON whitespace allowed): in valid
+ * JSON that number is the value of the object's last top-level member (anything nested
+ * would have to close between it and the final `}`), the `"` after `,`/`{` is unescaped, so
+ * it opens the member's key, which is therefore `id`; and the last member is the one
+ * `JSON.parse` keeps. The Python binding writes its id there, so its lines need no scan.
+ */
+const TAIL_ID =
+  /[,{][\x20\t\n\r]*"id"[\x20\t\n\r]*:[\x20\t\n\r]*(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)[\x20\t\n\r]*\}[\x20\t\n\r]*$/;
+
 /**
  * The exact source text of the top-level `"id"` member of `line`, or null when there is
  * none (or the line is not a JSON object).
@@ -66,6 +86,8 @@ function valueEnd(text: string, i: number): number {
  * Never throws.
  */
 export function idToken(line: string): string | null {
+  const tail = TAIL_ID.exec(line.length > TAIL_CHARS ? line.slice(-TAIL_CHARS) : line);
+  if (tail !== null) return tail[1] as string;
   let i = skipWs(line, 0);
   if (line.charCodeAt(i) !== 0x7b) return null;
   i = skipWs(line, i + 1);
@@ -75,7 +97,8 @@ export function idToken(line: string): string | null {
     const rawKey = line.slice(i, keyEnd);
     let key: string;
     try {
-      key = rawKey === '"id"' ? "id" : (JSON.parse(rawKey) as string);
+      // A key without a backslash is its own text; only an escaped one needs decoding.
+      key = rawKey.indexOf("\\") < 0 ? rawKey.slice(1, -1) : (JSON.parse(rawKey) as string);
     } catch {
       return found;
     }

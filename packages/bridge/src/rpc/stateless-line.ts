@@ -34,12 +34,13 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 /**
  * Decodes and answers one line (bytes without the newline) exactly as the stdio server
  * would, for methods of the stateless table; a line naming any other method is handed back.
- * @param options `validateResult` checks results against their schemas (tests).
+ * @param options `validateResult` checks results against their schemas (tests);
+ *   `sha256Hex` is the endpoint's SHA-256 (`MethodContext.sha256Hex`).
  * Never throws.
  */
 export function serveStatelessLine(
   bytes: Uint8Array,
-  options: { validateResult?: boolean } = {},
+  options: { validateResult?: boolean; sha256Hex?: (text: string) => string } = {},
 ): LineOutcome {
   let text: string;
   try {
@@ -63,7 +64,13 @@ export function serveStatelessLine(
   }
   const id = incoming.kind === "request" ? incoming.id : null;
   const idJson = incoming.kind === "request" ? incoming.idJson : null;
-  const ctx = { requestId: id, notify: () => {}, methods: [], requestShutdown: () => {} };
+  const ctx = {
+    requestId: id,
+    notify: () => {},
+    methods: [],
+    requestShutdown: () => {},
+    ...(options.sha256Hex ? { sha256Hex: options.sha256Hex } : {}),
+  };
   try {
     const result = invoke(statelessTable, incoming.method, incoming.params, ctx, options);
     if (result instanceof Promise) return { kind: "hand_back" };

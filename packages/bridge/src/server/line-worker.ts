@@ -6,9 +6,11 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { serveStatelessLine } from "../rpc/stateless-line.js";
+import { nodeSha256Hex } from "./node-sha256.js";
 
 const options = {
   validateResult: (workerData as { validateResult?: boolean })?.validateResult === true,
+  sha256Hex: nodeSha256Hex,
 };
 
 /** The pieces received so far of each streamed line, by task. */

@@ -20,6 +20,7 @@ import type { LineOutcome } from "../rpc/stateless-line.js";
 import { bridgeTable, type ServerContext } from "../table.js";
 import { redirectConsoleTo } from "./console.js";
 import { LineSplitter } from "./line-splitter.js";
+import { nodeSha256Hex } from "./node-sha256.js";
 import { SessionRegistry } from "./sessions.js";
 import { WorkerPool } from "./worker-pool.js";
 
@@ -170,7 +171,14 @@ export function runStdioServer(options: StdioServerOptions): Promise<number> {
       idJson: string | null,
     ) => {
       const notify = notifierFor(idJson);
-      const ctx: ServerContext = { requestId: id, methods, sessions, notify, requestShutdown };
+      const ctx: ServerContext = {
+        requestId: id,
+        methods,
+        sessions,
+        notify,
+        requestShutdown,
+        sha256Hex: nodeSha256Hex,
+      };
       let out: unknown;
       try {
         out = invoke(table, method, params, ctx, invokeOptions);

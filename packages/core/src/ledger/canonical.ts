@@ -1,9 +1,9 @@
 import { TurngateValidationError } from "../errors.js";
 import type { MutationRecord } from "../schemas/ledger.js";
+import { type ContentHasher, NOBLE_CONTENT_HASHER, type TextSink } from "./content-hasher.js";
 import { escapeLedgerField, unescapeLedgerField } from "./escape.js";
 import { compareCodePoints } from "./order.js";
 import { ledgerOrder } from "./row-order.js";
-import { Sha256TextSink } from "./sha256.js";
 
 /** Ledger order, A3S §2.1: by path, then by tool, in code-point (UTF-8 byte) order. */
 export function compareRecords(a: MutationRecord, b: MutationRecord): number {
@@ -54,6 +54,7 @@ export function compareLedgerRows(a: LedgerRow, b: LedgerRow): number {
  */
 export function sortRecords<T extends MutationRecord>(records: readonly T[]): T[] {
   const n = records.length;
+  if (n <= SMALL_SORT) return insertionSorted(records);
   const paths: string[] = new Array(n);
   const tools: string[] = new Array(n);
   for (let i = 0; i < n; i++) {
@@ -64,6 +65,24 @@ export function sortRecords<T extends MutationRecord>(records: readonly T[]): T[
   const order = ledgerOrder(paths, tools);
   const sorted: T[] = new Array(n);
   for (let i = 0; i < n; i++) sorted[i] = records[order[i] as number] as T;
+  return sorted;
+}
+
+/** Up to this many records are sorted by insertion (packing keys costs more for so few). */
+const SMALL_SORT = 8;
+
+/** A stable insertion-sorted copy of `records` by `compareRecords` (small inputs). */
+function insertionSorted<T extends MutationRecord>(records: readonly T[]): T[] {
+  const sorted = records.slice();
+  for (let i = 1; i < sorted.length; i++) {
+    const r = sorted[i] as T;
+    let j = i - 1;
+    while (j >= 0 && compareRecords(sorted[j] as T, r) > 0) {
+      sorted[j + 1] = sorted[j] as T;
+      j--;
+    }
+    sorted[j + 1] = r;
+  }
   return sorted;
 }
 
@@ -94,7 +113,7 @@ export function effectDigest(records: readonly MutationRecord[]): string {
 }
 
 /** Writes one `tool|path|content_digest` row; `plain` rows need no escaping. */
-function writeRow(sink: Sha256TextSink, r: MutationRecord, plain: boolean): void {
+function writeRow(sink: TextSink, r: MutationRecord, plain: boolean): void {
   sink.write(plain ? r.tool : escapeLedgerField(r.tool));
   sink.write("|");
   sink.write(plain ? r.path : escapeLedgerField(r.path));
@@ -106,9 +125,12 @@ function writeRow(sink: Sha256TextSink, r: MutationRecord, plain: boolean): void
  * Effect digest of rows that are already in ledger order (no sort, no copy): the rows'
  * canonical text is hashed in small batches (see `Sha256TextSink`), never built whole.
  */
-export function digestOfSortedRecords(records: readonly MutationRecord[]): string {
+export function digestOfSortedRecords(
+  records: readonly MutationRecord[],
+  hasher: ContentHasher = NOBLE_CONTENT_HASHER,
+): string {
   if (records.length === 0) return "";
-  const sink = new Sha256TextSink();
+  const sink = hasher.textSink();
   for (let i = 0; i < records.length; i++) {
     if (i > 0) sink.write("\n");
     writeRow(sink, records[i] as MutationRecord, false);
@@ -116,10 +138,16 @@ export function digestOfSortedRecords(records: readonly MutationRecord[]): strin
   return sink.hex();
 }
 
-/** `digestOfSortedRecords` for stored rows: plain rows are written without an escape check. */
-export function digestOfLedgerRows(rows: readonly LedgerRow[]): string {
+/**
+ * `digestOfSortedRecords` for stored rows: plain rows are written without an escape check.
+ * `hasher`: the SHA-256 (default `@noble/hashes`; every hasher gives the same digest).
+ */
+export function digestOfLedgerRows(
+  rows: readonly LedgerRow[],
+  hasher: ContentHasher = NOBLE_CONTENT_HASHER,
+): string {
   if (rows.length === 0) return "";
-  const sink = new Sha256TextSink();
+  const sink = hasher.textSink();
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i] as LedgerRow;
     if (i > 0) sink.write("\n");

@@ -1,6 +1,6 @@
 import canonicalize from "canonicalize";
+import { type ContentHasher, NOBLE_CONTENT_HASHER } from "./content-hasher.js";
 import { assertJsonValue, isJsonObject } from "./json.js";
-import { sha256Hex } from "./sha256.js";
 
 /**
  * The content digest recorded for a file that the workspace observer found deleted
@@ -22,13 +22,17 @@ export const DELETED_CONTENT_DIGEST = "deleted";
  * unpaired surrogate) or nests deeper than `MAX_JSON_DEPTH` (512) levels (path `""`,
  * message "nests deeper than 512 levels"; checked before canonicalizing, so deep input
  * never exhausts the call stack).
+ * `hasher`: the SHA-256 to use (default `@noble/hashes`; every hasher gives the same digest).
  */
-export function contentDigest(metadata: unknown): string {
+export function contentDigest(
+  metadata: unknown,
+  hasher: ContentHasher = NOBLE_CONTENT_HASHER,
+): string {
   if (isJsonObject(metadata) && typeof metadata.after === "string") {
-    return sha256Hex(metadata.after);
+    return hasher.sha256Hex(metadata.after);
   }
   assertJsonValue(metadata, "tool metadata");
   // canonicalize returns undefined only for a root it cannot write (undefined, a
   // function), which assertJsonValue has refused just above.
-  return sha256Hex(canonicalize(metadata) as string);
+  return hasher.sha256Hex(canonicalize(metadata) as string);
 }

@@ -7,6 +7,12 @@ export {
   sortRecords,
 } from "./canonical.js";
 export { contentDigest, DELETED_CONTENT_DIGEST } from "./content-digest.js";
+export {
+  type ContentHasher,
+  NOBLE_CONTENT_HASHER,
+  type TextSink,
+  toContentHasher,
+} from "./content-hasher.js";
 export { escapeLedgerField, unescapeLedgerField } from "./escape.js";
 export { HARNESS_DIRECTORIES, isHarnessPath } from "./harness.js";
 export { exceedsJsonDepth, MAX_JSON_DEPTH } from "./json.js";

@@ -9,6 +9,7 @@ import {
   sortRecords,
   toLedgerRow,
 } from "./canonical.js";
+import { type ContentHasher, toContentHasher } from "./content-hasher.js";
 import { isHarnessPath } from "./harness.js";
 import { acceptLedgerPath, observeToolResult } from "./observe.js";
 
@@ -37,6 +38,7 @@ export type ObservedPath = string | { path: string; contentDigest: string; harne
  * (measured by `bench/ledger.bench.ts`).
  */
 export class MutationLedger {
+  readonly #hasher: ContentHasher;
   #sorted: LedgerRow[] = [];
   #pending: LedgerRow[] = [];
   /** Paths on the ledger; built on first use (unseen-path checks), then kept up to date. */
@@ -49,6 +51,21 @@ export class MutationLedger {
   #observationIncomplete = false;
 
   /**
+   * `options.hasher`: the SHA-256 of the content digests and the effect digest (issue 17;
+   * default `@noble/hashes`, `NOBLE_CONTENT_HASHER`). Every hasher gives the same digests;
+   * a Node host injects a faster one. Throws `TurngateValidationError` (path `hasher`) for a
+   * hasher without `sha256Hex` and `textSink`.
+   */
+  constructor(options: { hasher?: ContentHasher } = {}) {
+    this.#hasher = toContentHasher(options?.hasher);
+  }
+
+  /** The SHA-256 this ledger uses (the injected one, or the pure default). */
+  get hasher(): ContentHasher {
+    return this.#hasher;
+  }
+
+  /**
    * Observes one tool result (A3S §2.1, see `observeToolResult` for the rules): adds rows
    * for `changed_paths`, a successful direct write's `file_path` and nested
    * `program.tool_calls` / `results` effects, and opens a background child for a string
@@ -57,7 +74,7 @@ export class MutationLedger {
    * ledger is unchanged. Returns the rows added.
    */
   observeTool(tool: string, exitCode: number, metadata?: unknown): readonly MutationRecord[] {
-    const observation = observeToolResult(tool, exitCode, metadata);
+    const observation = observeToolResult(tool, exitCode, metadata, this.#hasher);
     // observeToolResult's content digests are always 64 lowercase hex digits (plain).
     for (const row of observation.rows) this.#push(row, true);
     for (const taskId of observation.workspaceChildren) {
@@ -214,7 +231,7 @@ export class MutationLedger {
   get digest(): string {
     if (this.#digestStale) {
       this.#flush();
-      this.#digest = digestOfLedgerRows(this.#sorted);
+      this.#digest = digestOfLedgerRows(this.#sorted, this.#hasher);
       this.#digestStale = false;
     }
     return this.#digest;
@@ -298,10 +315,11 @@ export class MutationLedger {
    * `workspace` row, which the observer may record for a harness file) and the recorded
    * `digest` must equal the digest recomputed from the rows. Throws
    * `TurngateValidationError` (path e.g. `records.2.path` or `digest`) otherwise.
+   * `options.hasher` as for the constructor.
    */
-  static fromJSON(snapshot: unknown): MutationLedger {
+  static fromJSON(snapshot: unknown, options: { hasher?: ContentHasher } = {}): MutationLedger {
     const parsed = parseLedgerSnapshot(snapshot);
-    const ledger = new MutationLedger();
+    const ledger = new MutationLedger(options);
     parsed.records.forEach((r, i) => {
       // Harness rows come only from the byte-exact workspace re-read (tool "workspace").
       const harnessRow = r.tool === "workspace" && r.path !== "" && isHarnessPath(r.path);

@@ -2,6 +2,7 @@ import { TurngateValidationError } from "../errors.js";
 import type { MutationRecord } from "../schemas/ledger.js";
 import { joinPath } from "../schemas/parse.js";
 import { contentDigest } from "./content-digest.js";
+import { type ContentHasher, NOBLE_CONTENT_HASHER } from "./content-hasher.js";
 import { isHarnessPath } from "./harness.js";
 import { isJsonObject } from "./json.js";
 
@@ -57,11 +58,13 @@ export function toolKey(tool: string): string {
  * Throws `TurngateValidationError` for a non-string tool, a non-integer exit code, cyclic
  * or too deeply nested tool calls, or metadata that has no canonical JSON form when a
  * content digest is needed (the path names the field, e.g. `metadata.results.0.metadata`).
+ * `hasher`: the SHA-256 of the content digests (default `@noble/hashes`).
  */
 export function observeToolResult(
   tool: string,
   exitCode: number,
   metadata: unknown,
+  hasher: ContentHasher = NOBLE_CONTENT_HASHER,
 ): ToolObservation {
   if (typeof tool !== "string") {
     throw new TurngateValidationError("tool result", [
@@ -74,14 +77,14 @@ export function observeToolResult(
     ]);
   }
   const out: ToolObservation = { rows: [], workspaceChildren: [] };
-  visit(tool, exitCode, metadata, out, [], "metadata");
+  visit(tool, exitCode, metadata, out, [], "metadata", hasher);
   return out;
 }
 
 /** Content digest of `metadata`, re-thrown with the metadata's path when it fails. */
-function digestAt(metadata: Record<string, unknown>, path: string): string {
+function digestAt(metadata: Record<string, unknown>, path: string, hasher: ContentHasher): string {
   try {
-    return contentDigest(metadata);
+    return contentDigest(metadata, hasher);
   } catch (error) {
     if (error instanceof TurngateValidationError) {
       throw new TurngateValidationError("tool metadata", [
@@ -103,6 +106,7 @@ function visit(
   out: ToolObservation,
   ancestors: object[],
   path: string,
+  hasher: ContentHasher,
 ): void {
   if (!isJsonObject(metadata)) return;
   if (ancestors.includes(metadata)) {
@@ -124,7 +128,7 @@ function visit(
     for (const p of changed) {
       const accepted = typeof p === "string" ? acceptLedgerPath(p) : null;
       if (accepted === null) continue;
-      digest ??= digestAt(metadata, path);
+      digest ??= digestAt(metadata, path, hasher);
       out.rows.push({ tool: key, path: accepted, content_digest: digest });
     }
   }
@@ -135,13 +139,13 @@ function visit(
     const filePath = metadata.file_path;
     const accepted = typeof filePath === "string" ? acceptLedgerPath(filePath) : null;
     if (accepted !== null) {
-      digest ??= digestAt(metadata, path);
+      digest ??= digestAt(metadata, path, hasher);
       out.rows.push({ tool: key, path: accepted, content_digest: digest });
     }
     return;
   }
   ancestors.push(metadata);
-  visitNested(metadata, out, ancestors, path);
+  visitNested(metadata, out, ancestors, path, hasher);
   ancestors.pop();
 }
 
@@ -150,6 +154,7 @@ function visitNested(
   out: ToolObservation,
   ancestors: object[],
   path: string,
+  hasher: ContentHasher,
 ): void {
   const program = metadata.program;
   if (isJsonObject(program) && Array.isArray(program.tool_calls)) {
@@ -159,10 +164,11 @@ function visitNested(
       out,
       ancestors,
       joinPath(path, "program.tool_calls"),
+      hasher,
     );
   }
   if (Array.isArray(metadata.results)) {
-    visitCalls(metadata.results, "tool", out, ancestors, joinPath(path, "results"));
+    visitCalls(metadata.results, "tool", out, ancestors, joinPath(path, "results"), hasher);
   }
 }
 
@@ -172,6 +178,7 @@ function visitCalls(
   out: ToolObservation,
   ancestors: object[],
   path: string,
+  hasher: ContentHasher,
 ): void {
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i];
@@ -180,6 +187,6 @@ function visitCalls(
     if (call.success !== true || call.exit_code !== 0 || typeof name !== "string" || name === "") {
       continue;
     }
-    visit(name, 0, call.metadata, out, ancestors, joinPath(path, `${i}.metadata`));
+    visit(name, 0, call.metadata, out, ancestors, joinPath(path, `${i}.metadata`), hasher);
   }
 }

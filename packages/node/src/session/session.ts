@@ -4,6 +4,7 @@ import {
   CORE_VERSION,
   type CompletionAttestor,
   type CompletionWaiver,
+  type ContentHasher,
   createReport,
   decideCompletion,
   formatVerificationSummary,
@@ -30,6 +31,7 @@ import {
 } from "@turngate/core";
 import type { EnvironmentBaseline } from "../environment/environment-baseline.js";
 import { turngatePaths } from "../fs/paths.js";
+import { hostContentHasher } from "../native/content-hasher.js";
 import { verificationPresets } from "../presets/detect.js";
 import {
   type AgentProcessOptions,
@@ -130,7 +132,9 @@ export class Session {
   readonly #testHistory: TurnTestHistory;
   #events: LedgerEvent[] = [];
   #delta: WorkspaceDelta | undefined;
-  #ledger = new MutationLedger();
+  /** The ledger's SHA-256 (issue 17): `@turngate/native`'s or `node:crypto`'s. */
+  readonly #hasher: ContentHasher;
+  #ledger: MutationLedger;
   #reports: VerificationReport[] = [];
   /** Digests the attestor was already asked about (it is asked once per digest). */
   #attestedDigests = new Set<string>();
@@ -155,6 +159,14 @@ export class Session {
   ) {
     this.root = observer.root;
     this.#observer = observer;
+    this.#hasher = hostContentHasher(
+      options.native === false
+        ? { TURNGATE_NATIVE: "0" }
+        : options.native === true
+          ? { TURNGATE_NATIVE: "1" }
+          : process.env,
+    );
+    this.#ledger = new MutationLedger({ hasher: this.#hasher });
     this.#baseline = baseline;
     this.#waivers = waivers;
     this.#attestor = options.attestor;
@@ -202,6 +214,7 @@ export class Session {
     const observerOptions: ConstructorParameters<typeof WorkspaceObserver>[1] = {};
     if (options.ignores !== undefined) observerOptions.ignores = options.ignores;
     if (options.useGit !== undefined) observerOptions.useGit = options.useGit;
+    if (options.native !== undefined) observerOptions.native = options.native;
     if (options.outputs !== undefined) observerOptions.outputs = options.outputs;
     if (options.defaultOutputs !== undefined)
       observerOptions.defaultOutputs = options.defaultOutputs;
@@ -819,7 +832,7 @@ export class Session {
     if (this.#adopted.size > 0) {
       delta = { ...delta, changes: this.#adopted.apply(delta.changes, snapshot) };
     }
-    const ledger = new MutationLedger();
+    const ledger = new MutationLedger({ hasher: this.#hasher });
     for (const event of this.#events) {
       if (event[0] === "tool") ledger.observeTool(event[1], event[2], event[3]);
       else ledger.recordChildPaths(event[1], []);

@@ -43,6 +43,12 @@ export interface SessionOptions {
   /** Passed to the workspace observer: force (true) or forbid (false) git mode. */
   useGit?: boolean;
   /**
+   * `@turngate/native` for the observer and the ledger's SHA-256 (issue 17): true requires
+   * it, false uses the TypeScript path (`node:crypto` for the ledger), undefined lets
+   * `TURNGATE_NATIVE` decide. The results are the same either way.
+   */
+  native?: boolean;
+  /**
    * Grace between the agent's exit and the SIGKILL of the processes it left running, ms
    * (`settleAgentProcesses`); default 2,000. Config `agent_grace_ms`. Issue 10.
    */

@@ -40,7 +40,7 @@ export {
 } from "./diff/rewrite-paths.js";
 export { WorkspaceObserverError, type WorkspaceObserverErrorCode } from "./errors.js";
 export { sha256Hex } from "./hash/digest.js";
-export type { NativeHasher } from "./hash/native-hasher.js";
+export type { HashedFileResult, NativeHasher } from "./hash/native-hasher.js";
 export { NO_IGNORE_STATE_PATH, NO_IGNORE_STATE_REASON } from "./ignore/ignore-guard.js";
 export type {
   ConfigFile,

@@ -1,5 +1,6 @@
 import type { Stats } from "node:fs";
 import { existsSync, lstatSync } from "node:fs";
+import type { NativeAddon } from "../native/select.js";
 import { mapBounded, yieldToEventLoop } from "./concurrency.js";
 import { hashRegularFile, hashRegularFileSync, hashSymlink } from "./hash/hash.js";
 import type { NativeHasher } from "./hash/native-hasher.js";
@@ -8,6 +9,7 @@ import { IgnoreGuard } from "./ignore/ignore-guard.js";
 import { runGitPair } from "./listing/git.js";
 import { GIT_LIST_ARGS, listGitPaths } from "./listing/git-list.js";
 import type { ListedPath, Listing, PathFilter } from "./listing/listing.js";
+import { nativeWalkPaths } from "./listing/native-walk.js";
 import { ParentDirCheck } from "./listing/parent-dirs.js";
 import { walkPaths } from "./listing/walk.js";
 import { observeOutside } from "./scope/observe-outside.js";
@@ -42,6 +44,8 @@ export interface ObserveContext {
   cache: StatCache;
   stats: StatService;
   nativeHasher: NativeHasher | undefined;
+  /** `@turngate/native` for the walk (issue 17), or undefined for the TypeScript walk. */
+  native?: NativeAddon | undefined;
   /** Git mode: the baseline this observation will be compared with; turns on the
    * ignore-rule guard ({@link IgnoreGuard}). */
   baseline?: WorkspaceSnapshot | undefined;
@@ -152,9 +156,7 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     : undefined;
   rootIgnored?.catch(() => undefined);
   try {
-    const pending = pair
-      ? listGitPaths(ctx.root, "", ctx.filter, pair[0])
-      : walkPaths(ctx.root, "", ctx.filter);
+    const pending = pair ? listGitPaths(ctx.root, "", ctx.filter, pair[0]) : walk(ctx, "");
     pending.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
     if (ctx.git && cache.size > 0) {
       const records = cache.records();
@@ -415,7 +417,16 @@ async function hashJobs(run: Run): Promise<void> {
       files.forEach((job, i) => {
         const result = results[i];
         if (typeof result === "string") record(job, result, job.identity);
-        else fail(job, result ?? new Error("native hasher returned no result"));
+        else if (result instanceof Error || result === undefined || result === null) {
+          fail(job, result ?? new Error("native hasher returned no result"));
+        } else if (result.kind !== "file") {
+          // The file became a symlink after the lstat: the TypeScript path's O_NOFOLLOW
+          // open fails (ELOOP) there, so the path is unreadable on both paths.
+          fail(job, Object.assign(new Error("became a symlink"), { code: "ELOOP" }));
+        } else {
+          const { size, mtime_ms, ctime_ms, ino, mode } = result;
+          record(job, result.digest, { size, mtime_ms, ctime_ms, ino, mode });
+        }
       });
     }
   }
@@ -463,6 +474,14 @@ async function hashJobs(run: Run): Promise<void> {
   });
 }
 
+/** The walk of `root/dirFsPath`: on the addon when the observer has it, else in TypeScript. */
+function walk(ctx: ObserveContext, dirFsPath: string): Promise<Listing> {
+  const fallback = () => walkPaths(ctx.root, dirFsPath, ctx.filter);
+  return ctx.native === undefined
+    ? fallback()
+    : nativeWalkPaths(ctx.native, ctx.root, dirFsPath, ctx.filter, fallback);
+}
+
 async function expandDirectories(run: Run, dirs: ListedPath[]): Promise<Listing> {
   const { ctx } = run;
   const merged: Listing = { paths: [], directories: [], unreadable: [], untracked: [] };
@@ -476,7 +495,7 @@ async function expandDirectories(run: Run, dirs: ListedPath[]): Promise<Listing>
         part = { paths: [], directories: [], unreadable: [dir.key] };
       }
     } else {
-      part = await walkPaths(ctx.root, dir.fsPath, ctx.filter);
+      part = await walk(ctx, dir.fsPath);
       part.untracked = part.paths.map((item) => item.key); // below an untracked directory
     }
     for (const item of part.paths) merged.paths.push(item);

@@ -1,9 +1,10 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import ignore from "ignore";
+import { type NativeAddon, selectNative } from "../native/select.js";
 import { diffSnapshots, type WorkspaceDelta } from "./diff/diff.js";
 import { WorkspaceObserverError } from "./errors.js";
-import { type NativeHasher, toNativeHasher } from "./hash/native-hasher.js";
+import { type NativeHasher, nativeFileHasher, toNativeHasher } from "./hash/native-hasher.js";
 import { isInsideGitWorkTree } from "./listing/git.js";
 import type { PathFilter } from "./listing/listing.js";
 import { observe } from "./observe.js";
@@ -20,8 +21,16 @@ export interface WorkspaceObserverOptions {
   /** true: require git (throws if `root` is not in a work tree); false: always walk;
    * undefined: use git when `root` is inside a git work tree. */
   useGit?: boolean;
-  /** Optional accelerator; see {@link NativeHasher}. Validated at construction. */
+  /** Optional accelerator; see {@link NativeHasher}. Validated at construction. Given, it
+   * replaces the addon's hasher (the stat service and walk still follow `native`). */
   nativeHasher?: unknown;
+  /**
+   * `@turngate/native` for hashing, `lstat` and the walk (issue 17): true requires it
+   * (throws `native_unavailable` without it), false uses the TypeScript path, undefined
+   * lets `TURNGATE_NATIVE` decide (`1` require, `0` TypeScript, unset: the addon when it is
+   * built). Both paths give byte-identical snapshots.
+   */
+  native?: boolean;
   /**
    * Extra output locations (gitignore syntax, relative to the root; config `outputs`):
    * untracked files there are outside the source scope (`scope: "output"`).
@@ -51,7 +60,9 @@ export interface WorkspaceObserverOptions {
  * does; their changes are delta changes with their `scope`.
  *
  * Throws {@link WorkspaceObserverError}: `invalid_root` (constructor: not a directory),
- * `invalid_option` (constructor: bad option, field named).
+ * `invalid_option` (constructor: bad option, field named); `TurngateError`
+ * `native_unavailable` / `invalid_env` (constructor: `native: true` or `TURNGATE_NATIVE=1`
+ * without the addon, or a bad `TURNGATE_NATIVE`).
  */
 export class WorkspaceObserver {
   /** Absolute path of the observed directory. */
@@ -64,7 +75,8 @@ export class WorkspaceObserver {
   readonly #outsideCache: StatCache;
   readonly #outputs: OutputLocations;
   readonly #outsideDirs = new DirListingCache();
-  readonly #stats = new StatService();
+  readonly #native: NativeAddon | undefined;
+  readonly #stats: StatService;
   #git: Promise<boolean> | undefined;
   #baseline: WorkspaceSnapshot | undefined;
   /** Baseline paths the last observation did not find (see ObserveContext.baselineGone). */
@@ -115,7 +127,21 @@ export class WorkspaceObserver {
       ...(options.outputs !== undefined ? { patterns: options.outputs } : {}),
       ...(options.defaultOutputs !== undefined ? { defaults: options.defaultOutputs } : {}),
     });
-    this.#nativeHasher = toNativeHasher(options.nativeHasher);
+    if (options.native !== undefined && typeof options.native !== "boolean") {
+      throw new WorkspaceObserverError(
+        "invalid_option",
+        "options.native must be a boolean",
+        "native",
+      );
+    }
+    this.#native =
+      options.native === false
+        ? undefined
+        : selectNative(options.native === true ? { TURNGATE_NATIVE: "1" } : process.env);
+    this.#stats = new StatService({ native: this.#native });
+    this.#nativeHasher =
+      toNativeHasher(options.nativeHasher) ??
+      (this.#native === undefined ? undefined : nativeFileHasher(this.#native));
     const matcher = ignore().add(ignores);
     this.#filter =
       ignores.length === 0 ? () => false : (key, isDir) => matcher.ignores(isDir ? `${key}/` : key);
@@ -151,6 +177,11 @@ export class WorkspaceObserver {
     this.#baselineGone = new Set();
     this.#cache.seed(snapshot);
     this.#outsideCache.seedEntries(snapshot.outside, snapshot.taken_at_ms);
+  }
+
+  /** True when this observer hashes, stats and walks with `@turngate/native` (issue 17). */
+  get native(): boolean {
+    return this.#native !== undefined;
   }
 
   /** The stored baseline, or undefined before `baseline()`/`restoreBaseline()`. */
@@ -203,6 +234,7 @@ export class WorkspaceObserver {
       cache: this.#cache,
       stats: this.#stats,
       nativeHasher: this.#nativeHasher,
+      native: this.#native,
       baseline: forBaseline ? undefined : this.#baseline,
       baselineGone: this.#baselineGone,
       recordIgnoreState: forBaseline,

@@ -1,0 +1,111 @@
+/**
+ * No-op turn benchmark (issue 17 item 6): `turngate run --check true -- true` (the built
+ * CLI, a real process) on a generated git repository of 12,000 tracked files plus an
+ * ignored `node_modules` (6,000 files), on the native path (TURNGATE_NATIVE=1) and on the
+ * TypeScript path (TURNGATE_NATIVE=0), against the reference `git status --porcelain` +
+ * `node -e 0` measured in the same run. The turn changes nothing, so it is the observer
+ * twice (baseline and observation) plus the CLI's start-up: the cost every agent turn pays.
+ *
+ *   pnpm --filter turngate exec tsx bench/noop-turn.bench.ts   (after ./scripts/dev setup)
+ *
+ * Environment: TG_BENCH_FILES (default 12000), TG_BENCH_IGNORED (default 6000),
+ * TG_BENCH_SAMPLES (default 7). Prints every sample, the p50s and the ratios; exits 1 when a
+ * run is not the expected narrative turn. Figures on a shared machine are noisy.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const FILES = Number(process.env.TG_BENCH_FILES ?? 12_000);
+const IGNORED = Number(process.env.TG_BENCH_IGNORED ?? 6_000);
+const SAMPLES = Number(process.env.TG_BENCH_SAMPLES ?? 7);
+const bin = join(dirname(fileURLToPath(import.meta.url)), "../dist/bin.js");
+const env = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_AUTHOR_NAME: "bench",
+  GIT_AUTHOR_EMAIL: "bench@example.invalid",
+  GIT_COMMITTER_NAME: "bench",
+  GIT_COMMITTER_EMAIL: "bench@example.invalid",
+};
+
+function runOk(cmd: string, args: string[], cwd: string, extra: Record<string, string> = {}) {
+  const out = spawnSync(cmd, args, { cwd, env: { ...env, ...extra }, encoding: "utf8" });
+  if (out.status !== 0)
+    throw new Error(`${cmd} ${args.join(" ")} exited ${out.status}: ${out.stderr}`);
+  return out;
+}
+
+function timed(fn: () => unknown): number {
+  const start = performance.now();
+  fn();
+  return performance.now() - start;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.ceil(sorted.length / 2) - 1] as number;
+}
+
+const repo = mkdtempSync(join(tmpdir(), "turngate-noop-"));
+try {
+  console.log(
+    `generating ${FILES} tracked files and ${IGNORED} ignored node_modules files in ${repo}`,
+  );
+  const body = Buffer.alloc(1024, 97);
+  for (let i = 0; i < FILES; i++) {
+    const rel = `src/mod${Math.floor(i / 100)}/file${i}.ts`;
+    if (i % 100 === 0) mkdirSync(join(repo, dirname(rel)), { recursive: true });
+    writeFileSync(join(repo, rel), body);
+  }
+  for (let i = 0; i < IGNORED; i++) {
+    const rel = `node_modules/pkg${Math.floor(i / 50)}/lib/f${i}.js`;
+    if (i % 50 === 0) mkdirSync(join(repo, dirname(rel)), { recursive: true });
+    writeFileSync(join(repo, rel), body);
+  }
+  writeFileSync(join(repo, ".gitignore"), "node_modules/\n.turngate/\n");
+  runOk("git", ["init", "-q", "-b", "main", "."], repo);
+  runOk("git", ["config", "gc.auto", "0"], repo);
+  runOk("git", ["add", "-A"], repo);
+  runOk("git", ["commit", "-q", "-m", "bench"], repo);
+
+  const turn = (mode: string) => () => {
+    const out = runOk(process.execPath, [bin, "run", "--check", "true", "--", "true"], repo, {
+      TURNGATE_NATIVE: mode,
+    });
+    if (!out.stdout.includes("narrative")) throw new Error(`not a narrative turn:\n${out.stdout}`);
+  };
+  const git = () => runOk("git", ["status", "--porcelain"], repo);
+  const node = () => runOk(process.execPath, ["-e", "0"], repo);
+  // Warm-up (not timed): page cache, git's index refresh.
+  turn("1")();
+  turn("0")();
+  git();
+  node();
+  const t = { native: [] as number[], typescript: [] as number[], reference: [] as number[] };
+  for (let s = 0; s < SAMPLES; s++) {
+    const steps: Array<[keyof typeof t, () => number]> = [
+      ["native", () => timed(turn("1"))],
+      ["typescript", () => timed(turn("0"))],
+      ["reference", () => timed(git) + timed(node)],
+    ];
+    for (let i = 0; i < steps.length; i++) {
+      const [name, step] = steps[(i + s) % steps.length] as [keyof typeof t, () => number];
+      t[name].push(step());
+    }
+    console.log(
+      `  sample ${s + 1}/${SAMPLES}: native ${t.native[s]?.toFixed(0)} ms, TypeScript ${t.typescript[s]?.toFixed(0)} ms, git status + node -e 0 ${t.reference[s]?.toFixed(0)} ms`,
+    );
+  }
+  const ref = median(t.reference);
+  console.log(
+    `p50 no-op turn on ${FILES} files (+${IGNORED} ignored): native ${median(t.native).toFixed(0)} ms, TypeScript ${median(t.typescript).toFixed(0)} ms; reference git status --porcelain + node -e 0 ${ref.toFixed(0)} ms`,
+  );
+  console.log(
+    `ratio (no-op turn): native ${(median(t.native) / ref).toFixed(2)}x the reference, TypeScript ${(median(t.typescript) / ref).toFixed(2)}x (no target set; measured and noted)`,
+  );
+} finally {
+  rmSync(repo, { recursive: true, force: true });
+}

@@ -1,0 +1,52 @@
+import { TurngateValidationError } from "../errors.js";
+import { Sha256TextSink, sha256Hex } from "./sha256.js";
+
+/** An incremental SHA-256 over the UTF-8 bytes of a sequence of strings. */
+export interface TextSink {
+  /** Appends the UTF-8 bytes of `text` (a lone surrogate as U+FFFD). */
+  write(text: string): void;
+  /** The lowercase 64-hex digest of everything written; the sink is done after this. */
+  hex(): string;
+}
+
+/**
+ * The SHA-256 the mutation ledger uses for content digests (A3S §2.2) and the effect digest
+ * (issue 17: injectable, so a host can give a faster one; `@turngate/node` injects the
+ * native addon's or `node:crypto`'s). Every implementation must return exactly what
+ * {@link NOBLE_CONTENT_HASHER} returns for every input, including texts with lone
+ * surrogates (encoded as U+FFFD, as `TextEncoder` does).
+ */
+export interface ContentHasher {
+  /** Lowercase 64-hex SHA-256 of the UTF-8 bytes of `text`. */
+  sha256Hex(text: string): string;
+  /** A fresh {@link TextSink}. */
+  textSink(): TextSink;
+}
+
+/**
+ * The pure default: `@noble/hashes` SHA-256 (runs unchanged in Node, browsers and
+ * Pyodide's JS host; DESIGN §2).
+ */
+export const NOBLE_CONTENT_HASHER: ContentHasher = Object.freeze({
+  sha256Hex,
+  textSink: () => new Sha256TextSink(),
+});
+
+/**
+ * Validates a `hasher` option. Input: anything. Output: the hasher, or
+ * {@link NOBLE_CONTENT_HASHER} when absent. Throws `TurngateValidationError` (path
+ * `hasher`) when it is present without the two functions.
+ */
+export function toContentHasher(value: unknown): ContentHasher {
+  if (value === undefined || value === null) return NOBLE_CONTENT_HASHER;
+  const h = value as Partial<ContentHasher>;
+  if (typeof h.sha256Hex !== "function" || typeof h.textSink !== "function") {
+    throw new TurngateValidationError("ledger options", [
+      {
+        path: "hasher",
+        message: "expected an object with sha256Hex(text) and textSink() functions",
+      },
+    ]);
+  }
+  return h as ContentHasher;
+}

@@ -1,0 +1,78 @@
+/**
+ * Issue 17 item 2: the mutation ledger takes an injectable content hasher; the pure default
+ * stays `@noble/hashes`. An injected hasher is used for every content digest and for the
+ * effect digest, and must give the same digests as the default.
+ */
+import { describe, expect, test } from "vitest";
+import {
+  type ContentHasher,
+  MutationLedger,
+  NOBLE_CONTENT_HASHER,
+  TurngateValidationError,
+} from "../src/index.js";
+
+/** The noble hasher, counting the calls that reach it. */
+function counting(): { hasher: ContentHasher; calls: { sha256Hex: number; sinks: number } } {
+  const calls = { sha256Hex: 0, sinks: 0 };
+  return {
+    calls,
+    hasher: {
+      sha256Hex(text) {
+        calls.sha256Hex++;
+        return NOBLE_CONTENT_HASHER.sha256Hex(text);
+      },
+      textSink() {
+        calls.sinks++;
+        return NOBLE_CONTENT_HASHER.textSink();
+      },
+    },
+  };
+}
+
+describe("MutationLedger content hasher (issue 17)", () => {
+  test("the default is noble: sha256('hello') and the A3S effect digest of one write row", () => {
+    const ledger = new MutationLedger();
+    expect(ledger.hasher).toBe(NOBLE_CONTENT_HASHER);
+    ledger.observeTool("write", 0, { file_path: "a.txt", after: "hello" });
+    expect(ledger.records).toEqual([
+      {
+        tool: "write",
+        path: "a.txt",
+        content_digest: "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824",
+      },
+    ]);
+    // printf 'write|a.txt|2cf24dba…9824' | sha256sum
+    expect(ledger.digest).toBe("28d36346fea19e6cc08458fd2ad65031d3c527ddde591c72c3b997965158793c");
+  });
+
+  test("an injected hasher computes every content digest and the effect digest, with the default's results", () => {
+    const { hasher, calls } = counting();
+    const injected = new MutationLedger({ hasher });
+    const plain = new MutationLedger();
+    for (const ledger of [injected, plain]) {
+      ledger.observeTool("write", 0, { file_path: "a.txt", after: "hello" });
+      ledger.observeTool("edit", 0, { file_path: "b|c.txt", before: "x", after: "y\n" });
+      ledger.observeTool("bash", 0, { changed_paths: ["c.txt", "d.txt"], command: "make" });
+    }
+    expect(calls).toEqual({ sha256Hex: 3, sinks: 0 });
+    expect(injected.digest).toBe(plain.digest);
+    expect(calls.sinks).toBe(1);
+    expect(injected.toJSON()).toEqual(plain.toJSON());
+    const restored = MutationLedger.fromJSON(plain.toJSON(), { hasher });
+    expect(restored.digest).toBe(plain.digest);
+    expect(calls.sinks).toBe(2);
+  });
+
+  test("a hasher without sha256Hex and textSink is refused naming the option", () => {
+    expect(
+      () => new MutationLedger({ hasher: { sha256Hex: () => "" } as unknown as ContentHasher }),
+    ).toThrow(TurngateValidationError);
+    expect(() => new MutationLedger({ hasher: {} as ContentHasher })).toThrow(
+      expect.objectContaining({
+        path: "hasher",
+        message:
+          "invalid ledger options at hasher: expected an object with sha256Hex(text) and textSink() functions",
+      }),
+    );
+  });
+});

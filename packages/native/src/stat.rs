@@ -1,0 +1,192 @@
+//! Parallel `lstat` (`statTree` with a path list).
+//!
+//! Each path gets one record of [`FIELDS`] float64 numbers, the layout of the TypeScript
+//! observer's raw stat buffer (`workspace/stat/raw-stat.ts`): kind code, size (bytes), mtime
+//! and ctime (ms since the epoch, computed as Node computes `mtimeMs`: `sec * 1e3 + nsec /
+//! 1e6` in float64), inode, `st_mode`. Nanosecond times go to a separate `BigInt64Array`
+//! (two per path), since float64 cannot hold them exactly.
+
+use crate::errors::{errno_code, os_message, PathError};
+use crate::paths::{check_relative, check_root, join, split_joined};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use rayon::prelude::*;
+use std::os::unix::fs::MetadataExt;
+
+/// Numbers per path in a stat record.
+pub const FIELDS: usize = 6;
+
+/// Kind codes of field 0 (the same numbers as `RawKind` in raw-stat.ts).
+#[allow(dead_code)]
+pub mod kind {
+    pub const ABSENT: f64 = 0.0;
+    pub const FILE: f64 = 1.0;
+    pub const SYMLINK: f64 = 2.0;
+    pub const DIRECTORY: f64 = 3.0;
+    pub const SPECIAL: f64 = 4.0;
+    pub const ERROR: f64 = 5.0;
+}
+
+/// One path's record and nanosecond times, or the error that made it `ERROR`.
+pub struct Stat {
+    pub record: [f64; FIELDS],
+    pub nanos: [i64; 2],
+    pub error: Option<(String, String)>,
+}
+
+/// Milliseconds since the epoch exactly as Node's `Stats` computes `mtimeMs`/`ctimeMs`.
+pub fn ms(sec: i64, nsec: i64) -> f64 {
+    (sec as f64) * 1e3 + (nsec as f64) / 1e6
+}
+
+/// The record of `meta` (from `lstat` or `fstat`).
+pub fn record_of(meta: &std::fs::Metadata) -> ([f64; FIELDS], [i64; 2]) {
+    let ft = meta.file_type();
+    let code = if ft.is_file() {
+        kind::FILE
+    } else if ft.is_symlink() {
+        kind::SYMLINK
+    } else if ft.is_dir() {
+        kind::DIRECTORY
+    } else {
+        kind::SPECIAL // FIFO, socket, block or character device
+    };
+    (
+        [
+            code,
+            meta.size() as f64,
+            ms(meta.mtime(), meta.mtime_nsec()),
+            ms(meta.ctime(), meta.ctime_nsec()),
+            meta.ino() as f64,
+            meta.mode() as f64,
+        ],
+        [
+            meta.mtime()
+                .saturating_mul(1_000_000_000)
+                .saturating_add(meta.mtime_nsec()),
+            meta.ctime()
+                .saturating_mul(1_000_000_000)
+                .saturating_add(meta.ctime_nsec()),
+        ],
+    )
+}
+
+/// `lstat` of one absolute path: `ENOENT`/`ENOTDIR` give `ABSENT` (no error), any other
+/// failure `ERROR` with its code and message; `rel` names the path in messages.
+pub fn lstat(abs: &str, rel: &str) -> Stat {
+    match std::fs::symlink_metadata(abs) {
+        Ok(meta) => {
+            let (record, nanos) = record_of(&meta);
+            Stat {
+                record,
+                nanos,
+                error: None,
+            }
+        }
+        Err(error) => {
+            let code = errno_code(&error);
+            let mut record = [0.0; FIELDS];
+            if code == "ENOENT" || code == "ENOTDIR" {
+                return Stat {
+                    record,
+                    nanos: [0, 0],
+                    error: None,
+                };
+            }
+            record[0] = kind::ERROR;
+            Stat {
+                record,
+                nanos: [0, 0],
+                error: Some((code.to_string(), os_message(&error, "lstat", rel))),
+            }
+        }
+    }
+}
+
+/// What `statTree` returns: one record per path, in input order.
+#[napi(object)]
+pub struct StatTreeResult {
+    /// The paths the records belong to (relative to the root, as given or as walked).
+    pub paths: Vec<String>,
+    /// `paths.length * 6` numbers: kind, size, mtime_ms, ctime_ms, ino, mode per path.
+    pub records: Float64Array,
+    /// `paths.length * 2` numbers: mtime and ctime in ns since the epoch per path.
+    pub nanos: BigInt64Array,
+    /// Paths whose `lstat` failed with something other than `ENOENT`/`ENOTDIR` (kind 5).
+    pub errors: Vec<PathError>,
+    /// Walks only: directories that could not be read (relative; `.` for the start).
+    pub unreadable: Vec<String>,
+}
+
+/// Packs per-path stats into a [`StatTreeResult`].
+pub fn pack(paths: Vec<String>, stats: Vec<Stat>, unreadable: Vec<String>) -> StatTreeResult {
+    let mut records = Vec::with_capacity(stats.len() * FIELDS);
+    let mut nanos = Vec::with_capacity(stats.len() * 2);
+    let mut errors = Vec::new();
+    for (index, stat) in stats.into_iter().enumerate() {
+        records.extend_from_slice(&stat.record);
+        nanos.extend_from_slice(&stat.nanos);
+        if let Some((code, message)) = stat.error {
+            errors.push(PathError {
+                index: index as u32,
+                code,
+                path: paths[index].clone(),
+                message,
+            });
+        }
+    }
+    StatTreeResult {
+        paths,
+        records: Float64Array::new(records),
+        nanos: BigInt64Array::new(nanos),
+        errors,
+        unreadable,
+    }
+}
+
+/// `lstat`s `root/path` for every path on the rayon pool (order kept).
+pub fn stat_paths(root: &str, paths: &[String]) -> Vec<Stat> {
+    paths
+        .par_iter()
+        .with_min_len(64)
+        .map(|rel| lstat(&join(root, rel), rel))
+        .collect()
+}
+
+pub struct StatPathsTask {
+    root: String,
+    paths: Vec<String>,
+}
+
+impl Task for StatPathsTask {
+    type Output = Vec<Stat>;
+    type JsValue = StatTreeResult;
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        Ok(stat_paths(&self.root, &self.paths))
+    }
+
+    fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
+        // The caller has the paths: only the failed ones cross back (in `errors`).
+        let mut result = pack(std::mem::take(&mut self.paths), output, Vec::new());
+        result.paths = Vec::new();
+        Ok(result)
+    }
+}
+
+/// `statTree(root, paths)`: parallel `lstat` of `root/path` for each relative path, off the
+/// JS thread. Throws `ERR_TURNGATE_INVALID_ARG` (path `root` or `paths[i]`) for a relative
+/// root, an absolute path, a `..` segment or a NUL byte.
+#[napi]
+pub fn stat_paths_async(
+    root: String,
+    joined: String,
+    count: u32,
+) -> Result<AsyncTask<StatPathsTask>> {
+    check_root(&root)?;
+    let paths = split_joined(&joined, count)?;
+    for (index, path) in paths.iter().enumerate() {
+        check_relative("paths", index, path)?;
+    }
+    Ok(AsyncTask::new(StatPathsTask { root, paths }))
+}

@@ -1,0 +1,78 @@
+import { createHash, hash } from "node:crypto";
+import type { ContentHasher, TextSink } from "@turngate/core";
+import { type NativeAddon, selectNative } from "./select.js";
+
+/** Pieces joined into one string before they are hashed (as the pure sink does). */
+const BATCH_PIECES = 1024;
+
+/** `crypto.hash` (Node ≥ 20.12): one call, no Hash object. */
+type OneShot = (algorithm: string, data: string, encoding: "hex") => string;
+const oneShot: OneShot | undefined =
+  typeof hash === "function" ? (hash as unknown as OneShot) : undefined;
+
+/**
+ * The ledger's SHA-256 on `node:crypto` (OpenSSL): the same digests as the pure
+ * `@noble/hashes` default (strings as UTF-8, a lone surrogate as U+FFFD).
+ */
+export const NODE_CRYPTO_CONTENT_HASHER: ContentHasher = Object.freeze({
+  sha256Hex: oneShot
+    ? (text: string) => oneShot("sha256", text, "hex")
+    : (text: string) => createHash("sha256").update(text, "utf8").digest("hex"),
+  textSink(): TextSink {
+    const h = createHash("sha256");
+    let pieces: string[] = [];
+    const drain = () => {
+      if (pieces.length === 0) return;
+      h.update(pieces.length === 1 ? (pieces[0] as string) : pieces.join(""), "utf8");
+      pieces = [];
+    };
+    return {
+      write(text: string) {
+        pieces.push(text);
+        if (pieces.length >= BATCH_PIECES) drain();
+      },
+      hex() {
+        drain();
+        return h.digest("hex");
+      },
+    };
+  },
+});
+
+/**
+ * The ledger's SHA-256 on `@turngate/native` (`sha2` with the CPU's SHA extensions): one
+ * addon call per content digest, one `sha256Concat` call for the whole effect digest.
+ */
+export function nativeContentHasher(addon: NativeAddon): ContentHasher {
+  return Object.freeze({
+    sha256Hex: (text: string) => addon.sha256(text),
+    textSink(): TextSink {
+      const chunks: string[] = [];
+      let pieces: string[] = [];
+      return {
+        write(text: string) {
+          pieces.push(text);
+          if (pieces.length >= BATCH_PIECES) {
+            chunks.push(pieces.join(""));
+            pieces = [];
+          }
+        },
+        hex() {
+          if (pieces.length > 0) chunks.push(pieces.join(""));
+          pieces = [];
+          return addon.sha256Concat(chunks);
+        },
+      };
+    },
+  });
+}
+
+/**
+ * The content hasher a Node host gives its ledgers (issue 17): the addon's when
+ * {@link selectNative} picks it, `node:crypto`'s otherwise. Throws as `selectNative`
+ * (`TURNGATE_NATIVE=1` without the addon, or a bad value).
+ */
+export function hostContentHasher(env: NodeJS.ProcessEnv = process.env): ContentHasher {
+  const addon = selectNative(env);
+  return addon === undefined ? NODE_CRYPTO_CONTENT_HASHER : nativeContentHasher(addon);
+}

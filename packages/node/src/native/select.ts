@@ -1,0 +1,122 @@
+import { createRequire } from "node:module";
+import { TurngateError } from "@turngate/core";
+
+/** The parts of `@turngate/native` the Node host uses (issue 17). */
+export interface NativeAddon {
+  available: boolean;
+  reason: string | null;
+  statTree(
+    root: string,
+    input: readonly string[] | { walk: NativeWalkOptions },
+  ): Promise<NativeStatTreeResult>;
+  hashFiles(
+    root: string,
+    paths: readonly string[],
+    options?: { algorithm?: "sha256" | "fnv1a64" },
+  ): Promise<NativeHashFilesResult>;
+  sha256Batch(inputs: ReadonlyArray<string | Uint8Array>): string[];
+  fnv1a64Batch(inputs: ReadonlyArray<string | Uint8Array>): string[];
+  sha256(text: string): string;
+  sha256Concat(parts: readonly string[]): string;
+}
+
+/** A per-path failure reported by the addon. */
+export interface NativePathError {
+  index: number;
+  code: string;
+  path: string;
+  message: string;
+}
+
+/** `statTree` walk options (see `@turngate/native`). */
+export interface NativeWalkOptions {
+  dir?: string;
+  filter?: (path: string, isDir: boolean) => boolean;
+  stat?: boolean;
+}
+
+/** `statTree` result: six float64 per path (kind, size, mtime_ms, ctime_ms, ino, mode). */
+export interface NativeStatTreeResult {
+  paths: string[];
+  records: Float64Array;
+  nanos: BigInt64Array;
+  errors: NativePathError[];
+  unreadable: string[];
+}
+
+/** `hashFiles` result: one digest (or null) and one six-field record per path. */
+export interface NativeHashFilesResult {
+  digests: Array<string | null>;
+  records: Float64Array;
+  errors: NativePathError[];
+}
+
+/** How `TURNGATE_NATIVE` selects the accelerated path. */
+export type NativeMode = "auto" | "native" | "typescript";
+
+/** The environment variable that forces one path: `1` native, `0` TypeScript. */
+export const NATIVE_ENV = "TURNGATE_NATIVE";
+
+/**
+ * Reads {@link NATIVE_ENV}: unset or empty → `auto` (the addon when it is built), `1` →
+ * `native` (required), `0` → `typescript`. Throws `TurngateError` `invalid_env` for any
+ * other value, naming the variable and the values it takes.
+ */
+export function nativeMode(env: NodeJS.ProcessEnv = process.env): NativeMode {
+  const value = env[NATIVE_ENV];
+  if (value === undefined || value === "") return "auto";
+  if (value === "1") return "native";
+  if (value === "0") return "typescript";
+  throw new TurngateError(
+    "invalid_env",
+    `${NATIVE_ENV}=${JSON.stringify(value)} is not understood: use 1 (require @turngate/native), 0 (TypeScript path) or leave it unset (native when built)`,
+  );
+}
+
+let loaded: { addon: NativeAddon | undefined; reason: string } | undefined;
+
+function load(): { addon: NativeAddon | undefined; reason: string } {
+  if (loaded === undefined) {
+    try {
+      const addon = createRequire(import.meta.url)("@turngate/native") as NativeAddon;
+      loaded = addon.available
+        ? { addon, reason: "" }
+        : { addon: undefined, reason: addon.reason ?? "unknown" };
+    } catch (error) {
+      loaded = {
+        addon: undefined,
+        reason: `@turngate/native not installed: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+  }
+  return loaded;
+}
+
+/**
+ * The accelerator to use, chosen by {@link nativeMode}: the loaded addon, or undefined for
+ * the TypeScript path. Both paths give byte-identical results (issue 17; proven by running
+ * the suites both ways). Throws `TurngateError` `native_unavailable` when
+ * `TURNGATE_NATIVE=1` and the addon is not built or fails to load (never a silent
+ * fallback), with the reason and the command that builds it; `invalid_env` as
+ * {@link nativeMode}.
+ */
+export function selectNative(env: NodeJS.ProcessEnv = process.env): NativeAddon | undefined {
+  const mode = nativeMode(env);
+  if (mode === "typescript") return undefined;
+  const { addon, reason } = load();
+  if (addon === undefined && mode === "native") {
+    throw new TurngateError(
+      "native_unavailable",
+      `${NATIVE_ENV}=1 requires @turngate/native, which is unavailable: ${reason}. Build it with \`pnpm --filter @turngate/native build\` (needs cargo), or unset ${NATIVE_ENV}`,
+    );
+  }
+  return addon;
+}
+
+/** Which path {@link selectNative} picks, for messages: `native` or `typescript (why)`. */
+export function nativeStatus(env: NodeJS.ProcessEnv = process.env): string {
+  const mode = nativeMode(env);
+  if (mode === "typescript") return `typescript (${NATIVE_ENV}=0)`;
+  const { addon, reason } = load();
+  return addon !== undefined ? "native" : `typescript (${reason})`;
+}

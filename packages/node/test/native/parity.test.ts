@@ -1,0 +1,281 @@
+/**
+ * Issue 17 item 3: the native path and the TypeScript path give byte-identical results.
+ * A property test (fast-check) builds random trees — odd names (spaces, newlines, `|`, `\`,
+ * NFC and NFD spellings of one name, emoji), symlinks (relative, absolute, dangling, to a
+ * directory), empty files, files larger than the 256 KiB read chunk, files without read
+ * permission, FIFOs — and compares every field of what both paths report: the addon's
+ * `statTree`/`hashFiles` against `lstat`/the TypeScript hashers, and whole observer
+ * snapshots and deltas (walk mode and git mode) from `native: true` and `native: false`.
+ * The ledger's three SHA-256s (noble, node:crypto, native) are compared on random texts,
+ * lone surrogates included.
+ */
+import { execFileSync } from "node:child_process";
+import { chmodSync, lstatSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { MutationLedger, NOBLE_CONTENT_HASHER } from "@turngate/core";
+import fc from "fast-check";
+import { afterAll, describe, expect, test } from "vitest";
+import {
+  NODE_CRYPTO_CONTENT_HASHER,
+  nativeContentHasher,
+  WorkspaceObserver,
+  type WorkspaceSnapshot,
+} from "../../src/index.js";
+import type { NativeAddon } from "../../src/native/select.js";
+import { hashRegularFileSync, hashSymlink } from "../../src/workspace/hash/hash.js";
+import { lstatInto, RAW_STAT_FIELDS } from "../../src/workspace/stat/raw-stat.js";
+import { git, makeTempDir, removeDir } from "../workspace/helpers.js";
+import { permissionTrickUnavailable, withPermissionsEnforced } from "../workspace/unprivileged.js";
+
+const addon = createRequire(import.meta.url)("@turngate/native") as NativeAddon;
+const RUNS = Number(process.env.TURNGATE_PARITY_RUNS ?? 20);
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) {
+    execFileSync("chmod", ["-R", "u+rwX", d]);
+    removeDir(d);
+  }
+});
+
+const NAMES = [
+  "a.txt",
+  "with space",
+  "new\nline",
+  "pipe|bar",
+  "back\\slash",
+  "-dash",
+  ".hidden",
+  "\u00e9t\u00e9", // NFC
+  "e\u0301te\u0301", // NFD spelling of the same key
+  "名前.ts",
+  "emoji😀",
+  "tab\tname",
+  "$(echo x)",
+  "*",
+  "node_modules",
+  "build",
+];
+
+type Node =
+  | { kind: "file"; bytes: "empty" | "small" | "large"; seed: number; unreadable: boolean }
+  | { kind: "symlink"; target: string }
+  | { kind: "fifo" };
+
+const nodeArb: fc.Arbitrary<Node> = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant("file" as const),
+      bytes: fc.constantFrom(
+        "empty" as const,
+        "small" as const,
+        "small" as const,
+        "large" as const,
+      ),
+      seed: fc.nat(1000),
+      unreadable: fc.boolean().map((b) => b && Math.random() < 0.3),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("symlink" as const),
+      target: fc.constantFrom("a.txt", "../outside", "/etc/hostname", "missing", "sub", "名前.ts"),
+    }),
+  },
+  { weight: 1, arbitrary: fc.constant({ kind: "fifo" as const }) },
+);
+
+const treeArb = fc.record({
+  entries: fc.uniqueArray(
+    fc.tuple(
+      fc.constantFrom("", "sub", "sub/deep", "名前", "with space"),
+      fc.constantFrom(...NAMES),
+      nodeArb,
+    ),
+    { minLength: 1, maxLength: 14, selector: ([d, n]) => `${d}/${n}` },
+  ),
+  git: fc.boolean(),
+  ignores: fc.constantFrom([] as string[], ["build/"], ["*.txt", "!a.txt"]),
+});
+
+function bytesOf(node: Extract<Node, { kind: "file" }>): Buffer {
+  if (node.bytes === "empty") return Buffer.alloc(0);
+  const n = node.bytes === "small" ? 1 + (node.seed % 5000) : 256 * 1024 + 1 + node.seed * 97;
+  const out = Buffer.allocUnsafe(n);
+  let x = node.seed + 1;
+  for (let i = 0; i < n; i++) {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    out[i] = x >>> 24;
+  }
+  return out;
+}
+
+/** Builds the tree; returns the relative paths made and those made unreadable. */
+function build(
+  root: string,
+  entries: ReadonlyArray<[string, string, Node]>,
+): { paths: string[]; locked: string[] } {
+  const paths: string[] = [];
+  const locked: string[] = [];
+  for (const [dir, name, node] of entries) {
+    const rel = dir === "" ? name : `${dir}/${name}`;
+    const abs = join(root, rel);
+    try {
+      mkdirSync(dirname(abs), { recursive: true });
+      if (node.kind === "file") {
+        writeFileSync(abs, bytesOf(node));
+        if (node.unreadable) locked.push(rel);
+      } else if (node.kind === "symlink") symlinkSync(node.target, abs);
+      else execFileSync("mkfifo", [abs]);
+      paths.push(rel);
+    } catch {
+      // a name already taken by a directory of another entry: skip it
+    }
+  }
+  return { paths, locked };
+}
+
+/** Every field of a snapshot, as plain data (Maps as sorted entry lists). */
+function plain(snapshot: WorkspaceSnapshot): unknown {
+  const sorted = <T>(m: ReadonlyMap<string, T>) =>
+    [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return {
+    ...snapshot,
+    taken_at_ms: 0,
+    ...(snapshot.ignore_state
+      ? { ignore_state: { ...snapshot.ignore_state, taken_at_ms: 0 } }
+      : {}),
+    entries: sorted(snapshot.entries),
+    outside: sorted(snapshot.outside),
+  };
+}
+
+const noPermissionTrick = permissionTrickUnavailable();
+
+describe("issue 17: native and TypeScript paths give identical results", () => {
+  test("the observer under test really switches path (stat service and hasher)", () => {
+    const root = makeTempDir();
+    dirs.push(root);
+    expect(addon.available).toBe(true);
+    expect(new WorkspaceObserver(root, { native: true }).native).toBe(true);
+    expect(new WorkspaceObserver(root, { native: false }).native).toBe(false);
+  });
+
+  test("property: statTree and hashFiles equal lstat and the TypeScript hashers on random trees, field by field", async () => {
+    await fc.assert(
+      fc.asyncProperty(treeArb, async ({ entries }) => {
+        const root = makeTempDir("tg-parity-");
+        dirs.push(root);
+        const { paths } = build(root, entries);
+        const probe = [...paths, "missing", "a.txt/x"];
+        const st = await addon.statTree(root, probe);
+        const ts = new Float64Array(probe.length * RAW_STAT_FIELDS);
+        lstatInto(
+          probe.map((p) => join(root, p)),
+          0,
+          probe.length,
+          ts,
+          0,
+        );
+        expect([...st.records]).toEqual([...ts]);
+        const hashed = await addon.hashFiles(root, probe);
+        const buffer = Buffer.allocUnsafe(4096);
+        probe.forEach((p, i) => {
+          const abs = join(root, p);
+          let expected: string | null = null;
+          let record = [0, 0, 0, 0, 0, 0];
+          try {
+            const l = lstatSync(abs);
+            if (l.isSymbolicLink()) {
+              expected = hashSymlink(abs);
+              record = [2, l.size, l.mtimeMs, l.ctimeMs, l.ino, l.mode];
+            } else {
+              const { digest, stat } = hashRegularFileSync(abs, buffer);
+              expected = digest;
+              record = [1, stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino, stat.mode];
+            }
+          } catch {
+            expected = null;
+          }
+          expect({ p, digest: hashed.digests[i] }).toEqual({ p, digest: expected });
+          expect([...hashed.records.subarray(i * 6, i * 6 + 6)]).toEqual(record);
+        });
+        expect(hashed.errors.map((e) => e.path)).toEqual(
+          probe.filter((_, i) => hashed.digests[i] === null),
+        );
+      }),
+      { numRuns: RUNS },
+    );
+  }, 300_000);
+
+  test.skipIf(noPermissionTrick !== undefined)(
+    "property: observer baselines and deltas (walk and git mode, ignores, unreadable files) are identical on both paths",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(treeArb, fc.nat(20), async ({ entries, git: useGit, ignores }, edit) => {
+          const dir = makeTempDir("tg-parity-");
+          dirs.push(dir);
+          chmodSync(dir, 0o755);
+          const root = join(dir, "ws");
+          mkdirSync(root);
+          const { paths, locked } = build(root, entries);
+          if (useGit) {
+            git(root, "init", "-q", "-b", "main", ".");
+            git(root, "add", "-A");
+            git(root, "commit", "-q", "--allow-empty", "-m", "t");
+          }
+          await withPermissionsEnforced(dir, dir, async () => {
+            for (const rel of locked) chmodSync(join(root, rel), 0);
+            const on = new WorkspaceObserver(root, { native: true, ignores });
+            const off = new WorkspaceObserver(root, { native: false, ignores });
+            expect(plain(await on.baseline())).toEqual(plain(await off.baseline()));
+            // An edit: rewrite one file, add one, remove one.
+            const target = paths[edit % Math.max(paths.length, 1)];
+            if (
+              target !== undefined &&
+              lstatSync(join(root, target)).isFile() &&
+              !locked.includes(target)
+            ) {
+              writeFileSync(join(root, target), `edited ${edit}\n`);
+            }
+            writeFileSync(join(root, `new file ${edit}`), "");
+            expect(await on.delta()).toEqual(await off.delta());
+            expect(plain(await on.snapshot())).toEqual(plain(await off.snapshot()));
+          });
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    600_000,
+  );
+
+  test("property: the ledger's SHA-256s agree (noble, node:crypto, native) on any text, lone surrogates included", () => {
+    const native = nativeContentHasher(addon);
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ unit: "binary", maxLength: 300 }), { maxLength: 40 }),
+        (texts) => {
+          for (const text of texts) {
+            const expected = NOBLE_CONTENT_HASHER.sha256Hex(text);
+            expect(NODE_CRYPTO_CONTENT_HASHER.sha256Hex(text)).toBe(expected);
+            expect(native.sha256Hex(text)).toBe(expected);
+          }
+          const ledgers = [NOBLE_CONTENT_HASHER, NODE_CRYPTO_CONTENT_HASHER, native].map(
+            (hasher) => {
+              const ledger = new MutationLedger({ hasher });
+              texts.forEach((after, i) => {
+                ledger.observeTool("write", 0, { file_path: `f${i}|${after.slice(0, 5)}`, after });
+              });
+              return ledger.toJSON();
+            },
+          );
+          expect(ledgers[1]).toEqual(ledgers[0]);
+          expect(ledgers[2]).toEqual(ledgers[0]);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
