@@ -8,8 +8,11 @@ Reading follows the leader/follower pattern: while calls are in flight, exactly 
 thread (the *leader*) reads stdout and hands every response to the call waiting on its id;
 the others wait on their own condition, and one of them takes over when the leader's own
 answer has arrived. A lone caller therefore reads its own answer (no thread hop: about half
-of the binding's round-trip cost under load, see bench/roundtrip.py). Notifications are
-delivered on the leader's thread. Two daemon threads remain:
+of the binding's round-trip cost under load, see bench/roundtrip.py). A caller that finds
+nothing else in flight leads from the moment it registers and first tries one poll + read:
+when that chunk is exactly its own one-line answer it finishes and steps down under a single
+lock acquisition (:meth:`SubprocessTransport._read_own`); any other chunk goes through the
+general reader. Notifications are delivered on the leader's thread. Two daemon threads remain:
 
 * the *stderr drain* keeps the last 8 KiB of stderr for error messages;
 * the *monitor* waits for the process (so it is always reaped: no zombie) and, at most
