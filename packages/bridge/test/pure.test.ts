@@ -46,6 +46,11 @@ describe("@turngate/bridge/pure", () => {
 
   test("serves initialize, shutdown and the stateless methods only", () => {
     expect(statelessMethodNames()).toEqual([
+      "evidence.acceptance_criteria",
+      "evidence.existence_checks",
+      "evidence.goal_achievement",
+      "evidence.loop_status",
+      "evidence.verifier_tool_policy",
       "facts.diagnostic_classify",
       "facts.diagnostic_delta",
       "facts.gate_input",
@@ -59,10 +64,12 @@ describe("@turngate/bridge/pure", () => {
       "facts.record_check_result",
       "facts.snapshot_staleness",
       "gate.decide",
+      "gate.fold",
       "initialize",
       "ledger.content_digest",
       "ledger.digest",
       "report.derive_status",
+      "report.turn_view",
       "shutdown",
       "verification.summary",
       "verification.summary_text",

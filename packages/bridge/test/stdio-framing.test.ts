@@ -52,6 +52,7 @@ describe("bridge stdio framing", () => {
       "ledger.digest",
       "proof.verify",
       "report.derive_status",
+      "report.turn_view",
       "session.close",
       "session.create",
       "session.decide",

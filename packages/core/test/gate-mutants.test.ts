@@ -7,8 +7,10 @@ import { describe, expect, test } from "vitest";
 import {
   createReport,
   decideCompletion,
+  foldStepCompletions,
   MutationLedger,
   reportBindsPass,
+  stillOpenObservations,
   TurngateValidationError,
 } from "../src/index.js";
 
@@ -65,5 +67,97 @@ describe("reportBindsPass on malformed checks", () => {
     expect(reportBindsPass({ ...report, checks: [...report.checks, null] } as never, D)).toBe(
       false,
     );
+  });
+});
+
+describe("reportBindsPass: exact refusals (issue #11 §5, surviving mutants)", () => {
+  const passing = createReport(
+    "host:tests",
+    [{ id: "t", kind: "test", description: "tests", status: "passed", required: true }],
+    { effectDigest: D },
+  );
+
+  test("a digest that is not a string never binds, even when the report carries the same value", () => {
+    expect(reportBindsPass({ ...passing, effect_digest: 5 } as never, 5 as never)).toBe(false);
+  });
+
+  test("a primitive among the checks never binds", () => {
+    expect(reportBindsPass({ ...passing, checks: [...passing.checks, 5] } as never, D)).toBe(false);
+    expect(reportBindsPass({ ...passing, checks: [...passing.checks, "x"] } as never, D)).toBe(
+      false,
+    );
+  });
+
+  test("every required check must have passed: a skipped required check never binds", () => {
+    const report = createReport(
+      "host:tests",
+      [
+        { id: "t", kind: "test", description: "tests", status: "passed", required: true },
+        { id: "s", kind: "test", description: "skipped", status: "skipped", required: true },
+      ],
+      { effectDigest: D },
+    );
+    expect(reportBindsPass(report, D)).toBe(false);
+    const onlySkipped = createReport(
+      "host:tests",
+      [{ id: "s", kind: "test", description: "skipped", status: "skipped", required: true }],
+      { effectDigest: D },
+    );
+    expect(onlySkipped.status).toBe("needs_review");
+    expect(reportBindsPass(onlySkipped, D)).toBe(false);
+  });
+
+  test("a needs_review report never binds, even when its status follows from its checks", () => {
+    const report = createReport(
+      "host:tests",
+      [{ id: "t", kind: "test", description: "tests", status: "passed", required: true }],
+      { effectDigest: D, residualRisks: ["flaky"] },
+    );
+    expect(report.status).toBe("needs_review");
+    expect(reportBindsPass(report, D)).toBe(false);
+  });
+});
+
+describe("gate list labels and paths (issue #11 §5, surviving mutants)", () => {
+  test("observations and waivers that are not lists name the list", () => {
+    expect(() => stillOpenObservations("x" as never, [], D)).toThrow(
+      new TurngateValidationError("external observations", [
+        { path: "observations", message: "expected an array" },
+      ]),
+    );
+    expect(() => stillOpenObservations([], "x" as never, D)).toThrow(
+      "invalid completion waivers at waivers: expected an array",
+    );
+  });
+
+  test("terminals that are not a list name the list", () => {
+    expect(() => foldStepCompletions("x" as never)).toThrow(
+      "invalid completion terminals: expected an array",
+    );
+  });
+});
+
+describe("decideCompletion: the external-observation outcome names only workspace_change ones", () => {
+  test("an open observation with another required action is not listed", () => {
+    const observations = [
+      {
+        kind: "ci",
+        subject: "ci",
+        digest: "obs-1",
+        payload: "{}",
+        required_action: "workspace_change",
+      },
+      { kind: "ci", subject: "review", digest: "obs-2", payload: "{}", required_action: "address" },
+    ];
+    const outcome = decideCompletion({ ledger: ledger(), observations } as never) as {
+      reason: string;
+      message: string;
+      digests?: string[];
+    };
+    expect(outcome.reason).toBe("external_observation");
+    expect(outcome.message).toBe(
+      "completion gate: external observation obs-1 still requires a workspace change. A final answer does not clear it. Bind a newer observation of the same subject or a host waiver for the observation digest.",
+    );
+    expect(outcome.digests).toEqual(["obs-1"]);
   });
 });

@@ -87,6 +87,12 @@ from .helpers import (
     validate_waiver,
 )
 from .session import Session
+from .turn_view import (
+    TurnView,
+    TurnViewCheck,
+    TurnViewDiff,
+    TurnViewFile,
+)
 from .types import (
     AcceptanceCriteria,
     AcceptanceProblem,
@@ -208,6 +214,10 @@ __all__ = [
     "ToolObservation",
     "TurngateError",
     "TurnProof",
+    "TurnView",
+    "TurnViewCheck",
+    "TurnViewDiff",
+    "TurnViewFile",
     "UnparsedInput",
     "VerificationCheck",
     "VerificationCommand",

@@ -19,7 +19,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, Literal, Protocol, TypeVar, cast
 
 from ._version import __version__
 from ._api import bridge_method
@@ -30,6 +30,7 @@ from .errors import ProtocolError
 from .facts import FactsMethods
 from .facts_profiles import FactsProfileMethods
 from .test_results import TestResultsMethods
+from .turn_view import TurnView
 from .session import Session
 from .types import (
     AcceptanceCriteria,
@@ -304,6 +305,48 @@ class Client(FactsMethods, FactsProfileMethods, TestResultsMethods):
         params = {"checks": wire_list(checks, "checks"), "residual_risks": wire_list(residual_risks, "residual_risks")}
         result = self._send("report.derive_status", params, timeout=timeout)
         return cast(VerificationStatus, _member(result, "status", str))
+
+    @bridge_method("report.turn_view", unwrap="view")
+    def turn_view(
+        self,
+        turn: Any,
+        source: Literal["proof", "result"] = "proof",
+        runs: Sequence[Mapping[str, Any]] | None = None,
+        changes: Sequence[Mapping[str, Any]] | None = None,
+        diffs: Sequence[Mapping[str, Any]] | None = None,
+        diffs_unavailable: str | None = None,
+        attempts: int | None = None,
+        affected_targets: Sequence[Mapping[str, Any]] | None = None,
+        hud: str | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> TurnView:
+        """The ``turngate.turn_view.v1`` view model of a turn (issue 21): what ``turngate
+        show`` prints. Input: ``turn``, a :class:`TurnProof` or a mapping with the same
+        fields (``effect_digest``, ``records``, ``reports``, ``waivers_used``, ``outcome``,
+        optional ``workspace``, ``evidence_logs``, ``trust``, ``started_at``,
+        ``finished_at``); optionally how the checks ran (``runs``: ``id``, ``command``,
+        ``duration_ms`` in ms, ``exit_code``, ``timed_out``, ``failure_class``, ``output``,
+        ``log_path``, ``log_sha256``), the observer's ``changes`` (``path``, ``change``,
+        ``scope``), ``diffs`` (``path``, ``change``, ``diff``) or ``diffs_unavailable`` (why
+        there are none), ``attempts``, ``affected_targets`` and ``hud``. Output: a
+        :class:`TurnView`. Raises :class:`InvalidParams` naming the bad field
+        (``turn.outcome.kind``)."""
+        params: dict[str, Any] = {"turn": to_wire(turn), "source": source}
+        optional = {
+            "runs": None if runs is None else wire_list(runs, "runs"),
+            "changes": None if changes is None else wire_list(changes, "changes"),
+            "diffs": None if diffs is None else wire_list(diffs, "diffs"),
+            "diffs_unavailable": diffs_unavailable,
+            "attempts": attempts,
+            "affected_targets": None if affected_targets is None else wire_list(affected_targets, "affected_targets"),
+            "hud": hud,
+        }
+        params.update({key: value for key, value in optional.items() if value is not None})
+        result = self._send("report.turn_view", params, timeout=timeout)
+        if not isinstance(result, Mapping):
+            raise ProtocolError("report.turn_view: expected an object", code="bad_result")
+        return TurnView.from_wire(result.get("view"), "view")
 
     @bridge_method("verification.summary")
     def summarize_reports(

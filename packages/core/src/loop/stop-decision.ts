@@ -23,8 +23,9 @@ export interface LoopPolicy {
   /** Stops whose checks could not run that may be blocked; the next one is escalated (≥ 1). */
   maxInfrastructureAttempts: number;
   /**
-   * The harness's documented cap on consecutive stop blocks in one turn (Claude Code 8,
-   * Goose 8 by default), or null when it has none that turngate knows of.
+   * The block (counted in the turn) at which the harness stops honouring blocks and ends
+   * the turn (Claude Code and Goose: the 9th, after 8 honoured), or null when turngate knows
+   * of no cap.
    */
   harnessBlockCap: number | null;
 }

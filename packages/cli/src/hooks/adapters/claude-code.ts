@@ -14,9 +14,10 @@ import {
  * Claude, **any other code is a non-blocking error** — so turngate never exits 1 from a hook
  * (fail closed, claude-code#44707). A Stop/SubagentStop block is exit 2 with the reason on
  * stderr; a prompt turngate handled is `{"decision":"block","reason"}` on UserPromptSubmit
- * (the prompt is erased, the reason shown to the person). Claude Code ends a turn after 8
- * consecutive Stop-hook blocks (a cap read from third-party studies of the CLI, not the
- * reference page; override with TURNGATE_HOOK_BLOCK_CAP).
+ * (the prompt is erased, the reason shown to the person). Claude Code hands 8 consecutive
+ * Stop-hook blocks back to the model and ends the turn at the 9th (not on the reference
+ * page; measured with Claude Code 2.1.328 in test/hooks/real-harness/claude-code.test.ts),
+ * so the 9th block is the one recorded `capped`; override with TURNGATE_HOOK_BLOCK_CAP.
  */
 export const claudeCodeAdapter: HarnessAdapter = {
   name: "claude-code",
@@ -42,7 +43,7 @@ export const claudeCodeAdapter: HarnessAdapter = {
     return { tool, paths: path ? [path] : [] };
   },
   atCap: () => false,
-  blockCap: (env) => envInteger(env, BLOCK_CAP_ENV, 8),
+  blockCap: (env) => envInteger(env, BLOCK_CAP_ENV, 9),
   reply(kind, answer) {
     if (answer.kind === "block") {
       // Exit 2 on Stop: "prevents stopping, shows stderr to Claude" (hooks reference, exit

@@ -15,8 +15,9 @@ import {
  * `tool_name` / `tool_input` / `working_dir` (tool events), `last_assistant_message` (Stop).
  * Only PreToolUse and Stop can block: exit 2 with the reason on stderr, or
  * `{"decision":"block","reason"}` on stdout whatever the exit status; a Stop hook that gives
- * no decision is fail-open, so turngate always gives one. Goose caps consecutive Stop blocks
- * and then ends the turn (GOOSE_STOP_HOOK_BLOCK_CAP; 8 in goose's source). A prompt cannot
+ * no decision is fail-open, so turngate always gives one. Goose ends the turn when a Stop
+ * hook blocked "more than" GOOSE_STOP_HOOK_BLOCK_CAP (8 in goose's source) consecutive
+ * times, so the block after the cap is the one recorded `capped`. A prompt cannot
  * be kept from the model: a `/turngate waive` prompt is recorded and still reaches it.
  */
 export const gooseAdapter: HarnessAdapter = {
@@ -44,7 +45,7 @@ export const gooseAdapter: HarnessAdapter = {
   },
   atCap: () => false,
   blockCap: (env) =>
-    envInteger(env, BLOCK_CAP_ENV, envInteger(env, "GOOSE_STOP_HOOK_BLOCK_CAP", 8)),
+    envInteger(env, BLOCK_CAP_ENV, envInteger(env, "GOOSE_STOP_HOOK_BLOCK_CAP", 8) + 1),
   reply(kind, answer) {
     if (answer.kind === "block") {
       return {

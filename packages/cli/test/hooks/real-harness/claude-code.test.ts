@@ -1,0 +1,179 @@
+/**
+ * The real Claude Code (issue 19 item 7): `@anthropic-ai/claude-code` (pinned dev
+ * dependency) runs headless (`claude -p`) with turngate's hooks installed by
+ * `turngate hook install claude-code` in an isolated HOME, against the scripted fake model
+ * on 127.0.0.1 (`ANTHROPIC_BASE_URL`). Scenario `fix`: the model writes a broken file, the
+ * Stop hook blocks with the failing check, Claude Code hands the reason back to the model
+ * (the fake server receives it), the model fixes the file and the stop is allowed
+ * (verified). Scenario `stubborn`: the model never fixes it; Claude Code honours 8
+ * consecutive Stop blocks and ends the turn at the 9th, reporting success — turngate
+ * records that turn `incomplete` / `capped`.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, test } from "vitest";
+import { contentText, type FakeModel, startFakeModel } from "./fake-anthropic.js";
+
+const cliDir = join(dirname(fileURLToPath(import.meta.url)), "../../..");
+const bin = join(cliDir, "dist/bin.js");
+const require = createRequire(join(cliDir, "package.json"));
+const claudePackage = require.resolve("@anthropic-ai/claude-code/package.json");
+const claudeManifest = JSON.parse(readFileSync(claudePackage, "utf8")) as {
+  version: string;
+  bin: Record<string, string>;
+};
+const claude = join(dirname(claudePackage), claudeManifest.bin.claude as string);
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
+});
+
+/** A workspace whose check passes when answer.js exports 42, an isolated HOME with the hooks. */
+function setup(maxAttempts: number) {
+  const top = realpathSync(mkdtempSync(join(tmpdir(), "turngate-claude-")));
+  const ws = join(top, "ws");
+  const home = join(top, "home");
+  mkdirSync(ws);
+  mkdirSync(home);
+  writeFileSync(
+    join(ws, "check.js"),
+    'const v = require("./answer.js");\nif (v !== 42) { console.log("expected 42, got " + v); process.exit(1); }\n',
+  );
+  writeFileSync(
+    join(ws, "turngate.config.json"),
+    `${JSON.stringify({ checks: [{ id: "unit", command: "node check.js" }], max_attempts: maxAttempts })}\n`,
+  );
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.invalid", ...args], {
+      cwd: ws,
+      stdio: "ignore",
+    });
+  git("init", "-q");
+  git("add", "-A");
+  git("commit", "-q", "--no-gpg-sign", "-m", "base");
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    TMPDIR: tmpdir(),
+    LANG: "C.UTF-8",
+    TURNGATE_HOOK_STATE_DIR: join(top, "state"),
+  };
+  execFileSync(
+    process.execPath,
+    [bin, "hook", "install", "claude-code", "--command", `${process.execPath} ${bin}`],
+    { cwd: ws, env, stdio: "ignore" },
+  );
+  cleanups.push(() => rmSync(top, { recursive: true, force: true }));
+  return { ws, env, state: join(top, "state") };
+}
+
+/** Run `claude -p` to the end (async: the fake model serves from this process). */
+function runClaude(
+  ws: string,
+  env: NodeJS.ProcessEnv,
+  model: FakeModel,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn(
+      claude,
+      [
+        "-p",
+        "make answer.js export 42",
+        "--permission-mode",
+        "acceptEdits",
+        "--output-format",
+        "json",
+        "--model",
+        "claude-sonnet-4-5",
+      ],
+      {
+        cwd: ws,
+        env: {
+          ...env,
+          ANTHROPIC_BASE_URL: model.url,
+          ANTHROPIC_API_KEY: "sk-ant-test-not-a-key",
+          DISABLE_TELEMETRY: "1",
+          DISABLE_AUTOUPDATER: "1",
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => {
+      stdout += c.toString("utf8");
+    });
+    child.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString("utf8");
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 240_000);
+    child.on("error", fail);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
+function session(state: string) {
+  const [workspace] = readdirSync(state);
+  const [dir] = readdirSync(join(state, workspace as string));
+  return JSON.parse(
+    readFileSync(join(state, workspace as string, dir as string, "session.json"), "utf8"),
+  );
+}
+
+/** How many requests carried turngate's block reason in their last message. */
+const blocksSeen = (model: FakeModel) =>
+  model.requests.filter((r) =>
+    contentText(r.messages?.at(-1)?.content).includes("turngate blocked the stop"),
+  ).length;
+
+describe(`real Claude Code ${claudeManifest.version} headless, hooks installed, fake model on 127.0.0.1`, () => {
+  test("a broken file is blocked with the failing check, the reason reaches the model, the fix is verified", async () => {
+    const { ws, env, state } = setup(3);
+    const model = await startFakeModel(ws, "fix");
+    cleanups.push(() => model.close());
+    const run = await runClaude(ws, env, model);
+    expect(run.code).toBe(0);
+    const reasons = model.requests
+      .map((r) => contentText(r.messages?.at(-1)?.content))
+      .filter((t) => t.includes("turngate blocked the stop"));
+    expect(reasons).toHaveLength(1);
+    expect(reasons[0]).toContain("the check `unit` failed (assertion): exit code 1, expected 0.");
+    expect(reasons[0]).toContain("  | expected 42, got 43");
+    expect(readFileSync(join(ws, "answer.js"), "utf8")).toBe("module.exports = 42;\n");
+    const s = session(state);
+    expect(s.turn.last).toMatchObject({ verdict: "verified", reason: null });
+    expect(s.turn.blocks).toBe(1);
+  }, 300_000);
+
+  test("the model never fixes it: Claude Code ends the turn at its cap and reports success; turngate records incomplete / capped", async () => {
+    const { ws, env, state } = setup(20);
+    const model = await startFakeModel(ws, "stubborn");
+    cleanups.push(() => model.close());
+    const run = await runClaude(ws, env, model);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ subtype: "success", is_error: false });
+    // Claude Code handed 8 blocks back to the model and ended the turn at the 9th stop.
+    expect(blocksSeen(model)).toBe(8);
+    const s = session(state);
+    expect(s.turn.blocks).toBe(9);
+    expect(s.turn.last).toMatchObject({ verdict: "incomplete", reason: "capped" });
+    expect(readFileSync(join(ws, "answer.js"), "utf8")).toBe("module.exports = 43;\n");
+  }, 300_000);
+});
