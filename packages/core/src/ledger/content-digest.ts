@@ -1,5 +1,5 @@
 import canonicalize from "canonicalize";
-import { type ContentHasher, NOBLE_CONTENT_HASHER } from "./content-hasher.js";
+import { type ContentHasher, NOBLE_CONTENT_HASHER, toContentHasher } from "./content-hasher.js";
 import { assertJsonValue, isJsonObject } from "./json.js";
 
 /**
@@ -22,12 +22,14 @@ export const DELETED_CONTENT_DIGEST = "deleted";
  * unpaired surrogate) or nests deeper than `MAX_JSON_DEPTH` (512) levels (path `""`,
  * message "nests deeper than 512 levels"; checked before canonicalizing, so deep input
  * never exhausts the call stack).
- * `hasher`: the SHA-256 to use (default `@noble/hashes`; every hasher gives the same digest).
+ * `hasher`: the SHA-256 to use (default `@noble/hashes`; every hasher gives the same digest);
+ * one without `sha256Hex`/`textSink` is a `TurngateValidationError` (path `hasher`).
  */
 export function contentDigest(
   metadata: unknown,
   hasher: ContentHasher = NOBLE_CONTENT_HASHER,
 ): string {
+  if (hasher !== NOBLE_CONTENT_HASHER) hasher = toContentHasher(hasher);
   if (isJsonObject(metadata) && typeof metadata.after === "string") {
     return hasher.sha256Hex(metadata.after);
   }
