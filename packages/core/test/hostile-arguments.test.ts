@@ -12,6 +12,7 @@ import {
   commandLabel,
   commandSubstitutions,
   compileGlob,
+  contentDigest,
   failureSignature,
   isAssignmentWord,
   isoSeconds,
@@ -51,7 +52,13 @@ const nested = (levels: number): unknown => {
   return v;
 };
 
-const check = { id: "t", kind: "test", description: "d", status: "passed" as const };
+const check = {
+  id: "t",
+  kind: "test",
+  description: "d",
+  status: "passed" as const,
+  required: true,
+};
 const results = parseTestResults("tap", "TAP version 13\n1..1\nok 1 - a\n");
 
 describe("command results (checkExit, resultOk, failureSignature)", () => {
@@ -398,6 +405,19 @@ describe("ledger and gate", () => {
     await expect(mergeAttestedReport(null, ledger, [])).resolves.toEqual([]);
     await expect(mergeAttestedReport("x" as never, ledger, [])).rejects.toThrow(
       "invalid attested report merge at attestor: expected a function or null",
+    );
+  });
+});
+
+describe("injected hashers", () => {
+  test("contentDigest refuses a hasher without sha256Hex and textSink", () => {
+    expect(rejection(() => contentDigest({ after: "a" }, {} as never))).toEqual({
+      message:
+        "invalid ledger options at hasher: expected an object with sha256Hex(text) and textSink() functions",
+      path: "hasher",
+    });
+    expect(contentDigest({ after: "a" }, null as never)).toBe(
+      "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb",
     );
   });
 });

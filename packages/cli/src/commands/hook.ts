@@ -153,7 +153,7 @@ function installNote(harness: Harness): string {
   const notes: Record<Harness, string> = {
     "claude-code": "Claude Code reads the hooks at its next start (or review them with /hooks).\n",
     codex:
-      "Codex runs hooks from ~/.codex/hooks.json once they are reviewed and trusted (non-managed hooks must be trusted before they run).\n",
+      "Codex runs hooks from ~/.codex/hooks.json only once their trust is persisted: review them with /hooks in Codex (`codex exec --dangerously-bypass-hook-trust` skips that for one run).\n",
     cursor:
       "Cursor reloads ~/.cursor/hooks.json by itself; the stop hook sends at most loop_limit (5) follow-ups.\n",
     goose: "goose discovers the plugin at its next start.\n",

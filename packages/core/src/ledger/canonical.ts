@@ -1,6 +1,11 @@
 import { TurngateValidationError } from "../errors.js";
 import type { MutationRecord } from "../schemas/ledger.js";
-import { type ContentHasher, NOBLE_CONTENT_HASHER, type TextSink } from "./content-hasher.js";
+import {
+  type ContentHasher,
+  NOBLE_CONTENT_HASHER,
+  type TextSink,
+  toContentHasher,
+} from "./content-hasher.js";
 import { escapeLedgerField, unescapeLedgerField } from "./escape.js";
 import { compareCodePoints } from "./order.js";
 import { ledgerOrder } from "./row-order.js";
@@ -130,7 +135,7 @@ export function digestOfSortedRecords(
   hasher: ContentHasher = NOBLE_CONTENT_HASHER,
 ): string {
   if (records.length === 0) return "";
-  const sink = hasher.textSink();
+  const sink = toContentHasher(hasher).textSink();
   for (let i = 0; i < records.length; i++) {
     if (i > 0) sink.write("\n");
     writeRow(sink, records[i] as MutationRecord, false);
@@ -147,7 +152,7 @@ export function digestOfLedgerRows(
   hasher: ContentHasher = NOBLE_CONTENT_HASHER,
 ): string {
   if (rows.length === 0) return "";
-  const sink = hasher.textSink();
+  const sink = toContentHasher(hasher).textSink();
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i] as LedgerRow;
     if (i > 0) sink.write("\n");

@@ -23,18 +23,18 @@ export const DELETED_CONTENT_DIGEST = "deleted";
  * message "nests deeper than 512 levels"; checked before canonicalizing, so deep input
  * never exhausts the call stack).
  * `hasher`: the SHA-256 to use (default `@noble/hashes`; every hasher gives the same digest);
- * one without `sha256Hex`/`textSink` is a `TurngateValidationError` (path `hasher`).
+ * one without `sha256Hex` and `textSink` throws `TurngateValidationError` (path `hasher`).
  */
 export function contentDigest(
   metadata: unknown,
   hasher: ContentHasher = NOBLE_CONTENT_HASHER,
 ): string {
-  if (hasher !== NOBLE_CONTENT_HASHER) hasher = toContentHasher(hasher);
+  const h = toContentHasher(hasher);
   if (isJsonObject(metadata) && typeof metadata.after === "string") {
-    return hasher.sha256Hex(metadata.after);
+    return h.sha256Hex(metadata.after);
   }
   assertJsonValue(metadata, "tool metadata");
   // canonicalize returns undefined only for a root it cannot write (undefined, a
   // function), which assertJsonValue has refused just above.
-  return hasher.sha256Hex(canonicalize(metadata) as string);
+  return h.sha256Hex(canonicalize(metadata) as string);
 }
