@@ -54,6 +54,15 @@ for line in sys.stdin:
                      json.dumps({"jsonrpc": "2.0", "id": low, "result": {"n": low}})]
             write("\n".join(lines) + "\n")
             waiting.clear()
+    elif method == "old_envelope":
+        # One line with the caller's id but not JSON-RPC 2.0.
+        write(json.dumps({"jsonrpc": "1.0", "id": rid, "result": {}}) + "\n")
+    elif method == "progress_then_reply":
+        # A lone call's progress notification and its reply in one write.
+        event = {"event": "check_started", "request_id": rid, "index": 0, "total": 1,
+                 "check_id": "p", "command": "true"}
+        write(json.dumps({"jsonrpc": "2.0", "method": "progress", "params": event}) + "\n"
+              + json.dumps({"jsonrpc": "2.0", "id": rid, "result": {"done": True}}) + "\n")
 '''
 
 
@@ -136,3 +145,19 @@ def test_two_replies_and_a_notification_in_one_read_reach_their_callers(chunky):
     thread.join(5)
     assert results == {"first": {"n": 2}, "second": {"n": 3}}
     assert [(event.event, event.request_id, event.check_id) for event in events] == [("check_started", 2, "c")]
+
+
+def test_a_lone_calls_progress_and_reply_in_one_read_both_arrive(chunky):
+    # A lone caller reads its own answer first (one poll + read); a chunk holding more than
+    # its one reply line goes through the general reader, notifications included.
+    events: list[turngate.ProgressEvent] = []
+    assert chunky.call("progress_then_reply", on_progress=events.append) == {"done": True}
+    assert [(event.event, event.check_id) for event in events] == [("check_started", "p")]
+    assert chunky.call("split") == {"text": "h\u00e9llo"}
+
+
+def test_a_one_line_answer_with_the_callers_id_but_not_json_rpc_2_is_a_protocol_violation(chunky):
+    with pytest.raises(turngate.ProtocolError) as info:
+        chunky.call("old_envelope")
+    assert info.value.code == "protocol_violation"
+    assert str(info.value).startswith("bridge sent a message that is not JSON-RPC 2.0: {'jsonrpc': '1.0', 'id': 2,")

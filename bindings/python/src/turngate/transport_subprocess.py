@@ -8,8 +8,11 @@ Reading follows the leader/follower pattern: while calls are in flight, exactly 
 thread (the *leader*) reads stdout and hands every response to the call waiting on its id;
 the others wait on their own condition, and one of them takes over when the leader's own
 answer has arrived. A lone caller therefore reads its own answer (no thread hop: about half
-of the binding's round-trip cost under load, see bench/roundtrip.py). Notifications are
-delivered on the leader's thread. Two daemon threads remain:
+of the binding's round-trip cost under load, see bench/roundtrip.py). A caller that finds
+nothing else in flight leads from the moment it registers and first tries one poll + read:
+when that chunk is exactly its own one-line answer it finishes and steps down under a single
+lock acquisition (:meth:`SubprocessTransport._read_own`); any other chunk goes through the
+general reader. Notifications are delivered on the leader's thread. Two daemon threads remain:
 
 * the *stderr drain* keeps the last 8 KiB of stderr for error messages;
 * the *monitor* waits for the process (so it is always reaped: no zombie) and, at most
@@ -198,6 +201,11 @@ class SubprocessTransport:
             if self._closed and method != "shutdown":
                 raise BridgeError("the turngate client is closed", code="closed")
             self._pending[request_id] = pending
+            # A lone caller (nothing else in flight, nobody reading) leads from the start and
+            # first tries to read its own answer in one poll + read (see _read_own).
+            solo = not self._leading and not self._eof and len(self._pending) == 1
+            if solo:
+                self._leading = True
         try:
             self._write(data)
         except (OSError, ValueError):
@@ -205,7 +213,12 @@ class SubprocessTransport:
             # wait in case the child keeps stdout open.
             write_deadline = time.monotonic() + EXIT_GRACE_S + 1.0
             deadline = write_deadline if deadline is None else min(deadline, write_deadline)
-        if not self._await(pending, deadline):
+            if solo:
+                self._step_down()
+                solo = False
+        if solo:
+            self._read_own(pending, request_id, deadline)
+        if not pending.finished and not self._await(pending, deadline):
             if self._forget(request_id, abandon=True):
                 if self._proc.poll() is not None or self._eof:
                     raise BridgeError(
@@ -329,6 +342,62 @@ class SubprocessTransport:
                 return True
             if deadline is not None and time.monotonic() >= deadline:
                 return False
+
+    def _step_down(self) -> None:
+        """Give up reading (the caller leads) and wake the first follower, if any."""
+        with self._mutex:
+            self._leading = False
+            if self._followers:
+                self._followers[0].wake()
+
+    def _read_own(self, pending: _Pending, request_id: int, deadline: float | None) -> None:
+        """The lone caller's fast path: it leads (``_leading`` set by :meth:`call`) and
+        waits once (at most :data:`POLL_S` or until ``deadline``) for stdout, reads one
+        chunk and, when that chunk is exactly one line answering ``request_id``, finishes
+        ``pending`` from it and steps down under the same lock acquisition. Anything else
+        (no data yet, EOF, a read error, several lines, a notification, a partial or
+        malformed line, a buffered remainder) is handed to the general reader
+        (:meth:`_feed`, then :meth:`_await` in :meth:`call`), which also reports protocol
+        violations; the outcome is the same either way, only the number of steps differs."""
+        stepped_down = False
+        try:
+            wait = POLL_S if deadline is None else min(POLL_S, deadline - time.monotonic())
+            if wait <= 0 or self._failure is not None:
+                return
+            try:
+                if not self._poller.poll(wait * 1000.0):
+                    return
+                chunk = os.read(self._stdout_fd, READ_CHUNK)
+            except (OSError, ValueError):
+                return  # the general reader meets the same error and handles it
+            if not chunk:
+                return  # EOF: the general reader records it and fails every call
+            if not self._buffer and chunk.find(b"\n") == len(chunk) - 1:
+                try:
+                    message = decode_message(chunk[:-1].decode("utf-8"))
+                except ValueError:
+                    message = None
+                if (
+                    type(message) is dict
+                    and type(message.get("id")) is int
+                    and message["id"] == request_id
+                    and message.get("jsonrpc") == "2.0"
+                    and "method" not in message
+                ):
+                    with self._mutex:
+                        # Not pending any more only when _fail_all has finished it already.
+                        if self._pending.pop(request_id, None) is not None:
+                            pending.result, pending.error = response_outcome(pending.method, message)
+                            pending.finished = True
+                        self._leading = False
+                        stepped_down = True
+                        if self._followers:
+                            self._followers[0].wake()
+                    return
+            self._feed(chunk)
+        finally:
+            if not stepped_down:
+                self._step_down()
 
     def _lead(self, pending: _Pending, deadline: float | None) -> None:
         """Read and dispatch stdout until ``pending`` is finished, the deadline passes, or
