@@ -22,6 +22,7 @@ describe("test matrix: TypeScript runtime (core in-process via @turngate/bridge/
       "summary",
       "summary-text",
       "test-results",
+      "turn-view",
       "waiver",
     ]);
   });

@@ -1,6 +1,7 @@
 package turngate
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -123,5 +124,45 @@ func TestSessionGoalsExistenceAndFold(t *testing.T) {
 	policy, err := c.VerifierToolPolicy(ctx, "git", map[string]any{"command": "checkout"})
 	if err != nil || policy.Allowed || policy.Rule == nil || *policy.Rule != "git_checkout" {
 		t.Fatalf("policy: %v %s", err, mustJSON(t, policy))
+	}
+}
+
+// A verifier command and an external observation through the bridge: the observation
+// continues once, is closed by a newer one of its subject, and the verifier binds.
+func TestSessionVerifierAndObservation(t *testing.T) {
+	c := realClient(t)
+	ctx := t.Context()
+	root := gitWorkspace(t)
+	verifier, on := "grep -q hello hello.txt", true
+	session, err := c.CreateSession(ctx, SessionCreateParams{Root: root, Options: &SessionOptions{VerifierCommand: &verifier, AllowContinuation: &on}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := ExternalObservation{Kind: "ci", Subject: "ci:main", Digest: "obs-1", Payload: "red", RequiredAction: "workspace_change"}
+	if _, err := session.RecordObservation(ctx, obs); err != nil {
+		t.Fatal(err)
+	}
+	first, err := session.EndTurn(ctx)
+	if err != nil || first.Ended || first.Outcome.Kind != OutcomeContinue {
+		t.Fatalf("first: %v %s", err, mustJSON(t, first))
+	}
+	obs.Digest, obs.RequiredAction = "obs-2", "none"
+	if _, err := session.RecordObservation(ctx, obs); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, root, "hello.txt", "hello\n")
+	end, err := session.EndTurn(ctx)
+	if err != nil || !end.Ended || end.Result.Completion.Kind != TerminalVerified {
+		t.Fatalf("end: %v %s", err, mustJSON(t, end))
+	}
+	run, err := session.VerifierRun(ctx)
+	if err != nil || run != nil {
+		t.Fatalf("the next turn has no verifier run yet: %v %s", err, mustJSON(t, run))
+	}
+	obs.Payload = strings.Repeat("x", 8193)
+	_, err = session.RecordObservation(ctx, obs)
+	var invalid *InvalidParamsError
+	if !errors.As(err, &invalid) || invalid.Path != "observation.payload" {
+		t.Fatalf("oversized payload: %v", err)
 	}
 }

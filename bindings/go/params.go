@@ -84,6 +84,14 @@ type SessionOptions struct {
 	// path whose bytes match the ledger) bind the turn's passing reports or synthesise
 	// shell:mutation_path_verify:<path> (issue 13); nil/false: off.
 	ExistenceEvidence *bool `json:"existence_evidence,omitempty"`
+	// VerifierCommand is the read-only verifier (a3s-completion-gate.md §2.18): run once per
+	// turn before the gate when the turn mutated the workspace; any change it makes voids its
+	// report. VerifierTimeoutMS is its timeout (default 120000, at least 1000).
+	VerifierCommand   *string `json:"verifier_command,omitempty"`
+	VerifierTimeoutMS *int    `json:"verifier_timeout_ms,omitempty"`
+	// AllowContinuation lets the gate answer continue once per turn for an open external
+	// observation (never for an unverified mutation).
+	AllowContinuation *bool `json:"allow_continuation,omitempty"`
 }
 
 // SessionCreateParams are the params of session.create: the workspace root (absolute, or

@@ -24,6 +24,8 @@ export interface SampledOperation {
 
 export interface Workload {
   operations: Record<string, Operation>;
+  /** Removes what the workload made (temp repositories), after the samples. */
+  cleanup?: () => void;
 }
 
 export interface Profile {
@@ -136,27 +138,34 @@ export const PROFILES: Profile[] = [
   {
     id: "observer-delta-20k-v1",
     description:
-      "WorkspaceObserver.delta() with a warm stat cache on a 20,000-file git repository, 50 changed",
-    reference: "git status --porcelain on the same repository in the same run",
-    parameters: { files: 20_000 },
+      "WorkspaceObserver.delta() with a warm stat cache on a 20,000-file git repository, 50 paths changed per sample",
+    reference: "git status --porcelain on the same repository state in the same run",
+    parameters: { files: 20_000, quick_files: 5_000, file_bytes: 4096, changed: 50 },
     warmup: { full: 1, quick: 1 },
     samples: { full: 9, quick: 3 },
     quickSeconds: 90,
     scope: "harness",
-    skipped:
-      "not wired yet: packages/node/bench/observer.bench.ts has no exported workload (run it directly: pnpm --filter @turngate/node bench)",
+    load: async (quick) => {
+      const { observerDeltaWorkload } = await import("../../packages/node/bench/observer.bench.js");
+      const w = await observerDeltaWorkload(quick ? 5_000 : 20_000);
+      return { operations: { delta: { ...w, budgetRatio: 1.5 } }, cleanup: w.cleanup };
+    },
   },
   {
     id: "observer-cold-20k-v1",
     description:
-      "WorkspaceObserver first observation (cold stat cache) on a 20,000-file git repository",
-    reference: "git status --porcelain on the same repository in the same run",
-    parameters: { files: 20_000 },
-    warmup: { full: 0, quick: 0 },
+      "WorkspaceObserver baseline (cold: every file hashed) on a 20,000-file git repository",
+    reference: "reading every file and hashing it with node:crypto SHA-256, in the same run",
+    parameters: { files: 20_000, quick_files: 5_000, file_bytes: 4096 },
+    warmup: { full: 1, quick: 1 },
     samples: { full: 5, quick: 2 },
     quickSeconds: 90,
     scope: "harness",
-    skipped: "not wired yet: packages/node/bench/observer.bench.ts has no exported workload",
+    load: async (quick) => {
+      const { observerColdWorkload } = await import("../../packages/node/bench/observer.bench.js");
+      const w = await observerColdWorkload(quick ? 5_000 : 20_000);
+      return { operations: { baseline: { ...w, budgetRatio: 3 } }, cleanup: w.cleanup };
+    },
   },
   {
     id: "observer-ignored-100k-v1",

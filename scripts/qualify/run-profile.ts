@@ -65,19 +65,23 @@ export async function runProfile(profile: Profile, quick: boolean): Promise<Perf
   else if (profile.load !== undefined) {
     const workload = await profile.load(quick);
     sampled = {};
-    for (const [name, op] of Object.entries(workload.operations)) {
-      for (let i = 0; i < warmup; i++) {
-        await op.subject();
-        await op.reference();
+    try {
+      for (const [name, op] of Object.entries(workload.operations)) {
+        for (let i = 0; i < warmup; i++) {
+          await op.subject();
+          await op.reference();
+        }
+        const samples: number[] = [];
+        const referenceSamples: number[] = [];
+        // Subject and reference alternate, so a change in machine load hits both alike.
+        for (let i = 0; i < measured; i++) {
+          samples.push(await op.subject());
+          referenceSamples.push(await op.reference());
+        }
+        sampled[name] = { samples, referenceSamples, budgetRatio: op.budgetRatio };
       }
-      const samples: number[] = [];
-      const referenceSamples: number[] = [];
-      // Subject and reference alternate, so a change in machine load hits both alike.
-      for (let i = 0; i < measured; i++) {
-        samples.push(await op.subject());
-        referenceSamples.push(await op.reference());
-      }
-      sampled[name] = { samples, referenceSamples, budgetRatio: op.budgetRatio };
+    } finally {
+      workload.cleanup?.();
     }
   } else throw new Error(`profile ${profile.id} has no workload`);
   const operations: Record<string, PerfOperation> = {};

@@ -165,3 +165,24 @@ def test_fold_and_the_pure_evidence_helpers(bridge):
     assert bridge.existence_checks("[ -e 'b c' ] && test -f x") == ["b c", "x"]
     assert bridge.verifier_tool_policy("bash", {"command": "rm -rf dist"}).rule == "shell_rm"
     assert bridge.loop_status("Status: paused") == turngate.LoopStatus(status="paused", active=True)
+
+
+def test_a_verifier_command_and_an_external_observation_through_the_session(bridge, repo):
+    options = {"verifier_command": "grep -q v1 a.txt", "allow_continuation": True}
+    with bridge.create_session(repo, options=options) as session:
+        obs = {"kind": "ci", "subject": "ci:main", "digest": "obs-1", "payload": "red", "required_action": "workspace_change"}
+        assert session.record_observation(obs).digest == "obs-1"
+        first = session.end_turn()
+        assert (first.ended, first.outcome.kind, first.outcome.reason) == (False, "continue", "external_observation")
+        assert session.end_turn().outcome.kind == "incomplete"  # the one continuation is spent
+        session.record_observation({**obs, "digest": "obs-2", "required_action": "none"})
+        (repo / "a.txt").write_text("v1\n")
+        end = session.end_turn()
+        assert (end.ended, end.result.completion.kind, end.result.completion.effect_digest) == (
+            True,
+            "verified",
+            DIGEST_A_V1,
+        )
+        with pytest.raises(turngate.InvalidParams) as info:
+            session.record_observation({**obs, "payload": "x" * 8193})
+        assert info.value.path == "observation.payload"

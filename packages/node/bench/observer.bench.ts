@@ -19,6 +19,7 @@
  * machine. Figures on a shared machine are noisy: run it a few times.
  */
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import {
   appendFileSync,
   mkdirSync,
@@ -30,6 +31,7 @@ import {
 } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
+import { isMain } from "../../core/bench/lib/is-main.js";
 import { WorkspaceObserver } from "../src/workspace/index.js";
 
 const FILES = Number(process.env.TG_BENCH_FILES ?? 20_000);
@@ -135,6 +137,111 @@ function comparable(snapshot: Awaited<ReturnType<WorkspaceObserver["baseline"]>>
   return JSON.stringify({ entries, outside, unreadable: snapshot.unreadable });
 }
 
+/**
+ * Writes `files` files of FILE_BYTES deterministic bytes (FILES_PER_DIR per folder) into the
+ * empty folder `repo` and commits them (git init, no auto-gc). `log` gets progress lines.
+ */
+export async function createBenchRepo(
+  repo: string,
+  files: number,
+  log: (line: string) => void = () => {},
+): Promise<void> {
+  log(`generating ${files} files of ${FILE_BYTES} bytes in ${repo}`);
+  const started = performance.now();
+  for (let i = 0; i < files; i++) {
+    if (i % FILES_PER_DIR === 0)
+      mkdirSync(join(repo, `pkg${i / FILES_PER_DIR}/src`), { recursive: true });
+    writeFileSync(join(repo, filePath(i)), content(i));
+    if ((i + 1) % 2000 === 0 || i + 1 === files) {
+      const s = ((performance.now() - started) / 1000).toFixed(1);
+      log(`  ${i + 1}/${files} files written (${s} s)`);
+    }
+  }
+  log("git init + add + commit …");
+  await run("git", ["init", "-q", "-b", "main", "."], repo);
+  // No background auto-gc/maintenance: it would compete with the timings and the cleanup.
+  await run("git", ["config", "gc.auto", "0"], repo);
+  await run("git", ["config", "maintenance.auto", "false"], repo);
+  await run("git", ["add", "-A"], repo);
+  await run("git", ["commit", "-q", "-m", "bench"], repo);
+  log(`  committed (${((performance.now() - started) / 1000).toFixed(1)} s in all)`);
+}
+
+/** A timed workload: one sample of each side in ms, and a cleanup. */
+export interface ObserverWorkload {
+  subject: () => Promise<number>;
+  reference: () => Promise<number>;
+  cleanup: () => void;
+}
+
+/**
+ * For `pnpm qualify` (profile observer-delta-20k-v1): a committed repo of `files` files, a
+ * baselined observer; `subject()` changes 50 paths (40 modified, 5 added, 5 deleted, as this
+ * bench does; not timed) and times `observer.delta()` (ms, its counts checked),
+ * `reference()` times `git status --porcelain` on the same state.
+ */
+export async function observerDeltaWorkload(files = FILES): Promise<ObserverWorkload> {
+  const repo = mkdtempSync(join(tmpdir(), "turngate-qualify-observer-"));
+  await createBenchRepo(repo, files);
+  const observer = new WorkspaceObserver(repo);
+  await observer.baseline();
+  const modified = Array.from({ length: CHANGED.modified }, (_, i) => filePath((i * 397) % files));
+  for (let i = 0; i < CHANGED.deleted; i++) unlinkSync(join(repo, filePath((i * 397 + 1) % files)));
+  let added: string[] = [];
+  let round = 0;
+  return {
+    subject: async () => {
+      round++;
+      modified.forEach((rel, i) => {
+        writeFileSync(join(repo, rel), content(i, round + 1));
+      });
+      for (const rel of added) unlinkSync(join(repo, rel));
+      added = Array.from({ length: CHANGED.added }, (_, i) => `pkg${i}/src/new-r${round}-${i}.txt`);
+      added.forEach((rel, i) => {
+        writeFileSync(join(repo, rel), content(i, round + 100));
+      });
+      let delta: Awaited<ReturnType<typeof observer.delta>> | undefined;
+      const ms = await timeIt(async () => {
+        delta = await observer.delta();
+      });
+      const counts = { added: 0, modified: 0, deleted: 0 };
+      for (const change of delta?.changes ?? []) counts[change.change]++;
+      if (
+        !delta?.complete ||
+        JSON.stringify(counts) !==
+          JSON.stringify({
+            added: CHANGED.added,
+            modified: CHANGED.modified,
+            deleted: CHANGED.deleted,
+          })
+      )
+        throw new Error(`wrong delta ${JSON.stringify(counts)}`);
+      return ms;
+    },
+    reference: () => timeIt(() => run("git", ["status", "--porcelain"], repo)),
+    cleanup: () => rmSync(repo, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * For `pnpm qualify` (profile observer-cold-20k-v1): `subject()` times a fresh observer's
+ * `baseline()` over the committed repo (every file hashed), `reference()` reading every file
+ * and hashing it with node:crypto SHA-256 (the irreducible work of a cold baseline).
+ */
+export async function observerColdWorkload(files = FILES): Promise<ObserverWorkload> {
+  const repo = mkdtempSync(join(tmpdir(), "turngate-qualify-cold-"));
+  await createBenchRepo(repo, files);
+  const paths = Array.from({ length: files }, (_, i) => join(repo, filePath(i)));
+  return {
+    subject: () => timeIt(() => new WorkspaceObserver(repo).baseline()),
+    reference: () =>
+      timeIt(async () => {
+        for (const p of paths) createHash("sha256").update(readFileSync(p)).digest("hex");
+      }),
+    cleanup: () => rmSync(repo, { recursive: true, force: true }),
+  };
+}
+
 async function main(): Promise<number> {
   const repo = mkdtempSync(join(tmpdir(), "turngate-bench-"));
   const cleanup = (): void => {
@@ -145,25 +252,7 @@ async function main(): Promise<number> {
     process.exit(130);
   });
   try {
-    console.log(`generating ${FILES} files of ${FILE_BYTES} bytes in ${repo}`);
-    const started = performance.now();
-    for (let i = 0; i < FILES; i++) {
-      if (i % FILES_PER_DIR === 0)
-        mkdirSync(join(repo, `pkg${i / FILES_PER_DIR}/src`), { recursive: true });
-      writeFileSync(join(repo, filePath(i)), content(i));
-      if ((i + 1) % 2000 === 0 || i + 1 === FILES) {
-        const s = ((performance.now() - started) / 1000).toFixed(1);
-        console.log(`  ${i + 1}/${FILES} files written (${s} s)`);
-      }
-    }
-    console.log("git init + add + commit …");
-    await run("git", ["init", "-q", "-b", "main", "."], repo);
-    // No background auto-gc/maintenance: it would compete with the timings and the cleanup.
-    await run("git", ["config", "gc.auto", "0"], repo);
-    await run("git", ["config", "maintenance.auto", "false"], repo);
-    await run("git", ["add", "-A"], repo);
-    await run("git", ["commit", "-q", "-m", "bench"], repo);
-    console.log(`  committed (${((performance.now() - started) / 1000).toFixed(1)} s in all)`);
+    await createBenchRepo(repo, FILES, (line) => console.log(line));
 
     // 1. Cold baseline (a fresh observer hashes every file; the page cache is warm).
     const list = `git ls-files -z | xargs -0 -P ${CORES} -n ${Math.ceil(FILES / CORES)} openssl dgst -sha256`;
@@ -336,4 +425,4 @@ async function main(): Promise<number> {
   }
 }
 
-process.exitCode = await main();
+if (isMain(import.meta.url)) process.exitCode = await main();

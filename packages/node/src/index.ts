@@ -126,6 +126,13 @@ export {
 } from "./session/evidence/tool-evidence.js";
 export { presetCandidates, type TurnSources } from "./session/evidence/turn-evidence.js";
 export { TurngateGateError, type TurnResult, turnResult } from "./session/evidence/turn-result.js";
+export {
+  failedVerifierReport,
+  type SessionVerifier,
+  VERIFIER_TIMEOUT_MS,
+  type VerifierInput,
+  type VerifierRun,
+} from "./session/evidence/verifier.js";
 export { buildTurnProof, type TurnProofInput } from "./session/proof.js";
 export {
   type ProofRowCheck,
@@ -133,7 +140,7 @@ export {
   proofWorkspaceRoot,
   verifyTurnProof,
 } from "./session/proof-verify.js";
-export { Session } from "./session/session.js";
+export { type DecideOptions, Session } from "./session/session.js";
 export type {
   CheckRewrite,
   CommandRun,

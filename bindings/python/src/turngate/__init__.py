@@ -94,6 +94,7 @@ from .turn_view import (
     TurnViewFile,
 )
 from .types import (
+    VerifierRun,
     AcceptanceCriteria,
     AcceptanceProblem,
     ExistenceCheck,
@@ -156,6 +157,7 @@ __all__ = [
     "GoalReadProblem",
     "LoopStatus",
     "VerifierPolicyDecision",
+    "VerifierRun",
     "DEFAULT_TIMEOUT_S",
     "BridgeError",
     "CheckOutput",

@@ -27,8 +27,10 @@ from .errors import InvalidParams, ProtocolError
 from .types import (
     ChildSettlement,
     GateOutcome,
+    ExternalObservation,
     GoalAchievement,
     GoalCriteria,
+    VerifierRun,
     RefusedReport,
     TurnEnd,
     ProgressEvent,
@@ -246,6 +248,24 @@ class Session:
         the model's claim never suffices alone."""
         params = {"llm_achieved": llm_achieved}
         return GoalAchievement.from_wire(self._call("session.goal_achievement", params, timeout=timeout))
+
+    @bridge_method("session.record_observation", unwrap="observation")
+    def record_observation(
+        self, observation: ExternalObservation | Mapping[str, Any], *, timeout: float | None = None
+    ) -> ExternalObservation:
+        """Bind an external observation to the session (reference §1.14, §2.12): the newest
+        per subject counts; ``workspace_change`` keeps the turn open (``continue`` once per
+        turn with ``allow_continuation``). Raises :class:`InvalidParams` (path
+        ``observation.payload`` for a payload over 8,192 bytes, ``observation.digest`` for a
+        blank digest); nothing is recorded then."""
+        result = self._call("session.record_observation", {"observation": to_wire(observation)}, timeout=timeout)
+        return ExternalObservation.from_wire(_field(result, "observation"), "observation")
+
+    @bridge_method("session.verifier_run", unwrap="verifier_run")
+    def verifier_run(self, *, timeout: float | None = None) -> VerifierRun | None:
+        """How the turn's read-only verifier run went, or ``None`` before it ran."""
+        raw = _field(self._call("session.verifier_run", timeout=timeout), "verifier_run")
+        return None if raw is None else VerifierRun.from_wire(raw, "verifier_run")
 
     @bridge_method("session.refused_reports", unwrap="refused_reports")
     def refused_reports(self, *, timeout: float | None = None) -> list[RefusedReport]:

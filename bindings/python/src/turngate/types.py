@@ -505,6 +505,20 @@ class VerifierPolicyDecision(WireModel):
     message: str | None = None
 
 
+@dataclass(kw_only=True)
+class VerifierRun(WireModel):
+    """How the turn's read-only verifier run went (reference §2.18): ``status``
+    (``reported``, ``no_report``, ``refused``, ``crashed``, ``timed_out`` or
+    ``verifier_changed_workspace`` — its report is void), the ``effect_digest`` it ran for,
+    a ``message``, the paths it changed and the ``report`` recorded for it."""
+
+    status: Literal["reported", "no_report", "refused", "crashed", "timed_out", "verifier_changed_workspace"]
+    effect_digest: str
+    message: str | None = None
+    changed_paths: list[str] | None = None
+    report: VerificationReport | None = None
+
+
 RefusedReason = Literal["author_missing", "author_editor", "author_unknown", "report_invalid", "status_mismatch"]
 """Why a report carried in tool metadata was refused."""
 

@@ -12,6 +12,7 @@ import { openHostSession } from "../server/open-session.js";
 import type { SessionRegistry } from "../server/sessions.js";
 import {
   CompletionWaiverSchema,
+  ExternalObservationSchema,
   GateOutcomeSchema,
   MutationRecordSchema,
   TurnProofSchema,
@@ -30,6 +31,7 @@ import {
   ExistenceEvidenceSchema,
   GoalAchievementSchema,
   GoalCriteriaSchema,
+  VerifierRunSchema,
 } from "../wire/goals.js";
 import { jsonObject } from "../wire/json-object.js";
 import {
@@ -150,6 +152,24 @@ export const sessionMethods = {
             .describe(
               "let an existence check in a bash command (test -f P, [ -e P ], [[ -f P ]]) on a mutated path whose bytes match the ledger bind the turn's passing reports or synthesise shell:mutation_path_verify:<path>; default false (the file existing proves the write landed, not that the code works)",
             ),
+          verifier_command: z
+            .string()
+            .regex(/\S/, { message: "must not be blank" })
+            .optional()
+            .describe(
+              "the read-only verifier (a3s-completion-gate.md §2.18): a command run once per turn before the gate when the turn mutated the workspace; refused unread when it breaks the verifier tool policy (>, rm , mv , tee ); the workspace is snapshotted around it and any change voids its report (verifier_changed_workspace); its report (subject verifier) is bound only to the digest it ran on",
+            ),
+          verifier_timeout_ms: z
+            .int()
+            .min(1000)
+            .optional()
+            .describe("the verifier command's timeout in ms (default 120000)"),
+          allow_continuation: z
+            .boolean()
+            .optional()
+            .describe(
+              "let the gate answer continue once per turn for an open external observation (never for an unverified mutation); default false",
+            ),
         })
         .default({}),
     }),
@@ -164,6 +184,19 @@ export const sessionMethods = {
         ...(p.options.rewrite_paths ? { rewritePaths: p.options.rewrite_paths } : {}),
         ...(p.options.existence_evidence !== undefined
           ? { existenceEvidence: p.options.existence_evidence }
+          : {}),
+        ...(p.options.verifier_command !== undefined
+          ? {
+              verifierCommand: {
+                command: p.options.verifier_command,
+                ...(p.options.verifier_timeout_ms !== undefined
+                  ? { timeoutMs: p.options.verifier_timeout_ms }
+                  : {}),
+              },
+            }
+          : {}),
+        ...(p.options.allow_continuation !== undefined
+          ? { allowContinuation: p.options.allow_continuation }
           : {}),
       }).catch(withOptionPath);
       return { session_id: ctx.sessions.add(session) };
@@ -365,6 +398,34 @@ export const sessionMethods = {
     z.strictObject({ session_id: SessionId, llm_achieved: z.boolean() }),
     GoalAchievementSchema,
     async (p, ctx) => ctx.sessions.get(p.session_id).session.goalAchievement(p.llm_achieved),
+  ),
+  "session.record_observation": define(
+    "Binds an external observation to the session (a3s-completion-gate.md §1.14, §2.12): the newest per subject counts; required_action workspace_change keeps the turn open (continue once per turn with allow_continuation, else incomplete); a host waiver of its digest or of the effect digest clears it. A payload over 8192 bytes or a blank digest is refused (path observation.payload / observation.digest) and nothing is recorded.",
+    z.strictObject({ session_id: SessionId, observation: ExternalObservationSchema }),
+    z.strictObject({ observation: ExternalObservationSchema }),
+    async (p, ctx) => {
+      const { session } = ctx.sessions.get(p.session_id);
+      return {
+        observation: session.recordObservation(p.observation),
+      };
+    },
+  ),
+  "session.verifier_run": defineRead(
+    "How the turn's read-only verifier run went, once it ran (null before): status reported, no_report, refused, crashed, timed_out or verifier_changed_workspace (its report is void), the digest it ran for, a message, the paths it changed and the report recorded for it.",
+    z.strictObject({ verifier_run: VerifierRunSchema.nullable() }),
+    (session) => {
+      const run = session.verifierRun;
+      if (run === undefined) return { verifier_run: null };
+      return {
+        verifier_run: {
+          status: run.status,
+          effect_digest: run.effectDigest,
+          ...(run.message !== undefined ? { message: run.message } : {}),
+          ...(run.changedPaths !== undefined ? { changed_paths: run.changedPaths } : {}),
+          ...(run.report !== undefined ? { report: run.report } : {}),
+        },
+      };
+    },
   ),
   "session.refused_reports": defineRead(
     "Every report tool results carried that was refused in this session, in order (reason, typed code and message, the author and report as given).",

@@ -16,6 +16,10 @@ export interface OpenSessionInput {
   rewritePaths?: string[];
   /** Existence checks may bind (wire `options.existence_evidence`, issue 13). */
   existenceEvidence?: boolean;
+  /** The read-only verifier command (wire `options.verifier_command`, issue 13). */
+  verifierCommand?: { command: string; timeoutMs?: number };
+  /** One gate continuation per turn for open observations (`options.allow_continuation`). */
+  allowContinuation?: boolean;
 }
 
 /**
@@ -33,6 +37,10 @@ export async function openHostSession(input: OpenSessionInput): Promise<Session>
     ...(input.rewritePaths ? { rewritePaths: input.rewritePaths } : {}),
     ...(input.existenceEvidence !== undefined
       ? { existenceEvidence: input.existenceEvidence }
+      : {}),
+    ...(input.verifierCommand ? { verifier: input.verifierCommand } : {}),
+    ...(input.allowContinuation !== undefined
+      ? { allowContinuation: input.allowContinuation }
       : {}),
   });
 }

@@ -94,3 +94,19 @@ export const VerifierPolicyDecisionSchema = z.strictObject({
     .describe("the rule that refused the call; absent when allowed"),
   message: z.string().optional(),
 });
+
+/** How the turn's read-only verifier run went (session.verifier_run). */
+export const VerifierRunSchema = z.strictObject({
+  status: z.enum([
+    "reported",
+    "no_report",
+    "refused",
+    "crashed",
+    "timed_out",
+    "verifier_changed_workspace",
+  ]),
+  effect_digest: z.string(),
+  message: z.string().optional(),
+  changed_paths: z.array(z.string()).optional(),
+  report: VerificationReportSchema.optional(),
+});

@@ -62,6 +62,20 @@ function sessionSeeds(root: string): Call[] {
     { method: "session.refused_reports", params: s },
     { method: "session.end_turn", params: s },
     {
+      method: "session.record_observation",
+      params: {
+        ...s,
+        observation: {
+          kind: "ci",
+          subject: "x",
+          digest: "d",
+          payload: "p",
+          required_action: "address",
+        },
+      },
+    },
+    { method: "session.verifier_run", params: s },
+    {
       method: "facts.file_hash_snapshot",
       params: { root, paths: ["a.txt", "missing.txt", "../outside"] },
     },

@@ -7,6 +7,8 @@ import {
   type ContentHasher,
   createReport,
   decideCompletion,
+  type ExternalObservation,
+  type ExternalObservationInput,
   formatVerificationSummary,
   type GateOutcome,
   type GoalAchievement,
@@ -15,6 +17,7 @@ import {
   type MutationRecord,
   mergeAttestedReport,
   parseCompletionWaiver,
+  parseExternalObservation,
   parseVerificationCommand,
   summarizeReports,
   TurngateError,
@@ -28,6 +31,7 @@ import {
   type VerificationReport,
   type VerificationReportInput,
   type VerificationSummary,
+  verifierToolPolicy,
 } from "@turngate/core";
 import type { EnvironmentBaseline } from "../environment/environment-baseline.js";
 import { turngatePaths } from "../fs/paths.js";
@@ -67,6 +71,15 @@ import { type GoalCriteria, readGoalCriteria } from "./evidence/goal-criteria.js
 import type { RefusedReport, ToolEvidence } from "./evidence/tool-evidence.js";
 import { presetCandidates, TurnEvidence } from "./evidence/turn-evidence.js";
 import { TurngateGateError, type TurnResult, turnResult } from "./evidence/turn-result.js";
+import {
+  callWithDeadline,
+  commandPolicy,
+  failedVerifierReport,
+  type SessionVerifier,
+  VERIFIER_TIMEOUT_MS,
+  type VerifierRun,
+  VerifierTimeout,
+} from "./evidence/verifier.js";
 import { buildTurnProof } from "./proof.js";
 import type {
   CheckRewrite,
@@ -147,6 +160,12 @@ export class Session {
   readonly #turn: TurnEvidence;
   /** Issue 13 item 4: existence checks bind only when the host opted in. */
   readonly #existenceEvidence: boolean;
+  /** Issue 13 items 5 and 6: the verifier, continuation and external observations. */
+  readonly #verifier: SessionVerifier | undefined;
+  readonly #allowContinuation: boolean;
+  #observations: ExternalObservation[] = [];
+  #continuations = 0;
+  #verifierRun: VerifierRun | undefined;
 
   private constructor(
     options: SessionOptions,
@@ -188,6 +207,8 @@ export class Session {
     this.#checkEnvironment = checkEnvironment;
     this.#testHistory = sessionTestHistory(observer.root, options);
     this.#existenceEvidence = options.existenceEvidence === true;
+    this.#verifier = options.verifier;
+    this.#allowContinuation = options.allowContinuation === true;
     this.#turn = new TurnEvidence(() => ({
       presets: presetCandidates(this.verificationPresets()),
       goals: readGoalCriteria(this.root),
@@ -705,7 +726,16 @@ export class Session {
    * (`sourceTreeId`) for the proof's `workspace.final_tree`.
    * Errors: rejects with the attestor's error, or a validation error for its report.
    */
-  async decide(): Promise<GateOutcome> {
+  async decide(options: DecideOptions = {}): Promise<GateOutcome> {
+    const forced = options.forceEnded === true;
+    if (
+      this.#verifier !== undefined &&
+      !forced &&
+      this.#verifierRun === undefined &&
+      !this.#ledger.isEmpty
+    ) {
+      await this.#runVerifier(this.#verifier);
+    }
     const digest = this.#ledger.digest;
     if (this.#attestor && digest !== "" && !this.#attestedDigests.has(digest)) {
       this.#reports = await mergeAttestedReport(this.#attestor, this.#ledger, this.#reports);
@@ -716,9 +746,10 @@ export class Session {
       ledger: this.#ledger,
       reports: turnReports,
       waivers: this.#waivers,
-      allowContinuation: false,
-      observations: [],
+      allowContinuation: this.#allowContinuation && this.#continuations === 0 && !forced,
+      observations: this.#observations,
     });
+    if (outcome.kind === "continue") this.#continuations += 1;
     const at = new Date();
     let finalTree: SourceTree | undefined;
     if (this.#baselineTree !== undefined) {
@@ -731,6 +762,118 @@ export class Session {
     if (finalTree) this.#decision.finalTree = finalTree;
     await this.#testHistory.commit(outcome, digest);
     return outcome;
+  }
+
+  /**
+   * Bind an external observation to the session (issue 13 item 6; A3S §1.14, §2.12): the
+   * gate's first rule sees it — the newest observation per subject counts, one with
+   * `required_action: "workspace_change"` keeps the turn open (`continue` once per turn
+   * when `allowContinuation`, else `incomplete`), `none` closes an earlier one of its
+   * subject, and a host waiver of its digest or of the current effect digest clears it.
+   * Observations are kept for the session (every turn sees them).
+   * Errors: `TurngateValidationError` (path `observation.field`, e.g. `observation.payload`
+   * for a payload over 8,192 bytes, `observation.digest` for a blank digest); nothing is
+   * recorded then.
+   */
+  recordObservation(observation: ExternalObservationInput): ExternalObservation {
+    const parsed = parseExternalObservation(observation, "observation");
+    this.#observations.push(parsed);
+    this.#decision = undefined;
+    return structuredClone(parsed);
+  }
+
+  /** The external observations recorded in this session, in order (copies). */
+  observations(): ExternalObservation[] {
+    return structuredClone(this.#observations);
+  }
+
+  /** How many gate continuations this turn has spent (0 or 1). */
+  get continuationCount(): number {
+    return this.#continuations;
+  }
+
+  /** The verifier's run of this turn, once it ran (issue 13 item 5). */
+  get verifierRun(): VerifierRun | undefined {
+    return this.#verifierRun === undefined ? undefined : structuredClone(this.#verifierRun);
+  }
+
+  /**
+   * Runs the verifier once for this turn (A3S §2.18 with DESIGN §3's effect check): the
+   * workspace is snapshotted before and after; a change voids the report
+   * (`verifier_changed_workspace`, a failed `verifier` report) and is observed like any
+   * other change. A crash, a timeout or a refused command records A3S's failed `verifier`
+   * report with the reason; nothing is thrown.
+   */
+  async #runVerifier(verifier: SessionVerifier): Promise<void> {
+    const effectDigest = this.#ledger.digest;
+    const before = await this.#observer.snapshot();
+    const run: VerifierRun = { status: "no_report", effectDigest };
+    let report: VerificationReport | undefined;
+    try {
+      if (typeof verifier === "function") {
+        const paths = this.#ledger.distinctPaths.map((path) => ({
+          path,
+          content_digest: this.#ledger.contentDigestForPath(path) ?? "",
+        }));
+        const given = await callWithDeadline(
+          (signal) =>
+            verifier({
+              effectDigest,
+              paths,
+              root: this.root,
+              toolPolicy: verifierToolPolicy,
+              signal,
+            }),
+          VERIFIER_TIMEOUT_MS,
+        );
+        if (given !== null && given !== undefined) {
+          report = acceptReport(given, "verifier");
+          run.status = "reported";
+        }
+      } else {
+        const policy = commandPolicy(verifier.command);
+        if (!policy.allowed) {
+          run.status = "refused";
+          run.message = policy.message;
+        } else {
+          const command = parseVerificationCommand(
+            {
+              id: "review",
+              kind: "verifier",
+              description: verifier.command,
+              command: verifier.command,
+              required: true,
+              timeout_ms: verifier.timeoutMs ?? VERIFIER_TIMEOUT_MS,
+            },
+            "verifier",
+          );
+          const { checks } = await this.#runCommands([command], {}, undefined);
+          const timedOut = checks[0]?.residual_risk?.includes("timed out") === true;
+          report = createReport("verifier", checks, { effectDigest });
+          run.status = timedOut ? "timed_out" : "reported";
+          if (timedOut) run.message = checks[0]?.residual_risk;
+        }
+      }
+    } catch (error) {
+      run.status = error instanceof VerifierTimeout ? "timed_out" : "crashed";
+      run.message = error instanceof Error ? error.message : String(error);
+    }
+    const after = await this.#observer.snapshot();
+    const changed = WorkspaceObserver.diff(before, after).changes.map((c) => c.path);
+    if (changed.length > 0) {
+      run.status = "verifier_changed_workspace";
+      run.changedPaths = changed;
+      run.message = `the verifier changed the workspace (${changed.join(", ")}); its report is void`;
+      this.#applySnapshot(after);
+    }
+    if (run.status !== "reported" && run.status !== "no_report") {
+      report = failedVerifierReport(effectDigest, `verifier ${run.status}: ${run.message ?? ""}`);
+    }
+    if (report !== undefined) {
+      run.report = report;
+      this.#pushReports([report]);
+    }
+    this.#verifierRun = run;
   }
 
   /**
@@ -752,9 +895,9 @@ export class Session {
    * continuation) carrying the outcome; `WorkspaceObserverError` from the re-read; the
    * attestor's error.
    */
-  async endTurn(): Promise<TurnResult> {
+  async endTurn(options: DecideOptions = {}): Promise<TurnResult> {
     await this.observeWorkspace();
-    const outcome = await this.decide();
+    const outcome = await this.decide(options);
     if (outcome.kind !== "allow") throw new TurngateGateError(outcome);
     const decision = this.#decision;
     if (decision === undefined) throw new TurngateError("not_decided", "endTurn: no decision");
@@ -776,6 +919,8 @@ export class Session {
     this.#attestedDigests = new Set();
     this.#adopted = new AdoptedCheckOutputs();
     this.#decision = undefined;
+    this.#continuations = 0;
+    this.#verifierRun = undefined;
     this.#turn.next(this.#reports.length);
     return result;
   }
@@ -897,6 +1042,15 @@ export class Session {
     }
     return withOutputs({ bound: true, effectDigest: this.#ledger.digest });
   }
+}
+
+/** Options of `Session.decide` and `Session.endTurn`. */
+export interface DecideOptions {
+  /**
+   * The run was force-ended (a budget reached, A3S §2.6 `force_terminal`): no gate
+   * continuation and no verifier run.
+   */
+  forceEnded?: boolean;
 }
 
 /**

@@ -13,6 +13,7 @@ import type { ShellRunResult } from "../runner/shell.js";
 import type { WorkspaceDelta } from "../workspace/diff/diff.js";
 import type { CheckOutputs, SourceChange } from "../workspace/diff/during-check.js";
 import type { WorkspaceSnapshot } from "../workspace/snapshot.js";
+import type { SessionVerifier } from "./evidence/verifier.js";
 
 /** Options of `Session.start`. */
 export interface SessionOptions {
@@ -100,6 +101,18 @@ export interface SessionOptions {
    * that the code works.
    */
   existenceEvidence?: boolean;
+  /**
+   * Issue 13 item 5, default off: the read-only verifier (A3S §2.18), a callback
+   * `(input) → report | null` or `{command, timeoutMs?}`, run once per turn by `decide()`
+   * before the gate when the ledger is not empty. The workspace is snapshotted around it:
+   * any change voids its report (`verifier_changed_workspace`). Its report must still bind.
+   */
+  verifier?: SessionVerifier;
+  /**
+   * Issue 13 item 6, default false: the gate may answer `continue` once per turn for an
+   * open external observation (never on the mutation path, not when force-ended).
+   */
+  allowContinuation?: boolean;
 }
 
 /**

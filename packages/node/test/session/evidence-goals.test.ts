@@ -315,6 +315,9 @@ describe("existence checks (off unless the host opts in)", () => {
       reports: [report],
       digestAtRecord: () => ledger.digest,
     });
-    expect([bound.bound.length, report.effect_digest]).toEqual([1, sha256("workspace|a.txt|")]);
+    expect([bound.bound.length, (report as { effect_digest?: string }).effect_digest]).toEqual([
+      1,
+      sha256("workspace|a.txt|"),
+    ]);
   });
 });
