@@ -85,6 +85,8 @@ export interface TurnRequest {
   signing?: { keyFile?: string; format: ProofFormat };
   /** The host's claim about the agent (`--sandboxed`); default `unsandboxed`. */
   trust?: TurnProofTrust;
+  /** `--verifier CMD`: the read-only verifier command (issue 13), off when absent. */
+  verifier?: string;
   /** With `baseline`: its git tree id as stored by `turngate baseline`. */
   baselineTree?: SourceTree;
   /**
@@ -205,6 +207,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     ...(config.agentGraceMs !== undefined ? { agentGraceMs: config.agentGraceMs } : {}),
     ...(request.baselineTree ? { baselineTree: request.baselineTree } : {}),
     checkEnvironment: turnCheckEnvironment(request.root, config, state.dir, request.environment),
+    ...(request.verifier !== undefined ? { verifier: { command: request.verifier } } : {}),
   });
 
   let agent: TurnResult["agent"];

@@ -6,8 +6,10 @@
 import { describe, expect, test } from "vitest";
 import {
   type ContentHasher,
+  contentDigest,
   MutationLedger,
   NOBLE_CONTENT_HASHER,
+  observeToolResult,
   TurngateValidationError,
 } from "../src/index.js";
 
@@ -73,6 +75,28 @@ describe("MutationLedger content hasher (issue 17)", () => {
         message:
           "invalid ledger options at hasher: expected an object with sha256Hex(text) and textSink() functions",
       }),
+    );
+  });
+
+  test("contentDigest and observeToolResult take a hasher too, and refuse a malformed one by name", () => {
+    const { hasher, calls } = counting();
+    expect(contentDigest({ after: "hello" }, hasher)).toBe(
+      "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824",
+    );
+    expect(observeToolResult("write", 0, { file_path: "a", after: "hello" }, hasher).rows).toEqual([
+      {
+        tool: "write",
+        path: "a",
+        content_digest: "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824",
+      },
+    ]);
+    expect(calls.sha256Hex).toBe(2);
+    const bad = { sha256Hex: 1 } as unknown as ContentHasher;
+    expect(() => contentDigest({ after: "x" }, bad)).toThrow(
+      expect.objectContaining({ path: "hasher" }),
+    );
+    expect(() => observeToolResult("write", 0, {}, bad)).toThrow(
+      expect.objectContaining({ path: "hasher" }),
     );
   });
 });

@@ -95,6 +95,7 @@ describe("compareCodePoints at the surrogate boundaries", () => {
     ["\ue000", "\u{10000}", -1],
     ["\uffff", "\u{10000}", -1],
     ["\ud7ff", "\ue000", -1],
+    ["\ue000", "\ud7ff", 1],
     ["\ud7ff", "\u{10000}", -1],
     ["\u{10000}", "\ud7ff", 1],
     ["a", "ab", -1],

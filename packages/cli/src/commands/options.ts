@@ -21,6 +21,7 @@ export interface TurnFlags {
   key?: string;
   format?: string;
   sandboxed?: boolean;
+  verifier?: string;
 }
 
 /** Environment variable a host sets to `1` to claim the agent runs sandboxed (as `--sandboxed`). */
@@ -77,6 +78,10 @@ export function addTurnOptions(command: Command, jsonHelp: string): Command {
         "--format <format>",
         `proof file format: ${PROOF_FORMATS.join(" or ")} (a DSSE envelope over the turn proof, or over an in-toto Statement v1 whose predicate is the proof)`,
         "dsse",
+      )
+      .option(
+        "--verifier <command>",
+        "read-only verifier command (issue 13, A3S §2.18): run once before the gate when the turn changed files; refused unrun when it contains >, rm , mv  or tee ; any change it makes voids its report",
       )
       .option(
         "--sandboxed",

@@ -66,6 +66,7 @@ export const runCommand: CliCommand = {
               agent,
               signing,
               trust,
+              ...(flags.verifier !== undefined ? { verifier: flags.verifier } : {}),
               agentStdoutToStderr: flags.json === true,
               checks,
               waivers,

@@ -63,6 +63,7 @@ export const verifyCommand: CliCommand = {
             config: baseline.config,
             signing,
             trust,
+            ...(flags.verifier !== undefined ? { verifier: flags.verifier } : {}),
             environment: baseline.environment,
             checks,
             waivers,

@@ -2,7 +2,7 @@ import { TurngateValidationError } from "../errors.js";
 import type { MutationRecord } from "../schemas/ledger.js";
 import { joinPath } from "../schemas/parse.js";
 import { contentDigest } from "./content-digest.js";
-import { type ContentHasher, NOBLE_CONTENT_HASHER } from "./content-hasher.js";
+import { type ContentHasher, NOBLE_CONTENT_HASHER, toContentHasher } from "./content-hasher.js";
 import { isHarnessPath } from "./harness.js";
 import { isJsonObject } from "./json.js";
 
@@ -58,7 +58,8 @@ export function toolKey(tool: string): string {
  * Throws `TurngateValidationError` for a non-string tool, a non-integer exit code, cyclic
  * or too deeply nested tool calls, or metadata that has no canonical JSON form when a
  * content digest is needed (the path names the field, e.g. `metadata.results.0.metadata`).
- * `hasher`: the SHA-256 of the content digests (default `@noble/hashes`).
+ * `hasher`: the SHA-256 of the content digests (default `@noble/hashes`; one without
+ * `sha256Hex`/`textSink` is a `TurngateValidationError`, path `hasher`).
  */
 export function observeToolResult(
   tool: string,
@@ -76,8 +77,9 @@ export function observeToolResult(
       { path: "exit_code", message: "expected an integer" },
     ]);
   }
+  const checked = hasher === NOBLE_CONTENT_HASHER ? hasher : toContentHasher(hasher);
   const out: ToolObservation = { rows: [], workspaceChildren: [] };
-  visit(tool, exitCode, metadata, out, [], "metadata", hasher);
+  visit(tool, exitCode, metadata, out, [], "metadata", checked);
   return out;
 }
 
