@@ -245,15 +245,21 @@ export const PROFILES: Profile[] = [
   },
   {
     id: "affected-targets-10k-v1",
-    description: "affected targets over a 10,000-file workspace",
-    reference: "to be declared with its benchmark",
-    parameters: {},
-    warmup: { full: 0, quick: 0 },
-    samples: { full: 1, quick: 1 },
-    quickSeconds: 0,
+    description:
+      "affectedTargets (through the code index, transitive, with via) for 50 changed files of a 10,000-file TypeScript repository (code-index.bench.ts)",
+    reference: "a plain BFS over the same importer lists, in the same run",
+    parameters: { files: 10_000, quick_files: 2_500, packages: 20, changed: 50 },
+    warmup: { full: 3, quick: 2 },
+    samples: { full: 9, quick: 5 },
+    quickSeconds: 15,
     scope: "harness",
-    skipped:
-      "no benchmark workload yet: affectedTargets exists (packages/core/src/facts/affected) but no packages/*/bench measures it",
+    load: async (quick) => {
+      const { affectedTargetsWorkload } = await import(
+        "../../packages/node/bench/code-index.bench.js"
+      );
+      const w = await affectedTargetsWorkload(quick ? 2_500 : 10_000);
+      return { operations: { affected: { ...w, budgetRatio: 10 } }, cleanup: w.cleanup };
+    },
   },
 ];
 
