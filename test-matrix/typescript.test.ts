@@ -11,6 +11,7 @@ const vectors = loadVectors(join(dirname(fileURLToPath(import.meta.url)), "vecto
 describe("test matrix: TypeScript runtime (core in-process via @turngate/bridge/pure)", () => {
   test("the vector groups are present", () => {
     expect(vectors.map((g) => g.group)).toEqual([
+      "affected",
       "content-digest",
       "errors",
       "evidence",

@@ -1,6 +1,12 @@
 package turngate
 
-import "context"
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+)
 
 // AffectedReason says why a target is affected (DESIGN.md §4): direct, dependent (Via set),
 // global_file, lockfile, unmapped or fallback.
@@ -24,6 +30,28 @@ type AffectedTarget struct {
 	Reason    AffectedReason `json:"reason"`
 	Via       []string       `json:"via,omitzero"`
 	AdapterID *string        `json:"adapter_id,omitempty"`
+	// Extra holds the parser-specific keys (root, target_names, manifest_path, test_files,
+	// lockfile_importer, changed_path, fallback_reason, …), re-encoded by MarshalJSON.
+	Extra map[string]any `json:"-"`
+}
+
+type affectedTargetFields AffectedTarget
+
+// UnmarshalJSON decodes the typed fields and keeps every other key in Extra.
+func (t *AffectedTarget) UnmarshalJSON(data []byte) error {
+	var typed affectedTargetFields
+	extra, err := decodeWithExtra(data, &typed)
+	if err != nil {
+		return err
+	}
+	*t = AffectedTarget(typed)
+	t.Extra = extra
+	return nil
+}
+
+// MarshalJSON encodes the typed fields, then every Extra key a typed field did not set.
+func (t AffectedTarget) MarshalJSON() ([]byte, error) {
+	return encodeWithExtra(affectedTargetFields(t), t.Extra)
 }
 
 // AdapterFact is one adapter row's fact (§2.8): Error when its command could not run or its
@@ -37,6 +65,98 @@ type AdapterFact struct {
 	Exit             *int     `json:"exit,omitempty"`
 	Error            *string  `json:"error,omitempty"`
 	WorkspaceChanged []string `json:"workspace_changed,omitzero"`
+	// Extra holds the other keys (project_count, command, duration_ms, stderr, …).
+	Extra map[string]any `json:"-"`
+}
+
+type adapterFactFields AdapterFact
+
+// UnmarshalJSON decodes the typed fields and keeps every other key in Extra.
+func (f *AdapterFact) UnmarshalJSON(data []byte) error {
+	var typed adapterFactFields
+	extra, err := decodeWithExtra(data, &typed)
+	if err != nil {
+		return err
+	}
+	*f = AdapterFact(typed)
+	f.Extra = extra
+	return nil
+}
+
+// MarshalJSON encodes the typed fields, then every Extra key a typed field did not set.
+func (f AdapterFact) MarshalJSON() ([]byte, error) {
+	return encodeWithExtra(adapterFactFields(f), f.Extra)
+}
+
+// decodeWithExtra decodes data into typed and returns the keys typed has no field for
+// (nil when none). A JSON null leaves typed unchanged.
+func decodeWithExtra[T any](data []byte, typed *T) (map[string]any, error) {
+	if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
+		return nil, nil
+	}
+	if err := json.Unmarshal(data, typed); err != nil {
+		return nil, err
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, err
+	}
+	known := jsonNames(reflect.TypeFor[T]())
+	var extra map[string]any
+	for key, value := range raw {
+		if known[key] {
+			continue
+		}
+		var v any
+		if err := json.Unmarshal(value, &v); err != nil {
+			return nil, err
+		}
+		if extra == nil {
+			extra = map[string]any{}
+		}
+		extra[key] = v
+	}
+	return extra, nil
+}
+
+// encodeWithExtra encodes typed, then adds every extra key typed did not set.
+func encodeWithExtra[T any](typed T, extra map[string]any) ([]byte, error) {
+	encoded, err := json.Marshal(typed)
+	if err != nil || len(extra) == 0 {
+		return encoded, err
+	}
+	var out map[string]json.RawMessage
+	if err := json.Unmarshal(encoded, &out); err != nil {
+		return nil, err
+	}
+	for key, value := range extra {
+		if _, set := out[key]; set {
+			continue
+		}
+		v, err := json.Marshal(value)
+		if err != nil {
+			return nil, err
+		}
+		out[key] = v
+	}
+	return json.Marshal(out)
+}
+
+// jsonNames are the json names of t's fields (a "-" tag has none).
+func jsonNames(t reflect.Type) map[string]bool {
+	names := map[string]bool{}
+	for i := 0; i < t.NumField(); i++ {
+		tag := t.Field(i).Tag.Get("json")
+		name, _, _ := strings.Cut(tag, ",")
+		if tag == "-" {
+			continue
+		}
+		if name == "" {
+			name = t.Field(i).Name
+		}
+		names[name] = true
+	}
+	return names
 }
 
 // AffectedFallback is the code-index fallback (§1.3.2; transitive here).
@@ -150,6 +270,61 @@ func (c *Client) CodeIndexFileHashSnapshot(ctx context.Context, root string, pat
 	var r FileHashSnapshot
 	params := FactsCodeIndexFileHashSnapshotParams{Root: root, Paths: orEmpty(paths), Algorithm: algorithm, StateDir: stateDir}
 	if err := c.Call(ctx, "facts.code_index_file_hash_snapshot", params, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// AffectedAdapterRun is one adapter's output for facts.affected_from_outputs: Result (the
+// command's result) or Error (it could not run); neither: not_configured.
+type AffectedAdapterRun struct {
+	ID       string                 `json:"id"`
+	ParserID string                 `json:"parser_id"`
+	Result   *AffectedCommandResult `json:"result,omitempty"`
+	Error    *string                `json:"error,omitempty"`
+}
+
+// AffectedCommandResult is the part of a command result the parsers read.
+type AffectedCommandResult struct {
+	Status   *string `json:"status,omitempty"`
+	Ok       *bool   `json:"ok,omitempty"`
+	ExitCode *int    `json:"exit_code,omitempty"`
+	TimedOut *bool   `json:"timed_out,omitempty"`
+	Stdout   *string `json:"stdout,omitempty"`
+}
+
+// AffectedImportGraph is the import graph the fallback walks: Importers[path] = the files
+// that import path; Sources = the files whose imports were read.
+type AffectedImportGraph struct {
+	Importers map[string][]string `json:"importers"`
+	Sources   []string            `json:"sources"`
+}
+
+// AffectedLockfileSides are both texts of a changed lockfile (nil: absent on that side).
+type AffectedLockfileSides struct {
+	Before *string `json:"before"`
+	After  *string `json:"after"`
+}
+
+// FactsAffectedFromOutputsParams are the params of facts.affected_from_outputs.
+// Fallback nil: true.
+type FactsAffectedFromOutputsParams struct {
+	ChangedPaths    []string                         `json:"changed_paths"`
+	Adapters        []AffectedAdapterRun             `json:"adapters,omitzero"`
+	Root            *string                          `json:"root,omitempty"`
+	ImportGraph     *AffectedImportGraph             `json:"import_graph,omitempty"`
+	Fallback        *bool                            `json:"fallback,omitempty"`
+	IncludeFallback bool                             `json:"include_fallback"`
+	GlobalFiles     []string                         `json:"global_files,omitzero"`
+	Lockfiles       map[string]AffectedLockfileSides `json:"lockfiles,omitzero"`
+}
+
+// AffectedFromOutputs builds the affected-targets fact from adapter outputs already at hand
+// (facts.affected_from_outputs; pure: the bridge runs nothing).
+func (c *Client) AffectedFromOutputs(ctx context.Context, params FactsAffectedFromOutputsParams) (*AffectedTargets, error) {
+	var r AffectedTargets
+	params.ChangedPaths = orEmpty(params.ChangedPaths)
+	if err := c.Call(ctx, "facts.affected_from_outputs", params, &r); err != nil {
 		return nil, err
 	}
 	return &r, nil

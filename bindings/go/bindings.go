@@ -26,6 +26,7 @@ var Bindings = []Binding{
 	{Wire: "evidence.goal_achievement", Go: "Client.GoalAchievement", Params: typeOf[EvidenceGoalAchievementParams](), Result: typeOf[GoalAchievement]()},
 	{Wire: "evidence.loop_status", Go: "Client.LoopStatus", Params: typeOf[EvidenceLoopStatusParams](), Result: typeOf[LoopStatus]()},
 	{Wire: "evidence.verifier_tool_policy", Go: "Client.VerifierToolPolicy", Params: typeOf[EvidenceVerifierToolPolicyParams](), Result: typeOf[VerifierPolicyDecision]()},
+	{Wire: "facts.affected_from_outputs", Go: "Client.AffectedFromOutputs", Params: typeOf[FactsAffectedFromOutputsParams](), Result: typeOf[AffectedTargets]()},
 	{Wire: "facts.affected_targets", Go: "Client.AffectedTargets", Params: typeOf[FactsAffectedTargetsParams](), Result: typeOf[AffectedTargets]()},
 	{Wire: "facts.code_index_changes_since", Go: "Client.CodeIndexChangesSince", Params: typeOf[FactsCodeIndexChangesSinceParams](), Result: typeOf[CodeIndexChanges]()},
 	{Wire: "facts.code_index_file_hash_snapshot", Go: "Client.CodeIndexFileHashSnapshot", Params: typeOf[FactsCodeIndexFileHashSnapshotParams](), Result: typeOf[FileHashSnapshot]()},

@@ -88,3 +88,17 @@ def test_bad_params_name_the_field(bridge, tmp_path: Path):
         assert error.path == "root"
     else:
         raise AssertionError("expected InvalidParams")
+
+
+def test_affected_from_outputs_is_pure_and_typed(bridge):
+    stdout = json.dumps({"packages": [{"root": "a", "manifest": {"name": "a"}}, {"root": "b", "manifest": {"name": "b", "dependencies": {"a": "1"}}}]})
+    fact = bridge.affected_from_outputs(
+        ["a/x.ts", "notes.txt"],
+        [{"id": "pnpm", "parser_id": "pnpm.workspace.v1", "result": {"exit_code": 0, "stdout": stdout}}],
+    )
+    assert [(t.id, t.reason, t.via) for t in fact.targets] == [
+        ("pnpm:a", "direct", None),
+        ("pnpm:b", "dependent", ["pnpm:a"]),
+        ("file:notes.txt", "unmapped", None),
+    ]
+    assert fact.adapters[0].wire_extra() == {"project_count": 2}

@@ -6,6 +6,7 @@
 import type { MethodTable } from "./method.js";
 import { evidenceMethods } from "./methods/evidence.js";
 import { factsMethods } from "./methods/facts.js";
+import { affectedPureMethods } from "./methods/facts-affected-pure.js";
 import { factsProfileMethods } from "./methods/facts-profiles.js";
 import { factsTestResultsMethods } from "./methods/facts-test-results.js";
 import { gateMethods } from "./methods/gate.js";
@@ -42,4 +43,5 @@ export const statelessTable: MethodTable = mergeTables(
   factsMethods,
   factsTestResultsMethods,
   factsProfileMethods,
+  affectedPureMethods,
 );

@@ -60,7 +60,11 @@ function rewritePathRefinement(entry: string, ctx: z.RefinementCtx): void {
  * before they are SIGKILLed, ms; default 2,000), `shell` (the checks' shell: a program
  * name looked up on PATH at baseline time, or an absolute path; default bash if found, else
  * sh) and `allow_env` (secret-looking variable names passed to checks all the same; see
- * `@turngate/node`'s check-env). Unknown keys are rejected so that typos
+ * `@turngate/node`'s check-env), `affected_adapters` (adapter rows of `turngate affected`,
+ * issue 15; default: the rows detected from pnpm-workspace.yaml, Cargo.toml and go.mod),
+ * `affected_global_files` (extra root config globs whose change affects every target) and
+ * `checks_from_affected` (opt-in, default false: affected targets may narrow the checks).
+ * Unknown keys are rejected so that typos
  * surface; an empty `checks` list is refused (it would verify nothing; issue #12 item 3); a
  * `timeout_ms` below 1,000 is refused naming the minimum (item 4).
  */
@@ -85,6 +89,9 @@ export const TurngateConfigSchema = z
     allow_env: z
       .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: "must be a variable name" }))
       .optional(),
+    affected_adapters: z.array(z.record(z.string(), z.unknown())).optional(),
+    affected_global_files: z.array(z.string()).optional(),
+    checks_from_affected: z.boolean().optional(),
   })
   .strict();
 
@@ -109,6 +116,12 @@ export interface TurngateConfig {
   agentGraceMs?: number;
   /** `shell`: the checks' shell as configured; undefined: bash if found, else sh. */
   shell?: string;
+  /** `affected_adapters`: adapter rows of `turngate affected`; undefined: detected. */
+  affectedAdapters?: Record<string, unknown>[];
+  /** `affected_global_files`: extra root config globs (issue 15). */
+  affectedGlobalFiles?: string[];
+  /** `checks_from_affected`: the host opted in to narrowing checks by affected targets. */
+  checksFromAffected?: boolean;
   /** `allow_env`: variable names passed to checks although they look like secrets. */
   allowEnv?: string[];
   /**
@@ -181,6 +194,13 @@ export function loadConfig(root: string, explicitPath?: string): TurngateConfig 
   if (config.shell !== undefined) loaded.shell = config.shell;
   if (config.allow_env !== undefined) loaded.allowEnv = config.allow_env;
   if (config.max_attempts !== undefined) loaded.maxAttempts = config.max_attempts;
+  if (config.affected_adapters !== undefined) loaded.affectedAdapters = config.affected_adapters;
+  if (config.affected_global_files !== undefined) {
+    loaded.affectedGlobalFiles = config.affected_global_files;
+  }
+  if (config.checks_from_affected !== undefined) {
+    loaded.checksFromAffected = config.checks_from_affected;
+  }
   if (config.max_infrastructure_attempts !== undefined) {
     loaded.maxInfrastructureAttempts = config.max_infrastructure_attempts;
   }

@@ -494,6 +494,40 @@ class FactsMethods:
         params = {"root": os.fspath(root), "paths": wire_list(paths, "paths"), "algorithm": algorithm}
         return FileHashSnapshot.from_wire(self._send("facts.file_hash_snapshot", params, timeout=timeout))
 
+    @bridge_method("facts.affected_from_outputs")
+    def affected_from_outputs(
+        self,
+        changed_paths: Sequence[str],
+        adapters: Sequence[Mapping[str, Any]] = (),
+        root: str | None = None,
+        import_graph: Mapping[str, Any] | None = None,
+        fallback: bool = True,
+        include_fallback: bool = False,
+        global_files: Sequence[str] | None = None,
+        lockfiles: Mapping[str, Mapping[str, str | None]] | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> AffectedTargets:
+        """The affected-targets fact from adapter outputs already at hand (reference §1.3;
+        pure: runs nothing). ``adapters``: ``{id, parser_id, result: {status, ok,
+        exit_code, timed_out, stdout}}`` or ``{id, parser_id, error}``; ``import_graph``:
+        ``{importers: {path: [paths]}, sources: [paths]}`` for the fallback; ``lockfiles``:
+        ``{path: {before, after}}`` texts. Also in-process under Pyodide."""
+        params: dict[str, Any] = {
+            "changed_paths": wire_list(changed_paths, "changed_paths"),
+            "adapters": to_wire(list(adapters)),
+            "import_graph": None if import_graph is None else to_wire(import_graph),
+            "fallback": fallback,
+            "include_fallback": include_fallback,
+        }
+        if root is not None:
+            params["root"] = root
+        if global_files is not None:
+            params["global_files"] = wire_list(global_files, "global_files")
+        if lockfiles is not None:
+            params["lockfiles"] = to_wire(lockfiles)
+        return AffectedTargets.from_wire(self._send("facts.affected_from_outputs", params, timeout=timeout))
+
     @bridge_method("facts.affected_targets")
     def affected_targets(
         self,

@@ -27,6 +27,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "gc", load: async () => (await import("./gc.js")).gcCommand },
   { name: "profile", load: async () => (await import("./profile.js")).profileCommand },
   { name: "hud", load: async () => (await import("./hud.js")).hudCommand },
+  { name: "affected", load: async () => (await import("./affected.js")).affectedCommand },
   { name: "hook", load: async () => (await import("./hook.js")).hookCommand },
   { name: "status", load: async () => (await import("./status.js")).statusCommand },
   { name: "waive", load: async () => (await import("./waive.js")).waiveCommand },

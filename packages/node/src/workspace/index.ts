@@ -53,7 +53,9 @@ export type {
 export {
   GIT_SAFETY_CONFIG,
   GIT_SAFETY_ENV,
+  type GitResult,
   gitSafetyArgs,
+  runGit,
 } from "./listing/git.js";
 export { WorkspaceObserver, type WorkspaceObserverOptions } from "./observer.js";
 export {

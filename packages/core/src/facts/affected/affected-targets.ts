@@ -108,7 +108,8 @@ const fileTarget = (
  * knows it as a source or something imports it, `file:<P>` (`reason: "fallback"`,
  * `fallback_reason: "changed_file"`) and every file that imports it directly or through
  * others (`reason: "dependent"`, `via` = the files from P to the one it imports,
- * `changed_path: P`, `fallback_reason: "reverse_dependency"`), breadth-first. Without an
+ * `changed_path: P`, `fallback_reason: "reverse_dependency"`), in one breadth-first walk
+ * from all changed files (a file reached from two is listed once, by its shortest chain). Without an
  * index every path is kept as `file:<P>` (`available: false`). Returns the targets and the
  * paths it mapped; an index that throws is recorded in `errors`.
  */
@@ -120,6 +121,8 @@ function fallbackTargets(
   const errors: string[] = [];
   const mapped = new Set<string>();
   const seen = new Set<string>();
+  const queue: { path: string; chain: string[]; from: string; next?: readonly string[] }[] = [];
+  const reached = new Set<string>();
   for (const p of paths) {
     if (graph === undefined || graph === null) {
       mergeTargets(
@@ -144,33 +147,40 @@ function fallbackTargets(
       [fileTarget(p, "code_index", "fallback", { fallback_reason: "changed_file" })],
       seen,
     );
-    const queue: { path: string; chain: string[] }[] = [{ path: p, chain: [p] }];
-    const reached = new Set([p]);
-    for (let i = 0; i < queue.length; i++) {
-      const cur = queue[i] as { path: string; chain: string[] };
-      let next: readonly string[];
+    if (!reached.has(p)) {
+      reached.add(p);
+      queue.push({ path: p, chain: [p], from: p, next: direct ?? [] });
+    }
+  }
+  // One breadth-first walk from every changed file at once: each importer is reached by a
+  // shortest chain from the first changed file that reaches it.
+  for (let i = 0; i < queue.length; i++) {
+    const cur = queue[i] as (typeof queue)[number];
+    let next: readonly string[];
+    if (cur.next !== undefined) next = cur.next;
+    else {
       try {
-        next = cur.path === p ? (direct ?? []) : (graph.importers(cur.path) ?? []);
+        next = (graph as ImportGraphView).importers(cur.path) ?? [];
       } catch (error) {
         errors.push(String((error as Error).message ?? error));
         next = [];
       }
-      for (const q of next) {
-        if (reached.has(q)) continue;
-        reached.add(q);
-        mergeTargets(
-          targets,
-          [
-            fileTarget(q, "code_index", "dependent", {
-              via: cur.chain,
-              changed_path: p,
-              fallback_reason: "reverse_dependency",
-            }),
-          ],
-          seen,
-        );
-        queue.push({ path: q, chain: [...cur.chain, q] });
-      }
+    }
+    for (const q of next) {
+      if (reached.has(q)) continue;
+      reached.add(q);
+      mergeTargets(
+        targets,
+        [
+          fileTarget(q, "code_index", "dependent", {
+            via: cur.chain,
+            changed_path: cur.from,
+            fallback_reason: "reverse_dependency",
+          }),
+        ],
+        seen,
+      );
+      queue.push({ path: q, chain: [...cur.chain, q], from: cur.from });
     }
   }
   const available = graph !== undefined && graph !== null && errors.length === 0;

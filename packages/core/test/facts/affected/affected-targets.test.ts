@@ -219,7 +219,7 @@ describe("Harn's adapter rows and parsers (harn-verification.md §1.3, §1.3.1)"
     ]);
   });
 
-  test("js.workspace_graph.v1, Nx `nx graph --file` form: nodes and dependencies (ours, Harn §7 item 6)", () => {
+  test("js.workspace_graph.v1, Nx nx graph --file form: nodes and dependencies (ours, Harn §7 item 6)", () => {
     const stdout = JSON.stringify({
       graph: {
         nodes: {
@@ -410,7 +410,7 @@ describe("pnpm.workspace.v1: c imports b imports a", () => {
   });
 });
 
-describe("cargo.metadata.v1 on real `cargo metadata` output (absolute manifest paths)", () => {
+describe("cargo.metadata.v1 on real cargo metadata output (absolute manifest paths)", () => {
   const stdout = fixture("cargo-metadata-workspace.json");
   test("Harn's mapping with root-relative manifests; app depends on core", () => {
     const fact = reduceAffectedTargets({
@@ -462,7 +462,7 @@ describe("cargo.metadata.v1 on real `cargo metadata` output (absolute manifest p
   });
 });
 
-describe("go.list.v1 on real `go list -json ./...` output", () => {
+describe("go.list.v1 on real go list -json ./... output", () => {
   const stdout = fixture("go-list-module.json");
   test("a change in a → a direct (with its test files), b dependent, c dependent through its external test", () => {
     const fact = reduceAffectedTargets({

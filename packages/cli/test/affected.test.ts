@@ -1,0 +1,92 @@
+/**
+ * `turngate affected` (issue 15 item 5) on a real temporary git repository: a pnpm
+ * workspace of three packages where c depends on b depends on a.
+ */
+import { execFileSync } from "node:child_process";
+import { renameSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, test } from "vitest";
+import { cli, gitProject } from "./helpers.js";
+
+let cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const c of cleanups) c();
+  cleanups = [];
+});
+
+function workspace() {
+  const p = gitProject({
+    "pnpm-workspace.yaml": "packages:\n  - packages/*\n",
+    "package.json": JSON.stringify({ name: "root", private: true }),
+    "babel.config.json": "{}\n",
+    "packages/a/package.json": JSON.stringify({ name: "a" }),
+    "packages/a/src/index.ts": "export const a = 1;\n",
+    "packages/b/package.json": JSON.stringify({ name: "b", dependencies: { a: "workspace:*" } }),
+    "packages/b/src/index.ts": 'import { a } from "a";\nexport const b = a;\n',
+    "packages/c/package.json": JSON.stringify({ name: "c", dependencies: { b: "workspace:*" } }),
+    "packages/c/src/index.ts": 'import { b } from "b";\nexport const c = b;\n',
+  });
+  cleanups.push(p.cleanup);
+  return p;
+}
+
+describe("turngate affected", () => {
+  test("a change in a: a direct, b and c dependent with via (the README sample)", async () => {
+    const p = workspace();
+    p.write("packages/a/src/index.ts", "export const a = 2;\n");
+    const r = await cli(["affected"], p.root);
+    expect(r).toEqual({
+      code: 0,
+      stderr: "",
+      stdout: [
+        "affected targets (1 changed file against HEAD)",
+        "  TARGET  REASON     WHY",
+        "  pnpm:a  direct     packages/a/src/index.ts",
+        "  pnpm:b  dependent  via pnpm:a",
+        "  pnpm:c  dependent  via pnpm:a → pnpm:b",
+        "",
+      ].join("\n"),
+    });
+  });
+
+  test("the root babel.config.json: all three, global_file; --json prints the fact", async () => {
+    const p = workspace();
+    p.write("babel.config.json", '{"presets": []}\n');
+    const r = await cli(["affected", "--json"], p.root);
+    expect(r.code).toBe(0);
+    const fact = JSON.parse(r.stdout);
+    expect(fact.targets.map((t: { id: string; reason: string }) => `${t.id} ${t.reason}`)).toEqual([
+      "pnpm:a global_file",
+      "pnpm:b global_file",
+      "pnpm:c global_file",
+    ]);
+    expect(fact.run_all_reasons).toEqual(["global_file: babel.config.json"]);
+  });
+
+  test("a renamed file counts by its old and new path; an untracked data file is unmapped", async () => {
+    const p = workspace();
+    renameSync(join(p.root, "packages/b/src/index.ts"), join(p.root, "packages/b/src/main.ts"));
+    execFileSync("git", ["add", "-A"], { cwd: p.root });
+    p.write("notes/data.csv", "x,y\n");
+    const r = await cli(["affected", "--base", "HEAD", "--json"], p.root);
+    const fact = JSON.parse(r.stdout);
+    expect(fact.changed_paths).toEqual([
+      "packages/b/src/index.ts",
+      "packages/b/src/main.ts",
+      "notes/data.csv",
+    ]);
+    expect(fact.targets.map((t: { id: string; reason: string }) => `${t.id} ${t.reason}`)).toEqual([
+      "pnpm:b direct",
+      "pnpm:c dependent",
+      "file:notes/data.csv unmapped",
+    ]);
+  });
+
+  test("a ref that does not exist is an error that says what to check", async () => {
+    const p = workspace();
+    const r = await cli(["affected", "--base", "no-such-ref"], p.root);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("cannot diff the work tree against no-such-ref");
+    expect(r.stderr).toContain("git rev-parse no-such-ref");
+  });
+});
