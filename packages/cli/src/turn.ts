@@ -3,6 +3,7 @@ import type {
   CompletionWaiver,
   GateOutcome,
   MutationRecord,
+  TurnProof,
   TurnProofTrust,
   VerificationCommand,
   VerificationReport,
@@ -136,6 +137,15 @@ export interface TurnResult {
   summaryText: string;
   outcome: GateOutcome;
   proofPath?: string;
+  /**
+   * When the turn changed something (whatever the outcome): sign and write the turn proof
+   * to `<state>/proofs/<digest>.json` with `extra` fields added (the hook's `loop`, issue 19
+   * item 3), replacing the one written for an allowed turn. Output: the file's path.
+   * Errors: file-system errors of the atomic write.
+   */
+  writeProof?: (extra: Pick<TurnProof, "loop">) => Promise<string>;
+  /** Where `writeProof` writes (set with it). */
+  proofFile?: string;
   /** How the proof was written: its format and the signing key's id. */
   proofSignature?: { format: ProofFormat; keyid: string };
   /** The host's claim about the agent: printed as `trust: …`. */
@@ -316,12 +326,24 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
   if (checksSource) result.checksSource = checksSource;
   if (verification) result.verification = verification;
   if (config.path) result.configPath = config.path;
-  if (outcome.kind === "allow" && session.effectDigest !== "") {
+  if (session.effectDigest !== "") {
     const proofPath = join(state.proofs, `${session.effectDigest}.json`);
     const format = request.signing?.format ?? "dsse";
-    await writeJsonAtomic(proofPath, signTurnProof(session.proof(), key, format));
-    result.proofPath = proofPath;
-    result.proofSignature = { format, keyid: key.keyid };
+    const proof = session.proof({ incomplete: true });
+    // A refused turn's decision kept the baseline tree: its end is the tree written above.
+    if (outcome.kind !== "allow" && proof.workspace !== undefined && result.trees) {
+      proof.workspace = { ...proof.workspace, final_tree: result.trees.final };
+    }
+    result.proofFile = proofPath;
+    result.writeProof = async (extra) => {
+      await writeJsonAtomic(proofPath, signTurnProof({ ...proof, ...extra }, key, format));
+      return proofPath;
+    };
+    if (outcome.kind === "allow") {
+      await writeJsonAtomic(proofPath, signTurnProof(proof, key, format));
+      result.proofPath = proofPath;
+      result.proofSignature = { format, keyid: key.keyid };
+    }
   }
   return result;
 }
