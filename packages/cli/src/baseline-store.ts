@@ -40,6 +40,7 @@ const CapturedConfigSchema = z
     affected_adapters: z.array(z.record(z.string(), z.unknown())).optional(),
     affected_global_files: z.array(z.string()).optional(),
     checks_from_affected: z.boolean().optional(),
+    check_targets: z.record(z.string(), z.array(z.string())).optional(),
   })
   .strict();
 
@@ -130,6 +131,7 @@ export async function writeBaseline(
       ...(config.checksFromAffected !== undefined
         ? { checks_from_affected: config.checksFromAffected }
         : {}),
+      ...(config.checkTargets !== undefined ? { check_targets: config.checkTargets } : {}),
     },
     environment: serializeEnvironmentBaseline(environment),
     snapshot: serializeSnapshot(snapshot),
@@ -284,6 +286,7 @@ export async function readBaseline(
   if (captured.checks_from_affected !== undefined) {
     config.checksFromAffected = captured.checks_from_affected;
   }
+  if (captured.check_targets !== undefined) config.checkTargets = captured.check_targets;
   if (captured.default_outputs !== undefined) config.defaultOutputs = captured.default_outputs;
   const stored: StoredBaseline = {
     id,
@@ -304,7 +307,7 @@ export async function readBaseline(
 /**
  * The parts of the effective configuration that differ between `a` and `b` (`checks`,
  * `timeout_ms`, `ignores`, `outputs`, `default_outputs`, `rewrite_paths`, `shell`,
- * `allow_env`, `affected_adapters`, `affected_global_files`, `checks_from_affected`, in that order); `[]` when they are the same.
+ * `allow_env`, `affected_adapters`, `affected_global_files`, `checks_from_affected`, `check_targets`, in that order); `[]` when they are the same.
  */
 export function configDifferences(a: TurngateConfig, b: TurngateConfig): string[] {
   const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
@@ -327,6 +330,7 @@ export function configDifferences(a: TurngateConfig, b: TurngateConfig): string[
   if (!same(a.checksFromAffected ?? false, b.checksFromAffected ?? false)) {
     differences.push("checks_from_affected");
   }
+  if (!same(a.checkTargets ?? {}, b.checkTargets ?? {})) differences.push("check_targets");
   return differences;
 }
 

@@ -87,3 +87,58 @@ export function affectedJson(affected: TurnAffected | undefined): unknown {
   if (affected === undefined) return null;
   return "error" in affected ? { error: affected.error } : affected.fact;
 }
+
+/** A configured check `checks_from_affected` left out of the turn, and why. */
+export interface SkippedCheck {
+  id: string;
+  reason: string;
+}
+
+/**
+ * `checks_from_affected` (issue 15 item 4): which configured checks run. Input: the checks,
+ * check id → its `targets`, and the turn's affected targets. Output: `{run, skipped}`.
+ * Every check runs when the affected targets are missing or failed, or `run_all` is set (an
+ * `unmapped`, `global_file` or un-narrowed lockfile change); else a check with `targets`
+ * runs only when one of them is affected, and a check without `targets` always runs. The
+ * caller leaves the turn without a report when `run` is empty, so the gate keeps it
+ * incomplete: skipped checks never make a turn verified.
+ */
+export function selectChecksByAffected<C extends { id: string }>(
+  checks: C[],
+  checkTargets: Record<string, string[]>,
+  affected: TurnAffected | undefined,
+): { run: C[]; skipped: SkippedCheck[] } {
+  if (affected === undefined || "error" in affected || affected.fact.run_all) {
+    return { run: checks, skipped: [] };
+  }
+  const ids = new Set(affected.fact.targets.map((t) => t.id));
+  const run: C[] = [];
+  const skipped: SkippedCheck[] = [];
+  for (const check of checks) {
+    const targets = checkTargets[check.id];
+    if (targets === undefined || targets.some((t) => ids.has(t))) run.push(check);
+    else
+      skipped.push({
+        id: check.id,
+        reason: `none of its targets (${targets.join(", ")}) is affected`,
+      });
+  }
+  return { run, skipped };
+}
+
+/**
+ * The summary line for skipped checks: `checks skipped (checks_from_affected): ID (REASON); …`,
+ * plus, when no check ran, that the turn stays incomplete. `[]` when none was skipped.
+ */
+export function skippedChecksLines(skipped: SkippedCheck[], anyRan: boolean): string[] {
+  if (skipped.length === 0) return [];
+  const lines = [
+    `checks skipped (checks_from_affected): ${skipped.map((s) => `${escapeControls(s.id)} (${escapeControls(s.reason)})`).join("; ")}`,
+  ];
+  if (!anyRan) {
+    lines.push(
+      "no check ran: every configured check was skipped as unaffected, so nothing verifies this change and the turn stays incomplete; add a check without targets, or run with checks_from_affected off",
+    );
+  }
+  return lines;
+}

@@ -51,7 +51,12 @@ import {
 } from "./context.js";
 import { createProgressReporter } from "./progress.js";
 import type { StatePaths } from "./state-dir.js";
-import { type TurnAffected, turnAffectedTargets } from "./turn-affected.js";
+import {
+  type SkippedCheck,
+  selectChecksByAffected,
+  type TurnAffected,
+  turnAffectedTargets,
+} from "./turn-affected.js";
 
 /** Report subject of the checks `turngate run` / `verify` run. */
 export const TURN_CHECKS_SUBJECT = "turngate:checks";
@@ -170,6 +175,8 @@ export interface TurnResult {
    * nothing in the source scope changed. Informational: never part of the verdict.
    */
   affected?: TurnAffected;
+  /** Configured checks `checks_from_affected` left out (absent when it is off or none was). */
+  skippedChecks?: SkippedCheck[];
   /** When the turn started and was decided (ISO 8601). */
   startedAt: string;
   finishedAt: string;
@@ -240,6 +247,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
       )
     : undefined;
   let checksSource: ChecksSource | undefined;
+  let skippedChecks: SkippedCheck[] | undefined;
   let verification: VerifyCommandsResult | undefined;
   if (session.records.length > 0) {
     let commands: VerificationCommand[];
@@ -249,6 +257,11 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     } else if (config.checks.length > 0) {
       checksSource = "config";
       commands = config.checks;
+      if (config.checksFromAffected === true) {
+        const selected = selectChecksByAffected(commands, config.checkTargets ?? {}, affected);
+        commands = selected.run;
+        if (selected.skipped.length > 0) skippedChecks = selected.skipped;
+      }
     } else {
       const presets = session.verificationPresets();
       commands = withDefaultTimeout(
@@ -323,6 +336,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
   }
   if (agent) result.agent = agent;
   if (affected) result.affected = affected;
+  if (skippedChecks) result.skippedChecks = skippedChecks;
   if (checksSource) result.checksSource = checksSource;
   if (verification) result.verification = verification;
   if (config.path) result.configPath = config.path;
