@@ -60,6 +60,7 @@ export {
   TURN_PROOF_SCHEMA,
   type TurnProof,
   type TurnProofEvidenceLog,
+  type TurnProofLoop,
   type TurnProofTrust,
   type TurnProofWorkspace,
 } from "./schemas/proof.js";
