@@ -31,6 +31,7 @@ import {
   signalExitCode,
   signTurnProof,
   sourceTreeId,
+  TURNGATE_DIR,
   turngatePaths,
   type VerifyCommandsResult,
   type WorkspaceDelta,
@@ -50,6 +51,7 @@ import {
 } from "./context.js";
 import { createProgressReporter } from "./progress.js";
 import type { StatePaths } from "./state-dir.js";
+import { type TurnAffected, turnAffectedTargets } from "./turn-affected.js";
 
 /** Report subject of the checks `turngate run` / `verify` run. */
 export const TURN_CHECKS_SUBJECT = "turngate:checks";
@@ -163,6 +165,11 @@ export interface TurnResult {
    * view's diffs), or why there are none; absent when the session recorded no trees.
    */
   trees?: { baseline: string | null; final: string | null; reason: string | null };
+  /**
+   * The turn's affected targets (issue 15), or why they could not be computed; absent when
+   * nothing in the source scope changed. Informational: never part of the verdict.
+   */
+  affected?: TurnAffected;
   /** When the turn started and was decided (ISO 8601). */
   startedAt: string;
   finishedAt: string;
@@ -224,6 +231,14 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
   if (request.agent) agent = await runAgentTurn(request.agent, session, config, request, ctx, env);
 
   const delta = await session.observeWorkspace();
+  const affected = delta.changes.some((c) => c.scope === "source")
+    ? await turnAffectedTargets(
+        request.root,
+        delta,
+        config,
+        state.dir ?? join(request.root, TURNGATE_DIR),
+      )
+    : undefined;
   let checksSource: ChecksSource | undefined;
   let verification: VerifyCommandsResult | undefined;
   if (session.records.length > 0) {
@@ -307,6 +322,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     };
   }
   if (agent) result.agent = agent;
+  if (affected) result.affected = affected;
   if (checksSource) result.checksSource = checksSource;
   if (verification) result.verification = verification;
   if (config.path) result.configPath = config.path;
