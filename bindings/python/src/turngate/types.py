@@ -68,6 +68,8 @@ class VerificationCheck(WireModel):
     residual_risk: str | None = None
     tests: CheckTestCounts | None = None
     failing_tests: list[str] | None = None
+    #: Why a failed check did not pass, when turngate's runner ran it (issue 19).
+    failure_class: Literal["assertion", "timeout", "cancelled", "signal", "infrastructure"] | None = None
 
 
 @dataclass(kw_only=True)
