@@ -16,6 +16,17 @@ type VerificationCheck struct {
 	ResidualRisk   *string            `json:"residual_risk,omitempty"`
 	Tests          *CheckTestCounts   `json:"tests,omitempty"`
 	FailingTests   []string           `json:"failing_tests,omitzero"`
+	// FailureClass says why a failed check did not pass, when turngate's runner ran it
+	// (issue 19); nil otherwise.
+	FailureClass *CheckFailureClass `json:"failure_class,omitempty"`
+}
+
+// CheckFailureClass is VerificationCheck.FailureClass.
+type CheckFailureClass string
+
+// Values lists every allowed value, in the schema's order.
+func (CheckFailureClass) Values() []string {
+	return []string{"assertion", "timeout", "cancelled", "signal", "infrastructure"}
 }
 
 // CheckTestCounts are a check's test counts from its structured results (issue #16).

@@ -7,7 +7,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { PROFILES } from "../qualify/profiles.js";
+import { PROFILES, type Profile } from "../qualify/profiles.js";
 
 const QUALIFY_REF = /`qualify:([a-z0-9][a-z0-9-]*-v[0-9]+)`/g;
 
@@ -18,16 +18,18 @@ export function qualifyRefs(cell: string): string[] {
 
 /**
  * Problems with the profiles `cell` names (`owner`: the ledger row). `resultsDir` null: the
- * reports are not read (structure only).
+ * reports are not read (structure only). `profiles`: the declared profiles (tests pass their
+ * own).
  */
 export function perfProfileProblems(
   owner: string,
   cell: string,
   resultsDir: string | null,
+  profiles: readonly Profile[] = PROFILES,
 ): string[] {
   const problems: string[] = [];
   for (const id of qualifyRefs(cell)) {
-    const profile = PROFILES.find((p) => p.id === id);
+    const profile = profiles.find((p) => p.id === id);
     if (profile === undefined) {
       problems.push(`${owner}: qualify:${id} is not a profile of scripts/qualify/profiles.ts`);
       continue;

@@ -169,48 +169,97 @@ export const PROFILES: Profile[] = [
   },
   {
     id: "observer-ignored-100k-v1",
-    description: "observer delta with 100,000 ignored entries (the sealed-checks work)",
-    reference: "git status --porcelain",
-    parameters: { ignored_entries: 100_000 },
+    description:
+      "WorkspaceObserver.delta() with a warm stat cache on 20,000 tracked files plus 100,000 ignored files in node_modules/, 50 source paths changed per sample",
+    reference:
+      "git status --porcelain --ignored=traditional -uall (lists every ignored file) on the same state in the same run",
+    parameters: {
+      tracked_files: 20_000,
+      ignored_files: 100_000,
+      quick_tracked_files: 5_000,
+      quick_ignored_files: 25_000,
+      changed: 50,
+    },
     warmup: { full: 1, quick: 1 },
-    samples: { full: 9, quick: 3 },
-    quickSeconds: 90,
+    samples: { full: 5, quick: 3 },
+    quickSeconds: 20,
     scope: "harness",
-    skipped: "not wired yet: no benchmark workload for 100,000 ignored entries exists",
+    load: async (quick) => {
+      const { observerIgnoredWorkload } = await import("../../packages/node/bench/scope.bench.js");
+      const w = quick
+        ? await observerIgnoredWorkload(5_000, 25_000)
+        : await observerIgnoredWorkload(20_000, 100_000);
+      return { operations: { delta: { ...w, budgetRatio: 1.5 } }, cleanup: w.cleanup };
+    },
   },
   {
     id: "turn-noop-v1",
-    description: "a whole turngate run on this repository's own checkout at HEAD, no change",
-    reference: "git status --porcelain on the same checkout",
-    parameters: {},
+    description:
+      "a whole turngate run --check true -- true (built CLI, a real process) on this repository's own checkout, no change",
+    reference: "git status --porcelain + node -e 0 on the same checkout, in the same run",
+    parameters: { command: "turngate run --check true -- true", checkout: "repository root" },
     warmup: { full: 1, quick: 1 },
     samples: { full: 5, quick: 2 },
-    quickSeconds: 120,
+    quickSeconds: 10,
     scope: "children",
-    skipped: "not wired yet: no benchmark workload for a whole turn exists",
+    load: async () => {
+      const { noopTurnWorkload } = await import("../../packages/cli/bench/noop-turn.bench.js");
+      const { fileURLToPath } = await import("node:url");
+      const root = fileURLToPath(new URL("../..", import.meta.url));
+      return { operations: { "run-noop": { ...noopTurnWorkload(root), budgetRatio: 15 } } };
+    },
   },
   {
     id: "native-vs-ts-v1",
-    description: "the native addon's hasher against the TypeScript path",
-    reference: "the TypeScript path",
-    parameters: {},
-    warmup: { full: 0, quick: 0 },
-    samples: { full: 1, quick: 1 },
-    quickSeconds: 0,
+    description:
+      "the native addon's path against the TypeScript path: ledger of 100,000 writes + digest (native hasher), and a cold observer baseline of 20,000 files",
+    reference:
+      "the same work on the TypeScript path in the same run (ledger: @noble/hashes; observer: {native: false})",
+    parameters: {
+      ledger_rows: 100_000,
+      files: 20_000,
+      quick_ledger_rows: 20_000,
+      quick_files: 5_000,
+    },
+    warmup: { full: 1, quick: 1 },
+    samples: { full: 5, quick: 3 },
+    quickSeconds: 15,
     scope: "harness",
-    skipped:
-      "the native addon has no hasher yet (@turngate/native provides only the child subreaper)",
+    load: async (quick) => {
+      const { ledgerNativeWorkload } = await import(
+        "../../packages/node/bench/ledger-host.bench.js"
+      );
+      const { observerNativeWorkload } = await import(
+        "../../packages/node/bench/observer.bench.js"
+      );
+      const ledger = ledgerNativeWorkload(quick ? 20_000 : 100_000);
+      const observer = await observerNativeWorkload(quick ? 5_000 : 20_000);
+      return {
+        operations: {
+          ledger: { ...ledger, budgetRatio: 1 },
+          "observer-cold": { ...observer, budgetRatio: 1 },
+        },
+        cleanup: observer.cleanup,
+      };
+    },
   },
   {
     id: "affected-targets-10k-v1",
-    description: "affected targets over a 10,000-file workspace",
-    reference: "to be declared with its benchmark",
-    parameters: {},
-    warmup: { full: 0, quick: 0 },
-    samples: { full: 1, quick: 1 },
-    quickSeconds: 0,
+    description:
+      "affectedTargets (through the code index, transitive, with via) for 50 changed files of a 10,000-file TypeScript repository (code-index.bench.ts)",
+    reference: "a plain BFS over the same importer lists, in the same run",
+    parameters: { files: 10_000, quick_files: 2_500, packages: 20, changed: 50 },
+    warmup: { full: 3, quick: 2 },
+    samples: { full: 9, quick: 5 },
+    quickSeconds: 15,
     scope: "harness",
-    skipped: "no affected-targets benchmark workload exists yet",
+    load: async (quick) => {
+      const { affectedTargetsWorkload } = await import(
+        "../../packages/node/bench/code-index.bench.js"
+      );
+      const w = await affectedTargetsWorkload(quick ? 2_500 : 10_000);
+      return { operations: { affected: { ...w, budgetRatio: 10 } }, cleanup: w.cleanup };
+    },
   },
 ];
 

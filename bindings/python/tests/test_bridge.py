@@ -167,6 +167,28 @@ def test_a_check_that_writes_leaves_its_report_unbound(bridge, repo):
         assert session.decide().kind == "incomplete"
 
 
+def test_failed_checks_carry_their_failure_class(bridge, repo):
+    # issue 19: one vocabulary across the CLI, reports and hooks.
+    with bridge.create_session(repo) as session:
+        result = session.verify_commands(
+            "tests",
+            [
+                command("turngate-no-such-program-xyz --run", id="missing"),
+                turngate.VerificationCommand(
+                    id="slow", kind="test", description="sleep", command="sleep 30", required=True, timeout_ms=300
+                ),
+                command("exit 1", id="assert"),
+                command("true", id="ok"),
+            ],
+        )
+        assert [(c.id, c.status, c.failure_class) for c in result.report.checks] == [
+            ("missing", "failed", "infrastructure"),
+            ("slow", "failed", "timeout"),
+            ("assert", "failed", "assertion"),
+            ("ok", "passed", None),
+        ]
+
+
 def test_observe_workspace_sees_the_delta_with_real_digests(bridge, repo):
     with bridge.create_session(repo) as session:
         (repo / "hello.txt").write_text("hello\n")

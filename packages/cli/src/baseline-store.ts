@@ -36,6 +36,11 @@ const CapturedConfigSchema = z
     /** Issue 19 hook loop control; absent in older baselines: the defaults. */
     max_attempts: z.number().int().min(1).optional(),
     max_infrastructure_attempts: z.number().int().min(1).optional(),
+    /** Issue 15; absent in older baselines: detected adapters, no extra globals, off. */
+    affected_adapters: z.array(z.record(z.string(), z.unknown())).optional(),
+    affected_global_files: z.array(z.string()).optional(),
+    checks_from_affected: z.boolean().optional(),
+    check_targets: z.record(z.string(), z.array(z.string())).optional(),
   })
   .strict();
 
@@ -117,6 +122,16 @@ export async function writeBaseline(
       ...(config.maxInfrastructureAttempts !== undefined
         ? { max_infrastructure_attempts: config.maxInfrastructureAttempts }
         : {}),
+      ...(config.affectedAdapters !== undefined
+        ? { affected_adapters: config.affectedAdapters }
+        : {}),
+      ...(config.affectedGlobalFiles !== undefined
+        ? { affected_global_files: config.affectedGlobalFiles }
+        : {}),
+      ...(config.checksFromAffected !== undefined
+        ? { checks_from_affected: config.checksFromAffected }
+        : {}),
+      ...(config.checkTargets !== undefined ? { check_targets: config.checkTargets } : {}),
     },
     environment: serializeEnvironmentBaseline(environment),
     snapshot: serializeSnapshot(snapshot),
@@ -263,6 +278,15 @@ export async function readBaseline(
     throw invalid(label, `${(error as Error).message}; run \`turngate baseline\` again`);
   }
   if (captured.outputs !== undefined) config.outputs = captured.outputs;
+  if (captured.affected_adapters !== undefined)
+    config.affectedAdapters = captured.affected_adapters;
+  if (captured.affected_global_files !== undefined) {
+    config.affectedGlobalFiles = captured.affected_global_files;
+  }
+  if (captured.checks_from_affected !== undefined) {
+    config.checksFromAffected = captured.checks_from_affected;
+  }
+  if (captured.check_targets !== undefined) config.checkTargets = captured.check_targets;
   if (captured.default_outputs !== undefined) config.defaultOutputs = captured.default_outputs;
   const stored: StoredBaseline = {
     id,
@@ -283,7 +307,7 @@ export async function readBaseline(
 /**
  * The parts of the effective configuration that differ between `a` and `b` (`checks`,
  * `timeout_ms`, `ignores`, `outputs`, `default_outputs`, `rewrite_paths`, `shell`,
- * `allow_env`, in that order); `[]` when they are the same.
+ * `allow_env`, `affected_adapters`, `affected_global_files`, `checks_from_affected`, `check_targets`, in that order); `[]` when they are the same.
  */
 export function configDifferences(a: TurngateConfig, b: TurngateConfig): string[] {
   const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
@@ -297,6 +321,16 @@ export function configDifferences(a: TurngateConfig, b: TurngateConfig): string[
   if (!same(a.rewritePaths, b.rewritePaths)) differences.push("rewrite_paths");
   if (!same(a.shell ?? null, b.shell ?? null)) differences.push("shell");
   if (!same(a.allowEnv ?? [], b.allowEnv ?? [])) differences.push("allow_env");
+  if (!same(a.affectedAdapters ?? null, b.affectedAdapters ?? null)) {
+    differences.push("affected_adapters");
+  }
+  if (!same(a.affectedGlobalFiles ?? [], b.affectedGlobalFiles ?? [])) {
+    differences.push("affected_global_files");
+  }
+  if (!same(a.checksFromAffected ?? false, b.checksFromAffected ?? false)) {
+    differences.push("checks_from_affected");
+  }
+  if (!same(a.checkTargets ?? {}, b.checkTargets ?? {})) differences.push("check_targets");
   return differences;
 }
 

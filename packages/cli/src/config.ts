@@ -37,6 +37,10 @@ const CheckSchema = z.union([
       timeout_ms: TimeoutSchema.optional(),
       expect_exit: z.number().int().min(-2147483648).max(2147483647).optional(),
       results: VerificationCommandSchema.shape.results,
+      targets: z
+        .array(z.string().regex(/\S/, { message: "must not be blank" }))
+        .min(1, { message: "must list at least one target id (or leave targets out)" })
+        .optional(),
     })
     .strict(),
 ]);
@@ -122,6 +126,8 @@ export interface TurngateConfig {
   affectedGlobalFiles?: string[];
   /** `checks_from_affected`: the host opted in to narrowing checks by affected targets. */
   checksFromAffected?: boolean;
+  /** Check id → the affected-target ids it tests (a check's `targets`); absent: none listed. */
+  checkTargets?: Record<string, string[]>;
   /** `allow_env`: variable names passed to checks although they look like secrets. */
   allowEnv?: string[];
   /**
@@ -187,6 +193,13 @@ export function loadConfig(root: string, explicitPath?: string): TurngateConfig 
     ignores: config.ignores ?? [],
     rewritePaths: config.rewrite_paths ?? [],
   };
+  const checkTargets: Record<string, string[]> = {};
+  (config.checks ?? []).forEach((check, index) => {
+    if (typeof check !== "string" && check.targets !== undefined) {
+      checkTargets[loaded.checks[index]?.id ?? `check:${index + 1}`] = check.targets;
+    }
+  });
+  if (Object.keys(checkTargets).length > 0) loaded.checkTargets = checkTargets;
   if (config.timeout_ms !== undefined) loaded.timeoutMs = config.timeout_ms;
   if (config.outputs !== undefined) loaded.outputs = config.outputs;
   if (config.default_outputs !== undefined) loaded.defaultOutputs = config.default_outputs;

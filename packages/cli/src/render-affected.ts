@@ -3,23 +3,24 @@
  * and why, the adapters that failed, and whether every check should run.
  */
 import type { AffectedTargetsFact } from "@turngate/core";
+import { displayPath, escapeControls } from "./terminal-text.js";
 
 function why(t: AffectedTargetsFact["targets"][number]): string {
   switch (t.reason) {
     case "dependent":
-      return `via ${(t.via ?? []).join(" → ")}`;
+      return `via ${(t.via ?? []).map(displayPath).join(" → ")}`;
     case "unmapped":
       return "no adapter or import graph maps this file";
     case "fallback":
       return "changed file (code index)";
     case "lockfile":
       return typeof t.lockfile_importer === "string"
-        ? `${t.files.join(", ")} (importer ${t.lockfile_importer})`
-        : t.files.join(", ");
+        ? `${t.files.map(displayPath).join(", ")} (importer ${displayPath(t.lockfile_importer)})`
+        : t.files.map(displayPath).join(", ");
     default:
       return t.files.length > 3
-        ? `${t.files.slice(0, 3).join(", ")} +${t.files.length - 3} more`
-        : t.files.join(", ");
+        ? `${t.files.slice(0, 3).map(displayPath).join(", ")} +${t.files.length - 3} more`
+        : t.files.map(displayPath).join(", ");
   }
 }
 
@@ -33,7 +34,7 @@ export function renderAffectedText(fact: AffectedTargetsFact, source: string): s
   const lines = [`affected targets (${n} changed file${n === 1 ? "" : "s"} ${source})`];
   if (fact.targets.length === 0) lines.push("  none");
   else {
-    const rows = fact.targets.map((t) => [t.id, t.reason, why(t)] as const);
+    const rows = fact.targets.map((t) => [displayPath(t.id), t.reason, why(t)] as const);
     const w0 = Math.max(6, ...rows.map((r) => r[0].length));
     const w1 = Math.max(6, ...rows.map((r) => r[1].length));
     lines.push(`  ${"TARGET".padEnd(w0)}  ${"REASON".padEnd(w1)}  WHY`);
@@ -61,5 +62,5 @@ export function renderAffectedText(fact: AffectedTargetsFact, source: string): s
     lines.push("code-index fallback: no index was available; each changed file is its own target");
   }
   if (fact.run_all) lines.push(`run every check: ${fact.run_all_reasons.join("; ")}`);
-  return lines.join("\n");
+  return lines.map(escapeControls).join("\n");
 }

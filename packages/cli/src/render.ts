@@ -10,6 +10,7 @@ import { failingTestLines } from "./render-tests.js";
 import { displayPath, escapeControls, shownPath, terminalSafeTailLine } from "./terminal-text.js";
 import type { TurnAgent, TurnResult } from "./turn.js";
 import { bindingJson } from "./turn.js";
+import { affectedJson, affectedLine, skippedChecksLines } from "./turn-affected.js";
 import { unmatchedWaiverDigests } from "./waivers.js";
 
 /** Lines of a failing check's output shown under the verdict. */
@@ -69,6 +70,7 @@ export function renderTurnText(result: TurnResult): string {
     for (const path of result.delta.unreadable) lines.push(`  unreadable ${displayPath(path)}`);
     lines.push(...outside);
   }
+  if (result.affected) lines.push(affectedLine(result.affected));
   const environment = result.environmentChanges;
   if (environment.length > 0) {
     lines.push(
@@ -85,6 +87,7 @@ export function renderTurnText(result: TurnResult): string {
     );
   }
   const runs = result.verification?.runs ?? [];
+  lines.push(...skippedChecksLines(result.skippedChecks ?? [], runs.length > 0));
   if (runs.length > 0) lines.push(checksLine(runs));
   else if (result.reports.length > 0) lines.push(escapeControls(result.summaryText));
 
@@ -341,6 +344,8 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
     proof_keyid: result.proofSignature?.keyid ?? null,
     trust: result.trust,
     config_path: result.configPath ?? null,
+    affected_targets: affectedJson(result.affected),
+    skipped_checks: result.skippedChecks ?? [],
     unmatched_waivers: unmatchedWaivers(result),
     shell: { path: result.shell.path, name: result.shell.name, pipefail: result.shell.pipefail },
     environment_changes: result.environmentChanges.map((change) => ({

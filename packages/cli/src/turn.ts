@@ -3,6 +3,7 @@ import type {
   CompletionWaiver,
   GateOutcome,
   MutationRecord,
+  TurnProof,
   TurnProofTrust,
   VerificationCommand,
   VerificationReport,
@@ -30,6 +31,7 @@ import {
   signalExitCode,
   signTurnProof,
   sourceTreeId,
+  TURNGATE_DIR,
   turngatePaths,
   type VerifyCommandsResult,
   type WorkspaceDelta,
@@ -49,6 +51,12 @@ import {
 } from "./context.js";
 import { createProgressReporter } from "./progress.js";
 import type { StatePaths } from "./state-dir.js";
+import {
+  type SkippedCheck,
+  selectChecksByAffected,
+  type TurnAffected,
+  turnAffectedTargets,
+} from "./turn-affected.js";
 
 /** Report subject of the checks `turngate run` / `verify` run. */
 export const TURN_CHECKS_SUBJECT = "turngate:checks";
@@ -134,6 +142,15 @@ export interface TurnResult {
   summaryText: string;
   outcome: GateOutcome;
   proofPath?: string;
+  /**
+   * When the turn changed something (whatever the outcome): sign and write the turn proof
+   * to `<state>/proofs/<digest>.json` with `extra` fields added (the hook's `loop`, issue 19
+   * item 3), replacing the one written for an allowed turn. Output: the file's path.
+   * Errors: file-system errors of the atomic write.
+   */
+  writeProof?: (extra: Pick<TurnProof, "loop">) => Promise<string>;
+  /** Where `writeProof` writes (set with it). */
+  proofFile?: string;
   /** How the proof was written: its format and the signing key's id. */
   proofSignature?: { format: ProofFormat; keyid: string };
   /** The host's claim about the agent: printed as `trust: …`. */
@@ -153,6 +170,13 @@ export interface TurnResult {
    * view's diffs), or why there are none; absent when the session recorded no trees.
    */
   trees?: { baseline: string | null; final: string | null; reason: string | null };
+  /**
+   * The turn's affected targets (issue 15), or why they could not be computed; absent when
+   * nothing in the source scope changed. Informational: never part of the verdict.
+   */
+  affected?: TurnAffected;
+  /** Configured checks `checks_from_affected` left out (absent when it is off or none was). */
+  skippedChecks?: SkippedCheck[];
   /** When the turn started and was decided (ISO 8601). */
   startedAt: string;
   finishedAt: string;
@@ -214,7 +238,16 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
   if (request.agent) agent = await runAgentTurn(request.agent, session, config, request, ctx, env);
 
   const delta = await session.observeWorkspace();
+  const affected = delta.changes.some((c) => c.scope === "source")
+    ? await turnAffectedTargets(
+        request.root,
+        delta,
+        config,
+        state.dir ?? join(request.root, TURNGATE_DIR),
+      )
+    : undefined;
   let checksSource: ChecksSource | undefined;
+  let skippedChecks: SkippedCheck[] | undefined;
   let verification: VerifyCommandsResult | undefined;
   if (session.records.length > 0) {
     let commands: VerificationCommand[];
@@ -224,6 +257,11 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     } else if (config.checks.length > 0) {
       checksSource = "config";
       commands = config.checks;
+      if (config.checksFromAffected === true) {
+        const selected = selectChecksByAffected(commands, config.checkTargets ?? {}, affected);
+        commands = selected.run;
+        if (selected.skipped.length > 0) skippedChecks = selected.skipped;
+      }
     } else {
       const presets = session.verificationPresets();
       commands = withDefaultTimeout(
@@ -297,15 +335,29 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     };
   }
   if (agent) result.agent = agent;
+  if (affected) result.affected = affected;
+  if (skippedChecks) result.skippedChecks = skippedChecks;
   if (checksSource) result.checksSource = checksSource;
   if (verification) result.verification = verification;
   if (config.path) result.configPath = config.path;
-  if (outcome.kind === "allow" && session.effectDigest !== "") {
+  if (session.effectDigest !== "") {
     const proofPath = join(state.proofs, `${session.effectDigest}.json`);
     const format = request.signing?.format ?? "dsse";
-    await writeJsonAtomic(proofPath, signTurnProof(session.proof(), key, format));
-    result.proofPath = proofPath;
-    result.proofSignature = { format, keyid: key.keyid };
+    const proof = session.proof({ incomplete: true });
+    // A refused turn's decision kept the baseline tree: its end is the tree written above.
+    if (outcome.kind !== "allow" && proof.workspace !== undefined && result.trees) {
+      proof.workspace = { ...proof.workspace, final_tree: result.trees.final };
+    }
+    result.proofFile = proofPath;
+    result.writeProof = async (extra) => {
+      await writeJsonAtomic(proofPath, signTurnProof({ ...proof, ...extra }, key, format));
+      return proofPath;
+    };
+    if (outcome.kind === "allow") {
+      await writeJsonAtomic(proofPath, signTurnProof(proof, key, format));
+      result.proofPath = proofPath;
+      result.proofSignature = { format, keyid: key.keyid };
+    }
   }
   return result;
 }

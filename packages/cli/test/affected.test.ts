@@ -3,7 +3,7 @@
  * workspace of three packages where c depends on b depends on a.
  */
 import { execFileSync } from "node:child_process";
-import { renameSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { cli, gitProject } from "./helpers.js";
@@ -88,5 +88,220 @@ describe("turngate affected", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("cannot diff the work tree against no-such-ref");
     expect(r.stderr).toContain("git rev-parse no-such-ref");
+  });
+});
+
+describe("turngate run / verify: the turn's affected targets", () => {
+  test("run prints an affected line and --json carries the fact; the view has them", async () => {
+    const p = workspace();
+    const agent = p.agent(
+      "edit-a.mjs",
+      `import { writeFileSync } from "node:fs";\nwriteFileSync("packages/a/src/index.ts", "export const a = 3;\\n");\n`,
+    );
+    const r = await cli(["run", "--check", "true", "--", "node", agent], p.root);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split("\n");
+    expect(lines.slice(0, 3)).toEqual([
+      "changed: 1 path",
+      "  modified packages/a/src/index.ts",
+      "affected: 3 targets: pnpm:a (direct), pnpm:b (dependent), pnpm:c (dependent)",
+    ]);
+    const shown = await cli(["show", "last", "--json"], p.root);
+    expect(JSON.parse(shown.stdout).affected_targets).toEqual([
+      { target: "pnpm:a", reason: "direct" },
+      { target: "pnpm:b", reason: "dependent", via: ["pnpm:a"] },
+      { target: "pnpm:c", reason: "dependent", via: ["pnpm:a", "pnpm:b"] },
+    ]);
+    const j = await cli(["run", "--json", "--check", "true", "--", "node", agent], p.root);
+    // Nothing changed this time (the file already holds those bytes): no affected targets.
+    expect(JSON.parse(j.stdout).affected_targets).toBeNull();
+  });
+
+  test("verify --json: the fact of the changes since the baseline; the root babel config: all, global_file", async () => {
+    const p = workspace();
+    expect((await cli(["baseline"], p.root)).code).toBe(0);
+    p.write("babel.config.json", '{"presets": []}\n');
+    const r = await cli(["verify", "--json", "--check", "true"], p.root);
+    expect(r.code).toBe(0);
+    const fact = JSON.parse(r.stdout).affected_targets;
+    expect(fact.changed_paths).toEqual(["babel.config.json"]);
+    expect(fact.targets.map((t: { id: string; reason: string }) => `${t.id} ${t.reason}`)).toEqual([
+      "pnpm:a global_file",
+      "pnpm:b global_file",
+      "pnpm:c global_file",
+    ]);
+    expect(fact.run_all).toBe(true);
+    const text = await cli(["verify", "--check", "true"], p.root);
+    expect(text.stdout.split("\n").find((l) => l.startsWith("affected:"))).toBe(
+      "affected: 3 targets: pnpm:a (global_file), pnpm:b (global_file), pnpm:c (global_file)",
+    );
+  });
+
+  test("affected targets that cannot be computed: one line, the verdict unchanged", async () => {
+    const p = workspace();
+    // The code index cannot be saved: its file is a folder.
+    mkdirSync(join(p.root, ".turngate/code-index.json/x"), { recursive: true });
+    const agent = p.agent(
+      "edit-a.mjs",
+      `import { writeFileSync } from "node:fs";\nwriteFileSync("packages/a/src/index.ts", "export const a = 4;\\n");\n`,
+    );
+    const r = await cli(["run", "--check", "true", "--", "node", agent], p.root);
+    expect(r.code).toBe(0);
+    const line = r.stdout.split("\n").find((l) => l.startsWith("affected:"));
+    expect(line).toMatch(
+      /^affected: not computed \(.*code-index\.json.*\); the verdict does not depend on it$/,
+    );
+    expect(r.stdout).toContain("\nchecks: 1 passed\nverified: effect digest ");
+    const j = await cli(["run", "--json", "--check", "true", "--", "node", agent], p.root);
+    expect(JSON.parse(j.stdout).affected_targets).toBeNull();
+  });
+
+  test("verify uses the affected configuration captured in the baseline, not one edited since", async () => {
+    const p = workspace();
+    p.write("turngate.config.json", JSON.stringify({ checks: [{ command: "true" }] }));
+    execFileSync("git", ["add", "-A"], { cwd: p.root });
+    execFileSync("git", ["commit", "-qm", "config"], { cwd: p.root });
+    expect((await cli(["baseline"], p.root)).code).toBe(0);
+    p.write(
+      "turngate.config.json",
+      JSON.stringify({
+        checks: [{ command: "true" }],
+        affected_global_files: ["notes/**"],
+        checks_from_affected: true,
+      }),
+    );
+    p.write("notes/data.csv", "x\n");
+    const v = await cli(["verify", "--json"], p.root);
+    expect(v.stderr).toContain(
+      "differs from the one captured by `turngate baseline` (affected_global_files, checks_from_affected); verify uses the captured configuration",
+    );
+    const fact = JSON.parse(v.stdout).affected_targets;
+    // The edited config is itself a global file; notes/** (added since) is not applied.
+    expect(fact.targets.map((t: { id: string; reason: string }) => `${t.id} ${t.reason}`)).toEqual([
+      "pnpm:a global_file",
+      "pnpm:b global_file",
+      "pnpm:c global_file",
+      "file:notes/data.csv unmapped",
+    ]);
+  });
+});
+
+describe("checks_from_affected: a configured check runs only if it maps to an affected target", () => {
+  function narrowed(extra: Record<string, unknown> = {}) {
+    const p = workspace();
+    p.write(
+      "turngate.config.json",
+      JSON.stringify({
+        checks: [
+          { id: "test-a", command: "true", targets: ["pnpm:a"] },
+          ...(extra.noUnmapped
+            ? [{ id: "test-b", command: "true", targets: ["pnpm:b"] }]
+            : [
+                { id: "test-c", command: "true", targets: ["pnpm:c"] },
+                { id: "lint", command: "true" },
+              ]),
+        ],
+        checks_from_affected: extra.off !== true,
+      }),
+    );
+    execFileSync("git", ["add", "-A"], { cwd: p.root });
+    execFileSync("git", ["commit", "-qm", "config"], { cwd: p.root });
+    return p;
+  }
+  const editC = `import { writeFileSync } from "node:fs";\nwriteFileSync("packages/c/src/index.ts", "export const c = 9;\\n");\n`;
+
+  test("a change in c: test-a is skipped with its reason, test-c and the unmapped lint run", async () => {
+    const p = narrowed();
+    const r = await cli(["run", "--", "node", p.agent("c.mjs", editC)], p.root);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split("\n");
+    expect(lines.slice(2, 5)).toEqual([
+      "affected: 1 target: pnpm:c (direct)",
+      "checks skipped (checks_from_affected): test-a (none of its targets (pnpm:a) is affected)",
+      "checks: 2 passed",
+    ]);
+  });
+
+  test("every check skipped: no check ran, the turn stays incomplete and says why", async () => {
+    const p = narrowed({ noUnmapped: true });
+    const r = await cli(["run", "--json", "--", "node", p.agent("c.mjs", editC)], p.root);
+    const out = JSON.parse(r.stdout);
+    expect({
+      code: r.code,
+      verdict: out.verdict,
+      skipped: out.skipped_checks,
+      checks: out.checks,
+    }).toEqual({
+      code: 2,
+      verdict: "incomplete",
+      skipped: [
+        { id: "test-a", reason: "none of its targets (pnpm:a) is affected" },
+        { id: "test-b", reason: "none of its targets (pnpm:b) is affected" },
+      ],
+      checks: [],
+    });
+    const text = await cli(
+      ["run", "--", "node", p.agent("c2.mjs", editC.replace("9", "8"))],
+      p.root,
+    );
+    expect(text.code).toBe(2);
+    expect(text.stdout.split("\n").slice(2, 5)).toEqual([
+      "affected: 1 target: pnpm:c (direct)",
+      "checks skipped (checks_from_affected): test-a (none of its targets (pnpm:a) is affected); test-b (none of its targets (pnpm:b) is affected)",
+      "no check ran: every configured check was skipped as unaffected, so nothing verifies this change and the turn stays incomplete; add a check without targets, or run with checks_from_affected off",
+    ]);
+  });
+
+  test("a global file changed: every check runs; off by default: every check runs", async () => {
+    const p = narrowed();
+    const babel = `import { writeFileSync } from "node:fs";\nwriteFileSync("babel.config.json", "{\\"x\\":1}\\n");\n`;
+    const r = await cli(["run", "--json", "--", "node", p.agent("g.mjs", babel)], p.root);
+    const out = JSON.parse(r.stdout);
+    expect({
+      code: r.code,
+      skipped: out.skipped_checks,
+      ran: out.checks.map((c: { id: string }) => c.id),
+    }).toEqual({
+      code: 0,
+      skipped: [],
+      ran: ["test-a", "test-c", "lint"],
+    });
+    const q = narrowed({ off: true });
+    const s = await cli(["run", "--json", "--", "node", q.agent("c.mjs", editC)], q.root);
+    const o = JSON.parse(s.stdout);
+    expect({ skipped: o.skipped_checks, ran: o.checks.map((c: { id: string }) => c.id) }).toEqual({
+      skipped: [],
+      ran: ["test-a", "test-c", "lint"],
+    });
+  });
+
+  test("verify: an agent that turns checks_from_affected on after the baseline does not skip a check", async () => {
+    const p = narrowed({ off: true });
+    expect((await cli(["baseline"], p.root)).code).toBe(0);
+    const config = JSON.parse(readFileSync(join(p.root, "turngate.config.json"), "utf8"));
+    p.write("turngate.config.json", JSON.stringify({ ...config, checks_from_affected: true }));
+    p.write("packages/c/src/index.ts", "export const c = 5;\n");
+    const v = await cli(["verify", "--json"], p.root);
+    const o = JSON.parse(v.stdout);
+    // The edited configuration is itself part of the turn (incomplete); no check was skipped.
+    expect({
+      code: v.code,
+      skipped: o.skipped_checks,
+      ran: o.checks.map((c: { id: string }) => c.id),
+    }).toEqual({
+      code: 2,
+      skipped: [],
+      ran: ["test-a", "test-c", "lint"],
+    });
+    expect(v.stderr).toContain("(checks_from_affected); verify uses the captured configuration");
+  });
+
+  test("targets is validated: an empty list names the field", async () => {
+    const p = workspace();
+    p.write("turngate.config.json", JSON.stringify({ checks: [{ command: "true", targets: [] }] }));
+    const r = await cli(["run", "--", "true"], p.root);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("checks.0.targets");
+    expect(r.stderr).toContain("must list at least one target id (or leave targets out)");
   });
 });

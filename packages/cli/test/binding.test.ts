@@ -88,6 +88,7 @@ describe("turngate run: what the checks changed", () => {
       [
         "changed: 1 path",
         "  modified value.txt",
+        "affected: 1 target: file:value.txt (unmapped)",
         "checks: 1 passed",
         `verified: effect digest ${digest}`,
         "check outputs: 1 path (ignored or output locations, not in the digest): coverage/ 1",

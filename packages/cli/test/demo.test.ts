@@ -24,7 +24,7 @@ describe("turngate demo", () => {
     );
     expect(out).toContain("\n== Turn 1 of 3: the agent fixes the slugify bug ==\n");
     expect(out).toMatch(
-      /changed: 1 path\n {2}modified src\/slugify\.js\nchecks: 1 passed\nverified: effect digest [0-9a-f]{64}\nproof: \.turngate\/proofs\/[0-9a-f]{64}\.json\n/,
+      /changed: 1 path\n {2}modified src\/slugify\.js\naffected: 2 targets: file:src\/slugify\.js \(fallback\), file:test\.js \(dependent\)\nchecks: 1 passed\nverified: effect digest [0-9a-f]{64}\nproof: \.turngate\/proofs\/[0-9a-f]{64}\.json\n/,
     );
     expect(out).toContain(
       "\n== Turn 2 of 3: the agent makes slugs keep capitals and breaks a test ==\n",

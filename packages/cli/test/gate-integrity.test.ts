@@ -181,7 +181,7 @@ describe("baseline and verify: trust", () => {
     const digest = workspaceDigest("a.txt", "new\n");
     expect(verify).toEqual({
       code: 0,
-      stdout: `changed: 1 path\n  modified a.txt\nchecks: 1 passed\nverified: effect digest ${digest}\nproof: ${join(state, "proofs", `${digest}.json`)}\n${UNSANDBOXED_LINE}\n`,
+      stdout: `changed: 1 path\n  modified a.txt\naffected: 1 target: file:a.txt (unmapped)\nchecks: 1 passed\nverified: effect digest ${digest}\nproof: ${join(state, "proofs", `${digest}.json`)}\n${UNSANDBOXED_LINE}\n`,
       stderr: verify.stderr,
     });
     expect(readdirSync(join(state, "logs"))).toHaveLength(1);
@@ -277,6 +277,7 @@ describe("text output cannot be forged by file names or check output", () => {
       [
         "changed: 1 path",
         '  added    "x\\nverified: effect digest 0000\\nproof: ok\\n\\u001b[8m"',
+        'affected: 1 target: "file:x\\nverified: effect digest 0000\\nproof: ok\\n\\u001b[8m" (unmapped)',
         "checks: 1 failed (check:1)",
         `incomplete (unverified_mutation): the change (effect digest ${digest}) is not verified: the required checks did not all pass. Fix it and run again, or, as the host, accept this exact change with --waive ${digest}:REASON`,
         `failed (assertion): check:1: exit code 1, expected 0: sh ${script}`,

@@ -35,6 +35,7 @@ describe("QA findings: default output locations", () => {
       [
         "changed: 1 path",
         "  modified value.txt",
+        "affected: 1 target: file:value.txt (unmapped)",
         "checks: 1 passed",
         `verified: effect digest ${digest}`,
         "check outputs: 4 paths (ignored or output locations, not in the digest): coverage.txt 1, coverage.xml 1, report.xml 1, test-results/ 1",

@@ -56,6 +56,7 @@ describe("turngate run", () => {
       [
         "changed: 1 path",
         "  modified value.txt",
+        "affected: 1 target: file:value.txt (unmapped)",
         "checks: 1 passed",
         `verified: effect digest ${digest}`,
         `proof: .turngate/proofs/${digest}.json`,
@@ -152,6 +153,7 @@ describe("turngate run", () => {
       [
         "changed: 1 path",
         "  modified value.txt",
+        "affected: 1 target: file:value.txt (unmapped)",
         "checks: 1 failed (check:1)",
         `incomplete (unverified_mutation): the change (effect digest ${digest}) is not verified: the required checks did not all pass. Fix it and run again, or, as the host, accept this exact change with --waive ${digest}:REASON`,
         "failed (assertion): check:1: exit code 3, expected 0: echo one; echo two; exit 3",

@@ -23,7 +23,11 @@ export * from "./loop/index.js";
 // Reports, summaries and shell evidence (A3S §1.2–1.5, §2.13, §2.19).
 export * from "./reports/index.js";
 // Plain record types (the zod schemas themselves are on the "./schemas" subpath).
-export type { VerificationCheck, VerificationCheckInput } from "./schemas/check.js";
+export type {
+  CheckFailureClass,
+  VerificationCheck,
+  VerificationCheckInput,
+} from "./schemas/check.js";
 export type {
   VerificationCommand,
   VerificationCommandInput,
@@ -60,6 +64,7 @@ export {
   TURN_PROOF_SCHEMA,
   type TurnProof,
   type TurnProofEvidenceLog,
+  type TurnProofLoop,
   type TurnProofTrust,
   type TurnProofWorkspace,
 } from "./schemas/proof.js";

@@ -25,6 +25,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { isMain } from "../../core/bench/lib/is-main.js";
 import { affectedTargets, CodeIndex, WorkspaceObserver } from "../src/index.js";
 
 const N = Number(process.env.TURNGATE_BENCH_N ?? 10_000);
@@ -43,10 +44,10 @@ function rng(seed: number): () => number {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const fmt = (x: number) => x.toFixed(1);
 
-function makeRepo(): { root: string; files: string[] } {
+function makeRepo(n = N): { root: string; files: string[] } {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "tg-bench-index-")));
   const random = rng(7);
-  const perPkg = Math.ceil(N / PACKAGES);
+  const perPkg = Math.ceil(n / PACKAGES);
   const files: string[] = [];
   for (let p = 0; p < PACKAGES; p++) {
     const dir = join(root, "packages", `p${p}`);
@@ -55,7 +56,7 @@ function makeRepo(): { root: string; files: string[] } {
       join(dir, "package.json"),
       JSON.stringify({ name: `@bench/p${p}`, exports: { "./*": "./src/*.ts" } }),
     );
-    for (let i = 0; i < perPkg && files.length < N; i++) {
+    for (let i = 0; i < perPkg && files.length < n; i++) {
       const lines: string[] = [];
       if (i > 0) {
         const parent = Math.floor((i - 1) / 3);
@@ -120,83 +121,133 @@ function plainBfs(
   return seen;
 }
 
-const { root, files } = makeRepo();
-console.log(`code-index bench: ${files.length} files in ${PACKAGES} packages (${root})`);
-try {
-  // oxc-parser against TypeScript's preProcessFile, on 500 of the sources.
-  const sample = files.slice(0, 500).map((p) => [p, readFileSync(join(root, p), "utf8")] as const);
-  let t = performance.now();
-  const { parseSync } = await import("oxc-parser");
-  const oxcLoad = performance.now() - t;
-  t = performance.now();
-  for (const [p, s] of sample) parseSync(p, s).module.staticImports.length;
-  const oxcParse = (performance.now() - t) / sample.length;
-  t = performance.now();
-  const ts = (await import("typescript")).default;
-  const tsLoad = performance.now() - t;
-  t = performance.now();
-  for (const [, s] of sample) ts.preProcessFile(s, true, true).importedFiles.length;
-  const tsParse = (performance.now() - t) / sample.length;
-  console.log(
-    `parser load: oxc-parser ${fmt(oxcLoad)} ms, typescript ${fmt(tsLoad)} ms; per file: oxc ${(oxcParse * 1000).toFixed(0)} µs, preProcessFile ${(tsParse * 1000).toFixed(0)} µs`,
-  );
-
-  const cold: number[] = [];
-  const inc: number[] = [];
-  const aff: number[] = [];
-  const affRatio: number[] = [];
-  let lastIndex: CodeIndex | undefined;
-  for (let run = 0; run < RUNS; run++) {
-    const ref = referenceCold(root);
-    const observer = new WorkspaceObserver(root);
-    const t0 = performance.now();
-    const snapshot = await observer.baseline();
-    const index = await CodeIndex.build(root, snapshot);
-    const build = performance.now() - t0;
-    cold.push(build / ref);
-    // Incremental: 50 files changed (content unique to this run).
-    const random = rng(100 + run);
-    const changed = Array.from(
-      { length: 50 },
-      () => files[Math.floor(random() * files.length)] as string,
-    );
-    for (const p of changed)
-      writeFileSync(join(root, p), `${readFileSync(join(root, p), "utf8")}// run ${run}\n`);
-    const d0 = performance.now();
-    const delta = await observer.delta();
-    const deltaMs = performance.now() - d0;
-    const u0 = performance.now();
-    const update = await index.update(delta);
-    const updateMs = performance.now() - u0;
-    inc.push((deltaMs + updateMs) / deltaMs);
-    // affectedTargets for the 50 changed files against a plain BFS.
-    const unique = [...new Set(changed)];
-    const a0 = performance.now();
-    const fact = await affectedTargets(unique, [], { root, codeIndex: index });
-    const affMs = performance.now() - a0;
-    const b0 = performance.now();
-    const bfs = plainBfs((p) => index.importers(p), unique);
-    const bfsMs = performance.now() - b0;
-    const reached = new Set(fact.targets.map((x) => x.id.slice("file:".length)));
-    if (reached.size !== bfs.size || [...bfs].some((p) => !reached.has(p))) {
-      throw new Error(`affectedTargets reached ${reached.size} files, the plain BFS ${bfs.size}`);
-    }
-    aff.push(affMs);
-    affRatio.push(affMs / bfsMs);
-    console.log(
-      `run ${run + 1}: cold ${fmt(build)} ms vs reference ${fmt(ref)} ms = ${(build / ref).toFixed(2)}×; ` +
-        `incremental: delta ${fmt(deltaMs)} ms + update ${fmt(updateMs)} ms (${update.read} read) = ${((deltaMs + updateMs) / deltaMs).toFixed(2)}× the delta; ` +
-        `affectedTargets ${fmt(affMs)} ms (${reached.size} targets) = ${(affMs / bfsMs).toFixed(1)}× a plain BFS (${fmt(bfsMs)} ms)`,
-    );
-    // Back to the committed bytes for the next run.
-    execFileSync("git", ["checkout", "-q", "--", "."], { cwd: root });
-    await observer.close();
-    lastIndex = index;
-  }
-  console.log(
-    `median: cold build ${median(cold).toFixed(2)}× git ls-files + hashing; incremental ${median(inc).toFixed(2)}× the delta alone (target ≤ 1.3×); ` +
-      `affectedTargets ${fmt(median(aff))} ms (target ≤ 50 ms), ${median(affRatio).toFixed(1)}× a plain BFS; index of ${lastIndex?.size} files`,
-  );
-} finally {
-  rmSync(root, { recursive: true, force: true });
+/**
+ * For `pnpm qualify` (profile affected-targets-10k-v1): this bench's repository of `n` files,
+ * baselined and indexed once (not timed); `subject()` times `affectedTargets` (through the
+ * index, transitive, with via) for 50 changed files (a fixed seed), `reference()` a plain BFS
+ * over the same importer lists, in ms; each subject checks both reach the same files (throws
+ * if not). `cleanup()` closes the observer and removes the repository.
+ */
+export async function affectedTargetsWorkload(n = N): Promise<{
+  subject: () => Promise<number>;
+  reference: () => number;
+  cleanup: () => void;
+}> {
+  const { root, files } = makeRepo(n);
+  const observer = new WorkspaceObserver(root);
+  const index = await CodeIndex.build(root, await observer.baseline());
+  const random = rng(100);
+  const changed = [
+    ...new Set(
+      Array.from({ length: 50 }, () => files[Math.floor(random() * files.length)] as string),
+    ),
+  ];
+  const bfs = plainBfs((p) => index.importers(p), changed);
+  return {
+    subject: async () => {
+      const a0 = performance.now();
+      const fact = await affectedTargets(changed, [], { root, codeIndex: index });
+      const ms = performance.now() - a0;
+      const reached = new Set(fact.targets.map((x) => x.id.slice("file:".length)));
+      if (reached.size !== bfs.size || [...bfs].some((p) => !reached.has(p)))
+        throw new Error(`affectedTargets reached ${reached.size} files, the plain BFS ${bfs.size}`);
+      return ms;
+    },
+    reference: () => {
+      const b0 = performance.now();
+      plainBfs((p) => index.importers(p), changed);
+      return performance.now() - b0;
+    },
+    cleanup: () => {
+      void observer.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
 }
+
+async function main(): Promise<void> {
+  const { root, files } = makeRepo();
+  console.log(`code-index bench: ${files.length} files in ${PACKAGES} packages (${root})`);
+  try {
+    // oxc-parser against TypeScript's preProcessFile, on 500 of the sources.
+    const sample = files
+      .slice(0, 500)
+      .map((p) => [p, readFileSync(join(root, p), "utf8")] as const);
+    let t = performance.now();
+    const { parseSync } = await import("oxc-parser");
+    const oxcLoad = performance.now() - t;
+    t = performance.now();
+    for (const [p, s] of sample) parseSync(p, s).module.staticImports.length;
+    const oxcParse = (performance.now() - t) / sample.length;
+    t = performance.now();
+    const ts = (await import("typescript")).default;
+    const tsLoad = performance.now() - t;
+    t = performance.now();
+    for (const [, s] of sample) ts.preProcessFile(s, true, true).importedFiles.length;
+    const tsParse = (performance.now() - t) / sample.length;
+    console.log(
+      `parser load: oxc-parser ${fmt(oxcLoad)} ms, typescript ${fmt(tsLoad)} ms; per file: oxc ${(oxcParse * 1000).toFixed(0)} µs, preProcessFile ${(tsParse * 1000).toFixed(0)} µs`,
+    );
+
+    const cold: number[] = [];
+    const inc: number[] = [];
+    const aff: number[] = [];
+    const affRatio: number[] = [];
+    let lastIndex: CodeIndex | undefined;
+    for (let run = 0; run < RUNS; run++) {
+      const ref = referenceCold(root);
+      const observer = new WorkspaceObserver(root);
+      const t0 = performance.now();
+      const snapshot = await observer.baseline();
+      const index = await CodeIndex.build(root, snapshot);
+      const build = performance.now() - t0;
+      cold.push(build / ref);
+      // Incremental: 50 files changed (content unique to this run).
+      const random = rng(100 + run);
+      const changed = Array.from(
+        { length: 50 },
+        () => files[Math.floor(random() * files.length)] as string,
+      );
+      for (const p of changed)
+        writeFileSync(join(root, p), `${readFileSync(join(root, p), "utf8")}// run ${run}\n`);
+      const d0 = performance.now();
+      const delta = await observer.delta();
+      const deltaMs = performance.now() - d0;
+      const u0 = performance.now();
+      const update = await index.update(delta);
+      const updateMs = performance.now() - u0;
+      inc.push((deltaMs + updateMs) / deltaMs);
+      // affectedTargets for the 50 changed files against a plain BFS.
+      const unique = [...new Set(changed)];
+      const a0 = performance.now();
+      const fact = await affectedTargets(unique, [], { root, codeIndex: index });
+      const affMs = performance.now() - a0;
+      const b0 = performance.now();
+      const bfs = plainBfs((p) => index.importers(p), unique);
+      const bfsMs = performance.now() - b0;
+      const reached = new Set(fact.targets.map((x) => x.id.slice("file:".length)));
+      if (reached.size !== bfs.size || [...bfs].some((p) => !reached.has(p))) {
+        throw new Error(`affectedTargets reached ${reached.size} files, the plain BFS ${bfs.size}`);
+      }
+      aff.push(affMs);
+      affRatio.push(affMs / bfsMs);
+      console.log(
+        `run ${run + 1}: cold ${fmt(build)} ms vs reference ${fmt(ref)} ms = ${(build / ref).toFixed(2)}×; ` +
+          `incremental: delta ${fmt(deltaMs)} ms + update ${fmt(updateMs)} ms (${update.read} read) = ${((deltaMs + updateMs) / deltaMs).toFixed(2)}× the delta; ` +
+          `affectedTargets ${fmt(affMs)} ms (${reached.size} targets) = ${(affMs / bfsMs).toFixed(1)}× a plain BFS (${fmt(bfsMs)} ms)`,
+      );
+      // Back to the committed bytes for the next run.
+      execFileSync("git", ["checkout", "-q", "--", "."], { cwd: root });
+      await observer.close();
+      lastIndex = index;
+    }
+    console.log(
+      `median: cold build ${median(cold).toFixed(2)}× git ls-files + hashing; incremental ${median(inc).toFixed(2)}× the delta alone (target ≤ 1.3×); ` +
+        `affectedTargets ${fmt(median(aff))} ms (target ≤ 50 ms), ${median(affRatio).toFixed(1)}× a plain BFS; index of ${lastIndex?.size} files`,
+    );
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+if (isMain(import.meta.url)) await main();

@@ -15,6 +15,7 @@
  */
 import { createRequire } from "node:module";
 import { type ContentHasher, MutationLedger, NOBLE_CONTENT_HASHER } from "@turngate/core";
+import { isMain } from "../../core/bench/lib/is-main.js";
 import { NODE_CRYPTO_CONTENT_HASHER, nativeContentHasher } from "../src/native/content-hasher.js";
 import type { NativeAddon } from "../src/native/select.js";
 
@@ -23,10 +24,6 @@ const RUNS = 7;
 const TARGET = 0.5;
 
 const addon = createRequire(import.meta.url)("@turngate/native") as NativeAddon;
-if (!addon.available) {
-  console.error(`@turngate/native is unavailable: ${addon.reason}`);
-  process.exit(1);
-}
 
 function rng(seed: number): () => number {
   let v = seed >>> 0 || 1;
@@ -64,12 +61,6 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
-const hashers: Record<string, ContentHasher> = {
-  pure: NOBLE_CONTENT_HASHER,
-  native: nativeContentHasher(addon),
-  "node:crypto": NODE_CRYPTO_CONTENT_HASHER,
-};
-
 function timeLedger(inputs: readonly ToolResult[], hasher: ContentHasher): [number, string] {
   const start = performance.now();
   const ledger = new MutationLedger({ hasher });
@@ -78,35 +69,69 @@ function timeLedger(inputs: readonly ToolResult[], hasher: ContentHasher): [numb
   return [performance.now() - start, digest];
 }
 
-const inputs = toolResults(N);
-const times: Record<string, number[]> = { pure: [], native: [], "node:crypto": [] };
-const ratios: Record<string, number[]> = { native: [], "node:crypto": [] };
-const names = Object.keys(hashers);
-for (let run = -1; run < RUNS; run++) {
-  const order = names.map((_, i) => names[(i + Math.max(run, 0)) % names.length] as string);
-  const got: Record<string, number> = {};
-  let digest: string | undefined;
-  for (const name of order) {
-    const [ms, d] = timeLedger(inputs, hashers[name] as ContentHasher);
-    if (digest !== undefined && d !== digest)
-      throw new Error(`benchmark: ${name} gives another digest`);
-    digest = d;
-    got[name] = ms;
-  }
-  if (run < 0) continue; // warm-up
-  for (const name of names) times[name]?.push(got[name] as number);
-  ratios.native?.push((got.native as number) / (got.pure as number));
-  ratios["node:crypto"]?.push((got["node:crypto"] as number) / (got.pure as number));
+/**
+ * For `pnpm qualify` (profile native-vs-ts-v1, operation ledger): `subject()` times `n`
+ * observeTool calls + one digest read with the native hasher, `reference()` the same with
+ * the pure-TS (@noble/hashes) default, in ms; each run checks the digest equals the pure
+ * path's. Throws when the addon is not built (the message names the reason).
+ */
+export function ledgerNativeWorkload(n = N): { subject: () => number; reference: () => number } {
+  if (!addon.available) throw new Error(`@turngate/native is unavailable: ${addon.reason}`);
+  const inputs = toolResults(n);
+  const native = nativeContentHasher(addon);
+  const [, expected] = timeLedger(inputs, NOBLE_CONTENT_HASHER);
+  return {
+    subject: () => {
+      const [ms, digest] = timeLedger(inputs, native);
+      if (digest !== expected) throw new Error("native hasher gives another digest");
+      return ms;
+    },
+    reference: () => timeLedger(inputs, NOBLE_CONTENT_HASHER)[0],
+  };
 }
-const ms = (v: number) => `${v.toFixed(1)} ms`;
-console.log(
-  `ledger in a Node host: ${N} observeTool calls + one digest read (${RUNS} runs, median)`,
-);
-console.log(`  reference: pure core (@noble/hashes) ${ms(median(times.pure ?? []))}`);
-console.log(
-  `  native (@turngate/native) ${ms(median(times.native ?? []))}; node:crypto ${ms(median(times["node:crypto"] ?? []))}`,
-);
-const rn = median(ratios.native ?? []);
-console.log(
-  `ratio: native ${rn.toFixed(2)}x the pure-TS path (target <= ${TARGET}x: ${rn <= TARGET ? "met" : "missed"}); node:crypto ${median(ratios["node:crypto"] ?? []).toFixed(2)}x`,
-);
+
+function main(): void {
+  if (!addon.available) {
+    console.error(`@turngate/native is unavailable: ${addon.reason}`);
+    process.exit(1);
+  }
+  const hashers: Record<string, ContentHasher> = {
+    pure: NOBLE_CONTENT_HASHER,
+    native: nativeContentHasher(addon),
+    "node:crypto": NODE_CRYPTO_CONTENT_HASHER,
+  };
+  const inputs = toolResults(N);
+  const times: Record<string, number[]> = { pure: [], native: [], "node:crypto": [] };
+  const ratios: Record<string, number[]> = { native: [], "node:crypto": [] };
+  const names = Object.keys(hashers);
+  for (let run = -1; run < RUNS; run++) {
+    const order = names.map((_, i) => names[(i + Math.max(run, 0)) % names.length] as string);
+    const got: Record<string, number> = {};
+    let digest: string | undefined;
+    for (const name of order) {
+      const [ms, d] = timeLedger(inputs, hashers[name] as ContentHasher);
+      if (digest !== undefined && d !== digest)
+        throw new Error(`benchmark: ${name} gives another digest`);
+      digest = d;
+      got[name] = ms;
+    }
+    if (run < 0) continue; // warm-up
+    for (const name of names) times[name]?.push(got[name] as number);
+    ratios.native?.push((got.native as number) / (got.pure as number));
+    ratios["node:crypto"]?.push((got["node:crypto"] as number) / (got.pure as number));
+  }
+  const ms = (v: number) => `${v.toFixed(1)} ms`;
+  console.log(
+    `ledger in a Node host: ${N} observeTool calls + one digest read (${RUNS} runs, median)`,
+  );
+  console.log(`  reference: pure core (@noble/hashes) ${ms(median(times.pure ?? []))}`);
+  console.log(
+    `  native (@turngate/native) ${ms(median(times.native ?? []))}; node:crypto ${ms(median(times["node:crypto"] ?? []))}`,
+  );
+  const rn = median(ratios.native ?? []);
+  console.log(
+    `ratio: native ${rn.toFixed(2)}x the pure-TS path (target <= ${TARGET}x: ${rn <= TARGET ? "met" : "missed"}); node:crypto ${median(ratios["node:crypto"] ?? []).toFixed(2)}x`,
+  );
+}
+
+if (isMain(import.meta.url)) main();

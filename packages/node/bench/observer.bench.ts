@@ -242,6 +242,38 @@ export async function observerColdWorkload(files = FILES): Promise<ObserverWorkl
   };
 }
 
+/**
+ * For `pnpm qualify` (profile native-vs-ts-v1, operation observer-cold): `subject()`
+ * times a fresh observer's cold `baseline()` on the native path, `reference()` the same on
+ * the TypeScript path (`{native: false}`), in ms, over one committed repo of `files` files;
+ * each subject checks its snapshot equals the last TypeScript one (throws if not).
+ */
+export async function observerNativeWorkload(files = FILES): Promise<ObserverWorkload> {
+  const repo = mkdtempSync(join(tmpdir(), "turngate-qualify-native-"));
+  await createBenchRepo(repo, files);
+  let expected = comparable(await new WorkspaceObserver(repo, { native: false }).baseline());
+  return {
+    subject: async () => {
+      let snap: Awaited<ReturnType<WorkspaceObserver["baseline"]>> | undefined;
+      const ms = await timeIt(async () => {
+        snap = await new WorkspaceObserver(repo, { native: true }).baseline();
+      });
+      if (snap === undefined || comparable(snap) !== expected)
+        throw new Error("the native and TypeScript snapshots differ");
+      return ms;
+    },
+    reference: async () => {
+      let snap: Awaited<ReturnType<WorkspaceObserver["baseline"]>> | undefined;
+      const ms = await timeIt(async () => {
+        snap = await new WorkspaceObserver(repo, { native: false }).baseline();
+      });
+      if (snap !== undefined) expected = comparable(snap);
+      return ms;
+    },
+    cleanup: () => rmSync(repo, { recursive: true, force: true }),
+  };
+}
+
 async function main(): Promise<number> {
   const repo = mkdtempSync(join(tmpdir(), "turngate-bench-"));
   const cleanup = (): void => {

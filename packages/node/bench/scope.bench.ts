@@ -15,6 +15,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { isMain } from "../../core/bench/lib/is-main.js";
 import { WorkspaceObserver } from "../src/workspace/index.js";
 
 const TRACKED = Number(process.env.TG_BENCH_TRACKED ?? 20_000);
@@ -185,4 +186,85 @@ async function main(): Promise<number> {
   }
 }
 
-process.exitCode = await main();
+/** A timed workload: one sample of each side in ms, and a cleanup. */
+export interface ScopeWorkload {
+  subject: () => Promise<number>;
+  reference: () => Promise<number>;
+  cleanup: () => void;
+}
+
+/**
+ * For `pnpm qualify` (profile observer-ignored-100k-v1): this bench's second phase as a
+ * workload. A committed repository of `trackedFiles` 4 KiB files plus `ignoredFiles` 256-byte
+ * files in an ignored `node_modules/`, a baselined observer; `subject()` changes 50 source
+ * paths (40 modified, 5 added, 5 deleted, not timed) and times `observer.delta()` (ms; its
+ * counts and scopes checked, throws on a wrong delta), `reference()` times
+ * `git status --porcelain --ignored=traditional -uall` on the same state.
+ */
+export async function observerIgnoredWorkload(
+  trackedFiles = TRACKED,
+  ignoredFiles = IGNORED,
+): Promise<ScopeWorkload> {
+  const repo = mkdtempSync(join(tmpdir(), "turngate-qualify-ignored-"));
+  for (let i = 0; i < trackedFiles; i++) {
+    if (i % 100 === 0) mkdirSync(join(repo, `pkg${i / 100}/src`), { recursive: true });
+    writeFileSync(join(repo, tracked(i)), content(i, 0, 4096));
+  }
+  writeFileSync(join(repo, ".gitignore"), "node_modules/\n");
+  for (const args of [
+    ["init", "-q", "-b", "main", "."],
+    ["config", "gc.auto", "0"],
+    ["config", "maintenance.auto", "false"],
+    ["add", "-A"],
+    ["commit", "-q", "-m", "bench"],
+  ])
+    await run(args, repo);
+  for (let i = 0; i < ignoredFiles; i++) {
+    if (i % 50 === 0)
+      for (let d = 0; d < 4; d++)
+        mkdirSync(join(repo, `node_modules/p${i / 50}/d${d}`), { recursive: true });
+    writeFileSync(join(repo, ignored(i)), content(i, 3, 256));
+  }
+  const observer = new WorkspaceObserver(repo);
+  await observer.baseline();
+  const modified = Array.from({ length: CHANGED.modified }, (_, i) =>
+    tracked((i * 397) % trackedFiles),
+  );
+  for (let i = 0; i < CHANGED.deleted; i++)
+    unlinkSync(join(repo, tracked((i * 397 + 1) % trackedFiles)));
+  let added: string[] = [];
+  let round = 0;
+  const gitArgs = ["status", "--porcelain", "--ignored=traditional", "-uall"];
+  return {
+    subject: async () => {
+      round++;
+      modified.forEach((rel, i) => {
+        writeFileSync(join(repo, rel), content(i, round + 1, 4096));
+      });
+      for (const rel of added) unlinkSync(join(repo, rel));
+      added = Array.from({ length: CHANGED.added }, (_, i) => `pkg${i}/src/new-r${round}-${i}.txt`);
+      added.forEach((rel, i) => {
+        writeFileSync(join(repo, rel), content(i, round + 100, 4096));
+      });
+      let delta: Awaited<ReturnType<typeof observer.delta>> | undefined;
+      const ms = await time(async () => {
+        delta = await observer.delta();
+      });
+      const counts = { added: 0, modified: 0, deleted: 0 };
+      for (const c of delta?.changes ?? []) counts[c.change]++;
+      if (
+        delta?.complete !== true ||
+        counts.added !== CHANGED.added ||
+        counts.modified !== CHANGED.modified ||
+        counts.deleted !== CHANGED.deleted ||
+        delta.changes.some((c) => c.scope !== "source")
+      )
+        throw new Error(`wrong delta ${JSON.stringify(counts)}`);
+      return ms;
+    },
+    reference: () => time(() => run(gitArgs, repo)),
+    cleanup: () => rmSync(repo, { recursive: true, force: true }),
+  };
+}
+
+if (isMain(import.meta.url)) process.exitCode = await main();

@@ -68,6 +68,8 @@ class VerificationCheck(WireModel):
     residual_risk: str | None = None
     tests: CheckTestCounts | None = None
     failing_tests: list[str] | None = None
+    #: Why a failed check did not pass, when turngate's runner ran it (issue 19).
+    failure_class: Literal["assertion", "timeout", "cancelled", "signal", "infrastructure"] | None = None
 
 
 @dataclass(kw_only=True)
@@ -255,17 +257,34 @@ class TurnProofEvidenceLog(WireModel):
 
 
 @dataclass(kw_only=True)
+class TurnProofLoop(WireModel):
+    """The loop control of an agent hook's stop (issue 19): the ``harness``, the answer's
+    ``action`` (allow/block) and ``verdict``, the ``attempt`` on this effect digest (0 when
+    the gate allowed the first stop), ``max_attempts``, ``reason`` ``escalated`` / ``capped``
+    (else ``None``) and whether the failing result was ``cached``."""
+
+    harness: str
+    action: Literal["allow", "block"]
+    verdict: Literal["verified", "waived", "narrative", "distinct", "continue", "incomplete"]
+    reason: Literal["escalated", "capped"] | None
+    attempt: int
+    max_attempts: int
+    cached: bool
+
+
+@dataclass(kw_only=True)
 class TurnProof(WireModel):
     """``turn_proof.v1`` (DESIGN.md §3 "Proof"): ledger rows and their effect digest, the
     reports bound to it, the waivers used, the terminal and outcome, tool versions and
-    ISO-8601 timestamps."""
+    ISO-8601 timestamps. ``terminal`` is ``None`` in a proof an agent hook wrote for a stop
+    the gate refused (issue 19: see ``outcome`` and ``loop``); such a proof never holds."""
 
     schema: Literal["turn_proof.v1"]
     effect_digest: str
     records: list[MutationRecord]
     reports: list[VerificationReport]
     waivers_used: list[CompletionWaiver]
-    terminal: CompletionTerminal
+    terminal: CompletionTerminal | None
     outcome: GateOutcome
     tool_versions: dict[str, str]
     started_at: str
@@ -273,6 +292,7 @@ class TurnProof(WireModel):
     workspace: TurnProofWorkspace | None = None
     evidence_logs: list[TurnProofEvidenceLog] | None = None
     trust: Literal["unsandboxed", "sandboxed"] | None = None
+    loop: TurnProofLoop | None = None
 
 
 @dataclass(kw_only=True)

@@ -45,6 +45,10 @@ interface StopJudgement {
   lines: string[];
   cached: boolean;
   proofPath?: string;
+  /** Writes the turn proof with the stop's `loop` facts (when the turn changed something). */
+  writeProof?: TurnResult["writeProof"];
+  /** Where `writeProof` writes. */
+  proofFile?: string;
 }
 
 /**
@@ -59,6 +63,9 @@ interface StopJudgement {
  * A failing result whose checks all failed on assertions with a bound report is cached
  * under `failureCacheKey` (source tree + digest + checks + toolchain); an identical stop
  * then replays it without running the checks (`cached: true`). Passes are never cached.
+ * Every stop that ran the gate on changes writes the signed turn proof
+ * (`<state>/proofs/<digest>.json`) with its `loop` facts (attempt, max_attempts,
+ * escalated/capped, cached), whatever the verdict; an incomplete allow names its path.
  * Fail closed: a missing or changed baseline, an unreadable session file, a check that
  * cannot run and any internal error block with a reason.
  * Output: the answer. Errors: none expected (the caller turns a throw into a block too).
@@ -144,8 +151,32 @@ export async function handleStop(event: HookEventContext): Promise<HookAnswer> {
       return { decided, message };
     },
   );
-  if (decision.decided.action === "block") return { kind: "block", reason: decision.message };
-  return { kind: "allow", notice: decision.message };
+  // Every stop that ran the gate on changes leaves its turn proof, loop facts included
+  // (issue 19 item 3: "visible … in the turn proof"), also an escalated or capped one.
+  let message = decision.message;
+  if (judgement.result.writeProof !== undefined) {
+    const { decided } = decision;
+    const written = await judgement.result
+      .writeProof({
+        loop: {
+          harness: adapter.name,
+          action: decided.action,
+          verdict: decided.verdict,
+          reason: decided.reason,
+          attempt: decided.attempts.attempts,
+          max_attempts: policy.maxAttempts,
+          cached: judgement.result.cached,
+        },
+      })
+      .then(
+        () => "",
+        // The decision stands (a failed write must not turn an escalation into another block).
+        (error: unknown) => `\nthe turn proof could not be written: ${(error as Error).message}`,
+      );
+    message = `${message}${written}`;
+  }
+  if (decision.decided.action === "block") return { kind: "block", reason: message };
+  return { kind: "allow", notice: message };
 }
 
 /** The gate's result for a stop, and the configuration it ran with. */
@@ -242,6 +273,9 @@ async function judge(event: HookEventContext, session: HookSession): Promise<Jud
         cached: false,
         lines: changedLines(result, tools),
         ...(result.proofPath ? { proofPath: result.proofPath } : {}),
+        ...(result.writeProof && result.proofFile
+          ? { writeProof: result.writeProof, proofFile: result.proofFile }
+          : {}),
       },
     };
   }
@@ -257,6 +291,9 @@ async function judge(event: HookEventContext, session: HookSession): Promise<Jud
           ...replay,
           "(cached: the files are byte for byte those of the last failing run, so the checks were not run again)",
         ],
+        ...(result.writeProof && result.proofFile
+          ? { writeProof: result.writeProof, proofFile: result.proofFile }
+          : {}),
       },
     };
   }
@@ -272,6 +309,9 @@ async function judge(event: HookEventContext, session: HookSession): Promise<Jud
       failure: summary.kind,
       cached: false,
       lines: [...summary.lines, ...changedLines(result, tools)],
+      ...(result.writeProof && result.proofFile
+        ? { writeProof: result.writeProof, proofFile: result.proofFile }
+        : {}),
     },
   };
 }
@@ -294,6 +334,7 @@ function answerText(
       `turngate: the turn ends INCOMPLETE (escalated), not verified: the stop was refused ${decided.attempts.attempts - 1} times on the same changes (effect digest ${digest}).`,
       body,
       `To accept these changes without a passing check, a person runs \`turngate waive ${digest} --reason "…"\` in a terminal, or types \`/turngate waive ${digest} <reason>\` as a prompt.`,
+      result.proofFile ? `proof: ${result.proofFile}` : "",
     ]
       .filter((l) => l !== "")
       .join("\n");
@@ -302,6 +343,7 @@ function answerText(
     return [
       `turngate: the turn ends INCOMPLETE (capped), not verified: the harness will not take another block (effect digest ${digest}).`,
       body,
+      result.proofFile ? `proof: ${result.proofFile}` : "",
     ]
       .filter((l) => l !== "")
       .join("\n");

@@ -63,6 +63,13 @@ export async function viewOfResult(
     runs,
     changes: result.delta.changes.map((c) => ({ path: c.path, change: c.change, scope: c.scope })),
   };
+  if (result.affected && "fact" in result.affected) {
+    input.affected_targets = result.affected.fact.targets.map((t) => ({
+      target: t.id,
+      reason: t.reason,
+      ...(t.via !== undefined ? { via: t.via } : {}),
+    }));
+  }
   if (result.effectDigest === "") input.diffs = [];
   else {
     const made = await turnDiffs(result.root, trees?.baseline ?? null, trees?.final ?? null, env);

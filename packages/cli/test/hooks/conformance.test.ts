@@ -148,6 +148,31 @@ function sessionFile(env: Env): HookSession & { turn: NonNullable<HookSession["t
   );
 }
 
+/**
+ * The turn proof the hook wrote for `digest` (`<session dir>/proofs/<digest>.json`), checked
+ * with the real `turngate proof verify --json` (same HOME: the same user signing key), and
+ * its `loop` field read from the DSSE payload.
+ */
+function proofOf(env: Env, digest: string) {
+  const [workspace] = readdirSync(env.state);
+  const [session] = readdirSync(join(env.state, workspace as string));
+  const path = join(env.state, workspace as string, session as string, "proofs", `${digest}.json`);
+  const { TURNGATE_SIGNING_KEY: _k, ...base } = process.env;
+  const r = spawnSync(
+    process.execPath,
+    [bin, "proof", "verify", path, "--root", env.root, "--json"],
+    {
+      cwd: env.root,
+      encoding: "utf8",
+      timeout: 120_000,
+      env: { ...base, HOME: env.home, XDG_CONFIG_HOME: join(env.home, ".config") },
+    },
+  );
+  const envelope = JSON.parse(readFileSync(path, "utf8")) as { payload: string };
+  const proof = JSON.parse(Buffer.from(envelope.payload, "base64").toString("utf8"));
+  return { path, status: r.status, verify: JSON.parse(r.stdout), proof };
+}
+
 const DIGEST = /effect digest ([0-9a-f]{64})/;
 
 describe.each(HARNESSES)("%s adapter", (harness) => {
@@ -190,6 +215,27 @@ describe.each(HARNESSES)("%s adapter", (harness) => {
     });
     expect(sessionFile(env).turn.last.message).toContain(`turngate waive ${digest} --reason`);
     expect(runs(env)).toBe(1);
+    // The escalated stop leaves a signed proof with the loop facts in it.
+    const escalatedProof = proofOf(env, digest);
+    expect(sessionFile(env).turn.last.message).toContain(`proof: ${escalatedProof.path}`);
+    // Authentic and its rows hold on disk, but it records an unfinished turn: exit 2.
+    expect(escalatedProof.status).toBe(2);
+    expect(escalatedProof.verify.authentication.status).toBe("authenticated");
+    expect(escalatedProof.verify.rows.map((r: { status: string }) => r.status)).toEqual(["match"]);
+    expect(escalatedProof.verify.problems).toEqual([
+      "the turn did not end: the gate outcome is incomplete (unverified_mutation), escalated after attempt 4; this proof records an unfinished turn, not a verified or waived one",
+    ]);
+    expect(escalatedProof.proof.terminal).toBeNull();
+    expect(escalatedProof.proof.effect_digest).toBe(digest);
+    expect(escalatedProof.proof.loop).toEqual({
+      harness,
+      action: "allow",
+      verdict: "incomplete",
+      reason: "escalated",
+      attempt: 4,
+      max_attempts: 3,
+      cached: true,
+    });
 
     // The person waives the digest from the prompt; the next turn carries the baseline over.
     const waive = send(env, harness, "turn_start", {
@@ -254,12 +300,42 @@ describe.each(HARNESSES)("%s adapter", (harness) => {
       "the harness's cap: the turn is recorded INCOMPLETE (capped), not verified",
     );
     expect(sessionFile(env).turn.last).toMatchObject({ verdict: "incomplete", reason: "capped" });
+    const cappedProof = proofOf(env, DIGEST.exec(reason)?.[1] as string);
+    // Authentic and its rows hold on disk, but it records an unfinished turn: exit 2.
+    expect(cappedProof.status).toBe(2);
+    expect(cappedProof.verify.authentication.status).toBe("authenticated");
+    expect(cappedProof.verify.rows.map((r: { status: string }) => r.status)).toEqual(["match"]);
+    expect(cappedProof.verify.problems).toEqual([
+      "the turn did not end: the gate outcome is incomplete (unverified_mutation), capped after attempt 1; this proof records an unfinished turn, not a verified or waived one",
+    ]);
+    expect(cappedProof.proof.terminal).toBeNull();
+    expect(cappedProof.proof.loop).toEqual({
+      harness,
+      action: "block",
+      verdict: "incomplete",
+      reason: "capped",
+      attempt: 1,
+      max_attempts: 3,
+      cached: false,
+    });
     if (harness === "cursor") {
       // At loop_count ≥ loop_limit Cursor sends no follow-up: turngate allows and records it.
       env.write("value.js", "module.exports = 45;\n");
       const over = stop(env, harness, { loopCount: 2 }, cap);
       expect(over.reading.decision).toBe("allow");
       expect(sessionFile(env).turn.last).toMatchObject({ verdict: "incomplete", reason: "capped" });
+      const overProof = proofOf(env, sessionFile(env).turn.last.effect_digest);
+      expect(overProof.status).toBe(2);
+      expect(overProof.proof.terminal).toBeNull();
+      expect(overProof.proof.loop).toEqual({
+        harness,
+        action: "allow",
+        verdict: "incomplete",
+        reason: "capped",
+        attempt: 1,
+        max_attempts: 3,
+        cached: false,
+      });
     }
   }, 120_000);
 

@@ -48,11 +48,35 @@ export const TurnProofEvidenceLogSchema = z
 export const TurnProofTrustSchema = z.enum(["unsandboxed", "sandboxed"]);
 
 /**
+ * The loop control of an agent hook's stop (issue 19 item 3), written into the turn proof
+ * by `turngate hook <harness> stop`: which `harness`, what the stop answered (`action`
+ * allow/block, `verdict`), the attempt number on this effect digest (turngate's own
+ * counter; 0 when the gate allowed the first stop), `max_attempts` in force, `reason`
+ * `escalated` (stuck digest, allowed as incomplete: a host waiver is asked for) or `capped`
+ * (the harness's block cap), else null, and whether the failing result was `cached` (the
+ * checks were not re-run on identical bytes). Absent in proofs not written by a hook.
+ */
+export const TurnProofLoopSchema = z
+  .object({
+    harness: z.string().min(1),
+    action: z.enum(["allow", "block"]),
+    verdict: z.enum(["verified", "waived", "narrative", "distinct", "continue", "incomplete"]),
+    reason: z.enum(["escalated", "capped"]).nullable(),
+    attempt: z.number().int().nonnegative(),
+    max_attempts: z.number().int().min(1),
+    cached: z.boolean(),
+  })
+  .describe("The loop control of an agent hook's stop: attempt, cap, escalation, cache.");
+
+/**
  * What one turn changed and why it was allowed to end (DESIGN §3 "Proof"): the ledger
  * rows and their effect digest, the reports bound to it, the waivers used, the terminal,
  * the gate outcome, tool versions and ISO-8601 timestamps (with `Z` or an offset).
  * Issue 10 adds, optional so that earlier proofs still read: `workspace` (root and git
- * tree ids), `evidence_logs` (the logs the bound reports cite, with SHA-256) and `trust`.
+ * tree ids), `evidence_logs` (the logs the bound reports cite, with SHA-256) and `trust`;
+ * issue 19 adds `loop` (an agent hook's stop: attempt, max_attempts, escalated/capped), and a
+ * hook writes a proof for every stop, so `terminal` is null when the gate did not allow the
+ * turn (the outcome says why): such a proof records an unfinished turn, it never verifies one.
  * A proof on its own proves nothing about who wrote it: a signed envelope does (DSSE).
  */
 export const TurnProofSchema = z
@@ -62,7 +86,9 @@ export const TurnProofSchema = z
     records: z.array(MutationRecordSchema),
     reports: z.array(VerificationReportSchema).describe("Reports bound to effect_digest."),
     waivers_used: z.array(CompletionWaiverSchema),
-    terminal: CompletionTerminalSchema,
+    terminal: CompletionTerminalSchema.nullable().describe(
+      "null when the turn did not end verified, waived, narrative or distinct (an agent hook's blocked, escalated or capped stop, issue 19): see outcome and loop.",
+    ),
     outcome: GateOutcomeSchema,
     tool_versions: z.record(z.string(), z.string()),
     started_at: z.iso.datetime({ offset: true }),
@@ -70,6 +96,7 @@ export const TurnProofSchema = z
     workspace: TurnProofWorkspaceSchema.optional(),
     evidence_logs: z.array(TurnProofEvidenceLogSchema).optional(),
     trust: TurnProofTrustSchema.optional(),
+    loop: TurnProofLoopSchema.optional(),
   })
   .describe("turn_proof.v1");
 
@@ -77,3 +104,4 @@ export type TurnProof = z.output<typeof TurnProofSchema>;
 export type TurnProofWorkspace = z.output<typeof TurnProofWorkspaceSchema>;
 export type TurnProofEvidenceLog = z.output<typeof TurnProofEvidenceLogSchema>;
 export type TurnProofTrust = z.output<typeof TurnProofTrustSchema>;
+export type TurnProofLoop = z.output<typeof TurnProofLoopSchema>;

@@ -6,6 +6,7 @@ import {
   EXIT_STATUS_UNVERIFIABLE_RISK,
   exitStatusMaskedBy,
 } from "@turngate/core";
+import { failureClass } from "./failure-class.js";
 import { runShellCommand, type ShellRunResult } from "./shell.js";
 import { prepareTestResults, readTestResults } from "./test-results.js";
 
@@ -57,6 +58,9 @@ export interface VerificationRun {
  *   `{results}` substituted, `TURNGATE_RESULTS` exported); after the run the results are
  *   read and the check is core's `checkWithTestResults` of exit status and results
  *   (issue #16); metadata `results_path` names the file.
+ *
+ * - a failed check gets `failure_class` (`failureClass` of the run; `assertion` when the
+ *   exit code was expected but the structured results failed; issue 19).
  *
  * Metadata: `{exit_code, duration_ms, timeout_ms, output: {total_bytes, captured_bytes,
  * truncated, timed_out}, artifact_uri?, log_sha256?, log_error?}`. Never rejects.
@@ -122,6 +126,13 @@ export async function runVerificationCommand(
     const risk =
       masked.operator === "unreadable" ? EXIT_STATUS_UNVERIFIABLE_RISK : EXIT_STATUS_MASKED_RISK;
     check = { ...check, status: "needs_review", residual_risk: risk };
+  }
+  if (check.status === "failed") {
+    // Exit status as expected but failing structured results: the tests ran and failed.
+    check = {
+      ...check,
+      failure_class: failureClass(execution, command.expect_exit) ?? "assertion",
+    };
   }
   return testResults ? { check, execution, metadata, testResults } : { check, execution, metadata };
 }

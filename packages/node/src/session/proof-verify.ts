@@ -72,7 +72,8 @@ export interface ProofVerification {
  *    is now a directory, a special file or unreadable is a mismatch naming the path and
  *    what is there (`found`); rows from tool metadata are reported `not_checkable`;
  * 3. the terminal is backed: `verified` needs a listed report that binds a pass to the
- *    digest (core `reportBindsPass`), `waived` a listed waiver of the digest.
+ *    digest (core `reportBindsPass`), `waived` a listed waiver of the digest; a null
+ *    terminal (an agent hook's refused stop, issue 19) never holds.
  * Input: the parsed JSON of a proof file. Errors: `TurngateValidationError` when it is not
  * a valid `turn_proof.v1`.
  */
@@ -105,19 +106,29 @@ export async function verifyTurnProof(value: unknown, root: string): Promise<Pro
     rows.push({ ...baseRow(record), actual, status });
   }
   const terminal = proof.terminal;
-  if (terminal.kind === "verified" || terminal.kind === "waived") {
+  if (terminal === null) {
+    // An agent hook's stop that the gate refused (issue 19): authentic, but it proves an
+    // unfinished turn, so it never "holds" (a CI reading exit 0 must not take it as done).
+    const reason = proof.outcome.kind === "allow" ? "" : ` (${proof.outcome.reason})`;
+    const loop = proof.loop?.reason
+      ? `, ${proof.loop.reason} after attempt ${proof.loop.attempt}`
+      : "";
+    problems.push(
+      `the turn did not end: the gate outcome is ${proof.outcome.kind}${reason}${loop}; this proof records an unfinished turn, not a verified or waived one`,
+    );
+  } else if (terminal.kind === "verified" || terminal.kind === "waived") {
     if (terminal.effect_digest !== proof.effect_digest) {
       problems.push(`terminal digest ${terminal.effect_digest} is not the effect digest`);
     }
   }
   if (
-    terminal.kind === "verified" &&
+    terminal?.kind === "verified" &&
     !proof.reports.some((report) => reportBindsPass(report, proof.effect_digest))
   ) {
     problems.push("terminal is verified but no listed report binds a pass to the effect digest");
   }
   if (
-    terminal.kind === "waived" &&
+    terminal?.kind === "waived" &&
     !proof.waivers_used.some((waiver) => waiver.effect_digest === proof.effect_digest)
   ) {
     problems.push("terminal is waived but no listed waiver is for the effect digest");

@@ -31,6 +31,11 @@ export interface TurnProofInput {
   evidenceLogs?: ReadonlyMap<string, string>;
   /** The host's sandbox claim (issue 10); omitted from the proof when absent. */
   trust?: TurnProofTrust;
+  /**
+   * Also build a proof of a turn the gate did not allow (an agent hook's stop, issue 19):
+   * its `terminal` is null. Default false.
+   */
+  incomplete?: boolean;
 }
 
 /**
@@ -41,11 +46,11 @@ export interface TurnProofInput {
  * git tree ids), `evidence_logs` (the known logs the kept reports cite, with SHA-256) and
  * `trust` (issue 10).
  * Errors: `TurngateError` `turn_not_allowed` when the outcome is not `allow` — only an
- * allowed turn has a terminal to prove.
+ * allowed turn has a terminal to prove — unless `incomplete` is set (then `terminal: null`).
  */
 export function buildTurnProof(input: TurnProofInput): TurnProof {
   const { outcome, ledger } = input;
-  if (outcome.kind !== "allow") {
+  if (outcome.kind !== "allow" && input.incomplete !== true) {
     throw new TurngateError(
       "turn_not_allowed",
       `no turn proof: the gate outcome is ${outcome.kind} (${outcome.reason}), not allow`,
@@ -63,7 +68,7 @@ export function buildTurnProof(input: TurnProofInput): TurnProof {
     waivers_used: input.waivers
       .filter((waiver) => digest !== "" && waiver.effect_digest === digest)
       .map((waiver) => ({ ...waiver })),
-    terminal: outcome.terminal,
+    terminal: outcome.kind === "allow" ? outcome.terminal : null,
     outcome,
     tool_versions: { ...input.toolVersions, node: process.version },
     started_at: input.startedAt.toISOString(),

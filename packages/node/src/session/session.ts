@@ -932,9 +932,10 @@ export class Session {
    * workspace root and git tree ids, the evidence logs the kept reports cite (with their
    * SHA-256) and the trust claim (issue 10).
    * Errors: `TurngateError` `not_decided` before `decide()` (or after a change since it);
-   * `turn_not_allowed` when the outcome was not `allow` (a proof needs a terminal).
+   * `turn_not_allowed` when the outcome was not `allow` (a proof needs a terminal), unless
+   * `options.incomplete` (an agent hook's stop, issue 19): then `terminal` is null.
    */
-  proof(): TurnProof {
+  proof(options: { incomplete?: boolean } = {}): TurnProof {
     const decision = this.#decision;
     if (decision === undefined) {
       throw new TurngateError(
@@ -952,6 +953,7 @@ export class Session {
       finishedAt: decision.at,
       evidenceLogs: this.#evidenceLogs,
       trust: this.#trust,
+      ...(options.incomplete === true ? { incomplete: true } : {}),
       ...(this.#baselineTree && decision.finalTree
         ? {
             workspace: {

@@ -32,6 +32,29 @@ const base = {
 };
 
 describe("runVerificationCommand", () => {
+  test("failure_class on failed checks: missing program → infrastructure, timeout → timeout, exit 1 → assertion", async () => {
+    const missing = await runVerificationCommand(command("turngate-no-such-program-xyz --run"), {
+      root: dir.path,
+    });
+    expect(missing.check.status).toBe("failed");
+    expect(missing.check.failure_class).toBe("infrastructure");
+    const slow = await runVerificationCommand(command("sleep 30", { timeout_ms: 300 }), {
+      root: dir.path,
+    });
+    expect(slow.check.status).toBe("failed");
+    expect(slow.check.failure_class).toBe("timeout");
+    const failing = await runVerificationCommand(command("exit 1"), { root: dir.path });
+    expect(failing.check).toEqual({
+      ...base,
+      status: "failed",
+      residual_risk: "verification command exited with code 1, expected 0: exit 1",
+      failure_class: "assertion",
+    });
+    const passing = await runVerificationCommand(command("true"), { root: dir.path });
+    expect(passing.check.status).toBe("passed");
+    expect("failure_class" in passing.check).toBe(false);
+  });
+
   test("a passing command gives a passed check whose evidence is the full log", async () => {
     const logDir = join(dir.path, ".turngate", "logs");
     const run = await runVerificationCommand(command("echo ok"), { root: dir.path, logDir });
@@ -62,6 +85,7 @@ describe("runVerificationCommand", () => {
       ...base,
       status: "failed",
       residual_risk: "verification command exited with code 3, expected 0: exit 3",
+      failure_class: "assertion",
     });
   });
 
@@ -82,6 +106,7 @@ describe("runVerificationCommand", () => {
       ...base,
       status: "failed",
       residual_risk: "verification command could not run: command timed out after 1000ms",
+      failure_class: "timeout",
     });
     expect(run.metadata.output).toEqual({
       total_bytes: 0,
@@ -99,6 +124,7 @@ describe("runVerificationCommand", () => {
       ...base,
       status: "failed",
       residual_risk: `verification command could not run: working directory does not exist: ${root}`,
+      failure_class: "infrastructure",
     });
   });
 
@@ -120,6 +146,7 @@ describe("runVerificationCommand", () => {
       ...base,
       status: "failed",
       residual_risk: "verification command exited with code 3, expected 0: false; exit 3",
+      failure_class: "assertion",
     });
   });
 });

@@ -1,0 +1,144 @@
+/**
+ * The affected targets of one turn (issue 15 item 5): computed by `runTurn` from the turn's
+ * changed source paths with the configuration's adapters (`affected_adapters`, else those
+ * detected) and the code-index fallback. Informational: an error is kept as text and never
+ * changes the verdict.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { AffectedTargetsFact } from "@turngate/core";
+import {
+  affectedTargets,
+  detectAdapters,
+  openCodeIndex,
+  runGit,
+  type WorkspaceDelta,
+} from "@turngate/node";
+import type { TurngateConfig } from "./config.js";
+import { displayPath, escapeControls } from "./terminal-text.js";
+
+/** The turn's affected targets, or why they could not be computed. */
+export type TurnAffected = { fact: AffectedTargetsFact } | { error: string };
+
+/**
+ * Input: workspace root (absolute), the turn's delta (source-scope changes are used; a
+ * rename is its old and new path), the configuration captured at the turn's start and the
+ * state folder (holds `code-index.json`). Output: `{fact}`, or `{error}` with the message of
+ * whatever failed (never throws). Lockfile contents before the turn are read from git HEAD
+ * (absent there and present now: new).
+ */
+export async function turnAffectedTargets(
+  root: string,
+  delta: WorkspaceDelta,
+  config: TurngateConfig,
+  stateDir: string,
+): Promise<TurnAffected> {
+  try {
+    const changed = delta.changes.filter((c) => c.scope === "source").map((c) => c.path);
+    const observerOptions = {
+      ignores: config.ignores,
+      ...(config.outputs !== undefined ? { outputs: config.outputs } : {}),
+      ...(config.defaultOutputs !== undefined ? { defaultOutputs: config.defaultOutputs } : {}),
+    };
+    const codeIndex = (await openCodeIndex(root, { stateDir, observer: observerOptions })).index;
+    const fact = await affectedTargets(changed, config.affectedAdapters ?? detectAdapters(root), {
+      root,
+      fallback: true,
+      codeIndex,
+      ...(config.affectedGlobalFiles !== undefined
+        ? { global_files: config.affectedGlobalFiles }
+        : {}),
+      lockfileBefore: async (path) => {
+        const shown = await runGit(["show", `HEAD:${path}`], root);
+        if (shown.code === 0) return shown.stdout.toString("utf8");
+        return existsSync(join(root, path)) ? null : undefined;
+      },
+    });
+    return { fact };
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+}
+
+/** Targets named in the `affected:` line of the turn summary; the rest are counted. */
+export const AFFECTED_TARGETS_SHOWN = 8;
+
+/**
+ * The summary line: `affected: 3 targets: pnpm:a (direct), pnpm:b (dependent), … +N more`
+ * (`AFFECTED_TARGETS_SHOWN` named), `affected: none`, or
+ * `affected: not computed (MESSAGE); the verdict does not depend on it`. Target ids are
+ * shown as `displayPath` shows paths (a file name cannot forge a line); the message is escaped.
+ */
+export function affectedLine(affected: TurnAffected): string {
+  if ("error" in affected) {
+    return `affected: not computed (${escapeControls(affected.error)}); the verdict does not depend on it`;
+  }
+  const targets = affected.fact.targets;
+  if (targets.length === 0) return "affected: none";
+  const shown = targets
+    .slice(0, AFFECTED_TARGETS_SHOWN)
+    .map((t) => `${displayPath(t.id)} (${t.reason})`);
+  const more = targets.length - shown.length;
+  return `affected: ${targets.length} target${targets.length === 1 ? "" : "s"}: ${shown.join(", ")}${more > 0 ? `, +${more} more` : ""}`;
+}
+
+/** Wire form for `--json` `affected_targets`: the fact, or `{error}`. */
+export function affectedJson(affected: TurnAffected | undefined): unknown {
+  if (affected === undefined) return null;
+  return "error" in affected ? { error: affected.error } : affected.fact;
+}
+
+/** A configured check `checks_from_affected` left out of the turn, and why. */
+export interface SkippedCheck {
+  id: string;
+  reason: string;
+}
+
+/**
+ * `checks_from_affected` (issue 15 item 4): which configured checks run. Input: the checks,
+ * check id → its `targets`, and the turn's affected targets. Output: `{run, skipped}`.
+ * Every check runs when the affected targets are missing or failed, or `run_all` is set (an
+ * `unmapped`, `global_file` or un-narrowed lockfile change); else a check with `targets`
+ * runs only when one of them is affected, and a check without `targets` always runs. The
+ * caller leaves the turn without a report when `run` is empty, so the gate keeps it
+ * incomplete: skipped checks never make a turn verified.
+ */
+export function selectChecksByAffected<C extends { id: string }>(
+  checks: C[],
+  checkTargets: Record<string, string[]>,
+  affected: TurnAffected | undefined,
+): { run: C[]; skipped: SkippedCheck[] } {
+  if (affected === undefined || "error" in affected || affected.fact.run_all) {
+    return { run: checks, skipped: [] };
+  }
+  const ids = new Set(affected.fact.targets.map((t) => t.id));
+  const run: C[] = [];
+  const skipped: SkippedCheck[] = [];
+  for (const check of checks) {
+    const targets = checkTargets[check.id];
+    if (targets === undefined || targets.some((t) => ids.has(t))) run.push(check);
+    else
+      skipped.push({
+        id: check.id,
+        reason: `none of its targets (${targets.join(", ")}) is affected`,
+      });
+  }
+  return { run, skipped };
+}
+
+/**
+ * The summary line for skipped checks: `checks skipped (checks_from_affected): ID (REASON); …`,
+ * plus, when no check ran, that the turn stays incomplete. `[]` when none was skipped.
+ */
+export function skippedChecksLines(skipped: SkippedCheck[], anyRan: boolean): string[] {
+  if (skipped.length === 0) return [];
+  const lines = [
+    `checks skipped (checks_from_affected): ${skipped.map((s) => `${escapeControls(s.id)} (${escapeControls(s.reason)})`).join("; ")}`,
+  ];
+  if (!anyRan) {
+    lines.push(
+      "no check ran: every configured check was skipped as unaffected, so nothing verifies this change and the turn stays incomplete; add a check without targets, or run with checks_from_affected off",
+    );
+  }
+  return lines;
+}
