@@ -150,4 +150,19 @@ describe("turngate run records check timings; profile show and hud read them", (
       "profiles: none recorded yet in .turngate/verification-profiles.json — run a turn with checks (turngate run --check CMD -- AGENT) to record their timings\n",
     );
   });
+  test("the store is turngate's own file: verify twice against one baseline gives the same digest", async () => {
+    const p = project();
+    expect((await run(["baseline"], p.root, T0)).code).toBe(0);
+    p.write("note.txt", "1\n");
+    const first = await run(["verify", "--json", "--check", "node test.js"], p.root, T0 + 1000);
+    expect(first.code).toBe(0);
+    expect(storeJson(p.root).rows[0].timings.samples).toBe(1);
+    const second = await run(["verify", "--json", "--check", "node test.js"], p.root, T0 + 2000);
+    expect(second.code).toBe(0);
+    const a = JSON.parse(first.stdout);
+    const b = JSON.parse(second.stdout);
+    expect(b.effect_digest).toBe(a.effect_digest);
+    expect(b.verdict).toBe("verified");
+    expect(storeJson(p.root).rows[0].timings.samples).toBe(2);
+  });
 });

@@ -345,6 +345,7 @@ describe(".git/ and .turngate/ harness rows", () => {
       "baseline.json",
       "baseline-history.json",
       "code-index.json",
+      "verification-profiles.json",
       "logs/<sha256 of its bytes>.log",
       "proofs/<sha256>.json",
       "views/<sha256>.json",
@@ -360,6 +361,9 @@ describe(".git/ and .turngate/ harness rows", () => {
     expect(isTurngateOwnFile("baseline-history.js")).toBe(false);
     expect(isTurngateOwnFile("code-index.json")).toBe(true);
     expect(isTurngateOwnFile("code-index.json.js")).toBe(false);
+    expect(isTurngateOwnFile("verification-profiles.json")).toBe(true);
+    expect(isTurngateOwnFile("verification-profiles.json.lock")).toBe(false);
+    expect(isTurngateOwnFile("verification-profiles.d/a/verification-profiles.json")).toBe(false);
     expect(isTurngateOwnFile(`logs/${sha}.log`)).toBe(false);
     expect(turngateLogDigest(`logs/${sha}.log`)).toBe(sha);
     expect(turngateLogDigest(`logs/${sha}.log.js`)).toBe(undefined);
