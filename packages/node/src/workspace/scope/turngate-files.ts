@@ -39,7 +39,8 @@ export const TURNGATE_OWN_FILES: readonly string[] = Object.freeze([
   "cargo-target/**",
 ]);
 
-const TOP = /^(?:\.gitignore|baseline(?:-history)?\.json|code-index\.json|verification-profiles\.json)$/;
+const TOP =
+  /^(?:\.gitignore|baseline(?:-history)?\.json|code-index\.json|verification-profiles\.json)$/;
 const LOG = /^([0-9a-f]{64})\.log$/;
 const PROOF = /^[0-9a-f]{64}\.json$/;
 
