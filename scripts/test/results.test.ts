@@ -17,7 +17,7 @@ describe("vitest JSON loader", () => {
   const root = path.resolve("/repo");
   // Shape written by vitest 4.1 --reporter=json (fields the check does not read left out).
   const report = JSON.stringify({
-    numTotalTests: 6,
+    numTotalTests: 7,
     testResults: [
       {
         name: path.join(root, "t/a.test.ts"),
@@ -30,6 +30,7 @@ describe("vitest JSON loader", () => {
           { ancestorTitles: ["outer", "inner"], title: "bad", status: "failed" },
           { ancestorTitles: [], title: "twice", status: "passed" },
           { ancestorTitles: [], title: "twice", status: "failed" },
+          { ancestorTitles: ["p"], title: "a property (with seed=-1571735567)", status: "passed" },
         ],
       },
       {
@@ -52,6 +53,7 @@ describe("vitest JSON loader", () => {
     });
     expect(outcome("t/a.test.ts > outer > inner > bad")).toEqual({ status: "failed" });
     expect(outcome("t/a.test.ts > twice")).toEqual({ status: "failed" });
+    expect(outcome("t/a.test.ts > p > a property")).toEqual({ status: "passed" });
     expect(outcome("t/a.test.ts > inner > ok > arrow")).toEqual({
       status: "absent",
       detail: "from results/vitest.json",

@@ -17,6 +17,9 @@ import {
 /** Looks up vitest references in one parsed report. */
 export type VitestResults = ResultsIndex<VitestReference>;
 
+/** The suffix @fast-check/vitest's `test.prop` adds to a title: ` (with seed=<int>)`. */
+const FAST_CHECK_SEED = / \(with seed=-?\d+\)$/;
+
 function statusOf(raw: unknown): Recorded {
   if (raw === "passed") return { status: "passed" };
   if (raw === "failed") return { status: "failed" };
@@ -72,7 +75,10 @@ export function parseVitestResults(text: string, root: string, shownFile: string
           `testResults[${i}].assertionResults[${j}] lacks title or ancestorTitles`,
         );
       }
-      const name = [...a.ancestorTitles.map(String), a.title].join(" > ");
+      // @fast-check/vitest appends the run's random seed to a property test's title
+      // ("… (with seed=-1571735567)"); the ledger cites the title without it.
+      const title = a.title.replace(FAST_CHECK_SEED, "");
+      const name = [...a.ancestorTitles.map(String), title].join(" > ");
       recordWorst(tests, `${file} > ${name}`, statusOf(a.status));
     }
   }
