@@ -41,6 +41,7 @@ type lossyCheck struct {
 	Extra          int                `json:"extra"`
 	Tests          *CheckTestCounts   `json:"tests,omitempty"`
 	FailingTests   []string           `json:"failing_tests,omitzero"`
+	FailureClass   *CheckFailureClass `json:"failure_class,omitempty"`
 }
 
 func itemsOf(t *testing.T, doc map[string]any, method, param string) schema {

@@ -51,6 +51,7 @@ describe("@turngate/bridge/pure", () => {
       "evidence.goal_achievement",
       "evidence.loop_status",
       "evidence.verifier_tool_policy",
+      "facts.affected_from_outputs",
       "facts.diagnostic_classify",
       "facts.diagnostic_delta",
       "facts.gate_input",

@@ -22,6 +22,7 @@ describe("bridge stdio framing", () => {
       "evidence.goal_achievement",
       "evidence.loop_status",
       "evidence.verifier_tool_policy",
+      "facts.affected_from_outputs",
       "facts.affected_targets",
       "facts.code_index_changes_since",
       "facts.code_index_file_hash_snapshot",
