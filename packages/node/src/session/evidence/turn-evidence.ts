@@ -23,6 +23,15 @@ export function presetCandidates(presets: readonly VerificationPreset[]): Verifi
   return presets.flatMap((preset) => preset.commands);
 }
 
+/**
+ * The evidence state of a `Session`'s current turn (issue #13; a3s-completion-gate.md §1.7,
+ * §2.9, §2.13–2.14): the turn number, where this turn's reports and refused reports start in
+ * the session's lists (a report from an earlier turn is never a gate input of a later one),
+ * the shell-evidence candidates and goal criteria read at the turn's start, the ledger digest
+ * each report was recorded at (existence checks bind only reports recorded at the current
+ * digest), and the reports and refusals of the last tool result. In-memory only; throws
+ * nothing of its own.
+ */
 export class TurnEvidence {
   #number = 1;
   #reportsFrom = 0;
