@@ -17,6 +17,8 @@ export {
   userFileLocations,
   userFilesHome,
 } from "./environment/user-files.js";
+// The result cache shared across machines (issue 20).
+export * from "./cache/index.js";
 export * from "./facts/index.js";
 export { writeFileAtomic, writeJsonAtomic } from "./fs/atomic.js";
 export { type CommittedLog, ContentAddressedLog } from "./fs/content-log.js";
@@ -142,7 +144,9 @@ export {
 } from "./session/proof-verify.js";
 export { type DecideOptions, Session } from "./session/session.js";
 export type {
+  CachedCommandResult,
   CheckRewrite,
+  CommandResultCache,
   CommandRun,
   ReportBinding,
   SessionCheckEnvironment,

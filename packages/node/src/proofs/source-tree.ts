@@ -76,7 +76,7 @@ export async function sourceTreeId(
         };
       }
     }
-    const filters = await filterOverrides(where.topLevel, gitEnv);
+    const filters = await gitFilterOverrides(where.topLevel, gitEnv);
     const args = [...SAFE_GIT, ...filters];
     const added = await runGit([...args, "add", "-A"], where.topLevel, { env: gitEnv });
     if (added.code !== 0) {
@@ -98,8 +98,13 @@ export async function sourceTreeId(
   }
 }
 
-/** `-c filter.<name>.<clean|smudge|process>=` and `required=false` for every configured filter. */
-async function filterOverrides(cwd: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+/**
+ * `-c filter.<name>.<clean|smudge|process>=` and `-c filter.<name>.required=false` for
+ * every filter the repository's configuration names, so no clean/smudge program runs in
+ * turngate's git calls. Input: a directory in the work tree and git's environment.
+ * Output: the `-c` arguments (`[]` when none). Never throws for a config git cannot read.
+ */
+export async function gitFilterOverrides(cwd: string, env: NodeJS.ProcessEnv): Promise<string[]> {
   const listed = await runGit(
     [...SAFE_GIT, "config", "--name-only", "--get-regexp", "^filter\\."],
     cwd,
