@@ -66,8 +66,8 @@ export interface CacheKeyContext {
 /**
  * The per-turn part of the result-cache key: `tree` by `sourceTreeFromChanges` (baseline
  * tree + the observed source changes; a temporary index, the user's index untouched),
- * `lockfiles` (SHA-256 of each {@link LOCKFILE_NAMES} file listed by `git ls-files -co
- * --exclude-standard`, plus those at the root even when ignored), `toolchain`
+ * `lockfiles` (`lockfileDigests`: tracked lockfiles, the turn's new ones, and those at
+ * the root even when ignored), `toolchain`
  * (`toolchainFacts` of the rows, probe timings dropped), `platform` (`process.platform`,
  * `process.arch`), `outside` (ledger rows whose path is not a source-scope change, after
  * `cacheKeyOutsideRows`' exclusions) and `turngate`.
@@ -84,7 +84,11 @@ export async function cacheKeyContext(
     options.baselineTree
       ? sourceTreeFromChanges(options.root, options.baselineTree, source, env)
       : sourceTreeId(options.root, env),
-    lockfileDigests(options.root, env),
+    lockfileDigests(
+      options.root,
+      env,
+      source.filter((c) => c.change !== "deleted").map((c) => c.path),
+    ),
     keyToolchain(options.toolchain ?? [], options.root),
   ]);
   if (tree.tree === null) return { context: null, reason: `no source tree (${tree.reason})` };
@@ -152,18 +156,24 @@ export function checkCacheKey(
 }
 
 /**
- * SHA-256 of every lockfile ({@link LOCKFILE_NAMES}) in the source scope (`git ls-files
- * -z -co --exclude-standard` with one `:(glob)**\/NAME` pathspec per name) and at the root.
- * Output: path → hex, `{}` when git cannot list. Never throws (an unreadable file is left out).
+ * SHA-256 of every lockfile ({@link LOCKFILE_NAMES}): the tracked ones (`git ls-files -z
+ * --cached` with one `:(glob)**\/NAME` pathspec per name: names only, no directory walk),
+ * those among `changedPaths` (the turn's added or modified source paths: an untracked new
+ * lockfile), and those at the root even when ignored or untracked.
+ * Output: path → hex. Never throws (an absent or unreadable file is left out).
  */
 export async function lockfileDigests(
   root: string,
   env: NodeJS.ProcessEnv = process.env,
+  changedPaths: readonly string[] = [],
 ): Promise<Record<string, string>> {
   const paths = new Set<string>(LOCKFILE_NAMES);
+  for (const path of changedPaths) {
+    if (LOCKFILE_NAMES.includes(path.slice(path.lastIndexOf("/") + 1))) paths.add(path);
+  }
   try {
     const listed = await runGit(
-      ["ls-files", "-z", "-co", "--exclude-standard", "--", ...LOCKFILE_NAMES.map((n) => `:(glob)**/${n}`)],
+      ["ls-files", "-z", "--cached", "--", ...LOCKFILE_NAMES.map((n) => `:(glob)**/${n}`)],
       root,
       { env },
     );

@@ -13,6 +13,20 @@ const SAFE_GIT = [
   "core.untrackedCache=false",
 ];
 
+async function topLevelOf(
+  root: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ topLevel: string; reason?: undefined } | { topLevel: null; reason: string }> {
+  try {
+    const located = await runGit([...SAFE_GIT, "rev-parse", "--show-toplevel"], root, { env });
+    const topLevel = located.stdout.toString("utf8").split("\n")[0] ?? "";
+    if (located.code !== 0 || topLevel === "") return { topLevel: null, reason: "not a git work tree" };
+    return { topLevel };
+  } catch (error) {
+    return { topLevel: null, reason: `git cannot run (${(error as Error).message})` };
+  }
+}
+
 /** A changed source path, as the workspace delta gives it. */
 export interface SourceTreeChange {
   path: string;
@@ -39,24 +53,29 @@ export async function sourceTreeFromChanges(
   changes: readonly SourceTreeChange[],
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<SourceTree> {
-  let topLevel: string;
-  try {
-    const located = await runGit([...SAFE_GIT, "rev-parse", "--show-toplevel"], root, { env });
-    topLevel = located.stdout.toString("utf8").split("\n")[0] ?? "";
-    if (located.code !== 0 || topLevel === "") return { tree: null, reason: "not a git work tree" };
-  } catch (error) {
-    return { tree: null, reason: `git cannot run (${(error as Error).message})` };
+  if (changes.length === 0) {
+    const located = await topLevelOf(root, env);
+    if (located.topLevel === null) return { tree: null, reason: located.reason };
+    if (resolve(located.topLevel) !== resolve(root)) return sourceTreeId(root, env);
+    return { tree: baselineTree, reason: null };
   }
-  if (resolve(topLevel) !== resolve(root)) return sourceTreeId(root, env);
-  if (changes.length === 0) return { tree: baselineTree, reason: null };
   const tmp = await mkdtemp(join(tmpdir(), "turngate-key-tree-"));
   try {
     const gitEnv = { ...env, GIT_INDEX_FILE: join(tmp, "index") };
-    const read = await runGit([...SAFE_GIT, "read-tree", baselineTree], topLevel, { env: gitEnv });
+    // The three are independent: where the top level is, the filters, and the index of the
+    // baseline tree (read in `root`, used only when `root` is the top level).
+    const [located, filters, read] = await Promise.all([
+      topLevelOf(root, env),
+      gitFilterOverrides(root, gitEnv),
+      runGit([...SAFE_GIT, "read-tree", baselineTree], root, { env: gitEnv }),
+    ]);
+    if (located.topLevel === null) return { tree: null, reason: located.reason };
+    if (resolve(located.topLevel) !== resolve(root)) return sourceTreeId(root, env);
+    const topLevel = located.topLevel;
     if (read.code !== 0) {
       return { tree: null, reason: `git read-tree ${baselineTree} failed: ${read.stderr || `exit ${read.code}`}` };
     }
-    const args = [...SAFE_GIT, ...(await gitFilterOverrides(topLevel, gitEnv))];
+    const args = [...SAFE_GIT, ...filters];
     const input = Buffer.from(changes.map((c) => `${c.path}\0`).join(""), "utf8");
     const updated = await runGit([...args, "update-index", "--add", "--remove", "-z", "--stdin"], topLevel, {
       env: gitEnv,
