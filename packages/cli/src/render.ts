@@ -89,13 +89,11 @@ export function renderTurnText(result: TurnResult): string {
   const runs = result.verification?.runs ?? [];
   lines.push(...skippedChecksLines(result.skippedChecks ?? [], runs.length > 0));
   if (runs.length > 0) lines.push(checksLine(runs));
+  else if (result.reports.length > 0) lines.push(escapeControls(result.summaryText));
   if (result.cache && runs.length > 0) {
-    const parts = runs.map(
-      (run) => `${escapeControls(run.command.id)} ${run.cached ?? "none"}`,
-    );
+    const parts = runs.map((run) => `${escapeControls(run.command.id)} ${run.cached ?? "none"}`);
     lines.push(`cached: ${parts.join(", ")}`);
   }
-  else if (result.reports.length > 0) lines.push(escapeControls(result.summaryText));
 
   const outcome = result.outcome;
   if (outcome.kind === "allow") {
