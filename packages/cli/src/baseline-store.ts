@@ -316,7 +316,7 @@ export async function readBaseline(
 /**
  * The parts of the effective configuration that differ between `a` and `b` (`checks`,
  * `timeout_ms`, `ignores`, `outputs`, `default_outputs`, `rewrite_paths`, `shell`,
- * `allow_env`, `affected_adapters`, `affected_global_files`, `checks_from_affected`, `check_targets`, in that order); `[]` when they are the same.
+ * `allow_env`, `affected_adapters`, `affected_global_files`, `checks_from_affected`, `check_targets`, `cache`, in that order); `[]` when they are the same.
  */
 export function configDifferences(a: TurngateConfig, b: TurngateConfig): string[] {
   const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);

@@ -1,9 +1,9 @@
 import type { VerificationCommand } from "@turngate/core";
 import {
+  CACHED_CHECK_SCHEMA,
   type CachedCheck,
   type CacheKeyContext,
   type CacheSource,
-  CACHED_CHECK_SCHEMA,
   type CommandResultCache,
   type CommandRun,
   cacheHostSettings,
@@ -80,7 +80,9 @@ export async function setUpTurnCache(options: {
   if (config.remote) {
     const token = config.remote.tokenEnv !== undefined ? env[config.remote.tokenEnv] : undefined;
     if (config.remote.tokenEnv !== undefined && (token === undefined || token === "")) {
-      warn(`cache: ${config.remote.tokenEnv} is not set; the remote cache is asked without a token`);
+      warn(
+        `cache: ${config.remote.tokenEnv} is not set; the remote cache is asked without a token`,
+      );
     }
     try {
       remote = new RemoteCacheClient({
@@ -95,7 +97,7 @@ export async function setUpTurnCache(options: {
   }
   if (config.write && !host.write) {
     warn(
-      "cache: uploads are off: this host has not enabled them (set TURNGATE_CACHE_WRITE=1 or \"write\": true in the user cache config)",
+      'cache: uploads are off: this host has not enabled them (set TURNGATE_CACHE_WRITE=1 or "write": true in the user cache config)',
     );
   }
   const cache = new ResultCache({

@@ -50,7 +50,6 @@ import {
   EXIT_OK,
 } from "./context.js";
 import { createProgressReporter } from "./progress.js";
-import { setUpTurnCache, type TurnCache, type TurnCacheReport } from "./turn-cache.js";
 import type { StatePaths } from "./state-dir.js";
 import {
   type SkippedCheck,
@@ -58,6 +57,7 @@ import {
   type TurnAffected,
   turnAffectedTargets,
 } from "./turn-affected.js";
+import { setUpTurnCache, type TurnCache, type TurnCacheReport } from "./turn-cache.js";
 
 /** Report subject of the checks `turngate run` / `verify` run. */
 export const TURN_CHECKS_SUBJECT = "turngate:checks";

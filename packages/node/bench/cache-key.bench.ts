@@ -84,7 +84,13 @@ async function main(): Promise<number> {
       return checkCacheKey(gathered.context, command, { shell: "bash" });
     };
     const full = await sourceTreeId(repo);
-    const context = await cacheKeyContext({ root: repo, baselineTree: base.tree, changes, records: [], turngate: "bench" });
+    const context = await cacheKeyContext({
+      root: repo,
+      baselineTree: base.tree,
+      changes,
+      records: [],
+      turngate: "bench",
+    });
     if (context.context?.base.tree !== full.tree) {
       console.error(`wrong tree: incremental ${context.context?.base.tree} vs full ${full.tree}`);
       return 1;
@@ -94,7 +100,9 @@ async function main(): Promise<number> {
     const fullSamples: number[] = [];
     await run("git", ["status", "--porcelain"], { cwd: repo, maxBuffer: 1 << 26 }); // warm
     for (let i = 0; i < SAMPLES; i++) {
-      statusSamples.push(await time(() => run("git", ["status", "--porcelain"], { cwd: repo, maxBuffer: 1 << 26 })));
+      statusSamples.push(
+        await time(() => run("git", ["status", "--porcelain"], { cwd: repo, maxBuffer: 1 << 26 })),
+      );
       keySamples.push(await time(keyNow));
       if (i < 3) fullSamples.push(await time(() => sourceTreeId(repo)));
     }
@@ -102,17 +110,27 @@ async function main(): Promise<number> {
 
     const { privateKey, publicKey } = generateKeyPairSync("ed25519");
     const signingKey = { privateKey, publicKey, keyid: keyIdOf(publicKey), source: "env" as const };
-    const cache = new ResultCache({ stateDir: state, read: true, upload: false, trusted: [], signingKey });
-    await cache.store(key, {
-      schema: CACHED_CHECK_SCHEMA,
+    const cache = new ResultCache({
+      stateDir: state,
+      read: true,
+      upload: false,
+      trusted: [],
+      signingKey,
+    });
+    await cache.store(
       key,
-      check: { id: "unit", kind: "test", description: "unit", status: "passed", required: true },
-      exit_code: 0,
-      duration_ms: 1,
-      log: { sha256: "", bytes: 0, excerpt: "", excerpt_truncated: false },
-      created_at: new Date().toISOString(),
-      turngate: "bench",
-    }, "unit");
+      {
+        schema: CACHED_CHECK_SCHEMA,
+        key,
+        check: { id: "unit", kind: "test", description: "unit", status: "passed", required: true },
+        exit_code: 0,
+        duration_ms: 1,
+        log: { sha256: "", bytes: 0, excerpt: "", excerpt_truncated: false },
+        created_at: new Date().toISOString(),
+        turngate: "bench",
+      },
+      "unit",
+    );
     const hitSamples: number[] = [];
     const trueSamples: number[] = [];
     for (let i = 0; i < SAMPLES * 3; i++) {

@@ -1,3 +1,5 @@
+// The result cache shared across machines (issue 20).
+export * from "./cache/index.js";
 export {
   deserializeEnvironmentBaseline,
   type EnvironmentBaseline,
@@ -17,8 +19,6 @@ export {
   userFileLocations,
   userFilesHome,
 } from "./environment/user-files.js";
-// The result cache shared across machines (issue 20).
-export * from "./cache/index.js";
 export * from "./facts/index.js";
 export { writeFileAtomic, writeJsonAtomic } from "./fs/atomic.js";
 export { type CommittedLog, ContentAddressedLog } from "./fs/content-log.js";

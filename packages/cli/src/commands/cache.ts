@@ -21,13 +21,16 @@ export const cacheCommand: CliCommand = {
       .command("cache")
       .summary("the result cache shared across machines (stats)")
       .description(
-        "The result cache (README \"Many machines\"): checks whose key (source tree, lockfiles, command, toolchain, os/arch) matches a signed result from a trusted key are not run again.",
+        'The result cache (README "Many machines"): checks whose key (source tree, lockfiles, command, toolchain, os/arch) matches a signed result from a trusted key are not run again.',
       );
     addLocationOptions(
       cache
         .command("stats")
         .summary("hits, misses, bytes and rejected artifacts")
-        .option("--json", "print {schema, state_dir, hits, misses, rejected, remote_errors, uploads, upload_failures, bytes, unreadable_lines} as JSON"),
+        .option(
+          "--json",
+          "print {schema, state_dir, hits, misses, rejected, remote_errors, uploads, upload_failures, bytes, unreadable_lines} as JSON",
+        ),
     ).action(async (flags: { root?: string; stateDir?: string; json?: boolean }) => {
       const root = resolveWorkspaceRoot(ctx.cwd, flags.root);
       const paths = resolveStatePaths(root, flags.stateDir, ctx.cwd);

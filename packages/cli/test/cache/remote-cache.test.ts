@@ -8,7 +8,6 @@ import { execFileSync } from "node:child_process";
 import { generateKeyPairSync, type KeyObject, sign } from "node:crypto";
 import {
   existsSync,
-
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -165,7 +164,11 @@ async function turn(m: Machine, content: string) {
 }
 
 const lines = (file: string) =>
-  existsSync(file) ? readFileSync(file, "utf8").split("\n").filter((l) => l !== "").length : 0;
+  existsSync(file)
+    ? readFileSync(file, "utf8")
+        .split("\n")
+        .filter((l) => l !== "").length
+    : 0;
 const stored = (key: string) => join(server.storage, TEAM, key);
 
 describe("result cache over the Turborepo remote-cache API (real server)", () => {
@@ -179,13 +182,17 @@ describe("result cache over the Turborepo remote-cache API (real server)", () =>
     const first = await turn(a, "good 2\n");
     expect(first.code, first.stderr).toBe(0);
     expect(first.json.verdict).toBe("verified");
-    expect(first.json.checks.map((c) => [c.id, c.status, c.cached])).toEqual([["unit", "passed", "none"]]);
+    expect(first.json.checks.map((c) => [c.id, c.status, c.cached])).toEqual([
+      ["unit", "passed", "none"],
+    ]);
     expect(first.json.cache.uploaded).toBe(1);
     expect(lines(counter)).toBe(1);
     const key = first.json.cache.keys.unit ?? "";
     expect(key).toMatch(/^[0-9a-f]{64}$/);
     const artifact = readFileSync(stored(key));
-    const opened = openCachedCheck(artifact, key, [{ publicKey: ci.publicKey, keyid: ci.keyid, source: "env" }]);
+    const opened = openCachedCheck(artifact, key, [
+      { publicKey: ci.publicKey, keyid: ci.keyid, source: "env" },
+    ]);
     expect(opened.accepted).toBe(true);
     if (opened.accepted) {
       expect(opened.payload.check.status).toBe("passed");
@@ -196,15 +203,26 @@ describe("result cache over the Turborepo remote-cache API (real server)", () =>
     expect(second.code, second.stderr).toBe(0);
     expect(second.json.verdict).toBe("verified");
     expect(second.json.cache.keys.unit).toBe(key);
-    expect(second.json.checks.map((c) => [c.id, c.status, c.cached])).toEqual([["unit", "passed", "remote"]]);
+    expect(second.json.checks.map((c) => [c.id, c.status, c.cached])).toEqual([
+      ["unit", "passed", "remote"],
+    ]);
     expect(second.json.cache.uploaded).toBe(0);
     expect(lines(counter)).toBe(1);
-    const text = await turngate(b, ["verify", "--state-dir", b.state, "--baseline-id", b.baselineId ?? ""]);
+    const text = await turngate(b, [
+      "verify",
+      "--state-dir",
+      b.state,
+      "--baseline-id",
+      b.baselineId ?? "",
+    ]);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain("cached: unit local\n");
     expect(lines(counter)).toBe(1);
     const stats = await turngate(b, ["cache", "stats", "--state-dir", b.state, "--json"]);
-    const s = JSON.parse(stats.stdout) as { hits: { local: number; remote: number }; misses: number };
+    const s = JSON.parse(stats.stdout) as {
+      hits: { local: number; remote: number };
+      misses: number;
+    };
     expect(s.hits).toEqual({ local: 1, remote: 1 });
     expect(s.misses).toBe(0);
 
@@ -229,7 +247,9 @@ describe("result cache over the Turborepo remote-cache API (real server)", () =>
     const envelope = JSON.parse(readFileSync(stored(key), "utf8")) as { payload: string };
     const payload = Buffer.from(envelope.payload, "base64").toString("utf8");
     expect(payload).toContain('"exit_code":0');
-    envelope.payload = Buffer.from(payload.replace('"exit_code":0', '"exit_code":1')).toString("base64");
+    envelope.payload = Buffer.from(payload.replace('"exit_code":0', '"exit_code":1')).toString(
+      "base64",
+    );
     writeFileSync(stored(key), JSON.stringify(envelope));
 
     const b = machine(from, newKey(), { trusted: [ci] });
@@ -240,7 +260,9 @@ describe("result cache over the Turborepo remote-cache API (real server)", () =>
       "turngate: cache: remote artifact for unit rejected (bad_signature: the signature does not verify",
     );
     expect(lines(counter)).toBe(2);
-    const stats = JSON.parse((await turngate(b, ["cache", "stats", "--state-dir", b.state, "--json"])).stdout);
+    const stats = JSON.parse(
+      (await turngate(b, ["cache", "stats", "--state-dir", b.state, "--json"])).stdout,
+    );
     expect(stats.rejected).toEqual({ local: 0, remote: 1, by_reason: { bad_signature: 1 } });
   }, 60_000);
 
@@ -260,7 +282,13 @@ describe("result cache over the Turborepo remote-cache API (real server)", () =>
       JSON.stringify({
         schema: "turngate.cached_check.v1",
         key,
-        check: { id: "unit", kind: "test", description: "a.txt is good", status: "passed", required: true },
+        check: {
+          id: "unit",
+          kind: "test",
+          description: "a.txt is good",
+          status: "passed",
+          required: true,
+        },
         exit_code: 0,
         duration_ms: 5,
         log: { sha256: "", bytes: 0, excerpt: "", excerpt_truncated: false },
@@ -268,11 +296,18 @@ describe("result cache over the Turborepo remote-cache API (real server)", () =>
         turngate: "0.1.0",
       }),
     );
-    const sig = sign(null, preAuthEncoding(CACHED_CHECK_PAYLOAD_TYPE, forgedPayload), attacker.privateKey);
+    const sig = sign(
+      null,
+      preAuthEncoding(CACHED_CHECK_PAYLOAD_TYPE, forgedPayload),
+      attacker.privateKey,
+    );
     const put = (keyid: string) =>
       fetch(`${server.url}/v8/artifacts/${key}?teamId=${TEAM}`, {
         method: "PUT",
-        headers: { authorization: `Bearer ${server.token}`, "content-type": "application/octet-stream" },
+        headers: {
+          authorization: `Bearer ${server.token}`,
+          "content-type": "application/octet-stream",
+        },
         body: JSON.stringify({
           payload: forgedPayload.toString("base64"),
           payloadType: CACHED_CHECK_PAYLOAD_TYPE,
@@ -334,7 +369,9 @@ describe("result cache over the Turborepo remote-cache API (real server)", () =>
     expect(out.json.verdict).toBe("verified");
     expect(out.json.checks.map((x) => x.cached)).toEqual(["none"]);
     expect(out.json.cache.uploaded).toBe(0);
-    expect(out.stderr).toContain("turngate: cache: remote cache unavailable for unit (ECONNREFUSED); the check runs\n");
+    expect(out.stderr).toContain(
+      "turngate: cache: remote cache unavailable for unit (ECONNREFUSED); the check runs\n",
+    );
     expect(out.stderr).toContain("turngate: cache: upload of unit failed (ECONNREFUSED)\n");
     expect(lines(counter)).toBe(1);
   }, 60_000);
@@ -343,7 +380,9 @@ describe("result cache over the Turborepo remote-cache API (real server)", () =>
     const counter = join(temp("turngate-cache-counter-"), "runs.log");
     const ci = newKey();
     const from = origin(counter, server.url);
-    const machines = Array.from({ length: 20 }, () => machine(from, ci, { trusted: [ci], write: true }));
+    const machines = Array.from({ length: 20 }, () =>
+      machine(from, ci, { trusted: [ci], write: true }),
+    );
     // In-process turns add their signal handlers side by side.
     process.setMaxListeners(64);
     await Promise.all(
@@ -356,7 +395,14 @@ describe("result cache over the Turborepo remote-cache API (real server)", () =>
     );
     const results = await Promise.all(
       machines.map((m) =>
-        turngate(m, ["verify", "--state-dir", m.state, "--baseline-id", m.baselineId ?? "", "--json"]),
+        turngate(m, [
+          "verify",
+          "--state-dir",
+          m.state,
+          "--baseline-id",
+          m.baselineId ?? "",
+          "--json",
+        ]),
       ),
     );
     const parsed = results.map((r) => JSON.parse(r.stdout));
@@ -382,6 +428,3 @@ describe("result cache over the Turborepo remote-cache API (real server)", () =>
     expect(lines(counter)).toBe(runs);
   }, 120_000);
 });
-
-
-

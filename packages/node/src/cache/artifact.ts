@@ -28,22 +28,39 @@ function parseCachedCheck(value: unknown): CachedCheck {
   const fail = (path: string, message: string): never => {
     throw new TurngateValidationError("cached check", [{ path, message }]);
   };
-  if (typeof value !== "object" || value === null || Array.isArray(value)) fail("", "must be an object");
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    fail("", "must be an object");
   const v = value as Record<string, unknown>;
-  const allowed = ["schema", "key", "check", "exit_code", "duration_ms", "log", "created_at", "turngate"];
+  const allowed = [
+    "schema",
+    "key",
+    "check",
+    "exit_code",
+    "duration_ms",
+    "log",
+    "created_at",
+    "turngate",
+  ];
   for (const name of Object.keys(v)) if (!allowed.includes(name)) fail(name, "unknown field");
   if (v.schema !== CACHED_CHECK_SCHEMA) fail("schema", `must be ${CACHED_CHECK_SCHEMA}`);
-  if (typeof v.key !== "string" || !HEX64.test(v.key)) fail("key", "must be 64 lowercase hex characters");
-  if (v.exit_code !== null && !Number.isInteger(v.exit_code)) fail("exit_code", "must be an integer or null");
-  if (typeof v.duration_ms !== "number" || !(v.duration_ms >= 0)) fail("duration_ms", "must be a number ≥ 0");
+  if (typeof v.key !== "string" || !HEX64.test(v.key))
+    fail("key", "must be 64 lowercase hex characters");
+  if (v.exit_code !== null && !Number.isInteger(v.exit_code))
+    fail("exit_code", "must be an integer or null");
+  if (typeof v.duration_ms !== "number" || !(v.duration_ms >= 0))
+    fail("duration_ms", "must be a number ≥ 0");
   if (typeof v.created_at !== "string") fail("created_at", "must be a string");
   if (typeof v.turngate !== "string") fail("turngate", "must be a string");
   const log = v.log as Record<string, unknown> | null;
   if (typeof log !== "object" || log === null) return fail("log", "must be an object");
-  if (typeof log.sha256 !== "string" || !/^(?:[0-9a-f]{64})?$/.test(log.sha256)) fail("log.sha256", "must be a SHA-256 or empty");
-  if (!Number.isInteger(log.bytes) || (log.bytes as number) < 0) fail("log.bytes", "must be an integer ≥ 0");
-  if (typeof log.excerpt !== "string" || log.excerpt.length > LOG_EXCERPT_MAX_CHARS) fail("log.excerpt", `must be a string of at most ${LOG_EXCERPT_MAX_CHARS} characters`);
-  if (typeof log.excerpt_truncated !== "boolean") fail("log.excerpt_truncated", "must be a boolean");
+  if (typeof log.sha256 !== "string" || !/^(?:[0-9a-f]{64})?$/.test(log.sha256))
+    fail("log.sha256", "must be a SHA-256 or empty");
+  if (!Number.isInteger(log.bytes) || (log.bytes as number) < 0)
+    fail("log.bytes", "must be an integer ≥ 0");
+  if (typeof log.excerpt !== "string" || log.excerpt.length > LOG_EXCERPT_MAX_CHARS)
+    fail("log.excerpt", `must be a string of at most ${LOG_EXCERPT_MAX_CHARS} characters`);
+  if (typeof log.excerpt_truncated !== "boolean")
+    fail("log.excerpt_truncated", "must be a boolean");
   return {
     schema: CACHED_CHECK_SCHEMA,
     key: v.key as string,
@@ -133,7 +150,11 @@ export function openCachedCheck(
   try {
     opened = openDsse(JSON.parse(Buffer.from(bytes).toString("utf8")));
   } catch (error) {
-    return { accepted: false, reason: "malformed", detail: `not a DSSE envelope (${(error as Error).message})` };
+    return {
+      accepted: false,
+      reason: "malformed",
+      detail: `not a DSSE envelope (${(error as Error).message})`,
+    };
   }
   if (opened.envelope.payloadType !== CACHED_CHECK_PAYLOAD_TYPE) {
     return {
@@ -148,7 +169,9 @@ export function openCachedCheck(
     const key = trusted.find((k) => k.keyid === signature.keyid);
     if (key === undefined) continue;
     known = true;
-    if (dsseSignatureValid(CACHED_CHECK_PAYLOAD_TYPE, opened.payload, signature.sig, key.publicKey)) {
+    if (
+      dsseSignatureValid(CACHED_CHECK_PAYLOAD_TYPE, opened.payload, signature.sig, key.publicKey)
+    ) {
       signer = key;
       break;
     }
@@ -156,14 +179,26 @@ export function openCachedCheck(
   if (signer === undefined) {
     const ids = opened.signatures.map((s) => s.keyid.slice(0, 12)).join(", ");
     return known
-      ? { accepted: false, reason: "bad_signature", detail: `the signature does not verify (keyid ${ids})` }
-      : { accepted: false, reason: "unknown_key", detail: `signed by an untrusted key (keyid ${ids || "none"})` };
+      ? {
+          accepted: false,
+          reason: "bad_signature",
+          detail: `the signature does not verify (keyid ${ids})`,
+        }
+      : {
+          accepted: false,
+          reason: "unknown_key",
+          detail: `signed by an untrusted key (keyid ${ids || "none"})`,
+        };
   }
   let payload: CachedCheck;
   try {
     payload = parseCachedCheck(JSON.parse(opened.payload.toString("utf8")));
   } catch (error) {
-    return { accepted: false, reason: "malformed", detail: `payload is not a cached check (${(error as Error).message.split("\n")[0]})` };
+    return {
+      accepted: false,
+      reason: "malformed",
+      detail: `payload is not a cached check (${(error as Error).message.split("\n")[0]})`,
+    };
   }
   if (payload.key !== expectedKey) {
     return {

@@ -59,7 +59,8 @@ export function cacheHostSettings(env: NodeJS.ProcessEnv, root: string): CacheHo
   const keys = new Map<string, TrustedCacheKey>();
   const add = (spec: string, source: "env" | "user_config", label: string) => {
     for (const key of keysFrom(spec, root, label, warnings)) {
-      if (!keys.has(keyIdOf(key))) keys.set(keyIdOf(key), { publicKey: key, keyid: keyIdOf(key), source });
+      if (!keys.has(keyIdOf(key)))
+        keys.set(keyIdOf(key), { publicKey: key, keyid: keyIdOf(key), source });
     }
   };
   const fromEnv = env[CACHE_TRUSTED_KEYS_ENV];
@@ -111,13 +112,17 @@ function keysFrom(spec: string, root: string, label: string, warnings: string[])
     if (part.trim() === "") continue;
     const path = resolve(part.trim());
     if (insideRoot(path, root)) {
-      warnings.push(`${label}: ${path} is inside the workspace: ignored (the agent could replace it)`);
+      warnings.push(
+        `${label}: ${path} is inside the workspace: ignored (the agent could replace it)`,
+      );
       continue;
     }
     try {
       out.push(...pemKeys(readFileSync(path, "utf8"), `${label} (${path})`, warnings));
     } catch (error) {
-      warnings.push(`${label}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      warnings.push(
+        `${label}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      );
     }
   }
   return out;

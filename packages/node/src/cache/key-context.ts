@@ -46,7 +46,12 @@ export interface CacheKeyContextOptions {
   /** The source tree at the baseline (`Session.baselineTree.tree`); null/absent: computed in full. */
   baselineTree?: string | null;
   /** The turn's workspace changes (`observeWorkspace()`): source ones update the tree, others are rows. */
-  changes: readonly { path: string; change: SourceTreeChange["change"]; scope: string; content_digest: string }[];
+  changes: readonly {
+    path: string;
+    change: SourceTreeChange["change"];
+    scope: string;
+    content_digest: string;
+  }[];
   /** The mutation ledger's rows (`Session.records`): those outside the source scope join the key. */
   records: readonly { path: string; content_digest: string }[];
   /** Toolchain rows (`cache.toolchain`: `{id, probe}` as `toolchainFacts` takes), probed now. */
@@ -149,7 +154,11 @@ export function checkCacheKey(
       cwd: ".",
       env: envValues,
       expect_exit: command.expect_exit,
-      results_format: results ? (results.source === "output" ? `${results.format}:output` : results.format) : null,
+      results_format: results
+        ? results.source === "output"
+          ? `${results.format}:output`
+          : results.format
+        : null,
       timeout_ms: command.timeout_ms ?? null,
     },
   });
@@ -178,7 +187,8 @@ export async function lockfileDigests(
       { env },
     );
     if (listed.code === 0) {
-      for (const path of listed.stdout.toString("utf8").split("\0")) if (path !== "") paths.add(path);
+      for (const path of listed.stdout.toString("utf8").split("\0"))
+        if (path !== "") paths.add(path);
     }
   } catch {
     // git missing: the root lockfiles only
@@ -187,7 +197,9 @@ export async function lockfileDigests(
   await Promise.all(
     [...paths].map(async (path) => {
       try {
-        out[path] = createHash("sha256").update(await readFile(join(root, path))).digest("hex");
+        out[path] = createHash("sha256")
+          .update(await readFile(join(root, path)))
+          .digest("hex");
       } catch {
         // absent or unreadable
       }
@@ -196,7 +208,10 @@ export async function lockfileDigests(
   return out;
 }
 
-async function keyToolchain(rows: readonly unknown[], root: string): Promise<CacheKeyToolchainFact[]> {
+async function keyToolchain(
+  rows: readonly unknown[],
+  root: string,
+): Promise<CacheKeyToolchainFact[]> {
   if (rows.length === 0) return [];
   const facts = await toolchainFacts(rows, { root });
   return facts.map((fact) => ({

@@ -33,7 +33,10 @@ export const DEFAULT_REMOTE_TIMEOUT_MS = 2000;
 export type RemoteFailure = { ok: false; reason: string; status?: number };
 
 /** Result of {@link RemoteCacheClient.get}. */
-export type RemoteGet = { ok: true; found: false } | { ok: true; found: true; bytes: Buffer } | RemoteFailure;
+export type RemoteGet =
+  | { ok: true; found: false }
+  | { ok: true; found: true; bytes: Buffer }
+  | RemoteFailure;
 
 /** Largest artifact downloaded (bytes); a larger answer is a failure, not read to the end. */
 export const MAX_REMOTE_ARTIFACT_BYTES = 1 << 20;
@@ -105,7 +108,11 @@ export class RemoteCacheClient {
   }
 
   /** `PUT /v8/artifacts/:hash` with `bytes`: `{ok: true}` on 2xx, else a failure. */
-  async put(hash: string, bytes: Uint8Array, durationMs?: number): Promise<{ ok: true } | RemoteFailure> {
+  async put(
+    hash: string,
+    bytes: Uint8Array,
+    durationMs?: number,
+  ): Promise<{ ok: true } | RemoteFailure> {
     const headers: Record<string, string> = { "content-type": "application/octet-stream" };
     if (durationMs !== undefined) headers["x-artifact-duration"] = String(Math.round(durationMs));
     const answer = await this.#request("PUT", artifactPath(hash), { body: bytes, headers });

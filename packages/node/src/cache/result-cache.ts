@@ -97,14 +97,18 @@ export class ResultCache {
         await this.#event({ event: "hit", key, source: "local", bytes: local.length });
         return { payload: opened.payload, source: "local", keyid: opened.keyid };
       }
-      this.#warn(`cache: local entry for ${checkId} rejected (${opened.reason}: ${opened.detail}); the check runs`);
+      this.#warn(
+        `cache: local entry for ${checkId} rejected (${opened.reason}: ${opened.detail}); the check runs`,
+      );
       await this.#event({ event: "rejected", key, source: "local", reason: opened.reason });
     }
     const remote = this.#o.remote;
     if (remote !== undefined) {
       const got = await remote.get(key);
       if (!got.ok) {
-        this.#warn(`cache: remote cache unavailable for ${checkId} (${got.reason}); the check runs`);
+        this.#warn(
+          `cache: remote cache unavailable for ${checkId} (${got.reason}); the check runs`,
+        );
         await this.#event({ event: "remote_error", key, reason: got.reason });
       } else if (got.found) {
         const opened = openCachedCheck(got.bytes, key, this.#o.trusted);
@@ -113,7 +117,9 @@ export class ResultCache {
           await this.#storeLocal(key, got.bytes);
           return { payload: opened.payload, source: "remote", keyid: opened.keyid };
         }
-        this.#warn(`cache: remote artifact for ${checkId} rejected (${opened.reason}: ${opened.detail}); the check runs`);
+        this.#warn(
+          `cache: remote artifact for ${checkId} rejected (${opened.reason}: ${opened.detail}); the check runs`,
+        );
         await this.#event({ event: "rejected", key, source: "remote", reason: opened.reason });
       }
     }
@@ -229,7 +235,9 @@ export async function cacheStats(stateDir: string): Promise<CacheStats> {
       case "rejected":
         if (event.source === "remote") stats.rejected.remote += 1;
         else stats.rejected.local += 1;
-        if (event.reason) stats.rejected.by_reason[event.reason] = (stats.rejected.by_reason[event.reason] ?? 0) + 1;
+        if (event.reason)
+          stats.rejected.by_reason[event.reason] =
+            (stats.rejected.by_reason[event.reason] ?? 0) + 1;
         break;
       case "remote_error":
         stats.remote_errors += 1;

@@ -20,7 +20,8 @@ async function topLevelOf(
   try {
     const located = await runGit([...SAFE_GIT, "rev-parse", "--show-toplevel"], root, { env });
     const topLevel = located.stdout.toString("utf8").split("\n")[0] ?? "";
-    if (located.code !== 0 || topLevel === "") return { topLevel: null, reason: "not a git work tree" };
+    if (located.code !== 0 || topLevel === "")
+      return { topLevel: null, reason: "not a git work tree" };
     return { topLevel };
   } catch (error) {
     return { topLevel: null, reason: `git cannot run (${(error as Error).message})` };
@@ -73,21 +74,34 @@ export async function sourceTreeFromChanges(
     if (resolve(located.topLevel) !== resolve(root)) return sourceTreeId(root, env);
     const topLevel = located.topLevel;
     if (read.code !== 0) {
-      return { tree: null, reason: `git read-tree ${baselineTree} failed: ${read.stderr || `exit ${read.code}`}` };
+      return {
+        tree: null,
+        reason: `git read-tree ${baselineTree} failed: ${read.stderr || `exit ${read.code}`}`,
+      };
     }
     const args = [...SAFE_GIT, ...filters];
     const input = Buffer.from(changes.map((c) => `${c.path}\0`).join(""), "utf8");
-    const updated = await runGit([...args, "update-index", "--add", "--remove", "-z", "--stdin"], topLevel, {
-      env: gitEnv,
-      input,
-    });
+    const updated = await runGit(
+      [...args, "update-index", "--add", "--remove", "-z", "--stdin"],
+      topLevel,
+      {
+        env: gitEnv,
+        input,
+      },
+    );
     if (updated.code !== 0) {
-      return { tree: null, reason: `git update-index failed: ${updated.stderr || `exit ${updated.code}`}` };
+      return {
+        tree: null,
+        reason: `git update-index failed: ${updated.stderr || `exit ${updated.code}`}`,
+      };
     }
     const written = await runGit([...args, "write-tree"], topLevel, { env: gitEnv });
     const tree = written.stdout.toString("utf8").trim();
     if (written.code !== 0 || !/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(tree)) {
-      return { tree: null, reason: `git write-tree failed: ${written.stderr || `exit ${written.code}`}` };
+      return {
+        tree: null,
+        reason: `git write-tree failed: ${written.stderr || `exit ${written.code}`}`,
+      };
     }
     return { tree, reason: null };
   } catch (error) {

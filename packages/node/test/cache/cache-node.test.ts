@@ -29,7 +29,10 @@ function temp(prefix: string): string {
   return dir;
 }
 const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.invalid", ...args], { cwd, stdio: "pipe" })
+  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.invalid", ...args], {
+    cwd,
+    stdio: "pipe",
+  })
     .toString()
     .trim();
 
@@ -79,8 +82,13 @@ describe("sourceTreeFromChanges (issue 20 item 1: the key's tree)", () => {
     expect(incremental).toEqual({ tree: full.tree, reason: null });
     expect(full.tree).not.toBe(base.tree);
     expect(git(root, "ls-files", "-s", "--debug").length).toBe(indexBefore);
-    expect(git(root, "status", "--porcelain")).toBe(" M a.txt\n D src/b.ts\n?? src/deep/new.ts".trim());
-    expect(await sourceTreeFromChanges(root, base.tree as string, [])).toEqual({ tree: base.tree, reason: null });
+    expect(git(root, "status", "--porcelain")).toBe(
+      " M a.txt\n D src/b.ts\n?? src/deep/new.ts".trim(),
+    );
+    expect(await sourceTreeFromChanges(root, base.tree as string, [])).toEqual({
+      tree: base.tree,
+      reason: null,
+    });
   });
 
   test("lockfileDigests hashes lockfiles in the source scope and at the root, nothing else", async () => {
@@ -115,10 +123,19 @@ describe("cached check artifacts (issue 20 item 2)", () => {
     const bytes = signCachedCheck(payload(), signer);
     const ok = openCachedCheck(bytes, KEY, trusted);
     expect(ok).toEqual({ accepted: true, payload: payload(), keyid: signer.keyid, source: "env" });
-    expect(openCachedCheck(bytes, "e".repeat(64), trusted)).toMatchObject({ accepted: false, reason: "key_mismatch" });
-    expect(openCachedCheck(bytes, KEY, [])).toMatchObject({ accepted: false, reason: "unknown_key" });
+    expect(openCachedCheck(bytes, "e".repeat(64), trusted)).toMatchObject({
+      accepted: false,
+      reason: "key_mismatch",
+    });
+    expect(openCachedCheck(bytes, KEY, [])).toMatchObject({
+      accepted: false,
+      reason: "unknown_key",
+    });
     const foreign = signCachedCheck(payload(), other);
-    expect(openCachedCheck(foreign, KEY, trusted)).toMatchObject({ accepted: false, reason: "unknown_key" });
+    expect(openCachedCheck(foreign, KEY, trusted)).toMatchObject({
+      accepted: false,
+      reason: "unknown_key",
+    });
     const envelope = JSON.parse(bytes.toString("utf8"));
     const edited = JSON.parse(Buffer.from(envelope.payload, "base64").toString("utf8"));
     edited.check.status = "failed";
@@ -127,8 +144,14 @@ describe("cached check artifacts (issue 20 item 2)", () => {
       accepted: false,
       reason: "bad_signature",
     });
-    expect(openCachedCheck(Buffer.from("{not json"), KEY, trusted)).toMatchObject({ accepted: false, reason: "malformed" });
-    expect(openCachedCheck(bytes.subarray(0, 40), KEY, trusted)).toMatchObject({ accepted: false, reason: "malformed" });
+    expect(openCachedCheck(Buffer.from("{not json"), KEY, trusted)).toMatchObject({
+      accepted: false,
+      reason: "malformed",
+    });
+    expect(openCachedCheck(bytes.subarray(0, 40), KEY, trusted)).toMatchObject({
+      accepted: false,
+      reason: "malformed",
+    });
   });
 
   test("trusted keys come from TURNGATE_CACHE_TRUSTED_KEYS and the user config, never from files inside the workspace", () => {
@@ -140,15 +163,29 @@ describe("cached check artifacts (issue 20 item 2)", () => {
     writeFileSync(join(root, "planted.pem"), pem(b));
     mkdirSync(join(home, "config/turngate"), { recursive: true });
     writeFileSync(join(home, "b.pem"), pem(b));
-    writeFileSync(join(home, "config/turngate/cache.json"), JSON.stringify({ trusted_keys: [join(home, "b.pem")], write: true }));
-    const env = { HOME: home, XDG_CONFIG_HOME: join(home, "config"), TURNGATE_CACHE_TRUSTED_KEYS: `${pem(a)}` };
+    writeFileSync(
+      join(home, "config/turngate/cache.json"),
+      JSON.stringify({ trusted_keys: [join(home, "b.pem")], write: true }),
+    );
+    const env = {
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, "config"),
+      TURNGATE_CACHE_TRUSTED_KEYS: `${pem(a)}`,
+    };
     const settings = cacheHostSettings(env, root);
     expect(settings.trustedKeys.map((k) => [k.keyid, k.source])).toEqual([
       [a.keyid, "env"],
       [b.keyid, "user_config"],
     ]);
     expect(settings.write).toBe(true);
-    const planted = cacheHostSettings({ HOME: home, XDG_CONFIG_HOME: join(home, "none"), TURNGATE_CACHE_TRUSTED_KEYS: join(root, "planted.pem") }, root);
+    const planted = cacheHostSettings(
+      {
+        HOME: home,
+        XDG_CONFIG_HOME: join(home, "none"),
+        TURNGATE_CACHE_TRUSTED_KEYS: join(root, "planted.pem"),
+      },
+      root,
+    );
     expect(planted.trustedKeys).toEqual([]);
     expect(planted.write).toBe(false);
     expect(planted.warnings).toEqual([
@@ -181,7 +218,11 @@ describe("RemoteCacheClient (issue 20 item 3)", () => {
     });
     const down = new RemoteCacheClient({ url: failing, team: "t" });
     expect(await down.get(KEY)).toEqual({ ok: false, reason: "HTTP 503", status: 503 });
-    expect(await down.put(KEY, Buffer.from("x"))).toEqual({ ok: false, reason: "HTTP 503", status: 503 });
+    expect(await down.put(KEY, Buffer.from("x"))).toEqual({
+      ok: false,
+      reason: "HTTP 503",
+      status: 503,
+    });
   });
 
   test("sends the bearer token, teamId or slug, and the artifact path", async () => {
@@ -191,8 +232,19 @@ describe("RemoteCacheClient (issue 20 item 3)", () => {
       res.statusCode = req.method === "GET" ? 404 : 200;
       res.end();
     });
-    expect(await new RemoteCacheClient({ url, team: "team_a", token: "tok" }).get(KEY)).toEqual({ ok: true, found: false });
-    expect(await new RemoteCacheClient({ url: `${url}/`, team: "slug:my-team" }).put(KEY, Buffer.from("x"))).toEqual({ ok: true });
-    expect(seen).toEqual([`GET /v8/artifacts/${KEY}?teamId=team_a Bearer tok`, `PUT /v8/artifacts/${KEY}?slug=my-team -`]);
+    expect(await new RemoteCacheClient({ url, team: "team_a", token: "tok" }).get(KEY)).toEqual({
+      ok: true,
+      found: false,
+    });
+    expect(
+      await new RemoteCacheClient({ url: `${url}/`, team: "slug:my-team" }).put(
+        KEY,
+        Buffer.from("x"),
+      ),
+    ).toEqual({ ok: true });
+    expect(seen).toEqual([
+      `GET /v8/artifacts/${KEY}?teamId=team_a Bearer tok`,
+      `PUT /v8/artifacts/${KEY}?slug=my-team -`,
+    ]);
   });
 });
