@@ -259,6 +259,9 @@ describe("fleet simulation CLI on a real repository", () => {
       ["packages/b/y.ts", "packages/b/z.ts"],
       ["docs/readme.md", "packages/b/z.ts"],
     ]);
+    // HEAD~1 is the empty commit: its ancestry has the first three.
+    expect(readHistory(repo, "HEAD~1").commits.length).toBe(3);
+    expect(() => readHistory(repo, "--all")).toThrow("rev: not a revision: --all");
   });
 
   const cli = (...args: string[]) =>
@@ -286,7 +289,7 @@ describe("fleet simulation CLI on a real repository", () => {
     expect([a.status, b.status, c.status, a.stderr]).toEqual([0, 0, 0, ""]);
     const [ja, jb, jc] = [a, b, c].map((x) => JSON.parse(x.stdout));
     expect(ja.schema).toBe("turngate.fleet_sim.v1");
-    expect(ja.repo).toBe("repo");
+    expect([ja.repo, ja.rev]).toEqual(["repo", "HEAD"]);
     expect(ja.results.history).toMatchObject({ commits: 4, files: 5, groups: 3, checks: 3 });
     expect(ja.params).toMatchObject({
       seed: 7,
@@ -305,7 +308,7 @@ describe("fleet simulation CLI on a real repository", () => {
   test("text output names the figures; --matrix prints four rows; a bad flag or a non-repository exits 2", () => {
     const t = cli(repo, ...small);
     expect(t.status).toBe(0);
-    expect(t.stdout).toMatch(/^fleet simulation of repo: 4 commits, 5 files, 3 checks/);
+    expect(t.stdout).toMatch(/^fleet simulation of repo at HEAD: 4 commits, 5 files, 3 checks/);
     expect(t.stdout).toMatch(/\n {2}hit rate: [\d.]+% of [\d,]+ lookups/);
     expect(t.stdout).toMatch(/\n {2}worst-case staleness: /);
     expect(t.stdout).toMatch(/\nassumptions:\n {2}- History: /);

@@ -46,11 +46,14 @@ export function parseNameOnlyLog(text: string): History {
 }
 
 /**
- * The change sets of `repo`'s history (HEAD's ancestry, merges skipped, oldest first).
- * Input: a path inside a git work tree or a bare repository. Throws HistoryError("repo") when
- * git fails (not a repository, no commits) or the history has no commit touching a file.
+ * The change sets of `repo`'s history (the ancestry of `rev`, default HEAD; merges skipped,
+ * oldest first). Input: a path inside a git work tree or a bare repository, and a revision.
+ * Throws HistoryError("repo") when git fails (not a repository, unknown revision, no commits)
+ * or the history has no commit touching a file; HistoryError("rev") for a revision starting
+ * with `-`.
  */
-export function readHistory(repo: string): History {
+export function readHistory(repo: string, rev = "HEAD"): History {
+  if (rev.startsWith("-")) throw new HistoryError("rev", `not a revision: ${rev}`);
   let out: string;
   try {
     out = execFileSync(
@@ -66,6 +69,8 @@ export function readHistory(repo: string): History {
         "--no-renames",
         "--name-only",
         `--format=${MARK}%H`,
+        rev,
+        "--",
       ],
       { cwd: repo, encoding: "utf8", maxBuffer: 1 << 30, stdio: ["ignore", "pipe", "pipe"] },
     );

@@ -7,10 +7,14 @@ import { type FleetResults, MISS_CAUSES } from "./simulate.js";
 /** Schema name of `--json` output. */
 export const FLEET_SIM_SCHEMA = "turngate.fleet_sim.v1";
 
-/** One run as printed by `--json`: the repository's name (not its path), params, assumptions, results, runtime. */
+/**
+ * One run as printed by `--json`: the repository's name (not its path), the revision whose
+ * ancestry was replayed, params, assumptions, results, runtime (wall-clock ms of the simulation).
+ */
 export interface FleetRun {
   schema: typeof FLEET_SIM_SCHEMA;
   repo: string;
+  rev: string;
   params: FleetParams;
   assumptions: string[];
   results: FleetResults;
@@ -25,7 +29,7 @@ export function formatRun(run: FleetRun): string {
   const r = run.results;
   const p = run.params;
   const lines = [
-    `fleet simulation of ${run.repo}: ${r.history.commits} commits, ${r.history.files} files, ${r.history.checks} checks (suite ${num(r.history.suite_minutes)} min), seed ${p.seed}`,
+    `fleet simulation of ${run.repo} at ${run.rev}: ${r.history.commits} commits, ${r.history.files} files, ${r.history.checks} checks (suite ${num(r.history.suite_minutes)} min), seed ${p.seed}`,
     `  key scope ${p.key_scope}, writers ${p.writers}, checks ${p.checks}, base ${p.base}`,
     `  workload: ${num(r.workload.tasks_merged)} tasks merged of ${num(r.workload.tasks_started)} started, ${num(r.workload.agent_turns)} agent turns (${num(r.workload.idle_turns)} idle), ${num(r.workload.ci_runs)} CI runs, ${num(r.workload.main_revisions)} main revisions, ${num(r.workload.simulated_minutes)} simulated min`,
     `  hit rate: ${pct(r.hit_rate.total)} of ${num(r.lookups.total)} lookups (agents ${pct(r.hit_rate.agent)}: local ${num(r.hits.agent_local)}, remote ${num(r.hits.agent_remote)}; CI ${pct(r.hit_rate.ci)}: remote ${num(r.hits.ci_remote)})`,

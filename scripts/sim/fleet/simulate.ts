@@ -171,8 +171,19 @@ export function simulateFleet(history: History, p: FleetParams): FleetResults {
     ciRuns: 0,
   };
 
-  const keyOf = (acc: Accumulators, check: number, toolchain: number) =>
-    `${treePart(acc, check, layout, p.key_scope)}|${check}|${toolchain}`;
+  // The whole-tree part is the same for every check of a tree: computed once per tree.
+  const wholeTree = new WeakMap<Accumulators, string>();
+  const keyOf = (acc: Accumulators, check: number, toolchain: number) => {
+    let part: string | undefined;
+    if (p.key_scope === "repo") {
+      part = wholeTree.get(acc);
+      if (part === undefined) {
+        part = treePart(acc, check, layout, "repo");
+        wholeTree.set(acc, part);
+      }
+    } else part = treePart(acc, check, layout, "package");
+    return `${part}|${check}|${toolchain}`;
+  };
 
   function missCause(
     actor: Actor,
