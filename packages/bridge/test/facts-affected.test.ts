@@ -128,12 +128,12 @@ describe("affected targets and the code index over stdio", () => {
         adapters: [],
         state_dir: goState,
       });
-      expect(
-        (fact.targets as Array<Record<string, unknown>>).map((t) => [t.id, t.reason]),
-      ).toEqual([
-        ["file:helper/helper.go", "fallback"],
-        ["file:lib/lib_test.go", "dependent"],
-      ]);
+      expect((fact.targets as Array<Record<string, unknown>>).map((t) => [t.id, t.reason])).toEqual(
+        [
+          ["file:helper/helper.go", "fallback"],
+          ["file:lib/lib_test.go", "dependent"],
+        ],
+      );
     } finally {
       rmSync(go, { recursive: true, force: true });
       rmSync(goState, { recursive: true, force: true });

@@ -82,7 +82,7 @@ export const GoImportsFactSchema = z
     reason: z.string().optional().describe("why go list was not used (import_lines only)"),
     modules: z
       .array(z.string())
-      .describe("module roots go list ran in, workspace-relative (\"\" = root)"),
+      .describe('module roots go list ran in, workspace-relative ("" = root)'),
     packages: z.number().int().min(0).describe("Go packages go list listed"),
     duration_ms: z.number().min(0).optional().describe("time go list took, ms"),
     changed_workspace: z

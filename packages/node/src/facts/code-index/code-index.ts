@@ -237,7 +237,8 @@ export class CodeIndex implements ImportGraphView {
   get goImports(): GoImportsFact {
     const g = this.#go;
     if (g.source === "none") return { source: "none", modules: [], packages: 0 };
-    const extra = g.changed_workspace !== undefined ? { changed_workspace: g.changed_workspace } : {};
+    const extra =
+      g.changed_workspace !== undefined ? { changed_workspace: g.changed_workspace } : {};
     if (g.source === "go_list") {
       return {
         source: "go_list",
@@ -254,7 +255,8 @@ export class CodeIndex implements ImportGraphView {
   /** Runs `go list` again (or notes why not); true when the Go packages differ from before. */
   async #refreshGo(): Promise<boolean> {
     const moduleDirs: string[] = [];
-    for (const p of this.#files.keys()) if (p === "go.mod" || p.endsWith("/go.mod")) moduleDirs.push(dirOf(p));
+    for (const p of this.#files.keys())
+      if (p === "go.mod" || p.endsWith("/go.mod")) moduleDirs.push(dirOf(p));
     const goWork = this.#files.has("go.work");
     let next: GoImportsState;
     if (moduleDirs.length === 0 && !goWork) next = { source: "none" };
@@ -265,7 +267,9 @@ export class CodeIndex implements ImportGraphView {
         modules: goWork ? [""] : moduleDirs.sort(),
       };
     } else next = await goListWorkspace(this.root, moduleDirs, goWork, this.#goOptions ?? {});
-    const before = JSON.stringify(this.#go.source === "go_list" ? this.#go.packages : this.#go.source);
+    const before = JSON.stringify(
+      this.#go.source === "go_list" ? this.#go.packages : this.#go.source,
+    );
     const after = JSON.stringify(next.source === "go_list" ? next.packages : next.source);
     this.#go = next;
     this.#goDeps = next.source === "go_list" ? goListFileDeps(next.packages) : undefined;
@@ -344,7 +348,12 @@ export class CodeIndex implements ImportGraphView {
     index.#dirty = new Set(Array.isArray(data.dirty) ? (data.dirty as string[]) : []);
     index.#gone = new Map(Object.entries((data.gone ?? {}) as Record<string, string[]>));
     const go = data.go_imports as GoImportsState | undefined;
-    if (go !== undefined && typeof go === "object" && go !== null && typeof go.source === "string") {
+    if (
+      go !== undefined &&
+      typeof go === "object" &&
+      go !== null &&
+      typeof go.source === "string"
+    ) {
       index.#go = go;
       if (go.source === "go_list" && Array.isArray(go.packages)) {
         index.#goDeps = goListFileDeps(go.packages);

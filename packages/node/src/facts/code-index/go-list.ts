@@ -84,11 +84,7 @@ interface RunResult {
   spawnError?: string;
 }
 
-function runGoList(
-  cwd: string,
-  patterns: string[],
-  options: GoListOptions,
-): Promise<RunResult> {
+function runGoList(cwd: string, patterns: string[], options: GoListOptions): Promise<RunResult> {
   const timeoutMs = options.timeoutMs ?? GO_LIST_TIMEOUT_MS;
   return new Promise((resolve) => {
     let child: ReturnType<typeof spawn>;
@@ -162,7 +158,12 @@ function stamp(root: string, paths: string[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const p of paths) {
     try {
-      out.set(p, createHash("sha256").update(readFileSync(join(root, p))).digest("hex"));
+      out.set(
+        p,
+        createHash("sha256")
+          .update(readFileSync(join(root, p)))
+          .digest("hex"),
+      );
     } catch {
       out.set(p, "");
     }
@@ -298,8 +299,7 @@ export async function goListWorkspace(
  */
 export function goListFileDeps(packages: readonly GoListPackage[]): Map<string, string[]> {
   const byPath = new Map(packages.map((p) => [p.import_path, p]));
-  const filesOf = (paths: readonly string[]) =>
-    paths.flatMap((i) => byPath.get(i)?.files ?? []);
+  const filesOf = (paths: readonly string[]) => paths.flatMap((i) => byPath.get(i)?.files ?? []);
   const out = new Map<string, string[]>();
   const put = (file: string, deps: string[]) => {
     const set = new Set(deps);

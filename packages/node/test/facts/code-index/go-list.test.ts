@@ -53,11 +53,7 @@ describe("CodeIndex: Go packages from go list -json", () => {
     expect(index.imports("b/b.go")).toEqual(["a/a.go"]);
     // The test file sees its package, its test-only import and the package's imports (not
     // the external test package, which imports b).
-    expect(index.imports("b/b_test.go")).toEqual([
-      "a/a.go",
-      "b/b.go",
-      "testutil/testutil.go",
-    ]);
+    expect(index.imports("b/b_test.go")).toEqual(["a/a.go", "b/b.go", "testutil/testutil.go"]);
     expect(index.imports("b/x_test.go")).toEqual(["b/b.go", "b/b_test.go"]);
     expect(index.importers("testutil/testutil.go")).toEqual(["b/b_test.go"]);
     // go list leaves ignored_windows.go out of package a (GOOS=linux); a file it does not
@@ -66,7 +62,11 @@ describe("CodeIndex: Go packages from go list -json", () => {
     expect(readFileSync(join(root, "go.mod"), "utf8")).toBe(goMod);
 
     // An edit that adds an import re-runs go list and moves the edge.
-    write(root, "c/c.go", 'package c\n\nimport "example.com/m/testutil"\n\nvar _ = testutil.Check\n');
+    write(
+      root,
+      "c/c.go",
+      'package c\n\nimport "example.com/m/testutil"\n\nvar _ = testutil.Check\n',
+    );
     const observer = new WorkspaceObserver(root, { useGit: false });
     try {
       await index.refresh(await observer.snapshot());
