@@ -175,7 +175,7 @@ describe("the bundle", () => {
     // esbuild can drop nothing of it; `import * as z` lets it tree-shake (issue 17).
     const named = spawnSync(
       "git",
-      ["grep", "-l", "-E", "import (type )?\\{ z \\} from \"zod\"", "--", "packages/*/src/*"],
+      ["grep", "-l", "-E", 'import (type )?\\{ z \\} from "zod"', "--", "packages/*/src/*"],
       { cwd: join(cliDir, "..", ".."), encoding: "utf8" },
     );
     expect(named.stdout).toBe("");
