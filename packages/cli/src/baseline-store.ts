@@ -12,7 +12,7 @@ import {
   type WorkspaceSnapshot,
   writeFileAtomic,
 } from "@turngate/node";
-import { z } from "zod";
+import * as z from "zod";
 import {
   CacheConfigSchema,
   cacheConfigFromWire,

@@ -4,7 +4,7 @@ import type { VerificationCommand } from "@turngate/core";
 import { TurngateError, TurngateValidationError } from "@turngate/core";
 import { VerificationCommandSchema } from "@turngate/core/schemas";
 import { MIN_COMMAND_TIMEOUT_MS, rewritePathProblem } from "@turngate/node";
-import { z } from "zod";
+import * as z from "zod";
 
 /** File name looked up in the workspace root when `--config` is not given. */
 export const CONFIG_FILE_NAME = "turngate.config.json";

@@ -243,15 +243,14 @@ export class Session {
     const observer = new WorkspaceObserver(options.root, observerOptions);
     // Checks never see the proof signing key, even one the host passes inline.
     const { [SIGNING_KEY_ENV]: _key, ...hostEnv } = options.env ?? process.env;
-    const checkEnvironment = SessionEnvironment.take(
-      options.checkEnvironment,
-      hostEnv,
-      observer.root,
-    );
+    const takeEnvironment = () =>
+      SessionEnvironment.take(options.checkEnvironment, hostEnv, observer.root);
+    let checkEnvironment: SessionEnvironment;
     let baseline: WorkspaceSnapshot;
     let baselineTree: SourceTree | undefined;
     const recordTrees = options.recordTrees !== false;
     if (options.baseline !== undefined) {
+      checkEnvironment = takeEnvironment();
       observer.restoreBaseline(options.baseline);
       baseline = options.baseline;
       baselineTree = recordTrees
@@ -261,10 +260,22 @@ export class Session {
           })
         : undefined;
     } else {
-      [baseline, baselineTree] = await Promise.all([
+      // The workspace baseline and the tree id start their git processes first; the
+      // environment baseline (synchronous: user-level fingerprints, the shell probe) is
+      // taken while they run (start-up, issue 17). All three are taken before the agent
+      // runs, as before; when the environment fails (a bad shell), the git work is awaited
+      // before its error propagates, so nothing is left running.
+      const workspace = Promise.all([
         observer.baseline(),
         recordTrees ? sourceTreeId(observer.root, options.env) : undefined,
       ]);
+      try {
+        checkEnvironment = takeEnvironment();
+      } catch (error) {
+        await workspace.catch(() => undefined);
+        throw error;
+      }
+      [baseline, baselineTree] = await workspace;
     }
     return new Session(
       options,
