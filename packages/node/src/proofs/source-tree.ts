@@ -65,7 +65,7 @@ export async function sourceTreeId(
       runGit([...SAFE_GIT, "rev-parse", "--verify", "--quiet", "HEAD^{tree}"], where.topLevel, {
         env: gitEnv,
       }),
-      filterOverrides(where.topLevel, gitEnv),
+      gitFilterOverrides(where.topLevel, gitEnv),
     ]);
     if (head.code === 0) {
       const read = await runGit([...SAFE_GIT, "read-tree", "HEAD"], where.topLevel, {
@@ -99,8 +99,13 @@ export async function sourceTreeId(
   }
 }
 
-/** `-c filter.<name>.<clean|smudge|process>=` and `required=false` for every configured filter. */
-async function filterOverrides(cwd: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+/**
+ * `-c filter.<name>.<clean|smudge|process>=` and `-c filter.<name>.required=false` for
+ * every filter the repository's configuration names, so no clean/smudge program runs in
+ * turngate's git calls. Input: a directory in the work tree and git's environment.
+ * Output: the `-c` arguments (`[]` when none).
+ */
+export async function gitFilterOverrides(cwd: string, env: NodeJS.ProcessEnv): Promise<string[]> {
   const listed = await runGit(
     [...SAFE_GIT, "config", "--name-only", "--get-regexp", "^filter\\."],
     cwd,

@@ -44,6 +44,7 @@ import {
 } from "../processes/settle.js";
 import { SIGNING_KEY_ENV } from "../proofs/signing-key.js";
 import { type SourceTree, sourceTreeId } from "../proofs/source-tree.js";
+import type { ShellRunResult } from "../runner/shell.js";
 import { runVerificationCommand } from "../runner/verify-command.js";
 import { sessionTestHistory } from "../test-history/session-option.js";
 import type { TurnTestHistory } from "../test-history/turn-history.js";
@@ -667,6 +668,41 @@ export class Session {
       for (const [index, command] of parsed.entries()) {
         if (options.signal?.aborted) break;
         options.onProgress?.({ type: "start", index, total: parsed.length, command });
+        const hit = await options.cache?.lookup(command, index);
+        if (hit !== undefined) {
+          const check: VerificationCheck = {
+            ...hit.check,
+            id: command.id,
+            kind: command.kind,
+            description: command.description,
+            required: command.required,
+          };
+          const execution: ShellRunResult = {
+            command: command.command,
+            exitCode: hit.exitCode,
+            signal: null,
+            timedOut: check.failure_class === "timeout",
+            aborted: false,
+            timeoutMs: command.timeout_ms ?? 0,
+            durationMs: hit.durationMs,
+            output: hit.output,
+            totalBytes: hit.totalBytes,
+            capturedBytes: Buffer.byteLength(hit.output, "utf8"),
+            truncated: hit.truncated,
+          };
+          runs.push({ command, check, execution, cached: hit.source });
+          checks.push(check);
+          options.onProgress?.({
+            type: "end",
+            index,
+            total: parsed.length,
+            command,
+            check,
+            durationMs: 0,
+            execution,
+          });
+          continue;
+        }
         const run = await runVerificationCommand(command, {
           root: this.root,
           logDir: this.#logDir,
