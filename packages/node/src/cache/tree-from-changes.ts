@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { gitFilterOverrides, type SourceTree, sourceTreeId } from "../proofs/source-tree.js";
 import { runGit } from "../workspace/listing/git.js";
+import { treeIdFromChanges } from "./tree-id-from-changes.js";
 
 const SAFE_GIT = [
   "-c",
@@ -36,14 +37,18 @@ export interface SourceTreeChange {
 
 /**
  * The git tree id of the source scope now, computed from the baseline's tree and the
- * turn's observed source changes (issue 20 item 1; the result-cache key's `tree`): a
- * temporary index (`GIT_INDEX_FILE` in a new temporary folder; the user's index is never
- * read or touched) is filled with `git read-tree <baselineTree>`, then `git update-index
- * --add --remove -z --stdin` hashes only the changed paths from their bytes now (a deleted
- * path is removed), and `git write-tree` writes the tree. Equal to `sourceTreeId(root)`
- * when the changes are the complete source-scope delta since that baseline tree (a test
- * checks this), at the cost of hashing the changed files only — `sourceTreeId` hashes
- * every file. Filters, fsmonitor and hooks are disabled as in `sourceTreeId`.
+ * turn's observed source changes (issue 20 item 1; the result-cache key's `tree`), never
+ * reading or touching the user's index. Fast path (`treeIdFromChanges`): the changed
+ * files' blob ids by `git hash-object --stdin-paths`, the baseline's trees along the
+ * changed paths by one `git cat-file --batch`, and the new trees' ids hashed in-process in
+ * git's tree format — nothing is written. When a changed path is not a regular file (a
+ * symlink, a folder) or anything fails, the index path: a temporary index
+ * (`GIT_INDEX_FILE` in a new temporary folder) filled with `git read-tree <baselineTree>`,
+ * `git update-index --add --remove -z --stdin` over the changed paths, `git write-tree`.
+ * Both equal `sourceTreeId(root)` when the changes are the complete source-scope delta
+ * since that baseline tree (tests check both), at the cost of hashing the changed files
+ * only — `sourceTreeId` hashes every file. Filters, fsmonitor and hooks are disabled as in
+ * `sourceTreeId`.
  * Falls back to `sourceTreeId` when `root` is not the work tree's top level.
  * Input: the workspace root, the baseline tree id, the source changes (paths relative to
  * root). Output: `{tree, reason: null}` or `{tree: null, reason}`. Never throws.
@@ -60,26 +65,36 @@ export async function sourceTreeFromChanges(
     if (resolve(located.topLevel) !== resolve(root)) return sourceTreeId(root, env);
     return { tree: baselineTree, reason: null };
   }
+  // The fast path: no index at all (blobs, the baseline's trees along the changed paths,
+  // new trees bottom-up). It gives up on anything but regular files.
+  const [located, filters] = await Promise.all([
+    topLevelOf(root, env),
+    gitFilterOverrides(root, env).catch(() => undefined),
+  ]);
+  if (located.topLevel === null) return { tree: null, reason: located.reason };
+  if (resolve(located.topLevel) !== resolve(root)) return sourceTreeId(root, env);
+  if (filters !== undefined) {
+    const fast = await treeIdFromChanges(
+      root,
+      baselineTree,
+      changes,
+      [...SAFE_GIT, ...filters],
+      env,
+    );
+    if (fast !== undefined) return { tree: fast, reason: null };
+  }
   const tmp = await mkdtemp(join(tmpdir(), "turngate-key-tree-"));
   try {
     const gitEnv = { ...env, GIT_INDEX_FILE: join(tmp, "index") };
-    // The three are independent: where the top level is, the filters, and the index of the
-    // baseline tree (read in `root`, used only when `root` is the top level).
-    const [located, filters, read] = await Promise.all([
-      topLevelOf(root, env),
-      gitFilterOverrides(root, gitEnv),
-      runGit([...SAFE_GIT, "read-tree", baselineTree], root, { env: gitEnv }),
-    ]);
-    if (located.topLevel === null) return { tree: null, reason: located.reason };
-    if (resolve(located.topLevel) !== resolve(root)) return sourceTreeId(root, env);
     const topLevel = located.topLevel;
+    const read = await runGit([...SAFE_GIT, "read-tree", baselineTree], root, { env: gitEnv });
     if (read.code !== 0) {
       return {
         tree: null,
         reason: `git read-tree ${baselineTree} failed: ${read.stderr || `exit ${read.code}`}`,
       };
     }
-    const args = [...SAFE_GIT, ...filters];
+    const args = [...SAFE_GIT, ...(filters ?? (await gitFilterOverrides(root, gitEnv)))];
     const input = Buffer.from(changes.map((c) => `${c.path}\0`).join(""), "utf8");
     const updated = await runGit(
       [...args, "update-index", "--add", "--remove", "-z", "--stdin"],

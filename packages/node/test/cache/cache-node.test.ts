@@ -91,6 +91,39 @@ describe("sourceTreeFromChanges (issue 20 item 1: the key's tree)", () => {
     });
   });
 
+  test("equals sourceTreeId for an executable bit, a whole folder deleted, a new nested folder, odd names and a symlink", async () => {
+    const root = temp("turngate-key-tree2-");
+    mkdirSync(join(root, "gone/sub"), { recursive: true });
+    writeFileSync(join(root, "gone/sub/x.txt"), "x\n");
+    writeFileSync(join(root, "run.sh"), "echo\n");
+    writeFileSync(join(root, "keep.txt"), "k\n");
+    git(root, "init", "-q");
+    git(root, "add", "-A");
+    git(root, "commit", "-q", "--no-gpg-sign", "-m", "base");
+    const base = (await sourceTreeId(root)).tree as string;
+    rmSync(join(root, "gone"), { recursive: true });
+    execFileSync("chmod", ["+x", join(root, "run.sh")]);
+    writeFileSync(join(root, "run.sh"), "echo 2\n");
+    mkdirSync(join(root, "new/a b/ü"), { recursive: true });
+    writeFileSync(join(root, "new/a b/ü/f i.txt"), "n\n");
+    const fast = [
+      { path: "gone/sub/x.txt", change: "deleted" as const },
+      { path: "run.sh", change: "modified" as const },
+      { path: "new/a b/ü/f i.txt", change: "added" as const },
+    ];
+    const full = (await sourceTreeId(root)).tree;
+    expect(full).not.toBe(base);
+    expect(await sourceTreeFromChanges(root, base, fast)).toEqual({ tree: full, reason: null });
+    // A symlink takes the index path; the result is the same tree.
+    execFileSync("ln", ["-s", "keep.txt", join(root, "link")]);
+    expect(
+      await sourceTreeFromChanges(root, base, [...fast, { path: "link", change: "added" }]),
+    ).toEqual({
+      tree: (await sourceTreeId(root)).tree,
+      reason: null,
+    });
+  });
+
   test("lockfileDigests hashes lockfiles in the source scope and at the root, nothing else", async () => {
     const root = temp("turngate-key-lock-");
     mkdirSync(join(root, "pkg"), { recursive: true });
