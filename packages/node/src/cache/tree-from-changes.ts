@@ -81,6 +81,7 @@ export async function sourceTreeFromChanges(
       [...SAFE_GIT, ...filters],
       env,
     );
+    if (fast === null) return sourceTreeId(root, env);
     if (fast !== undefined) return { tree: fast, reason: null };
   }
   const tmp = await mkdtemp(join(tmpdir(), "turngate-key-tree-"));

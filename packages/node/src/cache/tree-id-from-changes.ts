@@ -16,9 +16,11 @@ interface Entry {
  * the baseline's trees along the changed paths are read with one `git cat-file --batch`,
  * and the new trees' ids are hashed here bottom-up in git's tree format and order. Only regular files are handled: a changed
  * path that is a symlink, a folder or anything else, a name git's formats cannot carry
- * (newline), or any git failure returns `undefined` and the caller uses the index path.
+ * (newline), or any git failure returns `undefined` and the caller uses the index path;
+ * a baseline tree object whose bytes do not hash to the id its parent names (the object
+ * store was altered) returns `null`, and the caller computes the full `sourceTreeId`.
  * Input: the top level, the baseline tree id, changes, the `-c` arguments, git's env.
- * Output: the tree id, or undefined. Never throws.
+ * Output: the tree id, `undefined` (use the index path) or `null` (use the full tree). Never throws.
  */
 export async function treeIdFromChanges(
   topLevel: string,
@@ -26,7 +28,7 @@ export async function treeIdFromChanges(
   changes: readonly { path: string; change: "added" | "modified" | "deleted" }[],
   gitArgs: readonly string[],
   env: NodeJS.ProcessEnv,
-): Promise<string | undefined> {
+): Promise<string | null | undefined> {
   try {
     const oidBytes = baselineTree.length === 64 ? 32 : 20;
     for (const change of changes) {
@@ -83,21 +85,38 @@ export async function treeIdFromChanges(
     if (hashed.code !== 0 || oids.length !== files.length) return undefined;
     if (read.code !== 0) return undefined;
     const trees = new Map<string, Map<string, Entry>>();
+    const algorithm = oidBytes === 32 ? "sha256" : "sha1";
+    const leaf = (path: string) => {
+      const slash = path.lastIndexOf("/");
+      return { dir: slash < 0 ? "" : path.slice(0, slash), name: path.slice(slash + 1) };
+    };
     let at = 0;
     const out = read.stdout;
+    // Each tree read is checked against the id its (already checked) parent names, root
+    // first: an object in the store whose bytes were replaced is not trusted here.
     for (const dir of order) {
+      const expected =
+        dir === "" ? baselineTree : trees.get(leaf(dir).dir)?.get(leaf(dir).name)?.oid;
       const nl = out.indexOf(10, at);
       if (nl < 0) return undefined;
       const header = out.subarray(at, nl).toString("utf8");
       at = nl + 1;
       const entries = new Map<string, Entry>();
       trees.set(dir, entries);
-      if (header.endsWith(" missing")) continue;
-      const [, type, sizeText] = header.split(" ");
+      if (header.endsWith(" missing")) {
+        if (expected !== undefined) return null;
+        continue;
+      }
+      const [oid, type, sizeText] = header.split(" ");
       const size = Number(sizeText);
       if (type !== "tree") return undefined; // a file where a folder is now: the index path
       const body = out.subarray(at, at + size);
       at += size + 1;
+      const actual = createHash(algorithm)
+        .update(Buffer.from(`tree ${size}\0`, "latin1"))
+        .update(body)
+        .digest("hex");
+      if (oid !== expected || actual !== expected) return null;
       let p = 0;
       while (p < body.length) {
         const space = body.indexOf(32, p);
@@ -114,10 +133,6 @@ export async function treeIdFromChanges(
         p = nul + 1 + oidBytes;
       }
     }
-    const leaf = (path: string) => {
-      const slash = path.lastIndexOf("/");
-      return { dir: slash < 0 ? "" : path.slice(0, slash), name: path.slice(slash + 1) };
-    };
     for (const path of deleted) {
       const { dir, name } = leaf(path);
       trees.get(dir)?.delete(name);
@@ -128,7 +143,6 @@ export async function treeIdFromChanges(
     });
     const depth = (d: string) => (d === "" ? 0 : d.split("/").length);
     const maxDepth = Math.max(...order.map(depth));
-    const algorithm = oidBytes === 32 ? "sha256" : "sha1";
     let root: string | undefined;
     for (let level = maxDepth; level >= 0; level--) {
       for (const d of order.filter((x) => depth(x) === level)) {

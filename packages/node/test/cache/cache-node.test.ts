@@ -1,6 +1,14 @@
 import { execFileSync } from "node:child_process";
 import { createHash, generateKeyPairSync } from "node:crypto";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -91,7 +99,7 @@ describe("sourceTreeFromChanges (issue 20 item 1: the key's tree)", () => {
     });
   });
 
-  test("equals sourceTreeId for an executable bit, a whole folder deleted, a new nested folder, odd names and a symlink", async () => {
+  test("equals sourceTreeId for an executable bit, a whole folder deleted, a new nested folder, odd names and a symlink; an altered tree object in the store is never trusted", async () => {
     const root = temp("turngate-key-tree2-");
     mkdirSync(join(root, "gone/sub"), { recursive: true });
     writeFileSync(join(root, "gone/sub/x.txt"), "x\n");
@@ -122,6 +130,32 @@ describe("sourceTreeFromChanges (issue 20 item 1: the key's tree)", () => {
       tree: (await sourceTreeId(root)).tree,
       reason: null,
     });
+    // A baseline tree object altered in the store is not trusted: the fast path gives up and
+    // the full tree is computed (every file hashed), or none when git refuses: never the
+    // altered tree.
+    unlinkSync(join(root, "link"));
+    const clean = (await sourceTreeId(root)).tree;
+    expect(clean).toBe(full);
+    // The root tree's file gets the bytes of a tree naming another blob for keep.txt.
+    const evil = git(root, "hash-object", "-w", "--stdin");
+    const rows = git(root, "ls-tree", base).split("\n");
+    const forgedRows = rows.map((r) =>
+      r.endsWith("\tkeep.txt") ? r.replace(/[0-9a-f]{40}/, evil) : r,
+    );
+    const forged = execFileSync("git", ["mktree"], {
+      cwd: root,
+      input: `${forgedRows.join("\n")}\n`,
+    })
+      .toString()
+      .trim();
+    const loose = (id: string) => join(root, ".git/objects", id.slice(0, 2), id.slice(2));
+    execFileSync("chmod", ["u+w", loose(base)]);
+    writeFileSync(loose(base), readFileSync(loose(forged)));
+    // `cat-file --batch` serves the altered bytes without checking them.
+    const served = execFileSync("git", ["cat-file", "--batch"], { cwd: root, input: `${base}\n` });
+    expect(served.includes(Buffer.from(evil, "hex"))).toBe(true);
+    const tampered = await sourceTreeFromChanges(root, base, fast);
+    expect([clean, null]).toContain(tampered.tree);
   });
 
   test("lockfileDigests hashes lockfiles in the source scope and at the root, nothing else", async () => {
