@@ -25,8 +25,11 @@ export {
   type CheckKeyOptions,
   cacheKeyContext,
   checkCacheKey,
+  defaultToolchainRows,
   LOCKFILE_NAMES,
   lockfileDigests,
+  mergeToolchainRows,
+  type ToolchainRow,
 } from "./key-context.js";
 export {
   DEFAULT_REMOTE_TIMEOUT_MS,

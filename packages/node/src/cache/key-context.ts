@@ -4,6 +4,7 @@
  * then one key per check (`checkCacheKey`). The pure hashing is core's `cacheKey`.
  */
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
@@ -14,6 +15,7 @@ import {
   type VerificationCommand,
 } from "@turngate/core";
 import { toolchainFacts } from "../facts/profiles/toolchain.js";
+import { pythonInterpreter } from "../presets/detect.js";
 import { sourceTreeId } from "../proofs/source-tree.js";
 import { isSecretName } from "../runner/check-env.js";
 import { runGit } from "../workspace/listing/git.js";
@@ -54,7 +56,10 @@ export interface CacheKeyContextOptions {
   }[];
   /** The mutation ledger's rows (`Session.records`): those outside the source scope join the key. */
   records: readonly { path: string; content_digest: string }[];
-  /** Toolchain rows (`cache.toolchain`: `{id, probe}` as `toolchainFacts` takes), probed now. */
+  /**
+   * Toolchain rows (`cache.toolchain`: `{id, probe}` as `toolchainFacts` takes), probed now
+   * after {@link defaultToolchainRows}: a row with a default's id replaces it, others add.
+   */
   toolchain?: readonly unknown[];
   /** turngate's version. */
   turngate: string;
@@ -73,7 +78,9 @@ export interface CacheKeyContext {
  * tree + the observed source changes; a temporary index, the user's index untouched),
  * `lockfiles` (`lockfileDigests`: tracked lockfiles, the turn's new ones, and those at
  * the root even when ignored), `toolchain`
- * (`toolchainFacts` of the rows, probe timings dropped), `platform` (`process.platform`,
+ * (`toolchainFacts` of {@link defaultToolchainRows} merged with `options.toolchain`, run
+ * with `env` — so its `PATH` — in the root; probe timings dropped; an absent tool is a fact
+ * `{available: false, version: null, raw_version: ""}`), `platform` (`process.platform`,
  * `process.arch`), `outside` (ledger rows whose path is not a source-scope change, after
  * `cacheKeyOutsideRows`' exclusions) and `turngate`.
  * Output: `{context}` or `{context: null, reason}` when there is no git tree (not a git
@@ -94,7 +101,11 @@ export async function cacheKeyContext(
       env,
       source.filter((c) => c.change !== "deleted").map((c) => c.path),
     ),
-    keyToolchain(options.toolchain ?? [], options.root),
+    keyToolchain(
+      mergeToolchainRows(defaultToolchainRows(options.root, env), options.toolchain ?? []),
+      options.root,
+      env,
+    ),
   ]);
   if (tree.tree === null) return { context: null, reason: `no source tree (${tree.reason})` };
   const rows = cacheKeyOutsideRows(options.records.filter((r) => !sourcePaths.has(r.path)));
@@ -208,17 +219,88 @@ export async function lockfileDigests(
   return out;
 }
 
+/** A default toolchain probe row: `{id, probe}` as `toolchainFacts` takes it. */
+export interface ToolchainRow {
+  id: string;
+  /** An argv list, or a shell command spec (`command-spec.ts`). */
+  probe: string[] | { mode: "shell"; command: string };
+}
+
+/**
+ * The toolchain probes every key gets without configuration, chosen by the project files at
+ * the workspace root (the ones the presets detect, `presets/detect.ts`):
+ * `package.json` → `node` (`node --version`); `pyproject.toml`, `setup.py`, `setup.cfg`,
+ * `tox.ini`, `pytest.ini`, `conftest.py` or `requirements.txt` → `python` (`<interpreter>
+ * --version` with the interpreter the Python preset runs, `pythonInterpreter`); `go.mod` →
+ * `go` (`go version && go env GOOS GOARCH`); `Cargo.toml` → `rustc` (`rustc --version`)
+ * and `cargo` (`cargo --version`). Input: root and the checks' environment (its `PATH`
+ * picks the Python interpreter). Output: rows in that order, empty when none applies.
+ * Never throws.
+ */
+export function defaultToolchainRows(
+  root: string,
+  env: NodeJS.ProcessEnv = process.env,
+): ToolchainRow[] {
+  const has = (name: string) => existsSync(join(root, name));
+  const rows: ToolchainRow[] = [];
+  if (has("package.json")) rows.push({ id: "node", probe: ["node", "--version"] });
+  if (PYTHON_MARKERS.some(has))
+    rows.push({ id: "python", probe: [pythonInterpreter(root, env), "--version"] });
+  if (has("go.mod"))
+    rows.push({ id: "go", probe: { mode: "shell", command: "go version && go env GOOS GOARCH" } });
+  if (has("Cargo.toml")) {
+    rows.push({ id: "rustc", probe: ["rustc", "--version"] });
+    rows.push({ id: "cargo", probe: ["cargo", "--version"] });
+  }
+  return rows;
+}
+
+const PYTHON_MARKERS = [
+  "pyproject.toml",
+  "setup.py",
+  "setup.cfg",
+  "tox.ini",
+  "pytest.ini",
+  "conftest.py",
+  "requirements.txt",
+];
+
+/**
+ * The defaults with the configured rows applied: a configured row whose `id` (or `name`)
+ * equals a default's replaces that default in place; the others follow in their order.
+ */
+export function mergeToolchainRows(
+  defaults: readonly ToolchainRow[],
+  configured: readonly unknown[],
+): unknown[] {
+  const idOf = (row: unknown): string | undefined => {
+    if (typeof row !== "object" || row === null) return undefined;
+    const r = row as Record<string, unknown>;
+    const id = r.id ?? r.name;
+    return typeof id === "string" ? id.trim() : undefined;
+  };
+  const byId = new Map<string, unknown>();
+  const extra: unknown[] = [];
+  for (const row of configured) {
+    const id = idOf(row);
+    if (id !== undefined && defaults.some((d) => d.id === id)) byId.set(id, row);
+    else extra.push(row);
+  }
+  return [...defaults.map((d) => byId.get(d.id) ?? d), ...extra];
+}
+
 async function keyToolchain(
   rows: readonly unknown[],
   root: string,
+  env: NodeJS.ProcessEnv,
 ): Promise<CacheKeyToolchainFact[]> {
   if (rows.length === 0) return [];
-  const facts = await toolchainFacts(rows, { root });
+  const facts = await toolchainFacts(rows, { root, env });
   return facts.map((fact) => ({
     id: fact.id,
     available: fact.available,
-    version: fact.version,
-    raw_version: fact.raw_version,
+    version: fact.available ? fact.version : null,
+    raw_version: fact.available ? fact.raw_version : "",
     cache_identity: fact.cache_identity,
   }));
 }

@@ -1,11 +1,13 @@
 import { execFileSync } from "node:child_process";
 import { createHash, generateKeyPairSync } from "node:crypto";
 import {
+  chmodSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
   realpathSync,
   rmSync,
+  symlinkSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -17,6 +19,8 @@ import {
   CACHED_CHECK_SCHEMA,
   type CachedCheck,
   cacheHostSettings,
+  cacheKeyContext,
+  checkCacheKey,
   keyIdOf,
   lockfileDigests,
   openCachedCheck,
@@ -179,6 +183,91 @@ describe("sourceTreeFromChanges (issue 20 item 1: the key's tree)", () => {
       "pkg/Cargo.lock": sha("# cargo\n"),
       "new/yarn.lock": sha("# yarn\n"),
     });
+  });
+});
+
+describe("default toolchain facts in the key (issue 20 item 1)", () => {
+  test("a package.json workspace keys on `node --version` from the checks' PATH: another node version or no node gives another key; configured rows replace or add", async () => {
+    const root = temp("tg-cache-tc-");
+    git(root, "init", "-q");
+    writeFileSync(join(root, "package.json"), '{"scripts":{"test":"true"}}\n');
+    git(root, "add", "-A");
+    git(root, "commit", "-qm", "base");
+    const which = (name: string) =>
+      execFileSync("sh", ["-c", `command -v ${name}`])
+        .toString()
+        .trim();
+    // PATH A: a fake node printing another version; PATH B: no node at all (sh and git only).
+    const fake = temp("tg-cache-fakenode-");
+    writeFileSync(join(fake, "node"), "#!/bin/sh\necho v99.1.0\n");
+    chmodSync(join(fake, "node"), 0o755);
+    const bare = temp("tg-cache-nonode-");
+    for (const tool of ["sh", "git"]) symlinkSync(which(tool), join(bare, tool));
+    const envs = {
+      real: { ...process.env },
+      fake: { ...process.env, PATH: `${fake}:${process.env.PATH}` },
+      none: { ...process.env, PATH: bare },
+    };
+    const command = {
+      id: "unit",
+      kind: "test",
+      description: "unit",
+      command: "pnpm test",
+      required: true,
+      expect_exit: 0,
+    };
+    const keyFor = async (env: NodeJS.ProcessEnv, toolchain?: unknown[]) => {
+      const got = await cacheKeyContext({
+        root,
+        changes: [],
+        records: [],
+        turngate: "0.0.0-test",
+        env,
+        ...(toolchain ? { toolchain } : {}),
+      });
+      if (got.context === null) throw new Error(got.reason);
+      return {
+        toolchain: got.context.base.toolchain,
+        key: checkCacheKey(got.context, command, { shell: "sh", env }),
+      };
+    };
+    const real = await keyFor(envs.real);
+    const realAgain = await keyFor(envs.real);
+    const fakeNode = await keyFor(envs.fake);
+    const noNode = await keyFor(envs.none);
+    expect(real.toolchain).toEqual([
+      {
+        id: "node",
+        available: true,
+        version: process.version.slice(1),
+        raw_version: process.version,
+        cache_identity: {},
+      },
+    ]);
+    expect(fakeNode.toolchain).toEqual([
+      {
+        id: "node",
+        available: true,
+        version: "99.1.0",
+        raw_version: "v99.1.0",
+        cache_identity: {},
+      },
+    ]);
+    expect(noNode.toolchain).toEqual([
+      { id: "node", available: false, version: null, raw_version: "", cache_identity: {} },
+    ]);
+    expect(realAgain.key).toBe(real.key);
+    expect(new Set([real.key, fakeNode.key, noNode.key]).size).toBe(3);
+    // A configured row with a default's id replaces it; another id adds a fact.
+    const configured = await keyFor(envs.fake, [
+      { id: "node", probe: ["echo", "v7.7.7"] },
+      { id: "protoc", probe: ["echo", "libprotoc", "3.21.12"] },
+    ]);
+    expect(configured.toolchain.map((f) => [f.id, f.version])).toEqual([
+      ["node", "7.7.7"],
+      ["protoc", "3.21.12"],
+    ]);
+    expect(configured.key).not.toBe(fakeNode.key);
   });
 });
 

@@ -38,6 +38,8 @@ export interface ToolchainFactsOptions {
   timeout_ms?: number;
   version_pattern?: string;
   cache_identity?: Record<string, unknown>;
+  /** Environment of the probes (its `PATH` finds the tools); default `process.env`. */
+  env?: NodeJS.ProcessEnv;
 }
 
 const asDict = (v: unknown): Record<string, unknown> =>
@@ -99,6 +101,7 @@ async function probeRow(
     result = toCommandResult(
       await runShellCommand(resolved.command, {
         cwd: options.root,
+        ...(options.env ? { env: options.env } : {}),
         timeoutMs: resolved.timeoutMs ?? options.timeout_ms ?? DEFAULT_PROBE_TIMEOUT_MS,
       }),
     );
