@@ -187,7 +187,7 @@ describe("sourceTreeFromChanges (issue 20 item 1: the key's tree)", () => {
 });
 
 describe("default toolchain facts in the key (issue 20 item 1)", () => {
-  test("a package.json workspace keys on `node --version` from the checks' PATH: another node version or no node gives another key; configured rows replace or add", async () => {
+  test("a package.json workspace keys on node --version from the checks' PATH: another node version or no node gives another key; configured rows replace or add", async () => {
     const root = temp("tg-cache-tc-");
     git(root, "init", "-q");
     writeFileSync(join(root, "package.json"), '{"scripts":{"test":"true"}}\n');
