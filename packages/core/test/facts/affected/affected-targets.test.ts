@@ -533,6 +533,20 @@ describe("go.list.v1 on real go list -json ./... output", () => {
   });
 });
 
+describe("parseJsonStream bad input (issue #11: typed errors, one depth limit)", () => {
+  test("a non-string is a TurngateValidationError at text; 513 levels is an AffectedParseError", () => {
+    expect(() => parseJsonStream(null as unknown as string)).toThrow(
+      "invalid JSON stream at text: expected a string, got null",
+    );
+    expect(parseJsonStream(`${"[".repeat(512)}${"]".repeat(512)}`)).toHaveLength(1);
+    expect(() => parseJsonStream(`{"a":1}\n${"[".repeat(513)}${"]".repeat(513)}`)).toThrow(
+      "go.list.v1: the JSON value at offset 8 nests deeper than 512 levels",
+    );
+    // Brackets inside a string are text, not nesting.
+    expect(parseJsonStream(`["${"[".repeat(600)}"]`)).toEqual([["[".repeat(600)]]);
+  });
+});
+
 describe("templates (§1.3 step 2–3, §2.12)", () => {
   test("paths with spaces and quotes through changed_paths_space; unknown names stay; keys untouched", () => {
     const ctx = adapterTemplateContext(["a b.ts", "it's.ts"], "/w", {
