@@ -1,3 +1,5 @@
+// The result cache shared across machines (issue 20).
+export * from "./cache/index.js";
 export {
   deserializeEnvironmentBaseline,
   type EnvironmentBaseline,
@@ -143,7 +145,9 @@ export {
 } from "./session/proof-verify.js";
 export { type DecideOptions, Session } from "./session/session.js";
 export type {
+  CachedCommandResult,
   CheckRewrite,
+  CommandResultCache,
   CommandRun,
   ReportBinding,
   SessionCheckEnvironment,

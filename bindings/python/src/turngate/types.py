@@ -226,6 +226,17 @@ class GateOutcome(WireModel):
 
 
 @dataclass(kw_only=True)
+class CacheKey(WireModel):
+    """The result of ``cache.key`` (issue 20 item 1): ``key`` is the lowercase hex SHA-256 of
+    ``material``, the RFC 8785 canonical JSON of the key's inputs tagged with ``schema``
+    (``"turngate.cache_key.v1"``)."""
+
+    key: str
+    material: str
+    schema: Literal["turngate.cache_key.v1"]
+
+
+@dataclass(kw_only=True)
 class WaiverValidation(WireModel):
     """The verdict of ``waiver.validate``: ``valid`` with the normalised ``waiver``, or not
     valid with the offending field's dotted ``path`` (relative to the waiver) and a

@@ -6,7 +6,7 @@
 import { statSync } from "node:fs";
 import { FILE_HASH_SNAPSHOT_MAX_PATHS } from "@turngate/core";
 import { affectedTargets, detectAdapters, fileHashSnapshot, openCodeIndex } from "@turngate/node";
-import { z } from "zod";
+import * as z from "zod";
 import { BridgeError } from "../errors.js";
 import { defineMethod } from "../method.js";
 import { AffectedTargetsFactSchema, CodeIndexChangesSchema } from "../wire/affected.js";

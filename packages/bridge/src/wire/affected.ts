@@ -1,6 +1,6 @@
 /** Wire schemas of the affected-targets fact and the code index (harn-verification.md §2.8). */
 import { AFFECTED_REASONS } from "@turngate/core";
-import { z } from "zod";
+import * as z from "zod";
 
 const Reason = z.enum(AFFECTED_REASONS as [string, ...string[]]);
 

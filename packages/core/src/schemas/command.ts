@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { TEST_RESULT_FORMATS } from "../facts/test-results/types.js";
 
 /**
