@@ -234,7 +234,28 @@ type CodeIndexChanges struct {
 	Changes    []CodeIndexChange `json:"changes"`
 	Files      int               `json:"files"`
 	Built      bool              `json:"built"`
+	GoImports  GoImportsFact     `json:"go_imports"`
 }
+
+// GoImportsFact says how the code index read Go imports: Source "go_list" (go list -json,
+// frozen and offline; Packages listed in DurationMS), "import_lines" (Reason says why go
+// list was not used) or "none" (no Go module). ChangedWorkspace: module files a go list run
+// changed; Frozen: go list would have changed go.mod/go.sum and did not.
+type GoImportsFact struct {
+	Source           GoImportsSource `json:"source"`
+	Reason           *string         `json:"reason,omitempty"`
+	Modules          []string        `json:"modules"`
+	Packages         int             `json:"packages"`
+	DurationMS       *float64        `json:"duration_ms,omitempty"`
+	ChangedWorkspace []string        `json:"changed_workspace,omitzero"`
+	Frozen           *string         `json:"frozen,omitempty"`
+}
+
+// GoImportsSource is the reader of the code index's Go imports.
+type GoImportsSource string
+
+// Values lists every allowed value (the parity test compares it with the schema).
+func (GoImportsSource) Values() []string { return []string{"go_list", "import_lines", "none"} }
 
 // FactsCodeIndexChangesSinceParams are the params of facts.code_index_changes_since.
 type FactsCodeIndexChangesSinceParams struct {

@@ -57,6 +57,9 @@ func TestAffectedTargetsPnpmChainAndCodeIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if first.GoImports.Source != "none" || len(first.GoImports.Modules) != 0 || first.GoImports.Packages != 0 {
+		t.Fatalf("go_imports = %+v", first.GoImports)
+	}
 	writeTree(t, root, map[string]string{"packages/a/src/index.ts": "export const a = 2;\n"})
 	next, err := c.CodeIndexChangesSince(t.Context(), root, first.CurrentSeq, &state)
 	if err != nil {

@@ -143,3 +143,22 @@ export declare function sha256(text: string): string;
 
 /** SHA-256 of the parts' UTF-8 bytes one after another (as if joined), in one call. */
 export declare function sha256Concat(parts: readonly string[]): string;
+
+/** What {@link ledgerDigest} returns. */
+export interface LedgerDigestResult {
+  /** Row indices in ledger order (by path, then tool, code-point order; stable). */
+  order: Uint32Array;
+  /** Lowercase 64-hex SHA-256 of the canonical ledger text; `""` for no rows. */
+  digest: string;
+}
+
+/**
+ * The mutation ledger's order and effect digest in one call (issue 17): sorts `rows` by
+ * path, then tool (code-point order, stable), renders `tool|path|content_digest` rows with
+ * `@turngate/core`'s escaping joined by `\n` and hashes the UTF-8 bytes: the same order and
+ * digest as the pure path. Throws {@link NativeError} `ERR_TURNGATE_INVALID_ARG` (path
+ * `rows` or `rows[i].tool` / `.path` / `.content_digest`) for a malformed row.
+ */
+export declare function ledgerDigest(
+  rows: ReadonlyArray<{ tool: string; path: string; content_digest: string }>,
+): LedgerDigestResult;

@@ -197,6 +197,42 @@ function sha256Concat(parts) {
   return native.sha256Concat(parts);
 }
 
+/**
+ * The mutation ledger's order and effect digest in one call: `rows` are
+ * `{tool, path, content_digest}` objects; returns `{order, digest}` (row indices in ledger
+ * order, stable; the SHA-256 of the escaped canonical text, `""` for no rows), exactly what
+ * `@turngate/core`'s pure path computes. The fields cross as one string plus a length table.
+ */
+function ledgerDigest(rows) {
+  const native = api();
+  if (!Array.isArray(rows))
+    throw invalid("rows", "expected an array of {tool, path, content_digest}");
+  const n = rows.length;
+  const lengths = new Uint32Array(3 * n);
+  let fields = "";
+  for (let i = 0; i < n; i++) {
+    const row = rows[i];
+    const tool = row?.tool;
+    const path = row?.path;
+    const digest = row?.content_digest;
+    if (typeof tool !== "string") throw invalid(`rows[${i}].tool`, "expected a string");
+    if (typeof path !== "string") throw invalid(`rows[${i}].path`, "expected a string");
+    if (typeof digest !== "string") throw invalid(`rows[${i}].content_digest`, "expected a string");
+    const at = 3 * i;
+    fields += tool;
+    fields += path;
+    fields += digest;
+    lengths[at] = tool.length;
+    lengths[at + 1] = path.length;
+    lengths[at + 2] = digest.length;
+  }
+  try {
+    return native.ledgerDigestJoined(fields, lengths);
+  } catch (error) {
+    throw typed(error);
+  }
+}
+
 function call(name) {
   return (...args) => api()[name](...args);
 }
@@ -215,4 +251,5 @@ module.exports = {
   fnv1a64Batch,
   sha256,
   sha256Concat,
+  ledgerDigest,
 };

@@ -67,6 +67,7 @@ def test_code_index_changes_since_and_snapshot(bridge, tmp_path: Path):
     first = bridge.code_index_changes_since(root, state_dir=state)
     assert isinstance(first, CodeIndexChanges)
     assert (first.current_seq, first.built, first.files, first.changes) == (0, True, 7, [])
+    assert (first.go_imports.source, first.go_imports.modules, first.go_imports.packages) == ("none", [], 0)
     for n in range(3):
         _write(root, "packages/a/src/index.ts", f"export const a = {n + 2};\n")
         bridge.code_index_changes_since(root, state_dir=state)
@@ -101,4 +102,4 @@ def test_affected_from_outputs_is_pure_and_typed(bridge):
         ("pnpm:b", "dependent", ["pnpm:a"]),
         ("file:notes.txt", "unmapped", None),
     ]
-    assert fact.adapters[0].wire_extra() == {"project_count": 2}
+    assert fact.adapters[0].wire_extra() == {"project_count": 2, "project_roots": {"pnpm:a": "a", "pnpm:b": "b"}}

@@ -4,7 +4,7 @@
  * validates params with `params`, tests validate results with `result`, and
  * `schema/protocol.json` is generated from both.
  */
-import type { z } from "zod";
+import type * as z from "zod";
 
 /** What every handler may use besides its params. */
 export interface MethodContext {

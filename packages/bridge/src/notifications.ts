@@ -2,7 +2,7 @@
  * Server→client notifications (DESIGN §5). `progress` reports the checks of a running
  * `session.verify_commands`; `request_id` is that request's JSON-RPC id.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { VerificationStatusSchema } from "./wire/domain.js";
 
 const common = {

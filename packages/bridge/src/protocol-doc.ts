@@ -5,7 +5,7 @@
  * notifications and the error-code table. Also lints the table: descriptions present, method
  * names namespaced snake_case, every wire key snake_case. Pure.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { ERROR_CODES } from "./errors.js";
 import type { MethodTable } from "./method.js";
 import { notificationTable } from "./notifications.js";

@@ -84,6 +84,7 @@ describe("affected targets and the code index over stdio", () => {
       complete: true,
       built: false,
       files: 5,
+      go_imports: { source: "none", modules: [], packages: 0 },
     });
     expect(
       (next.changes as Array<Record<string, unknown>>).map((c) => [c.seq, c.path, c.change]),
@@ -102,6 +103,41 @@ describe("affected targets and the code index over stdio", () => {
         last_edit_seq: seq + 1,
       }),
     ]);
+  });
+
+  test("code_index_changes_since on a Go module: go_imports says go list -json was used; a test-only import is an edge the affected fallback follows", async () => {
+    const go = mkdtempSync(join(tmpdir(), "turngate-affected-go-"));
+    const goState = mkdtempSync(join(tmpdir(), "turngate-affected-go-state-"));
+    try {
+      write(go, "go.mod", "module example.com/g\n\ngo 1.22\n");
+      write(go, "lib/lib.go", "package lib\n\nfunc L() int { return 1 }\n");
+      write(go, "helper/helper.go", "package helper\n\nconst H = 2\n");
+      write(
+        go,
+        "lib/lib_test.go",
+        'package lib\n\nimport (\n\t"testing"\n\n\t"example.com/g/helper"\n)\n\nfunc TestL(t *testing.T) { _ = helper.H }\n',
+      );
+      const changes = await bridge.call<Record<string, unknown>>("facts.code_index_changes_since", {
+        root: go,
+        state_dir: goState,
+      });
+      expect(changes.go_imports).toMatchObject({ source: "go_list", modules: [""], packages: 2 });
+      const fact = await bridge.call<Record<string, unknown>>("facts.affected_targets", {
+        root: go,
+        changed_paths: ["helper/helper.go"],
+        adapters: [],
+        state_dir: goState,
+      });
+      expect((fact.targets as Array<Record<string, unknown>>).map((t) => [t.id, t.reason])).toEqual(
+        [
+          ["file:helper/helper.go", "fallback"],
+          ["file:lib/lib_test.go", "dependent"],
+        ],
+      );
+    } finally {
+      rmSync(go, { recursive: true, force: true });
+      rmSync(goState, { recursive: true, force: true });
+    }
   });
 
   test("bad params name the field", async () => {

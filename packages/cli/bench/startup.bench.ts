@@ -17,7 +17,8 @@
  * the `narrative` verdict, the `initialize` result) so a failing command cannot look fast.
  *
  * Run: pnpm --filter turngate bench   (builds first; prints ms and ratios; not a test)
- * TURNGATE_BENCH_RUNS overrides the number of runs (default 15).
+ * TURNGATE_BENCH_RUNS overrides the number of runs (default 15); TURNGATE_BENCH_BIN times
+ * another build's `bin.js` instead of this package's (its version must match package.json).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
@@ -26,7 +27,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const cliDir = join(dirname(fileURLToPath(import.meta.url)), "..");
-const bin = join(cliDir, "dist", "bin.js");
+// TURNGATE_BENCH_BIN: another build's bin.js (e.g. main's, to compare two builds run by run).
+const bin = process.env.TURNGATE_BENCH_BIN ?? join(cliDir, "dist", "bin.js");
 const version = (
   JSON.parse(readFileSync(join(cliDir, "package.json"), "utf8")) as {
     version: string;

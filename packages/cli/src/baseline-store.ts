@@ -12,8 +12,13 @@ import {
   type WorkspaceSnapshot,
   writeFileAtomic,
 } from "@turngate/node";
-import { z } from "zod";
-import type { TurngateConfig } from "./config.js";
+import * as z from "zod";
+import {
+  CacheConfigSchema,
+  cacheConfigFromWire,
+  cacheConfigToWire,
+  type TurngateConfig,
+} from "./config.js";
 
 /** Schema id of the file `turngate baseline` stores (`<state dir>/baseline.json`). */
 export const BASELINE_FILE_SCHEMA = "turngate.baseline.v1";
@@ -41,6 +46,8 @@ const CapturedConfigSchema = z
     affected_global_files: z.array(z.string()).optional(),
     checks_from_affected: z.boolean().optional(),
     check_targets: z.record(z.string(), z.array(z.string())).optional(),
+    /** Issue 20; absent: no result cache. */
+    cache: CacheConfigSchema.optional(),
   })
   .strict();
 
@@ -132,6 +139,7 @@ export async function writeBaseline(
         ? { checks_from_affected: config.checksFromAffected }
         : {}),
       ...(config.checkTargets !== undefined ? { check_targets: config.checkTargets } : {}),
+      ...(config.cache !== undefined ? { cache: cacheConfigToWire(config.cache) } : {}),
     },
     environment: serializeEnvironmentBaseline(environment),
     snapshot: serializeSnapshot(snapshot),
@@ -287,6 +295,7 @@ export async function readBaseline(
     config.checksFromAffected = captured.checks_from_affected;
   }
   if (captured.check_targets !== undefined) config.checkTargets = captured.check_targets;
+  if (captured.cache !== undefined) config.cache = cacheConfigFromWire(captured.cache);
   if (captured.default_outputs !== undefined) config.defaultOutputs = captured.default_outputs;
   const stored: StoredBaseline = {
     id,
@@ -307,7 +316,7 @@ export async function readBaseline(
 /**
  * The parts of the effective configuration that differ between `a` and `b` (`checks`,
  * `timeout_ms`, `ignores`, `outputs`, `default_outputs`, `rewrite_paths`, `shell`,
- * `allow_env`, `affected_adapters`, `affected_global_files`, `checks_from_affected`, `check_targets`, in that order); `[]` when they are the same.
+ * `allow_env`, `affected_adapters`, `affected_global_files`, `checks_from_affected`, `check_targets`, `cache`, in that order); `[]` when they are the same.
  */
 export function configDifferences(a: TurngateConfig, b: TurngateConfig): string[] {
   const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
@@ -331,6 +340,7 @@ export function configDifferences(a: TurngateConfig, b: TurngateConfig): string[
     differences.push("checks_from_affected");
   }
   if (!same(a.checkTargets ?? {}, b.checkTargets ?? {})) differences.push("check_targets");
+  if (!same(a.cache ?? null, b.cache ?? null)) differences.push("cache");
   return differences;
 }
 

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { VerificationCommand } from "@turngate/core";
-import { TurngateError, TurngateValidationError } from "@turngate/core";
+import { checkCwdProblem, TurngateError, TurngateValidationError } from "@turngate/core";
 import { VerificationCommandSchema } from "@turngate/core/schemas";
 import { MIN_COMMAND_TIMEOUT_MS, rewritePathProblem } from "@turngate/node";
-import { z } from "zod";
+import * as z from "zod";
 
 /** File name looked up in the workspace root when `--config` is not given. */
 export const CONFIG_FILE_NAME = "turngate.config.json";
@@ -37,6 +37,13 @@ const CheckSchema = z.union([
       timeout_ms: TimeoutSchema.optional(),
       expect_exit: z.number().int().min(-2147483648).max(2147483647).optional(),
       results: VerificationCommandSchema.shape.results,
+      cwd: z
+        .string()
+        .superRefine((cwd, ctx) => {
+          const problem = checkCwdProblem(cwd);
+          if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+        })
+        .optional(),
       targets: z
         .array(z.string().regex(/\S/, { message: "must not be blank" }))
         .min(1, { message: "must list at least one target id (or leave targets out)" })
@@ -49,6 +56,86 @@ const CheckSchema = z.union([
 function rewritePathRefinement(entry: string, ctx: z.RefinementCtx): void {
   const problem = rewritePathProblem(entry);
   if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+}
+
+/**
+ * `cache` (issue 20, README "Many machines"): the result cache. `remote` names a Turborepo
+ * remote cache — `url`, `team` (sent as `teamId`; `slug:NAME` sends `slug`), `token_env`
+ * (the environment variable holding the bearer token: never the token itself) and
+ * `timeout_ms` (each request's bound, default 2,000); `read` (default true) looks results
+ * up; `write` (default false) only lets a host that enabled uploads outside the workspace
+ * (`TURNGATE_CACHE_WRITE=1` or the user config) upload — `false` turns uploads off even there;
+ * `env` (variable names whose values join the key) and `toolchain` (rows `{id, probe}`
+ * whose version probes join the key, as `facts.toolchain` takes them).
+ */
+export const CacheConfigSchema = z
+  .object({
+    remote: z
+      .object({
+        url: z.string().regex(/^https?:\/\/\S+$/, { message: "must be an http(s) URL" }),
+        team: z.string().regex(/\S/, { message: "must not be blank" }),
+        token_env: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: "must be a variable name" })
+          .optional(),
+        timeout_ms: z.number().int().min(50).max(60_000).optional(),
+      })
+      .strict()
+      .optional(),
+    read: z.boolean().optional(),
+    write: z.boolean().optional(),
+    env: z
+      .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: "must be a variable name" }))
+      .optional(),
+    toolchain: z.array(z.record(z.string(), z.unknown())).optional(),
+  })
+  .strict();
+
+/** The loaded `cache` block (see {@link CacheConfigSchema}). */
+export interface CacheConfig {
+  remote?: { url: string; team: string; tokenEnv?: string; timeoutMs?: number };
+  read: boolean;
+  write: boolean;
+  env: string[];
+  toolchain: Record<string, unknown>[];
+}
+
+/** The wire form of a `cache` block as written in the file (and in a stored baseline). */
+export type CacheConfigWire = z.output<typeof CacheConfigSchema>;
+
+/** `CacheConfig` from its wire form (defaults applied). */
+export function cacheConfigFromWire(wire: CacheConfigWire): CacheConfig {
+  const out: CacheConfig = {
+    read: wire.read ?? true,
+    write: wire.write ?? false,
+    env: wire.env ?? [],
+    toolchain: wire.toolchain ?? [],
+  };
+  if (wire.remote) {
+    out.remote = { url: wire.remote.url, team: wire.remote.team };
+    if (wire.remote.token_env !== undefined) out.remote.tokenEnv = wire.remote.token_env;
+    if (wire.remote.timeout_ms !== undefined) out.remote.timeoutMs = wire.remote.timeout_ms;
+  }
+  return out;
+}
+
+/** The wire form of a loaded `CacheConfig`. */
+export function cacheConfigToWire(config: CacheConfig): CacheConfigWire {
+  const out: CacheConfigWire = {
+    read: config.read,
+    write: config.write,
+    env: config.env,
+    toolchain: config.toolchain,
+  };
+  if (config.remote) {
+    out.remote = {
+      url: config.remote.url,
+      team: config.remote.team,
+      ...(config.remote.tokenEnv !== undefined ? { token_env: config.remote.tokenEnv } : {}),
+      ...(config.remote.timeoutMs !== undefined ? { timeout_ms: config.remote.timeoutMs } : {}),
+    };
+  }
+  return out;
 }
 
 /**
@@ -67,7 +154,11 @@ function rewritePathRefinement(entry: string, ctx: z.RefinementCtx): void {
  * `@turngate/node`'s check-env), `affected_adapters` (adapter rows of `turngate affected`,
  * issue 15; default: the rows detected from pnpm-workspace.yaml, Cargo.toml and go.mod),
  * `affected_global_files` (extra root config globs whose change affects every target) and
- * `checks_from_affected` (opt-in, default false: affected targets may narrow the checks).
+ * `checks_from_affected` (opt-in, default false: affected targets may narrow the checks)
+ * and `cache` (the result cache, issue 20: {@link CacheConfigSchema}).
+ * A check record's `cwd` is the folder it runs in, relative to the workspace root (no `..`
+ * segment, not absolute: `checks.N.cwd` names a bad one); with `checks_from_affected`, a
+ * check with a `cwd` and no `targets` maps to the target whose root holds that folder.
  * Unknown keys are rejected so that typos
  * surface; an empty `checks` list is refused (it would verify nothing; issue #12 item 3); a
  * `timeout_ms` below 1,000 is refused naming the minimum (item 4).
@@ -96,6 +187,7 @@ export const TurngateConfigSchema = z
     affected_adapters: z.array(z.record(z.string(), z.unknown())).optional(),
     affected_global_files: z.array(z.string()).optional(),
     checks_from_affected: z.boolean().optional(),
+    cache: CacheConfigSchema.optional(),
   })
   .strict();
 
@@ -137,6 +229,8 @@ export interface TurngateConfig {
   maxAttempts?: number;
   /** `max_infrastructure_attempts`: the same for stops whose checks could not run; undefined: 3. */
   maxInfrastructureAttempts?: number;
+  /** `cache`: the result cache (issue 20); undefined: no cache. */
+  cache?: CacheConfig;
 }
 
 /**
@@ -217,6 +311,7 @@ export function loadConfig(root: string, explicitPath?: string): TurngateConfig 
   if (config.max_infrastructure_attempts !== undefined) {
     loaded.maxInfrastructureAttempts = config.max_infrastructure_attempts;
   }
+  if (config.cache !== undefined) loaded.cache = cacheConfigFromWire(config.cache);
   return loaded;
 }
 
@@ -257,5 +352,6 @@ function normaliseCheck(
   const timeout = record.timeout_ms ?? defaultTimeoutMs;
   if (timeout !== undefined) command.timeout_ms = timeout;
   if ("results" in record && record.results !== undefined) command.results = record.results;
+  if ("cwd" in record && record.cwd !== undefined) command.cwd = record.cwd;
   return command;
 }

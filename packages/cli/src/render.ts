@@ -90,6 +90,10 @@ export function renderTurnText(result: TurnResult): string {
   lines.push(...skippedChecksLines(result.skippedChecks ?? [], runs.length > 0));
   if (runs.length > 0) lines.push(checksLine(runs));
   else if (result.reports.length > 0) lines.push(escapeControls(result.summaryText));
+  if (result.cache && runs.length > 0) {
+    const parts = runs.map((run) => `${escapeControls(run.command.id)} ${run.cached ?? "none"}`);
+    lines.push(`cached: ${parts.join(", ")}`);
+  }
 
   const outcome = result.outcome;
   if (outcome.kind === "allow") {
@@ -321,6 +325,7 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
     checks: (result.verification?.runs ?? []).map((run) => ({
       id: run.command.id,
       command: run.command.command,
+      cwd: run.command.cwd ?? null,
       status: run.check.status,
       exit_code: run.execution.exitCode,
       timed_out: run.execution.timedOut,
@@ -330,6 +335,7 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
       log_path: run.execution.log?.path ?? null,
       residual_risk: run.check.residual_risk ?? null,
       hint: hintOf(run, result.shell),
+      ...(result.cache ? { cached: run.cached ?? "none" } : {}),
       ...(run.check.tests
         ? { tests: run.check.tests, failing_tests: run.check.failing_tests ?? [] }
         : {}),
@@ -346,6 +352,16 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
     config_path: result.configPath ?? null,
     affected_targets: affectedJson(result.affected),
     skipped_checks: result.skippedChecks ?? [],
+    ...(result.cache
+      ? {
+          cache: {
+            keys: result.cache.keys,
+            uploaded: result.cache.uploaded,
+            uploads: result.cache.uploads,
+            warnings: result.cache.warnings,
+          },
+        }
+      : {}),
     unmatched_waivers: unmatchedWaivers(result),
     shell: { path: result.shell.path, name: result.shell.name, pipefail: result.shell.pipefail },
     environment_changes: result.environmentChanges.map((change) => ({

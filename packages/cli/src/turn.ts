@@ -57,6 +57,7 @@ import {
   type TurnAffected,
   turnAffectedTargets,
 } from "./turn-affected.js";
+import { setUpTurnCache, type TurnCache, type TurnCacheReport } from "./turn-cache.js";
 
 /** Report subject of the checks `turngate run` / `verify` run. */
 export const TURN_CHECKS_SUBJECT = "turngate:checks";
@@ -177,6 +178,8 @@ export interface TurnResult {
   affected?: TurnAffected;
   /** Configured checks `checks_from_affected` left out (absent when it is off or none was). */
   skippedChecks?: SkippedCheck[];
+  /** What the result cache did (issue 20); absent when the config has no `cache` block or no check ran. */
+  cache?: TurnCacheReport;
   /** When the turn started and was decided (ISO 8601). */
   startedAt: string;
   finishedAt: string;
@@ -249,6 +252,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
   let checksSource: ChecksSource | undefined;
   let skippedChecks: SkippedCheck[] | undefined;
   let verification: VerifyCommandsResult | undefined;
+  let turnCache: TurnCache | undefined;
   if (session.records.length > 0) {
     let commands: VerificationCommand[];
     if (request.checks.length > 0) {
@@ -274,6 +278,18 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
       commands.length > 0 && request.beforeChecks !== undefined
         ? await request.beforeChecks({ effectDigest: session.effectDigest, commands, session })
         : false;
+    if (commands.length > 0 && !skip && config.cache !== undefined) {
+      turnCache = await setUpTurnCache({
+        config: config.cache,
+        root: request.root,
+        session,
+        delta,
+        stateDir: state.dir ?? join(request.root, TURNGATE_DIR),
+        signingKey: key,
+        env,
+        warn: (line) => ctx.stderr.write(`turngate: ${line}\n`),
+      });
+    }
     if (commands.length > 0 && !skip) {
       verification = await withInterruptibleChecks(async (signal) => {
         const progress = createProgressReporter(ctx.stderr);
@@ -282,11 +298,13 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
             bind: true,
             onProgress: progress.onProgress,
             signal,
+            ...(turnCache ? { cache: turnCache.hook } : {}),
           });
         } finally {
           progress.close();
         }
       });
+      if (turnCache) await turnCache.storeRuns(verification);
     }
   }
 
@@ -339,6 +357,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
   if (skippedChecks) result.skippedChecks = skippedChecks;
   if (checksSource) result.checksSource = checksSource;
   if (verification) result.verification = verification;
+  if (turnCache) result.cache = turnCache.report;
   if (config.path) result.configPath = config.path;
   if (session.effectDigest !== "") {
     const proofPath = join(state.proofs, `${session.effectDigest}.json`);

@@ -163,6 +163,24 @@ describe("the bundle", () => {
     }
   });
 
+  test("zod is bundled without its locales but English: every source imports it as a namespace", () => {
+    const locales = new Set(
+      Object.values(meta.outputs)
+        .flatMap((out) => Object.keys(out.inputs))
+        .filter((input) => /\/zod\/v4\/locales\//.test(input))
+        .map((input) => input.slice(input.lastIndexOf("/") + 1)),
+    );
+    expect([...locales]).toEqual(["en.js"]);
+    // `import { z } from "zod"` takes the whole namespace object (locales included), so
+    // esbuild can drop nothing of it; `import * as z` lets it tree-shake (issue 17).
+    const named = spawnSync(
+      "git",
+      ["grep", "-l", "-E", 'import (type )?\\{ z \\} from "zod"', "--", "packages/*/src/*"],
+      { cwd: join(cliDir, "..", ".."), encoding: "utf8" },
+    );
+    expect(named.stdout).toBe("");
+  });
+
   test("the bridge's line worker sits beside the chunk of the worker pool that opens it", () => {
     const pool = Object.keys(meta.outputs).find(
       (out) => meta.outputs[out]?.inputs["../bridge/src/server/worker-pool.ts"] !== undefined,

@@ -2,6 +2,8 @@
 // No `node:` imports: this package runs unchanged in Node, a browser and Pyodide's JS host.
 export const CORE_VERSION = "0.1.0";
 
+// Result-cache keys shared across machines (issue 20).
+export * from "./cache/index.js";
 // Errors (stable `code`s; reused by node, bridge and cli).
 export {
   TurngateAuthorshipError,
@@ -34,6 +36,7 @@ export type {
   VerificationPreset,
   VerificationPresetInput,
 } from "./schemas/command.js";
+export { checkCwdProblem, normalizeCheckCwd } from "./schemas/command.js";
 export type { LedgerSnapshot, MutationRecord, OpenWorkspaceChild } from "./schemas/ledger.js";
 export {
   A3S_EXTERNAL_OBSERVATION_SCHEMA,

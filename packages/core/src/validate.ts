@@ -3,7 +3,7 @@
  * an exported function throws only its typed errors, naming the field). Every helper
  * throws `TurngateValidationError` whose `path` names the bad argument or field.
  */
-import type { z } from "zod";
+import type * as z from "zod";
 import { TurngateValidationError } from "./errors.js";
 import { joinPath } from "./schemas/parse.js";
 

@@ -7,9 +7,11 @@ import { describe, expect, test } from "vitest";
 import {
   type ContentHasher,
   contentDigest,
+  effectDigest,
   MutationLedger,
   NOBLE_CONTENT_HASHER,
   observeToolResult,
+  sortRecords,
   TurngateValidationError,
 } from "../src/index.js";
 
@@ -74,6 +76,77 @@ describe("MutationLedger content hasher (issue 17)", () => {
         path: "hasher",
         message:
           "invalid ledger options at hasher: expected an object with sha256Hex(text) and textSink() functions",
+      }),
+    );
+  });
+
+  test("a hasher's ledgerDigest sorts and hashes the rows in one call; its order is checked to be a permutation", () => {
+    const calls: number[] = [];
+    const withOrder = (order: (n: number) => Uint32Array, digest?: unknown): ContentHasher => ({
+      ...NOBLE_CONTENT_HASHER,
+      ledgerDigest(rows) {
+        calls.push(rows.length);
+        const indexed = rows.map((r, index) => ({ ...r, index }));
+        return {
+          order: order(rows.length) ?? Uint32Array.from(sortRecords(indexed).map((r) => r.index)),
+          digest: (digest ?? effectDigest(rows)) as string,
+        };
+      },
+    });
+    const plain = new MutationLedger();
+    const fast = new MutationLedger({
+      hasher: withOrder(() => undefined as unknown as Uint32Array),
+    });
+    for (const ledger of [plain, fast]) {
+      ledger.observeTool("write", 0, { file_path: "b.txt", after: "2" });
+      ledger.observeTool("edit", 0, { file_path: "a.txt", after: "1" });
+      ledger.observeTool("bash", 0, { changed_paths: ["b.txt"], command: "x" });
+    }
+    expect(fast.digest).toBe(plain.digest);
+    expect(fast.records).toEqual(plain.records);
+    expect(fast.records.map((r) => `${r.path} ${r.tool}`)).toEqual([
+      "a.txt edit",
+      "b.txt bash",
+      "b.txt write",
+    ]);
+    // Rows added after a read: merged with the sorted ones, then one call for all of them.
+    for (const ledger of [plain, fast]) ledger.observeUnseenPaths(["0.txt"]);
+    expect(fast.digest).toBe(plain.digest);
+    expect(fast.records).toEqual(plain.records);
+    expect(calls).toEqual([3, 4]);
+
+    const refused = (hasher: ContentHasher) => {
+      const ledger = new MutationLedger({ hasher });
+      ledger.observeTool("write", 0, { file_path: "a", after: "x" });
+      ledger.observeTool("write", 0, { file_path: "b", after: "y" });
+      try {
+        void ledger.digest;
+      } catch (error) {
+        return (error as TurngateValidationError).message;
+      }
+      return "accepted";
+    };
+    expect(refused(withOrder(() => new Uint32Array([0, 0])))).toBe(
+      "invalid ledger hasher at hasher.ledgerDigest: order is not a permutation of the rows",
+    );
+    expect(refused(withOrder(() => new Uint32Array([0])))).toBe(
+      "invalid ledger hasher at hasher.ledgerDigest: expected order: a Uint32Array of 2 row indices",
+    );
+    expect(refused(withOrder(() => new Uint32Array([1, 2])))).toBe(
+      "invalid ledger hasher at hasher.ledgerDigest: order is not a permutation of the rows",
+    );
+    expect(refused(withOrder(() => new Uint32Array([1, 0]), 7))).toBe(
+      "invalid ledger hasher at hasher.ledgerDigest: expected digest: a string",
+    );
+    expect(
+      () =>
+        new MutationLedger({
+          hasher: { ...NOBLE_CONTENT_HASHER, ledgerDigest: 1 } as unknown as ContentHasher,
+        }),
+    ).toThrow(
+      expect.objectContaining({
+        path: "hasher.ledgerDigest",
+        message: "invalid ledger options at hasher.ledgerDigest: expected a function when present",
       }),
     );
   });

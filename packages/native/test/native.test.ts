@@ -239,4 +239,49 @@ describe("@turngate/native issue 17: statTree, hashFiles, batches", () => {
     ]);
     expect(native.sha256Concat(["hello", " ", "world"])).toBe(SHA_HELLO);
   });
+
+  test("ledgerDigest: the ledger order (path, then tool, code points, stable) and the SHA-256 of the escaped text", () => {
+    const rows = [
+      { tool: "write", path: "b|c", content_digest: "x" },
+      { tool: "edit", path: "a\n", content_digest: "" },
+      { tool: "bash", path: "a\n", content_digest: "\ud800" },
+      { tool: "write", path: "😀", content_digest: "e" },
+      { tool: "write", path: "\ue000", content_digest: "d" },
+      { tool: "bash", path: "a\n", content_digest: "again" },
+    ];
+    const result = native.ledgerDigest(rows);
+    // U+E000 sorts before U+1F600 (code points), although its UTF-16 unit is higher.
+    expect(Array.from(result.order)).toEqual([2, 5, 1, 0, 4, 3]);
+    const text =
+      "bash|a\\n|\\ud800\nbash|a\\n|again\nedit|a\\n|\nwrite|b\\|c|x\nwrite|\ue000|d\nwrite|😀|e";
+    expect(result.digest).toBe(createHash("sha256").update(text, "utf8").digest("hex"));
+    expect(native.ledgerDigest([])).toEqual({ order: new Uint32Array(0), digest: "" });
+  });
+
+  test("ledgerDigest refuses malformed rows with ERR_TURNGATE_INVALID_ARG naming the field", () => {
+    const fail = (rows: unknown) => {
+      try {
+        native.ledgerDigest(rows as Parameters<typeof native.ledgerDigest>[0]);
+      } catch (error) {
+        const e = error as { name: string; code: string; path: string };
+        return { name: e.name, code: e.code, path: e.path };
+      }
+      return undefined;
+    };
+    expect(fail("rows")).toEqual({
+      name: "NativeError",
+      code: "ERR_TURNGATE_INVALID_ARG",
+      path: "rows",
+    });
+    expect(fail([{ tool: "t", path: "p", content_digest: "d" }, { tool: 1 }])).toEqual({
+      name: "NativeError",
+      code: "ERR_TURNGATE_INVALID_ARG",
+      path: "rows[1].tool",
+    });
+    expect(fail([{ tool: "t", path: "p" }])).toEqual({
+      name: "NativeError",
+      code: "ERR_TURNGATE_INVALID_ARG",
+      path: "rows[0].content_digest",
+    });
+  });
 });

@@ -1,3 +1,5 @@
+// The result cache shared across machines (issue 20).
+export * from "./cache/index.js";
 export {
   deserializeEnvironmentBaseline,
   type EnvironmentBaseline,
@@ -100,6 +102,7 @@ export {
   MIN_COMMAND_TIMEOUT_MS,
 } from "./runner/timeout.js";
 export {
+  resolveCheckCwd,
   runVerificationCommand,
   type VerificationRun,
   type VerificationRunOptions,
@@ -142,7 +145,9 @@ export {
 } from "./session/proof-verify.js";
 export { type DecideOptions, Session } from "./session/session.js";
 export type {
+  CachedCommandResult,
   CheckRewrite,
+  CommandResultCache,
   CommandRun,
   ReportBinding,
   SessionCheckEnvironment,

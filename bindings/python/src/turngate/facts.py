@@ -353,8 +353,25 @@ class CodeIndexChange(WireModel):
 
 
 @dataclass(kw_only=True)
+class GoImportsFact(WireModel):
+    """How the code index read Go imports: ``source`` ``go_list`` (``go list -json``,
+    frozen and offline; ``packages`` listed in ``duration_ms``), ``import_lines`` (``reason``
+    says why go list was not used) or ``none`` (no Go module). ``changed_workspace``: module
+    files a go list run changed; ``frozen``: go list would have changed go.mod/go.sum."""
+
+    source: Literal["go_list", "import_lines", "none"]
+    reason: str | None = None
+    modules: list[str]
+    packages: int
+    duration_ms: float | None = None
+    changed_workspace: list[str] | None = None
+    frozen: str | None = None
+
+
+@dataclass(kw_only=True)
 class CodeIndexChanges(WireModel):
-    """Version-log entries after ``since``; ``complete`` is false when some were dropped."""
+    """Version-log entries after ``since``; ``complete`` is false when some were dropped;
+    ``go_imports`` says how Go imports were read."""
 
     current_seq: int
     since: int
@@ -362,6 +379,7 @@ class CodeIndexChanges(WireModel):
     changes: list[CodeIndexChange]
     files: int
     built: bool
+    go_imports: GoImportsFact
 
 
 def _options(options: Mapping[str, Any] | None, params: dict[str, Any]) -> dict[str, Any]:

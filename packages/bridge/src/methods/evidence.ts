@@ -11,7 +11,7 @@ import {
   parseAcceptanceCriteria,
   verifierToolPolicy,
 } from "@turngate/core";
-import { z } from "zod";
+import * as z from "zod";
 import { defineMethod } from "../method.js";
 import { VerificationReportSchema } from "../wire/domain.js";
 import {

@@ -4,7 +4,7 @@
  * (harn-verification.md §1.3, §1.3.1, §1.3.2; DESIGN.md §4).
  */
 import { importGraphFromData, reduceAffectedTargets } from "@turngate/core";
-import { z } from "zod";
+import * as z from "zod";
 import { defineMethod } from "../method.js";
 import { AffectedTargetsFactSchema } from "../wire/affected.js";
 

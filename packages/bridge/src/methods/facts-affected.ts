@@ -6,7 +6,7 @@
 import { statSync } from "node:fs";
 import { FILE_HASH_SNAPSHOT_MAX_PATHS } from "@turngate/core";
 import { affectedTargets, detectAdapters, fileHashSnapshot, openCodeIndex } from "@turngate/node";
-import { z } from "zod";
+import * as z from "zod";
 import { BridgeError } from "../errors.js";
 import { defineMethod } from "../method.js";
 import { AffectedTargetsFactSchema, CodeIndexChangesSchema } from "../wire/affected.js";
@@ -88,7 +88,7 @@ export const affectedFactsMethods = {
   }),
   "facts.code_index_changes_since": defineMethod({
     description:
-      "The code index's version-log entries after since (harn-verification.md §6.2; DESIGN.md §4). Opens <state_dir>/code-index.json for root and brings it up to date with the workspace (only files whose SHA-256 changed are read again; built cold when there is none), saves it, and returns {current_seq, since, complete, changes: [{seq, path, change, hash}], files, built}; seq grows by one per recorded change, hash is the FNV-1a 64 decimal of the new bytes. Errors: invalid_params naming the field.",
+      "The code index's version-log entries after since (harn-verification.md §6.2; DESIGN.md §4). Opens <state_dir>/code-index.json for root and brings it up to date with the workspace (only files whose SHA-256 changed are read again; built cold when there is none), saves it, and returns {current_seq, since, complete, changes: [{seq, path, change, hash}], files, built, go_imports: {source: go_list|import_lines|none, reason?, modules, packages, duration_ms?, changed_workspace?, frozen?}}; Go imports come from `go list -json ./...` in each module root (GOFLAGS=-mod=readonly, GOPROXY=off, GOTOOLCHAIN=local, bounded) when go is on PATH, else from import lines; seq grows by one per recorded change, hash is the FNV-1a 64 decimal of the new bytes. Errors: invalid_params naming the field.",
     params: z.strictObject({
       root: Root,
       since: z.number().int().min(0).default(0),
@@ -105,6 +105,7 @@ export const affectedFactsMethods = {
         ...opened.index.changesSince(p.since),
         files: opened.index.size,
         built: opened.built,
+        go_imports: opened.index.goImports,
       };
     },
   }),

@@ -14,7 +14,7 @@ import {
   toolchainFacts,
   warmStateFacts,
 } from "@turngate/node";
-import { z } from "zod";
+import * as z from "zod";
 import { defineMethod } from "../method.js";
 import {
   FinishedCheckSchema,

@@ -5,7 +5,7 @@
  */
 import { FILE_HASH_SNAPSHOT_MAX_PATHS } from "@turngate/core";
 import { fileHashSnapshot } from "@turngate/node";
-import { z } from "zod";
+import * as z from "zod";
 import { BridgeError } from "../errors.js";
 import { defineMethod } from "../method.js";
 import { toBridgeError } from "../rpc/dispatch.js";

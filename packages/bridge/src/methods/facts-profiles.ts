@@ -12,7 +12,7 @@ import {
   profileMatches,
   recordCheckResult,
 } from "@turngate/core";
-import { z } from "zod";
+import * as z from "zod";
 import { BridgeError } from "../errors.js";
 import { defineMethod } from "../method.js";
 import { toBridgeError } from "../rpc/dispatch.js";

@@ -5,7 +5,7 @@
  */
 import { parseTestResults, TEST_RESULT_FORMATS } from "@turngate/core";
 import { ParsedTestResultsSchema } from "@turngate/core/schemas";
-import { z } from "zod";
+import * as z from "zod";
 import { BridgeError } from "../errors.js";
 import { defineMethod } from "../method.js";
 import { toBridgeError } from "../rpc/dispatch.js";

@@ -9,7 +9,7 @@ import {
   foldStepCompletions,
   MutationLedger,
 } from "@turngate/core";
-import { z } from "zod";
+import * as z from "zod";
 import { BridgeError } from "../errors.js";
 import { defineMethod } from "../method.js";
 import { toBridgeError } from "../rpc/dispatch.js";

@@ -3,7 +3,7 @@
  * the content digest of tool metadata (a3s-completion-gate.md §2.2, DESIGN §3).
  */
 import { canonicalLedgerText, contentDigest, effectDigest } from "@turngate/core";
-import { z } from "zod";
+import * as z from "zod";
 import { defineMethod } from "../method.js";
 import { MutationRecordSchema } from "../wire/domain.js";
 import { jsonObject } from "../wire/json-object.js";

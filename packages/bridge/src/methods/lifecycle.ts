@@ -4,7 +4,7 @@
  * detection, not version equality). `shutdown` replies, then the server closes every session
  * (killing running checks) and exits 0.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { defineMethod } from "../method.js";
 import { BRIDGE_VERSION, PROTOCOL_ID } from "../protocol.js";
 

@@ -12,7 +12,7 @@ import {
   trustedPublicKey,
   verifyProofFile,
 } from "@turngate/node";
-import { z } from "zod";
+import * as z from "zod";
 import { defineMethod } from "../method.js";
 import type { SessionContext } from "./session.js";
 

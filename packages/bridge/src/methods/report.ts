@@ -6,7 +6,7 @@
  */
 import { buildTurnView, deriveReportStatus } from "@turngate/core";
 import { TurnViewInputSchema, TurnViewSchema } from "@turngate/core/schemas";
-import { z } from "zod";
+import * as z from "zod";
 import { defineMethod } from "../method.js";
 import { VerificationCheckSchema, VerificationStatusSchema } from "../wire/domain.js";
 

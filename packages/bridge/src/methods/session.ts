@@ -4,7 +4,7 @@
  * Node host gets in-process (DESIGN §1, §3, a3s-completion-gate.md §2.16).
  */
 import { rewritePathProblem, TurngateGateError, type VerifyProgressEvent } from "@turngate/node";
-import { z } from "zod";
+import * as z from "zod";
 import { BridgeError } from "../errors.js";
 import { defineMethod, type MethodContext } from "../method.js";
 import { PROGRESS_NOTIFICATION } from "../protocol.js";

@@ -3,7 +3,7 @@
  * (a3s-completion-gate.md §1.4) and its one-line text (§2.19).
  */
 import { formatVerificationSummary, summarizeReports } from "@turngate/core";
-import { z } from "zod";
+import * as z from "zod";
 import { defineMethod } from "../method.js";
 import { VerificationReportSchema, VerificationSummarySchema } from "../wire/domain.js";
 

@@ -4,7 +4,7 @@
  * non-blank; values kept as given, not trimmed). A bad waiver is a verdict, not an error.
  */
 import { TurngateValidationError, validateWaiver } from "@turngate/core";
-import { z } from "zod";
+import * as z from "zod";
 import { defineMethod } from "../method.js";
 import { CompletionWaiverSchema } from "../wire/domain.js";
 

@@ -5,7 +5,7 @@
  * Pure: no `node:` imports.
  */
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from "@turngate/core";
-import type { z } from "zod";
+import type * as z from "zod";
 import { BridgeError, formatPath, isBridgeError } from "../errors.js";
 import type { MethodContext, MethodTable } from "../method.js";
 

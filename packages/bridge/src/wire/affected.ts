@@ -1,6 +1,6 @@
 /** Wire schemas of the affected-targets fact and the code index (harn-verification.md §2.8). */
 import { AFFECTED_REASONS } from "@turngate/core";
-import { z } from "zod";
+import * as z from "zod";
 
 const Reason = z.enum(AFFECTED_REASONS as [string, ...string[]]);
 
@@ -71,6 +71,31 @@ export const CodeIndexChangeSchema = z.strictObject({
   hash: z.string().nullable().describe("FNV-1a 64 decimal of the new bytes; null when deleted"),
 });
 
+/** How the code index read Go imports (issue 15 item 1). */
+export const GoImportsFactSchema = z
+  .strictObject({
+    source: z
+      .enum(["go_list", "import_lines", "none"])
+      .describe(
+        "go_list: `go list -json` packages (frozen, offline, bounded); import_lines: Go import declarations (reason says why go list was not used); none: no go.mod or go.work",
+      ),
+    reason: z.string().optional().describe("why go list was not used (import_lines only)"),
+    modules: z
+      .array(z.string())
+      .describe('module roots go list ran in, workspace-relative ("" = root)'),
+    packages: z.number().int().min(0).describe("Go packages go list listed"),
+    duration_ms: z.number().min(0).optional().describe("time go list took, ms"),
+    changed_workspace: z
+      .array(z.string())
+      .optional()
+      .describe("module files a go list run changed (it runs with -mod=readonly; reported)"),
+    frozen: z
+      .string()
+      .optional()
+      .describe("go list would have changed go.mod/go.sum and did not (frozen)"),
+  })
+  .describe("how the code index read Go imports");
+
 /** Result of `facts.code_index_changes_since`. */
 export const CodeIndexChangesSchema = z.strictObject({
   current_seq: z.number().int().min(0),
@@ -81,4 +106,5 @@ export const CodeIndexChangesSchema = z.strictObject({
   changes: z.array(CodeIndexChangeSchema),
   files: z.number().int().min(0).describe("number of indexed files"),
   built: z.boolean().describe("true when the index was built cold by this call"),
+  go_imports: GoImportsFactSchema,
 });

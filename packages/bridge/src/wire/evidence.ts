@@ -3,7 +3,7 @@
  * refused, and the per-turn result of `session.end_turn` (A3S §1.17 `AgentResult`).
  */
 import type { RefusedReport, TurnResult } from "@turngate/node";
-import { z } from "zod";
+import * as z from "zod";
 import {
   CompletionTerminalSchema,
   GateOutcomeSchema,

@@ -17,7 +17,7 @@ import {
   ProfileQuerySchema,
   VerificationFileHashSnapshotSchema,
 } from "@turngate/core/schemas";
-import { z } from "zod";
+import * as z from "zod";
 import { jsonObject } from "./json-object.js";
 
 export { CheckObservationSchema };

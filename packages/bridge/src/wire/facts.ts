@@ -6,7 +6,7 @@
  * `gate_input`.
  */
 import { VerificationDiagnosticNormalizationSchema } from "@turngate/core/schemas";
-import { z } from "zod";
+import * as z from "zod";
 
 export {
   ParsedDiagnosticsSchema,

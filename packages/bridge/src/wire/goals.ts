@@ -2,7 +2,7 @@
  * Wire shapes of the goal and existence evidence of issue 13 (A3S §2.14, §2.15, the
  * existence checks of seed 002, the verifier policy of §2.18).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { VerificationCommandSchema, VerificationReportSchema } from "./domain.js";
 
 /** A criterion line of ACCEPTANCE.md that could not be read. */

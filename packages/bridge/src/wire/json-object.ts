@@ -8,7 +8,7 @@
  * schema only checks the shape and returns the input object itself; its JSON Schema is the
  * same as `z.record(z.string(), z.unknown())`'s.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 function describeInput(input: unknown): string {
   if (input === null) return "null";

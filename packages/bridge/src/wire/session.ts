@@ -4,7 +4,7 @@
  * (DESIGN §3 "verifyCommands can bind"), and converters from the Node API's values.
  */
 import type { CommandRun, ReportBinding, WorkspaceDelta } from "@turngate/node";
-import { z } from "zod";
+import * as z from "zod";
 import { VerificationStatusSchema } from "./domain.js";
 
 /** One changed path of a workspace delta. */

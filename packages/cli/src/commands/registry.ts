@@ -30,6 +30,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: "affected", load: async () => (await import("./affected.js")).affectedCommand },
   { name: "hook", load: async () => (await import("./hook.js")).hookCommand },
   { name: "status", load: async () => (await import("./status.js")).statusCommand },
+  { name: "cache", load: async () => (await import("./cache.js")).cacheCommand },
   { name: "waive", load: async () => (await import("./waive.js")).waiveCommand },
   { name: "bridge", load: async () => (await import("./bridge.js")).bridgeCommand },
   { name: "demo", load: async () => (await import("./demo.js")).demoCommand },

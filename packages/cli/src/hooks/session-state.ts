@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { sha256Hex } from "@turngate/core";
 import { writeJsonAtomic } from "@turngate/node";
-import { z } from "zod";
+import * as z from "zod";
 import type { StatePaths } from "../state-dir.js";
 import { resolveStatePaths } from "../state-dir.js";
 import type { Harness } from "./adapters/index.js";

@@ -14,7 +14,7 @@ import {
   writeFileAtomic,
   writeJsonAtomic,
 } from "@turngate/node";
-import { z } from "zod";
+import * as z from "zod";
 import { readBaseline } from "../baseline-store.js";
 import { CLI_VERSION, type CliContext, type TextStream } from "../context.js";
 import { verdictOf } from "../render.js";

@@ -3,7 +3,7 @@
  * §1.11, §1.12; parsed diagnostics are turngate's). Exported on the
  * "@turngate/core/schemas" subpath; the build writes each as JSON Schema.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 const Int = z.number().int();
 const NonNegInt = Int.min(0);

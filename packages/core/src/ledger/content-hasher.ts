@@ -1,4 +1,5 @@
 import { TurngateValidationError } from "../errors.js";
+import type { MutationRecord } from "../schemas/ledger.js";
 import { Sha256TextSink, sha256Hex } from "./sha256.js";
 
 /** An incremental SHA-256 over the UTF-8 bytes of a sequence of strings. */
@@ -21,6 +22,24 @@ export interface ContentHasher {
   sha256Hex(text: string): string;
   /** A fresh {@link TextSink}. */
   textSink(): TextSink;
+  /**
+   * Optional (issue 17): the ledger order and the effect digest of rows in one call, for a
+   * host whose hasher can also sort and render (the native addon). Must return `order`,
+   * the indices of `rows` sorted by path and then tool in code-point order (stable: equal
+   * rows keep index order), and `digest`, exactly what `digestOfLedgerRows` gives for the
+   * rows in that order (`""` for none). The ledger checks that `order` is a permutation;
+   * the rest is the implementation's promise, proven by a property test against the pure
+   * path.
+   */
+  ledgerDigest?(rows: readonly MutationRecord[]): LedgerOrderDigest;
+}
+
+/** What {@link ContentHasher.ledgerDigest} returns. */
+export interface LedgerOrderDigest {
+  /** Row indices in ledger order. */
+  order: Uint32Array;
+  /** Lowercase 64-hex effect digest of the rows in that order; `""` for no rows. */
+  digest: string;
 }
 
 /**
@@ -40,6 +59,11 @@ export const NOBLE_CONTENT_HASHER: ContentHasher = Object.freeze({
 export function toContentHasher(value: unknown): ContentHasher {
   if (value === undefined || value === null) return NOBLE_CONTENT_HASHER;
   const h = value as Partial<ContentHasher>;
+  if (h.ledgerDigest !== undefined && typeof h.ledgerDigest !== "function") {
+    throw new TurngateValidationError("ledger options", [
+      { path: "hasher.ledgerDigest", message: "expected a function when present" },
+    ]);
+  }
   if (typeof h.sha256Hex !== "function" || typeof h.textSink !== "function") {
     throw new TurngateValidationError("ledger options", [
       {

@@ -9,6 +9,7 @@ export {
 export { contentDigest, DELETED_CONTENT_DIGEST } from "./content-digest.js";
 export {
   type ContentHasher,
+  type LedgerOrderDigest,
   NOBLE_CONTENT_HASHER,
   type TextSink,
   toContentHasher,

@@ -230,8 +230,20 @@ export class MutationLedger {
   /** The effect digest: lowercase 64-hex SHA-256 of the canonical text; `""` when empty. */
   get digest(): string {
     if (this.#digestStale) {
-      this.#flush();
-      this.#digest = digestOfLedgerRows(this.#sorted, this.#hasher);
+      if (this.#hasher.ledgerDigest !== undefined) {
+        // One call sorts and hashes the rows (a host's native hasher; issue 17). Rows
+        // already sorted are merged with the pending ones first (then the order is the
+        // identity; the call still renders and hashes them).
+        if (this.#sorted.length > 0) this.#flush();
+        const source = this.#sorted.length > 0 ? this.#sorted : this.#pending;
+        const { rows, digest } = orderAndDigest(this.#hasher, source);
+        this.#sorted = rows;
+        this.#pending = [];
+        this.#digest = digest;
+      } else {
+        this.#flush();
+        this.#digest = digestOfLedgerRows(this.#sorted, this.#hasher);
+      }
       this.#digestStale = false;
     }
     return this.#digest;
@@ -412,6 +424,36 @@ export class MutationLedger {
     while (j < pending.length) merged[k++] = pending[j++] as LedgerRow;
     this.#sorted = merged;
   }
+}
+
+/**
+ * The rows in ledger order and their effect digest from the hasher's `ledgerDigest` (one
+ * call; see `ContentHasher.ledgerDigest`). Throws `TurngateValidationError` (path
+ * `hasher.ledgerDigest`) when its `order` is not a permutation of the rows or its digest
+ * not a string.
+ */
+function orderAndDigest(
+  hasher: ContentHasher,
+  rows: readonly LedgerRow[],
+): { rows: LedgerRow[]; digest: string } {
+  const n = rows.length;
+  const result = (hasher.ledgerDigest as NonNullable<ContentHasher["ledgerDigest"]>)(rows);
+  const order = result?.order;
+  const bad = (message: string) =>
+    new TurngateValidationError("ledger hasher", [{ path: "hasher.ledgerDigest", message }]);
+  if (!(order instanceof Uint32Array) || order.length !== n) {
+    throw bad(`expected order: a Uint32Array of ${n} row indices`);
+  }
+  if (typeof result.digest !== "string") throw bad("expected digest: a string");
+  const seen = new Uint8Array(n);
+  const sorted: LedgerRow[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const at = order[i] as number;
+    if (at >= n || seen[at] === 1) throw bad("order is not a permutation of the rows");
+    seen[at] = 1;
+    sorted[i] = rows[at] as LedgerRow;
+  }
+  return { rows: sorted, digest: result.digest };
 }
 
 /**

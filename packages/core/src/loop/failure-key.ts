@@ -1,5 +1,5 @@
 import canonicalize from "canonicalize";
-import { z } from "zod";
+import * as z from "zod";
 import { TurngateValidationError } from "../errors.js";
 import { sha256Hex } from "../ledger/sha256.js";
 import { parseWith } from "../schemas/parse.js";

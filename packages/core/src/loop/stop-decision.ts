@@ -7,7 +7,7 @@
  * turn and effect digest, and per harness block cap. Pure: no I/O, no clock.
  */
 
-import { z } from "zod";
+import * as z from "zod";
 import { parseWith } from "../schemas/parse.js";
 
 /** Default `max_attempts`: stops judged on the same digest before the stop is escalated. */

@@ -14,7 +14,7 @@
  * (`packages/core/test/shell-words.test.ts`).
  */
 
-import { z } from "zod";
+import * as z from "zod";
 import { expectString, validated } from "../validate.js";
 
 /** One word of a simple command as written, with its value when it is static. */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { ParsedTestResults } from "../facts/test-results/types.js";
 import { type VerificationCheck, VerificationCheckSchema } from "../schemas/check.js";
 import { validated } from "../validate.js";

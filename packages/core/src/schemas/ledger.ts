@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * One mutation-ledger row, A3S §1.8: the lowercased tool name (or `"workspace"` /

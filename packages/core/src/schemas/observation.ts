@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { utf8ByteLength } from "./utf8.js";
 
 /** Schema id turngate uses for external observations. */

@@ -4,7 +4,7 @@
  * `TurngateValidationError` whose `path` names the first bad field (e.g. `checks.0.status`).
  * These are the main entry's way in; the zod schemas stay on the `/schemas` subpath.
  */
-import type { z } from "zod";
+import type * as z from "zod";
 import { TurngateValidationError } from "../errors.js";
 import { type VerificationCheck, VerificationCheckSchema } from "./check.js";
 import {

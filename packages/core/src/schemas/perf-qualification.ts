@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * Release performance qualification report, `turngate.perf_qualification.v1` (issue #18;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { VerificationCheckSchema } from "./check.js";
 import { VerificationStatusSchema } from "./status.js";
 

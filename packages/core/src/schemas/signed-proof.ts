@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { TurnProofSchema } from "./proof.js";
 
 /** DSSE payloadType of a signed `turn_proof.v1` (the payload is the proof's JSON). */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * Verification status, A3S §1.1: a closed set of four snake_case strings.

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { VerificationStatusSchema } from "./status.js";
 
 const count = z.number().int().nonnegative();

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * How a turn completed, A3S §1.9 (tag key `kind`):

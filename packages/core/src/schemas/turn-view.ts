@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { MutationRecordSchema } from "./ledger.js";
 import { GateOutcomeSchema } from "./outcome.js";
 import {

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** Schema id of a completion waiver (optional on input). */
 export const COMPLETION_WAIVER_SCHEMA = "completion_waiver.v1";

@@ -5,7 +5,7 @@
  * `usercustomize.py` that every `python -m pytest` imports; such an edit must be in the
  * effect digest and in the output.
  */
-import { createHash } from "node:crypto";
+import { createHash, hash } from "node:crypto";
 import {
   accessSync,
   closeSync,
@@ -342,26 +342,26 @@ function labelOf(path: string, home: string): string {
   return path;
 }
 
+/** The read buffer of `fileDigest` (sync, so one is enough), allocated on first use. */
+let readBuffer: Buffer | undefined;
+
 /** SHA-256 hex of a file's bytes (≤ 1 MiB) or of `size:mtime_ns:ino` (larger); null if unreadable. */
 function fileDigest(path: string, size: number, mtimeNs: bigint, ino: bigint): string {
-  const hash = createHash("sha256");
-  if (size > USER_FILE_HASH_LIMIT_BYTES) {
-    return hash.update(`stat:${size}:${mtimeNs}:${ino}`).digest("hex");
-  }
+  if (size > USER_FILE_HASH_LIMIT_BYTES) return hash("sha256", `stat:${size}:${mtimeNs}:${ino}`);
+  const digest = createHash("sha256");
   let fd: number | undefined;
   try {
     fd = openSync(path, "r");
-    const buffer = Buffer.alloc(64 * 1024);
+    readBuffer ??= Buffer.allocUnsafe(64 * 1024);
+    const buffer = readBuffer;
     for (;;) {
       const n = readSync(fd, buffer, 0, buffer.length, null);
       if (n === 0) break;
-      hash.update(buffer.subarray(0, n));
+      digest.update(buffer.subarray(0, n));
     }
-    return hash.digest("hex");
+    return digest.digest("hex");
   } catch (error) {
-    return createHash("sha256")
-      .update(`unreadable:${(error as NodeJS.ErrnoException).code ?? "error"}`)
-      .digest("hex");
+    return hash("sha256", `unreadable:${(error as NodeJS.ErrnoException).code ?? "error"}`);
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
@@ -376,24 +376,16 @@ function visit(
   depth: number,
   budget: { files: number },
 ): void {
-  let stat: ReturnType<typeof lstatSync>;
-  try {
-    stat = lstatSync(path, { bigint: true });
-  } catch {
-    return;
-  }
+  const stat = safeLstat(path);
+  if (stat === undefined) return;
   if (stat.isSymbolicLink()) {
-    let target = "";
-    try {
-      target = readlinkSync(path);
-    } catch {}
     if (depth === 0 || location.match === undefined || location.match.test(basename(path))) {
-      out[labelOf(path, home)] = createHash("sha256").update(`symlink:${target}`).digest("hex");
+      out[labelOf(path, home)] = symlinkDigest(path);
     }
     return;
   }
   if (location.statListing !== undefined) {
-    statListing(path, home, out, location.statListing.subfolders);
+    statListing(path, stat, home, out, location.statListing.subfolders);
     return;
   }
   if (stat.isDirectory()) {
@@ -423,27 +415,35 @@ export function pathStatDigest(stat: {
   ctimeNs: bigint;
   ino: bigint;
 }): string {
-  return createHash("sha256")
-    .update(
-      `stat:${stat.type}:${stat.mode}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}:${stat.ino}`,
-    )
-    .digest("hex");
+  return hash(
+    "sha256",
+    `stat:${stat.type}:${stat.mode}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}:${stat.ino}`,
+  );
 }
 
-function statEntry(path: string): string | undefined {
-  let stat: ReturnType<typeof lstatSync>;
+type BigStats = NonNullable<ReturnType<typeof safeLstat>>;
+
+/** `lstat` with bigint fields (ns times); undefined when `path` is absent or cannot be stat'ed. */
+function safeLstat(path: string) {
   try {
-    stat = lstatSync(path, { bigint: true });
+    return lstatSync(path, { bigint: true, throwIfNoEntry: false });
   } catch {
     return undefined;
   }
-  if (stat.isSymbolicLink()) {
-    let target = "";
-    try {
-      target = readlinkSync(path);
-    } catch {}
-    return createHash("sha256").update(`symlink:${target}`).digest("hex");
-  }
+}
+
+/** SHA-256 hex of `symlink:TARGET` (`""` when the link cannot be read). */
+function symlinkDigest(path: string): string {
+  let target = "";
+  try {
+    target = readlinkSync(path);
+  } catch {}
+  return hash("sha256", `symlink:${target}`);
+}
+
+/** The stat-only fingerprint of `path` whose lstat is `stat` (`pathStatDigest` or `symlinkDigest`). */
+function statDigest(path: string, stat: BigStats): string {
+  if (stat.isSymbolicLink()) return symlinkDigest(path);
   return pathStatDigest({
     type: stat.isFile() ? "f" : stat.isDirectory() ? "d" : "o",
     mode: stat.mode,
@@ -454,25 +454,52 @@ function statEntry(path: string): string | undefined {
   });
 }
 
-/** The folder's presence row, and `pathStatDigest` rows of its entries and of `subfolders`' entries. */
-function statListing(dir: string, home: string, out: UserFileFingerprints, subfolders: string[]) {
-  let stat: ReturnType<typeof lstatSync>;
-  try {
-    stat = lstatSync(dir);
-  } catch {
+/** SHA-256 hex of `folder`: the presence row of a stat-only folder. */
+const FOLDER_DIGEST = hash("sha256", "folder");
+
+/**
+ * The label `labelOf(folder + "/" + name, home)` gives every entry `name` of `folder`
+ * (absolute, normalized), as a prefix to which the name is appended — computed once per
+ * folder instead of a `path.relative` per entry; undefined when names starting with `..`
+ * would be labelled apart (`folder` is the home directory itself: `labelOf` keeps
+ * `~/..x` absolute). Pure.
+ */
+function labelPrefix(folder: string, home: string): string | undefined {
+  const rel = relative(home, folder);
+  if (rel === "") return undefined;
+  if (!rel.startsWith("..") && !isAbsolute(rel)) return `~/${rel}/`;
+  // Outside home (or ~/..x/…, labelled absolute by labelOf too).
+  return folder === "/" ? "/" : `${folder}/`;
+}
+
+/**
+ * The folder's presence row, and `pathStatDigest` rows of its entries and of `subfolders`'
+ * entries. `stat` is the lstat of `dir` already taken by the caller. One lstat per entry
+ * (so an executable rewritten in place is seen: its mtime/ctime change, the folder's do
+ * not); the labels are the folder's prefix plus the entry name.
+ */
+function statListing(
+  dir: string,
+  stat: BigStats,
+  home: string,
+  out: UserFileFingerprints,
+  subfolders: string[],
+) {
+  if (!stat.isDirectory()) {
+    out[labelOf(dir, home)] = statDigest(dir, stat);
     return;
   }
-  if (stat.isSymbolicLink() || !stat.isDirectory()) {
-    const digest = statEntry(dir);
-    if (digest !== undefined) out[labelOf(dir, home)] = digest;
-    return;
-  }
-  out[labelOf(dir, home)] = createHash("sha256").update("folder").digest("hex");
-  for (const folder of [dir, ...subfolders.map((name) => join(dir, name))]) {
+  out[labelOf(dir, home)] = FOLDER_DIGEST;
+  for (const folder of [join(dir, "."), ...subfolders.map((name) => join(dir, name))]) {
     const names = safeReaddir(folder).slice(0, STAT_LISTING_MAX_ENTRIES);
+    const prefix = labelPrefix(folder, home);
+    // `folder` is normalized (join), so `base + name` is `join(folder, name)`.
+    const base = folder === "/" ? "/" : `${folder}/`;
     for (const name of names) {
-      const digest = statEntry(join(folder, name));
-      if (digest !== undefined) out[labelOf(join(folder, name), home)] = digest;
+      const path = base + name;
+      const entry = safeLstat(path);
+      if (entry === undefined) continue;
+      out[prefix !== undefined ? prefix + name : labelOf(path, home)] = statDigest(path, entry);
     }
   }
 }

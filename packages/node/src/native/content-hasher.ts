@@ -1,5 +1,5 @@
 import { createHash, hash } from "node:crypto";
-import type { ContentHasher, TextSink } from "@turngate/core";
+import type { ContentHasher, MutationRecord, TextSink } from "@turngate/core";
 import { type NativeAddon, selectNative } from "./select.js";
 
 /** Pieces joined into one string before they are hashed (as the pure sink does). */
@@ -41,11 +41,14 @@ export const NODE_CRYPTO_CONTENT_HASHER: ContentHasher = Object.freeze({
 
 /**
  * The ledger's SHA-256 on `@turngate/native` (`sha2` with the CPU's SHA extensions): one
- * addon call per content digest, one `sha256Concat` call for the whole effect digest.
+ * addon call per content digest; the ledger's order and effect digest in one
+ * `ledgerDigest` call (sort, escaping and hashing in Rust: no JavaScript sort, no joined
+ * text); a `textSink` (one `sha256Concat` call) for other texts.
  */
 export function nativeContentHasher(addon: NativeAddon): ContentHasher {
   return Object.freeze({
     sha256Hex: (text: string) => addon.sha256(text),
+    ledgerDigest: (rows: readonly MutationRecord[]) => addon.ledgerDigest(rows),
     textSink(): TextSink {
       const chunks: string[] = [];
       let pieces: string[] = [];

@@ -60,11 +60,13 @@ export async function sourceTreeId(
   try {
     const index = join(tmp, "index");
     const gitEnv = { ...env, GIT_INDEX_FILE: index };
-    const head = await runGit(
-      [...SAFE_GIT, "rev-parse", "--verify", "--quiet", "HEAD^{tree}"],
-      where.topLevel,
-      { env: gitEnv },
-    );
+    // Independent queries, run at the same time: whether HEAD has a tree, and the filters.
+    const [head, filters] = await Promise.all([
+      runGit([...SAFE_GIT, "rev-parse", "--verify", "--quiet", "HEAD^{tree}"], where.topLevel, {
+        env: gitEnv,
+      }),
+      gitFilterOverrides(where.topLevel, gitEnv),
+    ]);
     if (head.code === 0) {
       const read = await runGit([...SAFE_GIT, "read-tree", "HEAD"], where.topLevel, {
         env: gitEnv,
@@ -76,7 +78,6 @@ export async function sourceTreeId(
         };
       }
     }
-    const filters = await filterOverrides(where.topLevel, gitEnv);
     const args = [...SAFE_GIT, ...filters];
     const added = await runGit([...args, "add", "-A"], where.topLevel, { env: gitEnv });
     if (added.code !== 0) {
@@ -98,8 +99,13 @@ export async function sourceTreeId(
   }
 }
 
-/** `-c filter.<name>.<clean|smudge|process>=` and `required=false` for every configured filter. */
-async function filterOverrides(cwd: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+/**
+ * `-c filter.<name>.<clean|smudge|process>=` and `-c filter.<name>.required=false` for
+ * every filter the repository's configuration names, so no clean/smudge program runs in
+ * turngate's git calls. Input: a directory in the work tree and git's environment.
+ * Output: the `-c` arguments (`[]` when none).
+ */
+export async function gitFilterOverrides(cwd: string, env: NodeJS.ProcessEnv): Promise<string[]> {
   const listed = await runGit(
     [...SAFE_GIT, "config", "--name-only", "--get-regexp", "^filter\\."],
     cwd,

@@ -44,6 +44,7 @@ import {
 } from "../processes/settle.js";
 import { SIGNING_KEY_ENV } from "../proofs/signing-key.js";
 import { type SourceTree, sourceTreeId } from "../proofs/source-tree.js";
+import type { ShellRunResult } from "../runner/shell.js";
 import { runVerificationCommand } from "../runner/verify-command.js";
 import { sessionTestHistory } from "../test-history/session-option.js";
 import type { TurnTestHistory } from "../test-history/turn-history.js";
@@ -242,15 +243,14 @@ export class Session {
     const observer = new WorkspaceObserver(options.root, observerOptions);
     // Checks never see the proof signing key, even one the host passes inline.
     const { [SIGNING_KEY_ENV]: _key, ...hostEnv } = options.env ?? process.env;
-    const checkEnvironment = SessionEnvironment.take(
-      options.checkEnvironment,
-      hostEnv,
-      observer.root,
-    );
+    const takeEnvironment = () =>
+      SessionEnvironment.take(options.checkEnvironment, hostEnv, observer.root);
+    let checkEnvironment: SessionEnvironment;
     let baseline: WorkspaceSnapshot;
     let baselineTree: SourceTree | undefined;
     const recordTrees = options.recordTrees !== false;
     if (options.baseline !== undefined) {
+      checkEnvironment = takeEnvironment();
       observer.restoreBaseline(options.baseline);
       baseline = options.baseline;
       baselineTree = recordTrees
@@ -260,10 +260,22 @@ export class Session {
           })
         : undefined;
     } else {
-      [baseline, baselineTree] = await Promise.all([
+      // The workspace baseline and the tree id start their git processes first; the
+      // environment baseline (synchronous: user-level fingerprints, the shell probe) is
+      // taken while they run (start-up, issue 17). All three are taken before the agent
+      // runs, as before; when the environment fails (a bad shell), the git work is awaited
+      // before its error propagates, so nothing is left running.
+      const workspace = Promise.all([
         observer.baseline(),
         recordTrees ? sourceTreeId(observer.root, options.env) : undefined,
       ]);
+      try {
+        checkEnvironment = takeEnvironment();
+      } catch (error) {
+        await workspace.catch(() => undefined);
+        throw error;
+      }
+      [baseline, baselineTree] = await workspace;
     }
     return new Session(
       options,
@@ -656,6 +668,41 @@ export class Session {
       for (const [index, command] of parsed.entries()) {
         if (options.signal?.aborted) break;
         options.onProgress?.({ type: "start", index, total: parsed.length, command });
+        const hit = await options.cache?.lookup(command, index);
+        if (hit !== undefined) {
+          const check: VerificationCheck = {
+            ...hit.check,
+            id: command.id,
+            kind: command.kind,
+            description: command.description,
+            required: command.required,
+          };
+          const execution: ShellRunResult = {
+            command: command.command,
+            exitCode: hit.exitCode,
+            signal: null,
+            timedOut: check.failure_class === "timeout",
+            aborted: false,
+            timeoutMs: command.timeout_ms ?? 0,
+            durationMs: hit.durationMs,
+            output: hit.output,
+            totalBytes: hit.totalBytes,
+            capturedBytes: Buffer.byteLength(hit.output, "utf8"),
+            truncated: hit.truncated,
+          };
+          runs.push({ command, check, execution, cached: hit.source });
+          checks.push(check);
+          options.onProgress?.({
+            type: "end",
+            index,
+            total: parsed.length,
+            command,
+            check,
+            durationMs: 0,
+            execution,
+          });
+          continue;
+        }
         const run = await runVerificationCommand(command, {
           root: this.root,
           logDir: this.#logDir,

@@ -164,6 +164,33 @@ export interface VerifyCommandsOptions {
   onProgress?: (event: VerifyProgressEvent) => void;
   /** Aborting stops the running command's process group; later commands do not start. */
   signal?: AbortSignal;
+  /**
+   * The result cache (issue 20): asked before each command runs; a result it returns is
+   * used instead of running the command (the run is marked `cached`), and the report is
+   * still bound only when the workspace did not change across the checks.
+   */
+  cache?: CommandResultCache;
+}
+
+/** A stored result of one command, as the result cache hands it to `verifyCommands`. */
+export interface CachedCommandResult {
+  /** The check as stored (its id, kind, description and `required` are taken from the command). */
+  check: VerificationCheck;
+  exitCode: number | null;
+  /** How long it ran where it was stored, ms. */
+  durationMs: number;
+  /** The stored log excerpt, and the full log's size in bytes. */
+  output: string;
+  totalBytes: number;
+  truncated: boolean;
+  /** Where the hit came from. */
+  source: "remote" | "local";
+}
+
+/** The hook `verifyCommands` asks before each command (`VerifyCommandsOptions.cache`). */
+export interface CommandResultCache {
+  /** A stored result for `command`, or undefined to run it. Must not throw. */
+  lookup(command: VerificationCommand, index: number): Promise<CachedCommandResult | undefined>;
 }
 
 /**
@@ -226,6 +253,8 @@ export interface CommandRun {
   command: VerificationCommand;
   check: VerificationCheck;
   execution: ShellRunResult;
+  /** Set when the result came from the result cache (issue 20): the command did not run. */
+  cached?: "remote" | "local";
   /** The structured test results, when the command declared `results` and they were read. */
   testResults?: ParsedTestResults;
 }

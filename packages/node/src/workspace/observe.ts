@@ -215,6 +215,14 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     guard?.dispose();
   }
 
+  // A baseline records the ignore rules (git queries and reads only) while the outside
+  // scope is observed, not after it: the repositories are all known by now, and an earlier
+  // `taken_at_ms` is only more conservative (see IgnoreState.taken_at_ms).
+  const ignoreState =
+    ctx.git && ctx.recordIgnoreState === true
+      ? captureIgnoreState(ctx.root, run.repos, ctx.filter)
+      : undefined;
+  ignoreState?.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
   const outside = new Map<string, OutsideEntry>();
   moveOutputs(run, outside);
   ctx.outsideCache.epoch++;
@@ -250,8 +258,8 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     unreadable: [...run.unreadable].sort(compareCodeUnits),
   };
   if (run.reasons.size > 0) snapshot.unreadable_reasons = Object.fromEntries(run.reasons);
-  if (ctx.git && ctx.recordIgnoreState === true) {
-    snapshot.ignore_state = await captureIgnoreState(ctx.root, run.repos, ctx.filter);
+  if (ignoreState !== undefined) {
+    snapshot.ignore_state = await ignoreState;
     const specials = await findSpecialFiles({
       state: snapshot.ignore_state,
       filter: ctx.filter,

@@ -7,13 +7,14 @@
  * `statTree`/`hashFiles` against `lstat`/the TypeScript hashers, and whole observer
  * snapshots and deltas (walk mode and git mode) from `native: true` and `native: false`.
  * The ledger's three SHA-256s (noble, node:crypto, native) are compared on random texts,
- * lone surrogates included.
+ * lone surrogates included, and the addon's `ledgerDigest` (order and effect digest in one
+ * call) against the pure core's sort and digest on random rows.
  */
 import { execFileSync } from "node:child_process";
 import { chmodSync, lstatSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { MutationLedger, NOBLE_CONTENT_HASHER } from "@turngate/core";
+import { effectDigest, MutationLedger, NOBLE_CONTENT_HASHER, sortRecords } from "@turngate/core";
 import fc from "fast-check";
 import { afterAll, describe, expect, test } from "vitest";
 import {
@@ -273,6 +274,72 @@ describe("issue 17: native and TypeScript paths give identical results", () => {
           );
           expect(ledgers[1]).toEqual(ledgers[0]);
           expect(ledgers[2]).toEqual(ledgers[0]);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  /** Units a ledger field is made of: plain, escaped, controls, surrogates (paired and lone). */
+  const FIELD_UNITS = [
+    "a",
+    "b",
+    "/",
+    ".",
+    " ",
+    "~",
+    "|",
+    "\\",
+    "\n",
+    "\r",
+    "\t",
+    "\u0000",
+    "\u007f",
+    "\u0085",
+    "é",
+    "名",
+    "\ud800",
+    "\udc00",
+    "😀",
+    "\ue000",
+    "\uffff",
+  ];
+  const field = fc.string({ unit: fc.constantFrom(...FIELD_UNITS), maxLength: 6 });
+  const row = fc.record({
+    tool: fc.oneof(fc.constantFrom("write", "edit", "workspace", "Write"), field),
+    path: field,
+    content_digest: fc.oneof(fc.constant("d".repeat(64)), field),
+  });
+
+  test("property: ledgerDigest gives the pure core's order and effect digest for any rows (odd fields, ties, lone surrogates)", () => {
+    fc.assert(
+      fc.property(fc.array(row, { maxLength: 60 }), (rows) => {
+        const got = addon.ledgerDigest(rows);
+        const indexed = rows.map((r, index) => ({ ...r, index }));
+        expect(Array.from(got.order)).toEqual(sortRecords(indexed).map((r) => r.index));
+        expect(got.digest).toBe(effectDigest(rows));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test("property: a ledger with the native hasher equals the pure one across reads (ledgerDigest on fresh and merged rows)", () => {
+    const native = nativeContentHasher(addon);
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(row, { maxLength: 20 }), { minLength: 1, maxLength: 4 }),
+        (batches) => {
+          const ledgers = [new MutationLedger(), new MutationLedger({ hasher: native })];
+          const seen: unknown[][] = [[], []];
+          ledgers.forEach((ledger, k) => {
+            for (const batch of batches) {
+              ledger.observeUnseenPaths(
+                batch.map((r) => ({ path: r.path, contentDigest: r.content_digest })),
+              );
+              seen[k]?.push(ledger.digest, ledger.records);
+            }
+          });
+          expect(seen[1]).toEqual(seen[0]);
         },
       ),
       { numRuns: 200 },

@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import {
   chmodSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -242,6 +243,48 @@ describe("fingerprintUserFiles (temporary HOME)", () => {
       { path: join(other, "bash_env"), contentDigest: "deleted" },
       { path: join(other, "goenv"), contentDigest: sha256("changed") },
       { path: "~/.npmrc", contentDigest: sha256("registry=x") },
+    ]);
+  });
+});
+
+describe("stat-only PATH folders (outside HOME, alterable)", () => {
+  const statRow = (path: string) => {
+    const st = lstatSync(path, { bigint: true });
+    const type = st.isFile() ? "f" : st.isDirectory() ? "d" : "o";
+    return sha256(`stat:${type}:${st.mode}:${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.ino}`);
+  };
+
+  test("one row per entry by its lstat; a rewrite in place (folder unchanged) and a planted entry both change the fingerprint", () => {
+    const home = temp();
+    const tools = temp({ node: "#!/bin/sh\necho real\n", "..odd": "o" });
+    mkdirSync(join(tools, "sub"));
+    symlinkSync("node", join(tools, "nodejs"));
+    const env = { PATH: `${tools}:rel/bin` };
+    const etc = join(home, "etc");
+    const before = fingerprintUserFiles({ env, home, etc });
+    expect(before).toEqual({
+      [tools]: sha256("folder"),
+      [`${tools}/..odd`]: statRow(join(tools, "..odd")),
+      [`${tools}/node`]: statRow(join(tools, "node")),
+      [`${tools}/nodejs`]: sha256("symlink:node"),
+      [`${tools}/sub`]: statRow(join(tools, "sub")),
+    });
+    // Written in place (a longer text, so the row moves even within one timestamp tick):
+    // the folder's own mtime/ctime do not move, so no folder-level cache could see it.
+    const folderBefore = lstatSync(tools, { bigint: true });
+    writeFileSync(join(tools, "node"), "#!/bin/sh\necho evil, longer\n");
+    const folderAfter = lstatSync(tools, { bigint: true });
+    expect([folderAfter.mtimeNs, folderAfter.ctimeNs]).toEqual([
+      folderBefore.mtimeNs,
+      folderBefore.ctimeNs,
+    ]);
+    const rewritten = fingerprintUserFiles({ env, home, etc });
+    expect(changedUserFiles(before, rewritten)).toEqual([
+      { path: `${tools}/node`, contentDigest: statRow(join(tools, "node")) },
+    ]);
+    writeFileSync(join(tools, "bash"), "#!/bin/sh\n");
+    expect(changedUserFiles(rewritten, fingerprintUserFiles({ env, home, etc }))).toEqual([
+      { path: `${tools}/bash`, contentDigest: statRow(join(tools, "bash")) },
     ]);
   });
 });

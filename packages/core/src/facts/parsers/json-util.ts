@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from "../../ledger/json.js";
 import { DiagnosticParseError, type UnparsedInput } from "./types.js";
 

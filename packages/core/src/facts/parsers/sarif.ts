@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { positiveOrNull, readJsonRoot, unparsedElement } from "./json-util.js";
 import {
   type DiagnosticParser,

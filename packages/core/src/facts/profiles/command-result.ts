@@ -2,7 +2,7 @@
  * Check results as observations: the result-ok, exit and failure-signature rules and
  * `observationFromCommandResult` (harn-verification.md §1.4, §2.2–2.5, §2.7).
  */
-import { z } from "zod";
+import * as z from "zod";
 import {
   coalesce,
   display,

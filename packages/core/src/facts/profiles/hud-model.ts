@@ -1,7 +1,7 @@
 /**
  * `hudModel`: where verification stands, as data (harn-verification.md §1.10).
  */
-import { z } from "zod";
+import * as z from "zod";
 import {
   coalesce,
   display,

@@ -2,7 +2,7 @@
  * `ladderPlan`: the runnable checks for a query, cheapest trustworthy first
  * (harn-verification.md §1.9, §3.4).
  */
-import { z } from "zod";
+import * as z from "zod";
 import {
   coalesce,
   field,

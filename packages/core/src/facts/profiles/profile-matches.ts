@@ -3,7 +3,7 @@
  * (harn-verification.md §1.5 `verification_profile_matches`, §3.5).
  */
 
-import { z } from "zod";
+import * as z from "zod";
 import { invalid, validated } from "../../validate.js";
 import { display, isDict, isNil, rustTrim } from "../harn-values.js";
 import { CompiledProfiles, type CompiledRow } from "./compiled-profiles.js";

@@ -8,7 +8,7 @@
  * with a typed error naming it, instead of being silently ignored); values of the right
  * type keep Harn's meaning (an unknown rung word is a `missing_or_invalid_rung` skip).
  */
-import { z } from "zod";
+import * as z from "zod";
 
 const Int = z.number().int();
 const NonNegInt = Int.min(0);

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { badElement, readRoot } from "./json-root.js";
 import type { ParsedTest, TestResultParser, TestStatus, UnparsedTestInput } from "./types.js";
 import { capMessage, msOrNull } from "./util.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { ParsedTest, TestResultParser, TestSuiteError, UnparsedTestInput } from "./types.js";
 import { capMessage, eachLine, parseJsonLine, secondsToMs } from "./util.js";
 

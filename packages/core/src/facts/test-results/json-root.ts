@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 import { pointer } from "../parsers/json-util.js";
 import { TestResultsParseError, type UnparsedTestInput } from "./types.js";
 import { parseJsonDocument } from "./util.js";

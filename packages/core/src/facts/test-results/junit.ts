@@ -18,18 +18,21 @@ const ARRAYS = new Set([
   "#comment",
 ]);
 
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: "@",
-  textNodeName: "#text",
-  commentPropName: "#comment",
-  alwaysCreateTextNode: true,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  processEntities: true,
-  htmlEntities: true,
-  isArray: (name) => ARRAYS.has(name),
-});
+/** The one parser, built on first use (start-up, issue 17: most turns parse no JUnit). */
+let parser: XMLParser | undefined;
+const newParser = () =>
+  new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: "@",
+    textNodeName: "#text",
+    commentPropName: "#comment",
+    alwaysCreateTextNode: true,
+    parseTagValue: false,
+    parseAttributeValue: false,
+    processEntities: true,
+    htmlEntities: true,
+    isArray: (name) => ARRAYS.has(name),
+  });
 
 function list(node: XmlNode, key: string): XmlNode[] {
   const v = node[key];
@@ -223,6 +226,7 @@ export const parseJunit: TestResultParser = (input) => {
   }
   let doc: XmlNode;
   try {
+    parser ??= newParser();
     doc = parser.parse(body) as XmlNode;
   } catch (error) {
     // fast-xml-parser's own limits (nesting depth, entity expansion) throw plain errors.

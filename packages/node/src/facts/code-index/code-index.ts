@@ -15,6 +15,12 @@ import { Fnv1a64, type ImportGraphView, TurngateError } from "@turngate/core";
 import { writeJsonAtomic } from "../../fs/atomic.js";
 import type { WorkspaceDelta } from "../../workspace/diff/diff.js";
 import type { WorkspaceSnapshot } from "../../workspace/snapshot.js";
+import {
+  type GoImportsState,
+  type GoListOptions,
+  goListFileDeps,
+  goListWorkspace,
+} from "./go-list.js";
 import { goImports } from "./imports/go.js";
 import { pythonImports } from "./imports/python.js";
 import { rustRefs } from "./imports/rust.js";
@@ -77,6 +83,34 @@ export interface CodeIndexUpdate {
   recorded: number;
   duration_ms: number;
 }
+
+/**
+ * Options of the index: `go` — how Go imports are read. By default `go list -json ./...`
+ * runs (frozen, offline, bounded: see `goListWorkspace`) when the workspace has a `go.mod`
+ * or `go.work` and `go` is on `go.env`'s PATH; `enabled: false` reads import lines only.
+ */
+export interface CodeIndexOptions {
+  go?: GoListOptions & { enabled?: boolean };
+}
+
+/**
+ * Which reader filled the Go part of the import graph (the index facts): `go_list`
+ * (`packages` Go packages from `go list -json`, in `duration_ms`), `import_lines` (with
+ * the `reason` go list was not used) or `none` (no Go module). `changed_workspace`: module
+ * files a `go list` run changed (reported; it runs with -mod=readonly).
+ */
+export interface GoImportsFact {
+  source: "go_list" | "import_lines" | "none";
+  reason?: string;
+  modules: string[];
+  packages: number;
+  duration_ms?: number;
+  changed_workspace?: string[];
+  /** go list would have changed go.mod/go.sum and did not (frozen); the message. */
+  frozen?: string;
+}
+
+const GO_FILES = /(^|\/)(go\.mod|go\.sum|go\.work|go\.work\.sum)$|\.go$/;
 
 /** The index file could not be read, or belongs to another root. `code: "code_index_error"`. */
 export class CodeIndexError extends TurngateError {
@@ -186,13 +220,60 @@ export class CodeIndex implements ImportGraphView {
   #seq = 0;
   #nextId = 1;
   #dirty = new Set<string>();
+  #goOptions: CodeIndexOptions["go"];
+  #go: GoImportsState = { source: "none" };
+  #goDeps: Map<string, string[]> | undefined;
   /** File set and folders of the last resolution (dropped whenever the set changes). */
   #setsCache:
     | { size: number; value: { files: Set<string>; byDir: Map<string, string[]> } }
     | undefined;
 
-  private constructor(root: string) {
+  private constructor(root: string, options: CodeIndexOptions = {}) {
     this.root = root;
+    this.#goOptions = options.go;
+  }
+
+  /** Which reader filled the Go part of the import graph, and why (see {@link GoImportsFact}). */
+  get goImports(): GoImportsFact {
+    const g = this.#go;
+    if (g.source === "none") return { source: "none", modules: [], packages: 0 };
+    const extra =
+      g.changed_workspace !== undefined ? { changed_workspace: g.changed_workspace } : {};
+    if (g.source === "go_list") {
+      return {
+        source: "go_list",
+        modules: g.modules,
+        packages: g.packages.length,
+        duration_ms: g.duration_ms,
+        ...extra,
+        ...(g.frozen !== undefined ? { frozen: g.frozen } : {}),
+      };
+    }
+    return { source: "import_lines", reason: g.reason, modules: g.modules, packages: 0, ...extra };
+  }
+
+  /** Runs `go list` again (or notes why not); true when the Go packages differ from before. */
+  async #refreshGo(): Promise<boolean> {
+    const moduleDirs: string[] = [];
+    for (const p of this.#files.keys())
+      if (p === "go.mod" || p.endsWith("/go.mod")) moduleDirs.push(dirOf(p));
+    const goWork = this.#files.has("go.work");
+    let next: GoImportsState;
+    if (moduleDirs.length === 0 && !goWork) next = { source: "none" };
+    else if (this.#goOptions?.enabled === false) {
+      next = {
+        source: "import_lines",
+        reason: "go list disabled by the index options",
+        modules: goWork ? [""] : moduleDirs.sort(),
+      };
+    } else next = await goListWorkspace(this.root, moduleDirs, goWork, this.#goOptions ?? {});
+    const before = JSON.stringify(
+      this.#go.source === "go_list" ? this.#go.packages : this.#go.source,
+    );
+    const after = JSON.stringify(next.source === "go_list" ? next.packages : next.source);
+    this.#go = next;
+    this.#goDeps = next.source === "go_list" ? goListFileDeps(next.packages) : undefined;
+    return before !== after;
   }
 
   /** The version-log `current_seq`: 0 for a fresh index, +1 per recorded change. */
@@ -215,9 +296,9 @@ export class CodeIndex implements ImportGraphView {
   static async build(
     root: string,
     snapshot: WorkspaceSnapshot,
-    options: { batch?: number } = {},
+    options: { batch?: number } & CodeIndexOptions = {},
   ): Promise<CodeIndex> {
-    const index = new CodeIndex(root);
+    const index = new CodeIndex(root, options);
     const paths: string[] = [];
     snapshot.entries.forEach((e, p) => {
       if (e.kind === "file") paths.push(p);
@@ -230,6 +311,7 @@ export class CodeIndex implements ImportGraphView {
       // Let other work (a bridge's other requests, timers) run between batches.
       if (i % (options.batch ?? 512) === 511) await new Promise((r) => setImmediate(r));
     }
+    await index.#refreshGo();
     index.#resolveAll();
     return index;
   }
@@ -238,7 +320,11 @@ export class CodeIndex implements ImportGraphView {
    * Loads the index persisted at `file` for `root`. Rejects with {@link CodeIndexError}
    * when the file is not a `turngate.code_index.v1` of this root (the caller rebuilds).
    */
-  static async load(root: string, file: string): Promise<CodeIndex> {
+  static async load(
+    root: string,
+    file: string,
+    options: CodeIndexOptions = {},
+  ): Promise<CodeIndex> {
     let data: Record<string, unknown>;
     try {
       data = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;
@@ -248,7 +334,7 @@ export class CodeIndex implements ImportGraphView {
     if (data?.schema !== CODE_INDEX_SCHEMA || data.root !== root || !Array.isArray(data.files)) {
       throw new CodeIndexError(`${file} is not a ${CODE_INDEX_SCHEMA} index of ${root}`);
     }
-    const index = new CodeIndex(root);
+    const index = new CodeIndex(root, options);
     for (const f of data.files as IndexedFile[]) {
       if (typeof f?.path !== "string" || typeof f.id !== "number") {
         throw new CodeIndexError(`${file}: a file entry has no path or id`);
@@ -261,6 +347,18 @@ export class CodeIndex implements ImportGraphView {
     index.#log = Array.isArray(data.log) ? (data.log as CodeIndexChange[]) : [];
     index.#dirty = new Set(Array.isArray(data.dirty) ? (data.dirty as string[]) : []);
     index.#gone = new Map(Object.entries((data.gone ?? {}) as Record<string, string[]>));
+    const go = data.go_imports as GoImportsState | undefined;
+    if (
+      go !== undefined &&
+      typeof go === "object" &&
+      go !== null &&
+      typeof go.source === "string"
+    ) {
+      index.#go = go;
+      if (go.source === "go_list" && Array.isArray(go.packages)) {
+        index.#goDeps = goListFileDeps(go.packages);
+      }
+    }
     index.#rebuildImporters();
     return index;
   }
@@ -275,6 +373,7 @@ export class CodeIndex implements ImportGraphView {
       log: this.#log,
       dirty: [...this.#dirty].sort(),
       gone: Object.fromEntries(this.#gone),
+      go_imports: this.#go,
       files: [...this.#files.values()].sort((a, b) => a.id - b.id),
     });
   }
@@ -328,6 +427,7 @@ export class CodeIndex implements ImportGraphView {
     let read = 0;
     let recorded = 0;
     let membership = false;
+    let goTouched = false;
     const changed: string[] = [];
     const previousImports = new Map<string, string[]>();
     for (const p of [...paths].sort()) {
@@ -345,6 +445,7 @@ export class CodeIndex implements ImportGraphView {
         this.#files.delete(p);
         this.#byId.delete(known.id);
         this.#record(p, "deleted", null);
+        if (GO_FILES.test(p)) goTouched = true;
         membership = true;
         recorded++;
         continue;
@@ -362,9 +463,13 @@ export class CodeIndex implements ImportGraphView {
       this.#gone.delete(p);
       rec.last_edit_seq = this.#record(p, known === undefined ? "added" : "modified", rec.hash);
       changed.push(p);
+      if (GO_FILES.test(p)) goTouched = true;
       recorded++;
     }
-    if (membership || changed.some((p) => MANIFESTS.test(p))) this.#resolveAll();
+    // A Go file or module file changed: go list again (a package's imports are shared by
+    // its files, so a changed go list result re-resolves everything).
+    const goChanged = goTouched && (await this.#refreshGo());
+    if (membership || goChanged || changed.some((p) => MANIFESTS.test(p))) this.#resolveAll();
     else if (changed.length > 0) {
       // Same file set, no manifest changed: only the changed files' edges move.
       const meta = this.#meta();
@@ -466,7 +571,12 @@ export class CodeIndex implements ImportGraphView {
     }
     // Longest module path first, so nested modules win.
     const sortedGo = new Map([...goModules].sort((a, b) => b[1].length - a[1].length));
-    return { packages, goModules: sortedGo, tsPaths };
+    return {
+      packages,
+      goModules: sortedGo,
+      tsPaths,
+      ...(this.#goDeps !== undefined ? { goDeps: this.#goDeps } : {}),
+    };
   }
 
   #sets(): { files: Set<string>; byDir: Map<string, string[]> } {

@@ -2,7 +2,12 @@
 import { join, resolve } from "node:path";
 import { TURNGATE_DIR } from "../../fs/paths.js";
 import { WorkspaceObserver, type WorkspaceObserverOptions } from "../../workspace/observer.js";
-import { CODE_INDEX_FILE, CodeIndex, type CodeIndexUpdate } from "./code-index.js";
+import {
+  CODE_INDEX_FILE,
+  CodeIndex,
+  type CodeIndexOptions,
+  type CodeIndexUpdate,
+} from "./code-index.js";
 
 /** Options of {@link openCodeIndex}. */
 export interface OpenCodeIndexOptions {
@@ -12,6 +17,8 @@ export interface OpenCodeIndexOptions {
   observer?: WorkspaceObserverOptions;
   /** Write the index back after building or refreshing it; default true. */
   save?: boolean;
+  /** Index options (how Go imports are read: `go list` or import lines). */
+  index?: CodeIndexOptions;
 }
 
 /**
@@ -35,10 +42,10 @@ export async function openCodeIndex(
     let built = false;
     let update: CodeIndexUpdate | null = null;
     try {
-      index = await CodeIndex.load(observer.root, file);
+      index = await CodeIndex.load(observer.root, file, options.index ?? {});
       update = await index.refresh(snapshot);
     } catch {
-      index = await CodeIndex.build(observer.root, snapshot);
+      index = await CodeIndex.build(observer.root, snapshot, options.index ?? {});
       built = true;
     }
     if (options.save !== false) await index.save(file);

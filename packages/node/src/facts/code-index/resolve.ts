@@ -26,6 +26,8 @@ export interface ResolverMeta {
   goModules: Map<string, string>;
   /** tsconfig `paths` of the root (`tsconfig.base.json`, else `tsconfig.json`), with the base folder. */
   tsPaths: { base: string; paths: Record<string, string[]> } | null;
+  /** Per Go file its dependencies from `go list -json` (`goListFileDeps`); absent: import lines. */
+  goDeps?: ReadonlyMap<string, readonly string[]>;
 }
 
 const TS_EXTS = [".ts", ".tsx", ".d.ts", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"];
@@ -312,6 +314,9 @@ export function resolveImports(
     }
   } else if (raw.kind === "python") {
     for (const imp of raw.imports) for (const hit of resolvePython(from, imp, files)) out.add(hit);
+  } else if (raw.kind === "go" && meta.goDeps?.has(from) === true) {
+    // go list knows the package's files (build constraints, test files) and imports.
+    for (const hit of meta.goDeps.get(from) ?? []) if (files.has(hit)) out.add(hit);
   } else if (raw.kind === "go") {
     for (const imp of raw.imports) for (const hit of resolveGo(imp, meta, byDir)) out.add(hit);
     const dir = posix.dirname(from) === "." ? "" : posix.dirname(from);

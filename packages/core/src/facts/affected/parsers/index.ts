@@ -14,6 +14,7 @@ import {
   type ParserContext,
 } from "./types.js";
 
+export { parseJsonStream } from "./go-list.js";
 export { PNPM_DEPENDENCY_FIELDS } from "./pnpm-workspace.js";
 export {
   AffectedParseError,

@@ -1,0 +1,128 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { gitFilterOverrides, type SourceTree, sourceTreeId } from "../proofs/source-tree.js";
+import { runGit } from "../workspace/listing/git.js";
+import { treeIdFromChanges } from "./tree-id-from-changes.js";
+
+const SAFE_GIT = [
+  "-c",
+  "core.fsmonitor=false",
+  "-c",
+  "core.hooksPath=/dev/null",
+  "-c",
+  "core.untrackedCache=false",
+];
+
+async function topLevelOf(
+  root: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ topLevel: string; reason?: undefined } | { topLevel: null; reason: string }> {
+  try {
+    const located = await runGit([...SAFE_GIT, "rev-parse", "--show-toplevel"], root, { env });
+    const topLevel = located.stdout.toString("utf8").split("\n")[0] ?? "";
+    if (located.code !== 0 || topLevel === "")
+      return { topLevel: null, reason: "not a git work tree" };
+    return { topLevel };
+  } catch (error) {
+    return { topLevel: null, reason: `git cannot run (${(error as Error).message})` };
+  }
+}
+
+/** A changed source path, as the workspace delta gives it. */
+export interface SourceTreeChange {
+  path: string;
+  change: "added" | "modified" | "deleted";
+}
+
+/**
+ * The git tree id of the source scope now, computed from the baseline's tree and the
+ * turn's observed source changes (issue 20 item 1; the result-cache key's `tree`), never
+ * reading or touching the user's index. Fast path (`treeIdFromChanges`): the changed
+ * files' blob ids by `git hash-object --stdin-paths`, the baseline's trees along the
+ * changed paths by one `git cat-file --batch`, and the new trees' ids hashed in-process in
+ * git's tree format — nothing is written. When a changed path is not a regular file (a
+ * symlink, a folder) or anything fails, the index path: a temporary index
+ * (`GIT_INDEX_FILE` in a new temporary folder) filled with `git read-tree <baselineTree>`,
+ * `git update-index --add --remove -z --stdin` over the changed paths, `git write-tree`.
+ * Both equal `sourceTreeId(root)` when the changes are the complete source-scope delta
+ * since that baseline tree (tests check both), at the cost of hashing the changed files
+ * only — `sourceTreeId` hashes every file. Filters, fsmonitor and hooks are disabled as in
+ * `sourceTreeId`.
+ * Falls back to `sourceTreeId` when `root` is not the work tree's top level.
+ * Input: the workspace root, the baseline tree id, the source changes (paths relative to
+ * root). Output: `{tree, reason: null}` or `{tree: null, reason}`. Never throws.
+ */
+export async function sourceTreeFromChanges(
+  root: string,
+  baselineTree: string,
+  changes: readonly SourceTreeChange[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<SourceTree> {
+  if (changes.length === 0) {
+    const located = await topLevelOf(root, env);
+    if (located.topLevel === null) return { tree: null, reason: located.reason };
+    if (resolve(located.topLevel) !== resolve(root)) return sourceTreeId(root, env);
+    return { tree: baselineTree, reason: null };
+  }
+  // The fast path: no index at all (blobs, the baseline's trees along the changed paths,
+  // new trees bottom-up). It gives up on anything but regular files.
+  const [located, filters] = await Promise.all([
+    topLevelOf(root, env),
+    gitFilterOverrides(root, env).catch(() => undefined),
+  ]);
+  if (located.topLevel === null) return { tree: null, reason: located.reason };
+  if (resolve(located.topLevel) !== resolve(root)) return sourceTreeId(root, env);
+  if (filters !== undefined) {
+    const fast = await treeIdFromChanges(
+      root,
+      baselineTree,
+      changes,
+      [...SAFE_GIT, ...filters],
+      env,
+    );
+    if (fast === null) return sourceTreeId(root, env);
+    if (fast !== undefined) return { tree: fast, reason: null };
+  }
+  const tmp = await mkdtemp(join(tmpdir(), "turngate-key-tree-"));
+  try {
+    const gitEnv = { ...env, GIT_INDEX_FILE: join(tmp, "index") };
+    const topLevel = located.topLevel;
+    const read = await runGit([...SAFE_GIT, "read-tree", baselineTree], root, { env: gitEnv });
+    if (read.code !== 0) {
+      return {
+        tree: null,
+        reason: `git read-tree ${baselineTree} failed: ${read.stderr || `exit ${read.code}`}`,
+      };
+    }
+    const args = [...SAFE_GIT, ...(filters ?? (await gitFilterOverrides(root, gitEnv)))];
+    const input = Buffer.from(changes.map((c) => `${c.path}\0`).join(""), "utf8");
+    const updated = await runGit(
+      [...args, "update-index", "--add", "--remove", "-z", "--stdin"],
+      topLevel,
+      {
+        env: gitEnv,
+        input,
+      },
+    );
+    if (updated.code !== 0) {
+      return {
+        tree: null,
+        reason: `git update-index failed: ${updated.stderr || `exit ${updated.code}`}`,
+      };
+    }
+    const written = await runGit([...args, "write-tree"], topLevel, { env: gitEnv });
+    const tree = written.stdout.toString("utf8").trim();
+    if (written.code !== 0 || !/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(tree)) {
+      return {
+        tree: null,
+        reason: `git write-tree failed: ${written.stderr || `exit ${written.code}`}`,
+      };
+    }
+    return { tree, reason: null };
+  } catch (error) {
+    return { tree: null, reason: `git cannot run (${(error as Error).message})` };
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
