@@ -116,7 +116,8 @@ class TestResultsDeclaration(WireModel):
 
 @dataclass(kw_only=True)
 class VerificationCommand(WireModel):
-    """A verification command (reference §1.5), run with ``sh -c`` in the workspace root.
+    """A verification command (reference §1.5), run with ``sh -c`` in the workspace root, or
+    in ``cwd`` (a workspace-relative folder, no ``..`` segment; part of the check's identity).
     ``required`` defaults to ``False`` and ``expect_exit`` to ``0`` (as in every binding);
     ``timeout_ms`` is in milliseconds (absent = the runner's default)."""
 
@@ -127,6 +128,7 @@ class VerificationCommand(WireModel):
     required: bool = False
     timeout_ms: int | None = None
     expect_exit: int = 0
+    cwd: str | None = None
     results: TestResultsDeclaration | None = None
 
 

@@ -319,6 +319,7 @@ describe("pnpm.workspace.v1: c imports b imports a", () => {
         exit: 0,
         target_count: 1,
         project_count: 3,
+        project_roots: { "pnpm:a": "packages/a", "pnpm:b": "packages/b", "pnpm:c": "packages/c" },
       },
     ]);
     expect(fact.run_all).toBe(false);
