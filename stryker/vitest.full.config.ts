@@ -1,8 +1,9 @@
 import { defineConfig } from "vitest/config";
 
-// The tests of the full mutation run (stryker/full.config.json, ./scripts/dev mutate): core's
-// tests, and the workspace observer's change-rule tests (diff and the stat cache's racy
-// rule), found by name so they stay found when the workspace folder is regrouped.
+// The tests Stryker runs against each mutant (stryker.config.json, CI and ./scripts/dev
+// mutate): core's unit and property tests, and the workspace observer's change-rule tests
+// (diff, the stat cache's racy rule, the observer walk), found by name so they stay found
+// when the workspace folder is regrouped. Sources resolve through "@turngate/source".
 export default defineConfig({
   ssr: { resolve: { conditions: ["@turngate/source"] } },
   resolve: { conditions: ["@turngate/source"] },

@@ -12,6 +12,7 @@ describe("test matrix: TypeScript runtime (core in-process via @turngate/bridge/
   test("the vector groups are present", () => {
     expect(vectors.map((g) => g.group)).toEqual([
       "affected",
+      "cache",
       "content-digest",
       "errors",
       "evidence",

@@ -21,6 +21,7 @@ func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
 // Bindings is every bridge method this package calls, in wire-name order. initialize and
 // shutdown are called by Start and Close.
 var Bindings = []Binding{
+	{Wire: "cache.key", Go: "Client.CacheKey", Params: typeOf[CacheKeyParams](), Result: typeOf[CacheKey]()},
 	{Wire: "evidence.acceptance_criteria", Go: "Client.AcceptanceCriteria", Params: typeOf[EvidenceAcceptanceCriteriaParams](), Result: typeOf[AcceptanceCriteria]()},
 	{Wire: "evidence.existence_checks", Go: "Client.ExistenceChecks", Params: typeOf[EvidenceExistenceChecksParams](), Result: typeOf[EvidenceExistenceChecksResult](), Unwrap: "paths"},
 	{Wire: "evidence.goal_achievement", Go: "Client.GoalAchievement", Params: typeOf[EvidenceGoalAchievementParams](), Result: typeOf[GoalAchievement]()},

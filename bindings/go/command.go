@@ -12,6 +12,9 @@ type VerificationCommand struct {
 	Required    bool   `json:"required"`
 	TimeoutMS   *int64 `json:"timeout_ms,omitempty"`
 	ExpectExit  int    `json:"expect_exit"`
+	// Cwd is the folder the command runs in, relative to the workspace root (no ".."
+	// segment); nil: the root. Part of the check's identity.
+	Cwd *string `json:"cwd,omitempty"`
 	// Results declares the command's structured test results (issue #16); nil: none.
 	Results *TestResultsDeclaration `json:"results,omitempty"`
 }

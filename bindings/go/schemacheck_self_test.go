@@ -27,6 +27,7 @@ type a3sStyleCommand struct {
 	Required    bool                    `json:"required"`
 	TimeoutMS   *uint64                 `json:"timeout_ms,omitempty"`
 	Results     *TestResultsDeclaration `json:"results,omitempty"`
+	Cwd         *string                 `json:"cwd,omitempty"`
 }
 
 type lossyCheck struct {

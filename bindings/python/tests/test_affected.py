@@ -102,4 +102,4 @@ def test_affected_from_outputs_is_pure_and_typed(bridge):
         ("pnpm:b", "dependent", ["pnpm:a"]),
         ("file:notes.txt", "unmapped", None),
     ]
-    assert fact.adapters[0].wire_extra() == {"project_count": 2}
+    assert fact.adapters[0].wire_extra() == {"project_count": 2, "project_roots": {"pnpm:a": "a", "pnpm:b": "b"}}

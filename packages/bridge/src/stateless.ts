@@ -4,6 +4,7 @@
  * same table in-process.
  */
 import type { MethodTable } from "./method.js";
+import { cacheMethods } from "./methods/cache.js";
 import { evidenceMethods } from "./methods/evidence.js";
 import { factsMethods } from "./methods/facts.js";
 import { affectedPureMethods } from "./methods/facts-affected-pure.js";
@@ -44,4 +45,5 @@ export const statelessTable: MethodTable = mergeTables(
   factsTestResultsMethods,
   factsProfileMethods,
   affectedPureMethods,
+  cacheMethods,
 );

@@ -46,6 +46,7 @@ describe("@turngate/bridge/pure", () => {
 
   test("serves initialize, shutdown and the stateless methods only", () => {
     expect(statelessMethodNames()).toEqual([
+      "cache.key",
       "evidence.acceptance_criteria",
       "evidence.existence_checks",
       "evidence.goal_achievement",

@@ -17,6 +17,7 @@ describe("bridge stdio framing", () => {
     expect(result.protocol).toBe(PROTOCOL_ID);
     expect(result.version).toBe(BRIDGE_VERSION);
     expect(result.methods).toEqual([
+      "cache.key",
       "evidence.acceptance_criteria",
       "evidence.existence_checks",
       "evidence.goal_achievement",

@@ -67,7 +67,11 @@ export async function recordTurnTimings(
     const rows: ProfileRow[] = [...(set.rows ?? [])];
     for (const run of verification.runs) {
       const id = run.command.id;
-      const command = { mode: "shell", command: run.command.command };
+      const command = {
+        mode: "shell",
+        command: run.command.command,
+        ...(run.command.cwd !== undefined ? { cwd: run.command.cwd } : {}),
+      };
       const at = rows.findIndex((r) => r.id === id);
       if (at < 0) {
         rows.push({

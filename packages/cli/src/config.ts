@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { VerificationCommand } from "@turngate/core";
-import { TurngateError, TurngateValidationError } from "@turngate/core";
+import { checkCwdProblem, TurngateError, TurngateValidationError } from "@turngate/core";
 import { VerificationCommandSchema } from "@turngate/core/schemas";
 import { MIN_COMMAND_TIMEOUT_MS, rewritePathProblem } from "@turngate/node";
 import * as z from "zod";
@@ -37,6 +37,13 @@ const CheckSchema = z.union([
       timeout_ms: TimeoutSchema.optional(),
       expect_exit: z.number().int().min(-2147483648).max(2147483647).optional(),
       results: VerificationCommandSchema.shape.results,
+      cwd: z
+        .string()
+        .superRefine((cwd, ctx) => {
+          const problem = checkCwdProblem(cwd);
+          if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+        })
+        .optional(),
       targets: z
         .array(z.string().regex(/\S/, { message: "must not be blank" }))
         .min(1, { message: "must list at least one target id (or leave targets out)" })
@@ -149,6 +156,9 @@ export function cacheConfigToWire(config: CacheConfig): CacheConfigWire {
  * `affected_global_files` (extra root config globs whose change affects every target) and
  * `checks_from_affected` (opt-in, default false: affected targets may narrow the checks)
  * and `cache` (the result cache, issue 20: {@link CacheConfigSchema}).
+ * A check record's `cwd` is the folder it runs in, relative to the workspace root (no `..`
+ * segment, not absolute: `checks.N.cwd` names a bad one); with `checks_from_affected`, a
+ * check with a `cwd` and no `targets` maps to the target whose root holds that folder.
  * Unknown keys are rejected so that typos
  * surface; an empty `checks` list is refused (it would verify nothing; issue #12 item 3); a
  * `timeout_ms` below 1,000 is refused naming the minimum (item 4).
@@ -342,5 +352,6 @@ function normaliseCheck(
   const timeout = record.timeout_ms ?? defaultTimeoutMs;
   if (timeout !== undefined) command.timeout_ms = timeout;
   if ("results" in record && record.results !== undefined) command.results = record.results;
+  if ("cwd" in record && record.cwd !== undefined) command.cwd = record.cwd;
   return command;
 }

@@ -325,6 +325,7 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
     checks: (result.verification?.runs ?? []).map((run) => ({
       id: run.command.id,
       command: run.command.command,
+      cwd: run.command.cwd ?? null,
       status: run.check.status,
       exit_code: run.execution.exitCode,
       timed_out: run.execution.timedOut,

@@ -6,7 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { AffectedTargetsFact } from "@turngate/core";
+import { type AffectedTargetsFact, normalizeCheckCwd, targetsForCwd } from "@turngate/core";
 import {
   affectedTargets,
   detectAdapters,
@@ -99,11 +99,14 @@ export interface SkippedCheck {
  * check id → its `targets`, and the turn's affected targets. Output: `{run, skipped}`.
  * Every check runs when the affected targets are missing or failed, or `run_all` is set (an
  * `unmapped`, `global_file` or un-narrowed lockfile change); else a check with `targets`
- * runs only when one of them is affected, and a check without `targets` always runs. The
+ * runs only when one of them is affected; a check with a `cwd` and no `targets` maps to the
+ * targets whose project root is the deepest one holding its `cwd` (`targetsForCwd`) and runs
+ * only when one of them is affected; a check with neither, or whose `cwd` lies in no
+ * target's root, always runs. The
  * caller leaves the turn without a report when `run` is empty, so the gate keeps it
  * incomplete: skipped checks never make a turn verified.
  */
-export function selectChecksByAffected<C extends { id: string }>(
+export function selectChecksByAffected<C extends { id: string; cwd?: string }>(
   checks: C[],
   checkTargets: Record<string, string[]>,
   affected: TurnAffected | undefined,
@@ -116,7 +119,15 @@ export function selectChecksByAffected<C extends { id: string }>(
   const skipped: SkippedCheck[] = [];
   for (const check of checks) {
     const targets = checkTargets[check.id];
-    if (targets === undefined || targets.some((t) => ids.has(t))) run.push(check);
+    if (targets === undefined && check.cwd !== undefined) {
+      const byCwd = targetsForCwd(check.cwd, affected.fact);
+      if (byCwd === null || byCwd.ids.some((t) => ids.has(t))) run.push(check);
+      else
+        skipped.push({
+          id: check.id,
+          reason: `its cwd ${normalizeCheckCwd(check.cwd) || "."} lies in ${byCwd.ids.join(", ")}, which ${byCwd.ids.length === 1 ? "is" : "are"} not affected`,
+        });
+    } else if (targets === undefined || targets.some((t) => ids.has(t))) run.push(check);
     else
       skipped.push({
         id: check.id,

@@ -3,7 +3,8 @@
  * workspace of three packages where c depends on b depends on a.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, renameSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, renameSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { cli, gitProject } from "./helpers.js";
@@ -303,5 +304,102 @@ describe("checks_from_affected: a configured check runs only if it maps to an af
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("checks.0.targets");
     expect(r.stderr).toContain("must list at least one target id (or leave targets out)");
+  });
+});
+
+describe("checks_from_affected with cwd: a check maps to the target whose root holds its folder", () => {
+  function withD() {
+    const p = workspace();
+    p.write("packages/d/package.json", JSON.stringify({ name: "d" }));
+    p.write("packages/d/src/index.ts", "export const d = 1;\n");
+    p.write("tools/lint.sh", "true\n");
+    p.write(
+      "turngate.config.json",
+      JSON.stringify({
+        checks: [
+          // Passes only in packages/c: the check really runs in its cwd.
+          { id: "test-c", command: 'grep -q \'"name":"c"\' package.json', cwd: "packages/c" },
+          { id: "test-d", command: "true", cwd: "./packages/d" },
+          { id: "tools", command: "test -f lint.sh", cwd: "tools" },
+        ],
+        checks_from_affected: true,
+      }),
+    );
+    execFileSync("git", ["add", "-A"], { cwd: p.root });
+    execFileSync("git", ["commit", "-qm", "d and config"], { cwd: p.root });
+    return p;
+  }
+  const editA = `import { writeFileSync } from "node:fs";\nwriteFileSync("packages/a/src/index.ts", "export const a = 7;\\n");\n`;
+
+  test("a change in a: the check with cwd packages/c runs (c depends on b on a), the one in packages/d is skipped with its reason, one in no target's root runs", async () => {
+    const p = withD();
+    const r = await cli(["run", "--json", "--", "node", p.agent("a.mjs", editA)], p.root);
+    const out = JSON.parse(r.stdout);
+    expect({
+      code: r.code,
+      verdict: out.verdict,
+      skipped: out.skipped_checks,
+      ran: out.checks.map((c: { id: string; cwd: string | null; status: string }) => [
+        c.id,
+        c.cwd,
+        c.status,
+      ]),
+      roots: out.affected_targets.adapters[0].project_roots,
+    }).toEqual({
+      code: 0,
+      verdict: "verified",
+      skipped: [
+        { id: "test-d", reason: "its cwd packages/d lies in pnpm:d, which is not affected" },
+      ],
+      ran: [
+        ["test-c", "packages/c", "passed"],
+        ["tools", "tools", "passed"],
+      ],
+      roots: {
+        "pnpm:a": "packages/a",
+        "pnpm:b": "packages/b",
+        "pnpm:c": "packages/c",
+        "pnpm:d": "packages/d",
+      },
+    });
+    const text = await cli(
+      ["run", "--", "node", p.agent("a2.mjs", editA.replace("7", "8"))],
+      p.root,
+    );
+    expect(text.stdout.split("\n").slice(2, 4)).toEqual([
+      "affected: 3 targets: pnpm:a (direct), pnpm:b (dependent), pnpm:c (dependent)",
+      "checks skipped (checks_from_affected): test-d (its cwd packages/d lies in pnpm:d, which is not affected)",
+    ]);
+  });
+
+  test("cwd is validated: a .. segment or an absolute path names the field; a symlink out of the workspace is refused when the check runs", async () => {
+    const p = workspace();
+    for (const [cwd, message] of [
+      ["../elsewhere", "must not contain a .. segment (it stays inside the workspace)"],
+      ["/tmp", "must be relative to the workspace root, not absolute"],
+    ]) {
+      p.write("turngate.config.json", JSON.stringify({ checks: [{ command: "true", cwd }] }));
+      const r = await cli(["run", "--", "true"], p.root);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain("checks.0.cwd");
+      expect(r.stderr).toContain(message);
+    }
+    symlinkSync(tmpdir(), join(p.root, "out"));
+    p.write(
+      "turngate.config.json",
+      JSON.stringify({ checks: [{ id: "esc", command: "true", cwd: "out" }] }),
+    );
+    const edit = `import { writeFileSync } from "node:fs";\nwriteFileSync("packages/a/src/index.ts", "export const a = 3;\\n");\n`;
+    const r = await cli(["run", "--json", "--", "node", p.agent("e.mjs", edit)], p.root);
+    const check = JSON.parse(r.stdout).checks[0];
+    expect({ code: r.code, id: check.id, status: check.status, cwd: check.cwd }).toEqual({
+      code: 2,
+      id: "esc",
+      status: "failed",
+      cwd: "out",
+    });
+    expect(check.residual_risk).toBe(
+      `verification command could not run: cwd "out" resolves outside the workspace (${realpathSync(tmpdir())})`,
+    );
   });
 });

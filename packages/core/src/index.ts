@@ -36,6 +36,7 @@ export type {
   VerificationPreset,
   VerificationPresetInput,
 } from "./schemas/command.js";
+export { checkCwdProblem, normalizeCheckCwd } from "./schemas/command.js";
 export type { LedgerSnapshot, MutationRecord, OpenWorkspaceChild } from "./schemas/ledger.js";
 export {
   A3S_EXTERNAL_OBSERVATION_SCHEMA,

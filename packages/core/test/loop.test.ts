@@ -115,6 +115,13 @@ describe("failureCacheKey", () => {
     expect(failureCacheKey({ ...base, sourceTree: "5".repeat(40) })).not.toBe(key);
     expect(failureCacheKey({ ...base, effectDigest: "cd".repeat(32) })).not.toBe(key);
     expect(failureCacheKey({ ...base, checks: [{ id: "test", command: "npm t" }] })).not.toBe(key);
+    // A check's cwd is part of its identity (issue 15): the same command in another folder.
+    expect(
+      failureCacheKey({
+        ...base,
+        checks: [{ id: "test", command: "npm test", cwd: "packages/c" }],
+      }),
+    ).not.toBe(key);
     expect(
       failureCacheKey({ ...base, toolchain: { shell: "/bin/bash", path: "/usr/bin" } }),
     ).not.toBe(key);

@@ -102,6 +102,7 @@ export {
   MIN_COMMAND_TIMEOUT_MS,
 } from "./runner/timeout.js";
 export {
+  resolveCheckCwd,
   runVerificationCommand,
   type VerificationRun,
   type VerificationRunOptions,

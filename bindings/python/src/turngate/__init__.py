@@ -137,6 +137,7 @@ from .types import (
     VerificationSummary,
     VerifyResult,
     WaiverValidation,
+    CacheKey,
     WorkspaceChange,
     WorkspaceObservation,
 )
@@ -232,6 +233,7 @@ __all__ = [
     "VerificationSummary",
     "VerifyResult",
     "WaiverValidation",
+    "CacheKey",
     "WorkspaceChange",
     "WorkspaceObservation",
     "__version__",

@@ -50,6 +50,7 @@ from .types import (
     VerifierPolicyDecision,
     WaiverValidation,
     ProofVerification,
+    CacheKey,
 )
 
 DEFAULT_TIMEOUT_S = 30.0
@@ -373,6 +374,17 @@ class Client(FactsMethods, FactsProfileMethods, TestResultsMethods):
         not an exception."""
         result = self._send("waiver.validate", {"waiver": to_wire(waiver)}, timeout=timeout)
         return WaiverValidation.from_wire(result)
+
+    @bridge_method("cache.key")
+    def cache_key(self, input: Mapping[str, Any], *, timeout: float | None = None) -> CacheKey:
+        """The result-cache key of one check (issue 20 item 1, ``turngate.cache_key.v1``).
+        ``input`` is ``{tree, lockfiles, check: {command, shell, cwd, env, expect_exit,
+        results_format, timeout_ms}, toolchain, platform: {os, arch}, outside, turngate}``
+        (unknown fields refused). Returns :class:`CacheKey` (``key``, ``material``, ``schema``).
+        Raises ``BridgeError`` with code ``invalid_params`` and the field's ``path`` (``tree``,
+        ``check.command``, ...) for a malformed input."""
+        result = self._send("cache.key", {"input": to_wire(input)}, timeout=timeout)
+        return CacheKey.from_wire(result)
 
     @bridge_method("gate.fold")
     def fold_step_completions(

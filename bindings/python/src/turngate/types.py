@@ -116,7 +116,8 @@ class TestResultsDeclaration(WireModel):
 
 @dataclass(kw_only=True)
 class VerificationCommand(WireModel):
-    """A verification command (reference §1.5), run with ``sh -c`` in the workspace root.
+    """A verification command (reference §1.5), run with ``sh -c`` in the workspace root, or
+    in ``cwd`` (a workspace-relative folder, no ``..`` segment; part of the check's identity).
     ``required`` defaults to ``False`` and ``expect_exit`` to ``0`` (as in every binding);
     ``timeout_ms`` is in milliseconds (absent = the runner's default)."""
 
@@ -127,6 +128,7 @@ class VerificationCommand(WireModel):
     required: bool = False
     timeout_ms: int | None = None
     expect_exit: int = 0
+    cwd: str | None = None
     results: TestResultsDeclaration | None = None
 
 
@@ -221,6 +223,17 @@ class GateOutcome(WireModel):
     digests: list[str] | None = None
     subjects: list[str] | None = None
     task_ids: list[str] | None = None
+
+
+@dataclass(kw_only=True)
+class CacheKey(WireModel):
+    """The result of ``cache.key`` (issue 20 item 1): ``key`` is the lowercase hex SHA-256 of
+    ``material``, the RFC 8785 canonical JSON of the key's inputs tagged with ``schema``
+    (``"turngate.cache_key.v1"``)."""
+
+    key: str
+    material: str
+    schema: Literal["turngate.cache_key.v1"]
 
 
 @dataclass(kw_only=True)

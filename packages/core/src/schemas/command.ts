@@ -12,6 +12,32 @@ import { TEST_RESULT_FORMATS } from "../facts/test-results/types.js";
  * the command, `TURNGATE_RESULTS` in its environment); the check then follows what the
  * tests said, not only the exit status.
  */
+/**
+ * Why a check `cwd` is refused, or undefined when it is a workspace-relative folder: not
+ * blank, not absolute (`/`, `\\`, `C:`), no `..` segment, no NUL or backslash. `.` and
+ * `./x` are allowed (the root, `x`). Symlinks leaving the workspace are refused when the
+ * check runs (the runner resolves the folder). Reference: issue 15 item 2 (ours).
+ */
+export function checkCwdProblem(cwd: string): string | undefined {
+  if (!/\S/.test(cwd)) return "must not be blank";
+  if (cwd.includes("\0")) return "must not contain NUL";
+  if (cwd.includes("\\")) return "must use / between folders";
+  if (cwd.startsWith("/") || /^[A-Za-z]:/.test(cwd)) {
+    return "must be relative to the workspace root, not absolute";
+  }
+  if (cwd.split("/").includes(".."))
+    return "must not contain a .. segment (it stays inside the workspace)";
+  return undefined;
+}
+
+/** A check `cwd` in its plain form: `./` prefixes, `.` and empty segments dropped; `""` = root. */
+export function normalizeCheckCwd(cwd: string): string {
+  return cwd
+    .split("/")
+    .filter((s) => s !== "" && s !== ".")
+    .join("/");
+}
+
 export const VerificationCommandSchema = z
   .object({
     id: z.string(),
@@ -32,6 +58,16 @@ export const VerificationCommandSchema = z
       .max(2147483647)
       .default(0)
       .describe("Expected process exit code."),
+    cwd: z
+      .string()
+      .superRefine((cwd, ctx) => {
+        const problem = checkCwdProblem(cwd);
+        if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+      })
+      .optional()
+      .describe(
+        "Folder the command runs in, relative to the workspace root (no .. segment, not absolute; a symlink leaving the workspace is refused when it runs); absent: the root. Part of the check's identity (ours, issue 15).",
+      ),
     results: z
       .strictObject({
         format: z.enum(TEST_RESULT_FORMATS),

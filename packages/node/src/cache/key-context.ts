@@ -12,6 +12,7 @@ import {
   type CacheKeyToolchainFact,
   cacheKey,
   cacheKeyOutsideRows,
+  normalizeCheckCwd,
   type VerificationCommand,
 } from "@turngate/core";
 import { toolchainFacts } from "../facts/profiles/toolchain.js";
@@ -136,7 +137,7 @@ export interface CheckKeyOptions {
 
 /**
  * One check's key: `cacheKey({...context.base, check})` where `check` is `{command, shell,
- * cwd: ".", env, expect_exit, results_format, timeout_ms}`; `env` holds each
+ * cwd (the check's `cwd` normalised, `.` for the root), env, expect_exit, results_format, timeout_ms}`; `env` holds each
  * `envNames` variable that is set — a secret-looking name (`isSecretName`) as
  * `sha256:<hex of its value>`, never the value. `results_format` is `format` or
  * `format:output` for results read from the command's own output.
@@ -162,7 +163,7 @@ export function checkCacheKey(
     check: {
       command: command.command,
       shell: options.shell,
-      cwd: ".",
+      cwd: normalizeCheckCwd(command.cwd ?? "") || ".",
       env: envValues,
       expect_exit: command.expect_exit,
       results_format: results

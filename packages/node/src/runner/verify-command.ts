@@ -1,5 +1,8 @@
+import { realpathSync, statSync } from "node:fs";
+import { join, relative, sep } from "node:path";
 import type { ParsedTestResults, VerificationCheck, VerificationCommand } from "@turngate/core";
 import {
+  checkCwdProblem,
   checkFromExecution,
   checkWithTestResults,
   EXIT_STATUS_MASKED_RISK,
@@ -9,6 +12,38 @@ import {
 import { failureClass } from "./failure-class.js";
 import { runShellCommand, type ShellRunResult } from "./shell.js";
 import { prepareTestResults, readTestResults } from "./test-results.js";
+import { clampTimeoutMs } from "./timeout.js";
+
+/**
+ * The folder a command with `cwd` runs in: `root` joined with `cwd`, resolved through
+ * symlinks. Output: `{dir}` (absolute), or `{error}` when `cwd` is malformed
+ * (`checkCwdProblem`), does not exist, is not a folder, or resolves outside the real root
+ * (a symlink leaving the workspace). Never throws. Issue 15 item 2 (ours).
+ */
+export function resolveCheckCwd(root: string, cwd: string): { dir: string } | { error: string } {
+  const problem = checkCwdProblem(cwd);
+  if (problem !== undefined) return { error: `cwd ${JSON.stringify(cwd)} ${problem}` };
+  let real: string;
+  let realRoot: string;
+  try {
+    realRoot = realpathSync(root);
+    real = realpathSync(join(root, cwd));
+  } catch {
+    return { error: `cwd ${JSON.stringify(cwd)} does not exist in the workspace` };
+  }
+  const rel = relative(realRoot, real);
+  if (rel === ".." || rel.startsWith(`..${sep}`) || rel.startsWith(sep)) {
+    return { error: `cwd ${JSON.stringify(cwd)} resolves outside the workspace (${real})` };
+  }
+  try {
+    if (!statSync(real).isDirectory()) {
+      return { error: `cwd ${JSON.stringify(cwd)} is not a folder` };
+    }
+  } catch {
+    return { error: `cwd ${JSON.stringify(cwd)} does not exist in the workspace` };
+  }
+  return { dir: real };
+}
 
 /** Options of `runVerificationCommand`. */
 export interface VerificationRunOptions {
@@ -62,6 +97,10 @@ export interface VerificationRun {
  * - a failed check gets `failure_class` (`failureClass` of the run; `assertion` when the
  *   exit code was expected but the structured results failed; issue 19).
  *
+ * - a command with `cwd` runs in that workspace folder (`resolveCheckCwd`); a `cwd` that is
+ *   missing, not a folder or leaves the workspace (through a symlink) is never run: residual
+ *   risk `verification command could not run: cwd "…" …` (issue 15 item 2).
+ *
  * Metadata: `{exit_code, duration_ms, timeout_ms, output: {total_bytes, captured_bytes,
  * truncated, timed_out}, artifact_uri?, log_sha256?, log_error?}`. Never rejects.
  */
@@ -69,7 +108,10 @@ export async function runVerificationCommand(
   command: VerificationCommand,
   options: VerificationRunOptions,
 ): Promise<VerificationRun> {
-  const shellOptions: Parameters<typeof runShellCommand>[1] = { cwd: options.root };
+  const where = command.cwd !== undefined ? resolveCheckCwd(options.root, command.cwd) : null;
+  const shellOptions: Parameters<typeof runShellCommand>[1] = {
+    cwd: where !== null && "dir" in where ? where.dir : options.root,
+  };
   if (command.timeout_ms !== undefined) shellOptions.timeoutMs = command.timeout_ms;
   if (options.logDir !== undefined) shellOptions.logDir = options.logDir;
   if (options.env !== undefined) shellOptions.env = options.env;
@@ -79,7 +121,23 @@ export async function runVerificationCommand(
     ? await prepareTestResults(command, { baseDir: options.resultsDir, env: options.env })
     : undefined;
   if (prepared) shellOptions.env = prepared.env;
-  const execution = await runShellCommand(prepared?.command ?? command.command, shellOptions);
+  const execution: ShellRunResult =
+    where !== null && "error" in where
+      ? {
+          command: prepared?.command ?? command.command,
+          exitCode: null,
+          signal: null,
+          timedOut: false,
+          aborted: false,
+          timeoutMs: clampTimeoutMs(command.timeout_ms),
+          durationMs: 0,
+          output: "",
+          totalBytes: 0,
+          capturedBytes: 0,
+          truncated: false,
+          spawnError: where.error,
+        }
+      : await runShellCommand(prepared?.command ?? command.command, shellOptions);
 
   const metadata: Record<string, unknown> = {
     exit_code: execution.exitCode,

@@ -16,7 +16,7 @@ import { pnpmLockChangedImporters } from "./pnpm-lock-diff.js";
 import { dependentsOf, type ProjectNode } from "./project-graph.js";
 import { type AffectedTarget, mergeTargets } from "./target.js";
 
-/** `AdapterFact` (§2.8) plus ours: `project_count`, and what the host adds (`duration_ms`, `workspace_changed`). */
+/** `AdapterFact` (§2.8) plus ours: `project_count` and `project_roots` (project id → its workspace-relative root, for checks mapped by `cwd`), and what the host adds (`duration_ms`, `workspace_changed`). */
 export interface AdapterFact {
   id: string;
   parser_id: string;
@@ -282,7 +282,12 @@ export function reduceAffectedTargets(input: ReduceAffectedInput): AffectedTarge
       ok: resultOk(result),
       exit,
       target_count: parsed.targets.length,
-      ...(parsed.projects !== undefined ? { project_count: parsed.projects.length } : {}),
+      ...(parsed.projects !== undefined
+        ? {
+            project_count: parsed.projects.length,
+            project_roots: Object.fromEntries(parsed.projects.map((p) => [p.id, p.root])),
+          }
+        : {}),
       ...extra,
     });
   }

@@ -12,6 +12,7 @@ export {
   type ReduceAffectedInput,
   reduceAffectedTargets,
 } from "./affected-targets.js";
+export { type CwdTargets, targetsForCwd } from "./check-cwd.js";
 export {
   type ChangedFileClass,
   classifyChangedFile,

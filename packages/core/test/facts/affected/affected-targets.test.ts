@@ -319,6 +319,7 @@ describe("pnpm.workspace.v1: c imports b imports a", () => {
         exit: 0,
         target_count: 1,
         project_count: 3,
+        project_roots: { "pnpm:a": "packages/a", "pnpm:b": "packages/b", "pnpm:c": "packages/c" },
       },
     ]);
     expect(fact.run_all).toBe(false);
@@ -530,6 +531,20 @@ describe("go.list.v1 on real go list -json ./... output", () => {
       error: "go.list.v1: stdout is not a JSON stream (offset 0)",
     });
     expect(parseJsonStream('{"a":"}{\\""}\n[1]')).toEqual([{ a: '}{"' }, [1]]);
+  });
+});
+
+describe("parseJsonStream bad input (issue #11: typed errors, one depth limit)", () => {
+  test("a non-string is a TurngateValidationError at text; 513 levels is an AffectedParseError", () => {
+    expect(() => parseJsonStream(null as unknown as string)).toThrow(
+      "invalid JSON stream at text: expected a string, got null",
+    );
+    expect(parseJsonStream(`${"[".repeat(512)}${"]".repeat(512)}`)).toHaveLength(1);
+    expect(() => parseJsonStream(`{"a":1}\n${"[".repeat(513)}${"]".repeat(513)}`)).toThrow(
+      "go.list.v1: the JSON value at offset 8 nests deeper than 512 levels",
+    );
+    // Brackets inside a string are text, not nesting.
+    expect(parseJsonStream(`["${"[".repeat(600)}"]`)).toEqual([["[".repeat(600)]]);
   });
 });
 

@@ -61,6 +61,7 @@ describe("affectedTargets on real workspaces and real processes", () => {
         exit: 0,
         target_count: 1,
         project_count: 3,
+        project_roots: { "pnpm:a": "packages/a", "pnpm:b": "packages/b", "pnpm:c": "packages/c" },
         command: null,
       },
     ]);
@@ -195,6 +196,7 @@ describe("affectedTargets on real workspaces and real processes", () => {
         exit: 0,
         target_count: 1,
         project_count: 2,
+        project_roots: { "cargo:app": "crates/app", "cargo:core": "crates/core" },
       });
     },
     60_000,

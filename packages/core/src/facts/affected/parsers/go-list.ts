@@ -3,6 +3,9 @@
  * list) → one target per Go package that holds a changed file, with its test files, and
  * the package import graph (including test imports) for dependents.
  */
+
+import { TurngateValidationError } from "../../../errors.js";
+import { MAX_JSON_DEPTH } from "../../../ledger/json.js";
 import { type Dict, isDict, trimmedText } from "../../harn-values.js";
 import { cleanPath, isAbsoluteText, relativeToRoot } from "../paths.js";
 import { directProjectTargets, type ProjectNode } from "../project-graph.js";
@@ -10,9 +13,17 @@ import { AffectedParseError, type AffectedParser } from "./types.js";
 
 /**
  * Splits concatenated JSON values (`{…}\n{…}`, what `go list -json` prints) into parsed
- * values. Throws `AffectedParseError` naming the offset of the first text that is not JSON.
+ * values. Throws `TurngateValidationError` (path `text`) when `text` is not a string, and
+ * `AffectedParseError` naming the offset of the first text that is not JSON or of a value
+ * nested deeper than `MAX_JSON_DEPTH` (512) levels (issue #11: one depth limit where input
+ * enters).
  */
 export function parseJsonStream(text: string): unknown[] {
+  if (typeof text !== "string") {
+    throw new TurngateValidationError("JSON stream", [
+      { path: "text", message: `expected a string, got ${text === null ? "null" : typeof text}` },
+    ]);
+  }
   const out: unknown[] = [];
   let i = 0;
   const n = text.length;
@@ -37,8 +48,13 @@ export function parseJsonStream(text: string): unknown[] {
         continue;
       }
       if (ch === '"') inString = true;
-      else if (ch === "{" || ch === "[") depth++;
-      else if (ch === "}" || ch === "]") {
+      else if (ch === "{" || ch === "[") {
+        if (++depth > MAX_JSON_DEPTH) {
+          throw new AffectedParseError(
+            `go.list.v1: the JSON value at offset ${i} nests deeper than ${MAX_JSON_DEPTH} levels`,
+          );
+        }
+      } else if (ch === "}" || ch === "]") {
         depth--;
         if (depth === 0) break;
       }
