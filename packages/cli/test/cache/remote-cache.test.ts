@@ -7,6 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { generateKeyPairSync, type KeyObject, sign } from "node:crypto";
 import {
+  chmodSync,
   existsSync,
   mkdtempSync,
   readdirSync,
@@ -142,11 +143,12 @@ async function turngate(m: Machine, args: string[]) {
 }
 
 /** baseline → write a.txt → verify --json; returns the parsed result and stderr. */
-async function turn(m: Machine, content: string) {
+async function turn(m: Machine, content: string, after?: (root: string) => void) {
   const base = await turngate(m, ["baseline", "--state-dir", m.state]);
   expect(base.code, base.stderr).toBe(0);
   m.baselineId = /^baseline id: ([0-9a-f]{64})$/m.exec(base.stdout)?.[1] ?? "";
   writeFileSync(join(m.root, "a.txt"), content);
+  after?.(m.root);
   const verified = await turngate(m, [
     "verify",
     "--state-dir",
@@ -233,6 +235,14 @@ describe("result cache over the Turborepo remote-cache API (real server)", () =>
     expect(changed.json.cache.keys.unit).not.toBe(key);
     expect(changed.json.checks.map((x) => x.cached)).toEqual(["none"]);
     expect(lines(counter)).toBe(2);
+
+    // The same bytes with only the executable bit flipped (git 100644 → 100755): another key.
+    const d = machine(from, newKey(), { trusted: [ci] });
+    const chmodded = await turn(d, "good 2\n", (root) => chmodSync(join(root, "a.txt"), 0o755));
+    expect(chmodded.json.verdict).toBe("verified");
+    expect(chmodded.json.cache.keys.unit).not.toBe(key);
+    expect(chmodded.json.checks.map((x) => x.cached)).toEqual(["none"]);
+    expect(lines(counter)).toBe(3);
   }, 60_000);
 
   test("an artifact altered in the server's storage folder is rejected and the check runs", async () => {
