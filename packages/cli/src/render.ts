@@ -90,10 +90,8 @@ export function renderTurnText(result: TurnResult): string {
   lines.push(...skippedChecksLines(result.skippedChecks ?? [], runs.length > 0));
   if (runs.length > 0) lines.push(checksLine(runs));
   else if (result.reports.length > 0) lines.push(escapeControls(result.summaryText));
-  if (result.cache && runs.length > 0) {
-    const parts = runs.map((run) => `${escapeControls(run.command.id)} ${run.cached ?? "none"}`);
-    lines.push(`cached: ${parts.join(", ")}`);
-  }
+  const cached = cachedChecksLine(result);
+  if (cached !== null) lines.push(cached);
 
   const outcome = result.outcome;
   if (outcome.kind === "allow") {
@@ -463,4 +461,16 @@ function lastLines(text: string, count: number): string[] {
   const lines = text.replace(/\n+$/, "").split("\n");
   if (lines.length === 1 && lines[0] === "") return [];
   return lines.slice(-count);
+}
+
+/**
+ * The per-check result-cache line of a turn (issue #20 item 3): `cached: <id> remote|local|none,
+ * …` in run order, check ids escaped; null when the configuration has no `cache` block or no
+ * check ran. Shared by `run`/`verify` text and the hook answers. Never throws.
+ */
+export function cachedChecksLine(result: TurnResult): string | null {
+  const runs = result.verification?.runs ?? [];
+  if (!result.cache || runs.length === 0) return null;
+  const parts = runs.map((run) => `${escapeControls(run.command.id)} ${run.cached ?? "none"}`);
+  return `cached: ${parts.join(", ")}`;
 }

@@ -17,7 +17,7 @@ import {
 import * as z from "zod";
 import { readBaseline } from "../baseline-store.js";
 import { CLI_VERSION, type CliContext, type TextStream } from "../context.js";
-import { verdictOf } from "../render.js";
+import { cachedChecksLine, verdictOf } from "../render.js";
 import { runTurn, type TurnResult } from "../turn.js";
 import type { HookAnswer } from "./adapters/index.js";
 import type { HookEventContext } from "./events.js";
@@ -44,6 +44,8 @@ interface StopJudgement {
   failure?: StopFailureKind;
   lines: string[];
   cached: boolean;
+  /** The result cache's per-check line (`cached: unit remote`), when the config has `cache`. */
+  cachedChecks?: string;
   proofPath?: string;
   /** Writes the turn proof with the stop's `loop` facts (when the turn changed something). */
   writeProof?: TurnResult["writeProof"];
@@ -263,6 +265,7 @@ async function judge(event: HookEventContext, session: HookSession): Promise<Jud
   await writeHookLog(paths.dir, quiet.text());
   const tools = lastToolByPath(session);
   const verdict = verdictOf(result);
+  const cachedChecks = cachedChecksLine(result);
   if (result.outcome.kind === "allow") {
     return {
       config: baseline.config,
@@ -272,6 +275,7 @@ async function judge(event: HookEventContext, session: HookSession): Promise<Jud
         allowed: verdict as "verified" | "waived" | "narrative" | "distinct",
         cached: false,
         lines: changedLines(result, tools),
+        ...(cachedChecks !== null ? { cachedChecks } : {}),
         ...(result.proofPath ? { proofPath: result.proofPath } : {}),
         ...(result.writeProof && result.proofFile
           ? { writeProof: result.writeProof, proofFile: result.proofFile }
@@ -308,7 +312,11 @@ async function judge(event: HookEventContext, session: HookSession): Promise<Jud
       effectDigest: result.effectDigest,
       failure: summary.kind,
       cached: false,
-      lines: [...summary.lines, ...changedLines(result, tools)],
+      lines: [
+        ...summary.lines,
+        ...(cachedChecks !== null ? [cachedChecks] : []),
+        ...changedLines(result, tools),
+      ],
       ...(result.writeProof && result.proofFile
         ? { writeProof: result.writeProof, proofFile: result.proofFile }
         : {}),
@@ -327,7 +335,8 @@ function answerText(
   const body = result.lines.join("\n");
   if (decided.action === "allow" && decided.reason === null) {
     const proof = result.proofPath ? `\nproof: ${result.proofPath}` : "";
-    return `turngate: ${decided.verdict}${result.effectDigest ? ` (effect digest ${digest})` : ""}${proof}`;
+    const cached = result.cachedChecks ? `\n${result.cachedChecks}` : "";
+    return `turngate: ${decided.verdict}${result.effectDigest ? ` (effect digest ${digest})` : ""}${proof}${cached}`;
   }
   if (decided.action === "allow" && decided.reason === "escalated") {
     return [

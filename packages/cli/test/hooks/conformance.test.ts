@@ -62,14 +62,14 @@ beforeAll(() => {
 });
 
 /** A repository whose check `unit` passes when value.js exports 42; runs are counted outside it. */
-function project(check?: string): Env {
+function project(check?: string, extraConfig: Record<string, unknown> = {}): Env {
   const outside = realpathSync(mkdtempSync(join(tmpdir(), "turngate-hook-")));
   const runs = join(outside, "runs.txt");
   writeFileSync(runs, "");
   const p = gitProject({
     "value.js": "module.exports = 41;\n",
     "check.js": CHECK,
-    "turngate.config.json": `${JSON.stringify({ checks: [{ id: "unit", command: check ?? `node check.js ${runs}` }] })}\n`,
+    "turngate.config.json": `${JSON.stringify({ checks: [{ id: "unit", command: check ?? `node check.js ${runs}` }], ...extraConfig })}\n`,
   });
   const env: Env = {
     root: p.root,
@@ -263,6 +263,37 @@ describe.each(HARNESSES)("%s adapter", (harness) => {
       attempt: 0,
     });
     // Runs: the first stop, the waived stop (a waiver does not skip the checks) and the fix.
+    expect(runs(env)).toBe(3);
+  }, 180_000);
+
+  test("result cache in hook answers: each check says cached none or local; a later turn back on verified bytes gets a local hit and does not run the check", () => {
+    const env = project(undefined, { cache: { read: true } });
+    expect(send(env, harness, "turn_start").status).toBe(0);
+    env.write("value.js", "module.exports = 43;\n");
+    const failing = stop(env, harness);
+    const reason = failing.reading.decision === "block" ? failing.reading.reason : "";
+    expect(reason).toContain("the check `unit` failed (assertion)");
+    expect(reason).toContain("cached: unit none");
+    env.write("value.js", "module.exports = 42;\n");
+    const fixed = stop(env, harness, { loopCount: 1 });
+    expect(fixed.reading).toEqual({
+      decision: "allow",
+      notice: expect.stringContaining("cached: unit none"),
+    });
+    expect(runs(env)).toBe(2);
+    // Turn 2 adds a file (verified, the check runs); turn 3 deletes it: the bytes are those
+    // turn 1 verified, so the result comes from the local store and the check does not run.
+    expect(send(env, harness, "turn_start", { prompt: "two" }).status).toBe(0);
+    env.write("notes.txt", "two\n");
+    expect(stop(env, harness).reading.decision).toBe("allow");
+    expect(runs(env)).toBe(3);
+    expect(send(env, harness, "turn_start", { prompt: "three" }).status).toBe(0);
+    rmSync(join(env.root, "notes.txt"));
+    const hit = stop(env, harness);
+    expect(hit.reading).toEqual({
+      decision: "allow",
+      notice: expect.stringContaining("cached: unit local"),
+    });
     expect(runs(env)).toBe(3);
   }, 180_000);
 
