@@ -106,6 +106,7 @@ export async function setUpTurnCache(options: {
     read: config.read,
     upload: report.uploads,
     trusted: host.trustedKeys,
+    trustOwnKey: host.trustOwnKey,
     signingKey: options.signingKey,
     warn,
   });

@@ -212,24 +212,30 @@ describe("cacheKey (issue 20 item 1)", () => {
 });
 
 describe("cacheKeyOutsideRows (issue 20 item 1 exclusions)", () => {
-  it("keeps every out-of-scope row except files inside a __pycache__ folder", () => {
+  it("keeps every out-of-scope row except Python bytecode caches named <module>.<tag>.pyc directly inside __pycache__", () => {
     const rows = [
       { path: "node_modules/.bin/node", content_digest: D1 },
       { path: "src/__pycache__/m.cpython-311.pyc", content_digest: D2 },
+      { path: "src/__pycache__/m.cpython-311.opt-2.pyc", content_digest: D2 },
       { path: "__pycache__/top.pyc", content_digest: D2 },
-      { path: "x__pycache__/y.pyc", content_digest: D1 },
+      { path: "src/__pycache__/data.json", content_digest: D2 },
+      { path: "src/__pycache__/sub/m.cpython-311.pyc", content_digest: D2 },
+      { path: "x__pycache__/y.cpython-311.pyc", content_digest: D1 },
       { path: "__pycache__", content_digest: D1 },
       { path: ".git/hooks/pre-commit", content_digest: "" },
     ];
     expect(cacheKeyOutsideRows(rows)).toEqual({
       outside: {
         "node_modules/.bin/node": D1,
-        "x__pycache__/y.pyc": D1,
+        "__pycache__/top.pyc": D2,
+        "src/__pycache__/data.json": D2,
+        "src/__pycache__/sub/m.cpython-311.pyc": D2,
+        "x__pycache__/y.cpython-311.pyc": D1,
         __pycache__: D1,
         ".git/hooks/pre-commit": "",
       },
       excluded: [
-        { path: "__pycache__/top.pyc", exclusion: "pycache" },
+        { path: "src/__pycache__/m.cpython-311.opt-2.pyc", exclusion: "pycache" },
         { path: "src/__pycache__/m.cpython-311.pyc", exclusion: "pycache" },
       ],
     });

@@ -11,6 +11,7 @@
 import { spawnSync } from "node:child_process";
 import {
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -266,8 +267,15 @@ describe.each(HARNESSES)("%s adapter", (harness) => {
     expect(runs(env)).toBe(3);
   }, 180_000);
 
-  test("result cache in hook answers: each check says cached none or local; a later turn back on verified bytes gets a local hit and does not run the check", () => {
+  test("result cache in hook answers: each check says cached none or local; a later turn back on verified bytes gets a local hit (trust_own_key) and does not run the check", () => {
     const env = project(undefined, { cache: { read: true } });
+    // Local entries signed with the host's own key count only where the host says the agent
+    // cannot read that key (user cache config, outside the workspace).
+    mkdirSync(join(env.home, ".config", "turngate"), { recursive: true });
+    writeFileSync(
+      join(env.home, ".config", "turngate", "cache.json"),
+      `${JSON.stringify({ trust_own_key: true })}\n`,
+    );
     expect(send(env, harness, "turn_start").status).toBe(0);
     env.write("value.js", "module.exports = 43;\n");
     const failing = stop(env, harness);

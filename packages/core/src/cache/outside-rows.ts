@@ -18,11 +18,15 @@ export interface CacheKeyExclusion {
 export const CACHE_KEY_EXCLUSIONS: readonly CacheKeyExclusion[] = [
   {
     id: "pycache",
-    covers: "files inside a `__pycache__/` folder (any depth)",
+    covers:
+      "Python bytecode caches: a file named `<module>.<tag>.pyc` or `<module>.<tag>.opt-N.pyc` (PEP 3147/488, e.g. `m.cpython-311.pyc`) directly inside a `__pycache__/` folder (any depth)",
     reason:
-      "checks run with PYTHONPYCACHEPREFIX set to a fresh folder, so Python neither reads nor writes bytecode in `__pycache__/` folders of the workspace",
+      "checks run with PYTHONPYCACHEPREFIX set to a fresh folder, so Python's import system neither reads nor writes bytecode in `__pycache__/` folders of the workspace; any other file there (data, a `.pyc` of another name, a sub-folder) joins the key",
   },
 ];
+
+/** `<module>.<tag>.pyc` / `<module>.<tag>.opt-N.pyc` (PEP 3147, PEP 488): `m.cpython-311.pyc`. */
+const PYC_NAME = /^[^./][^/]*\.[A-Za-z]+-\d+(?:\.opt-\d)?\.pyc$/;
 
 const RowsSchema = z.array(z.object({ path: z.string(), content_digest: z.string() }));
 
@@ -36,8 +40,12 @@ export interface CacheKeyOutsideRows {
 
 /**
  * The ledger rows outside the source scope that join a result-cache key (issue 20 item 1):
- * every row except those a {@link CACHE_KEY_EXCLUSIONS} entry covers. A `__pycache__`
- * segment counts only as a whole path segment (`a/__pycache__/m.pyc`, not `a/x__pycache__`).
+ * every row except those a {@link CACHE_KEY_EXCLUSIONS} entry covers: a bytecode cache file
+ * named as Python's import system names it (`<module>.<tag>[.opt-N].pyc`) whose parent
+ * folder is exactly `__pycache__` (`a/__pycache__/m.cpython-311.pyc`; not `a/x__pycache__/…`,
+ * not `__pycache__/data.json`, not `__pycache__/top.pyc`, not `__pycache__/sub/m.cpython-311.pyc`).
+ * Residual: a check that itself runs or reads such a file by path sees bytes the key does
+ * not cover (README "Many machines").
  * Input: rows `{path, content_digest}` (the caller passes only rows outside the source
  * scope; extra fields ignored). Output: {@link CacheKeyOutsideRows}.
  * Errors: `TurngateValidationError` (path `N.path` / `N.content_digest`) for a malformed row.
@@ -50,7 +58,12 @@ export function cacheKeyOutsideRows(
   const excluded: { path: string; exclusion: string }[] = [];
   for (const row of parsed) {
     const segments = row.path.split("/");
-    if (segments.slice(0, -1).includes("__pycache__")) {
+    const name = segments[segments.length - 1] ?? "";
+    if (
+      segments.length >= 2 &&
+      segments[segments.length - 2] === "__pycache__" &&
+      PYC_NAME.test(name)
+    ) {
       excluded.push({ path: row.path, exclusion: "pycache" });
       continue;
     }

@@ -6,11 +6,20 @@
  *   private keys, whose public half is used), or a `:`-separated list of PEM file paths;
  * - `TURNGATE_CACHE_WRITE=1` (or `true`): this host uploads results (typically CI);
  * - the user config file `$XDG_CONFIG_HOME/turngate/cache.json` (else
- *   `~/.config/turngate/cache.json`): `{"trusted_keys": ["<PEM or path>", …], "write": bool}`.
- * Key files inside the workspace are refused (the agent could replace them).
+ *   `~/.config/turngate/cache.json`): `{"trusted_keys": ["<PEM or path>", …], "write": bool,
+ *   "trust_own_key": bool}`.
+ * Key files inside the workspace are refused (the agent could replace them), also through a
+ * symlinked path (both sides are compared after `realpath`).
+ *
+ * `trust_own_key` (default false): local store entries signed with this host's own turn
+ * signing key are accepted. Off by default because an agent running as the same user can
+ * read that key (`~/.local/state/turngate/signing-key.pem`) and sign a forged pass into the
+ * local store, which it can also write; turn it on only where the agent cannot read the key
+ * (another user, a sandbox). Entries signed by a trusted key (e.g. a remote hit stored
+ * locally) are accepted either way.
  */
 import { createPublicKey, type KeyObject } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { keyIdOf } from "../proofs/signing-key.js";
@@ -34,6 +43,8 @@ export interface CacheHostSettings {
   trustedKeys: TrustedCacheKey[];
   /** Whether this host enables uploads (env or user config). */
   write: boolean;
+  /** Whether local entries signed with this host's own signing key are accepted (user config `trust_own_key`). */
+  trustOwnKey: boolean;
   /** The user config file read (absent when there is none). */
   userConfigPath?: string;
   /** Entries that could not be used, each a sentence (printed as warnings). */
@@ -68,6 +79,7 @@ export function cacheHostSettings(env: NodeJS.ProcessEnv, root: string): CacheHo
   let write = ["1", "true", "yes"].includes((env[CACHE_WRITE_ENV] ?? "").trim().toLowerCase());
   const path = userCacheConfigPath(env);
   let userConfigPath: string | undefined;
+  let trustOwnKey = false;
   let text: string | undefined;
   try {
     text = readFileSync(path, "utf8");
@@ -80,7 +92,12 @@ export function cacheHostSettings(env: NodeJS.ProcessEnv, root: string): CacheHo
       warnings.push(`${path} is inside the workspace: ignored (the agent could edit it)`);
     } else {
       try {
-        const value = JSON.parse(text) as { trusted_keys?: unknown; write?: unknown };
+        const value = JSON.parse(text) as {
+          trusted_keys?: unknown;
+          write?: unknown;
+          trust_own_key?: unknown;
+        };
+        if (value.trust_own_key === true) trustOwnKey = true;
         if (Array.isArray(value.trusted_keys)) {
           for (const [i, spec] of value.trusted_keys.entries()) {
             if (typeof spec === "string") add(spec, "user_config", `${path} trusted_keys.${i}`);
@@ -98,6 +115,7 @@ export function cacheHostSettings(env: NodeJS.ProcessEnv, root: string): CacheHo
   return {
     trustedKeys: [...keys.values()],
     write,
+    trustOwnKey,
     ...(userConfigPath !== undefined ? { userConfigPath } : {}),
     warnings,
   };
@@ -147,7 +165,16 @@ function pemKeys(text: string, label: string, warnings: string[]): KeyObject[] {
   return out;
 }
 
+/** `realpath` of `path`, or its resolved form when it does not exist (yet). */
+function real(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
 function insideRoot(path: string, root: string): boolean {
-  const rel = relative(resolve(root), resolve(path));
+  const rel = relative(real(root), real(path));
   return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }

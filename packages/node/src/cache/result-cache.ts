@@ -30,8 +30,13 @@ export interface ResultCacheOptions {
   upload: boolean;
   /** Signers a hit may come from (host settings, outside the workspace). */
   trusted: readonly TrustedCacheKey[];
-  /** The turn signing key: signs stored results; its public half is trusted for local entries. */
+  /** The turn signing key: signs stored results. */
   signingKey: SigningKey;
+  /**
+   * Accept local entries signed with `signingKey` (host setting `trust_own_key`, default
+   * false: an agent running as the same user can read the key and forge local entries).
+   */
+  trustOwnKey?: boolean;
   /** Called with each warning (a sentence). */
   warn?: (line: string) => void;
 }
@@ -73,7 +78,9 @@ export class ResultCache {
       keyid: options.signingKey.keyid,
       source: "own",
     };
-    this.#localTrusted = [...options.trusted.filter((k) => k.keyid !== own.keyid), own];
+    this.#localTrusted = options.trustOwnKey
+      ? [...options.trusted.filter((k) => k.keyid !== own.keyid), own]
+      : [...options.trusted];
   }
 
   /** Whether uploads are on. */
@@ -82,7 +89,8 @@ export class ResultCache {
   }
 
   /**
-   * Look `key` up: the local entry first (trusted keys or this host's own key), then the
+   * Look `key` up: the local entry first (trusted keys, and this host's own key only with
+   * `trustOwnKey`), then the
    * remote one (trusted keys only; an accepted remote artifact is also stored locally).
    * A rejected artifact (`malformed`, `unknown_key`, `bad_signature`, `key_mismatch`, …)
    * is a miss with a warning naming why. Output: the hit, or undefined. Never throws.

@@ -25,6 +25,7 @@ import {
   lockfileDigests,
   openCachedCheck,
   RemoteCacheClient,
+  ResultCache,
   type SigningKey,
   signCachedCheck,
   sourceTreeFromChanges,
@@ -347,6 +348,82 @@ describe("cached check artifacts (issue 20 item 2)", () => {
     expect(planted.warnings).toEqual([
       `TURNGATE_CACHE_TRUSTED_KEYS: ${join(root, "planted.pem")} is inside the workspace: ignored (the agent could replace it)`,
     ]);
+  });
+});
+
+describe("local entries and this host's own key (issue 20 item 2, attacker review)", () => {
+  test("a local entry signed with the host's own key is a miss (unknown_key) unless the host sets trust_own_key; a trusted key's entry is a hit either way", async () => {
+    const state = temp("turngate-cache-state-");
+    const own = signingKey();
+    const ci = signingKey();
+    const ciTrusted = { publicKey: ci.publicKey, keyid: ci.keyid, source: "env" as const };
+    // What a same-user agent can do: sign a pass with the readable host key into the store.
+    await new ResultCache({
+      stateDir: state,
+      read: true,
+      upload: false,
+      trusted: [],
+      signingKey: own,
+    }).store(KEY, payload(), "unit");
+    const warnings: string[] = [];
+    const strict = new ResultCache({
+      stateDir: state,
+      read: true,
+      upload: false,
+      trusted: [ciTrusted],
+      signingKey: own,
+      warn: (l) => warnings.push(l),
+    });
+    expect(await strict.lookup(KEY, "unit")).toBeUndefined();
+    expect(warnings[0]).toMatch(/^cache: local entry for unit rejected \(unknown_key: /);
+    const opted = new ResultCache({
+      stateDir: state,
+      read: true,
+      upload: false,
+      trusted: [ciTrusted],
+      trustOwnKey: true,
+      signingKey: own,
+    });
+    expect(await opted.lookup(KEY, "unit")).toMatchObject({ source: "local", keyid: own.keyid });
+    // An entry a trusted signer made (e.g. a remote hit stored locally) needs no opt-in.
+    await new ResultCache({
+      stateDir: state,
+      read: true,
+      upload: false,
+      trusted: [],
+      signingKey: ci,
+    }).store(KEY, payload(), "unit");
+    expect(await strict.lookup(KEY, "unit")).toMatchObject({ source: "local", keyid: ci.keyid });
+  });
+
+  test("trust_own_key comes from the user config only; a workspace key file reached through a symlink is still refused", () => {
+    const home = temp("turngate-cache-host-");
+    const root = temp("turngate-cache-ws-");
+    const k = signingKey();
+    writeFileSync(
+      join(root, "keys.pem"),
+      k.publicKey.export({ type: "spki", format: "pem" }).toString(),
+    );
+    symlinkSync(root, join(home, "ws-link"));
+    mkdirSync(join(home, "config/turngate"), { recursive: true });
+    writeFileSync(
+      join(home, "config/turngate/cache.json"),
+      JSON.stringify({ trust_own_key: true }),
+    );
+    const env = {
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, "config"),
+      TURNGATE_CACHE_TRUSTED_KEYS: join(home, "ws-link", "keys.pem"),
+    };
+    const settings = cacheHostSettings(env, root);
+    expect(settings.trustOwnKey).toBe(true);
+    expect(settings.trustedKeys).toEqual([]);
+    expect(settings.warnings).toEqual([
+      `TURNGATE_CACHE_TRUSTED_KEYS: ${join(home, "ws-link", "keys.pem")} is inside the workspace: ignored (the agent could replace it)`,
+    ]);
+    expect(
+      cacheHostSettings({ HOME: home, XDG_CONFIG_HOME: join(home, "none") }, root).trustOwnKey,
+    ).toBe(false);
   });
 });
 

@@ -350,9 +350,18 @@ describe(".git/ and .turngate/ harness rows", () => {
       "proofs/<sha256>.json",
       "views/<sha256>.json",
       "views/last.json",
+      "cache/events.jsonl",
+      "cache/artifacts/<sha256>.json",
       "cargo-target/**",
     ]);
     const sha = SHA["x\n"];
+    expect(isTurngateOwnFile("cache/events.jsonl")).toBe(true);
+    expect(isTurngateOwnFile("cache/events.jsonl.js")).toBe(false);
+    expect(isTurngateOwnFile(`cache/artifacts/${sha}.json`)).toBe(true);
+    expect(isTurngateOwnFile(`cache/artifacts/${sha}.json.js`)).toBe(false);
+    expect(isTurngateOwnFile("cache/artifacts/impl.js")).toBe(false);
+    expect(isTurngateOwnFile(`cache/artifacts/x/${sha}.json`)).toBe(false);
+    expect(isTurngateOwnFile("cache/impl.js")).toBe(false);
     expect(isTurngateOwnFile(".gitignore")).toBe(true);
     expect(isTurngateOwnFile("baseline.json")).toBe(true);
     expect(isTurngateOwnFile("baseline.json.1a2b3c")).toBe(false);

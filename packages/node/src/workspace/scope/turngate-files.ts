@@ -18,6 +18,10 @@
  * - `proofs/<effect digest>.json`;
  * - `views/<effect digest>.json` and `views/last.json`: the view of a turn `turngate show`
  *   prints (issue 21), written after the turn is decided;
+ * - `cache/events.jsonl` (the result cache's event log, appended during the checks; read by
+ *   `turngate cache stats` only: display, never trust) and `cache/artifacts/<sha256>.json`
+ *   (local result-cache entries, issue #20: each is accepted only when its DSSE signature
+ *   verifies against a trusted key, so a planted or edited one is a miss, not a row);
  * - `cargo-target/**`: the checks' `CARGO_TARGET_DIR` (runner/check-env.ts). Not a ledger
  *   row: the environment baseline fingerprints that folder, and an agent write to it ends
  *   the turn `needs_review` (`turngate:cargo-target`).
@@ -36,6 +40,8 @@ export const TURNGATE_OWN_FILES: readonly string[] = Object.freeze([
   "proofs/<sha256>.json",
   "views/<sha256>.json",
   "views/last.json",
+  "cache/events.jsonl",
+  "cache/artifacts/<sha256>.json",
   "cargo-target/**",
 ]);
 
@@ -55,10 +61,12 @@ export function isTurngateOwnFile(rel: string): boolean {
   if (slash < 0) return TOP.test(rel);
   const dir = rel.slice(0, slash);
   if (dir === "cargo-target") return true;
+  if (rel.startsWith("cache/artifacts/")) return PROOF.test(rel.slice("cache/artifacts/".length));
   const rest = rel.slice(slash + 1);
   if (rest.includes("/")) return false;
   if (dir === "proofs") return PROOF.test(rest);
   if (dir === "views") return rest === "last.json" || PROOF.test(rest);
+  if (dir === "cache") return rest === "events.jsonl";
   return false;
 }
 
