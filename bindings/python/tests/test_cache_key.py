@@ -58,7 +58,7 @@ def test_cache_key_is_the_sha256_of_the_canonical_material(bridge):
 def test_cache_key_refuses_a_malformed_input_naming_the_field(bridge):
     with pytest.raises(turngate.InvalidParams) as info:
         bridge.cache_key({**INPUT, "tree": "nope"})
-    assert info.value.path == "tree"
+    assert info.value.path == "input.tree"
     with pytest.raises(turngate.InvalidParams) as info:
         bridge.cache_key({**INPUT, "check": {**INPUT["check"], "command": " "}})
-    assert info.value.path == "check.command"
+    assert info.value.path == "input.check.command"

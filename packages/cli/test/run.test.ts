@@ -126,6 +126,7 @@ describe("turngate run", () => {
       {
         id: "check:1",
         command: "echo checking; exit 1",
+        cwd: null,
         status: "failed",
         exit_code: 1,
         timed_out: false,

@@ -2,9 +2,15 @@
  * `cache.key` (stateless, pure): the result-cache key of one check (issue 20 item 1, README
  * "Many machines"), core's `cacheKey` / `cacheKeyMaterial` over `turngate.cache_key.v1`.
  * The input is validated by core (unknown fields refused); a malformed input is an
- * `invalid_params` error whose path names the field inside `input` (`tree`, `check.command`, …).
+ * `invalid_params` error whose path is the wire path of the field (`input.tree`,
+ * `input.check.command`, …).
  */
-import { type CacheKeyInput, cacheKey, cacheKeyMaterial } from "@turngate/core";
+import {
+  type CacheKeyInput,
+  cacheKey,
+  cacheKeyMaterial,
+  TurngateValidationError,
+} from "@turngate/core";
 import * as z from "zod";
 import { defineMethod } from "../method.js";
 
@@ -19,12 +25,24 @@ export const cacheMethods = {
       schema: z.literal("turngate.cache_key.v1"),
     }),
     handler: ({ input }) => {
-      const material = cacheKeyMaterial(input as CacheKeyInput);
-      return {
-        key: cacheKey(input as CacheKeyInput),
-        material,
-        schema: "turngate.cache_key.v1" as const,
-      };
+      try {
+        const material = cacheKeyMaterial(input as CacheKeyInput);
+        return {
+          key: cacheKey(input as CacheKeyInput),
+          material,
+          schema: "turngate.cache_key.v1" as const,
+        };
+      } catch (error) {
+        // Core names the field inside the input; the wire path starts at `input`.
+        if (!(error instanceof TurngateValidationError)) throw error;
+        throw new TurngateValidationError(
+          "cache.key input",
+          error.issues.map((issue) => ({
+            ...issue,
+            path: issue.path === "" ? "input" : `input.${issue.path}`,
+          })),
+        );
+      }
     },
   }),
 };

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { TurngateValidationError } from "../errors.js";
 import { TEST_RESULT_FORMATS } from "../facts/test-results/types.js";
 
 /**
@@ -19,6 +20,7 @@ import { TEST_RESULT_FORMATS } from "../facts/test-results/types.js";
  * check runs (the runner resolves the folder). Reference: issue 15 item 2 (ours).
  */
 export function checkCwdProblem(cwd: string): string | undefined {
+  if (typeof cwd !== "string") return "must be a string";
   if (!/\S/.test(cwd)) return "must not be blank";
   if (cwd.includes("\0")) return "must not contain NUL";
   if (cwd.includes("\\")) return "must use / between folders";
@@ -30,8 +32,14 @@ export function checkCwdProblem(cwd: string): string | undefined {
   return undefined;
 }
 
-/** A check `cwd` in its plain form: `./` prefixes, `.` and empty segments dropped; `""` = root. */
+/**
+ * A check `cwd` in its plain form: `./` prefixes, `.` and empty segments dropped; `""` = root.
+ * Throws `TurngateValidationError` (path `cwd`) for a value that is not a string.
+ */
 export function normalizeCheckCwd(cwd: string): string {
+  if (typeof cwd !== "string") {
+    throw new TurngateValidationError("check cwd", [{ path: "cwd", message: "must be a string" }]);
+  }
   return cwd
     .split("/")
     .filter((s) => s !== "" && s !== ".")

@@ -80,6 +80,21 @@ export function pathResolves(
   return step(params, path);
 }
 
+/**
+ * True when `path` lies under a top-level params member that `method`'s params schema leaves
+ * opaque (`{}`: any JSON) and that member is present in `params`.
+ */
+function underOpaqueMember(method: string, params: unknown, path: string): boolean {
+  const props = (PROTOCOL.methods[method]?.params as { properties?: Record<string, unknown> })
+    ?.properties;
+  if (typeof props !== "object" || props === null) return false;
+  const dot = path.indexOf(".");
+  const member = dot < 0 ? path : path.slice(0, dot);
+  const schema = props[member];
+  if (typeof schema !== "object" || schema === null || Object.keys(schema).length > 0) return false;
+  return typeof params === "object" && params !== null && Object.hasOwn(params, member);
+}
+
 const declaredCache = new Map<string, Set<string>>();
 
 /** Every property name declared anywhere in `method`'s params schema (its wire names). */
@@ -137,8 +152,11 @@ export function errorProblem(
       ? null
       : `invalid_request at ${data.path}`;
   }
-  // A member left out is named by its wire name: one the params schema declares.
+  // A member left out is named by its wire name: one the params schema declares. Under an
+  // opaque member (schema `{}`, e.g. cache.key's `input`, passed to core verbatim, so no
+  // name is translated) core names the missing field: the member itself must have been sent.
   const declared = declaredNames(method);
+  if (data.path !== undefined && underOpaqueMember(method, params, data.path)) return null;
   if (data.path !== undefined && !pathResolves(params, data.path, (k) => declared.has(k))) {
     return `path ${JSON.stringify(data.path)} names no field of the params sent`;
   }

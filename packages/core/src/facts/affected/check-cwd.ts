@@ -3,6 +3,7 @@
  * projects of the adapters' workspace graphs (`project_roots` of each adapter fact), the
  * deepest root holding the check's `cwd` winning.
  */
+import { TurngateValidationError } from "../../errors.js";
 import { normalizeCheckCwd } from "../../schemas/command.js";
 import type { AffectedTargetsFact } from "./affected-targets.js";
 
@@ -19,12 +20,20 @@ export interface CwdTargets {
  * `null` when no project root holds it (the check then maps to nothing and always runs).
  * A root `""` holds every folder. Reads `project_roots` (id → root) of each adapter fact;
  * an adapter without one (a command that lists targets, not projects) contributes nothing.
- * Never throws.
+ * Throws `TurngateValidationError` for a `cwd` that is not a string (path `cwd`) or a fact
+ * without an `adapters` list (path `fact.adapters`).
  */
 export function targetsForCwd(cwd: string, fact: AffectedTargetsFact): CwdTargets | null {
   const dir = normalizeCheckCwd(cwd);
+  const adapters = (fact as { adapters?: unknown } | null | undefined)?.adapters;
+  if (!Array.isArray(adapters)) {
+    throw new TurngateValidationError("affected-targets fact", [
+      { path: "fact.adapters", message: "must be a list of adapter facts" },
+    ]);
+  }
   let best: CwdTargets | null = null;
-  for (const adapter of fact.adapters) {
+  for (const adapter of adapters as AffectedTargetsFact["adapters"]) {
+    if (typeof adapter !== "object" || adapter === null) continue;
     const roots = adapter.project_roots;
     if (typeof roots !== "object" || roots === null || Array.isArray(roots)) continue;
     for (const [id, raw] of Object.entries(roots as Record<string, unknown>)) {
