@@ -38,7 +38,7 @@ func TestCacheKeyIsTheSHA256OfTheCanonicalMaterial(t *testing.T) {
 	mustEqual(t, "cache key", *got, CacheKey{Key: sha256Hex(material), Material: material, Schema: "turngate.cache_key.v1"})
 	mustEqual(t, "key", got.Key, "db434845ea0b1902f7207a982b266e54adffae2757f479602a4ff1e6104c95e4")
 	var ip *InvalidParamsError
-	if _, err := c.CacheKey(t.Context(), cacheKeyInput("nope")); !errors.As(err, &ip) || ip.Path != "tree" {
-		t.Errorf("bad tree: err = %v, want invalid_params at tree", err)
+	if _, err := c.CacheKey(t.Context(), cacheKeyInput("nope")); !errors.As(err, &ip) || ip.Path != "input.tree" {
+		t.Errorf("bad tree: err = %v, want invalid_params at input.tree", err)
 	}
 }
