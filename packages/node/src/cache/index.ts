@@ -20,13 +20,13 @@ export {
   userCacheConfigPath,
 } from "./host-settings.js";
 export {
+  CACHE_KEY_LOCKFILE_NAMES,
   type CacheKeyContext,
   type CacheKeyContextOptions,
   type CheckKeyOptions,
   cacheKeyContext,
   checkCacheKey,
   defaultToolchainRows,
-  LOCKFILE_NAMES,
   lockfileDigests,
   mergeToolchainRows,
   type ToolchainRow,

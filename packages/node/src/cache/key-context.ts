@@ -12,6 +12,7 @@ import {
   type CacheKeyToolchainFact,
   cacheKey,
   cacheKeyOutsideRows,
+  LOCKFILE_NAMES,
   normalizeCheckCwd,
   type VerificationCommand,
 } from "@turngate/core";
@@ -22,25 +23,14 @@ import { isSecretName } from "../runner/check-env.js";
 import { runGit } from "../workspace/listing/git.js";
 import { type SourceTreeChange, sourceTreeFromChanges } from "./tree-from-changes.js";
 
-/** File names whose digests join every key (wherever they are in the source scope, or at the root even when ignored). */
-export const LOCKFILE_NAMES: readonly string[] = [
-  "pnpm-lock.yaml",
-  "package-lock.json",
-  "npm-shrinkwrap.json",
-  "yarn.lock",
-  "bun.lock",
-  "bun.lockb",
-  "Cargo.lock",
-  "go.sum",
-  "go.work.sum",
-  "poetry.lock",
-  "uv.lock",
-  "Pipfile.lock",
-  "pdm.lock",
-  "Gemfile.lock",
-  "composer.lock",
-  "flake.lock",
-];
+/**
+ * File names whose digests join every key (wherever they are in the source scope, or at the
+ * root even when ignored): core's affected-targets `LOCKFILE_NAMES` without `go.mod`, which
+ * is a manifest in the source tree (so already in the key's tree), not a lockfile.
+ */
+export const CACHE_KEY_LOCKFILE_NAMES: readonly string[] = LOCKFILE_NAMES.filter(
+  (name) => name !== "go.mod",
+);
 
 /** Options of {@link cacheKeyContext}. */
 export interface CacheKeyContextOptions {
@@ -177,7 +167,7 @@ export function checkCacheKey(
 }
 
 /**
- * SHA-256 of every lockfile ({@link LOCKFILE_NAMES}): the tracked ones (`git ls-files -z
+ * SHA-256 of every lockfile ({@link CACHE_KEY_LOCKFILE_NAMES}): the tracked ones (`git ls-files -z
  * --cached` with one `:(glob)**\/NAME` pathspec per name: names only, no directory walk),
  * those among `changedPaths` (the turn's added or modified source paths: an untracked new
  * lockfile), and those at the root even when ignored or untracked.
@@ -188,13 +178,19 @@ export async function lockfileDigests(
   env: NodeJS.ProcessEnv = process.env,
   changedPaths: readonly string[] = [],
 ): Promise<Record<string, string>> {
-  const paths = new Set<string>(LOCKFILE_NAMES);
+  const paths = new Set<string>(CACHE_KEY_LOCKFILE_NAMES);
   for (const path of changedPaths) {
-    if (LOCKFILE_NAMES.includes(path.slice(path.lastIndexOf("/") + 1))) paths.add(path);
+    if (CACHE_KEY_LOCKFILE_NAMES.includes(path.slice(path.lastIndexOf("/") + 1))) paths.add(path);
   }
   try {
     const listed = await runGit(
-      ["ls-files", "-z", "--cached", "--", ...LOCKFILE_NAMES.map((n) => `:(glob)**/${n}`)],
+      [
+        "ls-files",
+        "-z",
+        "--cached",
+        "--",
+        ...CACHE_KEY_LOCKFILE_NAMES.map((n) => `:(glob)**/${n}`),
+      ],
       root,
       { env },
     );

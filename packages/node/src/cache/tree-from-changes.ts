@@ -1,7 +1,12 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { gitFilterOverrides, type SourceTree, sourceTreeId } from "../proofs/source-tree.js";
+import {
+  gitFilterOverrides,
+  type SourceTree,
+  sourceTreeId,
+  writeTree,
+} from "../proofs/source-tree.js";
 import { runGit } from "../workspace/listing/git.js";
 import { treeIdFromChanges } from "./tree-id-from-changes.js";
 
@@ -111,15 +116,7 @@ export async function sourceTreeFromChanges(
         reason: `git update-index failed: ${updated.stderr || `exit ${updated.code}`}`,
       };
     }
-    const written = await runGit([...args, "write-tree"], topLevel, { env: gitEnv });
-    const tree = written.stdout.toString("utf8").trim();
-    if (written.code !== 0 || !/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(tree)) {
-      return {
-        tree: null,
-        reason: `git write-tree failed: ${written.stderr || `exit ${written.code}`}`,
-      };
-    }
-    return { tree, reason: null };
+    return await writeTree(args, topLevel, gitEnv);
   } catch (error) {
     return { tree: null, reason: `git cannot run (${(error as Error).message})` };
   } finally {

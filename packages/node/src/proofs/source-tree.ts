@@ -83,20 +83,35 @@ export async function sourceTreeId(
     if (added.code !== 0) {
       return { tree: null, reason: `git add -A failed: ${added.stderr || `exit ${added.code}`}` };
     }
-    const written = await runGit([...args, "write-tree"], where.topLevel, { env: gitEnv });
-    const tree = written.stdout.toString("utf8").trim();
-    if (written.code !== 0 || !/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(tree)) {
-      return {
-        tree: null,
-        reason: `git write-tree failed: ${written.stderr || `exit ${written.code}`}`,
-      };
-    }
-    return { tree, reason: null };
+    return await writeTree(args, where.topLevel, gitEnv);
   } catch (error) {
     return { tree: null, reason: `git cannot run (${(error as Error).message})` };
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }
+}
+
+/**
+ * `git write-tree` of the index `gitEnv` names (`GIT_INDEX_FILE`, a temporary index), with
+ * `args` (turngate's safety `-c` options and filter overrides) before the subcommand, run in
+ * `topLevel`. Output: `{tree: <40 or 64 hex id>, reason: null}`, or `{tree: null, reason:
+ * "git write-tree failed: …"}` when git fails or prints something that is not a tree id.
+ * Throws only what `runGit` throws (git cannot be started).
+ */
+export async function writeTree(
+  args: readonly string[],
+  topLevel: string,
+  gitEnv: NodeJS.ProcessEnv,
+): Promise<SourceTree> {
+  const written = await runGit([...args, "write-tree"], topLevel, { env: gitEnv });
+  const tree = written.stdout.toString("utf8").trim();
+  if (written.code !== 0 || !/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(tree)) {
+    return {
+      tree: null,
+      reason: `git write-tree failed: ${written.stderr || `exit ${written.code}`}`,
+    };
+  }
+  return { tree, reason: null };
 }
 
 /**
