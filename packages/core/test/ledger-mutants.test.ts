@@ -4,7 +4,7 @@
  * special character (past the fast path), the exact errors of `unescapeLedgerField`,
  * code-point order at the surrogate boundaries, and harness paths behind `./` prefixes.
  * The mutants that stay alive are listed, with why they are equivalent, in
- * stryker/equivalent-mutants.md.
+ * stryker/equivalent/ledger.md.
  */
 import { describe, expect, test } from "vitest";
 import {
