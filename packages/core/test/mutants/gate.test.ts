@@ -12,7 +12,7 @@ import {
   reportBindsPass,
   stillOpenObservations,
   TurngateValidationError,
-} from "../src/index.js";
+} from "../../src/index.js";
 
 // One row "write|a.ts|sha256('a')" (as in gate.test.ts).
 const D = "1dafedebb3b2ce401627772d27272cfc5c96dd2fbe62d8ec165c783370eb9ec5";
