@@ -1,16 +1,23 @@
 /**
- * Tests added for surviving mutants of the completion gate (issue #11 §5, Stryker over
- * stryker.config.json): exact validation messages and paths of decideCompletion's input,
- * and reportBindsPass on a checks list holding a non-object after a valid check.
+ * The completion gate, exactly (issue #11 §5: the survivors Stryker left in
+ * packages/core/src/gate): exact validation messages and paths of decideCompletion's
+ * input, reportBindsPass on malformed reports, the waiver of the current effect, how an
+ * unknown author is printed, and mergeAttestedReport's edge cases (blank digest, unknown
+ * content digest, an attestor answering undefined, a null ledger).
  */
 import { describe, expect, test } from "vitest";
 import {
+  acceptReport,
+  type ContentHasher,
   createReport,
   decideCompletion,
   foldStepCompletions,
   MutationLedger,
+  mergeAttestedReport,
+  NOBLE_CONTENT_HASHER,
   reportBindsPass,
   stillOpenObservations,
+  TurngateAuthorshipError,
   TurngateValidationError,
 } from "../../src/index.js";
 
@@ -159,5 +166,173 @@ describe("decideCompletion: the external-observation outcome names only workspac
       "completion gate: external observation obs-1 still requires a workspace change. A final answer does not clear it. Bind a newer observation of the same subject or a host waiver for the observation digest.",
     );
     expect(outcome.digests).toEqual(["obs-1"]);
+  });
+});
+
+describe("reportBindsPass is total: malformed reports give false", () => {
+  test("an undefined or function report never binds (and never throws)", () => {
+    expect(reportBindsPass(undefined as never, D)).toBe(false);
+    const fn = Object.assign(() => 0, {
+      effect_digest: D,
+      status: "passed",
+      checks: [{ id: "t", kind: "test", description: "tests", status: "passed", required: true }],
+      residual_risks: [],
+    });
+    expect(reportBindsPass(fn as never, D)).toBe(false);
+  });
+
+  test("a required check whose status is not a known status has not passed, so the report never binds", () => {
+    const passing = createReport(
+      "host:tests",
+      [{ id: "t", kind: "test", description: "tests", status: "passed", required: true }],
+      { effectDigest: D },
+    );
+    const pending = {
+      id: "p",
+      kind: "test",
+      description: "pending",
+      status: "pending",
+      required: true,
+    };
+    const noStatus = { id: "n", kind: "test", description: "no status", required: true };
+    // deriveReportStatus still says "passed" for these checks: only the required-check rule refuses.
+    expect(reportBindsPass({ ...passing, checks: [...passing.checks, pending] } as never, D)).toBe(
+      false,
+    );
+    expect(reportBindsPass({ ...passing, checks: [pending] } as never, D)).toBe(false);
+    expect(reportBindsPass({ ...passing, checks: [noStatus] } as never, D)).toBe(false);
+  });
+});
+
+describe("stillOpenObservations: a waiver of the current effect clears every open observation", () => {
+  const observation = {
+    kind: "ci",
+    subject: "ci",
+    digest: "obs-1",
+    payload: "{}",
+    required_action: "workspace_change" as const,
+  };
+  const waiver = (effectDigest: string) => ({ effect_digest: effectDigest, reason: "host" });
+
+  test("whatever non-blank text the effect digest is", () => {
+    // A waiver's effect_digest is any non-blank string; the effect digest is compared as is.
+    for (const digest of [D, "Stryker was here!", " x "]) {
+      expect(stillOpenObservations([observation], [waiver(digest)], digest)).toEqual([]);
+    }
+    expect(stillOpenObservations([observation], [waiver(D)], "Stryker was here!")).toEqual([
+      { schema: "external_observation.v1", ...observation },
+    ]);
+  });
+});
+
+describe("acceptReport: an unknown author is printed short and never makes the refusal throw otherwise", () => {
+  const report = createReport(
+    "host:tests",
+    [{ id: "t", kind: "test", description: "tests", status: "passed", required: true }],
+    { effectDigest: D },
+  );
+
+  function refusedAs(author: unknown): string {
+    let caught: unknown;
+    try {
+      acceptReport(report, author);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(TurngateAuthorshipError);
+    expect((caught as TurngateAuthorshipError).author).toBe(author);
+    const message = (caught as Error).message;
+    const prefix = "verification report refused: unknown verification_author ";
+    const suffix = "; only host or verifier reports count";
+    expect(message.startsWith(prefix) && message.endsWith(suffix)).toBe(true);
+    return message.slice(prefix.length, message.length - suffix.length);
+  }
+
+  test("JSON up to 80 characters is printed whole; longer JSON is cut to 77 characters and ...", () => {
+    const x78 = "x".repeat(78);
+    expect(refusedAs(x78)).toBe(`"${x78}"`);
+    expect(refusedAs(`${x78}y`)).toBe(`"${"x".repeat(76)}...`);
+    expect(refusedAs({ name: "z".repeat(100) })).toBe(`{"name":"${"z".repeat(68)}...`);
+  });
+
+  test("a value JSON cannot print is printed with String, else as its type", () => {
+    expect(refusedAs(10n)).toBe("10");
+    expect(refusedAs(Symbol("s"))).toBe("Symbol(s)");
+    expect(refusedAs(() => 1)).toBe("() => 1");
+    const cyclic = Object.create(null) as { self?: unknown };
+    cyclic.self = cyclic;
+    expect(refusedAs(cyclic)).toBe("object");
+  });
+});
+
+describe("mergeAttestedReport: edge cases", () => {
+  const existing = [
+    createReport(
+      "host:tests",
+      [{ id: "t", kind: "test", description: "tests", status: "passed", required: true }],
+      { effectDigest: D },
+    ),
+  ];
+
+  test("a ledger whose digest is blank (its host hasher gave none) is not attested", async () => {
+    const blankHasher: ContentHasher = {
+      sha256Hex: NOBLE_CONTENT_HASHER.sha256Hex,
+      textSink: () => ({ write: () => undefined, hex: () => "  " }),
+    };
+    const l = new MutationLedger({ hasher: blankHasher });
+    l.observeTool("write", 0, { file_path: "a.ts", after: "a" });
+    expect(l.isEmpty).toBe(false);
+    expect(l.digest).toBe("  ");
+    let called = 0;
+    const reports = await mergeAttestedReport(
+      () => {
+        called++;
+        return existing[0];
+      },
+      l,
+      existing,
+    );
+    expect(called).toBe(0);
+    expect(reports).toEqual(existing);
+    expect(reports).not.toBe(existing);
+  });
+
+  test('a live ledger is used itself: a path it knows no content digest for is handed over with ""', async () => {
+    class NoContentDigests extends MutationLedger {
+      override contentDigestForPath(): string | undefined {
+        return undefined;
+      }
+    }
+    const l = new NoContentDigests();
+    l.observeTool("write", 0, { file_path: "a.ts", after: "a" });
+    const calls: unknown[] = [];
+    const reports = await mergeAttestedReport(
+      (digest, paths) => {
+        calls.push([digest, paths]);
+        return null;
+      },
+      l,
+      existing,
+    );
+    expect(calls).toEqual([[D, [{ path: "a.ts", content_digest: "" }]]]);
+    expect(reports).toEqual(existing);
+  });
+
+  test("an attestor answering undefined adds nothing", async () => {
+    const reports = await mergeAttestedReport(() => undefined, ledger(), existing);
+    expect(reports).toEqual(existing);
+    expect(reports).not.toBe(existing);
+  });
+
+  test("a null ledger is a typed error of the ledger snapshot, also for decideCompletion", async () => {
+    const expected = new TurngateValidationError("ledger snapshot", [
+      { path: "", message: "Invalid input: expected object, received null" },
+    ]);
+    await expect(mergeAttestedReport(() => null, null as never, [])).rejects.toThrow(expected);
+    await expect(mergeAttestedReport(() => null, null as never, [])).rejects.toBeInstanceOf(
+      TurngateValidationError,
+    );
+    expect(() => decideCompletion({ ledger: null } as never)).toThrow(expected);
+    expect(() => decideCompletion({ ledger: null } as never)).toThrow(TurngateValidationError);
   });
 });
