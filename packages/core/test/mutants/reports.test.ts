@@ -322,7 +322,6 @@ const entry = (status: ParsedTest["status"], suite: string | null, file: string 
   suite,
   file,
 });
-const testOf = (id: string, status: ParsedTest["status"]): ParsedTest => parsedTest(id, status);
 
 describe("testHistoryOf", () => {
   test("each test is an ordinary own data property", () => {
@@ -398,8 +397,12 @@ describe("vanishedTests: skipped tests and order", () => {
       f: entry("failed", null, null),
       c: entry("passed", null, null),
     };
-    const now = [testOf("b", "skipped"), testOf("a", "skipped"), testOf("f", "skipped")];
-    expect(vanishedTests(previous, [...now, testOf("c", "passed")], [])).toEqual({
+    const now = [
+      parsedTest("b", "skipped"),
+      parsedTest("a", "skipped"),
+      parsedTest("f", "skipped"),
+    ];
+    expect(vanishedTests(previous, [...now, parsedTest("c", "passed")], [])).toEqual({
       disappeared: [],
       skipped: ["a", "b"],
     });
