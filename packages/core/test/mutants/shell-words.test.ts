@@ -5,6 +5,7 @@
  * takes, and which option words each wrapper and shell reads (issue #11 §5: every
  * surviving mutant is killed here or listed in stryker/equivalent/shell-words.md).
  */
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell text, where ${…} is a parameter expansion
 import { describe, expect, test } from "vitest";
 import { commandSubstitutions, shellWords, wrappedCommand } from "../../src/index.js";
 
