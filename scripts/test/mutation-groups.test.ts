@@ -54,6 +54,7 @@ describe("per-module mutation scores (scripts/mutation-groups.ts)", () => {
       timeout: 0,
       survived: 0,
       noCoverage: 1,
+      equivalent: 0,
       other: 1,
       score: 50,
       break: 60,
@@ -61,10 +62,10 @@ describe("per-module mutation scores (scripts/mutation-groups.ts)", () => {
     });
     expect(formatGroupScores(scores)).toBe(
       [
-        "gate: 75.00% (break 75) killed 2, timeout 1, survived 1, no coverage 0",
-        "reports: 50.00% (break 60) killed 1, timeout 0, survived 0, no coverage 1 — BELOW BREAK",
-        "observer: 100.00% (break 100) killed 2, timeout 0, survived 0, no coverage 0",
-        "evidence: n/a (break 10) killed 0, timeout 0, survived 0, no coverage 0 — NO MUTANTS",
+        "gate: 75.00% (break 75) killed 2, timeout 1, survived 1, no coverage 0, equivalent 0",
+        "reports: 50.00% (break 60) killed 1, timeout 0, survived 0, no coverage 1, equivalent 0 — BELOW BREAK",
+        "observer: 100.00% (break 100) killed 2, timeout 0, survived 0, no coverage 0, equivalent 0",
+        "evidence: n/a (break 10) killed 0, timeout 0, survived 0, no coverage 0, equivalent 0 — NO MUTANTS",
       ].join("\n"),
     );
   });
@@ -82,18 +83,34 @@ describe("per-module mutation scores (scripts/mutation-groups.ts)", () => {
     writeFileSync(failing, JSON.stringify({ groups: groups.slice(0, 2) }));
     const passing = path.join(dir, "passing.json");
     writeFileSync(passing, JSON.stringify({ groups: [groups[0], groups[2]] }));
-    expect(await run(["--report", reportFile, "--groups", failing])).toEqual({
-      code: 1,
-      stdout:
-        "gate: 75.00% (break 75) killed 2, timeout 1, survived 1, no coverage 0\n" +
-        "reports: 50.00% (break 60) killed 1, timeout 0, survived 0, no coverage 1 — BELOW BREAK\n",
-      stderr: "",
-    });
-    expect(await run(["--report", reportFile, "--groups", passing])).toEqual({
+    const none = path.join(dir, "no-equivalents");
+    expect(await run(["--report", reportFile, "--groups", failing, "--equivalents", none])).toEqual(
+      {
+        code: 1,
+        stdout:
+          "gate: 75.00% (break 75) killed 2, timeout 1, survived 1, no coverage 0, equivalent 0\n" +
+          "reports: 50.00% (break 60) killed 1, timeout 0, survived 0, no coverage 1, equivalent 0 — BELOW BREAK\n" +
+          "unlisted survivors (2): kill each with a test or list it in stryker/equivalent/\n" +
+          "  packages/core/src/gate/decide.ts:0:0 ? → `` (Survived)\n" +
+          "  packages/core/src/reports/shell-words.ts:0:0 ? → `` (NoCoverage)\n",
+        stderr: "",
+      },
+    );
+    expect(
+      await run([
+        "--report",
+        reportFile,
+        "--groups",
+        passing,
+        "--equivalents",
+        none,
+        "--only",
+        "packages/node/",
+      ]),
+    ).toEqual({
       code: 0,
       stdout:
-        "gate: 75.00% (break 75) killed 2, timeout 1, survived 1, no coverage 0\n" +
-        "observer: 100.00% (break 100) killed 2, timeout 0, survived 0, no coverage 0\n",
+        "observer: 100.00% (break 100) killed 2, timeout 0, survived 0, no coverage 0, equivalent 0\n",
       stderr: "",
     });
     const missing = await run(["--report", path.join(dir, "absent.json"), "--groups", passing]);

@@ -183,8 +183,6 @@ interface WrapperSpec {
   positional: number;
   /** Words `NAME=VALUE` after the options are environment assignments (env). */
   assignments?: boolean;
-  /** A numeric option like nice's `-10`. */
-  numericOption?: boolean;
   /** Options after which the wrapper runs no command (`command -v`). */
   noCommand?: string;
 }
@@ -204,7 +202,6 @@ const WRAPPERS: Record<string, WrapperSpec> = {
     shortWithValue: "n",
     longWithValue: ["--adjustment"],
     positional: 0,
-    numericOption: true,
   },
   ionice: { shortWithValue: "cnpPu", longWithValue: ["--class", "--classdata"], positional: 0 },
   nohup: { shortWithValue: "", longWithValue: [], positional: 0 },
@@ -269,11 +266,8 @@ function afterWrapper(
       i++;
       break;
     }
-    if (spec.numericOption && /^-\d+$/.test(value)) {
-      i++;
-      continue;
-    }
-    if (value.startsWith("--") && value.length > 2) {
+    // `--` alone ended the options above.
+    if (value.startsWith("--")) {
       const name = value.split("=", 1)[0] as string;
       const takesValue = spec.longWithValue.includes(name) && !value.includes("=");
       if (name === "--split-string") {
@@ -283,11 +277,11 @@ function afterWrapper(
       i += takesValue ? 2 : 1;
       continue;
     }
+    // A cluster of short options; nice's `-10` is one whose letters take no value.
     if (value.startsWith("-") && value.length > 1) {
       const letters = value.slice(1);
-      if (spec.noCommand !== undefined && [...letters].some((l) => spec.noCommand?.includes(l))) {
-        return null;
-      }
+      const noCommand = spec.noCommand;
+      if (noCommand !== undefined && [...letters].some((l) => noCommand.includes(l))) return null;
       let consumed = 1;
       for (let k = 0; k < letters.length; k++) {
         const letter = letters.charAt(k);
@@ -397,10 +391,9 @@ export function wrappedCommand(input: readonly ShellWord[]): WrappedCommand {
   while (i < words.length && ASSIGNMENT.test((words[i] as ShellWord).raw)) {
     i = skipRedirections(words, i + 1);
   }
-  // Bounded: each step consumes at least one word.
-  for (let guard = 0; guard <= words.length; guard++) {
-    const word = words[i];
-    if (word === undefined) return { kind: "plain" };
+  // Ends: each wrapper step moves `i` forward by at least one word.
+  while (i < words.length) {
+    const word = words[i] as ShellWord;
     if (word.value === null) return { kind: "unreadable", word: word.raw };
     const name = programName(word.value);
     if (SHELLS.has(name)) return shellScript(words, i);
@@ -451,7 +444,7 @@ export function commandSubstitutions(raw: string): string[] {
       // `$(( … ))` is arithmetic only when the inner group closes right before the outer
       // one; `$(( a ) && b)` is a command substitution starting with a subshell.
       // Arithmetic that holds a substitution (`$(( $(a) + 1 ))`) runs it: counted as one.
-      const body = raw.slice(i + 2, Math.max(i + 2, end - 1));
+      const body = raw.slice(i + 2, end - 1);
       const arithmetic = raw.charAt(i + 2) === "(" && skipParens(raw, i + 2) === end - 1;
       if (!arithmetic || /\$\(|`/.test(body)) bodies.push(body);
       i = end - 1;
