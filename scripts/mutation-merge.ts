@@ -2,10 +2,13 @@
  * Folds narrowed Stryker runs into the committed incremental file (issue #11 §5;
  * scripts/mutation/merge.ts `mergeIncremental`).
  *
- *   pnpm exec tsx scripts/mutation-merge.ts --base FILE --part FILE [--part FILE]... --out FILE
+ *   pnpm exec tsx scripts/mutation-merge.ts --base FILE --part FILE [--part FILE]...
+ *     --only PREFIX [--only PREFIX]... --out FILE
  *
  * --base FILE  the incremental file to start from (usually stryker/incremental.json)
  * --part FILE  the incremental file of a run narrowed with --mutate (repeatable)
+ * --only PREFIX the source files the parts measured (their runs' --mutate; repeatable,
+ *              required): a part's entries for other files are stale copies and are ignored
  * --out FILE   where to write the merged file (atomically; may be --base)
  *
  * Per source and test file it keeps the entry recorded against the file's current text,
@@ -18,11 +21,12 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { type IncrementalReport, mergeIncremental } from "./mutation/merge.js";
 
-const USAGE = "usage: mutation-merge.ts --base FILE --part FILE [--part FILE]... --out FILE";
+const USAGE =
+  "usage: mutation-merge.ts --base FILE --part FILE [--part FILE]... --only PREFIX [--only PREFIX]... --out FILE";
 
 function main(argv: string[]): number {
   const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..");
-  let values: { base?: string; part?: string[]; out?: string };
+  let values: { base?: string; part?: string[]; out?: string; only?: string[] };
   try {
     ({ values } = parseArgs({
       args: argv,
@@ -30,6 +34,7 @@ function main(argv: string[]): number {
         base: { type: "string" },
         part: { type: "string", multiple: true },
         out: { type: "string" },
+        only: { type: "string", multiple: true },
       },
       strict: true,
       allowPositionals: false,
@@ -40,6 +45,12 @@ function main(argv: string[]): number {
   }
   if (values.base === undefined || values.out === undefined || (values.part ?? []).length === 0) {
     process.stderr.write(`--base, --out and at least one --part are required\n${USAGE}\n`);
+    return 2;
+  }
+  if ((values.only ?? []).length === 0) {
+    process.stderr.write(
+      `--only PREFIX is required: the source files the narrowed run measured (its --mutate); a part's entries for other files are copies from when it started and must not replace newer results\n${USAGE}\n`,
+    );
     return 2;
   }
   const read = (file: string): IncrementalReport => JSON.parse(readFileSync(file, "utf8"));
@@ -54,6 +65,7 @@ function main(argv: string[]): number {
           return undefined;
         }
       },
+      values.only ?? [],
     );
     const tmp = `${values.out}.${process.pid}.tmp`;
     writeFileSync(tmp, `${JSON.stringify(report, null, 2)}\n`);

@@ -5,9 +5,12 @@
  * report) holds, per source file, every mutant's status and covering tests, and per test
  * file its tests. A run narrowed with `--mutate` writes a report of just those files, so
  * several people measuring different files each hold a part. `mergeIncremental` builds one
- * report from a base and parts: for every source and test file it keeps the entry whose
- * recorded `source` equals the file on disk now (the last such one; else the last entry
- * seen), and renumbers test ids, which are local to each report, through the identity
+ * report from a base and parts. A part contributes only the source files its run measured
+ * (`only`: the run's `--mutate` prefixes) — a narrowed run's file also carries copies of
+ * every other file's entries as they were when it started, and those must not overwrite newer
+ * results of the same text. For every source and test file it keeps the entry whose recorded
+ * `source` equals the file on disk now (the last such one; else the last entry seen), and
+ * renumbers test ids, which are local to each report, through the identity
  * Stryker's incremental differ uses (test file, name and start position). A covering or
  * killing test that the kept test-file entry no longer holds is dropped, so Stryker re-tests
  * that mutant instead of trusting a stale result.
@@ -68,6 +71,8 @@ function pick<T extends { source?: string }>(
  * Merges `base` and `parts` (in that order of precedence: later wins among equals).
  * @param base the committed incremental report.
  * @param parts reports of narrowed runs.
+ * @param only repository-relative path prefixes of the source files the parts measured; a
+ *   part's entry for any other source file is ignored (test files are taken from every report).
  * @param readSource the text of a repository-relative file on disk now, or undefined when
  *   it does not exist (its entries are then dropped).
  * @returns the merged report (top-level fields other than `files` and `testFiles` from
@@ -78,6 +83,7 @@ export function mergeIncremental(
   base: IncrementalReport,
   parts: IncrementalReport[],
   readSource: (file: string) => string | undefined,
+  only: string[],
 ): { report: IncrementalReport; counts: MergeCounts } {
   const reports = [base, ...parts];
   reports.forEach((r, i) => {
@@ -125,9 +131,11 @@ export function mergeIncremental(
       counts.dropped++;
       continue;
     }
+    const measured = only.some((p) => file.startsWith(p));
     const candidates = reports.flatMap((r, i) =>
-      r.files[file] ? [{ ...r.files[file], at: i }] : [],
+      r.files[file] && (i === 0 || measured) ? [{ ...r.files[file], at: i }] : [],
     );
+    if (candidates.length === 0) continue;
     const { entry, current } = pick(candidates, disk);
     if (current) counts.current++;
     else counts.stale++;

@@ -247,7 +247,7 @@ describe("folding narrowed Stryker runs (scripts/mutation/merge.ts)", () => {
   };
 
   test("each file keeps the entry recorded against its text on disk; test ids are renumbered", () => {
-    const { report, counts } = mergeIncremental(base, [part], (f) => disk[f]);
+    const { report, counts } = mergeIncremental(base, [part], (f) => disk[f], ["a.ts", "b.ts"]);
     expect(counts).toEqual({ current: 2, stale: 0, dropped: 1, droppedTests: 0 });
     expect(report.schemaVersion).toBe("2");
     expect(report.testFiles).toEqual({
@@ -272,8 +272,11 @@ describe("folding narrowed Stryker runs (scripts/mutation/merge.ts)", () => {
   });
 
   test("no entry matching the disk: the last one is kept and counted stale; vanished tests are dropped", () => {
-    const { report, counts } = mergeIncremental(base, [part], (f) =>
-      f === "t2.test.ts" ? undefined : f === "a.ts" ? "a3" : disk[f],
+    const { report, counts } = mergeIncremental(
+      base,
+      [part],
+      (f) => (f === "t2.test.ts" ? undefined : f === "a.ts" ? "a3" : disk[f]),
+      ["a.ts"],
     );
     expect(counts).toEqual({ current: 1, stale: 1, dropped: 1, droppedTests: 2 });
     expect(report.files["a.ts"]?.mutants).toEqual([
@@ -281,8 +284,24 @@ describe("folding narrowed Stryker runs (scripts/mutation/merge.ts)", () => {
     ]);
   });
 
+  test("a part's entries for files it did not measure are ignored, even with the same text", () => {
+    const stale = {
+      files: {
+        "b.ts": { source: "b1", mutants: [{ id: "0", status: "Survived", coveredBy: [] }] },
+      },
+    };
+    const { report } = mergeIncremental(base, [stale], (f) => disk[f], ["a.ts"]);
+    expect(report.files["b.ts"]?.mutants).toEqual([
+      { id: "0", status: "Killed", killedBy: ["1"], coveredBy: ["1"] },
+    ]);
+    const measured = mergeIncremental(base, [stale], (f) => disk[f], ["b.ts"]).report;
+    expect(measured.files["b.ts"]?.mutants).toEqual([
+      { id: "0", status: "Survived", coveredBy: [] },
+    ]);
+  });
+
   test("a report without files is refused by its place", () => {
-    expect(() => mergeIncremental(base, [{} as never], () => "")).toThrow(
+    expect(() => mergeIncremental(base, [{} as never], () => "", ["a.ts"])).toThrow(
       'parts[0]: not a Stryker report (no "files" object)',
     );
   });

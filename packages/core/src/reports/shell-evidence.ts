@@ -42,7 +42,8 @@ export function normalizeShellCommand(command: string): string {
 export function shellCommandCoversPreset(command: string, presetCommand: string): boolean {
   const c = normalizeShellCommand(command);
   const p = normalizeShellCommand(presetCommand);
-  if (c === "" || p === "") return false;
+  // An empty command covers nothing either: it equals no non-empty preset and contains none.
+  if (p === "") return false;
   return (
     c === p ||
     c.startsWith(`${p} `) ||
@@ -120,7 +121,8 @@ function splitRaw(command: string): RawSegment[] {
     }
     if (ch === "(") depth++;
     else if (ch === ")") depth = Math.max(0, depth - 1);
-    if (depth > 0 || ch === "(" || ch === ")") {
+    // A `(` opens a level (depth > 0); a `)` back at depth 0 is kept as a plain character.
+    if (depth > 0) {
       current += ch;
       continue;
     }
@@ -197,7 +199,7 @@ function statesAfter(
  */
 function commandFollows(segments: readonly ShellSegment[], index: number): boolean {
   for (let k = index + 1; k < segments.length; k++) {
-    const text = segments[k]?.text ?? "";
+    const text = (segments[k] as ShellSegment).text;
     if (text === "") continue;
     return !CLOSES_GROUP.test(text);
   }
@@ -218,7 +220,7 @@ const FAILING_EXIT = /^(?:exit|return)\s+[1-9]\d*$/;
 /** The first command after segment `index` (skipping `}` closers), or undefined. */
 function laterCommand(segments: readonly ShellSegment[], index: number): string | undefined {
   for (let k = index + 1; k < segments.length; k++) {
-    const text = segments[k]?.text ?? "";
+    const text = (segments[k] as ShellSegment).text;
     if (text === "" || CLOSES_GROUP.test(text)) continue;
     return text;
   }
@@ -282,16 +284,16 @@ export function exitStatusMasked(command: string, presetCommand?: string): boole
   const states = statesAfter(segments);
   const preset = normalizeShellCommand(presetCommand);
   if (preset === "") return true;
-  let occurrences = 0;
+  let occurs = false;
   for (let k = 0; k < segments.length; k++) {
     const text = (segments[k] as ShellSegment).text;
     if (text !== preset && !text.startsWith(`${preset} `)) continue;
-    occurrences++;
+    occurs = true;
     if (k > 0 && (segments[k - 1] as ShellSegment).op === "||") return true;
     if (exitsBefore(segments, k)) return true;
     if (maskedFrom(segments, states, k)) return true;
   }
-  return occurrences === 0;
+  return !occurs;
 }
 
 /** Residual risk of a check whose command runs a script turngate cannot read. */
@@ -387,7 +389,7 @@ function maskedInside(raw: string, depth: number): MaskedExitStatus | null {
   const compound = COMPOUND.exec(text);
   if (compound !== null) {
     const keyword = compound[1] as string;
-    const rest = (compound[2] as string).trim();
+    const rest = compound[2] as string; // `text` is whitespace-collapsed: nothing to trim
     if (keyword === "if" || keyword === "while" || keyword === "until") {
       return { operator: keyword, command: rest };
     }
@@ -510,7 +512,7 @@ function maskedByAt(
       const from = andListStart(segments, k);
       const list =
         from === k ? commandText(segments, k) : joinSegments(segments, from, k).replace(/^\{ /, "");
-      return { operator: op, command: list, fallback: segments[k + 1]?.text ?? "" };
+      return { operator: op, command: list, fallback: (segments[k + 1] as ShellSegment).text };
     }
     if (op === "&") return { operator: op, command: commandText(segments, k) };
     if (op === "|") {

@@ -32,8 +32,14 @@ export interface ShellWord {
 /** Characters that may follow `$` in a parameter expansion (`$x`, `$1`, `$@`, `$?`, …). */
 const PARAM_START = /[A-Za-z0-9_@*#?$!-]/;
 
-/** Index just after the `)` that closes the `(` at `open` (quotes and nesting skipped). */
+/** Index just after the `)` that closes the `(` at `open` (quotes and nesting skipped), or the end. */
 function skipParens(text: string, open: number): number {
+  const close = closingParen(text, open);
+  return close < 0 ? text.length : close + 1;
+}
+
+/** Index of the `)` that closes the `(` at `open` (quotes and nesting skipped), or -1. */
+function closingParen(text: string, open: number): number {
   let depth = 0;
   for (let i = open; i < text.length; i++) {
     const ch = text.charAt(i);
@@ -47,10 +53,10 @@ function skipParens(text: string, open: number): number {
     } else if (ch === "(") depth++;
     else if (ch === ")") {
       depth--;
-      if (depth === 0) return i + 1;
+      if (depth === 0) return i;
     }
   }
-  return text.length;
+  return -1;
 }
 
 /** Index of the closing `quote` of the `"…"` / `` `…` `` opened at `open` (or the end). */
@@ -183,10 +189,10 @@ interface WrapperSpec {
   positional: number;
   /** Words `NAME=VALUE` after the options are environment assignments (env). */
   assignments?: boolean;
-  /** A numeric option like nice's `-10`. */
-  numericOption?: boolean;
   /** Options after which the wrapper runs no command (`command -v`). */
   noCommand?: string;
+  /** A lone `-` is an option, not the command (env: the same as `-i`). */
+  loneDashOption?: boolean;
 }
 
 /**
@@ -199,12 +205,12 @@ const WRAPPERS: Record<string, WrapperSpec> = {
     longWithValue: ["--unset", "--chdir", "--split-string"],
     positional: 0,
     assignments: true,
+    loneDashOption: true,
   },
   nice: {
     shortWithValue: "n",
     longWithValue: ["--adjustment"],
     positional: 0,
-    numericOption: true,
   },
   ionice: { shortWithValue: "cnpPu", longWithValue: ["--class", "--classdata"], positional: 0 },
   nohup: { shortWithValue: "", longWithValue: [], positional: 0 },
@@ -269,11 +275,12 @@ function afterWrapper(
       i++;
       break;
     }
-    if (spec.numericOption && /^-\d+$/.test(value)) {
+    if (value === "-" && spec.loneDashOption) {
       i++;
       continue;
     }
-    if (value.startsWith("--") && value.length > 2) {
+    // `--` alone ended the options above.
+    if (value.startsWith("--")) {
       const name = value.split("=", 1)[0] as string;
       const takesValue = spec.longWithValue.includes(name) && !value.includes("=");
       if (name === "--split-string") {
@@ -283,11 +290,11 @@ function afterWrapper(
       i += takesValue ? 2 : 1;
       continue;
     }
+    // A cluster of short options; nice's `-10` is one whose letters take no value.
     if (value.startsWith("-") && value.length > 1) {
       const letters = value.slice(1);
-      if (spec.noCommand !== undefined && [...letters].some((l) => spec.noCommand?.includes(l))) {
-        return null;
-      }
+      const noCommand = spec.noCommand;
+      if (noCommand !== undefined && [...letters].some((l) => noCommand.includes(l))) return null;
       let consumed = 1;
       for (let k = 0; k < letters.length; k++) {
         const letter = letters.charAt(k);
@@ -373,7 +380,7 @@ function shellScript(words: readonly ShellWord[], at: number): WrappedCommand {
 
 /**
  * What a simple command runs, looking through (recursively, in any order) leading
- * `NAME=VALUE` assignments and redirections and the wrappers `env` (options, `-u NAME`,
+ * `NAME=VALUE` assignments and redirections and the wrappers `env` (options, a lone `-`, `-u NAME`,
  * `-C DIR`, `-S STRING`, assignments), `nice` (`-n N`, `-N`), `ionice` (`-c N`, `-n N`,
  * `-t`), `nohup`, `time` (`-p`, `/usr/bin/time -o FILE -f FMT …`), `timeout` (options,
  * then DURATION), `stdbuf` (`-o L`, …), `command` (`-p`; `-v`/`-V` run nothing), and
@@ -397,10 +404,9 @@ export function wrappedCommand(input: readonly ShellWord[]): WrappedCommand {
   while (i < words.length && ASSIGNMENT.test((words[i] as ShellWord).raw)) {
     i = skipRedirections(words, i + 1);
   }
-  // Bounded: each step consumes at least one word.
-  for (let guard = 0; guard <= words.length; guard++) {
-    const word = words[i];
-    if (word === undefined) return { kind: "plain" };
+  // Ends: each wrapper step moves `i` forward by at least one word.
+  while (i < words.length) {
+    const word = words[i] as ShellWord;
     if (word.value === null) return { kind: "unreadable", word: word.raw };
     const name = programName(word.value);
     if (SHELLS.has(name)) return shellScript(words, i);
@@ -447,14 +453,17 @@ export function commandSubstitutions(raw: string): string[] {
     } else if (ch === '"') {
       inDouble = !inDouble;
     } else if (ch === "$" && next === "(") {
-      const end = skipParens(raw, i + 1);
+      // An unterminated `$(` runs to the end of the word.
+      const close = closingParen(raw, i + 1);
+      const end = close < 0 ? raw.length : close;
       // `$(( … ))` is arithmetic only when the inner group closes right before the outer
       // one; `$(( a ) && b)` is a command substitution starting with a subshell.
       // Arithmetic that holds a substitution (`$(( $(a) + 1 ))`) runs it: counted as one.
-      const body = raw.slice(i + 2, Math.max(i + 2, end - 1));
-      const arithmetic = raw.charAt(i + 2) === "(" && skipParens(raw, i + 2) === end - 1;
+      const body = raw.slice(i + 2, end);
+      // (Unterminated, `close - 1` is -2, which no inner group matches: not arithmetic.)
+      const arithmetic = raw.charAt(i + 2) === "(" && closingParen(raw, i + 2) === close - 1;
       if (!arithmetic || /\$\(|`/.test(body)) bodies.push(body);
-      i = end - 1;
+      i = end;
     } else if (ch === "`") {
       const end = skipQuoted(raw, i, "`");
       bodies.push(raw.slice(i + 1, end));

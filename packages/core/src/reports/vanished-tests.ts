@@ -1,5 +1,6 @@
 import * as z from "zod";
 import type { ParsedTest, ParsedTestResults, TestStatus } from "../facts/test-results/types.js";
+import { sortedUnique } from "../ledger/order.js";
 import { type VerificationCheck, VerificationCheckSchema } from "../schemas/check.js";
 import { validated } from "../validate.js";
 
@@ -63,8 +64,8 @@ export function testHistoryOf(results: ParsedTestResults): TestHistory {
 }
 
 function dirOf(path: string): string {
-  const i = path.lastIndexOf("/");
-  return i === -1 ? "" : path.slice(0, i);
+  // No slash (-1) or a leading one (0): the empty directory.
+  return path.slice(0, Math.max(path.lastIndexOf("/"), 0));
 }
 
 function sameOrUnder(value: string | null, path: string): boolean {
@@ -98,12 +99,12 @@ function explainedByDeletion(
   deleted: readonly string[],
 ): boolean {
   const head = id.includes("::") ? id.slice(0, id.indexOf("::")) : null;
-  const segments = entry.suite === null ? [] : entry.suite.split(" > ");
+  const segments = entry.suite?.split(" > ");
   return deleted.some(
     (p) =>
       sameOrUnder(entry.file, p) ||
       sameOrUnder(head, p) ||
-      segments.some((s) => classnameOf(s, p)) ||
+      segments?.some((s) => classnameOf(s, p)) ||
       (p.endsWith("_test.go") && dirOf(p) !== "" && sameOrUnder(entry.suite, dirOf(p))),
   );
 }
@@ -134,8 +135,8 @@ export function vanishedTests(
     } else if (entry.status === "passed" && t.status === "skipped") skipped.push(id);
   }
   const shrank = now.size < Object.keys(previous).length;
-  const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  return { disappeared: shrank ? missing.sort(order) : [], skipped: skipped.sort(order) };
+  // Code-point order, as every other list of a report (the ids are distinct already).
+  return { disappeared: shrank ? sortedUnique(missing) : [], skipped: sortedUnique(skipped) };
 }
 
 function listed(ids: readonly string[]): string {
