@@ -29,6 +29,7 @@ import {
   toContentHasher,
   unescapeLedgerField,
 } from "../../src/index.js";
+import { digestOfLedgerRows } from "../../src/ledger/canonical.js";
 
 /** `{message, path}` of the TurngateValidationError `run` throws. */
 function rejection(run: () => unknown): { message: string; path: string } {
@@ -237,6 +238,39 @@ describe("sortRecords: ledger order for every size", () => {
   });
 });
 
+describe("ledgerOrder: radix keys that must not tie or invert", () => {
+  /** `sortRecords` of rows with these paths (tool "t", ids = index), as `path#id`. */
+  function order(paths: string[], tools?: string[]): string[] {
+    const records = paths.map((path, i) => ({
+      tool: tools?.[i] ?? "t",
+      path,
+      content_digest: `${i}`,
+    }));
+    return sortRecords(records).map((r) => `${r.path}#${r.content_digest}`);
+  }
+
+  test("a shorter path sorts before the same path followed by U+0000", () => {
+    const paths = ["a\u0000", ...Array.from({ length: 24 }, (_, i) => `b${i}`), "a"];
+    expect(order(paths).slice(0, 2)).toEqual(["a#25", "a\u0000#0"]);
+  });
+
+  test("the first differing unit decides, not a later one", () => {
+    const paths = ["aXc", ...Array.from({ length: 24 }, () => "bXa")];
+    expect(order(paths)[0]).toBe("aXc#0");
+    expect(order(paths)[24]).toBe("bXa#24");
+  });
+
+  test("more than 24 rows of one path are ordered by tool, then observation", () => {
+    const tools = Array.from({ length: 30 }, (_, i) => ["write", "bash", "edit"][i % 3] as string);
+    const records = tools.map((tool, i) => ({ tool, path: "same", content_digest: `${i}` }));
+    expect(sortRecords(records).map((r) => `${r.tool}#${r.content_digest}`)).toEqual([
+      ...[1, 4, 7, 10, 13, 16, 19, 22, 25, 28].map((i) => `bash#${i}`),
+      ...[2, 5, 8, 11, 14, 17, 20, 23, 26, 29].map((i) => `edit#${i}`),
+      ...[0, 3, 6, 9, 12, 15, 18, 21, 24, 27].map((i) => `write#${i}`),
+    ]);
+  });
+});
+
 describe("sha256Hex and the ledger's text sink match node:crypto", () => {
   test.each([
     ["empty", ""],
@@ -249,6 +283,7 @@ describe("sha256Hex and the ledger's text sink match node:crypto", () => {
     ["255 ASCII units and é", `${"z".repeat(255)}é`],
     ["a lone surrogate (U+FFFD)", "a\ud800b"],
     ["a long text in pieces", `${"é😀abc".repeat(30_000)}\ud800`],
+    ["a long ASCII text (longer than the scratch buffer)", "abcdefgh".repeat(9000)],
   ])("%s", (_name, text) => {
     const want = nodeSha(text.replace(/[\ud800-\udfff]/gu, "\ufffd"));
     expect(sha256Hex(text)).toBe(want);
@@ -272,6 +307,10 @@ describe("sha256Hex and the ledger's text sink match node:crypto", () => {
     expect(effectDigest(ledger.records)).toBe(nodeSha(text));
   });
 
+  test("no rows hash to the empty digest", () => {
+    expect(digestOfLedgerRows([])).toBe("");
+  });
+
   test("a ledger of one row hashes exactly that row", () => {
     const ledger = new MutationLedger();
     ledger.observeUnseenPaths(["only.ts"]);
@@ -291,6 +330,19 @@ describe("fields that need escaping are escaped in the effect digest", () => {
     expect(ledger.digest).toBe(nodeSha(text));
   });
 
+  test("a tool and a path that both need escaping", () => {
+    const ledger = new MutationLedger();
+    ledger.observeTool("t|x", 0, { changed_paths: ["p|q"], after: "A" });
+    const text = `t\\|x|p\\|q|${nodeSha("A")}`;
+    expect(ledger.digest).toBe(nodeSha(text));
+  });
+
+  test("a re-read digest that needs escaping on a plain path", () => {
+    const ledger = new MutationLedger();
+    ledger.observeUnseenPaths([{ path: "a", contentDigest: "x|y" }]);
+    expect(ledger.digest).toBe(nodeSha("workspace|a|x\\|y"));
+  });
+
   test("a path and a re-read digest with special characters", () => {
     const ledger = new MutationLedger();
     ledger.observeUnseenPaths([{ path: "a|b", contentDigest: "x\\y" }, "c\td"]);
@@ -304,6 +356,7 @@ describe("canonical text: exact errors", () => {
   test.each([
     [5, "invalid mutation records: expected an array"],
     [[null], "invalid mutation records at 0.tool: expected a string"],
+    [[undefined], "invalid mutation records at 0.tool: expected a string"],
     [["row"], "invalid mutation records at 0.tool: expected a string"],
     [[{ tool: "t", path: "p" }], "invalid mutation records at 0.content_digest: expected a string"],
     [
@@ -337,6 +390,7 @@ describe("content digests: which metadata has a canonical JSON form", () => {
     ["a surrogate pair", { a: "\u{1F600}" }, '{"a":"\u{1F600}"}'],
     ["U+DBFF U+DFFF", { a: "\udbff\udfff" }, '{"a":"\udbff\udfff"}'],
     ["U+D800 U+DFFF", { a: "\ud800\udfff" }, '{"a":"\ud800\udfff"}'],
+    ["U+D800 U+DC00", { a: "\ud800\udc00" }, '{"a":"\ud800\udc00"}'],
     ["U+E000", { a: "\ue000" }, '{"a":"\ue000"}'],
     [
       "an array's own non-index property is not JSON",
