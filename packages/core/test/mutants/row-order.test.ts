@@ -85,11 +85,7 @@ describe("ledgerOrder: more than 24 rows (packed chunks)", () => {
       .reverse()
       .map((c) => `aaaaaa${c}`);
     const paths = [...run, "bbbbbbz", "bbbbbba"];
-    expect(order(paths)).toEqual([
-      ...Array.from({ length: 25 }, (_, i) => 24 - i),
-      26,
-      25,
-    ]);
+    expect(order(paths)).toEqual([...Array.from({ length: 25 }, (_, i) => 24 - i), 26, 25]);
   });
 
   test("a placed run right after a refined group keeps its own order", () => {
@@ -138,7 +134,9 @@ describe("ledgerOrder: more than 24 rows (packed chunks)", () => {
     const bStem = `bbbbbb${"x".repeat(20)}`;
     const bRows = [...letters(26).map((c) => `${bStem}yyyyyy${c}`), `${bStem}z`];
     const cRows = [
-      ...letters(26).map((c, i) => `ccccccdddddd${c}${"q".repeat(13)}${String.fromCharCode(122 - i)}`),
+      ...letters(26).map(
+        (c, i) => `ccccccdddddd${c}${"q".repeat(13)}${String.fromCharCode(122 - i)}`,
+      ),
       "cccccce",
     ];
     const paths = [...cRows, ...bRows, ...aRows];
@@ -148,7 +146,12 @@ describe("ledgerOrder: more than 24 rows (packed chunks)", () => {
       ...Array.from({ length: 27 }, (_, i) => i),
     ];
     expect(order(paths)).toEqual(expected);
-    expect(stableOrder(paths, paths.map(() => "write"))).toEqual(expected);
+    expect(
+      stableOrder(
+        paths,
+        paths.map(() => "write"),
+      ),
+    ).toEqual(expected);
   });
 
   test("a shared prefix stops where the group's first row differs, not past it", () => {
