@@ -138,6 +138,7 @@ describe("malformed records: exact errors", () => {
     ["not an array", "abc", "invalid mutation records: expected an array"],
     ["null row", [null], "invalid mutation records at 0.tool: expected a string"],
     ["number row", [5], "invalid mutation records at 0.tool: expected a string"],
+    ["undefined row", [undefined], "invalid mutation records at 0.tool: expected a string"],
     [
       "no content digest",
       [{ tool: "t", path: "p" }],
