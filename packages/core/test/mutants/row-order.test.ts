@@ -126,6 +126,25 @@ describe("ledgerOrder: more than 24 rows (packed chunks)", () => {
     expect(order(paths)).toEqual(Array.from({ length: 50 }, (_, i) => (i < 25 ? 24 - i : 74 - i)));
   });
 
+  test("a group refined in the same round right after one keeps that group's last row", () => {
+    // Round 2 refines "aaaaaa…" (row 0 "aaaaaab", then 25 rows "aaaaaazzzzzz" + a letter,
+    // descending by index, which round 3 refines) and right after it "aaaaab…" (25 rows);
+    // the last row, "z", keeps round 1 from skipping a shared "aaaaa".
+    const paths = [
+      "aaaaaab",
+      ...letters(25)
+        .reverse()
+        .map((c) => `aaaaaazzzzzz${c}`),
+      ...letters(25).map((c) => `aaaaab${c}`),
+      "z",
+    ];
+    expect(order(paths)).toEqual([
+      0,
+      ...Array.from({ length: 25 }, (_, i) => 25 - i),
+      ...Array.from({ length: 26 }, (_, i) => 26 + i),
+    ]);
+  });
+
   test("groups refined in round three start at their own shared prefix", () => {
     // Round 2 refines "aaaaaa…", "bbbbbb…" and "cccccc…". Its "bbbbbb…" rows share 26
     // units, its "cccccc…" rows 6; each has a run of 26 rows refined in round 3. The
