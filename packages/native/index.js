@@ -20,8 +20,8 @@ function libcSuffix() {
   } catch {
     // no ldd: ask the process report
   }
-  if (ldd !== null && ldd.includes("musl")) return "-musl";
-  if (ldd !== null && ldd.includes("GNU C Library")) return "-gnu";
+  if (ldd?.includes("musl")) return "-musl";
+  if (ldd?.includes("GNU C Library")) return "-gnu";
   try {
     const report = process.report?.getReport?.();
     if (report?.header?.glibcVersionRuntime) return "-gnu";
