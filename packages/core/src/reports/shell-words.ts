@@ -32,8 +32,14 @@ export interface ShellWord {
 /** Characters that may follow `$` in a parameter expansion (`$x`, `$1`, `$@`, `$?`, …). */
 const PARAM_START = /[A-Za-z0-9_@*#?$!-]/;
 
-/** Index just after the `)` that closes the `(` at `open` (quotes and nesting skipped). */
+/** Index just after the `)` that closes the `(` at `open` (quotes and nesting skipped), or the end. */
 function skipParens(text: string, open: number): number {
+  const close = closingParen(text, open);
+  return close < 0 ? text.length : close + 1;
+}
+
+/** Index of the `)` that closes the `(` at `open` (quotes and nesting skipped), or -1. */
+function closingParen(text: string, open: number): number {
   let depth = 0;
   for (let i = open; i < text.length; i++) {
     const ch = text.charAt(i);
@@ -47,10 +53,10 @@ function skipParens(text: string, open: number): number {
     } else if (ch === "(") depth++;
     else if (ch === ")") {
       depth--;
-      if (depth === 0) return i + 1;
+      if (depth === 0) return i;
     }
   }
-  return text.length;
+  return -1;
 }
 
 /** Index of the closing `quote` of the `"…"` / `` `…` `` opened at `open` (or the end). */
@@ -185,6 +191,8 @@ interface WrapperSpec {
   assignments?: boolean;
   /** Options after which the wrapper runs no command (`command -v`). */
   noCommand?: string;
+  /** A lone `-` is an option, not the command (env: the same as `-i`). */
+  loneDashOption?: boolean;
 }
 
 /**
@@ -197,6 +205,7 @@ const WRAPPERS: Record<string, WrapperSpec> = {
     longWithValue: ["--unset", "--chdir", "--split-string"],
     positional: 0,
     assignments: true,
+    loneDashOption: true,
   },
   nice: {
     shortWithValue: "n",
@@ -265,6 +274,10 @@ function afterWrapper(
     if (value === "--") {
       i++;
       break;
+    }
+    if (value === "-" && spec.loneDashOption) {
+      i++;
+      continue;
     }
     // `--` alone ended the options above.
     if (value.startsWith("--")) {
@@ -367,7 +380,7 @@ function shellScript(words: readonly ShellWord[], at: number): WrappedCommand {
 
 /**
  * What a simple command runs, looking through (recursively, in any order) leading
- * `NAME=VALUE` assignments and redirections and the wrappers `env` (options, `-u NAME`,
+ * `NAME=VALUE` assignments and redirections and the wrappers `env` (options, a lone `-`, `-u NAME`,
  * `-C DIR`, `-S STRING`, assignments), `nice` (`-n N`, `-N`), `ionice` (`-c N`, `-n N`,
  * `-t`), `nohup`, `time` (`-p`, `/usr/bin/time -o FILE -f FMT …`), `timeout` (options,
  * then DURATION), `stdbuf` (`-o L`, …), `command` (`-p`; `-v`/`-V` run nothing), and
@@ -440,14 +453,17 @@ export function commandSubstitutions(raw: string): string[] {
     } else if (ch === '"') {
       inDouble = !inDouble;
     } else if (ch === "$" && next === "(") {
-      const end = skipParens(raw, i + 1);
+      // An unterminated `$(` runs to the end of the word.
+      const close = closingParen(raw, i + 1);
+      const end = close < 0 ? raw.length : close;
       // `$(( … ))` is arithmetic only when the inner group closes right before the outer
       // one; `$(( a ) && b)` is a command substitution starting with a subshell.
       // Arithmetic that holds a substitution (`$(( $(a) + 1 ))`) runs it: counted as one.
-      const body = raw.slice(i + 2, end - 1);
-      const arithmetic = raw.charAt(i + 2) === "(" && skipParens(raw, i + 2) === end - 1;
+      const body = raw.slice(i + 2, end);
+      // (Unterminated, `close - 1` is -2, which no inner group matches: not arithmetic.)
+      const arithmetic = raw.charAt(i + 2) === "(" && closingParen(raw, i + 2) === close - 1;
       if (!arithmetic || /\$\(|`/.test(body)) bodies.push(body);
-      i = end - 1;
+      i = end;
     } else if (ch === "`") {
       const end = skipQuoted(raw, i, "`");
       bodies.push(raw.slice(i + 1, end));

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import type { ParsedTest, ParsedTestResults, TestStatus } from "../facts/test-results/types.js";
+import { sortedUnique } from "../ledger/order.js";
 import { type VerificationCheck, VerificationCheckSchema } from "../schemas/check.js";
 import { validated } from "../validate.js";
 
@@ -134,8 +135,8 @@ export function vanishedTests(
     } else if (entry.status === "passed" && t.status === "skipped") skipped.push(id);
   }
   const shrank = now.size < Object.keys(previous).length;
-  // The ids are distinct strings: the default sort's UTF-16 code-unit order is `<`'s.
-  return { disappeared: shrank ? missing.sort() : [], skipped: skipped.sort() };
+  // Code-point order, as every other list of a report (the ids are distinct already).
+  return { disappeared: shrank ? sortedUnique(missing) : [], skipped: sortedUnique(skipped) };
 }
 
 function listed(ids: readonly string[]): string {

@@ -409,6 +409,21 @@ describe("vanishedTests: skipped tests and order", () => {
     expect(vanishedTests(previous, now, [])).toEqual({ disappeared: ["c"], skipped: ["a", "b"] });
   });
 
+  test("ids are in code-point order, not UTF-16 code-unit order", () => {
+    // U+1F600 is the pair D83D DE00: code units put it before U+E000, code points after.
+    const previous: TestHistory = {
+      "t\u{1F600}": entry("passed", null, null),
+      "t\uE000": entry("passed", null, null),
+      "s\u{1F600}": entry("passed", null, null),
+      "s\uE000": entry("passed", null, null),
+    };
+    const now = [parsedTest("s\u{1F600}", "skipped"), parsedTest("s\uE000", "skipped")];
+    expect(vanishedTests(previous, now, [])).toEqual({
+      disappeared: ["t\uE000", "t\u{1F600}"],
+      skipped: ["s\uE000", "s\u{1F600}"],
+    });
+  });
+
   test("malformed arguments name the argument", () => {
     const status = 'Invalid option: expected one of "passed"|"failed"|"skipped"|"errored"';
     expect(refusal(() => vanishedTests({ a: { status: "gone" } } as never, [], []))).toEqual({

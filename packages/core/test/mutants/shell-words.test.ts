@@ -7,7 +7,12 @@
  */
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are shell text, where ${…} is a parameter expansion
 import { describe, expect, test } from "vitest";
-import { commandSubstitutions, shellWords, wrappedCommand } from "../../src/index.js";
+import {
+  commandSubstitutions,
+  exitStatusMasked,
+  shellWords,
+  wrappedCommand,
+} from "../../src/index.js";
 
 const off = { pipefail: false, errexit: false };
 const word = (raw: string, value: string | null = raw) => ({ raw, value });
@@ -224,5 +229,37 @@ describe("commandSubstitutions: quotes", () => {
 
   test("a substitution whose body ends with a subshell is not arithmetic", () => {
     expect(commandSubstitutions("$(cd x && (make))")).toEqual(["cd x && (make)"]);
+  });
+});
+
+describe("wrappers read as their programs do", () => {
+  test("env's lone - (the same as -i) is an option: the command after it is read", () => {
+    expect(of("env - sh -c 'false; true'")).toEqual({
+      kind: "script",
+      script: "false; true",
+      options: off,
+    });
+    expect(of("/usr/bin/env - PATH=/bin sh -c 'a'")).toEqual({
+      kind: "script",
+      script: "a",
+      options: off,
+    });
+    expect(exitStatusMasked("env - sh -c 'npm test; true'")).toBe(true);
+    expect(exitStatusMasked("env - sh -c 'npm test'")).toBe(false);
+  });
+});
+
+describe("commandSubstitutions: an unterminated one", () => {
+  test("runs to the end of the word, last character included", () => {
+    expect(commandSubstitutions("$(abc")).toEqual(["abc"]);
+    expect(commandSubstitutions("x$(a (b)")).toEqual(["a (b)"]);
+    expect(commandSubstitutions("$((1+2)")).toEqual(["(1+2)"]);
+    expect(commandSubstitutions("$(")).toEqual([""]);
+  });
+
+  test("a terminated one still ends at its parenthesis, and arithmetic is still none", () => {
+    expect(commandSubstitutions("$(abc)d")).toEqual(["abc"]);
+    expect(commandSubstitutions("$((1+2))")).toEqual([]);
+    expect(commandSubstitutions("$(( a ) && b)")).toEqual(["( a ) && b"]);
   });
 });
