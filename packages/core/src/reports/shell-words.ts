@@ -347,10 +347,6 @@ function shellScript(words: readonly ShellWord[], at: number): WrappedCommand {
       i++;
       break;
     }
-    if (value === "-" && spec.loneDashOption) {
-      i++;
-      continue;
-    }
     if (/^--(?:rcfile|init-file)$/.test(value)) {
       i += 2;
       continue;
@@ -464,8 +460,8 @@ export function commandSubstitutions(raw: string): string[] {
       // one; `$(( a ) && b)` is a command substitution starting with a subshell.
       // Arithmetic that holds a substitution (`$(( $(a) + 1 ))`) runs it: counted as one.
       const body = raw.slice(i + 2, end);
-      const arithmetic =
-        close >= 0 && raw.charAt(i + 2) === "(" && closingParen(raw, i + 2) === close - 1;
+      // (Unterminated, `close - 1` is -2, which no inner group matches: not arithmetic.)
+      const arithmetic = raw.charAt(i + 2) === "(" && closingParen(raw, i + 2) === close - 1;
       if (!arithmetic || /\$\(|`/.test(body)) bodies.push(body);
       i = end;
     } else if (ch === "`") {

@@ -13,7 +13,7 @@ import {
   isHarnessPath,
   TurngateValidationError,
   unescapeLedgerField,
-} from "../src/index.js";
+} from "../../src/index.js";
 
 /** `{message, path}` of the TurngateValidationError `run` throws. */
 function rejection(run: () => unknown): { message: string; path: string } {
