@@ -11,17 +11,24 @@ const { join } = require("node:path");
 
 function libcSuffix() {
   if (process.platform !== "linux") return "";
+  // /usr/bin/ldd first: reading it takes ≈ 0.3 ms, `process.report.getReport()` ≈ 4 ms (it
+  // gathers a whole diagnostic report), paid on every turngate start. glibc's ldd is a
+  // script naming the GNU C Library; musl's is the musl loader.
+  let ldd = null;
+  try {
+    ldd = readFileSync("/usr/bin/ldd", "latin1");
+  } catch {
+    // no ldd: ask the process report
+  }
+  if (ldd?.includes("musl")) return "-musl";
+  if (ldd?.includes("GNU C Library")) return "-gnu";
   try {
     const report = process.report?.getReport?.();
     if (report?.header?.glibcVersionRuntime) return "-gnu";
   } catch {
-    // fall through to the file test
+    // fall through
   }
-  try {
-    return readFileSync("/usr/bin/ldd", "utf8").includes("musl") ? "-musl" : "-gnu";
-  } catch {
-    return "-gnu";
-  }
+  return "-gnu";
 }
 
 const ARCH = { x64: "x64", arm64: "arm64" };

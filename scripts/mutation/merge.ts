@@ -10,8 +10,8 @@
  * every other file's entries as they were when it started, and those must not overwrite newer
  * results of the same text. For every source and test file it keeps the entry whose recorded
  * `source` equals the file on disk now (the last such one; else the last entry seen), and
- * renumbers test ids, which are local to each report, through the identity
- * Stryker's incremental differ uses (test file, name and start position). A covering or
+ * renumbers test ids, which are local to each report, through each test's file and name
+ * (not its recorded position, which differs between runs). A covering or
  * killing test that the kept test-file entry no longer holds is dropped, so Stryker re-tests
  * that mutant instead of trusting a stale result.
  */
@@ -50,9 +50,13 @@ export interface MergeCounts {
   droppedTests: number;
 }
 
+/**
+ * A test's identity across reports: its file and name. The start position is left out: one
+ * run records a file's tests with locations, another (narrowed to other files) without or at
+ * 1:1, and the same test must still match (two tests of one name in one file are one here).
+ */
 function testKey(file: string, t: ReportTest): string {
-  const at = t.location === undefined ? "" : `@${t.location.start.line}:${t.location.start.column}`;
-  return `${file}${at}\n${t.name}`;
+  return `${file}\n${t.name}`;
 }
 
 /** The entry of `name` to keep: the last whose source equals `disk`, else the last one. */

@@ -306,3 +306,39 @@ describe("folding narrowed Stryker runs (scripts/mutation/merge.ts)", () => {
     );
   });
 });
+
+describe("folding: test identity", () => {
+  test("a test recorded with a location in one report and without in another is the same test", () => {
+    const base = {
+      files: {
+        "a.ts": {
+          source: "a",
+          mutants: [{ id: "0", status: "Killed", killedBy: ["0"], coveredBy: ["0"] }],
+        },
+      },
+      testFiles: { "t.test.ts": { source: "t", tests: [{ id: "0", name: "one" }] } },
+    };
+    const part = {
+      files: {},
+      testFiles: {
+        "t.test.ts": {
+          source: "t",
+          tests: [{ id: "5", name: "one", location: { start: { line: 1, column: 1 } } }],
+        },
+      },
+    };
+    const { report, counts } = mergeIncremental(
+      base,
+      [part],
+      (f) => ({ "a.ts": "a", "t.test.ts": "t" })[f],
+      ["b.ts"],
+    );
+    expect(counts.droppedTests).toBe(0);
+    expect(report.files["a.ts"]?.mutants).toEqual([
+      { id: "0", status: "Killed", killedBy: ["0"], coveredBy: ["0"] },
+    ]);
+    expect(report.testFiles?.["t.test.ts"]?.tests).toEqual([
+      { id: "0", name: "one", location: { start: { line: 1, column: 1 } } },
+    ]);
+  });
+});

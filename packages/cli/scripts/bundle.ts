@@ -27,13 +27,24 @@
  *   inlined (`__TURNGATE_CLI_VERSION__`, `__TURNGATE_NODE_VERSION__`): a chunk's relative
  *   path differs from the source file's.
  *
+ * - the commands of a turn (`run`, `verify`, `hook`, `baseline`: `CODE_CACHED_COMMANDS`)
+ *   run from `dist/chunks/turn.cjs` instead: the same program (src/main.ts and every
+ *   command) as one CommonJS file, which `src/code-cache.ts` compiles with V8's cached data
+ *   (`dist/chunks/turn.cjs.cache`; Node 20 has no compile cache for ES modules). The data
+ *   is made here, after one no-op `turngate run --check true -- true` in a temporary git
+ *   repository (so it holds the functions a turn runs), and checked: the build fails unless
+ *   a second run reports it `accepted`. `import.meta.url` is the file's own URL there, so
+ *   relative paths are those of the ES chunks beside it.
+ *
  * Also writes `dist/bundle-meta.json`, esbuild's metafile (the inputs and imports of every
- * output).
+ * output of the ES build).
  *
  * Usage: `tsx scripts/bundle.ts` (from packages/cli). Exits 1 on a build error or when a
  * layout check above fails; prints one line with the output sizes otherwise.
  */
-import { chmodSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -47,6 +58,11 @@ const version = (dir: string) =>
 // Chunks from an earlier build would pile up (their names carry a content hash).
 rmSync(join(dist, "chunks"), { recursive: true, force: true });
 rmSync(join(dist, "bin.js.map"), { force: true });
+
+const define = {
+  __TURNGATE_CLI_VERSION__: JSON.stringify(version(cliDir)),
+  __TURNGATE_NODE_VERSION__: JSON.stringify(version(join(cliDir, "..", "node"))),
+};
 
 const result = await build({
   absWorkingDir: cliDir,
@@ -79,11 +95,33 @@ const result = await build({
       "const __dirname = __turngateDirname(__filename);",
     ].join("\n"),
   },
-  define: {
-    __TURNGATE_CLI_VERSION__: JSON.stringify(version(cliDir)),
-    __TURNGATE_NODE_VERSION__: JSON.stringify(version(join(cliDir, "..", "node"))),
-  },
+  define,
   metafile: true,
+  logLevel: "warning",
+});
+
+// The turn commands' CommonJS copy (see above): the whole program in one file, no splitting.
+await build({
+  absWorkingDir: cliDir,
+  entryPoints: { "chunks/turn": "src/main.ts" },
+  outdir: dist,
+  outExtension: { ".js": ".cjs" },
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20.19",
+  conditions: ["@turngate/source"],
+  external: ["@turngate/native", "oxc-parser"],
+  sourcemap: "linked",
+  minifyWhitespace: true,
+  minifySyntax: true,
+  banner: {
+    js: 'const __turngateImportMetaUrl = require("node:url").pathToFileURL(__filename).href;',
+  },
+  define: { ...define, "import.meta.url": "__turngateImportMetaUrl" },
+  // The one other `import.meta` use (the bridge worker pool's `import.meta.resolve`) is on
+  // its TypeScript-source branch, never taken in a bundle.
+  logOverride: { "empty-import-meta": "silent" },
   logLevel: "warning",
 });
 
@@ -116,6 +154,41 @@ if (problems.length > 0) {
 }
 
 chmodSync(join(dist, "bin.js"), 0o755);
+// The code cache of turn.cjs: written after a no-op turn, then checked by a second one.
+const scratch = mkdtempSync(join(tmpdir(), "turngate-code-cache-"));
+try {
+  const repo = join(scratch, "repo");
+  spawnSync("git", ["init", "-q", repo]);
+  const turnEnv = (mode: string) => ({
+    ...process.env,
+    HOME: scratch,
+    XDG_CONFIG_HOME: join(scratch, "config"),
+    XDG_STATE_HOME: join(scratch, "state"),
+    XDG_CACHE_HOME: join(scratch, "cache"),
+    TURNGATE_CODE_CACHE: mode,
+  });
+  const turn = (mode: string) =>
+    spawnSync(process.execPath, [join(dist, "bin.js"), "run", "--check", "true", "--", "true"], {
+      cwd: repo,
+      env: turnEnv(mode),
+      encoding: "utf8",
+    });
+  const written = turn("write");
+  if (written.status !== 0 || !written.stdout.includes("narrative")) {
+    problems.push(`the code cache's no-op turn failed (exit ${written.status}): ${written.stderr}`);
+  } else {
+    const checked = turn("report");
+    if (!checked.stderr.includes("turngate: code cache accepted\n")) {
+      problems.push(`V8 did not accept turn.cjs.cache: ${checked.stderr}`);
+    }
+  }
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
+if (problems.length > 0) {
+  for (const problem of problems) console.error(`bundle: ${problem}`);
+  process.exit(1);
+}
 // esbuild's metafile (inputs and imports of every output): test/bundle.test.ts checks the
 // lazy loading with it, and `esbuild --analyze`-style tools read it.
 writeFileSync(join(dist, "bundle-meta.json"), `${JSON.stringify(result.metafile)}\n`);

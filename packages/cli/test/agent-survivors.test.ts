@@ -236,7 +236,7 @@ describe("turngate run: processes the agent left running", () => {
     const pidFile = join(p.agents, "bg.pid");
     const agent = p.agent(
       "agent.sh",
-      `printf '42\\n' > value.txt\n[ -t 0 ] && echo tty > ${out}.tty\ncat /proc/$$/stat > ${out}.agent\ncat /proc/$PPID/stat > ${out}.turngate\nsleep 308 &\necho $! > ${pidFile}\n`,
+      `printf '42\\n' > value.txt\n[ -t 0 ] && echo tty > ${out}.tty\ncat /proc/$$/stat > ${out}.agent\ncat /proc/$PPID/stat > ${out}.turngate\nsleep 308 &\nbg=$!; while [ "$(cat /proc/$bg/comm 2>/dev/null)" != sleep ]; do :; done\necho $! > ${pidFile}\n`,
     );
     const json = join(p.agents, "result.json");
     const command = [
@@ -283,7 +283,7 @@ describe("turngate run: processes the agent left running", () => {
     const pidFile = join(p.agents, "bg.pid");
     const agent = p.agent(
       "agent.sh",
-      `printf '42\\n' > value.txt\nsleep 309 &\necho $! > ${pidFile}\n`,
+      `printf '42\\n' > value.txt\nsleep 309 &\nbg=$!; while [ "$(cat /proc/$bg/comm 2>/dev/null)" != sleep ]; do :; done\necho $! > ${pidFile}\n`,
     );
     const { code, stdout } = await runText(p.root, agent);
     const pid = pidIn(pidFile);
@@ -393,7 +393,7 @@ describe("turngate run: signals to a detached agent and Ctrl-C on a terminal", (
     const pidFile = join(p.agents, "bg.pid");
     const agent = p.agent(
       "agent.sh",
-      `printf '42\\n' > value.txt\ntrap 'exit 5' INT\nsleep 311 &\necho $! > ${pidFile}\ntouch ${ready}\nwhile :; do sleep 0.05; done\n`,
+      `printf '42\\n' > value.txt\ntrap 'exit 5' INT\nsleep 311 &\nbg=$!; while [ "$(cat /proc/$bg/comm 2>/dev/null)" != sleep ]; do :; done\necho $! > ${pidFile}\ntouch ${ready}\nwhile :; do sleep 0.05; done\n`,
     );
     const child = spawn(
       process.execPath,
@@ -444,7 +444,7 @@ describe("turngate run: signals to a detached agent and Ctrl-C on a terminal", (
     const pidFile = join(p.agents, "bg.pid");
     const agent = p.agent(
       "agent.sh",
-      `printf '42\\n' > value.txt\nsleep 315 &\necho $! > ${pidFile}\n`,
+      `printf '42\\n' > value.txt\nsleep 315 &\nbg=$!; while [ "$(cat /proc/$bg/comm 2>/dev/null)" != sleep ]; do :; done\necho $! > ${pidFile}\n`,
     );
     const child = spawn(
       process.execPath,

@@ -24,6 +24,14 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan
 _C_MAKE_ENCODER = json.encoder.c_make_encoder
 """The C encoder factory behind :class:`json.JSONEncoder` (``None`` without ``_json``)."""
 
+_FAST_ENCODE = (
+    None
+    if _C_MAKE_ENCODER is None
+    else _C_MAKE_ENCODER(None, _ENCODER.default, json.encoder.c_encode_basestring, None, ":", ",", False, False, False)
+)
+"""The C encoder with no cycle-marker table (``None`` without ``_json``): it holds no
+per-call state, so one serves every call and thread (see :func:`_encode_json`)."""
+
 _METHOD_HEADS: dict[str, str] = {}
 """Per method name, the start of its request line up to ``"params":`` (built once)."""
 
@@ -42,10 +50,18 @@ def request(request_id: int | None, method: str, params: Any) -> dict[str, Any]:
 
 def _encode_json(value: Any) -> str:
     """Compact JSON text of ``value``, as ``_ENCODER.encode`` makes it; with the C encoder
-    it is called directly (a fresh cycle-marker table per call, as ``json`` itself does),
-    skipping the Python layers of :meth:`json.JSONEncoder.encode`."""
-    if _C_MAKE_ENCODER is None:
+    it is called directly, skipping the Python layers of :meth:`json.JSONEncoder.encode`.
+
+    The fast encoder (:data:`_FAST_ENCODE`, built once) keeps no cycle-marker table; a value
+    that makes it recurse too deeply (a cycle, or nesting past the recursion limit) is
+    encoded again with a fresh table, as ``json`` itself does, so the same error is raised
+    (``ValueError: Circular reference detected`` for a cycle, ``RecursionError`` else)."""
+    if _FAST_ENCODE is None:
         return _ENCODER.encode(value)
+    try:
+        return "".join(_FAST_ENCODE(value, 0))
+    except RecursionError:
+        pass
     encode = _C_MAKE_ENCODER(
         {}, _ENCODER.default, json.encoder.c_encode_basestring, None, ":", ",", False, False, False
     )

@@ -143,7 +143,20 @@ def wire_list(value: Any, name: str) -> list[Any]:
     if kind is not list and kind is not tuple:
         if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence):
             raise InvalidParams(f"{name}: expected a list, got {type(value).__name__}", path=name)
-    return [to_wire(item) for item in value]
+    scalars = _SCALARS
+    out: list[Any] = []
+    for item in value:
+        # A plain dict of scalars (the usual row) is already wire JSON: kept as it is, as
+        # to_wire would keep it, without a call per item.
+        if type(item) is dict:
+            for member in item.values():
+                if type(member) not in scalars:
+                    item = to_wire(item)
+                    break
+        elif type(item) not in scalars:
+            item = to_wire(item)
+        out.append(item)
+    return out
 
 
 def _read(hint: Any, value: Any, path: str) -> Any:

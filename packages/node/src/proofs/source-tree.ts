@@ -24,7 +24,8 @@ const SAFE_GIT = [
  * The git tree id of the source scope of the work tree holding `root` (tracked files plus
  * untracked files that are not ignored, as their bytes are now), written without touching
  * the user's index (issue 10 "Record … the git tree ids"):
- * 1. `git rev-parse --show-toplevel`;
+ * 1. `git rev-parse --show-toplevel --verify --quiet HEAD^{tree}` (one call: the top level,
+ *    then HEAD's tree when there is one; the configuration's filters are read meanwhile);
  * 2. `GIT_INDEX_FILE` names an index in a new temporary folder, filled by `git read-tree
  *    HEAD` (left empty in a repository without commits). It holds no stat data, so every
  *    file is hashed from its bytes: a cached stat would let a same-size rewrite with a reset
@@ -47,12 +48,23 @@ export async function sourceTreeId(
   root: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<SourceTree> {
-  let where: { topLevel: string };
+  // One rev-parse for both questions: `--show-toplevel` prints the top level before
+  // `--verify` looks at HEAD, so the top level is there even when HEAD has no tree (exit 1,
+  // a repository without commits); outside a work tree nothing is printed (exit 128). The
+  // filters are read at the same time (from `root`: the same configuration as from the top
+  // level; thrown away when `root` is in no work tree).
+  const filtersRead = gitFilterOverrides(root, env);
+  filtersRead.catch(() => undefined); // awaited below, or not needed
+  let where: { topLevel: string; headTree: boolean };
   try {
-    const located = await runGit([...SAFE_GIT, "rev-parse", "--show-toplevel"], root, { env });
-    const topLevel = located.stdout.toString("utf8").split("\n")[0];
-    if (located.code !== 0 || !topLevel) return { tree: null, reason: "not a git work tree" };
-    where = { topLevel };
+    const located = await runGit(
+      [...SAFE_GIT, "rev-parse", "--show-toplevel", "--verify", "--quiet", "HEAD^{tree}"],
+      root,
+      { env },
+    );
+    const [topLevel, tree] = located.stdout.toString("utf8").split("\n");
+    if (!topLevel) return { tree: null, reason: "not a git work tree" };
+    where = { topLevel, headTree: located.code === 0 && /^[0-9a-f]+$/.test(tree ?? "") };
   } catch (error) {
     return { tree: null, reason: `git cannot run (${(error as Error).message})` };
   }
@@ -60,14 +72,8 @@ export async function sourceTreeId(
   try {
     const index = join(tmp, "index");
     const gitEnv = { ...env, GIT_INDEX_FILE: index };
-    // Independent queries, run at the same time: whether HEAD has a tree, and the filters.
-    const [head, filters] = await Promise.all([
-      runGit([...SAFE_GIT, "rev-parse", "--verify", "--quiet", "HEAD^{tree}"], where.topLevel, {
-        env: gitEnv,
-      }),
-      gitFilterOverrides(where.topLevel, gitEnv),
-    ]);
-    if (head.code === 0) {
+    const filters = await filtersRead;
+    if (where.headTree) {
       const read = await runGit([...SAFE_GIT, "read-tree", "HEAD"], where.topLevel, {
         env: gitEnv,
       });

@@ -390,10 +390,12 @@ describe("killUntilQuiet: scan -> SIGSTOP+SIGKILL -> reap until two consecutive 
 
   test("the time bound ends the rounds too (no new round after maxMs)", async () => {
     let next = 9_200_000;
+    const starts: number[] = [];
     const begun = Date.now();
     const result = await killUntilQuiet({
       // Each scan takes 10 ms (like a slow /proc read): 100 ms allow about 10 rounds.
       scan: () => {
+        starts.push(Date.now());
         const end = Date.now() + 10;
         while (Date.now() < end) {
           // a slow scan
@@ -407,8 +409,14 @@ describe("killUntilQuiet: scan -> SIGSTOP+SIGKILL -> reap until two consecutive 
       pollMs: 5,
     });
     expect(result.quiet).toBe(false);
-    expect(result.rounds).toBeGreaterThanOrEqual(9);
-    expect(result.rounds).toBeLessThanOrEqual(12);
+    expect(result.rounds).toBe(starts.length);
+    // No round but the first began after the bound (taken just after `begun`; 50 ms of
+    // slack for a loaded machine between the two readings)...
+    expect(starts.slice(1).filter((t) => t >= begun + 150)).toEqual([]);
+    // ...the rounds ended because the bound passed (the chain kept appearing), and with
+    // 10 ms scans at most 15 rounds fit, however loaded the machine is.
+    expect(Date.now()).toBeGreaterThanOrEqual(begun + 100);
+    expect(result.rounds).toBeLessThanOrEqual(15);
     expect(result.stillAppearing).toEqual([next]);
     expect(Date.now() - begun).toBeLessThan(5000);
   });

@@ -78,6 +78,30 @@ describe("sourceTreeId", () => {
     expect(git(r.root, "cat-file", "blob", blob)).toBe("agent bytes");
   });
 
+  test("a repository without commits: an empty work tree is the empty tree; untracked files, from a subfolder too, are in it", async () => {
+    const dir = await tempDir("unborn");
+    try {
+      git(dir.path, "init", "-q");
+      expect(await sourceTreeId(dir.path)).toEqual({
+        tree: "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+        reason: null,
+      });
+      execFileSync("mkdir", ["sub"], { cwd: dir.path });
+      writeFileSync(join(dir.path, "sub", "b.txt"), "b\n");
+      writeFileSync(join(dir.path, "a.txt"), "a\n");
+      const fromSub = await sourceTreeId(join(dir.path, "sub"));
+      const fromRoot = await sourceTreeId(dir.path);
+      expect(existsSync(join(dir.path, ".git", "index"))).toBe(false); // the user's index: untouched
+      git(dir.path, "add", "-A");
+      const expected = git(dir.path, "write-tree");
+      expect(fromRoot).toEqual({ tree: expected, reason: null });
+      expect(fromSub).toEqual({ tree: expected, reason: null });
+      expect(git(dir.path, "ls-tree", "-r", "--name-only", expected)).toBe("a.txt\nsub/b.txt");
+    } finally {
+      await dir.cleanup();
+    }
+  });
+
   test("outside a git work tree: null with the reason", async () => {
     const dir = await tempDir("plain");
     try {

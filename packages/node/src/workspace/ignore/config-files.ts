@@ -23,10 +23,14 @@ export async function configFilesOf(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<string[]> {
   const files = new Set<string>([layout.config, layout.worktreeConfig]);
+  // Two independent git queries, run at the same time (the system file's error, if any, is
+  // the one thrown, as when they ran one after the other).
+  const listing = gitText(["config", "--list", "--show-origin", "-z"], cwd);
+  listing.catch(() => undefined); // awaited below
   const system = await systemConfigFile(cwd, env);
   if (system !== undefined) files.add(system);
   for (const path of globalConfigFiles(env)) files.add(path);
-  const listed = await gitText(["config", "--list", "--show-origin", "-z"], cwd);
+  const listed = await listing;
   const items = listed.split("\0");
   for (let i = 0; i + 1 < items.length; i += 2) {
     const origin = items[i] as string;
