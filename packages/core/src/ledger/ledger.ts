@@ -334,7 +334,7 @@ export class MutationLedger {
     const ledger = new MutationLedger(options);
     parsed.records.forEach((r, i) => {
       // Harness rows come only from the byte-exact workspace re-read (tool "workspace").
-      const harnessRow = r.tool === "workspace" && r.path !== "" && isHarnessPath(r.path);
+      const harnessRow = r.tool === "workspace" && isHarnessPath(r.path);
       if (!harnessRow && acceptLedgerPath(r.path) !== r.path) {
         throw new TurngateValidationError("ledger snapshot", [
           { path: `records.${i}.path`, message: "is blank, untrimmed or a harness path" },

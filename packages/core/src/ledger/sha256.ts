@@ -31,17 +31,10 @@ const HEX_PAIRS = new Uint16Array(256);
 const HEX_TEXT = new Uint8Array(64);
 const HEX_TEXT_PAIRS = new Uint16Array(HEX_TEXT.buffer);
 
-/** Lowercase hex of `bytes` (two characters per byte) as one flat string. */
-export function toHex(bytes: Uint8Array): string {
-  return hexOf(bytes, bytes.length);
-}
-
-/** Lowercase hex of the first `n` bytes of `bytes`. */
-function hexOf(bytes: Uint8Array, n: number): string {
-  const text = n <= 32 ? HEX_TEXT : new Uint8Array(2 * n);
-  const pairs = n <= 32 ? HEX_TEXT_PAIRS : new Uint16Array(text.buffer);
-  for (let i = 0; i < n; i++) pairs[i] = HEX_PAIRS[bytes[i] as number] as number;
-  return DECODER.decode(n >= 32 ? text : text.subarray(0, 2 * n));
+/** Lowercase hex of the first 32 bytes of `bytes` (a SHA-256 digest) as one flat string. */
+function hex32(bytes: Uint8Array): string {
+  for (let i = 0; i < 32; i++) HEX_TEXT_PAIRS[i] = HEX_PAIRS[bytes[i] as number] as number;
+  return DECODER.decode(HEX_TEXT);
 }
 
 /** Texts up to this many UTF-16 units are copied unit by unit when they are ASCII. */
@@ -99,7 +92,7 @@ class ReusableSha256 extends _SHA256 {
   /** Finishes the hash; returns the lowercase 64-hex digest. */
   hex(): string {
     this.digestInto(this.buffer);
-    return hexOf(this.buffer, 32);
+    return hex32(this.buffer);
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * Issue #11 §5: exact-value tests for the SHA-256 wrapper of the ledger
  * (packages/core/src/ledger/sha256.ts), written against the mutants Stryker found alive:
- * the hex rendering through its 32-byte scratch, the UTF-8 encoding into the 64 KiB scratch
+ * the hex rendering of the 32-byte digest, the UTF-8 encoding into the 64 KiB scratch
  * (the short-ASCII copy, texts longer than the scratch, lone surrogates and pairs at the edge
  * of a piece) and the batches of `NOBLE_CONTENT_HASHER.textSink()`. Expected digests are
  * literal (from `node:crypto`) and every long text is also checked against
@@ -12,17 +12,10 @@
 import { createHash } from "node:crypto";
 import { describe, expect, test } from "vitest";
 import { NOBLE_CONTENT_HASHER, sha256Hex } from "../../src/index.js";
-// toHex is exported by the module (not by the package): the hex of any number of bytes.
-import { toHex } from "../../src/ledger/sha256.js";
 
 /** SHA-256 of what Node's Buffer makes of `text` (UTF-8, a lone surrogate as U+FFFD). */
 function nodeSha256(text: string): string {
   return createHash("sha256").update(Buffer.from(text, "utf8")).digest("hex");
-}
-
-/** The bytes 0, 1, …, n-1 (mod 256). */
-function counting(n: number): Uint8Array {
-  return Uint8Array.from({ length: n }, (_, i) => i & 255);
 }
 
 /** The sink digest of `pieces`, written one by one. */
@@ -32,41 +25,14 @@ function sinkHex(pieces: readonly string[]): string {
   return sink.hex();
 }
 
-describe("toHex: two lowercase digits per byte, for any length", () => {
-  test("no bytes give the empty string", () => {
-    expect(toHex(new Uint8Array(0))).toBe("");
-  });
-
-  test.each([
-    [[0xab], "ab"],
-    [[0x00, 0x0f], "000f"],
-    [[0x00, 0x0f, 0xf0], "000ff0"],
-    [[0x10, 0x9a, 0xff, 0x01, 0x7e], "109aff017e"],
-  ])("short input %j → %s", (bytes, hex) => {
-    expect(toHex(Uint8Array.from(bytes))).toBe(hex);
-  });
-
-  test("32 bytes (the size of the reused scratch) and 33 bytes (one past it)", () => {
-    const hex32 = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
-    expect(toHex(counting(32))).toBe(hex32);
-    expect(toHex(counting(33))).toBe(`${hex32}20`);
-  });
-
-  test("every byte value, 256 bytes in one call", () => {
-    const hex = toHex(counting(256));
-    expect(hex).toHaveLength(512);
-    expect(hex.slice(0, 8)).toBe("00010203");
-    expect(hex.slice(-8)).toBe("fcfdfeff");
-    expect(hex).toBe(Buffer.from(counting(256)).toString("hex"));
-  });
-
-  test("a short call after a long one shows only its own bytes", () => {
-    expect(toHex(counting(32))).toHaveLength(64);
-    expect(toHex(Uint8Array.from([0xfe, 0xed]))).toBe("feed");
+describe("hex32: the digest as 64 lowercase hex digits", () => {
+  test("every digit value appears in its place (digests with 0–9 and a–f)", () => {
+    expect(sha256Hex("")).toBe("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     expect(sha256Hex("abc")).toBe(
       "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
     );
-    expect(toHex(Uint8Array.from([0x01]))).toBe("01");
+    // Two digests in a row: the reused 32-byte scratch leaves nothing of the first behind.
+    expect([sha256Hex("abc"), sha256Hex("")]).toEqual([nodeSha256("abc"), nodeSha256("")]);
   });
 });
 
