@@ -7,7 +7,7 @@
  * literal (from `node:crypto`) and every long text is also checked against
  * `createHash("sha256").update(Buffer.from(text))`, which encodes a lone surrogate as U+FFFD
  * like `TextEncoder`. The mutants that stay alive are listed in
- * stryker/equivalent/ledger-sha256.md.
+ * stryker/equivalent/ledger.md.
  */
 import { createHash } from "node:crypto";
 import { describe, expect, test } from "vitest";
