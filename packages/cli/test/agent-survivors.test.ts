@@ -112,6 +112,13 @@ type Survivor = { pid: number; command_line: string; found_by: string; outcome: 
 const survivorsOf = (json: Record<string, unknown>) =>
   (json.agent as { survivors: Survivor[] }).survivors;
 
+/**
+ * Shell that waits until the process `pid` (a shell expression) has exec'd its `sleep`: its
+ * command line is read by turngate, and a process caught inside exec has none yet.
+ */
+const EXECD = (pid: string) =>
+  `p=${pid}; while ! grep -q sleep /proc/$p/cmdline 2>/dev/null; do :; done\n`;
+
 describe("turngate run: processes the agent left running", () => {
   test("a background watcher swapping value.txt's bytes is killed before the observation: the verdict matches the bytes that stay", async () => {
     const p = project(300);
@@ -185,7 +192,7 @@ describe("turngate run: processes the agent left running", () => {
     const daemon = p.agent("daemon.sh", `echo $$ > ${pidFile}\nexec /bin/sleep 306\n`);
     const agent = p.agent(
       "agent.sh",
-      `printf '42\\n' > value.txt\nsetsid env -i /bin/sh -c '(/bin/sh ${daemon} &) &' </dev/null >/dev/null 2>&1\nwhile [ ! -s ${pidFile} ]; do :; done\n`,
+      `printf '42\\n' > value.txt\nsetsid env -i /bin/sh -c '(/bin/sh ${daemon} &) &' </dev/null >/dev/null 2>&1\nwhile [ ! -s ${pidFile} ]; do :; done\n${EXECD("$(cat " + pidFile + ")")}`,
     );
     const { json } = await runJson(p.root, agent);
     const pid = pidIn(pidFile);
@@ -203,7 +210,7 @@ describe("turngate run: processes the agent left running", () => {
     const daemon = p.agent("daemon.sh", `echo $$ > ${pidFile}\nexec /bin/sleep 307\n`);
     const agent = p.agent(
       "agent.sh",
-      `printf '42\\n' > value.txt\nsetsid env -i /bin/sh -c '(/bin/sh ${daemon} &) &' </dev/null >/dev/null 2>&1\nwhile [ ! -s ${pidFile} ]; do :; done\n`,
+      `printf '42\\n' > value.txt\nsetsid env -i /bin/sh -c '(/bin/sh ${daemon} &) &' </dev/null >/dev/null 2>&1\nwhile [ ! -s ${pidFile} ]; do :; done\n${EXECD("$(cat " + pidFile + ")")}`,
     );
     const { json } = await runJson(p.root, agent, {
       ...process.env,
