@@ -64,17 +64,11 @@ const define = {
   __TURNGATE_NODE_VERSION__: JSON.stringify(version(join(cliDir, "..", "node"))),
 };
 
-const result = await build({
+/** Options both bundles share: Node 20, the sources' condition, the native addon external. */
+const common = {
   absWorkingDir: cliDir,
-  entryPoints: {
-    bin: "src/bin.ts",
-    "chunks/line-worker": join(bridgeSrc, "server", "line-worker.ts"),
-  },
   outdir: dist,
-  chunkNames: "chunks/[name]-[hash]",
   bundle: true,
-  splitting: true,
-  format: "esm",
   platform: "node",
   target: "node20.19",
   conditions: ["@turngate/source"],
@@ -82,6 +76,18 @@ const result = await build({
   sourcemap: "linked",
   minifyWhitespace: true,
   minifySyntax: true,
+  logLevel: "warning",
+} as const;
+
+const result = await build({
+  ...common,
+  entryPoints: {
+    bin: "src/bin.ts",
+    "chunks/line-worker": join(bridgeSrc, "server", "line-worker.ts"),
+  },
+  chunkNames: "chunks/[name]-[hash]",
+  splitting: true,
+  format: "esm",
   // CommonJS dependencies call `require` for Node's built-ins (commander, yaml, …) and read
   // `__filename` (write-file-atomic's temporary names); an ES module has neither, so each
   // output gets its own, bound to its location.
@@ -97,24 +103,14 @@ const result = await build({
   },
   define,
   metafile: true,
-  logLevel: "warning",
 });
 
 // The turn commands' CommonJS copy (see above): the whole program in one file, no splitting.
 await build({
-  absWorkingDir: cliDir,
+  ...common,
   entryPoints: { "chunks/turn": "src/main.ts" },
-  outdir: dist,
   outExtension: { ".js": ".cjs" },
-  bundle: true,
   format: "cjs",
-  platform: "node",
-  target: "node20.19",
-  conditions: ["@turngate/source"],
-  external: ["@turngate/native", "oxc-parser"],
-  sourcemap: "linked",
-  minifyWhitespace: true,
-  minifySyntax: true,
   banner: {
     js: 'const __turngateImportMetaUrl = require("node:url").pathToFileURL(__filename).href;',
   },
@@ -122,7 +118,6 @@ await build({
   // The one other `import.meta` use (the bridge worker pool's `import.meta.resolve`) is on
   // its TypeScript-source branch, never taken in a bundle.
   logOverride: { "empty-import-meta": "silent" },
-  logLevel: "warning",
 });
 
 const outputs = result.metafile.outputs;
