@@ -115,6 +115,31 @@ describe("masked exit status through wrappers (real checks)", () => {
     ]);
   });
 
+  test("env - sh -c 'false; true' (a lone - is env's -i) is needs_review, never verified", async () => {
+    const p = project({ "a.txt": "1\n" });
+    const h = home();
+    const out = await cli(
+      [
+        "run",
+        "--json",
+        "--check",
+        "env - sh -c 'false; true'",
+        "--",
+        ...agentRun(p, "echo 2 > a.txt\n"),
+      ],
+      p.root,
+      envWith(h),
+    );
+    expect(out.code).toBe(2);
+    expect(runsOf(JSON.parse(out.stdout))).toEqual([
+      [
+        "env - sh -c 'false; true'",
+        "needs_review",
+        "exit status masked (`;` discards the exit status of `false`): join commands with && or use set -e",
+      ],
+    ]);
+  });
+
   test('timeout 5 sh -c "$(cat x)" is needs_review: exit status cannot be verified', async () => {
     const p = project({ "a.txt": "1\n", x: "false; true\n" });
     const h = home();
