@@ -14,6 +14,7 @@
 use crate::errors::{thrown, INVALID_ARG};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -105,58 +106,130 @@ struct Row<'a> {
 /// Bytes rendered before they are fed to the hash.
 const RENDER_CHUNK: usize = 64 * 1024;
 
-/// Appends `units` mapped so that comparing the big-endian bytes (`memcmp`) gives
-/// `compareCodePoints`' order (JavaScript's code-unit order, but at the first differing
-/// unit, when both are from U+D800 up, U+E000–U+FFFF sort before the surrogates): U+E000–U+FFFF move down by 0x800 and surrogates up by
-/// 0x2000 (the same fix-up, applied to every unit: it is injective and keeps the order of
-/// any two units it does not fix up, so the first differing unit decides alike).
+/// Appends `units` mapped so that comparing the bytes (`memcmp`) gives `compareCodePoints`'
+/// order (JavaScript's code-unit order, but at the first differing unit, when both are from
+/// U+D800 up, U+E000–U+FFFF sort before the surrogates): U+E000–U+FFFF move down by 0x800
+/// and surrogates up by 0x2000 (the same fix-up, applied to every unit: it is injective and
+/// keeps the order of any two units it does not fix up, so the first differing unit decides
+/// alike). Each mapped unit is written in UTF-8's byte layout (1 byte below 0x80, 2 below
+/// 0x800, else 3), which is prefix-free and keeps numeric order, so byte order of the
+/// sequences is the order of the unit sequences, and an ASCII path costs one byte a unit.
 fn push_order_key(keys: &mut Vec<u8>, units: &[u16]) {
     for &u in units {
-        let mapped = if u >= 0xe000 {
+        if u < 0x80 {
+            keys.push(u as u8);
+            continue;
+        }
+        let m = u32::from(if u >= 0xe000 {
             u - 0x800
         } else if u >= 0xd800 {
             u + 0x2000
         } else {
             u
-        };
-        keys.extend_from_slice(&mapped.to_be_bytes());
+        });
+        if m < 0x800 {
+            keys.extend_from_slice(&[0xc0 | (m >> 6) as u8, 0x80 | (m & 0x3f) as u8]);
+        } else {
+            keys.extend_from_slice(&[
+                0xe0 | (m >> 12) as u8,
+                0x80 | ((m >> 6) & 0x3f) as u8,
+                0x80 | (m & 0x3f) as u8,
+            ]);
+        }
     }
+}
+
+/// Rows above which the order is sorted on the rayon pool.
+const PARALLEL_SORT_ROWS: usize = 4096;
+
+/// Rows rendered per task of the parallel render (a power of two: the row index splits
+/// into chunk and offset by shifting).
+const RENDER_ROWS_LOG2: u32 = 13;
+
+/// One chunk of rows rendered: order keys and escaped row texts, with spans local to it.
+struct Rendered {
+    /// Path then tool of each row as order-key bytes (see push_order_key).
+    keys: Vec<u8>,
+    /// Per row: key start, path end, tool end.
+    spans: Vec<(u32, u32, u32)>,
+    /// `{tool}|{path}|{content_digest}` of each row, escaped, one after another.
+    text: Vec<u8>,
+    /// Per row: end of its text (its start is the previous row's end).
+    ends: Vec<u32>,
+}
+
+/// Renders `rows` front to back (memory read in order): order keys and row texts.
+fn render(rows: &[Row]) -> Rendered {
+    let units: usize = rows
+        .iter()
+        .map(|row| row.tool.len() + row.path.len() + row.digest.len() + 2)
+        .sum();
+    let mut out = Rendered {
+        keys: Vec::with_capacity(units),
+        spans: Vec::with_capacity(rows.len()),
+        text: Vec::with_capacity(units),
+        ends: Vec::with_capacity(rows.len()),
+    };
+    for row in rows {
+        let start = out.keys.len() as u32;
+        push_order_key(&mut out.keys, row.path);
+        let path_end = out.keys.len() as u32;
+        push_order_key(&mut out.keys, row.tool);
+        out.spans.push((start, path_end, out.keys.len() as u32));
+        escape_into(&mut out.text, row.tool);
+        out.text.push(b'|');
+        escape_into(&mut out.text, row.path);
+        out.text.push(b'|');
+        escape_into(&mut out.text, row.digest);
+        out.ends.push(out.text.len() as u32);
+    }
+    out
 }
 
 /// The ledger order of `rows` (stable) and the SHA-256 of their canonical text in it.
 fn order_and_digest(rows: &[Row]) -> (Vec<u32>, String) {
-    // Order keys: each row's path and tool as mapped big-endian bytes, in one buffer.
-    let mut keys: Vec<u8> = Vec::new();
-    let mut spans: Vec<(u32, u32, u32)> = Vec::with_capacity(rows.len()); // start, path end, tool end
-    for row in rows {
-        let start = keys.len() as u32;
-        push_order_key(&mut keys, row.path);
-        let path_end = keys.len() as u32;
-        push_order_key(&mut keys, row.tool);
-        spans.push((start, path_end, keys.len() as u32));
-    }
+    // Rendered in chunks on the rayon pool; the hash then copies whole rendered rows in
+    // ledger order instead of re-reading scattered UTF-16 fields.
+    let size = 1usize << RENDER_ROWS_LOG2;
+    let chunks: Vec<Rendered> = if rows.len() > size {
+        rows.par_chunks(size).map(render).collect()
+    } else {
+        vec![render(rows)]
+    };
+    let locate = |index: u32| -> (&Rendered, usize) {
+        let i = index as usize;
+        (&chunks[i >> RENDER_ROWS_LOG2], i & (size - 1))
+    };
     let mut order: Vec<u32> = (0..rows.len() as u32).collect();
     // Unstable sort with the index as the last key: the same result as a stable sort.
-    order.sort_unstable_by(|a, b| {
-        let (sa, pa, ta) = spans[*a as usize];
-        let (sb, pb, tb) = spans[*b as usize];
-        keys[sa as usize..pa as usize]
-            .cmp(&keys[sb as usize..pb as usize])
-            .then_with(|| keys[pa as usize..ta as usize].cmp(&keys[pb as usize..tb as usize]))
+    let compare = |a: &u32, b: &u32| {
+        let (ca, ia) = locate(*a);
+        let (cb, ib) = locate(*b);
+        let (sa, pa, ta) = ca.spans[ia];
+        let (sb, pb, tb) = cb.spans[ib];
+        ca.keys[sa as usize..pa as usize]
+            .cmp(&cb.keys[sb as usize..pb as usize])
+            .then_with(|| ca.keys[pa as usize..ta as usize].cmp(&cb.keys[pb as usize..tb as usize]))
             .then_with(|| a.cmp(b))
-    });
+    };
+    if rows.len() >= PARALLEL_SORT_ROWS {
+        order.par_sort_unstable_by(compare);
+    } else {
+        order.sort_unstable_by(compare);
+    }
     let mut hasher = Sha256::new();
     let mut out: Vec<u8> = Vec::with_capacity(RENDER_CHUNK + 1024);
     for (k, &index) in order.iter().enumerate() {
-        let row = &rows[index as usize];
         if k > 0 {
             out.push(b'\n');
         }
-        escape_into(&mut out, row.tool);
-        out.push(b'|');
-        escape_into(&mut out, row.path);
-        out.push(b'|');
-        escape_into(&mut out, row.digest);
+        let (chunk, i) = locate(index);
+        let start = if i == 0 {
+            0
+        } else {
+            chunk.ends[i - 1] as usize
+        };
+        out.extend_from_slice(&chunk.text[start..chunk.ends[i] as usize]);
         if out.len() >= RENDER_CHUNK {
             hasher.update(&out);
             out.clear();

@@ -46,7 +46,10 @@ pub struct ReapResult {
 #[napi]
 pub fn reap_child(pid: i32) -> Result<ReapResult> {
     if pid <= 0 {
-        return Err(Error::new(Status::InvalidArg, "pid: must be a positive integer".to_string()));
+        return Err(Error::new(
+            Status::InvalidArg,
+            "pid: must be a positive integer".to_string(),
+        ));
     }
     reap::reap(pid)
 }
@@ -58,9 +61,13 @@ mod subreaper {
     pub fn get() -> Result<bool> {
         let mut value: libc::c_int = 0;
         // SAFETY: PR_GET_CHILD_SUBREAPER writes one int through the pointer we own.
-        let rc = unsafe { libc::prctl(libc::PR_GET_CHILD_SUBREAPER, &mut value as *mut libc::c_int) };
+        let rc =
+            unsafe { libc::prctl(libc::PR_GET_CHILD_SUBREAPER, &mut value as *mut libc::c_int) };
         if rc != 0 {
-            return Err(Error::from_reason(format!("prctl(PR_GET_CHILD_SUBREAPER): {}", std::io::Error::last_os_error())));
+            return Err(Error::from_reason(format!(
+                "prctl(PR_GET_CHILD_SUBREAPER): {}",
+                std::io::Error::last_os_error()
+            )));
         }
         Ok(value != 0)
     }
@@ -68,9 +75,20 @@ mod subreaper {
     pub fn set(on: bool) -> Result<bool> {
         let previous = get()?;
         // SAFETY: plain prctl with integer arguments.
-        let rc = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, libc::c_ulong::from(on), 0, 0, 0) };
+        let rc = unsafe {
+            libc::prctl(
+                libc::PR_SET_CHILD_SUBREAPER,
+                libc::c_ulong::from(on),
+                0,
+                0,
+                0,
+            )
+        };
         if rc != 0 {
-            return Err(Error::from_reason(format!("prctl(PR_SET_CHILD_SUBREAPER): {}", std::io::Error::last_os_error())));
+            return Err(Error::from_reason(format!(
+                "prctl(PR_SET_CHILD_SUBREAPER): {}",
+                std::io::Error::last_os_error()
+            )));
         }
         Ok(previous)
     }
@@ -81,7 +99,13 @@ mod subreaper {
     use napi::{Error, Result, Status};
 
     fn unsupported() -> Error {
-        Error::new(Status::GenericFailure, format!("{}: child subreaper needs Linux (prctl)", super::UNSUPPORTED))
+        Error::new(
+            Status::GenericFailure,
+            format!(
+                "{}: child subreaper needs Linux (prctl)",
+                super::UNSUPPORTED
+            ),
+        )
     }
 
     pub fn get() -> Result<bool> {
@@ -104,22 +128,38 @@ mod reap {
             // SAFETY: waitpid writes the status through the pointer we own.
             let rc = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
             if rc == 0 {
-                return Ok(ReapResult { state: "running".into(), exit_code: None, signal: None });
+                return Ok(ReapResult {
+                    state: "running".into(),
+                    exit_code: None,
+                    signal: None,
+                });
             }
             if rc == pid {
                 let exited = libc::WIFEXITED(status);
                 let signaled = libc::WIFSIGNALED(status);
                 return Ok(ReapResult {
                     state: "reaped".into(),
-                    exit_code: if exited { Some(libc::WEXITSTATUS(status)) } else { None },
-                    signal: if signaled { Some(libc::WTERMSIG(status)) } else { None },
+                    exit_code: if exited {
+                        Some(libc::WEXITSTATUS(status))
+                    } else {
+                        None
+                    },
+                    signal: if signaled {
+                        Some(libc::WTERMSIG(status))
+                    } else {
+                        None
+                    },
                 });
             }
             let error = std::io::Error::last_os_error();
             match error.raw_os_error() {
                 Some(libc::EINTR) => continue,
                 Some(libc::ECHILD) => {
-                    return Ok(ReapResult { state: "not_child".into(), exit_code: None, signal: None })
+                    return Ok(ReapResult {
+                        state: "not_child".into(),
+                        exit_code: None,
+                        signal: None,
+                    })
                 }
                 _ => return Err(Error::from_reason(format!("waitpid({pid}): {error}"))),
             }
@@ -133,6 +173,9 @@ mod reap {
     use napi::{Error, Result, Status};
 
     pub fn reap(_pid: i32) -> Result<ReapResult> {
-        Err(Error::new(Status::GenericFailure, format!("{}: waitpid needs a Unix system", super::UNSUPPORTED)))
+        Err(Error::new(
+            Status::GenericFailure,
+            format!("{}: waitpid needs a Unix system", super::UNSUPPORTED),
+        ))
     }
 }

@@ -323,6 +323,33 @@ describe("issue 17: native and TypeScript paths give identical results", () => {
     );
   });
 
+  test("property: ledgerDigest on large ledgers (rendered in 8,192-row chunks, sorted on the thread pool) gives the pure core's order and digest", () => {
+    // Sizes around the chunk (8,192 rows) and parallel-sort (4,096) thresholds, with many
+    // ties and odd fields, so rows of different chunks compare and the stable order shows.
+    fc.assert(
+      fc.property(
+        fc.constantFrom(4095, 4096, 8192, 8193, 20_000),
+        fc.array(row, { minLength: 1, maxLength: 40 }),
+        fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+        (n, pool, seed) => {
+          let v = seed;
+          const next = () => {
+            v ^= v << 13;
+            v ^= v >>> 17;
+            v ^= v << 5;
+            return (v >>> 0) % pool.length;
+          };
+          const rows = Array.from({ length: n }, () => pool[next()] as (typeof pool)[number]);
+          const got = addon.ledgerDigest(rows);
+          const indexed = rows.map((r, index) => ({ ...r, index }));
+          expect(Array.from(got.order)).toEqual(sortRecords(indexed).map((r) => r.index));
+          expect(got.digest).toBe(effectDigest(rows));
+        },
+      ),
+      { numRuns: 12 },
+    );
+  });
+
   test("property: a ledger with the native hasher equals the pure one across reads (ledgerDigest on fresh and merged rows)", () => {
     const native = nativeContentHasher(addon);
     fc.assert(
