@@ -153,8 +153,10 @@ pub fn hash_path(root: &str, rel: &str, algorithm: Algorithm) -> Hashed {
         };
     }
     let mut hasher = Hasher::new(algorithm);
+    let size = record[1];
     let read = BUFFER.with(|cell| -> std::io::Result<()> {
         let mut buffer = cell.borrow_mut();
+        let mut total = 0f64;
         loop {
             let n = match file.read(&mut buffer[..]) {
                 Ok(n) => n,
@@ -165,6 +167,12 @@ pub fn hash_path(root: &str, rel: &str, algorithm: Algorithm) -> Hashed {
                 return Ok(());
             }
             hasher.update(&buffer[..n]);
+            total += n as f64;
+            // A short read that reaches the fstat size is the end of the file: no read(2)
+            // just to meet EOF (the TypeScript path's hashRegularFileSync has the same rule).
+            if n < buffer.len() && total == size {
+                return Ok(());
+            }
         }
     });
     match read {

@@ -6,6 +6,7 @@ import { hashRegularFile, hashRegularFileSync, hashSymlink } from "./hash/hash.j
 import type { NativeHasher } from "./hash/native-hasher.js";
 import { captureIgnoreState } from "./ignore/ignore-capture.js";
 import { IgnoreGuard } from "./ignore/ignore-guard.js";
+import type { IgnoreState } from "./ignore/ignore-state.js";
 import { runGitPair } from "./listing/git.js";
 import { GIT_LIST_ARGS, listGitPaths } from "./listing/git-list.js";
 import type { ListedPath, Listing, PathFilter } from "./listing/listing.js";
@@ -155,6 +156,15 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     ? listIgnoredPaths(ctx.root, "", ctx.filter, ctx.outputs, ctx.outsideDirs, pair[1])
     : undefined;
   rootIgnored?.catch(() => undefined);
+  // A baseline records the root repository's ignore rules (git queries, reads and directory
+  // stats: mostly waiting on subprocesses) while the workspace is listed and hashed, not
+  // after it; nested repositories, known only once listed, are recorded after the listing.
+  // An earlier `taken_at_ms` is only more conservative (see IgnoreState.taken_at_ms).
+  const rootIgnoreState =
+    ctx.git && ctx.recordIgnoreState === true
+      ? captureIgnoreState(ctx.root, [""], ctx.filter)
+      : undefined;
+  rootIgnoreState?.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
   try {
     const pending = pair ? listGitPaths(ctx.root, "", ctx.filter, pair[0]) : walk(ctx, "");
     pending.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
@@ -215,14 +225,14 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     guard?.dispose();
   }
 
-  // A baseline records the ignore rules (git queries and reads only) while the outside
-  // scope is observed, not after it: the repositories are all known by now, and an earlier
-  // `taken_at_ms` is only more conservative (see IgnoreState.taken_at_ms).
+  // The nested repositories' rules are recorded while the outside scope is observed, and
+  // the baseline's scan for special files starts as soon as the whole record is known.
   const ignoreState =
-    ctx.git && ctx.recordIgnoreState === true
-      ? captureIgnoreState(ctx.root, run.repos, ctx.filter)
-      : undefined;
-  ignoreState?.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
+    rootIgnoreState === undefined ? undefined : withNestedRepos(ctx, rootIgnoreState, run.repos);
+  const allSpecials = ignoreState?.then((state) =>
+    findSpecialFiles({ state, filter: ctx.filter, stats: ctx.stats, all: true }),
+  );
+  allSpecials?.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
   const outside = new Map<string, OutsideEntry>();
   moveOutputs(run, outside);
   ctx.outsideCache.epoch++;
@@ -258,14 +268,9 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     unreadable: [...run.unreadable].sort(compareCodeUnits),
   };
   if (run.reasons.size > 0) snapshot.unreadable_reasons = Object.fromEntries(run.reasons);
-  if (ignoreState !== undefined) {
+  if (ignoreState !== undefined && allSpecials !== undefined) {
     snapshot.ignore_state = await ignoreState;
-    const specials = await findSpecialFiles({
-      state: snapshot.ignore_state,
-      filter: ctx.filter,
-      stats: ctx.stats,
-      all: true,
-    });
+    const specials = await allSpecials;
     if (specials.length > 0) {
       for (const key of specials) markSpecial(run, key);
       for (const key of specials) {
@@ -277,6 +282,30 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     }
   }
   return snapshot;
+}
+
+/**
+ * The baseline's ignore record: the root repository's (`root`, started before the listing)
+ * with the nested repositories of `repos` the listing found added in `captureIgnoreState`'s
+ * order (by directory, the root's `""` first); `taken_at_ms` is the root record's, the
+ * earlier of the two. Throws what `captureIgnoreState` throws for the root's repository.
+ */
+async function withNestedRepos(
+  ctx: ObserveContext,
+  root: Promise<IgnoreState>,
+  repos: ReadonlySet<string>,
+): Promise<IgnoreState> {
+  const nested = [...repos].filter((dir) => dir !== "");
+  const rest = nested.length > 0 ? captureIgnoreState(ctx.root, nested, ctx.filter) : undefined;
+  rest?.catch(() => undefined); // awaited below
+  const state = await root;
+  if (rest === undefined) return state;
+  const more = await rest;
+  return {
+    taken_at_ms: Math.min(state.taken_at_ms, more.taken_at_ms),
+    repos: [...state.repos, ...more.repos],
+    unrecorded: [...state.unrecorded, ...more.unrecorded],
+  };
 }
 
 /** Records a special file of the source scope as unreadable, with its reason. */

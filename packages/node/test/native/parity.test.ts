@@ -11,6 +11,7 @@
  * call) against the pure core's sort and digest on random rows.
  */
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { chmodSync, lstatSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -210,6 +211,32 @@ describe("issue 17: native and TypeScript paths give identical results", () => {
       { numRuns: RUNS },
     );
   }, 300_000);
+
+  test("hashFiles and hashRegularFileSync stop at a short read that reaches the fstat size: exact digests at the chunk boundaries", async () => {
+    const root = makeTempDir("tg-parity-");
+    dirs.push(root);
+    const chunk = 256 * 1024; // both hashers read in 256 KiB chunks
+    const sizes = [0, 1, 4095, 4096, chunk - 1, chunk, chunk + 1, 2 * chunk, 2 * chunk + 7];
+    const names = sizes.map((size) => `f${size}.bin`);
+    const expected = sizes.map((size, i) => {
+      const bytes = Buffer.alloc(size);
+      for (let k = 0; k < size; k++) bytes[k] = (k * 31 + size) & 0xff;
+      writeFileSync(join(root, names[i] as string), bytes);
+      return createHash("sha256").update(bytes).digest("hex");
+    });
+    const hashed = await addon.hashFiles(root, names);
+    expect(hashed.digests).toEqual(expected);
+    expect(hashed.errors).toEqual([]);
+    const buffer = Buffer.allocUnsafe(chunk);
+    expect(names.map((name) => hashRegularFileSync(join(root, name), buffer).digest)).toEqual(
+      expected,
+    );
+    // A 4 KiB read buffer: files of exactly 1 and 2 buffers, and a short last read.
+    const small = Buffer.allocUnsafe(4096);
+    expect(names.map((name) => hashRegularFileSync(join(root, name), small).digest)).toEqual(
+      expected,
+    );
+  });
 
   test.skipIf(noPermissionTrick !== undefined)(
     "property: observer baselines and deltas (walk and git mode, ignores, unreadable files) are identical on both paths",
