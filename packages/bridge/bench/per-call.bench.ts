@@ -15,10 +15,12 @@
  * serialisation), so what the round trip spends beyond the responder is named. Every
  * bridge answer is checked against core's `effectDigest`.
  *
+ * Pinned to one CPU with `taskset` (see below; TG_BENCH_NO_PIN=1 for unpinned figures).
+ *
  * Run: pnpm --filter @turngate/bridge bench:per-call   (after a build: it serves and profiles
  * the built dist/ of bridge and core; not a test). TURNGATE_BENCH_CALLS overrides the calls per server (default 10,000).
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { effectDigest } from "@turngate/core";
@@ -28,6 +30,26 @@ import type * as NodeSha256 from "../src/server/node-sha256.js";
 import type * as Stateless from "../src/stateless.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
+
+// Pinned to one CPU (this process and the servers it starts inherit the mask): on an idle
+// virtual machine a pipe round trip between two CPUs waits for the hypervisor to wake the
+// halted one, and which server the scheduler moves there changes from run to run (measured
+// on 2 vCPUs: bridge/responder p50 1.6x in one run, 3.8x and 5.4x in the next two, the
+// code unchanged). On one CPU each server pays its own work only: the per-call cost this
+// benchmark is about. TG_BENCH_NO_PIN=1 measures unpinned; without `taskset` it runs unpinned.
+if (process.env.TG_BENCH_PINNED === undefined && process.env.TG_BENCH_NO_PIN !== "1") {
+  const pinned = spawnSync(
+    "taskset",
+    ["-c", "0", process.execPath, ...process.execArgv, ...process.argv.slice(1)],
+    { stdio: "inherit", env: { ...process.env, TG_BENCH_PINNED: "cpu 0" } },
+  );
+  if (pinned.error === undefined) process.exit(pinned.status ?? 1);
+}
+console.log(
+  process.env.TG_BENCH_PINNED === undefined
+    ? "not pinned: servers run on any CPU (ratios include cross-CPU wake-ups)"
+    : `pinned to ${process.env.TG_BENCH_PINNED} with taskset (TG_BENCH_NO_PIN=1 for the unpinned figure)`,
+);
 const dist = (path: string) => pathToFileURL(join(here, "..", "dist", path)).href;
 const stdioJs = dist("server/stdio.js");
 // The profile below times the same built modules the bridge child serves with.
