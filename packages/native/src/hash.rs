@@ -127,17 +127,68 @@ fn failure(error: &std::io::Error, syscall: &str, rel: &str) -> Hashed {
     }
 }
 
+/// The flags every hashed file is opened with: never through a final symlink, never
+/// blocking on a FIFO.
+const OPEN_FLAGS: libc::c_int = libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC;
+
 /// Hashes `root/rel`: a regular file by its bytes, a symlink by its link text.
 pub fn hash_path(root: &str, rel: &str, algorithm: Algorithm) -> Hashed {
     let abs = join(root, rel);
     let opened = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .custom_flags(OPEN_FLAGS)
         .open(&abs);
+    hash_opened(opened, &abs, rel, algorithm)
+}
+
+/// Hashes each of `paths` (all with one parent directory, see `stat::runs`): the directory
+/// opened once as a path handle and each name opened in it (`openat`, same flags), so the
+/// kernel walks one component per file; the same outcome as [`hash_path`] per path, which
+/// is used when the directory cannot be opened or a name is odd.
+pub fn hash_run(root: &str, paths: &[String], algorithm: Algorithm) -> Vec<Hashed> {
+    use std::ffi::CString;
+    use std::os::unix::io::FromRawFd;
+    let Some(dir) = crate::stat::open_parent(root, &paths[0]) else {
+        return paths
+            .iter()
+            .map(|rel| hash_path(root, rel, algorithm))
+            .collect();
+    };
+    let out = paths
+        .iter()
+        .map(|rel| {
+            let name = rel.rsplit_once('/').map_or(rel.as_str(), |(_, name)| name);
+            let cname = match CString::new(name) {
+                Ok(c) if !name.is_empty() && name != "." && name != ".." => c,
+                _ => return hash_path(root, rel, algorithm),
+            };
+            // SAFETY: `dir` is open; `cname` is NUL-terminated; the flags are plain open flags.
+            let fd = unsafe { libc::openat(dir, cname.as_ptr(), libc::O_RDONLY | OPEN_FLAGS) };
+            let opened = if fd < 0 {
+                Err(std::io::Error::last_os_error())
+            } else {
+                // SAFETY: `fd` was just opened here and is owned by the File from now on.
+                Ok(unsafe { std::fs::File::from_raw_fd(fd) })
+            };
+            hash_opened(opened, &join(root, rel), rel, algorithm)
+        })
+        .collect();
+    // SAFETY: `dir` is a descriptor open_parent opened for this call.
+    unsafe { libc::close(dir) };
+    out
+}
+
+/// The rest of [`hash_path`] once the open has been tried.
+fn hash_opened(
+    opened: std::io::Result<std::fs::File>,
+    abs: &str,
+    rel: &str,
+    algorithm: Algorithm,
+) -> Hashed {
     let mut file = match opened {
         Ok(file) => file,
         Err(error) if error.raw_os_error() == Some(libc::ELOOP) => {
-            return hash_link(&abs, rel, algorithm)
+            return hash_link(abs, rel, algorithm)
         }
         Err(error) => return failure(&error, "open", rel),
     };
@@ -233,11 +284,11 @@ impl Task for HashFilesTask {
 
     fn compute(&mut self) -> Result<Self::Output> {
         let (root, algorithm) = (&self.root, self.algorithm);
-        Ok(self
-            .paths
+        let parts: Vec<Vec<Hashed>> = crate::stat::runs(&self.paths)
             .par_iter()
-            .map(|rel| hash_path(root, rel, algorithm))
-            .collect())
+            .map(|&(from, to)| hash_run(root, &self.paths[from..to], algorithm))
+            .collect();
+        Ok(parts.into_iter().flatten().collect())
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {

@@ -146,11 +146,149 @@ pub fn pack(paths: Vec<String>, stats: Vec<Stat>, unreadable: Vec<String>) -> St
 
 /// `lstat`s `root/path` for every path on the rayon pool (order kept).
 pub fn stat_paths(root: &str, paths: &[String]) -> Vec<Stat> {
-    paths
+    let parts: Vec<Vec<Stat>> = runs(paths)
         .par_iter()
-        .with_min_len(64)
-        .map(|rel| lstat(&join(root, rel), rel))
-        .collect()
+        .map(|&(from, to)| stat_run(root, &paths[from..to]))
+        .collect();
+    parts.into_iter().flatten().collect()
+}
+
+/// Runs of consecutive paths with the same parent directory (listings and the stat cache
+/// keep a directory's files together), at most [`RUN_PATHS`] each so one big folder still
+/// spreads over the pool, as `(start, end)` index ranges covering `paths` in order. Each run
+/// opens its parent once and works on the names in it (`fstatat`, `openat`): the kernel
+/// then walks one component per path instead of the whole path.
+pub fn runs(paths: &[String]) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    let mut start = 0;
+    for i in 1..=paths.len() {
+        if i == paths.len()
+            || i - start >= RUN_PATHS
+            || parent_of(&paths[i]) != parent_of(&paths[start])
+        {
+            if i > start {
+                out.push((start, i));
+            }
+            start = i;
+        }
+    }
+    out
+}
+
+/// `root/parent(rel)` opened as a directory handle ([`DIR_OPEN_FLAGS`]; symlinks in it
+/// followed, as a path lookup follows a path's parents), or None when it cannot be.
+pub fn open_parent(root: &str, rel: &str) -> Option<libc::c_int> {
+    let parent = std::ffi::CString::new(join(root, parent_of(rel))).ok()?;
+    // SAFETY: a NUL-terminated path we own; the flags only open a directory handle.
+    let fd = unsafe {
+        libc::open(
+            parent.as_ptr(),
+            DIR_OPEN_FLAGS | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        )
+    };
+    (fd >= 0).then_some(fd)
+}
+
+/// How a run's directory is opened: a path handle on Linux (no read permission needed); a
+/// read-only descriptor elsewhere (a directory that cannot be read falls back to `lstat`).
+#[cfg(target_os = "linux")]
+const DIR_OPEN_FLAGS: libc::c_int = libc::O_PATH;
+#[cfg(not(target_os = "linux"))]
+const DIR_OPEN_FLAGS: libc::c_int = libc::O_RDONLY;
+
+/// Paths per `fstatat` run (see `stat_paths`).
+const RUN_PATHS: usize = 256;
+
+/// The parent directory of a relative path (`""` for the root) and its last component.
+fn parent_of(rel: &str) -> &str {
+    rel.rsplit_once('/').map_or("", |(parent, _)| parent)
+}
+
+/// `lstat` of each of `paths` (all with one parent directory): that directory opened once
+/// (`O_PATH`, following symlinks in it as `lstat` does for a path's parents) and each name
+/// `fstatat`ed without following it — the same record `lstat(root/path)` gives. When the
+/// directory cannot be opened, each path is `lstat`ed, so every error is the one `lstat`
+/// reports for it.
+fn stat_run(root: &str, paths: &[String]) -> Vec<Stat> {
+    use std::ffi::CString;
+    let Some(dir) = open_parent(root, &paths[0]) else {
+        return paths
+            .iter()
+            .map(|rel| lstat(&join(root, rel), rel))
+            .collect();
+    };
+    let stats = paths
+        .iter()
+        .map(|rel| {
+            let name = rel.rsplit_once('/').map_or(rel.as_str(), |(_, name)| name);
+            // A trailing `/` (an empty last name) or `.`/`..`-free oddities: lstat decides.
+            let cname = match CString::new(name) {
+                Ok(c) if !name.is_empty() && name != "." && name != ".." => c,
+                _ => return lstat(&join(root, rel), rel),
+            };
+            // SAFETY: `st` is written by fstatat before it is read; `dir` is open.
+            let mut st: libc::stat = unsafe { std::mem::zeroed() };
+            let rc =
+                unsafe { libc::fstatat(dir, cname.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) };
+            if rc != 0 {
+                let error = std::io::Error::last_os_error();
+                let code = errno_code(&error);
+                let mut record = [0.0; FIELDS];
+                if code == "ENOENT" || code == "ENOTDIR" {
+                    return Stat {
+                        record,
+                        nanos: [0, 0],
+                        error: None,
+                    };
+                }
+                record[0] = kind::ERROR;
+                return Stat {
+                    record,
+                    nanos: [0, 0],
+                    error: Some((code.to_string(), os_message(&error, "lstat", rel))),
+                };
+            }
+            let (record, nanos) = record_of_stat(&st);
+            Stat {
+                record,
+                nanos,
+                error: None,
+            }
+        })
+        .collect();
+    // SAFETY: `dir` is a descriptor this function opened.
+    unsafe { libc::close(dir) };
+    stats
+}
+
+/// [`record_of`] from a raw `struct stat` (the same numbers as from `Metadata`).
+fn record_of_stat(st: &libc::stat) -> ([f64; FIELDS], [i64; 2]) {
+    let code = match st.st_mode & libc::S_IFMT {
+        libc::S_IFREG => kind::FILE,
+        libc::S_IFLNK => kind::SYMLINK,
+        libc::S_IFDIR => kind::DIRECTORY,
+        _ => kind::SPECIAL,
+    };
+    let (mtime, mtime_nsec) = (st.st_mtime, st.st_mtime_nsec);
+    let (ctime, ctime_nsec) = (st.st_ctime, st.st_ctime_nsec);
+    (
+        [
+            code,
+            st.st_size as f64,
+            ms(mtime, mtime_nsec),
+            ms(ctime, ctime_nsec),
+            st.st_ino as f64,
+            f64::from(st.st_mode),
+        ],
+        [
+            mtime
+                .saturating_mul(1_000_000_000)
+                .saturating_add(mtime_nsec),
+            ctime
+                .saturating_mul(1_000_000_000)
+                .saturating_add(ctime_nsec),
+        ],
+    )
 }
 
 pub struct StatPathsTask {

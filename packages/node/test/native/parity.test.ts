@@ -212,6 +212,53 @@ describe("issue 17: native and TypeScript paths give identical results", () => {
     );
   }, 300_000);
 
+  test("statTree's per-directory fstatat runs give lstat's records: long runs, symlinked and missing parents, a file as parent, trailing slashes, a FIFO", async () => {
+    const root = makeTempDir("tg-parity-");
+    dirs.push(root);
+    mkdirSync(join(root, "big"));
+    const big = Array.from({ length: 600 }, (_, i) => `big/f${i}`); // crosses the 256-path runs
+    for (const path of big) writeFileSync(join(root, path), path);
+    mkdirSync(join(root, "d/e"), { recursive: true });
+    writeFileSync(join(root, "d/e/x"), "x");
+    symlinkSync("d", join(root, "link")); // a parent that is a symlink to a directory
+    symlinkSync("big/f1", join(root, "file-link"));
+    execFileSync("mkfifo", [join(root, "d/fifo")]);
+    const probe = [
+      ...big.slice(0, 300),
+      "link/e/x",
+      "link/e",
+      "d/e/x",
+      ...big.slice(300),
+      "file-link",
+      "file-link/x", // parent is a symlink to a file
+      "big/f2/x", // parent is a file
+      "nope/x", // parent missing
+      "d/e/",
+      "d/.",
+      "d/fifo",
+      "x-at-root",
+      "link",
+    ];
+    const st = await addon.statTree(root, probe);
+    const ts = new Float64Array(probe.length * RAW_STAT_FIELDS);
+    lstatInto(
+      probe.map((p) => join(root, p)),
+      0,
+      probe.length,
+      ts,
+      0,
+    );
+    const rows = (records: Float64Array) =>
+      probe.map((p, i) => [p, ...records.subarray(i * RAW_STAT_FIELDS, (i + 1) * RAW_STAT_FIELDS)]);
+    expect(rows(st.records)).toEqual(rows(ts));
+    // Spot checks of what lstat gives there (kind codes: 0 absent, 1 file, 2 symlink, 3 dir, 4 special).
+    const kind = (p: string) => st.records[probe.indexOf(p) * RAW_STAT_FIELDS];
+    expect(
+      ["link/e/x", "file-link", "file-link/x", "big/f2/x", "d/e/", "d/fifo", "link"].map(kind),
+    ).toEqual([1, 2, 0, 0, 3, 4, 2]);
+    expect(st.errors).toEqual([]);
+  });
+
   test("hashFiles and hashRegularFileSync stop at a short read that reaches the fstat size: exact digests at the chunk boundaries", async () => {
     const root = makeTempDir("tg-parity-");
     dirs.push(root);
