@@ -162,3 +162,16 @@ export interface LedgerDigestResult {
 export declare function ledgerDigest(
   rows: ReadonlyArray<{ tool: string; path: string; content_digest: string }>,
 ): LedgerDigestResult;
+
+/**
+ * The stat-only fingerprints of the entries of `folder` (absolute, no NUL): a flat list
+ * `[name, digest, name, digest, …]` of the first `max` entry names in JavaScript's default
+ * sort order (UTF-16 code units; names decoded as Node's `readdirSync` decodes them), each
+ * `lstat`ed at `folder/name` without following it (names whose `lstat` fails are left out)
+ * and digested as `@turngate/node`'s user-file fingerprints do: lowercase hex SHA-256 of
+ * `symlink:TARGET` for a symlink, else of `stat:TYPE:MODE:SIZE:MTIME_NS:CTIME_NS:INO` (TYPE
+ * `f`, `d` or `o`). `[]` when the folder cannot be read. Synchronous.
+ * Errors: {@link NativeError} `ERR_TURNGATE_INVALID_ARG` (path `folder` or `max`);
+ * `ERR_TURNGATE_NATIVE_UNAVAILABLE` when the addon is absent.
+ */
+export declare function statDigestListing(folder: string, max: number): string[];

@@ -240,6 +240,24 @@ function ledgerDigest(rows) {
   }
 }
 
+/**
+ * The stat-only fingerprints of the entries of `folder` (absolute): `[name, digest, …]`, the
+ * first `max` names in JavaScript's sort order, each `lstat`ed (not followed) and digested as
+ * `@turngate/node`'s user-file fingerprints do (`symlink:TARGET`, or
+ * `stat:TYPE:MODE:SIZE:MTIME_NS:CTIME_NS:INO`); `[]` when the folder cannot be read.
+ * Throws ERR_TURNGATE_INVALID_ARG naming `folder` or `max`.
+ */
+function statDigestListing(folder, max) {
+  const native = api();
+  if (typeof folder !== "string" || !folder.startsWith("/") || folder.includes("\0")) {
+    throw invalid("folder", "expected an absolute path without NUL bytes");
+  }
+  if (!Number.isInteger(max) || max < 0 || max > 0xffffffff) {
+    throw invalid("max", "expected a whole number of entries");
+  }
+  return native.statDigestListing(folder, max);
+}
+
 function call(name) {
   return (...args) => api()[name](...args);
 }
@@ -259,4 +277,5 @@ module.exports = {
   sha256,
   sha256Concat,
   ledgerDigest,
+  statDigestListing,
 };

@@ -4,6 +4,8 @@
 //!   caller's ignore filter before it descends (issue 17, `statTree`);
 //! - `hash`: parallel streaming SHA-256 / FNV-1a 64 of files and of in-memory inputs
 //!   (issue 17, `hashFiles`, `sha256Batch`, `fnv1a64Batch`);
+//! - `stat_listing`: the stat-only fingerprints of a folder's entries (`statDigestListing`,
+//!   the user-level fingerprints' `PATH` folders);
 //! - `ledger`: the mutation ledger's order and effect digest in one call (`ledgerDigest`);
 //! - `errors`: the typed errors that cross the boundary (a code and the path).
 #![deny(clippy::all)]
@@ -14,4 +16,5 @@ mod ledger;
 mod paths;
 mod process;
 mod stat;
+mod stat_listing;
 mod walk;

@@ -20,6 +20,7 @@ import {
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import { DELETED_CONTENT_DIGEST } from "@turngate/core";
+import { type NativeAddon, selectNative } from "../native/select.js";
 
 /**
  * The fingerprinted locations, relative to the home directory (`~`) unless absolute.
@@ -375,6 +376,7 @@ function visit(
   location: UserFileLocation,
   depth: number,
   budget: { files: number },
+  native: NativeAddon | undefined,
 ): void {
   const stat = safeLstat(path);
   if (stat === undefined) return;
@@ -385,14 +387,14 @@ function visit(
     return;
   }
   if (location.statListing !== undefined) {
-    statListing(path, stat, home, out, location.statListing.subfolders);
+    statListing(path, stat, home, out, location.statListing.subfolders, native);
     return;
   }
   if (stat.isDirectory()) {
     if (!location.folder || depth >= (location.depth ?? MAX_DEPTH)) return;
     for (const name of safeReaddir(path)) {
       if (budget.files <= 0) return;
-      visit(join(path, name), home, out, location, depth + 1, budget);
+      visit(join(path, name), home, out, location, depth + 1, budget, native);
     }
     return;
   }
@@ -484,6 +486,7 @@ function statListing(
   home: string,
   out: UserFileFingerprints,
   subfolders: string[],
+  native: NativeAddon | undefined,
 ) {
   if (!stat.isDirectory()) {
     out[labelOf(dir, home)] = statDigest(dir, stat);
@@ -491,10 +494,22 @@ function statListing(
   }
   out[labelOf(dir, home)] = FOLDER_DIGEST;
   for (const folder of [join(dir, "."), ...subfolders.map((name) => join(dir, name))]) {
-    const names = safeReaddir(folder).slice(0, STAT_LISTING_MAX_ENTRIES);
     const prefix = labelPrefix(folder, home);
     // `folder` is normalized (join), so `base + name` is `join(folder, name)`.
     const base = folder === "/" ? "/" : `${folder}/`;
+    if (native !== undefined) {
+      // The same names, order and digests from the addon (readdir, lstat and SHA-256 of
+      // each entry there; issue 17): as root `/usr/bin` alone is ≈ 1,100 entries.
+      const pairs = native.statDigestListing(folder, STAT_LISTING_MAX_ENTRIES);
+      for (let i = 0; i + 1 < pairs.length; i += 2) {
+        const name = pairs[i] as string;
+        out[prefix !== undefined ? prefix + name : labelOf(base + name, home)] = pairs[
+          i + 1
+        ] as string;
+      }
+      continue;
+    }
+    const names = safeReaddir(folder).slice(0, STAT_LISTING_MAX_ENTRIES);
     for (const name of names) {
       const path = base + name;
       const entry = safeLstat(path);
@@ -539,10 +554,27 @@ export function fingerprintUserFiles(options: UserFilesOptions = {}): UserFileFi
   const out: UserFileFingerprints = {};
   const all = locations(env, home, options.etc ?? "/etc");
   if (options.root !== undefined) all.push(...ancestorLocations(options.root));
+  const native = statListingNative(env);
   for (const location of all) {
-    visit(location.path, home, out, location, 0, { files: MAX_FILES_PER_FOLDER });
+    visit(location.path, home, out, location, 0, { files: MAX_FILES_PER_FOLDER }, native);
   }
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/**
+ * The addon for the stat-only listings when `env` selects it (`TURNGATE_NATIVE`, as every
+ * native use; issue 17), else undefined (the TypeScript loop: the same fingerprints). A bad
+ * `TURNGATE_NATIVE` or a missing addon with `=1` is reported where the host is made; the
+ * fingerprints never throw, so they then take the TypeScript loop.
+ */
+function statListingNative(env: NodeJS.ProcessEnv): NativeAddon | undefined {
+  let addon: NativeAddon | undefined;
+  try {
+    addon = selectNative(env);
+  } catch {
+    return undefined;
+  }
+  return typeof addon?.statDigestListing === "function" ? addon : undefined;
 }
 
 /**

@@ -22,6 +22,7 @@ export interface NativeAddon {
     order: Uint32Array;
     digest: string;
   };
+  statDigestListing(folder: string, max: number): string[];
 }
 
 /** A per-path failure reported by the addon. */
