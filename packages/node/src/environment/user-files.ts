@@ -355,10 +355,15 @@ function fileDigest(path: string, size: number, mtimeNs: bigint, ino: bigint): s
     fd = openSync(path, "r");
     readBuffer ??= Buffer.allocUnsafe(64 * 1024);
     const buffer = readBuffer;
+    let total = 0;
     for (;;) {
       const n = readSync(fd, buffer, 0, buffer.length, null);
       if (n === 0) break;
       digest.update(buffer.subarray(0, n));
+      total += n;
+      // A short read that reaches the lstat size is the end: no read(2) just to meet EOF
+      // (the observer's hashers have the same rule). A file that grew since is read on.
+      if (n < buffer.length && total === size) break;
     }
     return digest.digest("hex");
   } catch (error) {
