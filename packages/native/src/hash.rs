@@ -159,7 +159,14 @@ pub fn hash_run(root: &str, paths: &[String], algorithm: Algorithm) -> Vec<Hashe
         .map(|rel| {
             let name = rel.rsplit_once('/').map_or(rel.as_str(), |(_, name)| name);
             let cname = match CString::new(name) {
-                Ok(c) if !name.is_empty() && name != "." && name != ".." => c,
+                Ok(c)
+                    if !name.is_empty()
+                        && name != "."
+                        && name != ".."
+                        && !crate::stat::too_long(root, rel) =>
+                {
+                    c
+                }
                 _ => return hash_path(root, rel, algorithm),
             };
             // SAFETY: `dir` is open; `cname` is NUL-terminated; the flags are plain open flags.

@@ -153,6 +153,16 @@ pub fn stat_paths(root: &str, paths: &[String]) -> Vec<Stat> {
     parts.into_iter().flatten().collect()
 }
 
+/// True when `root/rel` (as [`join`] builds it) is too long for one path lookup
+/// (`PATH_MAX` bytes with its NUL): a per-path `lstat`/`open` of it fails with
+/// `ENAMETOOLONG`, so the runs hand such a path to it instead of looking up its last name
+/// in the already open parent, which would succeed (Node's `lstat` and `open` get the
+/// whole path).
+pub fn too_long(root: &str, rel: &str) -> bool {
+    let slash = usize::from(!rel.is_empty() && !root.ends_with('/'));
+    root.len() + slash + rel.len() >= libc::PATH_MAX as usize
+}
+
 /// Runs of consecutive paths with the same parent directory (listings and the stat cache
 /// keep a directory's files together), at most [`RUN_PATHS`] each so one big folder still
 /// spreads over the pool, as `(start, end)` index ranges covering `paths` in order. Each run
@@ -223,7 +233,11 @@ fn stat_run(root: &str, paths: &[String]) -> Vec<Stat> {
             let name = rel.rsplit_once('/').map_or(rel.as_str(), |(_, name)| name);
             // A trailing `/` (an empty last name) or `.`/`..`-free oddities: lstat decides.
             let cname = match CString::new(name) {
-                Ok(c) if !name.is_empty() && name != "." && name != ".." => c,
+                Ok(c)
+                    if !name.is_empty() && name != "." && name != ".." && !too_long(root, rel) =>
+                {
+                    c
+                }
                 _ => return lstat(&join(root, rel), rel),
             };
             // SAFETY: `st` is written by fstatat before it is read; `dir` is open.

@@ -17,7 +17,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { effectDigest, MutationLedger, NOBLE_CONTENT_HASHER, sortRecords } from "@turngate/core";
 import fc from "fast-check";
-import { afterAll, describe, expect, test } from "vitest";
+import { afterAll, describe, expect, onTestFinished, test } from "vitest";
 import {
   NODE_CRYPTO_CONTENT_HASHER,
   nativeContentHasher,
@@ -259,6 +259,42 @@ describe("issue 17: native and TypeScript paths give identical results", () => {
     expect(st.errors).toEqual([]);
   });
 
+  test("a path of PATH_MAX bytes or more fails on both paths (ENAMETOOLONG), though its parent can be opened", async () => {
+    const root = makeTempDir("tg-parity-");
+    dirs.push(root);
+    const rel = Array.from({ length: 20 }, () => "c".repeat(200)).join("/");
+    const dir = join(root, rel);
+    mkdirSync(dir, { recursive: true });
+    expect(dir.length).toBeLessThan(4096);
+    // The file's whole path is too long to create it by name: write it from inside its folder.
+    execFileSync("sh", ["-c", `printf hello > ${"f".repeat(100)} && printf ok > s`], { cwd: dir });
+    // Removed from inside its folder too: the temp-dir cleanup cannot unlink it by name.
+    onTestFinished(() => {
+      execFileSync("rm", ["-f", "f".repeat(100)], { cwd: dir });
+    });
+    const long = `${rel}/${"f".repeat(100)}`; // root/long is over 4,096 bytes, its parent is not
+    const probe = [`${rel}/s`, long];
+    expect(join(root, long).length).toBeGreaterThanOrEqual(4096);
+    const st = await addon.statTree(root, probe);
+    const ts = new Float64Array(probe.length * RAW_STAT_FIELDS);
+    lstatInto(
+      probe.map((p) => join(root, p)),
+      0,
+      probe.length,
+      ts,
+      0,
+    );
+    expect([...st.records]).toEqual([...ts]);
+    expect([st.records[0], st.records[RAW_STAT_FIELDS]]).toEqual([1, 5]); // a file; an error
+    expect(st.errors.map((e) => [e.index, e.code])).toEqual([[1, "ENAMETOOLONG"]]);
+    const hashed = await addon.hashFiles(root, probe);
+    expect(hashed.digests).toEqual([createHash("sha256").update("ok").digest("hex"), null]);
+    expect(hashed.errors.map((e) => [e.index, e.code])).toEqual([[1, "ENAMETOOLONG"]]);
+    expect(() => hashRegularFileSync(join(root, long), Buffer.allocUnsafe(4096))).toThrow(
+      expect.objectContaining({ code: "ENAMETOOLONG" }),
+    );
+  });
+
   test("hashFiles and hashRegularFileSync stop at a short read that reaches the fstat size: exact digests at the chunk boundaries", async () => {
     const root = makeTempDir("tg-parity-");
     dirs.push(root);
@@ -422,6 +458,42 @@ describe("issue 17: native and TypeScript paths give identical results", () => {
       ),
       { numRuns: 12 },
     );
+  });
+
+  test("property: ledgers too large to cross to the addon as one string take the pure core's order and digest (limit lowered to 40 units)", () => {
+    let calls = 0;
+    const counting = {
+      ...addon,
+      ledgerDigest: (rows: Parameters<NativeAddon["ledgerDigest"]>[0]) => {
+        calls++;
+        return addon.ledgerDigest(rows);
+      },
+    } as NativeAddon;
+    const small = nativeContentHasher(counting, { maxJoinedUnits: 40 });
+    fc.assert(
+      fc.property(fc.array(row, { maxLength: 30 }), (rows) => {
+        const units = rows.reduce(
+          (n, r) => n + r.tool.length + r.path.length + r.content_digest.length,
+          0,
+        );
+        const before = calls;
+        const got = (small.ledgerDigest as NonNullable<typeof small.ledgerDigest>)(rows);
+        expect(calls - before).toBe(units <= 40 ? 1 : 0);
+        const indexed = rows.map((r, index) => ({ ...r, index }));
+        expect(Array.from(got.order)).toEqual(sortRecords(indexed).map((r) => r.index));
+        expect(got.digest).toBe(effectDigest(rows));
+        const ledgers = [new MutationLedger(), new MutationLedger({ hasher: small })];
+        const digests = ledgers.map((ledger) => {
+          ledger.observeUnseenPaths(
+            rows.map((r) => ({ path: r.path, contentDigest: r.content_digest })),
+          );
+          return [ledger.digest, ledger.records];
+        });
+        expect(digests[1]).toEqual(digests[0]);
+      }),
+      { numRuns: 200 },
+    );
+    expect(calls).toBeGreaterThan(0);
   });
 
   test("property: a ledger with the native hasher equals the pure one across reads (ledgerDigest on fresh and merged rows)", () => {
