@@ -156,11 +156,15 @@ export interface LedgerDigestResult {
  * The mutation ledger's order and effect digest in one call (issue 17): sorts `rows` by
  * path, then tool (code-point order, stable), renders `tool|path|content_digest` rows with
  * `@turngate/core`'s escaping joined by `\n` and hashes the UTF-8 bytes: the same order and
- * digest as the pure path. Throws {@link NativeError} `ERR_TURNGATE_INVALID_ARG` (path
- * `rows` or `rows[i].tool` / `.path` / `.content_digest`) for a malformed row.
+ * digest as the pure path. The fields cross in strings of at most `options.chunkUnits`
+ * UTF-16 units (default 2^27; tests lower it), so a ledger larger than V8's string cap
+ * (2^29 − 24 units) is digested too. Throws {@link NativeError} `ERR_TURNGATE_INVALID_ARG`
+ * (path `rows`, `rows[i].tool` / `.path` / `.content_digest`, or `options.chunkUnits`) for a
+ * malformed argument.
  */
 export declare function ledgerDigest(
   rows: ReadonlyArray<{ tool: string; path: string; content_digest: string }>,
+  options?: { chunkUnits?: number },
 ): LedgerDigestResult;
 
 /**

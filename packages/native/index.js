@@ -210,13 +210,36 @@ function sha256Concat(parts) {
  * order, stable; the SHA-256 of the escaped canonical text, `""` for no rows), exactly what
  * `@turngate/core`'s pure path computes. The fields cross as one string plus a length table.
  */
-function ledgerDigest(rows) {
+/** UTF-16 units per string in which `ledgerDigest`'s fields cross (2^27: far below V8's cap). */
+const LEDGER_CHUNK_UNITS = 2 ** 27;
+
+function ledgerDigest(rows, options = {}) {
   const native = api();
   if (!Array.isArray(rows))
     throw invalid("rows", "expected an array of {tool, path, content_digest}");
+  const chunkUnits = options?.chunkUnits ?? LEDGER_CHUNK_UNITS;
+  if (!Number.isInteger(chunkUnits) || chunkUnits < 1) {
+    throw invalid("options.chunkUnits", "expected a positive whole number of UTF-16 units");
+  }
   const n = rows.length;
   const lengths = new Uint32Array(3 * n);
+  // The fields cross as a few strings of at most `chunkUnits` units each (a field longer than
+  // that as a string of its own): one string could pass V8's cap of 2^29 − 24 units.
+  const chunks = [];
   let fields = "";
+  const add = (field) => {
+    if (field.length > chunkUnits) {
+      if (fields !== "") chunks.push(fields);
+      chunks.push(field);
+      fields = "";
+      return;
+    }
+    if (fields.length + field.length > chunkUnits) {
+      chunks.push(fields);
+      fields = "";
+    }
+    fields += field;
+  };
   for (let i = 0; i < n; i++) {
     const row = rows[i];
     const tool = row?.tool;
@@ -226,15 +249,16 @@ function ledgerDigest(rows) {
     if (typeof path !== "string") throw invalid(`rows[${i}].path`, "expected a string");
     if (typeof digest !== "string") throw invalid(`rows[${i}].content_digest`, "expected a string");
     const at = 3 * i;
-    fields += tool;
-    fields += path;
-    fields += digest;
+    add(tool);
+    add(path);
+    add(digest);
     lengths[at] = tool.length;
     lengths[at + 1] = path.length;
     lengths[at + 2] = digest.length;
   }
+  if (fields !== "" || chunks.length === 0) chunks.push(fields);
   try {
-    return native.ledgerDigestJoined(fields, lengths);
+    return native.ledgerDigestJoined(chunks, lengths);
   } catch (error) {
     throw typed(error);
   }

@@ -259,16 +259,24 @@ pub struct LedgerDigestResult {
     pub digest: String,
 }
 
-/// `ledgerDigest(fields, lengths)`: `fields` is every row's tool, path and content digest
-/// concatenated (row after row), `lengths` their lengths in UTF-16 code units (three per
-/// row). Returns the ledger order and the effect digest. Throws `ERR_TURNGATE_INVALID_ARG`
-/// (path `lengths`) when the lengths are not three per row or do not add up to `fields`.
+/// `ledgerDigest(chunks, lengths)`: the chunks, one after another, are every row's tool,
+/// path and content digest concatenated (row after row; split into chunks anywhere, so no
+/// JavaScript string passes V8's length cap), `lengths` their lengths in UTF-16 code units
+/// (three per row). Returns the ledger order and the effect digest. Throws
+/// `ERR_TURNGATE_INVALID_ARG` (path `lengths`) when the lengths are not three per row or do
+/// not add up to the chunks' length.
 #[napi]
 pub fn ledger_digest_joined(
-    fields: Utf16String,
+    chunks: Vec<Utf16String>,
     lengths: Uint32Array,
 ) -> Result<LedgerDigestResult> {
-    let units: &[u16] = &fields;
+    let joined: Vec<u16>;
+    let units: &[u16] = if chunks.len() == 1 {
+        &chunks[0]
+    } else {
+        joined = chunks.iter().flat_map(|c| c.iter().copied()).collect();
+        &joined
+    };
     let lengths: &[u32] = &lengths;
     if !lengths.len().is_multiple_of(3) {
         return Err(thrown(

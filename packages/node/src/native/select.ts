@@ -18,7 +18,10 @@ export interface NativeAddon {
   fnv1a64Batch(inputs: ReadonlyArray<string | Uint8Array>): string[];
   sha256(text: string): string;
   sha256Concat(parts: readonly string[]): string;
-  ledgerDigest(rows: ReadonlyArray<{ tool: string; path: string; content_digest: string }>): {
+  ledgerDigest(
+    rows: ReadonlyArray<{ tool: string; path: string; content_digest: string }>,
+    options?: { chunkUnits?: number },
+  ): {
     order: Uint32Array;
     digest: string;
   };

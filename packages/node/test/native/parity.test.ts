@@ -460,40 +460,31 @@ describe("issue 17: native and TypeScript paths give identical results", () => {
     );
   });
 
-  test("property: ledgers too large to cross to the addon as one string take the pure core's order and digest (limit lowered to 40 units)", () => {
-    let calls = 0;
-    const counting = {
-      ...addon,
-      ledgerDigest: (rows: Parameters<NativeAddon["ledgerDigest"]>[0]) => {
-        calls++;
-        return addon.ledgerDigest(rows);
-      },
-    } as NativeAddon;
-    const small = nativeContentHasher(counting, { maxJoinedUnits: 40 });
+  test("property: ledgerDigest's fields crossing in many short strings (chunkUnits 1 to 9, fields longer than a chunk alone) give the pure core's order and digest", () => {
     fc.assert(
-      fc.property(fc.array(row, { maxLength: 30 }), (rows) => {
-        const units = rows.reduce(
-          (n, r) => n + r.tool.length + r.path.length + r.content_digest.length,
-          0,
-        );
-        const before = calls;
-        const got = (small.ledgerDigest as NonNullable<typeof small.ledgerDigest>)(rows);
-        expect(calls - before).toBe(units <= 40 ? 1 : 0);
-        const indexed = rows.map((r, index) => ({ ...r, index }));
-        expect(Array.from(got.order)).toEqual(sortRecords(indexed).map((r) => r.index));
-        expect(got.digest).toBe(effectDigest(rows));
-        const ledgers = [new MutationLedger(), new MutationLedger({ hasher: small })];
-        const digests = ledgers.map((ledger) => {
-          ledger.observeUnseenPaths(
-            rows.map((r) => ({ path: r.path, contentDigest: r.content_digest })),
-          );
-          return [ledger.digest, ledger.records];
-        });
-        expect(digests[1]).toEqual(digests[0]);
-      }),
-      { numRuns: 200 },
+      fc.property(
+        fc.array(row, { maxLength: 40 }),
+        fc.integer({ min: 1, max: 9 }),
+        (rows, chunkUnits) => {
+          const got = addon.ledgerDigest(rows, { chunkUnits });
+          const indexed = rows.map((r, index) => ({ ...r, index }));
+          expect(Array.from(got.order)).toEqual(sortRecords(indexed).map((r) => r.index));
+          expect(got.digest).toBe(effectDigest(rows));
+        },
+      ),
+      { numRuns: 300 },
     );
-    expect(calls).toBeGreaterThan(0);
+    const refused = (chunkUnits: number) => {
+      try {
+        addon.ledgerDigest([], { chunkUnits });
+      } catch (error) {
+        const e = error as { code: string; path: string };
+        return [e.code, e.path];
+      }
+      return undefined;
+    };
+    expect(refused(0)).toEqual(["ERR_TURNGATE_INVALID_ARG", "options.chunkUnits"]);
+    expect(refused(1.5)).toEqual(["ERR_TURNGATE_INVALID_ARG", "options.chunkUnits"]);
   });
 
   test("property: a ledger with the native hasher equals the pure one across reads (ledgerDigest on fresh and merged rows)", () => {
