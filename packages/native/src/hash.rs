@@ -146,7 +146,6 @@ pub fn hash_path(root: &str, rel: &str, algorithm: Algorithm) -> Hashed {
 /// kernel walks one component per file; the same outcome as [`hash_path`] per path, which
 /// is used when the directory cannot be opened or a name is odd.
 pub fn hash_run(root: &str, paths: &[String], algorithm: Algorithm) -> Vec<Hashed> {
-    use std::ffi::CString;
     use std::os::unix::io::FromRawFd;
     let Some(dir) = crate::stat::open_parent(root, &paths[0]) else {
         return paths
@@ -157,17 +156,8 @@ pub fn hash_run(root: &str, paths: &[String], algorithm: Algorithm) -> Vec<Hashe
     let out = paths
         .iter()
         .map(|rel| {
-            let name = rel.rsplit_once('/').map_or(rel.as_str(), |(_, name)| name);
-            let cname = match CString::new(name) {
-                Ok(c)
-                    if !name.is_empty()
-                        && name != "."
-                        && name != ".."
-                        && !crate::stat::too_long(root, rel) =>
-                {
-                    c
-                }
-                _ => return hash_path(root, rel, algorithm),
+            let Some(cname) = crate::stat::run_name(root, rel) else {
+                return hash_path(root, rel, algorithm);
             };
             // SAFETY: `dir` is open; `cname` is NUL-terminated; the flags are plain open flags.
             let fd = unsafe { libc::openat(dir, cname.as_ptr(), libc::O_RDONLY | OPEN_FLAGS) };

@@ -39,6 +39,33 @@ pub fn ms(sec: i64, nsec: i64) -> f64 {
     (sec as f64) * 1e3 + (nsec as f64) / 1e6
 }
 
+/// The record and nanosecond times of one stat: `code` a [`kind`], the rest as `struct stat`
+/// holds them (seconds and nanoseconds apart).
+#[allow(clippy::too_many_arguments)]
+fn record(
+    code: f64,
+    size: u64,
+    mtime: i64,
+    mtime_nsec: i64,
+    ctime: i64,
+    ctime_nsec: i64,
+    ino: u64,
+    mode: u32,
+) -> ([f64; FIELDS], [i64; 2]) {
+    let ns = |sec: i64, nsec: i64| sec.saturating_mul(1_000_000_000).saturating_add(nsec);
+    (
+        [
+            code,
+            size as f64,
+            ms(mtime, mtime_nsec),
+            ms(ctime, ctime_nsec),
+            ino as f64,
+            f64::from(mode),
+        ],
+        [ns(mtime, mtime_nsec), ns(ctime, ctime_nsec)],
+    )
+}
+
 /// The record of `meta` (from `lstat` or `fstat`).
 pub fn record_of(meta: &std::fs::Metadata) -> ([f64; FIELDS], [i64; 2]) {
     let ft = meta.file_type();
@@ -51,24 +78,36 @@ pub fn record_of(meta: &std::fs::Metadata) -> ([f64; FIELDS], [i64; 2]) {
     } else {
         kind::SPECIAL // FIFO, socket, block or character device
     };
-    (
-        [
-            code,
-            meta.size() as f64,
-            ms(meta.mtime(), meta.mtime_nsec()),
-            ms(meta.ctime(), meta.ctime_nsec()),
-            meta.ino() as f64,
-            meta.mode() as f64,
-        ],
-        [
-            meta.mtime()
-                .saturating_mul(1_000_000_000)
-                .saturating_add(meta.mtime_nsec()),
-            meta.ctime()
-                .saturating_mul(1_000_000_000)
-                .saturating_add(meta.ctime_nsec()),
-        ],
+    record(
+        code,
+        meta.size(),
+        meta.mtime(),
+        meta.mtime_nsec(),
+        meta.ctime(),
+        meta.ctime_nsec(),
+        meta.ino(),
+        meta.mode(),
     )
+}
+
+/// The [`Stat`] of a failed `lstat`: `ENOENT`/`ENOTDIR` give `ABSENT` (no error), any other
+/// failure `ERROR` with its code and message; `rel` names the path in the message.
+fn failed(error: &std::io::Error, rel: &str) -> Stat {
+    let code = errno_code(error);
+    let mut record = [0.0; FIELDS];
+    if code == "ENOENT" || code == "ENOTDIR" {
+        return Stat {
+            record,
+            nanos: [0, 0],
+            error: None,
+        };
+    }
+    record[0] = kind::ERROR;
+    Stat {
+        record,
+        nanos: [0, 0],
+        error: Some((code.to_string(), os_message(error, "lstat", rel))),
+    }
 }
 
 /// `lstat` of one absolute path: `ENOENT`/`ENOTDIR` give `ABSENT` (no error), any other
@@ -83,23 +122,7 @@ pub fn lstat(abs: &str, rel: &str) -> Stat {
                 error: None,
             }
         }
-        Err(error) => {
-            let code = errno_code(&error);
-            let mut record = [0.0; FIELDS];
-            if code == "ENOENT" || code == "ENOTDIR" {
-                return Stat {
-                    record,
-                    nanos: [0, 0],
-                    error: None,
-                };
-            }
-            record[0] = kind::ERROR;
-            Stat {
-                record,
-                nanos: [0, 0],
-                error: Some((code.to_string(), os_message(&error, "lstat", rel))),
-            }
-        }
+        Err(error) => failed(&error, rel),
     }
 }
 
@@ -163,6 +186,17 @@ pub fn too_long(root: &str, rel: &str) -> bool {
     root.len() + slash + rel.len() >= libc::PATH_MAX as usize
 }
 
+/// The last name of `rel` to look up in its run's open parent directory, or None when the
+/// path must go to a per-path call instead: an empty name (a trailing `/`), `.` or `..`,
+/// or a path too long for one lookup ([`too_long`]).
+pub fn run_name(root: &str, rel: &str) -> Option<std::ffi::CString> {
+    let name = rel.rsplit_once('/').map_or(rel, |(_, name)| name);
+    if name.is_empty() || name == "." || name == ".." || too_long(root, rel) {
+        return None;
+    }
+    std::ffi::CString::new(name).ok()
+}
+
 /// Runs of consecutive paths with the same parent directory (listings and the stat cache
 /// keep a directory's files together), at most [`RUN_PATHS`] each so one big folder still
 /// spreads over the pool, as `(start, end)` index ranges covering `paths` in order. Each run
@@ -220,7 +254,6 @@ fn parent_of(rel: &str) -> &str {
 /// directory cannot be opened, each path is `lstat`ed, so every error is the one `lstat`
 /// reports for it.
 fn stat_run(root: &str, paths: &[String]) -> Vec<Stat> {
-    use std::ffi::CString;
     let Some(dir) = open_parent(root, &paths[0]) else {
         return paths
             .iter()
@@ -230,37 +263,15 @@ fn stat_run(root: &str, paths: &[String]) -> Vec<Stat> {
     let stats = paths
         .iter()
         .map(|rel| {
-            let name = rel.rsplit_once('/').map_or(rel.as_str(), |(_, name)| name);
-            // A trailing `/` (an empty last name) or `.`/`..`-free oddities: lstat decides.
-            let cname = match CString::new(name) {
-                Ok(c)
-                    if !name.is_empty() && name != "." && name != ".." && !too_long(root, rel) =>
-                {
-                    c
-                }
-                _ => return lstat(&join(root, rel), rel),
+            let Some(cname) = run_name(root, rel) else {
+                return lstat(&join(root, rel), rel);
             };
             // SAFETY: `st` is written by fstatat before it is read; `dir` is open.
             let mut st: libc::stat = unsafe { std::mem::zeroed() };
             let rc =
                 unsafe { libc::fstatat(dir, cname.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) };
             if rc != 0 {
-                let error = std::io::Error::last_os_error();
-                let code = errno_code(&error);
-                let mut record = [0.0; FIELDS];
-                if code == "ENOENT" || code == "ENOTDIR" {
-                    return Stat {
-                        record,
-                        nanos: [0, 0],
-                        error: None,
-                    };
-                }
-                record[0] = kind::ERROR;
-                return Stat {
-                    record,
-                    nanos: [0, 0],
-                    error: Some((code.to_string(), os_message(&error, "lstat", rel))),
-                };
+                return failed(&std::io::Error::last_os_error(), rel);
             }
             let (record, nanos) = record_of_stat(&st);
             Stat {
@@ -283,25 +294,16 @@ fn record_of_stat(st: &libc::stat) -> ([f64; FIELDS], [i64; 2]) {
         libc::S_IFDIR => kind::DIRECTORY,
         _ => kind::SPECIAL,
     };
-    let (mtime, mtime_nsec) = (st.st_mtime, st.st_mtime_nsec);
-    let (ctime, ctime_nsec) = (st.st_ctime, st.st_ctime_nsec);
-    (
-        [
-            code,
-            st.st_size as f64,
-            ms(mtime, mtime_nsec),
-            ms(ctime, ctime_nsec),
-            st.st_ino as f64,
-            f64::from(st.st_mode),
-        ],
-        [
-            mtime
-                .saturating_mul(1_000_000_000)
-                .saturating_add(mtime_nsec),
-            ctime
-                .saturating_mul(1_000_000_000)
-                .saturating_add(ctime_nsec),
-        ],
+    #[allow(clippy::unnecessary_cast, clippy::useless_conversion)] // field types differ by platform
+    record(
+        code,
+        st.st_size as u64,
+        st.st_mtime as i64,
+        st.st_mtime_nsec as i64,
+        st.st_ctime as i64,
+        st.st_ctime_nsec as i64,
+        st.st_ino as u64,
+        u32::from(st.st_mode),
     )
 }
 

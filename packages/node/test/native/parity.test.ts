@@ -154,6 +154,19 @@ function plain(snapshot: WorkspaceSnapshot): unknown {
   };
 }
 
+/** The TypeScript path's raw stat records (`lstatInto`) of `root/path` for each path. */
+function lstatRecords(root: string, probe: readonly string[]): Float64Array {
+  const out = new Float64Array(probe.length * RAW_STAT_FIELDS);
+  lstatInto(
+    probe.map((p) => join(root, p)),
+    0,
+    probe.length,
+    out,
+    0,
+  );
+  return out;
+}
+
 const noPermissionTrick = permissionTrickUnavailable();
 
 describe("issue 17: native and TypeScript paths give identical results", () => {
@@ -173,14 +186,7 @@ describe("issue 17: native and TypeScript paths give identical results", () => {
         const { paths } = build(root, entries);
         const probe = [...paths, "missing", "a.txt/x"];
         const st = await addon.statTree(root, probe);
-        const ts = new Float64Array(probe.length * RAW_STAT_FIELDS);
-        lstatInto(
-          probe.map((p) => join(root, p)),
-          0,
-          probe.length,
-          ts,
-          0,
-        );
+        const ts = lstatRecords(root, probe);
         expect([...st.records]).toEqual([...ts]);
         const hashed = await addon.hashFiles(root, probe);
         const buffer = Buffer.allocUnsafe(4096);
@@ -240,14 +246,7 @@ describe("issue 17: native and TypeScript paths give identical results", () => {
       "link",
     ];
     const st = await addon.statTree(root, probe);
-    const ts = new Float64Array(probe.length * RAW_STAT_FIELDS);
-    lstatInto(
-      probe.map((p) => join(root, p)),
-      0,
-      probe.length,
-      ts,
-      0,
-    );
+    const ts = lstatRecords(root, probe);
     const rows = (records: Float64Array) =>
       probe.map((p, i) => [p, ...records.subarray(i * RAW_STAT_FIELDS, (i + 1) * RAW_STAT_FIELDS)]);
     expect(rows(st.records)).toEqual(rows(ts));
@@ -276,14 +275,7 @@ describe("issue 17: native and TypeScript paths give identical results", () => {
     const probe = [`${rel}/s`, long];
     expect(join(root, long).length).toBeGreaterThanOrEqual(4096);
     const st = await addon.statTree(root, probe);
-    const ts = new Float64Array(probe.length * RAW_STAT_FIELDS);
-    lstatInto(
-      probe.map((p) => join(root, p)),
-      0,
-      probe.length,
-      ts,
-      0,
-    );
+    const ts = lstatRecords(root, probe);
     expect([...st.records]).toEqual([...ts]);
     expect([st.records[0], st.records[RAW_STAT_FIELDS]]).toEqual([1, 5]); // a file; an error
     expect(st.errors.map((e) => [e.index, e.code])).toEqual([[1, "ENAMETOOLONG"]]);
