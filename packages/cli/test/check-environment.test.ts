@@ -59,24 +59,30 @@ const agentRun = (p: { agent: (n: string, s: string) => string }, script: string
 const runsOf = (json: { checks: { command: string; status: string; hint: string | null }[] }) =>
   json.checks.map((c) => [c.command, c.status, c.hint]);
 
+/**
+ * `turngate run --json` with `checks` on a fresh one-file project whose agent rewrites
+ * `a.txt`: the exit code and the parsed JSON output.
+ */
+async function runChecks(checks: string[]) {
+  const p = project({ "a.txt": "1\n" });
+  const out = await cli(
+    [
+      "run",
+      "--json",
+      ...checks.flatMap((c) => ["--check", c]),
+      "--",
+      ...agentRun(p, "echo 2 > a.txt\n"),
+    ],
+    p.root,
+    envWith(home()),
+  );
+  return { code: out.code, json: JSON.parse(out.stdout) };
+}
+
 describe("masked exit status through wrappers (real checks)", () => {
   test("bash -o pipefail -c 'false || true' is needs_review naming the ||", async () => {
-    const p = project({ "a.txt": "1\n" });
-    const h = home();
-    const out = await cli(
-      [
-        "run",
-        "--json",
-        "--check",
-        "bash -o pipefail -c 'false || true'",
-        "--",
-        ...agentRun(p, "echo 2 > a.txt\n"),
-      ],
-      p.root,
-      envWith(h),
-    );
-    expect(out.code).toBe(2);
-    const json = JSON.parse(out.stdout);
+    const { code, json } = await runChecks(["bash -o pipefail -c 'false || true'"]);
+    expect(code).toBe(2);
     expect(json.verdict).toBe("incomplete");
     expect(runsOf(json)).toEqual([
       [
@@ -88,24 +94,12 @@ describe("masked exit status through wrappers (real checks)", () => {
   });
 
   test("env X=1 sh -c 'false; true' is needs_review; env X=1 sh -c 'exit 1; true' fails", async () => {
-    const p = project({ "a.txt": "1\n" });
-    const h = home();
-    const out = await cli(
-      [
-        "run",
-        "--json",
-        "--check",
-        "env X=1 sh -c 'false; true'",
-        "--check",
-        "env X=1 sh -c 'exit 1; true'",
-        "--",
-        ...agentRun(p, "echo 2 > a.txt\n"),
-      ],
-      p.root,
-      envWith(h),
-    );
-    expect(out.code).toBe(2);
-    expect(runsOf(JSON.parse(out.stdout))).toEqual([
+    const { code, json } = await runChecks([
+      "env X=1 sh -c 'false; true'",
+      "env X=1 sh -c 'exit 1; true'",
+    ]);
+    expect(code).toBe(2);
+    expect(runsOf(json)).toEqual([
       [
         "env X=1 sh -c 'false; true'",
         "needs_review",
@@ -116,22 +110,9 @@ describe("masked exit status through wrappers (real checks)", () => {
   });
 
   test("env - sh -c 'false; true' (a lone - is env's -i) is needs_review, never verified", async () => {
-    const p = project({ "a.txt": "1\n" });
-    const h = home();
-    const out = await cli(
-      [
-        "run",
-        "--json",
-        "--check",
-        "env - sh -c 'false; true'",
-        "--",
-        ...agentRun(p, "echo 2 > a.txt\n"),
-      ],
-      p.root,
-      envWith(h),
-    );
-    expect(out.code).toBe(2);
-    expect(runsOf(JSON.parse(out.stdout))).toEqual([
+    const { code, json } = await runChecks(["env - sh -c 'false; true'"]);
+    expect(code).toBe(2);
+    expect(runsOf(json)).toEqual([
       [
         "env - sh -c 'false; true'",
         "needs_review",
@@ -180,13 +161,7 @@ describe("masked exit status through wrappers (real checks)", () => {
         : 'exit status masked (a pipe keeps only the last command\'s exit status, not that of `false`): sh has no pipefail: redirect instead of piping (cmd > log 2>&1), or set "shell": "bash" in turngate.config.json',
     );
 
-    const q = project({ "a.txt": "1\n" });
-    const bash = await cli(
-      ["run", "--json", "--check", "false | cat", "--", ...agentRun(q, "echo 2 > a.txt\n")],
-      q.root,
-      envWith(h),
-    );
-    const bashJson = JSON.parse(bash.stdout);
+    const { json: bashJson } = await runChecks(["false | cat"]);
     expect(bashJson.shell).toEqual({
       path: execFileSync("sh", ["-c", "command -v bash"]).toString().trim(),
       name: "bash",
