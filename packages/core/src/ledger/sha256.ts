@@ -94,6 +94,62 @@ class ReusableSha256 extends _SHA256 {
     this.digestInto(this.buffer);
     return hex32(this.buffer);
   }
+
+  /**
+   * The lowercase 64-hex SHA-256 of `text` when it is ASCII and at most
+   * {@link ONE_BLOCK_TEXT} units long (one padded block: FIPS 180-4 §5.1.1), else
+   * `undefined`. The units are written straight into the block buffer, padded, and
+   * compressed once by noble's `process` from the initial state; the digest is read from
+   * the state words. Leaves the hasher's state to be reset by the next use.
+   */
+  oneBlockHex(text: string): string | undefined {
+    const n = text.length;
+    if (n > ONE_BLOCK_TEXT) return undefined;
+    const buffer = this.buffer;
+    for (let i = 0; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 0x80) return undefined;
+      buffer[i] = c;
+    }
+    buffer[n] = 0x80;
+    buffer.fill(0, n + 1, 60);
+    this.view.setUint32(60, n * 8); // the message length in bits, big-endian (≤ 440)
+    this.set(IV[0], IV[1], IV[2], IV[3], IV[4], IV[5], IV[6], IV[7]);
+    this.process(this.view, 0);
+    hexWord(0, this.A);
+    hexWord(1, this.B);
+    hexWord(2, this.C);
+    hexWord(3, this.D);
+    hexWord(4, this.E);
+    hexWord(5, this.F);
+    hexWord(6, this.G);
+    hexWord(7, this.H);
+    return DECODER.decode(HEX_TEXT);
+  }
+
+  /** The current state words A–H (for a fresh hasher: FIPS 180-4 §5.3.3's initial hash value). */
+  stateWords(): StateWords {
+    const [a, b, c, d, e, f, g, h] = this.get();
+    return [a, b, c, d, e, f, g, h] as StateWords;
+  }
+}
+
+/** The eight 32-bit words of a SHA-256 state. */
+type StateWords = readonly [number, number, number, number, number, number, number, number];
+
+/** SHA-256's initial state, read once from a fresh noble hasher. */
+const IV: StateWords = new ReusableSha256().stateWords();
+
+/** Longest text (UTF-16 units, ASCII) that fits one block with its padding: 64 − 1 − 8. */
+const ONE_BLOCK_TEXT = 55;
+
+/** Writes the 8 hex digits of state word `word` (big-endian) at word position `at` of HEX_TEXT. */
+function hexWord(at: number, word: number): void {
+  const base = 4 * at;
+  HEX_TEXT_PAIRS[base] = HEX_PAIRS[word >>> 24] as number;
+  HEX_TEXT_PAIRS[base + 1] = HEX_PAIRS[(word >>> 16) & 0xff] as number;
+  HEX_TEXT_PAIRS[base + 2] = HEX_PAIRS[(word >>> 8) & 0xff] as number;
+  HEX_TEXT_PAIRS[base + 3] = HEX_PAIRS[word & 0xff] as number;
 }
 
 /** A SHA-256 in its initial state; `_cloneInto` copies that state into the reused hasher. */
@@ -104,11 +160,15 @@ const REUSED = new ReusableSha256();
  * Lowercase 64-hex SHA-256 of the UTF-8 bytes of `text` (no `sha256:` prefix, A3S §2.2;
  * unpaired surrogates are encoded as U+FFFD, as `TextEncoder` does).
  *
- * One hasher is reset (noble's `_cloneInto` from a fresh instance, as its HMAC does) and
+ * An ASCII text of at most 55 units (a ledger's typical content: one block) is written into
+ * one padded block and compressed once (`oneBlockHex`); any other text goes through one
+ * hasher that is reset (noble's `_cloneInto` from a fresh instance, as its HMAC does) and
  * reused for every call, so a call allocates no hasher, no digest array and no byte copy of
  * a short text. Synchronous and re-entrant-safe: nothing runs between reset and digest.
  */
 export function sha256Hex(text: string): string {
+  const short = REUSED.oneBlockHex(text);
+  if (short !== undefined) return short;
   INITIAL._cloneInto(REUSED);
   updateUtf8(REUSED, text);
   return REUSED.hex();

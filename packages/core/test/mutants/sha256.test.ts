@@ -6,7 +6,9 @@
  * of a piece) and the batches of `NOBLE_CONTENT_HASHER.textSink()`. Expected digests are
  * literal (from `node:crypto`) and every long text is also checked against
  * `createHash("sha256").update(Buffer.from(text))`, which encodes a lone surrogate as U+FFFD
- * like `TextEncoder`. The mutants that stay alive are listed in
+ * like `TextEncoder`. Texts of at most 55 ASCII units are hashed as one padded block
+ * (`oneBlockHex`): every length to 56 and the non-ASCII and stale-buffer cases are checked
+ * against `node:crypto` too. The mutants that stay alive are listed in
  * stryker/equivalent/ledger.md.
  */
 import { createHash } from "node:crypto";
@@ -92,6 +94,50 @@ describe("sha256Hex: UTF-8 of short and long texts", () => {
       "52793f8dc1d85e409f8c88be99d8b31d58f676246340150f406289e04a11151e",
     );
     expect(sha256Hex("\ud83d\ud83d")).toBe(sha256Hex("\ufffd\ufffd"));
+  });
+});
+
+describe("sha256Hex: one-block texts (at most 55 ASCII units)", () => {
+  test("every ASCII length 0–56 equals node:crypto (55 is one block, 56 two)", () => {
+    for (let n = 0; n <= 56; n++) {
+      const text = Array.from({ length: n }, (_, i) =>
+        String.fromCharCode(0x20 + ((i * 7) % 95)),
+      ).join("");
+      expect(sha256Hex(text)).toBe(nodeSha256(text));
+    }
+    expect(sha256Hex("a".repeat(55))).toBe(
+      "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318",
+    );
+    expect(sha256Hex("a".repeat(56))).toBe(
+      "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a",
+    );
+  });
+
+  test("U+007F is ASCII; a non-ASCII unit within 55 units is encoded as UTF-8", () => {
+    expect(sha256Hex("\u007f".repeat(55))).toBe(
+      "1c17b403c59d64cebc2b898c5aecd2dd6d97c11819b6936d61480db0b1e36c83",
+    );
+    expect(sha256Hex(`${"a".repeat(54)}é`)).toBe(
+      "ec932f92242e6d3091e83bc2b7dfb62d2afe3810bb91a8f15cf75732a727c453",
+    );
+    expect(sha256Hex("é")).toBe("4a99557e4033c3539de2eb65472017cad5f9557f7a0625a09f1c3f6e2ba69c4c");
+    expect(sha256Hex("\ud800")).toBe(sha256Hex("\ufffd"));
+  });
+
+  test("a one-block text after longer ones reads no stale byte of the block", () => {
+    // A longer text leaves its bytes (and its digest) in the shared block buffer.
+    for (const before of ["z".repeat(63), "y".repeat(200), "é".repeat(40), ""]) {
+      sha256Hex(before);
+      expect(sha256Hex("abc")).toBe(
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+      );
+      sha256Hex(before);
+      expect(sha256Hex("")).toBe(
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+      );
+      sha256Hex("a".repeat(55));
+      expect(sha256Hex("a".repeat(54))).toBe(nodeSha256("a".repeat(54)));
+    }
   });
 });
 
