@@ -364,27 +364,22 @@ describe("issue 17: native and TypeScript paths give identical results", () => {
         .chain((n) => fc.string({ unit: "binary-ascii", minLength: n, maxLength: n })),
     );
     fc.assert(
-      fc.property(
-        fc.array(text, { maxLength: 40 }),
-        (texts) => {
-          for (const text of texts) {
-            const expected = NOBLE_CONTENT_HASHER.sha256Hex(text);
-            expect(NODE_CRYPTO_CONTENT_HASHER.sha256Hex(text)).toBe(expected);
-            expect(native.sha256Hex(text)).toBe(expected);
-          }
-          const ledgers = [NOBLE_CONTENT_HASHER, NODE_CRYPTO_CONTENT_HASHER, native].map(
-            (hasher) => {
-              const ledger = new MutationLedger({ hasher });
-              texts.forEach((after, i) => {
-                ledger.observeTool("write", 0, { file_path: `f${i}|${after.slice(0, 5)}`, after });
-              });
-              return ledger.toJSON();
-            },
-          );
-          expect(ledgers[1]).toEqual(ledgers[0]);
-          expect(ledgers[2]).toEqual(ledgers[0]);
-        },
-      ),
+      fc.property(fc.array(text, { maxLength: 40 }), (texts) => {
+        for (const text of texts) {
+          const expected = NOBLE_CONTENT_HASHER.sha256Hex(text);
+          expect(NODE_CRYPTO_CONTENT_HASHER.sha256Hex(text)).toBe(expected);
+          expect(native.sha256Hex(text)).toBe(expected);
+        }
+        const ledgers = [NOBLE_CONTENT_HASHER, NODE_CRYPTO_CONTENT_HASHER, native].map((hasher) => {
+          const ledger = new MutationLedger({ hasher });
+          texts.forEach((after, i) => {
+            ledger.observeTool("write", 0, { file_path: `f${i}|${after.slice(0, 5)}`, after });
+          });
+          return ledger.toJSON();
+        });
+        expect(ledgers[1]).toEqual(ledgers[0]);
+        expect(ledgers[2]).toEqual(ledgers[0]);
+      }),
       { numRuns: 200 },
     );
   });
