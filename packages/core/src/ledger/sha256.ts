@@ -100,9 +100,12 @@ class ReusableSha256 extends _SHA256 {
    * {@link ONE_BLOCK_TEXT} units long (one padded block: FIPS 180-4 §5.1.1), else
    * `undefined`. The units are written straight into the block buffer, padded, and
    * compressed once by noble's `process` from the initial state; the digest is read from
-   * the state words. Leaves the hasher's state to be reset by the next use.
+   * the state words. Leaves the hasher's state to be reset by the next use. A value that is
+   * not a string is `undefined` too, so `sha256Hex` throws for it as before (a `TypeError`
+   * from `TextEncoder`), never hashes an empty block.
    */
   oneBlockHex(text: string): string | undefined {
+    if (typeof text !== "string") return undefined;
     const n = text.length;
     if (n > ONE_BLOCK_TEXT) return undefined;
     const buffer = this.buffer;

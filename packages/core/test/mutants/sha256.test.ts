@@ -124,6 +124,13 @@ describe("sha256Hex: one-block texts (at most 55 ASCII units)", () => {
     expect(sha256Hex("\ud800")).toBe(sha256Hex("\ufffd"));
   });
 
+  test("a value that is not a string throws a TypeError, as before the one-block path", () => {
+    // Untyped callers (JavaScript, a host's bridge) must not get the digest of a zero block.
+    for (const value of [123, 1.5, true, undefined, null, { length: 3 }]) {
+      expect(() => sha256Hex(value as unknown as string)).toThrow(TypeError);
+    }
+  });
+
   test("a one-block text after longer ones reads no stale byte of the block", () => {
     // A longer text leaves its bytes (and its digest) in the shared block buffer.
     for (const before of ["z".repeat(63), "y".repeat(200), "é".repeat(40), ""]) {
