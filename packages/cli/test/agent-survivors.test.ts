@@ -371,9 +371,10 @@ describe("turngate run: a re-forking chain (security finding F1)", () => {
     // Every generation seen ran hop.sh; the ones alive in the rounds were killed, none escaped.
     expect(survivors.length).toBeGreaterThan(0);
     for (const survivor of survivors) {
-      // A generation is caught before or after its exec's: a forked `[sh]`, env, setsid, sh.
+      // A generation is caught before or after its exec's: a forked `[sh]`, env, setsid, sh;
+      // or one of its commands as a zombie (exited, no cmdline left: `[sleep]`, `[date]`).
       expect(survivor.command_line).toMatch(
-        /^(\[sh\]|(\/usr\/bin\/env -i )?(\/usr\/bin\/setsid )?\/bin\/sh \S+hop\.sh \d+|\/bin\/sleep 0\.01|\/bin\/date \+%s%3N)$/,
+        /^(\[(sh|env|setsid|sleep|date)\]|(\/usr\/bin\/env -i )?(\/usr\/bin\/setsid )?\/bin\/sh \S+hop\.sh \d+|\/bin\/sleep 0\.01|\/bin\/date \+%s%3N)$/,
       );
       expect(["exited", "killed"]).toContain(survivor.outcome);
     }
