@@ -132,8 +132,7 @@ class ReusableSha256 extends _SHA256 {
 
   /** The current state words A–H (for a fresh hasher: FIPS 180-4 §5.3.3's initial hash value). */
   stateWords(): StateWords {
-    const [a, b, c, d, e, f, g, h] = this.get();
-    return [a, b, c, d, e, f, g, h] as StateWords;
+    return this.get();
   }
 }
 
@@ -146,7 +145,11 @@ const IV: StateWords = new ReusableSha256().stateWords();
 /** Longest text (UTF-16 units, ASCII) that fits one block with its padding: 64 − 1 − 8. */
 const ONE_BLOCK_TEXT = 55;
 
-/** Writes the 8 hex digits of state word `word` (big-endian) at word position `at` of HEX_TEXT. */
+/**
+ * Writes the 8 hex digits of state word `word` (big-endian) at word position `at` of
+ * HEX_TEXT. `hex32` would need the words written into a byte buffer first: 40 ns more per
+ * one-block digest (measured, 520 → 560 ns).
+ */
 function hexWord(at: number, word: number): void {
   const base = 4 * at;
   HEX_TEXT_PAIRS[base] = HEX_PAIRS[word >>> 24] as number;

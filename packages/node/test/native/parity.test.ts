@@ -357,14 +357,14 @@ describe("issue 17: native and TypeScript paths give identical results", () => {
   test("property: the ledger's SHA-256s agree (noble, node:crypto, native) on any text, lone surrogates included", () => {
     const native = nativeContentHasher(addon);
     // ASCII texts of up to 70 units cross noble's one-block path (at most 55) and its edge.
-    const text = fc.oneof(
+    const anyText = fc.oneof(
       fc.string({ unit: "binary", maxLength: 300 }),
       fc
         .integer({ min: 0, max: 70 })
         .chain((n) => fc.string({ unit: "binary-ascii", minLength: n, maxLength: n })),
     );
     fc.assert(
-      fc.property(fc.array(text, { maxLength: 40 }), (texts) => {
+      fc.property(fc.array(anyText, { maxLength: 40 }), (texts) => {
         for (const text of texts) {
           const expected = NOBLE_CONTENT_HASHER.sha256Hex(text);
           expect(NODE_CRYPTO_CONTENT_HASHER.sha256Hex(text)).toBe(expected);
