@@ -18,6 +18,7 @@ import type { OutputLocations } from "./scope/output-locations.js";
 import {
   type DirListingCache,
   GIT_IGNORED_ARGS,
+  listHarnessPaths,
   listIgnoredPaths,
 } from "./scope/outside-listing.js";
 import { findSpecialFiles, SPECIAL_FILE_REASON } from "./scope/special-files.js";
@@ -156,6 +157,9 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     ? listIgnoredPaths(ctx.root, "", ctx.filter, ctx.outputs, ctx.outsideDirs, pair[1])
     : undefined;
   rootIgnored?.catch(() => undefined);
+  // The root's harness files (`.git/`, `.turngate/`) are listed alongside too; only their
+  // `lstat`s wait for the outside scope's turn.
+  const harness = listHarnessPaths(ctx.root, ctx.outsideDirs);
   // A baseline records the root repository's ignore rules (git queries, reads and directory
   // stats: mostly waiting on subprocesses) while the workspace is listed and hashed, not
   // after it; nested repositories, known only once listed, are recorded after the listing.
@@ -165,6 +169,12 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
       ? captureIgnoreState(ctx.root, [""], ctx.filter)
       : undefined;
   rootIgnoreState?.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
+  // The baseline's scan for special files in the root's repository starts as soon as its
+  // record is known, and reads its directories while the listing is hashed.
+  const rootSpecials = rootIgnoreState?.then((state) =>
+    findSpecialFiles({ state, filter: ctx.filter, stats: ctx.stats, all: true }),
+  );
+  rootSpecials?.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
   try {
     const pending = pair ? listGitPaths(ctx.root, "", ctx.filter, pair[0]) : walk(ctx, "");
     pending.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
@@ -226,12 +236,20 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
   }
 
   // The nested repositories' rules are recorded while the outside scope is observed, and
-  // the baseline's scan for special files starts as soon as the whole record is known.
+  // their scan for special files starts as soon as their record is known.
   const ignoreState =
     rootIgnoreState === undefined ? undefined : withNestedRepos(ctx, rootIgnoreState, run.repos);
-  const allSpecials = ignoreState?.then((state) =>
-    findSpecialFiles({ state, filter: ctx.filter, stats: ctx.stats, all: true }),
-  );
+  const allSpecials =
+    ignoreState === undefined || rootSpecials === undefined
+      ? undefined
+      : ignoreState.then(async (state) => {
+          const nested = { ...state, repos: state.repos.filter((repo) => repo.dir !== "") };
+          const [root, more] = await Promise.all([
+            rootSpecials,
+            findSpecialFiles({ state: nested, filter: ctx.filter, stats: ctx.stats, all: true }),
+          ]);
+          return more.length === 0 ? root : [...root, ...more].sort();
+        });
   allSpecials?.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
   const outside = new Map<string, OutsideEntry>();
   moveOutputs(run, outside);
@@ -251,6 +269,7 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     outside,
     dirCache: ctx.outsideDirs,
     rootIgnored,
+    harness,
   });
 
   for (const key of run.unreadable) {

@@ -503,6 +503,28 @@ describe("special files in the source scope", () => {
     expect(delta.changes).toEqual([]);
   });
 
+  test("a baseline finds FIFOs in the root's and a nested repository's many folders, sorted, on both paths", {
+    timeout: 20_000,
+  }, async () => {
+    // 80 folders (more than one parallel read of WALK_CONCURRENCY), FIFOs at both ends, in a
+    // new folder below a tracked one, and in a nested repository scanned after the listing.
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 80; i++) files[`d${i}/f.txt`] = `${i}\n`;
+    initRepo(root, files);
+    execFileSync("mkdir", ["-p", join(root, "vendor/lib")]);
+    initRepo(join(root, "vendor/lib"), { "lib.txt": "nested\n" });
+    for (const p of ["d0/p", "d79/p", "d41/new/deeper/p", "vendor/lib/q"]) {
+      execFileSync("mkdir", ["-p", join(root, p, "..")]);
+      execFileSync("mkfifo", [join(root, p)]);
+    }
+    const want = ["d0/p", "d41/new/deeper/p", "d79/p", "vendor/lib/q"];
+    for (const native of [false, true]) {
+      const base = await new WorkspaceObserver(root, { native }).baseline();
+      expect(base.unreadable).toEqual(want);
+      for (const key of want) expect(base.unreadable_reasons?.[key]).toBe(SPECIAL_FILE_REASON);
+    }
+  });
+
   test("a FIFO in an ignored folder is outside the source scope and not reported", async () => {
     initRepo(root, { ".gitignore": "run/\n" });
     const observer = new WorkspaceObserver(root);

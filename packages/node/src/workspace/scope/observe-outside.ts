@@ -51,6 +51,9 @@ export interface OutsideContext {
   /** The root repository's ignored listing, when the caller started it early (it runs
    * alongside the source listing); otherwise it is started here. */
   rootIgnored?: Promise<OutsideListing> | undefined;
+  /** The harness listing (`listHarnessPaths` with `dirCache`), when the caller started it
+   * early (it runs alongside the source listing); otherwise it is started here. */
+  harness?: Promise<OutsideListing> | undefined;
 }
 
 interface Job {
@@ -87,7 +90,7 @@ function isOwnLog(ownDigest: string | undefined, kind: EntryKind, digest: string
  */
 export async function observeOutside(ctx: OutsideContext): Promise<void> {
   const { root } = ctx;
-  const lists = [listHarnessPaths(root, ctx.dirCache)];
+  const lists = [ctx.harness ?? listHarnessPaths(root, ctx.dirCache)];
   if (ctx.git) {
     for (const dir of ctx.repos) {
       const part =

@@ -1,11 +1,13 @@
 import type { Dirent } from "node:fs";
 import { readdir } from "node:fs/promises";
+import { mapBounded } from "../concurrency.js";
 import { checkIgnore } from "../ignore/check-ignore.js";
 import type { IgnoreDirsInput } from "../ignore/ignore-dirs.js";
 import { isReadByGit } from "../ignore/ignore-dirs.js";
 import type { IgnoreState, RepoIgnoreState } from "../ignore/ignore-state.js";
 import type { PathFilter } from "../listing/listing.js";
 import { parentOf, repoAbsolute, repoToWorkspace } from "../listing/repo-paths.js";
+import { WALK_CONCURRENCY } from "../listing/walk.js";
 import { isHarnessEntry, normalizeRelativePath } from "../paths.js";
 import { RAW_STAT_FIELDS, RawKind } from "../stat/raw-stat.js";
 import { RACY_WINDOW_MS } from "../stat/stat-cache.js";
@@ -31,7 +33,7 @@ export interface SpecialFilesInput {
  * `git ls-files --others` skips them silently, so an agent's `mkfifo src/x` would leave no
  * trace). Cheap: a directory that gains an entry changes its mtime, so after a baseline only
  * the recorded directories whose identity changed (or is racy) are read with
- * `readdir({withFileTypes: true})`, plus new directories below them that git does not ignore
+ * `readdir({withFileTypes: true})` ({@link WALK_CONCURRENCY} at once), plus new directories below them that git does not ignore
  * (one `git check-ignore`); the special files found are kept only when git does not ignore
  * them (one more `git check-ignore`). Tracked special files are already reported by the
  * listing's `lstat`.
@@ -84,13 +86,14 @@ async function scanRepo(input: SpecialFilesInput, repo: RepoIgnoreState): Promis
   let fresh = false;
   while (level.length > 0) {
     const newDirs: string[] = [];
-    for (const dir of level) {
-      let dirents: Dirent[];
-      try {
-        dirents = await readdir(repoAbsolute(repo.toplevel, dir), { withFileTypes: true });
-      } catch {
-        continue;
-      }
+    // One level's directories are read in parallel and processed in order (same output).
+    const read = await mapBounded(level, WALK_CONCURRENCY, (dir) =>
+      readdir(repoAbsolute(repo.toplevel, dir), { withFileTypes: true }).catch(() => undefined),
+    );
+    for (let i = 0; i < level.length; i++) {
+      const dir = level[i] as string;
+      const dirents: Dirent[] | undefined = read[i];
+      if (dirents === undefined) continue;
       if (fresh && dirents.some((d) => d.name === ".git")) continue; // a new nested repository
       for (const dirent of dirents) {
         const child = dir === "" ? dirent.name : `${dir}/${dirent.name}`;
