@@ -1,5 +1,5 @@
 import type { Stats } from "node:fs";
-import { existsSync, lstatSync } from "node:fs";
+import { existsSync, lstatSync, opendirSync } from "node:fs";
 import type { NativeAddon } from "../native/select.js";
 import { mapBounded, yieldToEventLoop } from "./concurrency.js";
 import { hashRegularFile, hashRegularFileSync, hashSymlink } from "./hash/hash.js";
@@ -21,7 +21,12 @@ import {
   listHarnessPaths,
   listIgnoredPaths,
 } from "./scope/outside-listing.js";
-import { findSpecialFiles, SPECIAL_FILE_REASON } from "./scope/special-files.js";
+import {
+  findSpecialFiles,
+  SPECIAL_FILE_REASON,
+  type SpecialFilesResult,
+  UNREADABLE_FOLDER_REASON,
+} from "./scope/special-files.js";
 import type { EntryKind, EntryState, OutsideEntry, WorkspaceSnapshot } from "./snapshot.js";
 import { compareCodeUnits } from "./snapshot.js";
 import { RAW_STAT_FIELDS, RawKind } from "./stat/raw-stat.js";
@@ -220,14 +225,18 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
         stats: ctx.stats,
         all: false,
       });
-      for (const key of specials) markSpecial(run, key);
-      // Special files the baseline found stay reported while they exist (their directory
-      // may not have changed since, so the scan above does not read it).
+      markScanned(run, specials);
+      // Special files and unreadable folders the baseline found stay reported while they
+      // are (their directory may not have changed since, so the scan above does not read it).
       for (const [key, reason] of Object.entries(ctx.baseline?.unreadable_reasons ?? {})) {
-        if (reason !== SPECIAL_FILE_REASON || run.unreadable.has(key)) continue;
-        const st = lstatSync(absolutePath(ctx.root, key), { throwIfNoEntry: false });
-        if (st !== undefined && !st.isFile() && !st.isSymbolicLink() && !st.isDirectory()) {
-          markSpecial(run, key);
+        if (run.unreadable.has(key)) continue;
+        if (reason === SPECIAL_FILE_REASON) {
+          const st = lstatSync(absolutePath(ctx.root, key), { throwIfNoEntry: false });
+          if (st !== undefined && !st.isFile() && !st.isSymbolicLink() && !st.isDirectory()) {
+            markSpecial(run, key);
+          }
+        } else if (reason === UNREADABLE_FOLDER_REASON && isUnreadableFolder(ctx.root, key)) {
+          markUnreadable(run, key, UNREADABLE_FOLDER_REASON);
         }
       }
     }
@@ -244,11 +253,20 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
       ? undefined
       : ignoreState.then(async (state) => {
           const nested = { ...state, repos: state.repos.filter((repo) => repo.dir !== "") };
-          const [root, more] = await Promise.all([
-            rootSpecials,
-            findSpecialFiles({ state: nested, filter: ctx.filter, stats: ctx.stats, all: true }),
-          ]);
-          return more.length === 0 ? root : [...root, ...more].sort();
+          // After the root's (started early, usually done): its failure fails the baseline,
+          // and the nested scans then do not start.
+          const root = await rootSpecials;
+          if (nested.repos.length === 0) return root;
+          const more = await findSpecialFiles({
+            state: nested,
+            filter: ctx.filter,
+            stats: ctx.stats,
+            all: true,
+          });
+          return {
+            special: [...root.special, ...more.special].sort(),
+            unreadableFolders: [...root.unreadableFolders, ...more.unreadableFolders].sort(),
+          };
         });
   allSpecials?.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
   const outside = new Map<string, OutsideEntry>();
@@ -290,9 +308,9 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
   if (ignoreState !== undefined && allSpecials !== undefined) {
     snapshot.ignore_state = await ignoreState;
     const specials = await allSpecials;
-    if (specials.length > 0) {
-      for (const key of specials) markSpecial(run, key);
-      for (const key of specials) {
+    if (specials.special.length > 0 || specials.unreadableFolders.length > 0) {
+      markScanned(run, specials);
+      for (const key of specials.special) {
         run.entries.delete(key);
         outside.delete(key);
       }
@@ -329,8 +347,33 @@ async function withNestedRepos(
 
 /** Records a special file of the source scope as unreadable, with its reason. */
 function markSpecial(run: Run, key: string): void {
+  markUnreadable(run, key, SPECIAL_FILE_REASON);
+}
+
+/** Records `key` as unreadable with `reason`. */
+function markUnreadable(run: Run, key: string, reason: string): void {
   run.unreadable.add(key);
-  run.reasons.set(key, SPECIAL_FILE_REASON);
+  run.reasons.set(key, reason);
+}
+
+/** Records what the special-file scan found: special files and unreadable folders. */
+function markScanned(run: Run, found: SpecialFilesResult): void {
+  for (const key of found.special) markSpecial(run, key);
+  for (const key of found.unreadableFolders) markUnreadable(run, key, UNREADABLE_FOLDER_REASON);
+}
+
+/** True when `root/key` is a folder (not followed) that cannot be opened for reading. */
+function isUnreadableFolder(root: string, key: string): boolean {
+  const abs = absolutePath(root, key);
+  const st = lstatSync(abs, { throwIfNoEntry: false });
+  if (st?.isDirectory() !== true) return false;
+  try {
+    opendirSync(abs).closeSync();
+    return false;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code !== "ENOENT" && code !== "ENOTDIR";
+  }
 }
 
 /**

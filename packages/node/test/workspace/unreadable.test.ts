@@ -2,7 +2,8 @@ import { execFileSync } from "node:child_process";
 import { appendFileSync, chmodSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { WorkspaceObserver } from "../../src/workspace/index.js";
+import { RACY_WINDOW_MS, WorkspaceObserver } from "../../src/workspace/index.js";
+import { UNREADABLE_FOLDER_REASON } from "../../src/workspace/scope/index.js";
 import { initRepo, makeTempDir, removeDir, SHA, sourceScope, write } from "./helpers.js";
 import { permissionTrickUnavailable, withPermissionsEnforced } from "./unprivileged.js";
 
@@ -120,6 +121,77 @@ describe("WorkspaceObserver: paths it cannot read", () => {
       expect(result.base.unreadable).toEqual(["locked"]);
       expect([...result.base.entries.keys()]).toEqual(["a.txt"]);
       expect(result.delta).toEqual({
+        changes: [
+          {
+            path: "locked/inner.txt",
+            change: "added",
+            content_digest: SHA["x\n"],
+            scope: "source",
+          },
+        ],
+        complete: true,
+        unreadable: [],
+      });
+    },
+  );
+
+  test.skipIf(noPermissionTrick !== undefined)(
+    "git mode: a folder the agent writes into and then makes unreadable makes the delta incomplete, naming it, on both paths",
+    async () => {
+      const roots = [false, true].map((native) => join(dir, `ws-${native}`));
+      for (const ws of roots) {
+        mkdirSync(ws);
+        initRepo(ws, { "src/a.txt": "a\n" });
+      }
+      const deltas = await withPermissionsEnforced(dir, dir, async () => {
+        const out = [];
+        for (const [i, native] of [false, true].entries()) {
+          const ws = roots[i] as string;
+          const observer = new WorkspaceObserver(ws, { native });
+          await observer.baseline();
+          // git ls-files skips an unreadable folder without a word (the review's attack).
+          write(ws, "src/hidden/evil.js", "module.exports = () => true;\n");
+          chmodSync(join(ws, "src/hidden"), 0);
+          out.push(await observer.delta());
+        }
+        return out;
+      });
+      for (const delta of deltas) {
+        expect(delta).toEqual({
+          changes: [],
+          complete: false,
+          unreadable: ["src/hidden"],
+          unreadable_reasons: { "src/hidden": UNREADABLE_FOLDER_REASON },
+        });
+      }
+    },
+  );
+
+  test.skipIf(noPermissionTrick !== undefined)(
+    "git mode: a folder unreadable at baseline stays reported while it is; once readable, its files are added",
+    async () => {
+      initRepo(root, { "a.txt": "a\n" });
+      write(root, "locked/inner.txt", "x\n");
+      chmodSync(join(root, "locked"), 0o300); // -wx: its entries cannot be listed
+      const result = await withPermissionsEnforced(dir, dir, async () => {
+        // Older than the racy window (the chown above changed its ctime): the delta's scan
+        // does not read the folder again, so only the baseline's record keeps it reported.
+        await new Promise((r) => setTimeout(r, RACY_WINDOW_MS + 100));
+        const observer = new WorkspaceObserver(root);
+        const base = await observer.baseline();
+        const still = await observer.delta();
+        chmodSync(join(root, "locked"), 0o755);
+        return { base, still, after: await observer.delta() };
+      });
+      expect(result.base.unreadable).toEqual(["locked"]);
+      expect(result.base.unreadable_reasons).toEqual({ locked: UNREADABLE_FOLDER_REASON });
+      expect(result.still).toEqual({
+        changes: [],
+        complete: false,
+        unreadable: ["locked"],
+        unreadable_reasons: { locked: UNREADABLE_FOLDER_REASON },
+      });
+      expect(sourceScope(result.after)).toEqual({
         changes: [
           {
             path: "locked/inner.txt",

@@ -15,5 +15,5 @@ export {
   OutputLocations,
   type OutputLocationsOptions,
 } from "./output-locations.js";
-export { SPECIAL_FILE_REASON } from "./special-files.js";
+export { SPECIAL_FILE_REASON, UNREADABLE_FOLDER_REASON } from "./special-files.js";
 export { isTurngateOwnFile, TURNGATE_OWN_FILES, turngateLogDigest } from "./turngate-files.js";

@@ -17,6 +17,18 @@ import type { StatService } from "../stat/stat-service.js";
 export const SPECIAL_FILE_REASON =
   "a FIFO, socket or device in the source scope: it has no bytes to bind (remove it, or ignore it in .gitignore)";
 
+/** Reason recorded for a folder of the source scope that cannot be read (issue 17 review). */
+export const UNREADABLE_FOLDER_REASON =
+  "a folder in the source scope that cannot be read: git skips it without a word, so what the turn put in it is unknown (make it readable, e.g. chmod u+rx, or ignore it in .gitignore)";
+
+/** What {@link findSpecialFiles} found: workspace keys, each list sorted. */
+export interface SpecialFilesResult {
+  /** FIFOs, sockets and devices git does not ignore. */
+  special: string[];
+  /** Folders git reads (not ignored) whose entries cannot be read (`EACCES`, …). */
+  unreadableFolders: string[];
+}
+
 /** Input of {@link findSpecialFiles}. */
 export interface SpecialFilesInput {
   /** The ignore-rule record whose directories are scanned (the baseline's). */
@@ -38,23 +50,33 @@ export interface SpecialFilesInput {
  * them (one more `git check-ignore`). Tracked special files are already reported by the
  * listing's `lstat`.
  *
- * Output: workspace keys (sorted). Directories that cannot be read are skipped (the
- * listing reports them). Throws {@link WorkspaceObserverError} `git_failed` when
- * `git check-ignore` fails in the root's repository.
+ * A folder it reads that cannot be read (any error but `ENOENT`/`ENOTDIR`: an agent's
+ * `chmod 000 src/hidden` after writing into it) goes to `unreadableFolders`: `git ls-files`
+ * skips such a folder silently, so nothing else would say that its files are unknown.
+ *
+ * Output: {@link SpecialFilesResult}. Throws {@link WorkspaceObserverError} `git_failed`
+ * when `git check-ignore` fails in the root's repository.
  */
-export async function findSpecialFiles(input: SpecialFilesInput): Promise<string[]> {
-  const found: string[] = [];
+export async function findSpecialFiles(input: SpecialFilesInput): Promise<SpecialFilesResult> {
+  const found: SpecialFilesResult = { special: [], unreadableFolders: [] };
   for (const repo of input.state.repos) {
     try {
-      found.push(...(await scanRepo(input, repo)));
+      const part = await scanRepo(input, repo);
+      found.special.push(...part.special);
+      found.unreadableFolders.push(...part.unreadableFolders);
     } catch (error) {
       if (repo.dir === "") throw error;
     }
   }
-  return found.sort();
+  found.special.sort();
+  found.unreadableFolders.sort();
+  return found;
 }
 
-async function scanRepo(input: SpecialFilesInput, repo: RepoIgnoreState): Promise<string[]> {
+async function scanRepo(
+  input: SpecialFilesInput,
+  repo: RepoIgnoreState,
+): Promise<SpecialFilesResult> {
   const place: IgnoreDirsInput = {
     dir: repo.dir,
     prefix: repo.prefix,
@@ -82,18 +104,27 @@ async function scanRepo(input: SpecialFilesInput, repo: RepoIgnoreState): Promis
   const known = new Set(repo.dirs.map((d) => d.path));
   for (const nested of repo.nested) known.add(nested);
   const special: string[] = [];
+  const unreadableFolders: string[] = [];
   let level = toRead;
   let fresh = false;
   while (level.length > 0) {
     const newDirs: string[] = [];
     // One level's directories are read in parallel and processed in order (same output).
     const read = await mapBounded(level, WALK_CONCURRENCY, (dir) =>
-      readdir(repoAbsolute(repo.toplevel, dir), { withFileTypes: true }).catch(() => undefined),
+      readdir(repoAbsolute(repo.toplevel, dir), { withFileTypes: true }).catch(
+        (error: NodeJS.ErrnoException) => error,
+      ),
     );
     for (let i = 0; i < level.length; i++) {
       const dir = level[i] as string;
-      const dirents: Dirent[] | undefined = read[i];
-      if (dirents === undefined) continue;
+      const dirents = read[i] as Dirent[] | NodeJS.ErrnoException;
+      if (!Array.isArray(dirents)) {
+        if (dirents.code !== "ENOENT" && dirents.code !== "ENOTDIR") {
+          const key = folderKey(input, place, dir);
+          if (key !== undefined) unreadableFolders.push(key);
+        }
+        continue;
+      }
       if (fresh && dirents.some((d) => d.name === ".git")) continue; // a new nested repository
       for (const dirent of dirents) {
         const child = dir === "" ? dirent.name : `${dir}/${dirent.name}`;
@@ -113,7 +144,29 @@ async function scanRepo(input: SpecialFilesInput, repo: RepoIgnoreState): Promis
     fresh = true;
   }
   const ignored = await checkIgnore(repo.toplevel, special);
-  return special
-    .filter((p) => !ignored.has(p))
-    .map((p) => normalizeRelativePath(repoToWorkspace(place, p) as string));
+  return {
+    special: special
+      .filter((p) => !ignored.has(p))
+      .map((p) => normalizeRelativePath(repoToWorkspace(place, p) as string)),
+    unreadableFolders,
+  };
+}
+
+/**
+ * The workspace key of the repository folder `dir` for `unreadableFolders`, or undefined
+ * when it is not a folder of the source scope: outside the workspace (an ancestor of a
+ * workspace below the repository's top), the workspace root itself (its listing fails
+ * instead), a harness folder, or excluded by the configured `ignores`.
+ */
+function folderKey(
+  input: SpecialFilesInput,
+  place: IgnoreDirsInput,
+  dir: string,
+): string | undefined {
+  const fsPath = repoToWorkspace(place, dir);
+  if (fsPath === undefined || fsPath === "") return undefined;
+  const slash = fsPath.lastIndexOf("/");
+  if (isHarnessEntry(parentOf(fsPath), fsPath.slice(slash + 1))) return undefined;
+  const key = normalizeRelativePath(fsPath);
+  return input.filter(key, true) ? undefined : key;
 }
