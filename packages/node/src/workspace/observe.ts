@@ -176,8 +176,13 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
   rootIgnoreState?.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
   // The baseline's scan for special files in the root's repository starts as soon as its
   // record is known, and reads its directories while the listing is hashed.
+  // Which folders are nested repositories is known once the listing is done.
+  let reposListed: (repos: ReadonlySet<string>) => void = () => undefined;
+  const repos = new Promise<ReadonlySet<string>>((resolve) => {
+    reposListed = resolve;
+  });
   const rootSpecials = rootIgnoreState?.then((state) =>
-    findSpecialFiles({ state, filter: ctx.filter, stats: ctx.stats, all: true }),
+    findSpecialFiles({ state, filter: ctx.filter, stats: ctx.stats, all: true, repos }),
   );
   rootSpecials?.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
   try {
@@ -224,6 +229,7 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
         filter: ctx.filter,
         stats: ctx.stats,
         all: false,
+        repos: run.repos,
       });
       markScanned(run, specials);
       // Special files and unreadable folders the baseline found stay reported while they
@@ -242,6 +248,7 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     }
   } finally {
     guard?.dispose();
+    reposListed(run.repos);
   }
 
   // The nested repositories' rules are recorded while the outside scope is observed, and
@@ -262,6 +269,7 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
             filter: ctx.filter,
             stats: ctx.stats,
             all: true,
+            repos: run.repos,
           });
           return {
             special: [...root.special, ...more.special].sort(),

@@ -525,6 +525,38 @@ describe("special files in the source scope", () => {
     }
   });
 
+  test("a folder with a .git that is no repository (junk file, empty folder) is scanned like any folder, at baseline and after", {
+    timeout: 20_000,
+  }, async () => {
+    // git lists such a folder's files with the parent repository's, so its FIFOs must not
+    // be skipped as a nested repository's (found by the review helper).
+    initRepo(root, { "src/a.txt": "a\n" });
+    const junk = (at: string, folder: boolean): void => {
+      execFileSync("mkdir", ["-p", join(root, at)]);
+      if (folder) execFileSync("mkdir", [join(root, at, ".git")]);
+      else write(root, `${at}/.git`, "not a gitdir\n");
+      execFileSync("mkfifo", [join(root, at, "p")]);
+    };
+    junk("src/before-file", false);
+    junk("src/before-dir/deeper", true);
+    for (const native of [false, true]) {
+      const observer = new WorkspaceObserver(root, { native });
+      const base = await observer.baseline();
+      // The TypeScript round's new folders are already there at the native round's baseline.
+      const before = ["src/before-dir/deeper/p", "src/before-file/p"];
+      if (native) before.push("src/new-dir-false/x/p", "src/new-false/p");
+      expect(base.unreadable).toEqual(before.sort());
+      junk(`src/new-${native}`, false);
+      junk(`src/new-dir-${native}/x`, true);
+      write(root, `src/new-${native}/code.js`, "x\n");
+      const delta = await observer.delta();
+      expect(delta.unreadable).toEqual(
+        [...before, `src/new-dir-${native}/x/p`, `src/new-${native}/p`].sort(),
+      );
+      expect(rows(delta)).toEqual([`source added src/new-${native}/code.js`]);
+    }
+  });
+
   test("a FIFO in an ignored folder is outside the source scope and not reported", async () => {
     initRepo(root, { ".gitignore": "run/\n" });
     const observer = new WorkspaceObserver(root);

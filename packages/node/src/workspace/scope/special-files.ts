@@ -38,6 +38,15 @@ export interface SpecialFilesInput {
   /** true: read every recorded directory (a baseline); false: only those whose `lstat`
    * identity changed since `state` was taken or is racy, and the new directories below them. */
   all: boolean;
+  /**
+   * The workspace folders the observation listed with their own git (`""` = the root's
+   * repository), or a promise of them (a baseline's scan starts before the listing ends).
+   * A folder holding a `.git` entry is skipped as a nested repository only when it is one
+   * of them; any other (a `.git` that is a junk file or an empty folder: git lists such a
+   * folder's files with the parent's) is read like every folder. Without it, every folder
+   * with a `.git` entry is skipped.
+   */
+  repos?: ReadonlySet<string> | Promise<ReadonlySet<string>>;
 }
 
 /**
@@ -105,43 +114,69 @@ async function scanRepo(
   for (const nested of repo.nested) known.add(nested);
   const special: string[] = [];
   const unreadableFolders: string[] = [];
-  let level = toRead;
-  let fresh = false;
-  while (level.length > 0) {
-    const newDirs: string[] = [];
-    // One level's directories are read in parallel and processed in order (same output).
-    const read = await mapBounded(level, WALK_CONCURRENCY, (dir) =>
-      readdir(repoAbsolute(repo.toplevel, dir), { withFileTypes: true }).catch(
-        (error: NodeJS.ErrnoException) => error,
-      ),
-    );
-    for (let i = 0; i < level.length; i++) {
-      const dir = level[i] as string;
-      const dirents = read[i] as Dirent[] | NodeJS.ErrnoException;
-      if (!Array.isArray(dirents)) {
-        if (dirents.code !== "ENOENT" && dirents.code !== "ENOTDIR") {
-          const key = folderKey(input, place, dir);
-          if (key !== undefined) unreadableFolders.push(key);
+  let listed = input.repos instanceof Promise ? undefined : input.repos;
+  /** A folder with a `.git` entry found while `repos` was not known yet. */
+  const undecided: string[] = [];
+  const isListedRepo = (dir: string): boolean | undefined => {
+    if (input.repos === undefined) return true;
+    if (listed === undefined) return undefined;
+    const fsPath = repoToWorkspace(place, dir);
+    return fsPath !== undefined && listed.has(fsPath);
+  };
+  // Reads `start` (each folder even when it holds a `.git`), then the new folders below
+  // them level by level (those with a `.git` entry only when they are not listed repositories).
+  const walk = async (start: string[]): Promise<void> => {
+    let level = start;
+    let fresh = false;
+    while (level.length > 0) {
+      const newDirs: string[] = [];
+      // One level's directories are read in parallel and processed in order (same output).
+      const read = await mapBounded(level, WALK_CONCURRENCY, (dir) =>
+        readdir(repoAbsolute(repo.toplevel, dir), { withFileTypes: true }).catch(
+          (error: NodeJS.ErrnoException) => error,
+        ),
+      );
+      for (let i = 0; i < level.length; i++) {
+        const dir = level[i] as string;
+        const dirents = read[i] as Dirent[] | NodeJS.ErrnoException;
+        if (!Array.isArray(dirents)) {
+          if (dirents.code !== "ENOENT" && dirents.code !== "ENOTDIR") {
+            const key = folderKey(input, place, dir);
+            if (key !== undefined) unreadableFolders.push(key);
+          }
+          continue;
         }
-        continue;
-      }
-      if (fresh && dirents.some((d) => d.name === ".git")) continue; // a new nested repository
-      for (const dirent of dirents) {
-        const child = dir === "" ? dirent.name : `${dir}/${dirent.name}`;
-        if (dirent.isDirectory()) {
-          if (!known.has(child) && isReadByGit(place, child)) newDirs.push(child);
-        } else if (!dirent.isFile() && !dirent.isSymbolicLink()) {
-          const fsPath = repoToWorkspace(place, child);
-          if (fsPath === undefined || isHarnessEntry(parentOf(fsPath), dirent.name)) continue;
-          if (input.filter(normalizeRelativePath(fsPath), false)) continue;
-          special.push(child);
+        if (fresh && dirents.some((d) => d.name === ".git")) {
+          const repoHere = isListedRepo(dir);
+          if (repoHere === undefined) undecided.push(dir);
+          if (repoHere !== false) continue; // a nested repository (or not known yet)
+        }
+        for (const dirent of dirents) {
+          const child = dir === "" ? dirent.name : `${dir}/${dirent.name}`;
+          if (dirent.isDirectory()) {
+            if (!known.has(child) && isReadByGit(place, child)) newDirs.push(child);
+          } else if (!dirent.isFile() && !dirent.isSymbolicLink()) {
+            const fsPath = repoToWorkspace(place, child);
+            if (fsPath === undefined || isHarnessEntry(parentOf(fsPath), dirent.name)) continue;
+            if (input.filter(normalizeRelativePath(fsPath), false)) continue;
+            special.push(child);
+          }
         }
       }
+      const excluded = await checkIgnore(repo.toplevel, newDirs);
+      level = newDirs.filter((d) => !excluded.has(d));
+      for (const d of level) known.add(d);
+      fresh = true;
     }
-    const excluded = await checkIgnore(repo.toplevel, newDirs);
-    level = newDirs.filter((d) => !excluded.has(d));
-    for (const d of level) known.add(d);
-    fresh = true;
+  };
+  await walk(toRead);
+  if (input.repos !== undefined) {
+    // Folders with a `.git` entry that the listing did not treat as repositories: git lists
+    // their files with this repository's, so they are read too (every time: the ignore
+    // record keeps no identity for them).
+    listed = await input.repos;
+    const notRepos = [...repo.nested, ...undecided].filter((dir) => isListedRepo(dir) === false);
+    if (notRepos.length > 0) await walk(notRepos);
   }
   const ignored = await checkIgnore(repo.toplevel, special);
   return {
