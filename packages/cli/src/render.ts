@@ -67,7 +67,11 @@ export function renderTurnText(result: TurnResult): string {
     for (const change of changes) {
       lines.push(`  ${change.change.padEnd(8)} ${displayPath(change.path)}`);
     }
-    for (const path of result.delta.unreadable) lines.push(`  unreadable ${displayPath(path)}`);
+    const reasons = result.delta.unreadable_reasons ?? {};
+    for (const path of result.delta.unreadable) {
+      const reason = Object.hasOwn(reasons, path) ? reasons[path] : undefined;
+      lines.push(`  unreadable ${displayPath(path)}${reason === undefined ? "" : ` (${reason})`}`);
+    }
     lines.push(...outside);
   }
   if (result.affected) lines.push(affectedLine(result.affected));

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { effectDigest } from "@turngate/core";
-import { DEFAULT_OUTPUT_LOCATIONS } from "@turngate/node";
+import { DEFAULT_OUTPUT_LOCATIONS, SPECIAL_FILE_REASON } from "@turngate/node";
 import { afterEach, describe, expect, test } from "vitest";
 import { cli, gitProject } from "./helpers.js";
 
@@ -184,7 +184,7 @@ fs.mkdirSync("tmp"); execFileSync("mkfifo", ["tmp/pipe"]); fs.writeFileSync("a.t
     expect(result.stdout.split("\n").slice(0, 3)).toEqual([
       "changed: 1 path",
       "  modified a.txt",
-      "  unreadable tmp/pipe",
+      `  unreadable tmp/pipe (${SPECIAL_FILE_REASON})`,
     ]);
   });
 });

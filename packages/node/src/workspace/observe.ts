@@ -232,15 +232,33 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
         repos: run.repos,
       });
       markScanned(run, specials);
+      // Repositories the listing found that the baseline's record does not know (made
+      // during the turn: `git init src/n`, `git worktree add`, a junk `.git` that became a
+      // repository) have no record to compare with: they are recorded now and read whole
+      // (found by the review helper: their FIFOs and unreadable folders went unreported).
+      const recorded = new Set([...state.repos.map((repo) => repo.dir), ...state.unrecorded]);
+      const newRepos = [...run.repos].filter((dir) => dir !== "" && !recorded.has(dir));
+      if (newRepos.length > 0) {
+        const record = await captureIgnoreState(ctx.root, newRepos, ctx.filter);
+        markScanned(
+          run,
+          await findSpecialFiles({
+            state: record,
+            filter: ctx.filter,
+            stats: ctx.stats,
+            all: true,
+            repos: run.repos,
+          }),
+        );
+      }
       // Special files and unreadable folders the baseline found stay reported while they
       // are (their directory may not have changed since, so the scan above does not read it).
       for (const [key, reason] of Object.entries(ctx.baseline?.unreadable_reasons ?? {})) {
         if (run.unreadable.has(key)) continue;
         if (reason === SPECIAL_FILE_REASON) {
-          const st = lstatSync(absolutePath(ctx.root, key), { throwIfNoEntry: false });
-          if (st !== undefined && !st.isFile() && !st.isSymbolicLink() && !st.isDirectory()) {
-            markSpecial(run, key);
-          }
+          const st = lstatOrError(absolutePath(ctx.root, key));
+          // A path that can no longer be reached (`EACCES` on a parent) stays reported.
+          if (st === "error" || (st !== undefined && isSpecialStat(st))) markSpecial(run, key);
         } else if (reason === UNREADABLE_FOLDER_REASON && isUnreadableFolder(ctx.root, key)) {
           markUnreadable(run, key, UNREADABLE_FOLDER_REASON);
         }
@@ -370,10 +388,28 @@ function markScanned(run: Run, found: SpecialFilesResult): void {
   for (const key of found.unreadableFolders) markUnreadable(run, key, UNREADABLE_FOLDER_REASON);
 }
 
-/** True when `root/key` is a folder (not followed) that cannot be opened for reading. */
+/** `lstat` of `abs` (not followed): undefined when it is gone (`ENOENT`, `ENOTDIR`), `"error"` for any other failure (e.g. `EACCES` on a parent). */
+function lstatOrError(abs: string): Stats | undefined | "error" {
+  try {
+    return lstatSync(abs, { throwIfNoEntry: false });
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOTDIR" ? undefined : "error";
+  }
+}
+
+/** True for a FIFO, socket or device. */
+function isSpecialStat(st: Stats): boolean {
+  return !st.isFile() && !st.isSymbolicLink() && !st.isDirectory();
+}
+
+/**
+ * True when `root/key` is a folder (not followed) that cannot be opened for reading, or
+ * cannot be reached at all (a parent lost its search permission: its content is unknown).
+ */
 function isUnreadableFolder(root: string, key: string): boolean {
   const abs = absolutePath(root, key);
-  const st = lstatSync(abs, { throwIfNoEntry: false });
+  const st = lstatOrError(abs);
+  if (st === "error") return true;
   if (st?.isDirectory() !== true) return false;
   try {
     opendirSync(abs).closeSync();

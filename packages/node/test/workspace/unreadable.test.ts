@@ -3,8 +3,8 @@ import { appendFileSync, chmodSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { RACY_WINDOW_MS, WorkspaceObserver } from "../../src/workspace/index.js";
-import { UNREADABLE_FOLDER_REASON } from "../../src/workspace/scope/index.js";
-import { initRepo, makeTempDir, removeDir, SHA, sourceScope, write } from "./helpers.js";
+import { SPECIAL_FILE_REASON, UNREADABLE_FOLDER_REASON } from "../../src/workspace/scope/index.js";
+import { git, initRepo, makeTempDir, removeDir, SHA, sourceScope, write } from "./helpers.js";
 import { permissionTrickUnavailable, withPermissionsEnforced } from "./unprivileged.js";
 
 let dir: string;
@@ -228,3 +228,126 @@ describe("WorkspaceObserver: paths it cannot read", () => {
     },
   );
 });
+
+// The second review of the unreadable-folder rule (issue 17): ways around it, each on both paths.
+const settle = () => new Promise((r) => setTimeout(r, RACY_WINDOW_MS + 100));
+const FOLDER = UNREADABLE_FOLDER_REASON;
+for (const native of [false, true]) {
+  describe.skipIf(noPermissionTrick !== undefined)(
+    `unreadable folders the scan must not miss (native ${native})`,
+    () => {
+      test("a nested repository the turn creates is scanned whole: its unreadable folder and FIFO are reported", async () => {
+        initRepo(root, { "src/a.js": "a\n" });
+        const delta = await withPermissionsEnforced(dir, dir, async () => {
+          const observer = new WorkspaceObserver(root, { native });
+          await observer.baseline();
+          mkdirSync(join(root, "src/n"), { recursive: true });
+          git(join(root, "src/n"), "init", "-q");
+          write(root, "src/n/hidden/evil.js", "evil\n");
+          chmodSync(join(root, "src/n/hidden"), 0);
+          execFileSync("mkfifo", [join(root, "src/n/p")]);
+          return sourceScope(await observer.delta());
+        });
+        expect(delta).toEqual({
+          changes: [],
+          complete: false,
+          unreadable: ["src/n/hidden", "src/n/p"],
+          unreadable_reasons: { "src/n/hidden": FOLDER, "src/n/p": SPECIAL_FILE_REASON },
+        });
+      });
+
+      test("a recorded folder whose parent can be read but not entered (chmod 644) is reported", async () => {
+        initRepo(root, { "src/a.js": "a\n" });
+        mkdirSync(join(root, "src/gen/types"), { recursive: true });
+        const delta = await withPermissionsEnforced(dir, dir, async () => {
+          await settle();
+          const observer = new WorkspaceObserver(root, { native });
+          await observer.baseline();
+          write(root, "src/gen/types/evil.js", "evil\n");
+          chmodSync(join(root, "src/gen"), 0o644);
+          return sourceScope(await observer.delta());
+        });
+        expect(delta).toEqual({
+          changes: [],
+          complete: false,
+          unreadable: ["src/gen/types"],
+          unreadable_reasons: { "src/gen/types": FOLDER },
+        });
+      });
+
+      test("a baseline's unreadable folder whose parent then loses x stays reported (no EACCES thrown)", async () => {
+        initRepo(root, { "src/a.js": "a\n" });
+        write(root, "src/gen/locked/old.js", "o\n");
+        chmodSync(join(root, "src/gen/locked"), 0o300);
+        const delta = await withPermissionsEnforced(dir, dir, async () => {
+          await settle();
+          const observer = new WorkspaceObserver(root, { native });
+          await observer.baseline();
+          chmodSync(join(root, "src/gen"), 0o644);
+          return sourceScope(await observer.delta());
+        });
+        expect(delta).toEqual({
+          changes: [],
+          complete: false,
+          unreadable: ["src/gen/locked"],
+          unreadable_reasons: { "src/gen/locked": FOLDER },
+        });
+      });
+
+      test("a user's r-- folder with a subfolder gives an incomplete delta, not an error", async () => {
+        initRepo(root, { "src/a.js": "a\n" });
+        write(root, "docs/img/x.txt", "x\n");
+        chmodSync(join(root, "docs"), 0o644);
+        const result = await withPermissionsEnforced(dir, dir, async () => {
+          await settle();
+          const observer = new WorkspaceObserver(root, { native });
+          const base = await observer.baseline();
+          write(root, "src/a.js", "hello\n");
+          return { base, delta: sourceScope(await observer.delta()) };
+        });
+        expect(result.base.unreadable).toEqual(["docs/img"]);
+        expect(result.delta).toEqual({
+          changes: [
+            {
+              path: "src/a.js",
+              change: "modified",
+              content_digest: SHA["hello\n"],
+              scope: "source",
+            },
+          ],
+          complete: false,
+          unreadable: ["docs/img"],
+          unreadable_reasons: { "docs/img": FOLDER },
+        });
+      });
+
+      test("folder names that look like pathspec magic are judged as names by git check-ignore", async () => {
+        initRepo(root, { "src/a.js": "a\n", ".gitignore": "dist\n" });
+        mkdirSync(join(root, "vendor/lib"), { recursive: true });
+        initRepo(join(root, "vendor/lib"), { "lib.txt": "l\n" });
+        const delta = await withPermissionsEnforced(dir, dir, async () => {
+          const observer = new WorkspaceObserver(root, { native });
+          await observer.baseline();
+          // `:(top)dist` would be read as `dist` (ignored); `:(bogus)` made check-ignore fail.
+          write(root, ":(top)dist/hidden/evil.js", "evil\n");
+          chmodSync(join(root, ":(top)dist/hidden"), 0);
+          execFileSync("mkfifo", [join(root, ":(top)dist/p")]);
+          mkdirSync(join(root, "vendor/lib/:(bogus)"));
+          write(root, "vendor/lib/hidden/evil.js", "evil\n");
+          chmodSync(join(root, "vendor/lib/hidden"), 0);
+          return sourceScope(await observer.delta());
+        });
+        expect(delta).toEqual({
+          changes: [],
+          complete: false,
+          unreadable: [":(top)dist/hidden", ":(top)dist/p", "vendor/lib/hidden"],
+          unreadable_reasons: {
+            ":(top)dist/hidden": FOLDER,
+            ":(top)dist/p": SPECIAL_FILE_REASON,
+            "vendor/lib/hidden": FOLDER,
+          },
+        });
+      });
+    },
+  );
+}

@@ -5,7 +5,7 @@ import { splitNulTerminated } from "../listing/git-list.js";
 /**
  * Asks git which of `paths` its ignore rules exclude:
  * `git [...configArgs] check-ignore --no-index --stdin -z` in `cwd`. Paths are relative to
- * `cwd`, without a trailing `/`; a directory must exist as one in the work tree, so that git
+ * `cwd` (passed as `./path`, so no name is read as pathspec magic), without a trailing `/`; a directory must exist as one in the work tree, so that git
  * applies directory-only patterns (`build/`) to it. (With a trailing `/` git would also
  * apply the directory's own `.gitignore` to the directory itself.) A path below an
  * excluded directory counts as ignored, and a negated pattern (`!x`) that matches last
@@ -23,7 +23,11 @@ export async function checkIgnore(
 ): Promise<Set<string>> {
   const ignored = new Set<string>();
   if (paths.length === 0) return ignored;
-  const options: RunGitOptions = { input: Buffer.from(`${paths.join("\0")}\0`) };
+  // Each path goes in as `./path` (and comes back so): git reads a leading `:(…)` as
+  // pathspec magic, so a folder named `:(top)dist` would be judged as `dist` (found by the
+  // review helper; `GIT_LITERAL_PATHSPECS` is refused by check-ignore).
+  const input = paths.map((p) => `./${p}\0`).join("");
+  const options: RunGitOptions = { input: Buffer.from(input) };
   if (env !== undefined) options.env = env;
   let result: Awaited<ReturnType<typeof runGit>>;
   try {
@@ -41,6 +45,8 @@ export async function checkIgnore(
       `git check-ignore failed in ${cwd} (exit ${result.code}): ${result.stderr}`,
     );
   }
-  for (const { name } of splitNulTerminated(result.stdout)) if (name !== "") ignored.add(name);
+  for (const { name } of splitNulTerminated(result.stdout)) {
+    if (name !== "") ignored.add(name.startsWith("./") ? name.slice(2) : name);
+  }
   return ignored;
 }

@@ -19,7 +19,7 @@ export const SPECIAL_FILE_REASON =
 
 /** Reason recorded for a folder of the source scope that cannot be read (issue 17 review). */
 export const UNREADABLE_FOLDER_REASON =
-  "a folder in the source scope that cannot be read: git skips it without a word, so what the turn put in it is unknown (make it readable, e.g. chmod u+rx, or ignore it in .gitignore)";
+  "a folder in the source scope that turngate cannot read or enter: git only warns and lists nothing in it, so what it holds is unknown (make it readable with chmod u+rx, or sudo chown it to you if another user owns it; or add it to ignores in the turngate config if no check reads it)";
 
 /** What {@link findSpecialFiles} found: workspace keys, each list sorted. */
 export interface SpecialFilesResult {
@@ -93,6 +93,7 @@ async function scanRepo(
     ignored: new Set(repo.ignored),
     filter: input.filter,
   };
+  const unreadableFolders: string[] = [];
   let toRead: string[];
   if (input.all) toRead = repo.dirs.map((d) => d.path);
   else {
@@ -103,6 +104,13 @@ async function scanRepo(
     toRead = repo.dirs
       .filter((d, i) => {
         const at = i * RAW_STAT_FIELDS;
+        if (raw[at] === RawKind.error) {
+          // Its parent can be read but not searched (`chmod 644 src/gen`): git cannot enter
+          // it either, so what it holds is unknown (found by the review helper).
+          const key = folderKey(input, place, d.path);
+          if (key !== undefined) unreadableFolders.push(key);
+          return false;
+        }
         if (raw[at] !== RawKind.directory) return false;
         const same =
           raw[at + 2] === d.mtime_ms && raw[at + 3] === d.ctime_ms && raw[at + 4] === d.ino;
@@ -113,7 +121,6 @@ async function scanRepo(
   const known = new Set(repo.dirs.map((d) => d.path));
   for (const nested of repo.nested) known.add(nested);
   const special: string[] = [];
-  const unreadableFolders: string[] = [];
   let listed = input.repos instanceof Promise ? undefined : input.repos;
   /** A folder with a `.git` entry found while `repos` was not known yet. */
   const undecided: string[] = [];
