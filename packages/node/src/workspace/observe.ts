@@ -310,6 +310,7 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     repos: run.repos,
     entries: run.entries,
     unreadable: run.unreadable,
+    reasons: run.reasons,
     outside,
     dirCache: ctx.outsideDirs,
     rootIgnored,

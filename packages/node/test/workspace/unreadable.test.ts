@@ -3,7 +3,11 @@ import { appendFileSync, chmodSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { RACY_WINDOW_MS, WorkspaceObserver } from "../../src/workspace/index.js";
-import { SPECIAL_FILE_REASON, UNREADABLE_FOLDER_REASON } from "../../src/workspace/scope/index.js";
+import {
+  SPECIAL_FILE_REASON,
+  UNREADABLE_FOLDER_REASON,
+  UNREADABLE_IGNORED_FOLDER_REASON,
+} from "../../src/workspace/scope/index.js";
 import { git, initRepo, makeTempDir, removeDir, SHA, sourceScope, write } from "./helpers.js";
 import { permissionTrickUnavailable, withPermissionsEnforced } from "./unprivileged.js";
 
@@ -318,6 +322,31 @@ for (const native of [false, true]) {
           complete: false,
           unreadable: ["docs/img"],
           unreadable_reasons: { "docs/img": FOLDER },
+        });
+      });
+
+      test("an ignored folder that cannot be read makes the delta incomplete, with its reason", async () => {
+        initRepo(root, { "src/a.js": "a\n", ".gitignore": "secret/\n" });
+        write(root, "secret/x", "x\n");
+        chmodSync(join(root, "secret"), 0);
+        const delta = await withPermissionsEnforced(dir, dir, async () => {
+          const observer = new WorkspaceObserver(root, { native });
+          await observer.baseline();
+          write(root, "src/a.js", "hello\n");
+          return await observer.delta();
+        });
+        expect(delta).toEqual({
+          changes: [
+            {
+              path: "src/a.js",
+              change: "modified",
+              content_digest: SHA["hello\n"],
+              scope: "source",
+            },
+          ],
+          complete: false,
+          unreadable: ["secret"],
+          unreadable_reasons: { secret: UNREADABLE_IGNORED_FOLDER_REASON },
         });
       });
 

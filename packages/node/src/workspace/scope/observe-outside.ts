@@ -14,6 +14,7 @@ import {
   listIgnoredPaths,
   type OutsideCandidate,
   type OutsideListing,
+  UNREADABLE_IGNORED_FOLDER_REASON,
 } from "./outside-listing.js";
 
 /** Large outside files hashed at once. */
@@ -44,6 +45,8 @@ export interface OutsideContext {
   entries: ReadonlyMap<string, EntryState>;
   /** Keys already found unreadable; receives the outside listing's unreadable keys. */
   unreadable: Set<string>;
+  /** Receives the reason of each unreadable ignored folder (see `OutsideListing.unreadableFolders`). */
+  reasons?: Map<string, string>;
   /** Outside entries already decided (untracked files at output locations). */
   outside: Map<string, OutsideEntry>;
   /** Entries of ignored directories, kept between observations. */
@@ -103,6 +106,9 @@ export async function observeOutside(ctx: OutsideContext): Promise<void> {
   const candidates: OutsideCandidate[] = [];
   for (const listing of await Promise.all(lists)) {
     for (const key of listing.unreadable) ctx.unreadable.add(key);
+    for (const key of listing.unreadableFolders ?? []) {
+      ctx.reasons?.set(key, UNREADABLE_IGNORED_FOLDER_REASON);
+    }
     for (const c of listing.candidates) {
       const key = c.item.key;
       if (ctx.entries.has(key) || ctx.outside.has(key) || ctx.unreadable.has(key)) continue;

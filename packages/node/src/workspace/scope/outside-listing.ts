@@ -28,11 +28,17 @@ export interface OutsideCandidate {
   gitRef?: boolean;
 }
 
+/** Reason recorded for an ignored folder that cannot be read (its files are not observed). */
+export const UNREADABLE_IGNORED_FOLDER_REASON =
+  "an ignored folder that turngate cannot read: the files git ignores can still change what a check does, and these cannot be observed (make it readable, or add it to ignores in the turngate config if no check reads it)";
+
 /** What {@link listIgnoredPaths} and {@link listHarnessPaths} found. */
 export interface OutsideListing {
   candidates: OutsideCandidate[];
   /** Keys that could not be listed (a directory read error, a special file in `.git/`). */
   unreadable: string[];
+  /** Ignored folders among `unreadable` that could not be read (their reason: {@link UNREADABLE_IGNORED_FOLDER_REASON}). */
+  unreadableFolders?: string[];
 }
 
 /** The git arguments of {@link listIgnoredPaths}. */
@@ -104,6 +110,7 @@ export async function listIgnoredPaths(
   const walked = await walkIgnoredDirectories(root, dirs, filter, outputs, dirCache);
   for (const c of walked.candidates) if (!seen.has(c.item.key)) out.candidates.push(c);
   out.unreadable.push(...walked.unreadable);
+  if (walked.unreadableFolders !== undefined) out.unreadableFolders = walked.unreadableFolders;
   return out;
 }
 
@@ -196,8 +203,11 @@ async function walkIgnoredDirectories(
         dirents = await dirCache.read(absolutePath(root, dir.fsPath));
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        if (code !== "ENOENT" && code !== "ENOTDIR")
-          out.unreadable.push(listedPath(dir.fsPath).key);
+        if (code !== "ENOENT" && code !== "ENOTDIR") {
+          const key = listedPath(dir.fsPath).key;
+          out.unreadable.push(key);
+          (out.unreadableFolders ??= []).push(key);
+        }
         return;
       }
       for (const dirent of dirents) {
