@@ -206,7 +206,8 @@ async function walkIgnoredDirectories(
         if (code !== "ENOENT" && code !== "ENOTDIR") {
           const key = listedPath(dir.fsPath).key;
           out.unreadable.push(key);
-          (out.unreadableFolders ??= []).push(key);
+          out.unreadableFolders ??= [];
+          out.unreadableFolders.push(key);
         }
         return;
       }
