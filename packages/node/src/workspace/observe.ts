@@ -1,5 +1,5 @@
 import type { Stats } from "node:fs";
-import { existsSync, lstatSync, opendirSync } from "node:fs";
+import { existsSync, opendirSync } from "node:fs";
 import type { NativeAddon } from "../native/select.js";
 import { mapBounded, yieldToEventLoop } from "./concurrency.js";
 import { hashRegularFile, hashRegularFileSync, hashSymlink } from "./hash/hash.js";
@@ -29,7 +29,7 @@ import {
 } from "./scope/special-files.js";
 import type { EntryKind, EntryState, OutsideEntry, WorkspaceSnapshot } from "./snapshot.js";
 import { compareCodeUnits } from "./snapshot.js";
-import { RAW_STAT_FIELDS, RawKind } from "./stat/raw-stat.js";
+import { lstatInto, RAW_STAT_FIELDS, RawKind } from "./stat/raw-stat.js";
 import { absolutePath, type CachedEntry, canReuse, type StatCache } from "./stat/stat-cache.js";
 import type { StatService } from "./stat/stat-service.js";
 
@@ -175,8 +175,8 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
       : undefined;
   rootIgnoreState?.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
   // The baseline's scan for special files in the root's repository starts as soon as its
-  // record is known, and reads its directories while the listing is hashed.
-  // Which folders are nested repositories is known once the listing is done.
+  // record is known and reads its directories while the listing is hashed; which folders
+  // are nested repositories it learns from `repos`, resolved once the listing is done.
   let reposListed: (repos: ReadonlySet<string>) => void = () => undefined;
   const repos = new Promise<ReadonlySet<string>>((resolve) => {
     reposListed = resolve;
@@ -256,9 +256,9 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
       for (const [key, reason] of Object.entries(ctx.baseline?.unreadable_reasons ?? {})) {
         if (run.unreadable.has(key)) continue;
         if (reason === SPECIAL_FILE_REASON) {
-          const st = lstatOrError(absolutePath(ctx.root, key));
           // A path that can no longer be reached (`EACCES` on a parent) stays reported.
-          if (st === "error" || (st !== undefined && isSpecialStat(st))) markSpecial(run, key);
+          const kind = rawKindOf(absolutePath(ctx.root, key));
+          if (kind === RawKind.special || kind === RawKind.error) markSpecial(run, key);
         } else if (reason === UNREADABLE_FOLDER_REASON && isUnreadableFolder(ctx.root, key)) {
           markUnreadable(run, key, UNREADABLE_FOLDER_REASON);
         }
@@ -389,18 +389,11 @@ function markScanned(run: Run, found: SpecialFilesResult): void {
   for (const key of found.unreadableFolders) markUnreadable(run, key, UNREADABLE_FOLDER_REASON);
 }
 
-/** `lstat` of `abs` (not followed): undefined when it is gone (`ENOENT`, `ENOTDIR`), `"error"` for any other failure (e.g. `EACCES` on a parent). */
-function lstatOrError(abs: string): Stats | undefined | "error" {
-  try {
-    return lstatSync(abs, { throwIfNoEntry: false });
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ENOTDIR" ? undefined : "error";
-  }
-}
-
-/** True for a FIFO, socket or device. */
-function isSpecialStat(st: Stats): boolean {
-  return !st.isFile() && !st.isSymbolicLink() && !st.isDirectory();
+/** The {@link RawKind} of `abs` (`lstat`, not followed), as {@link lstatInto} classifies it. */
+function rawKindOf(abs: string): number {
+  const out = new Float64Array(RAW_STAT_FIELDS);
+  lstatInto([abs], 0, 1, out, 0);
+  return out[0] as number;
 }
 
 /**
@@ -409,9 +402,9 @@ function isSpecialStat(st: Stats): boolean {
  */
 function isUnreadableFolder(root: string, key: string): boolean {
   const abs = absolutePath(root, key);
-  const st = lstatOrError(abs);
-  if (st === "error") return true;
-  if (st?.isDirectory() !== true) return false;
+  const kind = rawKindOf(abs);
+  if (kind === RawKind.error) return true;
+  if (kind !== RawKind.directory) return false;
   try {
     opendirSync(abs).closeSync();
     return false;

@@ -236,23 +236,41 @@ describe("WorkspaceObserver: paths it cannot read", () => {
 // The second review of the unreadable-folder rule (issue 17): ways around it, each on both paths.
 const settle = () => new Promise((r) => setTimeout(r, RACY_WINDOW_MS + 100));
 const FOLDER = UNREADABLE_FOLDER_REASON;
+/** The row of `src/a.js` rewritten to `hello\n`. */
+const EDITED_A = {
+  path: "src/a.js",
+  change: "modified",
+  content_digest: SHA["hello\n"],
+  scope: "source",
+} as const;
 for (const native of [false, true]) {
+  /**
+   * As `nobody`: optionally waits out the racy window (the chown that hands the tree over
+   * changes every ctime), takes a baseline, runs the agent's `turn`, and returns the
+   * baseline and the delta.
+   */
+  const observeTurn = (turn: () => void, options: { settled?: boolean } = {}) =>
+    withPermissionsEnforced(dir, dir, async () => {
+      if (options.settled === true) await settle();
+      const observer = new WorkspaceObserver(root, { native });
+      const base = await observer.baseline();
+      turn();
+      return { base, delta: await observer.delta() };
+    });
+
   describe.skipIf(noPermissionTrick !== undefined)(
     `unreadable folders the scan must not miss (native ${native})`,
     () => {
       test("a nested repository the turn creates is scanned whole: its unreadable folder and FIFO are reported", async () => {
         initRepo(root, { "src/a.js": "a\n" });
-        const delta = await withPermissionsEnforced(dir, dir, async () => {
-          const observer = new WorkspaceObserver(root, { native });
-          await observer.baseline();
+        const { delta } = await observeTurn(() => {
           mkdirSync(join(root, "src/n"), { recursive: true });
           git(join(root, "src/n"), "init", "-q");
           write(root, "src/n/hidden/evil.js", "evil\n");
           chmodSync(join(root, "src/n/hidden"), 0);
           execFileSync("mkfifo", [join(root, "src/n/p")]);
-          return sourceScope(await observer.delta());
         });
-        expect(delta).toEqual({
+        expect(sourceScope(delta)).toEqual({
           changes: [],
           complete: false,
           unreadable: ["src/n/hidden", "src/n/p"],
@@ -263,15 +281,14 @@ for (const native of [false, true]) {
       test("a recorded folder whose parent can be read but not entered (chmod 644) is reported", async () => {
         initRepo(root, { "src/a.js": "a\n" });
         mkdirSync(join(root, "src/gen/types"), { recursive: true });
-        const delta = await withPermissionsEnforced(dir, dir, async () => {
-          await settle();
-          const observer = new WorkspaceObserver(root, { native });
-          await observer.baseline();
-          write(root, "src/gen/types/evil.js", "evil\n");
-          chmodSync(join(root, "src/gen"), 0o644);
-          return sourceScope(await observer.delta());
-        });
-        expect(delta).toEqual({
+        const { delta } = await observeTurn(
+          () => {
+            write(root, "src/gen/types/evil.js", "evil\n");
+            chmodSync(join(root, "src/gen"), 0o644);
+          },
+          { settled: true },
+        );
+        expect(sourceScope(delta)).toEqual({
           changes: [],
           complete: false,
           unreadable: ["src/gen/types"],
@@ -283,14 +300,10 @@ for (const native of [false, true]) {
         initRepo(root, { "src/a.js": "a\n" });
         write(root, "src/gen/locked/old.js", "o\n");
         chmodSync(join(root, "src/gen/locked"), 0o300);
-        const delta = await withPermissionsEnforced(dir, dir, async () => {
-          await settle();
-          const observer = new WorkspaceObserver(root, { native });
-          await observer.baseline();
-          chmodSync(join(root, "src/gen"), 0o644);
-          return sourceScope(await observer.delta());
+        const { delta } = await observeTurn(() => chmodSync(join(root, "src/gen"), 0o644), {
+          settled: true,
         });
-        expect(delta).toEqual({
+        expect(sourceScope(delta)).toEqual({
           changes: [],
           complete: false,
           unreadable: ["src/gen/locked"],
@@ -302,23 +315,12 @@ for (const native of [false, true]) {
         initRepo(root, { "src/a.js": "a\n" });
         write(root, "docs/img/x.txt", "x\n");
         chmodSync(join(root, "docs"), 0o644);
-        const result = await withPermissionsEnforced(dir, dir, async () => {
-          await settle();
-          const observer = new WorkspaceObserver(root, { native });
-          const base = await observer.baseline();
-          write(root, "src/a.js", "hello\n");
-          return { base, delta: sourceScope(await observer.delta()) };
+        const { base, delta } = await observeTurn(() => write(root, "src/a.js", "hello\n"), {
+          settled: true,
         });
-        expect(result.base.unreadable).toEqual(["docs/img"]);
-        expect(result.delta).toEqual({
-          changes: [
-            {
-              path: "src/a.js",
-              change: "modified",
-              content_digest: SHA["hello\n"],
-              scope: "source",
-            },
-          ],
+        expect(base.unreadable).toEqual(["docs/img"]);
+        expect(sourceScope(delta)).toEqual({
+          changes: [EDITED_A],
           complete: false,
           unreadable: ["docs/img"],
           unreadable_reasons: { "docs/img": FOLDER },
@@ -329,21 +331,9 @@ for (const native of [false, true]) {
         initRepo(root, { "src/a.js": "a\n", ".gitignore": "secret/\n" });
         write(root, "secret/x", "x\n");
         chmodSync(join(root, "secret"), 0);
-        const delta = await withPermissionsEnforced(dir, dir, async () => {
-          const observer = new WorkspaceObserver(root, { native });
-          await observer.baseline();
-          write(root, "src/a.js", "hello\n");
-          return await observer.delta();
-        });
+        const { delta } = await observeTurn(() => write(root, "src/a.js", "hello\n"));
         expect(delta).toEqual({
-          changes: [
-            {
-              path: "src/a.js",
-              change: "modified",
-              content_digest: SHA["hello\n"],
-              scope: "source",
-            },
-          ],
+          changes: [EDITED_A],
           complete: false,
           unreadable: ["secret"],
           unreadable_reasons: { secret: UNREADABLE_IGNORED_FOLDER_REASON },
@@ -354,9 +344,7 @@ for (const native of [false, true]) {
         initRepo(root, { "src/a.js": "a\n", ".gitignore": "dist\n" });
         mkdirSync(join(root, "vendor/lib"), { recursive: true });
         initRepo(join(root, "vendor/lib"), { "lib.txt": "l\n" });
-        const delta = await withPermissionsEnforced(dir, dir, async () => {
-          const observer = new WorkspaceObserver(root, { native });
-          await observer.baseline();
+        const { delta } = await observeTurn(() => {
           // `:(top)dist` would be read as `dist` (ignored); `:(bogus)` made check-ignore fail.
           write(root, ":(top)dist/hidden/evil.js", "evil\n");
           chmodSync(join(root, ":(top)dist/hidden"), 0);
@@ -364,9 +352,8 @@ for (const native of [false, true]) {
           mkdirSync(join(root, "vendor/lib/:(bogus)"));
           write(root, "vendor/lib/hidden/evil.js", "evil\n");
           chmodSync(join(root, "vendor/lib/hidden"), 0);
-          return sourceScope(await observer.delta());
         });
-        expect(delta).toEqual({
+        expect(sourceScope(delta)).toEqual({
           changes: [],
           complete: false,
           unreadable: [":(top)dist/hidden", ":(top)dist/p", "vendor/lib/hidden"],

@@ -5,8 +5,9 @@ import { splitNulTerminated } from "../listing/git-list.js";
 /**
  * Asks git which of `paths` its ignore rules exclude:
  * `git [...configArgs] check-ignore --no-index --stdin -z` in `cwd`. Paths are relative to
- * `cwd` (passed as `./path`, so no name is read as pathspec magic), without a trailing `/`; a directory must exist as one in the work tree, so that git
- * applies directory-only patterns (`build/`) to it. (With a trailing `/` git would also
+ * `cwd` (passed as `./path`, so no name is read as pathspec magic), without a trailing `/`;
+ * a directory must exist as one in the work tree, so that git applies directory-only
+ * patterns (`build/`) to it. (With a trailing `/` git would also
  * apply the directory's own `.gitignore` to the directory itself.) A path below an
  * excluded directory counts as ignored, and a negated pattern (`!x`) that matches last
  * means not ignored — the same test `git ls-files --others --exclude-standard` applies to

@@ -43,10 +43,9 @@ export interface SpecialFilesInput {
    * repository), or a promise of them (a baseline's scan starts before the listing ends).
    * A folder holding a `.git` entry is skipped as a nested repository only when it is one
    * of them; any other (a `.git` that is a junk file or an empty folder: git lists such a
-   * folder's files with the parent's) is read like every folder. Without it, every folder
-   * with a `.git` entry is skipped.
+   * folder's files with the parent's) is read like every folder.
    */
-  repos?: ReadonlySet<string> | Promise<ReadonlySet<string>>;
+  repos: ReadonlySet<string> | Promise<ReadonlySet<string>>;
 }
 
 /**
@@ -54,8 +53,8 @@ export interface SpecialFilesInput {
  * `git ls-files --others` skips them silently, so an agent's `mkfifo src/x` would leave no
  * trace). Cheap: a directory that gains an entry changes its mtime, so after a baseline only
  * the recorded directories whose identity changed (or is racy) are read with
- * `readdir({withFileTypes: true})` ({@link WALK_CONCURRENCY} at once), plus new directories below them that git does not ignore
- * (one `git check-ignore`); the special files found are kept only when git does not ignore
+ * `readdir({withFileTypes: true})` ({@link WALK_CONCURRENCY} at once), plus new directories
+ * below them that git does not ignore (one `git check-ignore`); the special files found are kept only when git does not ignore
  * them (one more `git check-ignore`). Tracked special files are already reported by the
  * listing's `lstat`.
  *
@@ -107,7 +106,7 @@ async function scanRepo(
         if (raw[at] === RawKind.error) {
           // Its parent can be read but not searched (`chmod 644 src/gen`): git cannot enter
           // it either, so what it holds is unknown (found by the review helper).
-          const key = folderKey(input, place, d.path);
+          const key = sourceKey(input, place, d.path, true);
           if (key !== undefined) unreadableFolders.push(key);
           return false;
         }
@@ -120,12 +119,13 @@ async function scanRepo(
   }
   const known = new Set(repo.dirs.map((d) => d.path));
   for (const nested of repo.nested) known.add(nested);
+  /** Special files (repository paths, for `git check-ignore`) and their workspace keys. */
   const special: string[] = [];
+  const specialKeys = new Map<string, string>();
   let listed = input.repos instanceof Promise ? undefined : input.repos;
   /** A folder with a `.git` entry found while `repos` was not known yet. */
   const undecided: string[] = [];
   const isListedRepo = (dir: string): boolean | undefined => {
-    if (input.repos === undefined) return true;
     if (listed === undefined) return undefined;
     const fsPath = repoToWorkspace(place, dir);
     return fsPath !== undefined && listed.has(fsPath);
@@ -148,7 +148,7 @@ async function scanRepo(
         const dirents = read[i] as Dirent[] | NodeJS.ErrnoException;
         if (!Array.isArray(dirents)) {
           if (dirents.code !== "ENOENT" && dirents.code !== "ENOTDIR") {
-            const key = folderKey(input, place, dir);
+            const key = sourceKey(input, place, dir, true);
             if (key !== undefined) unreadableFolders.push(key);
           }
           continue;
@@ -163,10 +163,10 @@ async function scanRepo(
           if (dirent.isDirectory()) {
             if (!known.has(child) && isReadByGit(place, child)) newDirs.push(child);
           } else if (!dirent.isFile() && !dirent.isSymbolicLink()) {
-            const fsPath = repoToWorkspace(place, child);
-            if (fsPath === undefined || isHarnessEntry(parentOf(fsPath), dirent.name)) continue;
-            if (input.filter(normalizeRelativePath(fsPath), false)) continue;
+            const key = sourceKey(input, place, child, false);
+            if (key === undefined) continue;
             special.push(child);
+            specialKeys.set(child, key);
           }
         }
       }
@@ -177,38 +177,36 @@ async function scanRepo(
     }
   };
   await walk(toRead);
-  if (input.repos !== undefined) {
-    // Folders with a `.git` entry that the listing did not treat as repositories: git lists
-    // their files with this repository's, so they are read too (every time: the ignore
-    // record keeps no identity for them).
-    listed = await input.repos;
-    const notRepos = [...repo.nested, ...undecided].filter((dir) => isListedRepo(dir) === false);
-    if (notRepos.length > 0) await walk(notRepos);
-  }
+  // Folders with a `.git` entry that the listing did not treat as repositories: git lists
+  // their files with this repository's, so they are read too (every time: the ignore
+  // record keeps no identity for them).
+  listed = await input.repos;
+  const notRepos = [...repo.nested, ...undecided].filter((dir) => isListedRepo(dir) === false);
+  if (notRepos.length > 0) await walk(notRepos);
   const ignored = await checkIgnore(repo.toplevel, special);
   return {
-    special: special
-      .filter((p) => !ignored.has(p))
-      .map((p) => normalizeRelativePath(repoToWorkspace(place, p) as string)),
+    special: special.filter((p) => !ignored.has(p)).map((p) => specialKeys.get(p) as string),
     unreadableFolders,
   };
 }
 
 /**
- * The workspace key of the repository folder `dir` for `unreadableFolders`, or undefined
- * when it is not a folder of the source scope: outside the workspace (an ancestor of a
- * workspace below the repository's top), the workspace root itself (its listing fails
- * instead), a harness folder, or excluded by the configured `ignores`.
+ * The workspace key of the repository path `repoPath` (a folder when `isDir`), or undefined
+ * when it is not in the source scope: outside the workspace (an ancestor of a workspace
+ * below the repository's top), the workspace root itself (its listing fails instead), a
+ * harness entry, or excluded by the configured `ignores`.
  */
-function folderKey(
+function sourceKey(
   input: SpecialFilesInput,
   place: IgnoreDirsInput,
-  dir: string,
+  repoPath: string,
+  isDir: boolean,
 ): string | undefined {
-  const fsPath = repoToWorkspace(place, dir);
+  const fsPath = repoToWorkspace(place, repoPath);
   if (fsPath === undefined || fsPath === "") return undefined;
-  const slash = fsPath.lastIndexOf("/");
-  if (isHarnessEntry(parentOf(fsPath), fsPath.slice(slash + 1))) return undefined;
+  if (isHarnessEntry(parentOf(fsPath), fsPath.slice(fsPath.lastIndexOf("/") + 1))) {
+    return undefined;
+  }
   const key = normalizeRelativePath(fsPath);
-  return input.filter(key, true) ? undefined : key;
+  return input.filter(key, isDir) ? undefined : key;
 }
