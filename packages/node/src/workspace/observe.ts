@@ -97,6 +97,8 @@ interface Run {
   parents: ParentDirCheck | undefined;
   /** Git mode: listed keys git does not track (only they can be at an output location). */
   untracked: Set<string>;
+  /** Workspace folders (not the root) of the source scope holding a `.git` entry. */
+  gitFolders: Set<string>;
 }
 
 /**
@@ -143,6 +145,7 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     // Git lists index paths that may now sit below a symlink; a walk never descends into one.
     parents: ctx.git ? new ParentDirCheck(ctx.root) : undefined,
     untracked: new Set(),
+    gitFolders: new Set(),
   };
   const guard =
     ctx.git && ctx.baseline !== undefined
@@ -232,6 +235,7 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
         repos: run.repos,
       });
       markScanned(run, specials);
+      for (const folder of specials.gitFolders) run.gitFolders.add(folder);
       // Repositories the listing found that the baseline's record does not know (made
       // during the turn: `git init src/n`, `git worktree add`, a junk `.git` that became a
       // repository) have no record to compare with: they are recorded now and read whole
@@ -240,16 +244,15 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
       const newRepos = [...run.repos].filter((dir) => dir !== "" && !recorded.has(dir));
       if (newRepos.length > 0) {
         const record = await captureIgnoreState(ctx.root, newRepos, ctx.filter);
-        markScanned(
-          run,
-          await findSpecialFiles({
-            state: record,
-            filter: ctx.filter,
-            stats: ctx.stats,
-            all: true,
-            repos: run.repos,
-          }),
-        );
+        const found = await findSpecialFiles({
+          state: record,
+          filter: ctx.filter,
+          stats: ctx.stats,
+          all: true,
+          repos: run.repos,
+        });
+        markScanned(run, found);
+        for (const folder of found.gitFolders) run.gitFolders.add(folder);
       }
       // Special files and unreadable folders the baseline found stay reported while they
       // are (their directory may not have changed since, so the scan above does not read it).
@@ -292,9 +295,18 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
           return {
             special: [...root.special, ...more.special].sort(),
             unreadableFolders: [...root.unreadableFolders, ...more.unreadableFolders].sort(),
+            gitFolders: [...root.gitFolders, ...more.gitFolders].sort(),
           };
         });
   allSpecials?.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
+  // Every `.git` entry below the root is observed like the root's (git lists nothing in
+  // it): nested repositories and the folders the scan found holding one (a baseline's
+  // scan runs alongside; usually done by the time the outside scope is observed).
+  for (const dir of run.repos) if (dir !== "") run.gitFolders.add(dir);
+  const gitFolders =
+    allSpecials === undefined
+      ? [...run.gitFolders].sort()
+      : allSpecials.then((found) => [...new Set([...found.gitFolders, ...run.gitFolders])].sort());
   const outside = new Map<string, OutsideEntry>();
   moveOutputs(run, outside);
   ctx.outsideCache.epoch++;
@@ -315,6 +327,7 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     dirCache: ctx.outsideDirs,
     rootIgnored,
     harness,
+    gitFolders,
   });
 
   for (const key of run.unreadable) {

@@ -327,7 +327,7 @@ describe("WorkspaceObserver in a git work tree", () => {
     ]);
   });
 
-  test("root harness directories and nested .git are never listed; the root's .git/ and .turngate/ foreign files are harness rows", async () => {
+  test("root harness directories are never listed; foreign files of the root's .git/ and .turngate/ and of a nested repository's .git/ are harness rows", async () => {
     const nested = join(root, "vendor/lib");
     mkdirSync(nested, { recursive: true });
     initRepo(nested, { "lib.txt": "nested\n" });
@@ -347,6 +347,12 @@ describe("WorkspaceObserver in a git work tree", () => {
         },
         {
           path: ".turngate/logs/x.log",
+          change: "added",
+          content_digest: SHA["x\n"],
+          scope: "harness",
+        },
+        {
+          path: "vendor/lib/.git/turngate-probe",
           change: "added",
           content_digest: SHA["x\n"],
           scope: "harness",

@@ -1,8 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { utimesSync } from "node:fs";
 import { join } from "node:path";
+import { MutationLedger } from "@turngate/core";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { RACY_WINDOW_MS, WorkspaceObserver } from "../../src/workspace/index.js";
+import { ledgerPaths, RACY_WINDOW_MS, WorkspaceObserver } from "../../src/workspace/index.js";
 import {
   DEFAULT_OUTPUT_LOCATIONS,
   GIT_OWN_DIRECTORIES,
@@ -15,6 +16,7 @@ import {
   TURNGATE_OWN_FILES,
   turngateLogDigest,
 } from "../../src/workspace/scope/index.js";
+import { compareCodeUnits } from "../../src/workspace/snapshot.js";
 import { git, initRepo, makeTempDir, removeDir, SHA, write } from "./helpers.js";
 
 // Issue 10, part "scope": what the observer sees outside the source scope.
@@ -440,6 +442,69 @@ describe(".git/ and .turngate/ harness rows", () => {
     ]);
   });
 
+  test("a nested repository's .git/, a junk .git folder or file and an ignored folder's .git are observed by the root .git/'s rules (git lists nothing in them)", {
+    timeout: 20_000,
+  }, async () => {
+    initRepo(root, {
+      ".gitignore": "node_modules/\n",
+      "a.txt": "a\n",
+      "src/x/y.js": "y\n",
+      "pkg/index.js": "p\n",
+    });
+    execFileSync("mkdir", ["-p", join(root, "vendor/lib")]);
+    initRepo(join(root, "vendor/lib"), { "b.txt": "b\n" });
+    write(root, "src/x/.git/keep", "k\n"); // a junk .git folder: src/x is listed with the root
+    write(root, "pkg/.git", "not a gitdir\n"); // a junk .git file
+    write(root, "node_modules/dep/.git/config", "[core]\n");
+    write(root, "node_modules/dep/index.js", "d\n");
+    const observer = new WorkspaceObserver(root);
+    const base = await observer.baseline();
+    expect(base.outside.get("src/x/.git/keep")).toMatchObject({
+      scope: "harness",
+      content_digest: "19732980d68fbd00358a0a4d98246c960400b87e4fa2a2e155db98be2b42ed6c", // sha256sum of "k\n"
+    });
+    expect(base.outside.get("pkg/.git")?.scope).toBe("harness");
+    expect(base.outside.get("vendor/lib/.git/config")?.scope).toBe("harness");
+    expect(base.outside.get("node_modules/dep/.git/config")?.scope).toBe("ignored");
+    // git's own layout of the nested repository is not recorded
+    expect(
+      [...base.outside.keys()].filter((k) =>
+        /^vendor\/lib\/\.git\/(?:objects|refs|logs|index|HEAD)/.test(k),
+      ),
+    ).toEqual([]);
+
+    const js = "module.exports = () => true;\n";
+    write(root, "src/x/.git/impl.js", js);
+    write(root, "src/x/.git/keep", "k2\n");
+    write(root, "pkg/.git", "gitdir: /elsewhere\n");
+    git(join(root, "vendor/lib"), "config", "core.hooksPath", "/tmp/planted-hooks");
+    write(root, "vendor/lib/.git/x/impl.js", js);
+    write(root, "vendor/lib/b.txt", "b2\n");
+    git(join(root, "vendor/lib"), "commit", "-q", "-am", "agent commit"); // its own bookkeeping
+    write(root, "node_modules/dep/.git/impl.js", js);
+    write(root, "lib2/.git/impl.js", js); // a new folder with a junk .git
+    write(root, "lib2/z.js", "z\n");
+    write(root, "src/.git", js); // a junk .git file in a folder that already existed
+    const delta = await observer.delta();
+    expect(rows(delta)).toEqual([
+      "harness added lib2/.git/impl.js",
+      "source added lib2/z.js",
+      "ignored added node_modules/dep/.git/impl.js",
+      "harness modified pkg/.git",
+      "harness added src/.git",
+      "harness added src/x/.git/impl.js",
+      "harness modified src/x/.git/keep",
+      "harness modified vendor/lib/.git/config",
+      "harness added vendor/lib/.git/x/impl.js",
+      "source modified vendor/lib/b.txt",
+    ]);
+    expect(delta.complete).toBe(true);
+    // The ledger keeps every one of them (an ignored .git file included).
+    const ledger = new MutationLedger();
+    ledger.observeUnseenPaths(ledgerPaths(delta.changes));
+    expect(ledger.paths).toEqual(delta.changes.map((c) => c.path).sort(compareCodeUnits));
+  });
+
   test("JS hidden in .git/refs/ or ORIG_HEAD (bytes that are not a ref) is a harness row; refs git writes (commit, branch, tag, symbolic HEAD) are not", async () => {
     initRepo(root, { "a.txt": "a\n" });
     const observer = new WorkspaceObserver(root);
@@ -553,7 +618,11 @@ describe("special files in the source scope", () => {
       expect(delta.unreadable).toEqual(
         [...before, `src/new-dir-${native}/x/p`, `src/new-${native}/p`].sort(),
       );
-      expect(rows(delta)).toEqual([`source added src/new-${native}/code.js`]);
+      // The junk .git file is a harness row (its bytes can be required); the empty folder has none.
+      expect(rows(delta)).toEqual([
+        `harness added src/new-${native}/.git`,
+        `source added src/new-${native}/code.js`,
+      ]);
     }
   });
 

@@ -1,4 +1,4 @@
-import { DELETED_CONTENT_DIGEST } from "@turngate/core";
+import { DELETED_CONTENT_DIGEST, isHarnessPath } from "@turngate/core";
 import {
   compareCodeUnits,
   type EntryState,
@@ -179,14 +179,15 @@ function outsideDiffers(a: OutsideEntry, b: OutsideEntry): boolean {
 
 /**
  * The ledger input of a delta's changes: `{path, contentDigest}` per change, with
- * `harness: true` for harness rows so the ledger keeps them (see core's `ObservedPath`).
- * Pure; never throws.
+ * `harness: true` for harness rows and for any other path the ledger would drop as a
+ * harness path (a file inside an ignored folder's `.git/`, scope `ignored`), so the ledger
+ * keeps them (see core's `ObservedPath`). Pure; never throws.
  */
 export function ledgerPaths(
   changes: readonly WorkspaceChange[],
 ): { path: string; contentDigest: string; harness?: boolean }[] {
   return changes.map((change) =>
-    change.scope === "harness"
+    change.scope === "harness" || (change.scope !== "source" && isHarnessPath(change.path))
       ? { path: change.path, contentDigest: change.content_digest, harness: true }
       : { path: change.path, contentDigest: change.content_digest },
   );

@@ -12,6 +12,7 @@ import {
   type DirListingCache,
   listHarnessPaths,
   listIgnoredPaths,
+  listNestedGitPaths,
   type OutsideCandidate,
   type OutsideListing,
   UNREADABLE_IGNORED_FOLDER_REASON,
@@ -57,6 +58,12 @@ export interface OutsideContext {
   /** The harness listing (`listHarnessPaths` with `dirCache`), when the caller started it
    * early (it runs alongside the source listing); otherwise it is started here. */
   harness?: Promise<OutsideListing> | undefined;
+  /**
+   * Folders of the source scope (workspace on-disk paths, not the root) holding a `.git`
+   * entry, or a promise of them: their `.git` is observed with scope `harness`
+   * (`listNestedGitPaths`). The ignored folders holding one come from the ignored listings.
+   */
+  gitFolders?: Promise<readonly string[]> | readonly string[] | undefined;
 }
 
 interface Job {
@@ -79,7 +86,8 @@ function isOwnLog(ownDigest: string | undefined, kind: EntryKind, digest: string
 /**
  * Observes the paths outside the source scope (issue 10; see `OutsideEntry`): the files
  * git ignores in every listed repository (git mode), the recorded harness files of the
- * root's `.git/` and `.turngate/`, each `lstat`ed in one batch and compared with the
+ * root's `.git/` and `.turngate/` and of every other `.git` entry (`ctx.gitFolders` and
+ * those in ignored folders, by the root `.git/`'s rules), each `lstat`ed in one batch and compared with the
  * outside stat cache. An unchanged, non-racy stat reuses the cached state; a file met for
  * the first time in a baseline is recorded stat-only unless it is a harness file or racy;
  * everything else is hashed (SHA-256 of the bytes, of the link text for a symlink). A
@@ -103,8 +111,22 @@ export async function observeOutside(ctx: OutsideContext): Promise<void> {
       lists.push(dir === "" ? part : part.catch(() => ({ candidates: [], unreadable: [dir] })));
     }
   }
+  const sourceGit = Promise.resolve(ctx.gitFolders ?? []).then((folders) =>
+    listNestedGitPaths(
+      root,
+      folders.map((fsPath) => ({ fsPath, scope: "harness" as const })),
+      ctx.dirCache,
+    ),
+  );
+  lists.push(sourceGit);
+  const listings = await Promise.all(lists);
+  // Ignored folders holding a `.git` entry (walked above) have it observed in their scope.
+  const ignoredGit = listings.flatMap((listing) => listing.gitFolders ?? []);
+  if (ignoredGit.length > 0) {
+    listings.push(await listNestedGitPaths(root, ignoredGit, ctx.dirCache));
+  }
   const candidates: OutsideCandidate[] = [];
-  for (const listing of await Promise.all(lists)) {
+  for (const listing of listings) {
     for (const key of listing.unreadable) ctx.unreadable.add(key);
     for (const key of listing.unreadableFolders ?? []) {
       ctx.reasons?.set(key, UNREADABLE_IGNORED_FOLDER_REASON);

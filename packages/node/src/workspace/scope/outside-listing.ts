@@ -39,6 +39,14 @@ export interface OutsideListing {
   unreadable: string[];
   /** Ignored folders among `unreadable` that could not be read (their reason: {@link UNREADABLE_IGNORED_FOLDER_REASON}). */
   unreadableFolders?: string[];
+  /** Ignored folders holding a `.git` entry, with the scope of their files (see {@link listNestedGitPaths}). */
+  gitFolders?: NestedGitFolder[];
+}
+
+/** A workspace folder (not the root) holding a `.git` entry, and the scope of what it records. */
+export interface NestedGitFolder {
+  fsPath: string;
+  scope: OutsideScope;
 }
 
 /** The git arguments of {@link listIgnoredPaths}. */
@@ -111,6 +119,7 @@ export async function listIgnoredPaths(
   for (const c of walked.candidates) if (!seen.has(c.item.key)) out.candidates.push(c);
   out.unreadable.push(...walked.unreadable);
   if (walked.unreadableFolders !== undefined) out.unreadableFolders = walked.unreadableFolders;
+  if (walked.gitFolders !== undefined) out.gitFolders = walked.gitFolders;
   return out;
 }
 
@@ -212,7 +221,12 @@ async function walkIgnoredDirectories(
         return;
       }
       for (const dirent of dirents) {
-        if (dirent.name === ".git") continue; // a nested repository's internals
+        if (dirent.name === ".git") {
+          // git lists nothing in it: observed like the root's .git (listNestedGitPaths).
+          out.gitFolders ??= [];
+          out.gitFolders.push({ fsPath: dir.fsPath, scope: dir.covered ? "output" : "ignored" });
+          continue;
+        }
         dirent.item ??= listedPath(`${dir.fsPath}/${dirent.name}`);
         const item = dirent.item;
         if (dirent.dir) {
@@ -254,24 +268,7 @@ export async function listHarnessPaths(
 ): Promise<OutsideListing> {
   const out: OutsideListing = { candidates: [], unreadable: [] };
   await Promise.all([
-    harnessTree(
-      root,
-      ".git",
-      (rel, isDir) => {
-        if (rel === "objects" || rel.startsWith("objects/")) {
-          return isDir || !isGitObjectFile(rel.slice("objects/".length));
-        }
-        if (rel === "refs" || isGitRefFile(rel)) return true; // content-checked
-
-        const slash = rel.indexOf("/");
-        if (slash >= 0) return true; // below a recorded top-level directory: everything
-        return !isGitOwnEntry(rel, isDir);
-      },
-      out,
-      dirCache,
-      undefined,
-      isGitRefFile,
-    ),
+    harnessTree(root, ".git", isRecordedInGitDir, out, dirCache, undefined, isGitRefFile),
     harnessTree(
       root,
       ".turngate",
@@ -285,9 +282,57 @@ export async function listHarnessPaths(
 }
 
 /**
+ * What of a repository's `.git/` directory is recorded (`rel`: a path inside it, `isDir`
+ * for a directory: whether to descend): everything but git's own layout
+ * ({@link isGitOwnEntry}); below `objects/` only names git does not use; ref files as
+ * candidates whose bytes are checked (`isGitRefFile`). Pure.
+ */
+function isRecordedInGitDir(rel: string, isDir: boolean): boolean {
+  if (rel === "objects" || rel.startsWith("objects/")) {
+    return isDir || !isGitObjectFile(rel.slice("objects/".length));
+  }
+  if (rel === "refs" || isGitRefFile(rel)) return true; // content-checked
+  if (rel.includes("/")) return true; // below a recorded top-level directory: everything
+  return !isGitOwnEntry(rel, isDir);
+}
+
+/**
+ * Lists what is recorded of the `.git` entry of each folder in `folders` (workspace
+ * on-disk paths below the root; issue 17 review): a nested repository's `.git/` directory,
+ * a junk `.git` folder (git lists the folder's files with the parent's and nothing in
+ * `.git`), or a `.git` file or symlink (a worktree's or submodule's `gitdir:` pointer, or
+ * any bytes), by the rules of the root's `.git/` (see {@link listHarnessPaths}), each file a
+ * candidate with the folder's scope (`harness` in the source scope; `ignored` or `output`
+ * inside an ignored folder). A folder whose `.git` is gone gives nothing; a `.git` that is
+ * a FIFO, socket or device, and a directory in it that cannot be read, are unreadable.
+ * Output: an {@link OutsideListing}. Never throws.
+ */
+export async function listNestedGitPaths(
+  root: string,
+  folders: readonly NestedGitFolder[],
+  dirCache: DirListingCache,
+): Promise<OutsideListing> {
+  const out: OutsideListing = { candidates: [], unreadable: [] };
+  await mapBounded([...folders], WALK_CONCURRENCY, (folder) =>
+    harnessTree(
+      root,
+      `${folder.fsPath}/.git`,
+      isRecordedInGitDir,
+      out,
+      dirCache,
+      undefined,
+      isGitRefFile,
+      folder.scope,
+    ),
+  );
+  return out;
+}
+
+/**
  * Records the files below `root/top` for which `keep(relInsideTop, isDir)` is true
  * (directories: whether to descend). `top` itself as a file or symlink is recorded.
  * `ownDigest(rel)`: the digest a file must have to be turngate's own (set on the candidate).
+ * `scope`: the scope of the candidates (default `harness`).
  */
 async function harnessTree(
   root: string,
@@ -297,6 +342,7 @@ async function harnessTree(
   dirCache: DirListingCache,
   ownDigest?: (rel: string) => string | undefined,
   gitRef?: (rel: string) => boolean,
+  scope: OutsideScope = "harness",
 ): Promise<void> {
   let st: Awaited<ReturnType<typeof lstat>>;
   try {
@@ -306,7 +352,7 @@ async function harnessTree(
     return;
   }
   if (st.isFile() || st.isSymbolicLink()) {
-    out.candidates.push({ item: listedPath(top), scope: "harness" });
+    out.candidates.push({ item: listedPath(top), scope });
     return;
   }
   if (!st.isDirectory()) {
@@ -334,10 +380,7 @@ async function harnessTree(
         if (!dirent.keep) continue;
         if (dirent.dir) next.push(childRel);
         else if (dirent.entry) {
-          const candidate: OutsideCandidate = {
-            item: listedPath(`${top}/${childRel}`),
-            scope: "harness",
-          };
+          const candidate: OutsideCandidate = { item: listedPath(`${top}/${childRel}`), scope };
           const digest = ownDigest?.(childRel);
           if (digest !== undefined) candidate.ownDigest = digest;
           if (gitRef?.(childRel) === true) candidate.gitRef = true;

@@ -27,6 +27,12 @@ export interface SpecialFilesResult {
   special: string[];
   /** Folders git reads (not ignored) whose entries cannot be read (`EACCES`, …). */
   unreadableFolders: string[];
+  /**
+   * Workspace folders (on-disk paths, not the root) of the source scope holding a `.git`
+   * entry: the record's `nested` folders and those the scan read that hold one. Their
+   * `.git` is observed like the root's (`listNestedGitPaths`): git lists nothing in it.
+   */
+  gitFolders: string[];
 }
 
 /** Input of {@link findSpecialFiles}. */
@@ -66,18 +72,20 @@ export interface SpecialFilesInput {
  * when `git check-ignore` fails in the root's repository.
  */
 export async function findSpecialFiles(input: SpecialFilesInput): Promise<SpecialFilesResult> {
-  const found: SpecialFilesResult = { special: [], unreadableFolders: [] };
+  const found: SpecialFilesResult = { special: [], unreadableFolders: [], gitFolders: [] };
   for (const repo of input.state.repos) {
     try {
       const part = await scanRepo(input, repo);
       found.special.push(...part.special);
       found.unreadableFolders.push(...part.unreadableFolders);
+      found.gitFolders.push(...part.gitFolders);
     } catch (error) {
       if (repo.dir === "") throw error;
     }
   }
   found.special.sort();
   found.unreadableFolders.sort();
+  found.gitFolders = [...new Set(found.gitFolders)].sort();
   return found;
 }
 
@@ -119,6 +127,13 @@ async function scanRepo(
   }
   const known = new Set(repo.dirs.map((d) => d.path));
   for (const nested of repo.nested) known.add(nested);
+  /** Workspace folders holding a `.git` entry (the record's, then those read below). */
+  const gitFolders: string[] = [];
+  const addGitFolder = (dir: string): void => {
+    const fsPath = sourceFolder(input, place, dir);
+    if (fsPath !== undefined) gitFolders.push(fsPath);
+  };
+  for (const nested of repo.nested) addGitFolder(nested);
   /** Special files (repository paths, for `git check-ignore`) and their workspace keys. */
   const special: string[] = [];
   const specialKeys = new Map<string, string>();
@@ -153,7 +168,9 @@ async function scanRepo(
           }
           continue;
         }
-        if (fresh && dirents.some((d) => d.name === ".git")) {
+        const holdsGit = dirents.some((d) => d.name === ".git");
+        if (holdsGit) addGitFolder(dir);
+        if (fresh && holdsGit) {
           const repoHere = isListedRepo(dir);
           if (repoHere === undefined) undecided.push(dir);
           if (repoHere !== false) continue; // a nested repository (or not known yet)
@@ -187,7 +204,21 @@ async function scanRepo(
   return {
     special: special.filter((p) => !ignored.has(p)).map((p) => specialKeys.get(p) as string),
     unreadableFolders,
+    gitFolders,
   };
+}
+
+/**
+ * The workspace on-disk path of the repository folder `repoPath` when it is in the source
+ * scope (see `sourceKey`), else undefined.
+ */
+function sourceFolder(
+  input: SpecialFilesInput,
+  place: IgnoreDirsInput,
+  repoPath: string,
+): string | undefined {
+  if (sourceKey(input, place, repoPath, true) === undefined) return undefined;
+  return repoToWorkspace(place, repoPath);
 }
 
 /**
