@@ -103,6 +103,34 @@ describe("the agent's writes outside the source scope are rows of the effect dig
     expect(json.outside_scope.harness).toEqual([".git/x/impl.js"]);
   });
 
+  test("code a check requires from a junk pkg/.git file or lib/.git/impl.js is in the digest, and rewriting it alone is a new turn to verify", async () => {
+    const p = project({ "a.txt": "a\n", "pkg/index.js": "module.exports = 1;\n" });
+    const impl = "process.exit(0);\n";
+    const check = "node -e \"require('./pkg/.git'); require('./lib/.git/impl.js')\"";
+    const first = writer(p, { "pkg/.git": impl, "lib/.git/impl.js": impl, "a.txt": "b\n" });
+    const one = JSON.parse(
+      (await cli(["run", "--json", "--check", check, "--", "node", first], p.root)).stdout,
+    );
+    expect(one.verdict).toBe("verified");
+    expect(one.effect_digest).toBe(
+      effectDigest([row("a.txt", "b\n"), row("lib/.git/impl.js", impl), row("pkg/.git", impl)]),
+    );
+    expect(one.outside_scope.harness).toEqual(["lib/.git/impl.js", "pkg/.git"]);
+    // The next turn changes only the junk .git file: a change to verify, not "no changes".
+    const other = "process.exit(1);\n";
+    const second = p.agent(
+      "again.js",
+      `require("node:fs").writeFileSync("pkg/.git", ${JSON.stringify(other)});`,
+    );
+    const two = JSON.parse(
+      (await cli(["run", "--json", "--check", check, "--", "node", second], p.root)).stdout,
+    );
+    expect(two.changes).toEqual([
+      { path: "pkg/.git", change: "modified", content_digest: sha256(other), scope: "harness" },
+    ]);
+    expect(two.verdict).toBe("incomplete"); // the check fails on the new bytes
+  });
+
   test("a .git/hooks/pre-commit added and a core.fsmonitor planted in .git/config are rows, and the fsmonitor never runs", async () => {
     const p = project({ "a.txt": "a\n" });
     const marker = join(p.agents, "fsmonitor-ran");
