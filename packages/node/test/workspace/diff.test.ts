@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
 import {
   type EntryState,
+  ledgerPaths,
   type OutsideEntry,
   WorkspaceObserver,
   type WorkspaceSnapshot,
@@ -151,6 +152,32 @@ describe("diffSnapshots outside the source scope (issue 10)", () => {
     expect(WorkspaceObserver.diff(before, after).changes).toEqual([
       { path: "b.txt", change: "modified", content_digest: SHA.bbbb, scope: "output" },
       { path: "c.txt", change: "modified", content_digest: SHA.bbbb, scope: "source" },
+    ]);
+  });
+});
+
+describe("ledgerPaths", () => {
+  test("harness rows, and outside rows inside a .git, carry harness: true; source rows and other outside rows do not", () => {
+    const change = (scope: "source" | "ignored" | "output" | "harness", path: string) => ({
+      path,
+      change: "added" as const,
+      content_digest: SHA["x\n"],
+      scope,
+    });
+    expect(
+      ledgerPaths([
+        change("harness", ".git/config"),
+        change("ignored", "node_modules/dep/.git/impl.js"),
+        change("output", "coverage/.git/x"),
+        change("ignored", "node_modules/dep/index.js"),
+        change("source", "src/.git/impl.js"),
+      ]),
+    ).toEqual([
+      { path: ".git/config", contentDigest: SHA["x\n"], harness: true },
+      { path: "node_modules/dep/.git/impl.js", contentDigest: SHA["x\n"], harness: true },
+      { path: "coverage/.git/x", contentDigest: SHA["x\n"], harness: true },
+      { path: "node_modules/dep/index.js", contentDigest: SHA["x\n"] },
+      { path: "src/.git/impl.js", contentDigest: SHA["x\n"] },
     ]);
   });
 });
