@@ -130,8 +130,8 @@ async function scanRepo(
   /** Workspace folders holding a `.git` entry (the record's, then those read below). */
   const gitFolders: string[] = [];
   const addGitFolder = (dir: string): void => {
-    const fsPath = sourceFolder(input, place, dir);
-    if (fsPath !== undefined) gitFolders.push(fsPath);
+    const folder = sourcePlace(input, place, dir, true);
+    if (folder !== undefined) gitFolders.push(folder.fsPath);
   };
   for (const nested of repo.nested) addGitFolder(nested);
   /** Special files (repository paths, for `git check-ignore`) and their workspace keys. */
@@ -209,35 +209,33 @@ async function scanRepo(
 }
 
 /**
- * The workspace on-disk path of the repository folder `repoPath` when it is in the source
- * scope (see `sourceKey`), else undefined.
+ * Where the repository path `repoPath` (a folder when `isDir`) lies in the source scope:
+ * its workspace on-disk path and key; undefined when it is not in the source scope: outside
+ * the workspace (an ancestor of a workspace below the repository's top), the workspace root
+ * itself (its listing fails instead), a harness entry, or excluded by the configured
+ * `ignores`.
  */
-function sourceFolder(
-  input: SpecialFilesInput,
-  place: IgnoreDirsInput,
-  repoPath: string,
-): string | undefined {
-  if (sourceKey(input, place, repoPath, true) === undefined) return undefined;
-  return repoToWorkspace(place, repoPath);
-}
-
-/**
- * The workspace key of the repository path `repoPath` (a folder when `isDir`), or undefined
- * when it is not in the source scope: outside the workspace (an ancestor of a workspace
- * below the repository's top), the workspace root itself (its listing fails instead), a
- * harness entry, or excluded by the configured `ignores`.
- */
-function sourceKey(
+function sourcePlace(
   input: SpecialFilesInput,
   place: IgnoreDirsInput,
   repoPath: string,
   isDir: boolean,
-): string | undefined {
+): { fsPath: string; key: string } | undefined {
   const fsPath = repoToWorkspace(place, repoPath);
   if (fsPath === undefined || fsPath === "") return undefined;
   if (isHarnessEntry(parentOf(fsPath), fsPath.slice(fsPath.lastIndexOf("/") + 1))) {
     return undefined;
   }
   const key = normalizeRelativePath(fsPath);
-  return input.filter(key, isDir) ? undefined : key;
+  return input.filter(key, isDir) ? undefined : { fsPath, key };
+}
+
+/** The workspace key of `repoPath` when it is in the source scope (see {@link sourcePlace}). */
+function sourceKey(
+  input: SpecialFilesInput,
+  place: IgnoreDirsInput,
+  repoPath: string,
+  isDir: boolean,
+): string | undefined {
+  return sourcePlace(input, place, repoPath, isDir)?.key;
 }
