@@ -24,6 +24,8 @@ export { writeFileAtomic, writeJsonAtomic } from "./fs/atomic.js";
 export { type CommittedLog, ContentAddressedLog } from "./fs/content-log.js";
 export { ensureDirectory, TURNGATE_GITIGNORE } from "./fs/ensure-dir.js";
 export { TURNGATE_DIR, turngatePaths } from "./fs/paths.js";
+// Clean-room checks (docs/design.md §3b).
+export * from "./isolation/index.js";
 export * from "./native/index.js";
 export {
   type PresetOptions,
@@ -136,6 +138,7 @@ export {
   type VerifierInput,
   type VerifierRun,
 } from "./session/evidence/verifier.js";
+export { type IsolationSetup, isolationUnavailableMessage } from "./session/isolation.js";
 export { buildTurnProof, type TurnProofInput } from "./session/proof.js";
 export {
   type ProofRowCheck,
@@ -149,8 +152,10 @@ export type {
   CheckRewrite,
   CommandResultCache,
   CommandRun,
+  IsolationRequest,
   ReportBinding,
   SessionCheckEnvironment,
+  SessionIsolation,
   SessionOptions,
   VerifyCommandsOptions,
   VerifyCommandsResult,

@@ -6,7 +6,9 @@ import { CompletionTerminalSchema } from "./terminal.js";
  * A3S's message). Core's gate produces the first four; the loop control (`decideStop`,
  * issue 19) adds `escalated` (the same digest failed `max_attempts` times: the stop is
  * allowed as incomplete and a host waiver is asked for) and `capped` (the harness forced
- * the stop at its own block cap, or a host stopped the turn at a budget limit).
+ * the stop at its own block cap, or a host stopped the turn at a budget limit). A host that
+ * requires clean-room checks (docs/design.md §3b) adds `isolation_unavailable`: the check
+ * sandbox cannot start, so no check ran (fail closed).
  */
 export const GateReasonSchema = z.enum([
   "external_observation",
@@ -15,6 +17,7 @@ export const GateReasonSchema = z.enum([
   "unverified_mutation",
   "capped",
   "escalated",
+  "isolation_unavailable",
 ]);
 
 export type GateReason = z.output<typeof GateReasonSchema>;

@@ -37,6 +37,12 @@ export interface ShellRunOptions {
    * baseline time, `planCheckEnvironment`) or a name looked up on `env.PATH`; default `sh`.
    */
   shell?: string;
+  /**
+   * Wraps the supervised program before it is spawned (the clean room's check sandbox,
+   * `isolation/sandbox.ts`): input the `{file, args}` that would run, output what runs
+   * instead (e.g. `bwrap … -- file args`). Default: run as is.
+   */
+  launch?: (program: { file: string; args: string[] }) => { file: string; args: string[] };
 }
 
 /** What happened when a shell command ran. Times in ms, sizes in bytes. */
@@ -110,7 +116,8 @@ export async function runShellCommand(
 
   // Under the supervisor (supervisor.ts): if this process dies, even by SIGKILL, the
   // check's whole process group is SIGKILLed.
-  const supervised = supervisedSpawn(options.shell ?? CHECK_SHELL, command);
+  const plain = supervisedSpawn(options.shell ?? CHECK_SHELL, command);
+  const supervised = options.launch ? options.launch(plain) : plain;
   const child = spawn(supervised.file, supervised.args, {
     cwd: options.cwd,
     env: options.env ?? process.env,

@@ -10,7 +10,7 @@ import {
   exitStatusMaskedBy,
 } from "@turngate/core";
 import { failureClass } from "./failure-class.js";
-import { runShellCommand, type ShellRunResult } from "./shell.js";
+import { runShellCommand, type ShellRunOptions, type ShellRunResult } from "./shell.js";
 import { prepareTestResults, readTestResults } from "./test-results.js";
 import { clampTimeoutMs } from "./timeout.js";
 
@@ -59,6 +59,8 @@ export interface VerificationRunOptions {
   shell?: string;
   /** Folder under which each run of a command with `results` gets a fresh folder; default the OS temp folder. */
   resultsDir?: string;
+  /** Wraps the program before it runs (`ShellRunOptions.launch`: the check sandbox). */
+  launch?: ShellRunOptions["launch"];
 }
 
 /** One verification command's check plus what the run looked like. */
@@ -117,6 +119,7 @@ export async function runVerificationCommand(
   if (options.env !== undefined) shellOptions.env = options.env;
   if (options.signal !== undefined) shellOptions.signal = options.signal;
   if (options.shell !== undefined) shellOptions.shell = options.shell;
+  if (options.launch !== undefined) shellOptions.launch = options.launch;
   const prepared = command.results
     ? await prepareTestResults(command, { baseDir: options.resultsDir, env: options.env })
     : undefined;

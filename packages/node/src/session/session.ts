@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import {
   acceptReport,
   CORE_VERSION,
@@ -35,6 +36,8 @@ import {
 } from "@turngate/core";
 import type { EnvironmentBaseline } from "../environment/environment-baseline.js";
 import { turngatePaths } from "../fs/paths.js";
+import { RoomChecks, roomCheckEnv } from "../isolation/room-checks.js";
+import { RoomSourceChangedError } from "../isolation/room-files.js";
 import { hostContentHasher } from "../native/content-hasher.js";
 import { verificationPresets } from "../presets/detect.js";
 import {
@@ -81,11 +84,13 @@ import {
   type VerifierRun,
   VerifierTimeout,
 } from "./evidence/verifier.js";
+import { decideIsolation, type IsolationSetup, isolationUnavailableMessage } from "./isolation.js";
 import { buildTurnProof } from "./proof.js";
 import type {
   CheckRewrite,
   CommandRun,
   ReportBinding,
+  SessionIsolation,
   SessionOptions,
   VerifyCommandsOptions,
   VerifyCommandsResult,
@@ -167,6 +172,9 @@ export class Session {
   #observations: ExternalObservation[] = [];
   #continuations = 0;
   #verifierRun: VerifierRun | undefined;
+  /** docs/design.md §3b: where the checks run, decided at start; the baseline's HEAD for the room. */
+  readonly #isolation: SessionIsolation;
+  readonly #isolationSetup: IsolationSetup;
 
   private constructor(
     options: SessionOptions,
@@ -176,8 +184,11 @@ export class Session {
     startedAt: Date,
     baselineTree: SourceTree | undefined,
     checkEnvironment: SessionEnvironment,
+    isolation: IsolationSetup,
   ) {
     this.root = observer.root;
+    this.#isolation = isolation.record;
+    this.#isolationSetup = isolation;
     this.#observer = observer;
     this.#hasher = hostContentHasher(
       options.native === false
@@ -249,6 +260,7 @@ export class Session {
     let baseline: WorkspaceSnapshot;
     let baselineTree: SourceTree | undefined;
     const recordTrees = options.recordTrees !== false;
+    const isolation = decideIsolation(options, observer.root, hostEnv);
     if (options.baseline !== undefined) {
       checkEnvironment = takeEnvironment();
       observer.restoreBaseline(options.baseline);
@@ -285,7 +297,17 @@ export class Session {
       startedAt,
       baselineTree,
       checkEnvironment,
+      await isolation,
     );
+  }
+
+  /**
+   * Where this session's bound checks run (docs/design.md §3b), as decided at start by
+   * starting the sandbox: `{mode, requested, available, reason?}`. Record this in proofs and
+   * outputs: it is what ran, never a claim.
+   */
+  get isolation(): SessionIsolation {
+    return { ...this.#isolation };
   }
 
   /**
@@ -590,6 +612,7 @@ export class Session {
       const binding: ReportBinding = { bound: false, reason: "not_requested" };
       return { report, binding, runs };
     }
+    if (this.#isolation.mode === "clean-room") return this.#verifyInRoom(subject, parsed, options);
 
     const before = await this.#observer.snapshot();
     const agentView = this.#applySnapshot(before).changes;
@@ -654,6 +677,7 @@ export class Session {
     parsed: readonly VerificationCommand[],
     options: VerifyCommandsOptions,
     attributeFrom: WorkspaceSnapshot | undefined,
+    room?: { checks: RoomChecks; snapshot: WorkspaceSnapshot },
   ): Promise<{
     runs: CommandRun[];
     checks: VerificationCheck[];
@@ -704,12 +728,14 @@ export class Session {
           continue;
         }
         const run = await runVerificationCommand(command, {
-          root: this.root,
+          root: room ? room.checks.workspace : this.root,
           logDir: this.#logDir,
-          env: prepared.env,
+          env: room ? roomCheckEnv(prepared.env) : prepared.env,
           shell: prepared.shell,
           ...(options.signal ? { signal: options.signal } : {}),
+          ...(room ? await this.#roomLaunch(room, command, prepared.dir) : {}),
         });
+        if (room) await room.checks.afterCheck();
         // Vanished or newly skipped tests against the last verified run (issue #16 §3).
         run.check = await this.#testHistory.judge(
           command.id,
@@ -748,6 +774,100 @@ export class Session {
     }
     checks.push(...reviews);
     return { runs, checks, rewrittenBy };
+  }
+
+  /**
+   * `verifyCommands({bind: true})` in the clean room (docs/design.md §3b): snapshot the
+   * workspace (the ledger is rebuilt from it: digest D), then before each check make the
+   * room hold exactly D's source-scope bytes (`RoomChecks.prepare`) and run the check in the
+   * sandbox. The report binds to D whatever the workspace does meanwhile; a workspace that
+   * changed while the checks ran is observed afterwards, so the turn's digest is the new
+   * one (the gate then finds no report for it) and `binding.changedAfter` names the paths.
+   * A sandbox that cannot start runs nothing (`isolation_unavailable`); a workspace that
+   * changed between the snapshot and a copy leaves the report unbound
+   * (`workspace_changed_during_check`).
+   */
+  async #verifyInRoom(
+    subject: string,
+    parsed: readonly VerificationCommand[],
+    options: VerifyCommandsOptions,
+  ): Promise<VerifyCommandsResult> {
+    const setup = this.#isolationSetup;
+    if (!this.#isolation.available || setup.bwrap === undefined) {
+      const binding: ReportBinding = {
+        bound: false,
+        reason: "isolation_unavailable",
+        hint: isolationUnavailableMessage(this.#isolation.reason ?? "unknown"),
+      };
+      return this.#finish(subject, { runs: [], checks: [] }, binding);
+    }
+    const before = await this.#observer.snapshot();
+    this.#applySnapshot(before);
+    const digest = this.#ledger.digest;
+    const checks = await RoomChecks.open({
+      root: this.root,
+      bwrap: setup.bwrap,
+      head: setup.head,
+      ...(setup.roomDir !== undefined ? { roomDir: setup.roomDir } : {}),
+      env: this.#env,
+      checkPath: this.#checkEnvironment.baseline.plan.path,
+      exclude: [dirname(this.#logDir)],
+      network: setup.network,
+    });
+    let run: { runs: CommandRun[]; checks: VerificationCheck[] } | undefined;
+    let moved: string | undefined;
+    try {
+      run = await this.#runCommands(parsed, options, undefined, { checks, snapshot: before });
+    } catch (error) {
+      if (!(error instanceof RoomSourceChangedError)) throw error;
+      moved = error.path;
+    } finally {
+      await checks.close();
+    }
+    const after = await this.#observer.snapshot();
+    this.#applySnapshot(after);
+    const changedAfter = changedSourcePaths(before, after);
+    if (moved !== undefined || run === undefined) {
+      return this.#finish(
+        subject,
+        { runs: [], checks: [] },
+        {
+          bound: false,
+          reason: "workspace_changed_during_check",
+          changedPaths: [moved ?? ""],
+          unreadable: [],
+          hint: `${moved} changed in the workspace while turngate copied it into the clean room: stop whatever writes it, then run the checks again`,
+        },
+      );
+    }
+    let binding: ReportBinding;
+    if (before.unreadable.length > 0) {
+      binding = {
+        bound: false,
+        reason: "observation_incomplete",
+        hint: "the turn's observation is incomplete (see the unreadable paths): make them readable or remove them, then run again",
+      };
+    } else if (digest === "") binding = { bound: false, reason: "no_effect" };
+    else {
+      binding = { bound: true, effectDigest: digest };
+      if (changedAfter.length > 0) binding.changedAfter = changedAfter;
+    }
+    return this.#finish(subject, run, binding);
+  }
+
+  /** The sandbox launcher of one check in the room (after the room is prepared for it). */
+  async #roomLaunch(
+    room: { checks: RoomChecks; snapshot: WorkspaceSnapshot },
+    command: VerificationCommand,
+    freshDir: string,
+  ): Promise<{ launch: ReturnType<RoomChecks["launcher"]>; resultsDir: string }> {
+    await room.checks.prepare(
+      room.snapshot.entries,
+      this.#ledger.records.map((record) => record.path),
+    );
+    const cwd =
+      command.cwd !== undefined ? join(room.checks.workspace, command.cwd) : room.checks.workspace;
+    return { launch: room.checks.launcher(cwd, [freshDir]), resultsDir: freshDir };
   }
 
   #finish(
@@ -789,13 +909,26 @@ export class Session {
       this.#attestedDigests.add(digest);
     }
     const turnReports = this.#reports.slice(this.#turn.reportsFrom);
-    const outcome = decideCompletion({
+    let outcome = decideCompletion({
       ledger: this.#ledger,
       reports: turnReports,
       waivers: this.#waivers,
       allowContinuation: this.#allowContinuation && this.#continuations === 0 && !forced,
       observations: this.#observations,
     });
+    // docs/design.md §3b: clean-room checks were required and the sandbox cannot start, so
+    // no check ran: the turn says why instead of only "no bound report" (fail closed).
+    if (
+      outcome.kind === "incomplete" &&
+      outcome.reason === "unverified_mutation" &&
+      !this.#isolation.available
+    ) {
+      outcome = {
+        ...outcome,
+        reason: "isolation_unavailable",
+        message: isolationUnavailableMessage(this.#isolation.reason ?? "unknown"),
+      };
+    }
     if (outcome.kind === "continue") this.#continuations += 1;
     const at = new Date();
     let finalTree: SourceTree | undefined;
@@ -1091,6 +1224,18 @@ export class Session {
     }
     return withOutputs({ bound: true, effectDigest: this.#ledger.digest });
   }
+}
+
+/** Source-scope paths whose entry differs between two snapshots (added, changed or removed), sorted. */
+function changedSourcePaths(before: WorkspaceSnapshot, after: WorkspaceSnapshot): string[] {
+  const paths: string[] = [];
+  for (const [path, entry] of after.entries) {
+    const old = before.entries.get(path);
+    if (old === undefined || old.content_digest !== entry.content_digest || old.kind !== entry.kind)
+      paths.push(path);
+  }
+  for (const path of before.entries.keys()) if (!after.entries.has(path)) paths.push(path);
+  return paths.sort();
 }
 
 /** Options of `Session.decide` and `Session.endTurn`. */

@@ -94,6 +94,22 @@ export interface SessionOptions {
   /** Issue 10 (shellenv): how the checks' controlled environment is fixed and watched. */
   checkEnvironment?: SessionCheckEnvironment;
   /**
+   * Where the checks of `verifyCommands({bind: true})` run (docs/design.md §3b):
+   * - `"clean-room"`: in the clean room (exactly the snapshot's source-scope bytes, a `.git`
+   *   cloned at the baseline commit) inside the bubblewrap check sandbox; when the sandbox
+   *   cannot start, no check runs and the turn is `incomplete` with reason
+   *   `isolation_unavailable` (fail closed);
+   * - `"in-place"`: in the workspace (the sealed-check model, docs/design.md §3a);
+   * - `"auto"`: `clean-room` where the sandbox starts, else `in-place` (`Session.isolation`
+   *   says which ran and why).
+   * Default `"in-place"` for this API (a host opts in); the CLI's default is `"auto"`.
+   */
+  isolation?: IsolationRequest;
+  /** The clean room's folder (default `cleanRoomDir`: under the user's cache folder). */
+  roomDir?: string;
+  /** Whether clean-room checks may reach the network (config `"network": true`); default false. */
+  network?: boolean;
+  /**
    * Issue 13 item 4, default false: let an existence check in a `bash` command (`test -f P`,
    * `[ -e P ]`, `[[ -f P ]]`) on a mutated path whose bytes match the ledger bind the turn's
    * passing reports, or synthesise `shell:mutation_path_verify:<path>`
@@ -227,6 +243,17 @@ export type ReportBinding =
       effectDigest: string;
       checkOutputs?: CheckOutputs;
       rewrites?: CheckRewrite[];
+      /**
+       * Clean room only: source paths the workspace changed while the checks ran (by the
+       * agent's leftovers or another process). The report stays bound to the bytes that were
+       * checked; the turn's final digest differs, so the gate does not allow it.
+       */
+      changedAfter?: string[];
+    }
+  | {
+      bound: false;
+      reason: "isolation_unavailable";
+      hint: string;
     }
   | {
       bound: false;
@@ -247,6 +274,22 @@ export type ReportBinding =
       rewrites?: CheckRewrite[];
     }
   | { bound: false; reason: "no_effect" | "not_requested"; checkOutputs?: CheckOutputs };
+
+/** How the checks may be isolated: a mode, or `"auto"` (clean-room where the sandbox starts). */
+export type IsolationRequest = "clean-room" | "in-place" | "auto";
+
+/**
+ * The isolation a session's checks run under, as decided at `Session.start` (never a claim):
+ * `mode` is what runs; `requested` what was asked for; `available` false when `clean-room`
+ * was required and the sandbox cannot start (then no check runs); `reason` why the sandbox
+ * is unavailable (for `auto`, why it fell back to `in-place`).
+ */
+export interface SessionIsolation {
+  mode: "clean-room" | "in-place";
+  requested: IsolationRequest;
+  available: boolean;
+  reason?: string;
+}
 
 /** One command's run inside `verifyCommands`. */
 export interface CommandRun {

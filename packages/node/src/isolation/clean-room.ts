@@ -1,0 +1,285 @@
+import { createHash } from "node:crypto";
+import { lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { isAbsolute, join } from "node:path";
+import lockfile from "proper-lockfile";
+import { writeJsonAtomic } from "../fs/atomic.js";
+import type { EntryState } from "../workspace/snapshot.js";
+import { type RoomEntry, syncRoomFiles } from "./room-files.js";
+import { type BaselineHead, ensureRoomClone, updateRoomIndex } from "./room-git.js";
+import { dropKept, keptDirs, keptFingerprint } from "./room-kept.js";
+
+/**
+ * The clean room (docs/design.md §3b): a per-workspace folder outside the workspace that
+ * holds exactly the source scope's bytes as the effect digest names them, with a `.git`
+ * cloned from the workspace at the baseline commit. The checks of a clean-room turn run in
+ * it, mounted at the workspace's own path inside the check sandbox (`sandbox.ts`).
+ *
+ * Layout of `<dir>`: `tree/` (the room), `manifest.json` (what turngate wrote: each entry's
+ * digest and `lstat`, the fingerprints of the kept folders, the last mtime), `stamp` (its
+ * ctime marks the last proof; see `room-files.ts`), `manifest.json.lock` while a turn uses
+ * the room. The room persists between turns, so build caches stay warm; it is updated from
+ * each turn's snapshot, so the cost per turn is O(changed files) plus one `lstat` per entry.
+ *
+ * Before every check ({@link CleanRoom.prepare}):
+ * 1. kept folders are proven: the room's `.git` must be exactly what turngate last left
+ *    there, the build caches exactly what the last check left; a mismatch (the agent, or
+ *    anyone, wrote the room) drops them (`.git` is cloned again);
+ * 2. the files are made equal to the snapshot and proven (`syncRoomFiles`);
+ * 3. `.git` is cloned or fetched, HEAD set to the baseline commit, the index updated.
+ * After every check ({@link CleanRoom.afterCheck}) the caches' fingerprint is recorded.
+ */
+
+/** Schema id of the room's manifest. */
+export const CLEAN_ROOM_SCHEMA = "turngate.clean_room.v1";
+
+interface Manifest {
+  schema: typeof CLEAN_ROOM_SCHEMA;
+  workspace: string;
+  mtime_s: number;
+  stamp_ns: string;
+  /** Fingerprint of `.git` after turngate's own git work (null: no `.git`, or racy). */
+  git: string | null;
+  /** The HEAD the room's `.git` was set to. */
+  head: BaselineHead | null;
+  /** Fingerprint of the build caches after the last check (null: unknown or racy). */
+  caches: string | null;
+  entries: Record<string, RoomEntry>;
+}
+
+/** What {@link CleanRoom.prepare} did, for the turn's notes and the benchmarks. */
+export interface RoomPreparation {
+  /** Paths copied from the workspace. */
+  written: string[];
+  /** Paths removed from the room (check outputs, deleted files). */
+  removed: string[];
+  /** Entries proven by re-hashing (racily clean). */
+  rehashed: number;
+  /** Kept folders dropped because they were not what turngate or the last check left. */
+  dropped: string[];
+  /** Whether `.git` was cloned now. */
+  cloned: boolean;
+}
+
+/**
+ * Where a workspace's clean room lives: `TURNGATE_ROOM_DIR` when set (absolute), else
+ * `$XDG_CACHE_HOME/turngate/rooms/<id>` (default `~/.cache/…`), `<id>` the first 16 hex of
+ * the SHA-256 of the workspace's real path. Never inside the workspace.
+ */
+export function cleanRoomDir(workspace: string, env: NodeJS.ProcessEnv = process.env): string {
+  const id = createHash("sha256").update(workspace).digest("hex").slice(0, 16);
+  const configured = env.TURNGATE_ROOM_DIR;
+  if (configured !== undefined && isAbsolute(configured)) return join(configured, id);
+  const cache =
+    env.XDG_CACHE_HOME !== undefined && isAbsolute(env.XDG_CACHE_HOME)
+      ? env.XDG_CACHE_HOME
+      : join(env.HOME ?? homedir(), ".cache");
+  return join(cache, "turngate", "rooms", id);
+}
+
+/** A workspace's clean room. Use one per turn; `open` takes the room's lock. */
+export class CleanRoom {
+  readonly #dir: string;
+  readonly #workspace: string;
+  readonly #env: NodeJS.ProcessEnv;
+  #manifest: Manifest;
+  #release: (() => Promise<void>) | undefined;
+  #entries: ReadonlyMap<string, EntryState> = new Map();
+
+  private constructor(dir: string, workspace: string, env: NodeJS.ProcessEnv, manifest: Manifest) {
+    this.#dir = dir;
+    this.#workspace = workspace;
+    this.#env = env;
+    this.#manifest = manifest;
+  }
+
+  /**
+   * Open (or create) the room of `workspace` (its real path) in `dir` and lock it for this
+   * turn (a second turngate on the same workspace waits up to ~10 s, then fails with the
+   * lock's `ELOCKED` error). A manifest that is missing, unreadable or for another
+   * workspace starts an empty room. Errors: `fs` errors creating `dir`, `ELOCKED`.
+   */
+  static async open(
+    workspace: string,
+    dir: string,
+    env: NodeJS.ProcessEnv = process.env,
+  ): Promise<CleanRoom> {
+    mkdirSync(join(dir, "tree"), { recursive: true, mode: 0o700 });
+    const manifestPath = join(dir, "manifest.json");
+    if (lstatOrUndefined(manifestPath) === undefined) writeFileSync(manifestPath, "{}\n");
+    const release = await lockfile.lock(manifestPath, {
+      realpath: false,
+      stale: 60_000,
+      retries: { retries: 40, minTimeout: 50, maxTimeout: 500, factor: 1.3 },
+    });
+    let manifest = readManifest(manifestPath);
+    if (manifest === undefined || manifest.workspace !== workspace) {
+      rmSync(join(dir, "tree"), { recursive: true, force: true });
+      mkdirSync(join(dir, "tree"), { recursive: true, mode: 0o700 });
+      manifest = emptyManifest(workspace);
+    }
+    const room = new CleanRoom(dir, workspace, env, manifest);
+    room.#release = release;
+    return room;
+  }
+
+  /** The room's folder (mounted at the workspace path inside the sandbox). */
+  get tree(): string {
+    return join(this.#dir, "tree");
+  }
+
+  /** The folder holding the room and its manifest. */
+  get dir(): string {
+    return this.#dir;
+  }
+
+  /**
+   * Make the room hold exactly `entries` (the snapshot the checks are bound to) with its
+   * `.git` at `head` (null: the workspace is not a git repository's top level, so the room
+   * has no `.git`), proving kept folders first (see the class docs). Errors:
+   * `RoomSourceChangedError` (the workspace changed after the snapshot), `RoomGitError`,
+   * `fs` errors of the room.
+   */
+  async prepare(
+    entries: ReadonlyMap<string, EntryState>,
+    head: BaselineHead | null,
+  ): Promise<RoomPreparation> {
+    this.#entries = entries;
+    const tree = this.tree;
+    const m = this.#manifest;
+    const dropped: string[] = [];
+    const kept = keptDirs(tree, entries);
+    const caches = kept.filter((dir) => dir !== ".git");
+    if (kept.includes(".git")) {
+      const same =
+        m.git !== null &&
+        keptFingerprint(tree, [".git"]).digest === m.git &&
+        head !== null &&
+        sameHead(m.head, head);
+      if (!same) {
+        dropKept(tree, [".git"]);
+        dropped.push(".git");
+      }
+    }
+    if (
+      caches.length > 0 &&
+      (m.caches === null || keptFingerprint(tree, caches).digest !== m.caches)
+    ) {
+      dropKept(tree, caches);
+      dropped.push(...caches);
+    }
+
+    const previous = m.entries;
+    const files = syncRoomFiles({
+      room: tree,
+      workspace: this.#workspace,
+      entries,
+      recorded: previous,
+      stampNs: BigInt(m.stamp_ns),
+      lastMtimeS: m.mtime_s,
+    });
+    m.entries = files.recorded;
+    m.mtime_s = files.mtimeS;
+
+    let cloned = false;
+    if (head !== null) {
+      cloned = await ensureRoomClone(tree, this.#workspace, head, this.#env);
+      const rebuild = cloned || dropped.includes(".git") || !sameHead(m.head, head);
+      const changed = rebuild
+        ? [...entries.keys()]
+        : [...files.written, ...Object.keys(previous).filter((path) => !entries.has(path))];
+      await updateRoomIndex(tree, head, changed, rebuild, this.#env);
+      m.head = head;
+    } else if (lstatOrUndefined(join(tree, ".git")) !== undefined) {
+      dropKept(tree, [".git"]);
+      m.head = null;
+    }
+    const git = head !== null ? keptFingerprint(tree, [".git"]) : undefined;
+    await this.#stamp((stampNs) => {
+      m.git = git !== undefined && git.maxCtimeNs < stampNs ? git.digest : null;
+    });
+    return { ...files, dropped, cloned };
+  }
+
+  /** Record what the check left in the build caches (their fingerprint). */
+  async afterCheck(): Promise<void> {
+    const tree = this.tree;
+    const m = this.#manifest;
+    const caches = keptFingerprint(
+      tree,
+      keptDirs(tree, this.#entries).filter((dir) => dir !== ".git"),
+    );
+    // A check that wrote the room's .git (a commit, a hook, a config) leaves it to no later
+    // check: the next prepare clones it again.
+    const gitNow = keptFingerprint(tree, [".git"]).digest;
+    await this.#stamp(
+      (stampNs) => {
+        m.caches = caches.maxCtimeNs < stampNs ? caches.digest : null;
+        if (m.git !== gitNow) m.git = null;
+      },
+      { entries: false },
+    );
+  }
+
+  /** Release the room's lock (idempotent). */
+  async close(): Promise<void> {
+    const release = this.#release;
+    this.#release = undefined;
+    await release?.();
+  }
+
+  /**
+   * Write the stamp, let `record` set the fingerprints knowing its ctime (a fingerprinted
+   * object whose ctime is at or after the stamp's was written in the same clock tick, so a
+   * later write could have kept every stat field: its fingerprint is voided and the folder
+   * dropped next time rather than trusted), then write the manifest atomically. With
+   * `entries: false` (after a check) the entries' racy mark stays the one of the last
+   * prepare, so a check's write in the tick of that prepare is still re-hashed.
+   */
+  async #stamp(
+    record: (stampNs: bigint) => void,
+    options: { entries: boolean } = { entries: true },
+  ): Promise<void> {
+    const stampPath = join(this.#dir, "stamp");
+    writeFileSync(stampPath, String(Date.now()));
+    const stampNs = lstatSync(stampPath, { bigint: true }).ctimeNs;
+    record(stampNs);
+    if (options.entries) this.#manifest.stamp_ns = String(stampNs);
+    await writeJsonAtomic(join(this.#dir, "manifest.json"), this.#manifest);
+  }
+}
+
+function sameHead(a: BaselineHead | null, b: BaselineHead): boolean {
+  return a !== null && a.commit === b.commit && a.ref === b.ref;
+}
+
+function emptyManifest(workspace: string): Manifest {
+  return {
+    schema: CLEAN_ROOM_SCHEMA,
+    workspace,
+    mtime_s: 0,
+    stamp_ns: "0",
+    git: null,
+    head: null,
+    caches: null,
+    entries: {},
+  };
+}
+
+function readManifest(path: string): Manifest | undefined {
+  try {
+    const value = JSON.parse(readFileSync(path, "utf8")) as Partial<Manifest>;
+    if (value.schema !== CLEAN_ROOM_SCHEMA || typeof value.workspace !== "string") return undefined;
+    return value as Manifest;
+  } catch {
+    return undefined;
+  }
+}
+
+function lstatOrUndefined(abs: string) {
+  try {
+    return lstatSync(abs, { bigint: true });
+  } catch {
+    return undefined;
+  }
+}

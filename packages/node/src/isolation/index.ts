@@ -1,0 +1,36 @@
+export { CLEAN_ROOM_SCHEMA, CleanRoom, cleanRoomDir, type RoomPreparation } from "./clean-room.js";
+export {
+  DEPENDENCY_DIR_NAMES,
+  type DependencyFolder,
+  dependencyMounts,
+  findDependencyFolders,
+} from "./dependency-folders.js";
+export { RoomChecks, type RoomChecksOptions, roomCheckEnv } from "./room-checks.js";
+export {
+  isKeptCacheDir,
+  KEPT_CACHE_DIRS,
+  type RoomEntry,
+  RoomSourceChangedError,
+  syncRoomFiles,
+} from "./room-files.js";
+export {
+  type BaselineHead,
+  ensureRoomClone,
+  RoomGitError,
+  readBaselineHead,
+  updateRoomIndex,
+} from "./room-git.js";
+export { dropKept, type KeptFingerprint, keptDirs, keptFingerprint } from "./room-kept.js";
+export {
+  bwrapArgs,
+  findBwrap,
+  HOME_TOOLCHAINS,
+  probeSandbox,
+  type RoomMount,
+  resetSandboxProbe,
+  type SandboxAvailability,
+  type SandboxBind,
+  type SandboxPlan,
+  SYSTEM_DIRS,
+  toolchainBinds,
+} from "./sandbox.js";

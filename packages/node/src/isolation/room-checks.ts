@@ -1,0 +1,140 @@
+import { realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import type { EntryState } from "../workspace/snapshot.js";
+import { CleanRoom, cleanRoomDir, type RoomPreparation } from "./clean-room.js";
+import { dependencyMounts, findDependencyFolders } from "./dependency-folders.js";
+import type { BaselineHead } from "./room-git.js";
+import { bwrapArgs, type SandboxBind, toolchainBinds } from "./sandbox.js";
+
+/**
+ * The checks of one clean-room turn (docs/design.md §3b): the room, locked for the turn,
+ * prepared before each check, and the launcher that runs each check in the sandbox with the
+ * room at the workspace's path. Used by `Session.verifyCommands` in `clean-room` mode.
+ */
+
+/** What {@link RoomChecks.open} needs. */
+export interface RoomChecksOptions {
+  /** The workspace root (any path; its real path is where the room is mounted). */
+  root: string;
+  /** bubblewrap's absolute path (from a successful `probeSandbox`). */
+  bwrap: string;
+  /** The baseline's HEAD (`readBaselineHead`), null when the workspace is not a repository's top level. */
+  head: BaselineHead | null;
+  /** The room's folder; default `cleanRoomDir`. */
+  roomDir?: string;
+  /** The host environment (`HOME`, `XDG_CACHE_HOME`, `TURNGATE_ROOM_DIR`). */
+  env: NodeJS.ProcessEnv;
+  /** The checks' `PATH` (fixed at baseline time): its folders outside the system are bound read-only. */
+  checkPath: string;
+  /** Folders never bound into the sandbox (turngate's state folder). */
+  exclude: readonly string[];
+  /** Whether the checks may reach the network (config `"network": true`). */
+  network?: boolean;
+}
+
+/** One turn's clean-room checks; `close()` when the checks are done. */
+export class RoomChecks {
+  readonly #room: CleanRoom;
+  readonly #options: RoomChecksOptions;
+  readonly #workspace: string;
+  readonly #toolchains: SandboxBind[];
+  readonly #home: string | undefined;
+  #entries: ReadonlyMap<string, EntryState> = new Map();
+  #changed: readonly string[] = [];
+
+  private constructor(room: CleanRoom, options: RoomChecksOptions, workspace: string) {
+    this.#room = room;
+    this.#options = options;
+    this.#workspace = workspace;
+    this.#home = options.env.HOME ?? homedir();
+    this.#toolchains = toolchainBinds(this.#home, options.checkPath, [
+      workspace,
+      room.dir,
+      ...options.exclude,
+    ]);
+  }
+
+  /**
+   * Open and lock the workspace's room. Errors: `fs` errors (the room's folder cannot be
+   * made), the lock's `ELOCKED` when another turn holds it for more than ~10 s.
+   */
+  static async open(options: RoomChecksOptions): Promise<RoomChecks> {
+    const workspace = realpathSync(options.root);
+    const dir = options.roomDir ?? cleanRoomDir(workspace, options.env);
+    const room = await CleanRoom.open(workspace, dir, options.env);
+    return new RoomChecks(room, options, workspace);
+  }
+
+  /** The room's folder on the host. */
+  get tree(): string {
+    return this.#room.tree;
+  }
+
+  /** The workspace's real path (the room's mount point inside the sandbox). */
+  get workspace(): string {
+    return this.#workspace;
+  }
+
+  /**
+   * Make the room hold `entries` before a check (`CleanRoom.prepare`); `changed` are the
+   * turn's ledger paths (a dependency folder with a row below it is not shown). Errors:
+   * `RoomSourceChangedError`, `RoomGitError`, `fs` errors.
+   */
+  async prepare(
+    entries: ReadonlyMap<string, EntryState>,
+    changed: readonly string[],
+  ): Promise<RoomPreparation> {
+    this.#entries = entries;
+    this.#changed = changed;
+    return this.#room.prepare(entries, this.#options.head);
+  }
+
+  /** Record what the check left in the room's caches (`CleanRoom.afterCheck`). */
+  async afterCheck(): Promise<void> {
+    await this.#room.afterCheck();
+  }
+
+  /**
+   * The `launch` wrapper of one check: bubblewrap with the plan of `sandbox.ts`, the room at
+   * the workspace path, the unchanged dependency folders, the toolchains under home, and
+   * `writable` folders (the check environment's fresh folder) bound read-write; `cwd` is the
+   * check's folder (under the workspace's real path).
+   */
+  launcher(
+    cwd: string,
+    writable: readonly string[],
+  ): (program: { file: string; args: string[] }) => { file: string; args: string[] } {
+    const folders = findDependencyFolders(this.#workspace, this.#entries.keys(), this.#changed);
+    const args = bwrapArgs({
+      room: this.#room.tree,
+      workspace: this.#workspace,
+      cwd,
+      home: this.#home,
+      readOnly: this.#toolchains,
+      inside: dependencyMounts(this.#workspace, folders),
+      writable: writable.map((dir) => ({ src: dir, dest: dir })),
+      network: this.#options.network === true,
+    });
+    return (program) => ({
+      file: this.#options.bwrap,
+      args: [...args, program.file, ...program.args],
+    });
+  }
+
+  /** Release the room's lock. */
+  async close(): Promise<void> {
+    await this.#room.close();
+  }
+}
+
+/**
+ * The check environment in the clean room: bytecode and cargo's target go to the room's
+ * kept caches (`__pycache__/`, `target/`, revalidated against the mtimes turngate sets), so
+ * `PYTHONPYCACHEPREFIX` and `CARGO_TARGET_DIR` are removed; `GIT_OPTIONAL_LOCKS=0` keeps a
+ * check's `git status` from rewriting the room's index (any change to the room's `.git`
+ * makes the next check clone it again). `TMPDIR` is the sandbox's private `/tmp`.
+ */
+export function roomCheckEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { PYTHONPYCACHEPREFIX: _p, CARGO_TARGET_DIR: _c, ...rest } = env;
+  return { ...rest, GIT_OPTIONAL_LOCKS: "0", TMPDIR: "/tmp" };
+}

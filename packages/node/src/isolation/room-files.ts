@@ -1,0 +1,331 @@
+import { createHash } from "node:crypto";
+import {
+  type BigIntStats,
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  readSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import type { EntryState } from "../workspace/snapshot.js";
+
+/**
+ * The clean room's files (docs/design.md §3b, "Clean room"): make a folder hold exactly
+ * the source-scope entries of a snapshot, prove it, and say what had to change.
+ *
+ * Rules, in the order {@link syncRoomFiles} applies them:
+ * 1. **Prune**: every file, symlink or folder in the room that the snapshot does not name
+ *    is removed, except the room's `.git` and {@link isKeptCacheDir} folders (build caches
+ *    that their tools revalidate against their inputs). Check outputs such as
+ *    `coverage/impl.js` are gone before the next check, as in a clean clone.
+ * 2. **Prove**: an entry is kept only when the room's `lstat` equals the one recorded when
+ *    turngate wrote it (kind, size, mtime, ctime, inode and mode, to the nanosecond) and it
+ *    is not racily clean (its ctime is not at or after the stamp of the last proof, when a
+ *    later write could have kept every stat field); a racy entry is re-hashed.
+ * 3. **Copy**: every other entry is copied from the workspace and its bytes hashed on the
+ *    way: bytes whose SHA-256 is not the snapshot's digest (the workspace changed after the
+ *    snapshot) fail the sync with {@link RoomSourceChangedError}. Symlinks are copied as
+ *    links (their text), never followed. Mode bits are the snapshot's; the owner's.
+ * 4. **Time**: every file written by one sync gets the same mtime `T` (whole seconds),
+ *    strictly later than the `T` of every earlier sync of the room: tools that revalidate
+ *    by source mtime (Python's bytecode stores whole seconds and the size) always see a
+ *    rewritten file as new. turngate never copies the agent's mtimes.
+ */
+
+/** What the room recorded about one entry it wrote (stat fields as decimal strings, ns). */
+export interface RoomEntry {
+  kind: EntryState["kind"];
+  digest: string;
+  size: string;
+  mtime_ns: string;
+  ctime_ns: string;
+  ino: string;
+  mode: string;
+}
+
+/** Build-cache folder names kept between checks (when their bytes are proven unchanged). */
+export const KEPT_CACHE_DIRS: readonly string[] = Object.freeze([
+  "__pycache__",
+  ".pytest_cache",
+  ".mypy_cache",
+  ".ruff_cache",
+]);
+
+/**
+ * Whether the room folder `rel` (a `/`-separated path) is a kept build cache:
+ * {@link KEPT_CACHE_DIRS} anywhere, and `target` beside a `Cargo.toml` the snapshot names.
+ */
+export function isKeptCacheDir(rel: string, names: ReadonlyMap<string, EntryState>): boolean {
+  const slash = rel.lastIndexOf("/");
+  const base = rel.slice(slash + 1);
+  if (KEPT_CACHE_DIRS.includes(base)) return true;
+  if (base !== "target") return false;
+  const parent = slash < 0 ? "" : rel.slice(0, slash + 1);
+  return names.has(`${parent}Cargo.toml`);
+}
+
+/** The workspace changed between the snapshot and the copy. */
+export class RoomSourceChangedError extends Error {
+  readonly code = "room_source_changed";
+  constructor(readonly path: string) {
+    super(
+      `clean room: ${path} changed in the workspace after it was observed; the checks did not run on it`,
+    );
+    this.name = "RoomSourceChangedError";
+  }
+}
+
+/** Input of {@link syncRoomFiles}. */
+export interface RoomFilesInput {
+  /** The room's folder. */
+  room: string;
+  /** The workspace root the bytes are copied from. */
+  workspace: string;
+  /** The source scope to hold: relative `/` path → state (the snapshot's `entries`). */
+  entries: ReadonlyMap<string, EntryState>;
+  /** What the room recorded at its last sync (empty for a new room). */
+  recorded: Record<string, RoomEntry>;
+  /** ctime (ns) of the last proof's stamp; entries with a ctime at or after it are racy. */
+  stampNs: bigint;
+  /** The mtime (whole seconds) the last sync wrote; this sync writes a later one. */
+  lastMtimeS: number;
+}
+
+/** Output of {@link syncRoomFiles}. */
+export interface RoomFilesResult {
+  /** What the room now records (every entry of `entries`). */
+  recorded: Record<string, RoomEntry>;
+  /** Paths written (copied) by this sync, sorted. */
+  written: string[];
+  /** Paths removed (files, links and whole folders the snapshot does not name), sorted. */
+  removed: string[];
+  /** Entries that were proven by re-hashing (racily clean), count. */
+  rehashed: number;
+  /** The mtime (whole seconds) this sync wrote, or `lastMtimeS` when it wrote nothing. */
+  mtimeS: number;
+}
+
+/**
+ * Make `input.room` hold exactly `input.entries` (see the module docs for the rules).
+ * Errors: {@link RoomSourceChangedError} when a copied file's bytes are not the snapshot's;
+ * `fs` errors of the room (`ENOSPC`, `EACCES`) and of reading the workspace (`ENOENT` when a
+ * named file vanished is reported as {@link RoomSourceChangedError}).
+ */
+export function syncRoomFiles(input: RoomFilesInput): RoomFilesResult {
+  const { room, entries } = input;
+  mkdirSync(room, { recursive: true, mode: 0o700 });
+  const removed: string[] = [];
+  pruneRoom(room, "", dirPrefixes(entries), entries, removed);
+
+  const recorded: Record<string, RoomEntry> = {};
+  const toWrite: string[] = [];
+  let rehashed = 0;
+  for (const [path, state] of entries) {
+    const before = input.recorded[path];
+    const stat = lstatOrUndefined(join(room, path));
+    if (before !== undefined && stat !== undefined && before.digest === state.content_digest) {
+      const now = roomEntry(state, stat);
+      if (sameStat(before, now) && before.kind === kindOf(stat)) {
+        if (BigInt(now.ctime_ns) < input.stampNs) {
+          recorded[path] = before;
+          continue;
+        }
+        if (roomDigest(join(room, path), stat) === state.content_digest) {
+          rehashed += 1;
+          recorded[path] = now;
+          continue;
+        }
+      }
+    }
+    toWrite.push(path);
+  }
+
+  let mtimeS = input.lastMtimeS;
+  if (toWrite.length > 0) {
+    mtimeS = Math.max(Math.ceil(Date.now() / 1000), input.lastMtimeS + 1);
+    for (const path of toWrite.sort()) {
+      const state = entries.get(path) as EntryState;
+      recorded[path] = copyEntry(input.workspace, room, path, state, mtimeS);
+    }
+  }
+  return { recorded, written: toWrite, removed: removed.sort(), rehashed, mtimeS };
+}
+
+/** Every folder that is an ancestor of a named entry (`a`, `a/b` for `a/b/c.txt`). */
+function dirPrefixes(entries: ReadonlyMap<string, EntryState>): Set<string> {
+  const dirs = new Set<string>();
+  for (const path of entries.keys()) {
+    let slash = path.indexOf("/");
+    while (slash >= 0) {
+      dirs.add(path.slice(0, slash));
+      slash = path.indexOf("/", slash + 1);
+    }
+  }
+  return dirs;
+}
+
+function pruneRoom(
+  room: string,
+  rel: string,
+  dirs: ReadonlySet<string>,
+  entries: ReadonlyMap<string, EntryState>,
+  removed: string[],
+): void {
+  const abs = rel === "" ? room : join(room, rel);
+  let names: string[];
+  try {
+    names = readdirSync(abs);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const child = rel === "" ? name : `${rel}/${name}`;
+    if (child === ".git") continue;
+    const childAbs = join(abs, name);
+    const stat = lstatOrUndefined(childAbs);
+    if (stat === undefined) continue;
+    if (stat.isDirectory()) {
+      if (dirs.has(child)) {
+        pruneRoom(room, child, dirs, entries, removed);
+        continue;
+      }
+      if (isKeptCacheDir(child, entries)) continue;
+      rmSync(childAbs, { recursive: true, force: true });
+      removed.push(child);
+      continue;
+    }
+    const named = entries.get(child);
+    if (named === undefined || named.kind !== kindOf(stat)) {
+      rmSync(childAbs, { force: true });
+      removed.push(child);
+    }
+  }
+}
+
+function copyEntry(
+  workspace: string,
+  room: string,
+  path: string,
+  state: EntryState,
+  mtimeS: number,
+): RoomEntry {
+  const source = join(workspace, path);
+  const target = join(room, path);
+  ensureParent(room, path);
+  const temp = `${target}.turngate-${process.pid}-tmp`;
+  rmSync(temp, { force: true });
+  if (state.kind === "symlink") {
+    let text: Buffer;
+    try {
+      text = readlinkSync(source, { encoding: "buffer" });
+    } catch {
+      throw new RoomSourceChangedError(path);
+    }
+    if (sha256(text) !== state.content_digest) throw new RoomSourceChangedError(path);
+    symlinkSync(text, temp);
+  } else {
+    const bytes = readRegular(source, path);
+    if (sha256(bytes) !== state.content_digest) throw new RoomSourceChangedError(path);
+    writeFileSync(temp, bytes, { mode: state.mode & 0o755 });
+    utimesSync(temp, mtimeS, mtimeS);
+  }
+  const existing = lstatOrUndefined(target);
+  if (existing?.isDirectory()) rmSync(target, { recursive: true, force: true });
+  renameSync(temp, target);
+  return roomEntry(state, lstatSync(target, { bigint: true }));
+}
+
+/** Make every folder above `path` in the room a real folder (a file or link in the way goes). */
+function ensureParent(room: string, path: string): void {
+  const parts = path.split("/").slice(0, -1);
+  let abs = room;
+  for (const part of parts) {
+    abs = join(abs, part);
+    const stat = lstatOrUndefined(abs);
+    if (stat?.isDirectory()) continue;
+    if (stat !== undefined) unlinkSync(abs);
+    mkdirSync(abs, { mode: 0o755 });
+  }
+}
+
+function readRegular(source: string, path: string): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(source, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    throw new RoomSourceChangedError(path);
+  }
+  try {
+    if (!fstatSync(fd).isFile()) throw new RoomSourceChangedError(path);
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function roomDigest(abs: string, stat: BigIntStats): string {
+  if (stat.isSymbolicLink()) return sha256(readlinkSync(abs, { encoding: "buffer" }));
+  const fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const hash = createHash("sha256");
+    const buffer = Buffer.allocUnsafe(256 * 1024);
+    for (;;) {
+      const n = readSync(fd, buffer, 0, buffer.length, null);
+      if (n === 0) break;
+      hash.update(buffer.subarray(0, n));
+    }
+    return hash.digest("hex");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function roomEntry(state: EntryState, stat: BigIntStats): RoomEntry {
+  return {
+    kind: state.kind,
+    digest: state.content_digest,
+    size: String(stat.size),
+    mtime_ns: String(stat.mtimeNs),
+    ctime_ns: String(stat.ctimeNs),
+    ino: String(stat.ino),
+    mode: String(stat.mode),
+  };
+}
+
+function sameStat(a: RoomEntry, b: RoomEntry): boolean {
+  return (
+    a.size === b.size &&
+    a.mtime_ns === b.mtime_ns &&
+    a.ctime_ns === b.ctime_ns &&
+    a.ino === b.ino &&
+    a.mode === b.mode
+  );
+}
+
+function kindOf(stat: BigIntStats): EntryState["kind"] | "other" {
+  return stat.isFile() ? "file" : stat.isSymbolicLink() ? "symlink" : "other";
+}
+
+function lstatOrUndefined(abs: string): BigIntStats | undefined {
+  try {
+    return lstatSync(abs, { bigint: true });
+  } catch {
+    return undefined;
+  }
+}
+
+function sha256(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}

@@ -1,0 +1,189 @@
+import { existsSync, mkdtempSync, realpathSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { runGit } from "../workspace/listing/git.js";
+
+/**
+ * The clean room's `.git` (docs/design.md §3b): a real clone of the workspace repository at
+ * the baseline commit, made through git's own transport (`file://`, the pack protocol), which
+ * carries only valid objects reachable from refs, never the workspace's config, hooks, logs
+ * or loose files (a file under a loose-object name can be code). Tags come along, so
+ * `git describe` and setuptools-scm answer as in a clean clone. HEAD is the baseline commit
+ * (on the baseline's branch, or detached when the baseline was); the index holds the room's
+ * files, so `git ls-files` in a check lists what the digest names even when the agent ran
+ * `git rm --cached`.
+ *
+ * Every git call here runs with turngate's safety options (`runGit`: no fsmonitor, hooks or
+ * untracked cache) and with no user or system configuration (`GIT_CONFIG_GLOBAL=/dev/null`,
+ * `GIT_CONFIG_NOSYSTEM=1`), so no filter, alias or helper the agent configured runs.
+ */
+
+/** The baseline's HEAD: its commit (null on an unborn branch) and symbolic ref (null when detached). */
+export interface BaselineHead {
+  commit: string | null;
+  ref: string | null;
+}
+
+/** The room's git could not be made; `message` says what git said. */
+export class RoomGitError extends Error {
+  readonly code = "room_git_failed";
+  constructor(message: string) {
+    super(`clean room: ${message}`);
+    this.name = "RoomGitError";
+  }
+}
+
+/** The environment of the room's own git calls (no user or system config). */
+export function roomGitEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const { GIT_DIR: _d, GIT_WORK_TREE: _w, GIT_INDEX_FILE: _i, ...rest } = env;
+  return { ...rest, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
+}
+
+/**
+ * Read the workspace's HEAD at baseline time: one `git rev-parse --show-toplevel HEAD
+ * --symbolic-full-name HEAD` (a second, `--show-toplevel` alone, on an unborn branch).
+ * Output: `{commit, ref}` (`ref` a `refs/heads/…` name, null when detached); an unborn HEAD
+ * gives `{commit: null, ref: null}`; null when `root` is not the top level of a git work
+ * tree (a folder inside a repository, no repository, git missing): the room then has no
+ * `.git`.
+ */
+export async function readBaselineHead(
+  root: string,
+  env?: NodeJS.ProcessEnv,
+): Promise<BaselineHead | null> {
+  const run = (args: string[]) =>
+    runGit(args, root, { env: roomGitEnv(env) }).catch(() => undefined);
+  const isRoot = (top: string | undefined) => {
+    try {
+      return top !== undefined && realpathSync(top) === realpathSync(root);
+    } catch {
+      return false;
+    }
+  };
+  const result = await run([
+    "rev-parse",
+    "--show-toplevel",
+    "HEAD",
+    "--symbolic-full-name",
+    "HEAD",
+  ]);
+  const lines = result?.stdout.toString("utf8").trim().split("\n") ?? [];
+  if (result?.code === 0 && /^[0-9a-f]{40,64}$/.test(lines[1] ?? "")) {
+    if (!isRoot(lines[0])) return null;
+    const ref = lines[2] ?? "HEAD";
+    return { commit: lines[1] as string, ref: ref.startsWith("refs/heads/") ? ref : null };
+  }
+  const top = await run(["rev-parse", "--show-toplevel"]);
+  if (top?.code === 0 && isRoot(top.stdout.toString("utf8").trim())) {
+    return { commit: null, ref: null };
+  }
+  return null;
+}
+
+async function git(args: string[], cwd: string, env: NodeJS.ProcessEnv, input?: Buffer) {
+  const result = await runGit(args, cwd, {
+    env: roomGitEnv(env),
+    ...(input !== undefined ? { input } : {}),
+  });
+  if (result.code !== 0) {
+    throw new RoomGitError(`git ${args[0]} failed: ${result.stderr || `exit ${result.code}`}`);
+  }
+  return result;
+}
+
+/**
+ * Make `room/.git` a clone of `workspace` (through `file://`), or fetch into it when the
+ * baseline commit is not there yet. Then point HEAD at `head`. Output: true when the clone
+ * is new (its index must be built from every path). Errors: {@link RoomGitError}.
+ */
+export async function ensureRoomClone(
+  room: string,
+  workspace: string,
+  head: BaselineHead,
+  env: NodeJS.ProcessEnv,
+): Promise<boolean> {
+  const dotGit = join(room, ".git");
+  const url = pathToFileURL(workspace).href;
+  let fresh = false;
+  if (!existsSync(dotGit)) {
+    const scratch = mkdtempSync(join(room, "..", "clone-"));
+    try {
+      await git(
+        ["-c", "protocol.file.allow=always", "clone", "--quiet", "--no-checkout", url, "r"],
+        scratch,
+        env,
+      );
+      renameSync(join(scratch, "r", ".git"), dotGit);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+    fresh = true;
+  }
+  if (head.commit === null) return fresh;
+  const has = await runGit(["cat-file", "-e", `${head.commit}^{commit}`], room, {
+    env: roomGitEnv(env),
+  });
+  if (has.code !== 0) {
+    await git(
+      [
+        "-c",
+        "protocol.file.allow=always",
+        "fetch",
+        "--quiet",
+        "--tags",
+        url,
+        "+HEAD:refs/turngate/workspace-head",
+        "+refs/heads/*:refs/remotes/origin/*",
+      ],
+      room,
+      env,
+    );
+    const again = await runGit(["cat-file", "-e", `${head.commit}^{commit}`], room, {
+      env: roomGitEnv(env),
+    });
+    if (again.code !== 0) {
+      throw new RoomGitError(
+        `the baseline commit ${head.commit} is not reachable from the workspace's refs any more`,
+      );
+    }
+  }
+  if (head.ref !== null) {
+    await git(["update-ref", head.ref, head.commit], room, env);
+    await git(["symbolic-ref", "HEAD", head.ref], room, env);
+  } else {
+    await git(["update-ref", "--no-deref", "HEAD", head.commit], room, env);
+  }
+  return fresh;
+}
+
+/**
+ * Make the room's index hold `paths` as they are in the room: with `rebuild`, start from
+ * the baseline tree (`read-tree`, or an empty index on an unborn branch) and add every path
+ * of `paths` plus drop the ones the tree has and the room does not; otherwise update only
+ * `paths` (added, changed or removed). One or two git processes. Errors: {@link RoomGitError}.
+ */
+export async function updateRoomIndex(
+  room: string,
+  head: BaselineHead,
+  paths: readonly string[],
+  rebuild: boolean,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
+  let all = paths;
+  if (rebuild) {
+    if (head.commit !== null) {
+      await git(["read-tree", head.commit], room, env);
+      const listed = await git(["ls-files", "-z"], room, env);
+      const names = new Set(paths);
+      for (const name of listed.stdout.toString("utf8").split("\0")) {
+        if (name !== "") names.add(name);
+      }
+      all = [...names];
+    } else {
+      rmSync(join(room, ".git", "index"), { force: true });
+    }
+  }
+  if (all.length === 0) return;
+  const input = Buffer.from(`${all.join("\0")}\0`, "utf8");
+  await git(["update-index", "--add", "--remove", "-z", "--stdin"], room, env, input);
+}
