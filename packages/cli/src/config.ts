@@ -155,7 +155,10 @@ export function cacheConfigToWire(config: CacheConfig): CacheConfigWire {
  * issue 15; default: the rows detected from pnpm-workspace.yaml, Cargo.toml and go.mod),
  * `affected_global_files` (extra root config globs whose change affects every target) and
  * `checks_from_affected` (opt-in, default false: affected targets may narrow the checks)
- * and `cache` (the result cache, issue 20: {@link CacheConfigSchema}).
+ * and `cache` (the result cache, issue 20: {@link CacheConfigSchema}), `isolation`
+ * (`clean-room` or `in-place`, docs/design.md §3b; absent: clean-room where the sandbox
+ * starts, else in-place) and `network` (clean-room checks may reach the network; default
+ * false). Both are read from the configuration captured when the turn starts.
  * A check record's `cwd` is the folder it runs in, relative to the workspace root (no `..`
  * segment, not absolute: `checks.N.cwd` names a bad one); with `checks_from_affected`, a
  * check with a `cwd` and no `targets` maps to the target whose root holds that folder.
@@ -188,6 +191,13 @@ export const TurngateConfigSchema = z
     affected_global_files: z.array(z.string()).optional(),
     checks_from_affected: z.boolean().optional(),
     cache: CacheConfigSchema.optional(),
+    isolation: z
+      .enum(["clean-room", "in-place"], {
+        message:
+          'must be "clean-room" (checks on a clean copy of the change, in a sandbox) or "in-place" (checks in the workspace); leave it out for clean-room where the sandbox starts',
+      })
+      .optional(),
+    network: z.boolean().optional(),
   })
   .strict();
 
@@ -231,6 +241,10 @@ export interface TurngateConfig {
   maxInfrastructureAttempts?: number;
   /** `cache`: the result cache (issue 20); undefined: no cache. */
   cache?: CacheConfig;
+  /** `isolation` (docs/design.md §3b); undefined: `auto` (clean-room where the sandbox starts). */
+  isolation?: "clean-room" | "in-place";
+  /** `network`: clean-room checks may reach the network; undefined: no. */
+  network?: boolean;
 }
 
 /**
@@ -308,6 +322,8 @@ export function loadConfig(root: string, explicitPath?: string): TurngateConfig 
   if (config.checks_from_affected !== undefined) {
     loaded.checksFromAffected = config.checks_from_affected;
   }
+  if (config.isolation !== undefined) loaded.isolation = config.isolation;
+  if (config.network !== undefined) loaded.network = config.network;
   if (config.max_infrastructure_attempts !== undefined) {
     loaded.maxInfrastructureAttempts = config.max_infrastructure_attempts;
   }

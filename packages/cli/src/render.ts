@@ -187,6 +187,7 @@ export function renderTurnText(result: TurnResult): string {
   const agentLine = agentErrorLine(result);
   if (agentLine !== null) lines.push(agentLine);
   if (result.proofPath) lines.push(`proof: ${rel(result.proofPath)}`);
+  if (result.verification !== undefined) lines.push(isolationLine(result));
   lines.push(trustLine(result));
   return `${lines.join("\n")}\n`;
 }
@@ -258,6 +259,20 @@ function agentErrorLine(result: TurnResult): string | null {
     return `agent: ${how}; --fail-on-agent-error makes this run exit 1 (the verdict above is unchanged)`;
   }
   return `agent: ${how}; the verdict does not depend on it (pass --fail-on-agent-error to exit 1 when the agent fails)`;
+}
+
+/**
+ * Where the checks ran, in one line (docs/design.md §3b): `isolation: clean-room (…)` or
+ * `isolation: in-place (…)`, from what the session decided, never a claim.
+ */
+export function isolationLine(result: Pick<TurnResult, "isolation">): string {
+  const { isolation } = result;
+  if (isolation.mode === "clean-room") {
+    return isolation.available
+      ? "isolation: clean-room (the checks ran on a copy of exactly these bytes, in a sandbox)"
+      : "isolation: clean-room required, but the sandbox could not start: no check ran";
+  }
+  return "isolation: in-place (the checks ran in the workspace itself)";
 }
 
 /**
@@ -351,6 +366,7 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
     proof_format: result.proofSignature?.format ?? null,
     proof_keyid: result.proofSignature?.keyid ?? null,
     trust: result.trust,
+    isolation: result.isolation,
     config_path: result.configPath ?? null,
     affected_targets: affectedJson(result.affected),
     skipped_checks: result.skippedChecks ?? [],

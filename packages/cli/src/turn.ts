@@ -23,7 +23,9 @@ import {
   requiredPresetCommands,
   resolveSigningKey,
   Session,
+  type IsolationRequest,
   type SessionCheckEnvironment,
+  type SessionIsolation,
   SIGNING_KEY_ENV,
   type SourceTree,
   type SubreaperStatus,
@@ -99,6 +101,11 @@ export interface TurnRequest {
   /** With `baseline`: its git tree id as stored by `turngate baseline`. */
   baselineTree?: SourceTree;
   /**
+   * `--isolation` (docs/design.md §3b); absent: the configuration's `isolation`, else
+   * `auto` (clean-room where the sandbox starts, else in-place with one line saying why).
+   */
+  isolation?: IsolationRequest;
+  /**
    * Called once the effect digest exists and before the checks run (hooks: the failure
    * cache, issue 19). Returning true skips the checks: the turn is then judged without a
    * report (never allowed unless waived or narrative), so a skip can only keep a turn from
@@ -156,6 +163,8 @@ export interface TurnResult {
   proofSignature?: { format: ProofFormat; keyid: string };
   /** The host's claim about the agent: printed as `trust: …`. */
   trust: TurnProofTrust;
+  /** Where the checks ran (docs/design.md §3b), as the session decided it: never a claim. */
+  isolation: SessionIsolation;
   configPath?: string;
   /** The host waivers the turn was given (`--waive`), as given. */
   waivers: CompletionWaiver[];
@@ -235,7 +244,13 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     ...(request.baselineTree ? { baselineTree: request.baselineTree } : {}),
     checkEnvironment: turnCheckEnvironment(request.root, config, state.dir, request.environment),
     ...(request.verifier !== undefined ? { verifier: { command: request.verifier } } : {}),
+    isolation: request.isolation ?? config.isolation ?? "auto",
+    ...(config.network !== undefined ? { network: config.network } : {}),
   });
+  const isolation = session.isolation;
+  if (isolation.mode === "in-place" && isolation.reason !== undefined) {
+    ctx.stderr.write(`turngate: ${inPlaceFallbackLine(isolation.reason)}\n`);
+  }
 
   let agent: TurnResult["agent"];
   if (request.agent) agent = await runAgentTurn(request.agent, session, config, request, ctx, env);
@@ -330,6 +345,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     outcome,
     waivers: request.waivers,
     trust,
+    isolation,
     shell: session.environmentBaseline.plan.shell,
     environmentChanges: session.environmentChanges,
     records: session.records,
@@ -379,6 +395,14 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     }
   }
   return result;
+}
+
+/**
+ * The one line `run`/`verify` print when `auto` isolation falls back to in-place: why, and
+ * what in-place checks weaken (docs/design.md §3a–3b).
+ */
+export function inPlaceFallbackLine(reason: string): string {
+  return `checks run in place, not in a clean room: ${reason}. In place, the checks see the agent's whole workspace (ignored files, .git) and your home folder, so a cheating agent has more ways to a false verified; install bubblewrap to check a clean copy, or set "isolation": "in-place" to silence this line`;
 }
 
 /** Signals that end the survivors' grace at once instead of ending turngate. */
@@ -514,7 +538,10 @@ export function withDefaultTimeout(
 export function bindingJson(binding: ReportBinding | undefined): Record<string, unknown> | null {
   if (!binding) return null;
   let out: Record<string, unknown>;
-  if (binding.bound) out = { bound: true, effect_digest: binding.effectDigest };
+  if (binding.bound) {
+    out = { bound: true, effect_digest: binding.effectDigest };
+    if (binding.changedAfter) out.changed_after = binding.changedAfter;
+  }
   else if (binding.reason === "workspace_changed_during_check") {
     out = {
       bound: false,
@@ -526,7 +553,7 @@ export function bindingJson(binding: ReportBinding | undefined): Record<string, 
     if (binding.created) out.created = binding.created;
   } else out = { bound: false, reason: binding.reason };
   if ("hint" in binding) out.hint = binding.hint;
-  if (binding.checkOutputs) out.check_outputs = binding.checkOutputs;
+  if ("checkOutputs" in binding && binding.checkOutputs) out.check_outputs = binding.checkOutputs;
   if ("rewrites" in binding && binding.rewrites) {
     out.rewrites = binding.rewrites.map((r) => ({ path: r.path, check_id: r.checkId }));
   }

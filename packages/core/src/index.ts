@@ -67,6 +67,7 @@ export {
   TURN_PROOF_SCHEMA,
   type TurnProof,
   type TurnProofEvidenceLog,
+  type TurnProofIsolation,
   type TurnProofLoop,
   type TurnProofTrust,
   type TurnProofWorkspace,

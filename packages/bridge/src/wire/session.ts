@@ -57,6 +57,12 @@ export const ReportBindingSchema = z.union([
     effect_digest: z.string(),
     check_outputs: checkOutputs,
     rewrites,
+    changed_after: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "clean room: source paths the workspace changed while the checks ran; the report stays bound to the checked bytes",
+      ),
   }),
   z.strictObject({
     bound: z.literal(false),
@@ -75,6 +81,12 @@ export const ReportBindingSchema = z.union([
     hint,
     check_outputs: checkOutputs,
     rewrites,
+  }),
+  z.strictObject({
+    bound: z.literal(false),
+    reason: z.literal("isolation_unavailable"),
+    hint,
+    check_outputs: checkOutputs,
   }),
   z.strictObject({
     bound: z.literal(false),
@@ -129,7 +141,14 @@ export function wireBinding(binding: ReportBinding): z.output<typeof ReportBindi
       ? { rewrites: binding.rewrites.map((r) => ({ path: r.path, check_id: r.checkId })) }
       : {}),
   };
-  if (binding.bound) return { bound: true, effect_digest: binding.effectDigest, ...extra };
+  if (binding.bound) {
+    return {
+      bound: true,
+      effect_digest: binding.effectDigest,
+      ...extra,
+      ...(binding.changedAfter ? { changed_after: [...binding.changedAfter] } : {}),
+    };
+  }
   if (binding.reason === "workspace_changed_during_check") {
     return {
       bound: false,
@@ -144,6 +163,9 @@ export function wireBinding(binding: ReportBinding): z.output<typeof ReportBindi
   }
   if (binding.reason === "observation_incomplete") {
     return { bound: false, reason: binding.reason, hint: binding.hint, ...extra };
+  }
+  if (binding.reason === "isolation_unavailable") {
+    return { bound: false, reason: binding.reason, hint: binding.hint };
   }
   return {
     bound: false,

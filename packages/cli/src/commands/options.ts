@@ -22,6 +22,30 @@ export interface TurnFlags {
   format?: string;
   sandboxed?: boolean;
   verifier?: string;
+  isolation?: string;
+}
+
+/** `--isolation` values (docs/design.md §3b). */
+export const ISOLATION_CHOICES = ["auto", "clean-room", "in-place"] as const;
+
+/**
+ * The `--isolation` flag as an `IsolationRequest`, or undefined when absent (the
+ * configuration's `isolation`, else `auto`, applies).
+ * Errors: `TurngateValidationError` (path `--isolation`) for another value.
+ */
+export function resolveIsolationFlag(
+  value: string | undefined,
+): (typeof ISOLATION_CHOICES)[number] | undefined {
+  if (value === undefined) return undefined;
+  if ((ISOLATION_CHOICES as readonly string[]).includes(value)) {
+    return value as (typeof ISOLATION_CHOICES)[number];
+  }
+  throw new TurngateValidationError("--isolation value", [
+    {
+      path: "--isolation",
+      message: `${JSON.stringify(value)} is not an isolation mode: use ${ISOLATION_CHOICES.join(", ")}`,
+    },
+  ]);
 }
 
 /** Environment variable a host sets to `1` to claim the agent runs sandboxed (as `--sandboxed`). */
@@ -82,6 +106,10 @@ export function addTurnOptions(command: Command, jsonHelp: string): Command {
       .option(
         "--verifier <command>",
         "read-only verifier command (issue 13, A3S §2.18): run once before the gate when the turn changed files; refused unrun when it contains >, rm , mv  or tee ; any change it makes voids its report",
+      )
+      .option(
+        "--isolation <mode>",
+        "where the checks run: clean-room (a copy of exactly the changed bytes, in a bubblewrap sandbox; fails closed when it cannot start), in-place (in the workspace), or auto (default: clean-room where the sandbox starts, else in-place); overrides the config's isolation",
       )
       .option(
         "--sandboxed",
@@ -183,4 +211,12 @@ export function resolveTurnFlags(
   if (flags.stateDir !== undefined) parsed.stateDir = state.dir;
   if (flags.config !== undefined) parsed.configPath = resolve(ctx.cwd, flags.config);
   return parsed;
+}
+
+/** `{isolation}` for a `TurnRequest` from `--isolation`, or nothing when the flag is absent. */
+export function isolationRequest(flags: Pick<TurnFlags, "isolation">): {
+  isolation?: (typeof ISOLATION_CHOICES)[number];
+} {
+  const isolation = resolveIsolationFlag(flags.isolation);
+  return isolation !== undefined ? { isolation } : {};
 }

@@ -6,6 +6,7 @@ import { runTurn } from "../turn.js";
 import {
   addTurnOptions,
   JSON_HELP,
+  isolationRequest,
   resolveProofFlags,
   resolveTurnFlags,
   type TurnFlags,
@@ -66,6 +67,7 @@ export const runCommand: CliCommand = {
               agent,
               signing,
               trust,
+              ...isolationRequest(flags),
               ...(flags.verifier !== undefined ? { verifier: flags.verifier } : {}),
               agentStdoutToStderr: flags.json === true,
               checks,

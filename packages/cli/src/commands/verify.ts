@@ -9,6 +9,7 @@ import { runTurn } from "../turn.js";
 import {
   addTurnOptions,
   JSON_HELP,
+  isolationRequest,
   resolveProofFlags,
   resolveTurnFlags,
   type TurnFlags,
@@ -63,6 +64,7 @@ export const verifyCommand: CliCommand = {
             config: baseline.config,
             signing,
             trust,
+            ...isolationRequest(flags),
             ...(flags.verifier !== undefined ? { verifier: flags.verifier } : {}),
             environment: baseline.environment,
             checks,

@@ -48,6 +48,23 @@ export const TurnProofEvidenceLogSchema = z
 export const TurnProofTrustSchema = z.enum(["unsandboxed", "sandboxed"]);
 
 /**
+ * Where the turn's checks ran (docs/design.md §3b), recorded from what ran, never a claim:
+ * `mode` `clean-room` (a copy of exactly the digest's source-scope bytes, in the check
+ * sandbox) or `in-place` (the workspace itself, the sealed-check model of §3a); `requested`
+ * what the configuration or flag asked for (`auto`: clean-room where the sandbox starts);
+ * `reason` why the sandbox was not used or could not start.
+ */
+export const TurnProofIsolationSchema = z
+  .object({
+    mode: z.enum(["clean-room", "in-place"]),
+    requested: z.enum(["clean-room", "in-place", "auto"]),
+    available: z.boolean(),
+    reason: z.string().optional(),
+  })
+  .strict()
+  .describe("Where the turn's checks ran: clean-room or in-place.");
+
+/**
  * The loop control of an agent hook's stop (issue 19 item 3), written into the turn proof
  * by `turngate hook <harness> stop`: which `harness`, what the stop answered (`action`
  * allow/block, `verdict`), the attempt number on this effect digest (turngate's own
@@ -74,7 +91,7 @@ export const TurnProofLoopSchema = z
  * the gate outcome, tool versions and ISO-8601 timestamps (with `Z` or an offset).
  * Issue 10 adds, optional so that earlier proofs still read: `workspace` (root and git
  * tree ids), `evidence_logs` (the logs the bound reports cite, with SHA-256) and `trust`;
- * issue 19 adds `loop` (an agent hook's stop: attempt, max_attempts, escalated/capped), and a
+ * the clean room adds `isolation` (where the checks ran, docs/design.md §3b); issue 19 adds `loop` (an agent hook's stop: attempt, max_attempts, escalated/capped), and a
  * hook writes a proof for every stop, so `terminal` is null when the gate did not allow the
  * turn (the outcome says why): such a proof records an unfinished turn, it never verifies one.
  * A proof on its own proves nothing about who wrote it: a signed envelope does (DSSE).
@@ -96,6 +113,7 @@ export const TurnProofSchema = z
     workspace: TurnProofWorkspaceSchema.optional(),
     evidence_logs: z.array(TurnProofEvidenceLogSchema).optional(),
     trust: TurnProofTrustSchema.optional(),
+    isolation: TurnProofIsolationSchema.optional(),
     loop: TurnProofLoopSchema.optional(),
   })
   .describe("turn_proof.v1");
@@ -105,3 +123,4 @@ export type TurnProofWorkspace = z.output<typeof TurnProofWorkspaceSchema>;
 export type TurnProofEvidenceLog = z.output<typeof TurnProofEvidenceLogSchema>;
 export type TurnProofTrust = z.output<typeof TurnProofTrustSchema>;
 export type TurnProofLoop = z.output<typeof TurnProofLoopSchema>;
+export type TurnProofIsolation = z.output<typeof TurnProofIsolationSchema>;

@@ -17,6 +17,8 @@ export interface IsolationSetup {
   roomDir?: string;
   /** `SessionOptions.network`. */
   network: boolean;
+  /** Whether the host set `SessionOptions.isolation` (then proofs record it). */
+  explicit: boolean;
 }
 
 /** The message of a clean-room turn whose sandbox cannot start (reason `isolation_unavailable`). */
@@ -37,9 +39,17 @@ export async function decideIsolation(
 ): Promise<IsolationSetup> {
   const requested = options.isolation ?? "in-place";
   const network = options.network === true;
-  const extra = options.roomDir !== undefined ? { roomDir: options.roomDir } : {};
+  const extra = {
+    explicit: options.isolation !== undefined,
+    ...(options.roomDir !== undefined ? { roomDir: options.roomDir } : {}),
+  };
   if (requested === "in-place") {
-    return { record: { mode: "in-place", requested, available: true }, head: null, network };
+    return {
+      record: { mode: "in-place", requested, available: true },
+      head: null,
+      network,
+      ...extra,
+    };
   }
   const [sandbox, head] = await Promise.all([probeSandbox(env), readBaselineHead(root, env)]);
   if (sandbox.available) {
@@ -56,6 +66,7 @@ export async function decideIsolation(
       record: { mode: "in-place", requested, available: true, reason: sandbox.reason },
       head: null,
       network,
+      ...extra,
     };
   }
   return {

@@ -6,6 +6,7 @@ import {
   TurngateError,
   type TurnProof,
   type TurnProofEvidenceLog,
+  type TurnProofIsolation,
   type TurnProofTrust,
   type TurnProofWorkspace,
   type VerificationReport,
@@ -31,6 +32,8 @@ export interface TurnProofInput {
   evidenceLogs?: ReadonlyMap<string, string>;
   /** The host's sandbox claim (issue 10); omitted from the proof when absent. */
   trust?: TurnProofTrust;
+  /** Where the checks ran (docs/design.md §3b); omitted when absent. */
+  isolation?: TurnProofIsolation;
   /**
    * Also build a proof of a turn the gate did not allow (an agent hook's stop, issue 19):
    * its `terminal` is null. Default false.
@@ -77,6 +80,7 @@ export function buildTurnProof(input: TurnProofInput): TurnProof {
   if (input.workspace) proof.workspace = { ...input.workspace };
   if (input.evidenceLogs) proof.evidence_logs = citedLogs(reports, input.evidenceLogs);
   if (input.trust) proof.trust = input.trust;
+  if (input.isolation) proof.isolation = { ...input.isolation };
   return proof;
 }
 

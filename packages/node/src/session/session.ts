@@ -1133,6 +1133,8 @@ export class Session {
       finishedAt: decision.at,
       evidenceLogs: this.#evidenceLogs,
       trust: this.#trust,
+      // Recorded when the host chose an isolation (a session without the option proves as before).
+      ...(this.#isolationSetup.explicit ? { isolation: this.isolation } : {}),
       ...(options.incomplete === true ? { incomplete: true } : {}),
       ...(this.#baselineTree && decision.finalTree
         ? {

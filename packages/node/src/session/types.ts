@@ -254,6 +254,7 @@ export type ReportBinding =
       bound: false;
       reason: "isolation_unavailable";
       hint: string;
+      checkOutputs?: CheckOutputs;
     }
   | {
       bound: false;
