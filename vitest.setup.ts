@@ -11,3 +11,8 @@ process.env.XDG_STATE_HOME = stateHome;
 // A host's signing key or sandbox claim in the outer environment must not reach the tests.
 for (const name of ["TURNGATE_SIGNING_KEY", "TURNGATE_SANDBOXED"]) delete process.env[name];
 afterAll(() => rmSync(stateHome, { recursive: true, force: true }));
+// Clean rooms (docs/design.md §3b) of the tests' temporary workspaces go to a folder of this
+// test file's own, never the user's cache folder, and are removed with it.
+const roomHome = mkdtempSync(join(tmpdir(), "turngate-rooms-"));
+process.env.TURNGATE_ROOM_DIR = roomHome;
+afterAll(() => rmSync(roomHome, { recursive: true, force: true }));

@@ -17,13 +17,13 @@ import {
   DEFAULT_AGENT_GRACE_MS,
   type EnvironmentBaseline,
   exitOnTerminationSignals,
+  type IsolationRequest,
   killTrackedProcessGroups,
   type ProofFormat,
   type ReportBinding,
   requiredPresetCommands,
   resolveSigningKey,
   Session,
-  type IsolationRequest,
   type SessionCheckEnvironment,
   type SessionIsolation,
   SIGNING_KEY_ENV,
@@ -541,8 +541,7 @@ export function bindingJson(binding: ReportBinding | undefined): Record<string, 
   if (binding.bound) {
     out = { bound: true, effect_digest: binding.effectDigest };
     if (binding.changedAfter) out.changed_after = binding.changedAfter;
-  }
-  else if (binding.reason === "workspace_changed_during_check") {
+  } else if (binding.reason === "workspace_changed_during_check") {
     out = {
       bound: false,
       reason: binding.reason,

@@ -5,8 +5,8 @@ import { recordTurnView } from "../show/record-view.js";
 import { runTurn } from "../turn.js";
 import {
   addTurnOptions,
-  JSON_HELP,
   isolationRequest,
+  JSON_HELP,
   resolveProofFlags,
   resolveTurnFlags,
   type TurnFlags,

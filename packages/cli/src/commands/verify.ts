@@ -8,8 +8,8 @@ import { displayPath, shownPath } from "../terminal-text.js";
 import { runTurn } from "../turn.js";
 import {
   addTurnOptions,
-  JSON_HELP,
   isolationRequest,
+  JSON_HELP,
   resolveProofFlags,
   resolveTurnFlags,
   type TurnFlags,

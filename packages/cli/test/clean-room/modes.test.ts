@@ -1,0 +1,272 @@
+/**
+ * Clean-room checks (docs/design.md §3b): the four false alarms of in-place checks end
+ * verified with zero configuration in the default mode, because what checks write stays in
+ * the room; and the modes: `auto` falls back to in-place with one line saying why, a
+ * required clean room whose sandbox cannot start fails closed (`isolation_unavailable`),
+ * the configuration is the one captured when the turn starts, and the proof records the
+ * mode that ran. The fallback and fail-closed tests run on every machine (they force the
+ * sandbox off with TURNGATE_BWRAP=none).
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { effectDigest } from "@turngate/core";
+import { afterEach, describe, expect, test } from "vitest";
+import { gitProject, readProofPayload } from "../helpers.js";
+import { type Project, row, SKIP_REASON, sandbox, turngate, writerAgent } from "./helpers.js";
+
+let cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const cleanup of cleanups) cleanup();
+  cleanups = [];
+});
+
+function project(files: Record<string, string>): Project {
+  const p = gitProject(files);
+  cleanups.push(p.cleanup);
+  return p;
+}
+
+const LIB = "module.exports = () => 1;\n";
+const TEST = "if (require('./lib.js')() !== 1) { console.error('expected 1'); process.exit(1); }\n";
+const HONEST = "module.exports = () => 2 - 1;\n";
+
+async function both(p: () => Project, check: string, agentFiles: Record<string, string>) {
+  const clean = p();
+  const inRoom = await turngate(
+    ["run", "--json", "--check", check, "--", "node", writerAgent(clean, agentFiles)],
+    clean.root,
+  );
+  const other = p();
+  const inPlace = await turngate(
+    [
+      "run",
+      "--json",
+      "--isolation",
+      "in-place",
+      "--check",
+      check,
+      "--",
+      "node",
+      writerAgent(other, agentFiles),
+    ],
+    other.root,
+  );
+  return { clean, inRoom, inPlace };
+}
+
+describe.skipIf(!sandbox.available)(
+  `check outputs are no false alarm in the clean room ${SKIP_REASON}`,
+  () => {
+    test("a snapshot file the test runner writes on its first run (__snapshots__/*.snap)", async () => {
+      const snap =
+        "const fs = require('node:fs'); const v = String(require('./lib.js')());\n" +
+        "if (!fs.existsSync('__snapshots__/lib.snap')) { fs.mkdirSync('__snapshots__', {recursive: true}); fs.writeFileSync('__snapshots__/lib.snap', v); }\n" +
+        "if (fs.readFileSync('__snapshots__/lib.snap', 'utf8') !== '1') process.exit(1);\n";
+      const { clean, inRoom, inPlace } = await both(
+        () => project({ "lib.js": LIB, "snap.js": snap }),
+        "node snap.js",
+        { "lib.js": HONEST },
+      );
+      expect(inRoom.json.verdict).toBe("verified");
+      expect(inRoom.json.effect_digest).toBe(effectDigest([row("lib.js", HONEST)]));
+      expect(existsSync(join(clean.root, "__snapshots__"))).toBe(false);
+      expect(inPlace.json.verdict).toBe("incomplete");
+      expect(inPlace.json.binding?.reason).toBe("workspace_changed_during_check");
+    });
+
+    test("a pretest step that rewrites a tracked file with the same bytes", async () => {
+      const gen = "require('node:fs').writeFileSync('generated.js', 'module.exports = 1;\\n');\n";
+      const { inRoom, inPlace } = await both(
+        () =>
+          project({
+            "lib.js": LIB,
+            "test.js": TEST,
+            "gen.js": gen,
+            "generated.js": "module.exports = 1;\n",
+          }),
+        "node gen.js && node test.js",
+        { "lib.js": HONEST },
+      );
+      expect(inRoom.json.verdict).toBe("verified");
+      expect(inPlace.json.verdict).toBe("incomplete");
+      expect(inPlace.json.binding?.reason).toBe("workspace_changed_during_check");
+    });
+
+    test("git gc in a nested repository", async () => {
+      const make = () => {
+        const p = project({ "lib.js": LIB, "test.js": TEST });
+        p.write("vendor/dep/index.js", "module.exports = 1;\n");
+        const git = (...args: string[]) =>
+          execFileSync(
+            "git",
+            ["-c", "user.name=t", "-c", "user.email=t@example.invalid", ...args],
+            {
+              cwd: join(p.root, "vendor/dep"),
+              stdio: "ignore",
+            },
+          );
+        git("init", "-q");
+        git("add", "-A");
+        git("commit", "-q", "--no-gpg-sign", "-m", "dep");
+        return p;
+      };
+      const { inRoom, inPlace } = await both(make, "git -C vendor/dep gc -q && node test.js", {
+        "lib.js": HONEST,
+      });
+      expect(inRoom.json.verdict).toBe("verified");
+      expect(inPlace.json.verdict).toBe("incomplete");
+    });
+
+    test("cargo creating Cargo.lock in a crate that had none", async () => {
+      const crate = {
+        "Cargo.toml": '[package]\nname = "one"\nversion = "0.1.0"\nedition = "2021"\n',
+        "src/lib.rs":
+          "pub fn one() -> u32 { 1 }\n#[cfg(test)]\nmod tests { #[test] fn is_one() { assert_eq!(super::one(), 1); } }\n",
+      };
+      const honest = { "src/lib.rs": crate["src/lib.rs"].replace("{ 1 }", "{ 2 - 1 }") };
+      const { clean, inRoom, inPlace } = await both(
+        () => project(crate),
+        "cargo test --offline -q",
+        honest,
+      );
+      expect(inRoom.json.verdict).toBe("verified");
+      expect(existsSync(join(clean.root, "Cargo.lock"))).toBe(false);
+      expect(existsSync(join(clean.root, "target"))).toBe(false);
+      expect(inPlace.json.verdict).toBe("incomplete");
+      expect(inPlace.json.binding?.reason).toBe("workspace_changed_during_check");
+    }, 240_000);
+  },
+);
+
+describe("modes", () => {
+  const none = { TURNGATE_BWRAP: "none" };
+
+  test("auto falls back to in-place where the sandbox cannot start, with one line saying why", async () => {
+    const p = project({ "lib.js": LIB, "test.js": TEST });
+    const result = await turngate(
+      [
+        "run",
+        "--json",
+        "--check",
+        "node test.js",
+        "--",
+        "node",
+        writerAgent(p, { "lib.js": HONEST }),
+      ],
+      p.root,
+      none,
+    );
+    expect(result.json.verdict).toBe("verified");
+    expect(result.json.isolation).toEqual({
+      mode: "in-place",
+      requested: "auto",
+      available: true,
+      reason: "TURNGATE_BWRAP=none",
+    });
+    const lines = result.stderr.split("\n").filter((line) => line.includes("checks run in place"));
+    expect(lines).toEqual([
+      'turngate: checks run in place, not in a clean room: TURNGATE_BWRAP=none. In place, the checks see the agent\'s whole workspace (ignored files, .git) and your home folder, so a cheating agent has more ways to a false verified; install bubblewrap to check a clean copy, or set "isolation": "in-place" to silence this line',
+    ]);
+  });
+
+  test("a required clean room whose sandbox cannot start fails closed: no check runs, incomplete isolation_unavailable", async () => {
+    const p = project({ "lib.js": LIB, "test.js": TEST });
+    const agent = writerAgent(p, { "lib.js": HONEST });
+    const result = await turngate(
+      [
+        "run",
+        "--json",
+        "--isolation",
+        "clean-room",
+        "--check",
+        "node test.js",
+        "--",
+        "node",
+        agent,
+      ],
+      p.root,
+      none,
+    );
+    expect(result.code).toBe(2);
+    expect(result.json.verdict).toBe("incomplete");
+    expect(result.json.outcome.reason).toBe("isolation_unavailable");
+    expect(result.json.outcome.message).toBe(
+      'completion gate: clean-room checks are required but the check sandbox cannot start here (TURNGATE_BWRAP=none); no check ran. Fix the sandbox, or run with --isolation in-place (or "isolation": "in-place" in turngate.config.json), which checks in the workspace and guarantees less',
+    );
+    expect(result.json.checks).toEqual([]);
+    expect(result.json.isolation).toEqual({
+      mode: "clean-room",
+      requested: "clean-room",
+      available: false,
+      reason: "TURNGATE_BWRAP=none",
+    });
+    expect(result.json.binding?.reason).toBe("isolation_unavailable");
+    const text = await turngate(
+      ["run", "--isolation", "clean-room", "--check", "node test.js", "--", "node", agent],
+      project({ "lib.js": LIB, "test.js": TEST }).root,
+      none,
+    );
+    expect(text.stdout).toContain(
+      "isolation: clean-room required, but the sandbox could not start: no check ran\n",
+    );
+  });
+
+  test('"isolation": "clean-room" in the configuration fails closed the same way; an unknown mode is refused naming the field', async () => {
+    const p = project({
+      "lib.js": LIB,
+      "test.js": TEST,
+      "turngate.config.json": '{"isolation": "clean-room", "checks": ["node test.js"]}\n',
+    });
+    const result = await turngate(
+      ["run", "--json", "--", "node", writerAgent(p, { "lib.js": HONEST })],
+      p.root,
+      none,
+    );
+    expect(result.json.outcome.reason).toBe("isolation_unavailable");
+    const bad = await turngate(["run", "--isolation", "sealed", "--", "true"], p.root);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain(
+      'turngate: error: invalid --isolation value at --isolation: "sealed" is not an isolation mode: use auto, clean-room, in-place [invalid_input]',
+    );
+  });
+
+  test.skipIf(!sandbox.available)(
+    "the mode is read from the configuration captured at the turn's start, and the proof records the mode that ran",
+    async () => {
+      const p = project({
+        "lib.js": LIB,
+        "test.js": TEST,
+        "turngate.config.json": '{"isolation": "clean-room", "checks": ["node test.js"]}\n',
+      });
+      // The agent switches the file to in-place and plants code only an in-place check would load.
+      const agent = writerAgent(p, {
+        "turngate.config.json": '{"isolation": "in-place", "checks": ["node test.js"]}\n',
+        ".git/x/impl.js": LIB,
+        "lib.js": "module.exports = require('./.git/x/impl.js');\n",
+      });
+      const result = await turngate(["run", "--json", "--", "node", agent], p.root);
+      expect(result.json.isolation.mode).toBe("clean-room");
+      expect(result.json.verdict).toBe("incomplete");
+      const honest = project({ "lib.js": LIB, "test.js": TEST });
+      const ok = await turngate(
+        [
+          "run",
+          "--json",
+          "--check",
+          "node test.js",
+          "--",
+          "node",
+          writerAgent(honest, { "lib.js": HONEST }),
+        ],
+        honest.root,
+      );
+      expect(ok.json.verdict).toBe("verified");
+      const proof = readProofPayload(
+        join(honest.root, ".turngate", "proofs", `${ok.json.effect_digest}.json`),
+      );
+      expect(proof.isolation).toEqual({ mode: "clean-room", requested: "auto", available: true });
+      expect(readFileSync(join(honest.root, "lib.js"), "utf8")).toBe(HONEST);
+    },
+  );
+});
