@@ -18,7 +18,7 @@ func TestBindingCheckOutputsListedAndBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := VerificationCommand{ID: "cov", Kind: "test", Description: "coverage", Command: "mkdir -p coverage && echo x > coverage/lcov.info", Required: true}
-	result, err := session.VerifyCommands(ctx, "unit", []VerificationCommand{cmd}, true)
+	result, err := session.VerifyCommands(ctx, SessionVerifyCommandsParams{Subject: "unit", Commands: []VerificationCommand{cmd}, Bind: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestBindingUnboundHintNamesTheOutputsPattern(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := VerificationCommand{ID: "gen", Kind: "test", Description: "gen", Command: "mkdir -p build && echo x > build/gen.txt", Required: true}
-	result, err := session.VerifyCommands(ctx, "unit", []VerificationCommand{cmd}, true)
+	result, err := session.VerifyCommands(ctx, SessionVerifyCommandsParams{Subject: "unit", Commands: []VerificationCommand{cmd}, Bind: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestBindingRewritePathsRerunsOnceAndBinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := VerificationCommand{ID: "sum", Kind: "test", Description: "settle", Command: "sh " + script, Required: true}
-	result, err := session.VerifyCommands(ctx, "unit", []VerificationCommand{cmd}, true)
+	result, err := session.VerifyCommands(ctx, SessionVerifyCommandsParams{Subject: "unit", Commands: []VerificationCommand{cmd}, Bind: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -112,9 +112,9 @@ func TestEndToEndVerifyCommandsBindsAndReportsProgress(t *testing.T) {
 		events = append(events, *ev)
 		mu.Unlock()
 	})
-	res, err := session.VerifyCommands(pctx, "exit code", []VerificationCommand{
+	res, err := session.VerifyCommands(pctx, SessionVerifyCommandsParams{Subject: "exit code", Commands: []VerificationCommand{
 		{ID: "exit3", Kind: "command", Description: "exits 3 on purpose", Command: "exit 3", Required: true, ExpectExit: 3},
-	}, true)
+	}, Bind: true})
 	if err != nil {
 		t.Fatal(err)
 	}

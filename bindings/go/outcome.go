@@ -17,7 +17,8 @@ func (OutcomeKind) Values() []string { return []string{"allow", "continue", "inc
 type GateReason string
 
 // The gate reasons. Core produces the first four; "capped" is for a stop the harness (or a
-// host's budget) forced, "escalated" for a digest that failed max_attempts times (hooks).
+// host's budget) forced, "escalated" for a digest that failed max_attempts times (hooks),
+// "isolation_unavailable" for a turn whose required clean-room checks could not start.
 const (
 	ReasonExternalObservation   GateReason = "external_observation"
 	ReasonOpenChildren          GateReason = "open_children"
@@ -25,11 +26,12 @@ const (
 	ReasonUnverifiedMutation    GateReason = "unverified_mutation"
 	ReasonCapped                GateReason = "capped"
 	ReasonEscalated             GateReason = "escalated"
+	ReasonIsolationUnavailable  GateReason = "isolation_unavailable"
 )
 
 // Values lists every allowed value (the parity test compares it with the schema).
 func (GateReason) Values() []string {
-	return []string{"external_observation", "open_children", "observation_incomplete", "unverified_mutation", "capped", "escalated"}
+	return []string{"external_observation", "open_children", "observation_incomplete", "unverified_mutation", "capped", "escalated", "isolation_unavailable"}
 }
 
 // GateOutcome is the completion gate's decision (a3s-completion-gate.md §2.7, DESIGN.md

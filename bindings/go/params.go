@@ -92,6 +92,11 @@ type SessionOptions struct {
 	// AllowContinuation lets the gate answer continue once per turn for an open external
 	// observation (never for an unverified mutation).
 	AllowContinuation *bool `json:"allow_continuation,omitempty"`
+	// Isolation is where bound checks run (clean-room, in-place or auto; default in-place),
+	// decided when the session starts (docs/design.md §3b).
+	Isolation IsolationMode `json:"isolation,omitempty"`
+	// Network lets clean-room checks reach the network (default: loopback only).
+	Network *bool `json:"network,omitempty"`
 }
 
 // SessionCreateParams are the params of session.create: the workspace root (absolute, or
@@ -189,14 +194,17 @@ type SessionVerifyCommandsParams struct {
 	Subject  string                `json:"subject"`
 	Commands []VerificationCommand `json:"commands"`
 	Bind     bool                  `json:"bind,omitempty"`
+	// Isolation overrides the session's isolation for these bound checks (empty: the session's).
+	Isolation IsolationMode `json:"isolation,omitempty"`
 }
 
 // SessionVerifyCommandsResult is the result of session.verify_commands: the recorded
 // report, whether it was bound to the effect digest, and one run per command.
 type SessionVerifyCommandsResult struct {
-	Report  VerificationReport `json:"report"`
-	Binding ReportBinding      `json:"binding"`
-	Runs    []CommandRun       `json:"runs"`
+	Report    VerificationReport `json:"report"`
+	Binding   ReportBinding      `json:"binding"`
+	Runs      []CommandRun       `json:"runs"`
+	Isolation Isolation          `json:"isolation"`
 }
 
 // SessionProofResult is the result of session.proof.

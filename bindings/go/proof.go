@@ -26,6 +26,9 @@ type TurnProof struct {
 	Trust        TurnProofTrust         `json:"trust,omitempty"`
 	// Issue 19 (absent unless an agent hook wrote the proof): the stop's loop control.
 	Loop *TurnProofLoop `json:"loop,omitempty"`
+	// Isolation is where the turn's checks ran (docs/design.md §3b); absent in proofs of
+	// sessions that chose none.
+	Isolation *TurnProofIsolation `json:"isolation,omitempty"`
 }
 
 // TurnProofLoop is the loop control of an agent hook's stop (issue 19): the harness, the
@@ -61,3 +64,13 @@ type LoopReason string
 
 // Values lists every allowed value, in the schema's order.
 func (LoopReason) Values() []string { return []string{"escalated", "capped"} }
+
+// TurnProofIsolation is where a turn's checks ran, recorded from what ran: Mode
+// "clean-room" or "in-place", Requested ("auto" too), Available false when a required
+// clean room could not start, Reason why the sandbox was not used.
+type TurnProofIsolation struct {
+	Mode      IsolationRunMode `json:"mode"`
+	Requested IsolationMode    `json:"requested"`
+	Available bool             `json:"available"`
+	Reason    *string          `json:"reason,omitempty"`
+}

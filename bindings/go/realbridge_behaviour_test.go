@@ -55,7 +55,7 @@ func TestRealBridgeCancellationMidCall(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err = session.VerifyCommands(ctx, "slow", []VerificationCommand{{ID: "sleep", Kind: "command", Description: "sleeps", Command: "sleep 5"}}, false)
+	_, err = session.VerifyCommands(ctx, SessionVerifyCommandsParams{Subject: "slow", Commands: []VerificationCommand{{ID: "sleep", Kind: "command", Description: "sleeps", Command: "sleep 5"}}, Bind: false})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want DeadlineExceeded", err)
 	}
@@ -88,7 +88,7 @@ func TestRealBridgeKilledMidCall(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = session.VerifyCommands(t.Context(), "slow", []VerificationCommand{{ID: "sleep", Kind: "command", Description: "sleeps", Command: "sleep 30"}}, false)
+			_, errs[i] = session.VerifyCommands(t.Context(), SessionVerifyCommandsParams{Subject: "slow", Commands: []VerificationCommand{{ID: "sleep", Kind: "command", Description: "sleeps", Command: "sleep 30"}}})
 		}()
 	}
 	waitPending(t, c, len(errs))

@@ -9,11 +9,13 @@ const (
 	BindingObservationIncomplete BindingReason = "observation_incomplete"
 	BindingNoEffect              BindingReason = "no_effect"     // the ledger was empty
 	BindingNotRequested          BindingReason = "not_requested" // bind was false
+	// The session required clean-room checks and the sandbox cannot start: no check ran.
+	BindingIsolationUnavailable BindingReason = "isolation_unavailable"
 )
 
 // Values lists every allowed value (the parity test compares it with the schema).
 func (BindingReason) Values() []string {
-	return []string{"workspace_changed_during_check", "observation_incomplete", "no_effect", "not_requested"}
+	return []string{"workspace_changed_during_check", "observation_incomplete", "isolation_unavailable", "no_effect", "not_requested"}
 }
 
 // ReportBinding tells whether session.verify_commands bound its report: Bound with the
@@ -35,6 +37,38 @@ type ReportBinding struct {
 	Created      []string       `json:"created,omitzero"`
 	CheckOutputs *CheckOutputs  `json:"check_outputs,omitempty"`
 	Rewrites     []CheckRewrite `json:"rewrites,omitzero"`
+	// ChangedAfter (clean room) lists source paths the workspace changed while the checks
+	// ran; the report stays bound to the bytes that were checked.
+	ChangedAfter []string `json:"changed_after,omitzero"`
+}
+
+// IsolationMode is where bound checks run (docs/design.md §3b).
+type IsolationMode string
+
+// The isolation modes, and "auto" (clean-room where the sandbox starts).
+const (
+	IsolationCleanRoom IsolationMode = "clean-room"
+	IsolationInPlace   IsolationMode = "in-place"
+	IsolationAuto      IsolationMode = "auto"
+)
+
+// Values lists every allowed value (the parity test compares it with the schema).
+func (IsolationMode) Values() []string { return []string{"clean-room", "in-place", "auto"} }
+
+// IsolationRunMode is the isolation that ran: "clean-room" or "in-place" (never "auto").
+type IsolationRunMode string
+
+// Values lists every allowed value (the parity test compares it with the schema).
+func (IsolationRunMode) Values() []string { return []string{"clean-room", "in-place"} }
+
+// Isolation is where a session's checks ran, as the session decided it (never a claim):
+// Mode "clean-room" or "in-place", Requested what was asked for, Available false when a
+// required clean room could not start (no check ran), Reason why the sandbox was not used.
+type Isolation struct {
+	Mode      IsolationRunMode `json:"mode"`
+	Requested IsolationMode    `json:"requested"`
+	Available bool             `json:"available"`
+	Reason    *string          `json:"reason,omitempty"`
 }
 
 // OutputScope is where a check output lies: an ignored file or an output location.

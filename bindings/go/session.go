@@ -139,17 +139,19 @@ func (s *Session) VerificationPresets(ctx context.Context) ([]VerificationPreset
 	return r.Presets, err
 }
 
-// VerifyCommands runs verification commands one after another in the workspace root and
-// records the resulting report (session.verify_commands; zero commands give a skipped
-// report). With bind, the workspace is snapshotted before and after: unchanged → the
-// report is bound to the effect digest; changed → unbound (Binding.Reason
-// "workspace_changed_during_check"). It returns the report, the binding and one CommandRun
+// VerifyCommands runs params.Commands one after another and records the resulting report
+// under params.Subject (session.verify_commands; zero commands give a skipped report). With
+// params.Bind the report is bound to the effect digest: in place, when the workspace is
+// unchanged across the checks (else Binding.Reason "workspace_changed_during_check"); in
+// the clean room, to the bytes copied there (docs/design.md §3b). params.Isolation
+// overrides the session's isolation for this call; the result's Isolation says where the
+// checks ran. It returns the report, the binding and one CommandRun
 // per command. Pass a context from WithProgress to receive check_started and
 // check_finished events. Cancelling ctx abandons the wait; the bridge finishes the
 // commands (close the session to kill them).
-func (s *Session) VerifyCommands(ctx context.Context, subject string, commands []VerificationCommand, bind bool) (*SessionVerifyCommandsResult, error) {
+func (s *Session) VerifyCommands(ctx context.Context, params SessionVerifyCommandsParams) (*SessionVerifyCommandsResult, error) {
 	var r SessionVerifyCommandsResult
-	params := SessionVerifyCommandsParams{Subject: subject, Commands: orEmpty(commands), Bind: bind}
+	params.Commands = orEmpty(params.Commands)
 	if err := s.call(ctx, "session.verify_commands", params, &r); err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ func TestSignedProofVerifiesAndForgedProofsDoNot(t *testing.T) {
 		t.Fatal(err)
 	}
 	check := VerificationCommand{ID: "t", Kind: "test", Description: "d", Command: "grep -q changed README.md", Required: true}
-	if _, err := session.VerifyCommands(ctx, "host", []VerificationCommand{check}, true); err != nil {
+	if _, err := session.VerifyCommands(ctx, SessionVerifyCommandsParams{Subject: "host", Commands: []VerificationCommand{check}, Bind: true}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := session.Decide(ctx); err != nil {

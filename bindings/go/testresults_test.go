@@ -67,7 +67,7 @@ func TestVerifyCommandsWithTestResults(t *testing.T) {
 		Command: `printf 'ok 1 - one\nnot ok 2 - größe\n1..2\n' > {results}`,
 		Results: &TestResultsDeclaration{Format: FormatTap},
 	}
-	got, err := session.VerifyCommands(t.Context(), "tests", []VerificationCommand{cmd}, false)
+	got, err := session.VerifyCommands(t.Context(), SessionVerifyCommandsParams{Subject: "tests", Commands: []VerificationCommand{cmd}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import type {
   VerificationReport,
   VerificationSummary,
 } from "@turngate/core";
+import { TurngateValidationError } from "@turngate/core";
 import {
   type AgentSurvivor,
   type CheckShell,
@@ -244,7 +245,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     ...(request.baselineTree ? { baselineTree: request.baselineTree } : {}),
     checkEnvironment: turnCheckEnvironment(request.root, config, state.dir, request.environment),
     ...(request.verifier !== undefined ? { verifier: { command: request.verifier } } : {}),
-    isolation: request.isolation ?? config.isolation ?? "auto",
+    isolation: request.isolation ?? config.isolation ?? isolationFromEnv(ctx.env) ?? "auto",
     ...(config.network !== undefined ? { network: config.network } : {}),
   });
   const isolation = session.isolation;
@@ -395,6 +396,27 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     }
   }
   return result;
+}
+
+/** The host's default isolation when neither `--isolation` nor the configuration names one. */
+export const ISOLATION_ENV = "TURNGATE_ISOLATION";
+
+/**
+ * `TURNGATE_ISOLATION` (`auto`, `clean-room` or `in-place`) from the host's environment, or
+ * undefined when unset. Order of precedence: `--isolation`, the configuration's
+ * `isolation`, this variable, `auto`. Errors: `TurngateValidationError` (path
+ * `TURNGATE_ISOLATION`) for another value.
+ */
+export function isolationFromEnv(env: NodeJS.ProcessEnv): IsolationRequest | undefined {
+  const value = env[ISOLATION_ENV];
+  if (value === undefined || value === "") return undefined;
+  if (value === "auto" || value === "clean-room" || value === "in-place") return value;
+  throw new TurngateValidationError("TURNGATE_ISOLATION value", [
+    {
+      path: ISOLATION_ENV,
+      message: `${JSON.stringify(value)} is not an isolation mode: use auto, clean-room or in-place`,
+    },
+  ]);
 }
 
 /**

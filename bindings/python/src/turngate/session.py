@@ -197,6 +197,7 @@ class Session:
         *,
         on_progress: ProgressHandler | None = None,
         timeout: float | None = math.inf,
+        isolation: Literal["clean-room", "in-place", "auto"] | None = None,
     ) -> VerifyResult:
         """Run verification commands in order (``sh -c`` in the root) and record the report.
 
@@ -205,11 +206,16 @@ class Session:
         before and after and bind the report to the effect digest if nothing changed in
         between (else it stays unbound and stale); ``on_progress`` receives
         ``check_started``/``check_finished`` :class:`ProgressEvent` objects; ``timeout`` in
-        seconds, default none (each command has its own timeout).
+        seconds, default none (each command has its own timeout); ``isolation`` — with
+        ``bind``, where these checks run (``clean-room``, ``in-place`` or ``auto``), overriding
+        the session's ``options["isolation"]`` for this call (docs/design.md §3b).
         Output: a :class:`VerifyResult` — the recorded ``report``, its ``binding`` (bound to
-        the effect digest, or why not) and one ``runs`` entry per command.
+        the effect digest, or why not), one ``runs`` entry per command and ``isolation``
+        (where the checks ran).
         """
-        params = {"subject": subject, "commands": wire_list(commands, "commands"), "bind": bind}
+        params: dict[str, Any] = {"subject": subject, "commands": wire_list(commands, "commands"), "bind": bind}
+        if isolation is not None:
+            params["isolation"] = isolation
         result = self._call("session.verify_commands", params, timeout=timeout, on_progress=on_progress)
         return VerifyResult.from_wire(result)
 

@@ -30,7 +30,15 @@ TerminalKind = Literal["narrative", "verified", "waived", "distinct"]
 GateKind = Literal["allow", "continue", "incomplete"]
 """The gate's decision (reference §1.10)."""
 
-GateReason = Literal["external_observation", "open_children", "observation_incomplete", "unverified_mutation", "capped", "escalated"]
+GateReason = Literal[
+    "external_observation",
+    "open_children",
+    "observation_incomplete",
+    "unverified_mutation",
+    "capped",
+    "escalated",
+    "isolation_unavailable",
+]
 """Why the gate did not allow the turn to end (DESIGN.md §3)."""
 
 RequiredAction = Literal["none", "workspace_change", "address"]
@@ -286,6 +294,20 @@ class TurnProofLoop(WireModel):
 
 
 @dataclass(kw_only=True)
+class Isolation(WireModel):
+    """Where checks ran (docs/design.md §3b), as the session decided it, never a claim:
+    ``mode`` ``clean-room`` (a copy of exactly the digest's source-scope bytes, in a
+    bubblewrap sandbox) or ``in-place``; ``requested`` (``auto`` too); ``available`` is
+    ``False`` when a required clean room could not start (then no check ran); ``reason`` says
+    why the sandbox was not used."""
+
+    mode: Literal["clean-room", "in-place"]
+    requested: Literal["clean-room", "in-place", "auto"]
+    available: bool
+    reason: str | None = None
+
+
+@dataclass(kw_only=True)
 class TurnProof(WireModel):
     """``turn_proof.v1`` (DESIGN.md §3 "Proof"): ledger rows and their effect digest, the
     reports bound to it, the waivers used, the terminal and outcome, tool versions and
@@ -305,6 +327,7 @@ class TurnProof(WireModel):
     workspace: TurnProofWorkspace | None = None
     evidence_logs: list[TurnProofEvidenceLog] | None = None
     trust: Literal["unsandboxed", "sandboxed"] | None = None
+    isolation: Isolation | None = None
     loop: TurnProofLoop | None = None
 
 
@@ -686,17 +709,26 @@ class ReportBinding(WireModel):
     """Whether a ``verify_commands`` report was bound to the effect digest (DESIGN.md §3a):
     ``bound=True`` with ``effect_digest``; or ``bound=False`` with a ``reason`` —
     ``workspace_changed_during_check`` (with ``changed_paths``, ``unreadable``, and
-    ``changes`` / ``created`` when there are any), ``observation_incomplete``, ``no_effect``
-    or ``not_requested``. ``hint`` says what to do (unbound reasons
+    ``changes`` / ``created`` when there are any), ``observation_incomplete``,
+    ``isolation_unavailable`` (clean-room checks required, the sandbox cannot start: no
+    check ran), ``no_effect`` or ``not_requested``. In the clean room a bound binding may list
+    ``changed_after``: source paths the workspace changed while the checks ran. ``hint`` says what to do (unbound reasons
     ``workspace_changed_during_check`` and ``observation_incomplete``); ``check_outputs``
     lists ignored and output-location files the checks changed (never unbinding);
     ``rewrites`` the lockfiles a ``rewrite_paths`` re-run adopted."""
 
     bound: bool
     effect_digest: str | None = None
-    reason: Literal["workspace_changed_during_check", "observation_incomplete", "no_effect", "not_requested"] | None = (
-        None
-    )
+    reason: (
+        Literal[
+            "workspace_changed_during_check",
+            "observation_incomplete",
+            "isolation_unavailable",
+            "no_effect",
+            "not_requested",
+        ]
+        | None
+    ) = None
     changed_paths: list[str] | None = None
     unreadable: list[str] | None = None
     hint: str | None = None
@@ -704,6 +736,7 @@ class ReportBinding(WireModel):
     created: list[str] | None = None
     check_outputs: CheckOutputs | None = None
     rewrites: list[CheckRewrite] | None = None
+    changed_after: list[str] | None = None
 
 
 @dataclass(kw_only=True)
@@ -736,3 +769,4 @@ class VerifyResult(WireModel):
     report: VerificationReport
     binding: ReportBinding
     runs: list[CommandRun]
+    isolation: Isolation

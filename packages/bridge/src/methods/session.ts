@@ -36,6 +36,8 @@ import {
 import { jsonObject } from "../wire/json-object.js";
 import {
   CommandRunSchema,
+  IsolationRequestSchema,
+  IsolationSchema,
   ReportBindingSchema,
   WorkspaceChangeSchema,
   wireBinding,
@@ -170,6 +172,13 @@ export const sessionMethods = {
             .describe(
               "let the gate answer continue once per turn for an open external observation (never for an unverified mutation); default false",
             ),
+          isolation: IsolationRequestSchema.optional().describe(
+            "where bound checks run (docs/design.md §3b): clean-room (a copy of exactly the digest's source-scope bytes in a bubblewrap sandbox; fails closed with isolation_unavailable when it cannot start), in-place (the workspace itself), auto (clean-room where the sandbox starts); default in-place. Decided when the session starts (the room's .git is at the baseline's HEAD)",
+          ),
+          network: z
+            .boolean()
+            .optional()
+            .describe("clean-room checks may reach the network; default false (loopback only)"),
         })
         .default({}),
     }),
@@ -198,6 +207,8 @@ export const sessionMethods = {
         ...(p.options.allow_continuation !== undefined
           ? { allowContinuation: p.options.allow_continuation }
           : {}),
+        ...(p.options.isolation !== undefined ? { isolation: p.options.isolation } : {}),
+        ...(p.options.network !== undefined ? { network: p.options.network } : {}),
       }).catch(withOptionPath);
       return { session_id: ctx.sessions.add(session) };
     },
@@ -337,17 +348,22 @@ export const sessionMethods = {
       subject: z.string(),
       commands: z.array(VerificationCommandSchema),
       bind: z.boolean().default(false),
+      isolation: IsolationRequestSchema.optional().describe(
+        "with bind: where these checks run, overriding the session's isolation for this call (a clean room chosen here has its .git at the HEAD of this moment)",
+      ),
     }),
     z.strictObject({
       report: VerificationReportSchema,
       binding: ReportBindingSchema,
       runs: z.array(CommandRunSchema),
+      isolation: IsolationSchema,
     }),
     async (p, ctx) => {
       const entry = ctx.sessions.get(p.session_id);
       const { signal } = entry.abort;
       const out = await entry.session.verifyCommands(p.subject, p.commands, {
         bind: p.bind,
+        ...(p.isolation !== undefined ? { isolation: p.isolation } : {}),
         signal,
         onProgress: (event) =>
           ctx.notify(PROGRESS_NOTIFICATION, progressParams(ctx.requestId, event)),
@@ -358,7 +374,12 @@ export const sessionMethods = {
           `session ${p.session_id} was closed while checks ran`,
         );
       }
-      return { report: out.report, binding: wireBinding(out.binding), runs: out.runs.map(wireRun) };
+      return {
+        report: out.report,
+        binding: wireBinding(out.binding),
+        runs: out.runs.map(wireRun),
+        isolation: { ...out.isolation },
+      };
     },
   ),
   "session.effect_digest": defineRead(

@@ -20,6 +20,10 @@ export interface OpenSessionInput {
   verifierCommand?: { command: string; timeoutMs?: number };
   /** One gate continuation per turn for open observations (`options.allow_continuation`). */
   allowContinuation?: boolean;
+  /** Where bound checks run (`options.isolation`, docs/design.md §3b); default in-place. */
+  isolation?: "clean-room" | "in-place" | "auto";
+  /** Clean-room checks may reach the network (`options.network`). */
+  network?: boolean;
 }
 
 /**
@@ -42,5 +46,7 @@ export async function openHostSession(input: OpenSessionInput): Promise<Session>
     ...(input.allowContinuation !== undefined
       ? { allowContinuation: input.allowContinuation }
       : {}),
+    ...(input.isolation !== undefined ? { isolation: input.isolation } : {}),
+    ...(input.network !== undefined ? { network: input.network } : {}),
   });
 }

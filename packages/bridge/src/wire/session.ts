@@ -95,6 +95,21 @@ export const ReportBindingSchema = z.union([
   }),
 ]);
 
+/** Where bound checks may run (docs/design.md §3b). */
+export const IsolationRequestSchema = z.enum(["clean-room", "in-place", "auto"]);
+
+/** Where the checks ran, as the session decided it (never a claim). */
+export const IsolationSchema = z
+  .strictObject({
+    mode: z.enum(["clean-room", "in-place"]),
+    requested: IsolationRequestSchema,
+    available: z
+      .boolean()
+      .describe("false: clean-room was required and the sandbox cannot start, so no check ran"),
+    reason: z.string().optional().describe("why the sandbox was not used or cannot start"),
+  })
+  .describe("where the checks ran");
+
 /** One verification command as it ran. Times in milliseconds, sizes in bytes. */
 export const CommandRunSchema = z.strictObject({
   id: z.string().describe("the command's id"),

@@ -89,6 +89,7 @@ import { buildTurnProof } from "./proof.js";
 import type {
   CheckRewrite,
   CommandRun,
+  IsolationRequest,
   ReportBinding,
   SessionIsolation,
   SessionOptions,
@@ -175,6 +176,9 @@ export class Session {
   /** docs/design.md §3b: where the checks run, decided at start; the baseline's HEAD for the room. */
   readonly #isolation: SessionIsolation;
   readonly #isolationSetup: IsolationSetup;
+  /** The isolation of the last bound checks (what the proof records), and per-call choices. */
+  #ranIsolation: IsolationSetup;
+  readonly #isolationOverrides = new Map<IsolationRequest, IsolationSetup>();
 
   private constructor(
     options: SessionOptions,
@@ -189,6 +193,7 @@ export class Session {
     this.root = observer.root;
     this.#isolation = isolation.record;
     this.#isolationSetup = isolation;
+    this.#ranIsolation = isolation;
     this.#observer = observer;
     this.#hasher = hostContentHasher(
       options.native === false
@@ -610,9 +615,17 @@ export class Session {
       const report = createReport(subject, checks);
       this.recordVerificationReports(report);
       const binding: ReportBinding = { bound: false, reason: "not_requested" };
-      return { report, binding, runs };
+      const isolation: SessionIsolation = {
+        mode: "in-place",
+        requested: "in-place",
+        available: true,
+      };
+      return { report, binding, runs, isolation };
     }
-    if (this.#isolation.mode === "clean-room") return this.#verifyInRoom(subject, parsed, options);
+    const setup = await this.#isolationFor(options.isolation);
+    this.#ranIsolation = setup;
+    if (setup.record.mode === "clean-room")
+      return this.#verifyInRoom(subject, parsed, options, setup);
 
     const before = await this.#observer.snapshot();
     const agentView = this.#applySnapshot(before).changes;
@@ -791,18 +804,19 @@ export class Session {
     subject: string,
     parsed: readonly VerificationCommand[],
     options: VerifyCommandsOptions,
+    setup: IsolationSetup,
   ): Promise<VerifyCommandsResult> {
-    const setup = this.#isolationSetup;
-    if (!this.#isolation.available || setup.bwrap === undefined) {
+    // The snapshot comes first: a turn whose checks cannot run still has its ledger.
+    const before = await this.#observer.snapshot();
+    this.#applySnapshot(before);
+    if (!setup.record.available || setup.bwrap === undefined) {
       const binding: ReportBinding = {
         bound: false,
         reason: "isolation_unavailable",
-        hint: isolationUnavailableMessage(this.#isolation.reason ?? "unknown"),
+        hint: isolationUnavailableMessage(setup.record.reason ?? "unknown"),
       };
       return this.#finish(subject, { runs: [], checks: [] }, binding);
     }
-    const before = await this.#observer.snapshot();
-    this.#applySnapshot(before);
     const digest = this.#ledger.digest;
     const checks = await RoomChecks.open({
       root: this.root,
@@ -881,7 +895,31 @@ export class Session {
         ? createReport(subject, run.checks, { effectDigest: binding.effectDigest })
         : createReport(subject, run.checks);
     this.recordVerificationReports(report);
-    return { report, binding, runs: run.runs };
+    return { report, binding, runs: run.runs, isolation: { ...this.#ranIsolation.record } };
+  }
+
+  /**
+   * The isolation of one `verifyCommands` call: the session's (decided at start) unless
+   * `request` names another, which is decided now (`decideIsolation`, kept per request).
+   */
+  async #isolationFor(request: IsolationRequest | undefined): Promise<IsolationSetup> {
+    const base = this.#isolationSetup;
+    if (request === undefined || request === base.record.requested) return base;
+    let decided = this.#isolationOverrides.get(request);
+    if (decided === undefined) {
+      decided = await decideIsolation(
+        {
+          isolation: request,
+          network: base.network,
+          ...(base.roomDir !== undefined ? { roomDir: base.roomDir } : {}),
+        },
+        this.root,
+        this.#env,
+      );
+      decided.explicit = true;
+      this.#isolationOverrides.set(request, decided);
+    }
+    return decided;
   }
 
   /**
@@ -921,12 +959,12 @@ export class Session {
     if (
       outcome.kind === "incomplete" &&
       outcome.reason === "unverified_mutation" &&
-      !this.#isolation.available
+      !this.#ranIsolation.record.available
     ) {
       outcome = {
         ...outcome,
         reason: "isolation_unavailable",
-        message: isolationUnavailableMessage(this.#isolation.reason ?? "unknown"),
+        message: isolationUnavailableMessage(this.#ranIsolation.record.reason ?? "unknown"),
       };
     }
     if (outcome.kind === "continue") this.#continuations += 1;
@@ -1134,7 +1172,7 @@ export class Session {
       evidenceLogs: this.#evidenceLogs,
       trust: this.#trust,
       // Recorded when the host chose an isolation (a session without the option proves as before).
-      ...(this.#isolationSetup.explicit ? { isolation: this.isolation } : {}),
+      ...(this.#ranIsolation.explicit ? { isolation: { ...this.#ranIsolation.record } } : {}),
       ...(options.incomplete === true ? { incomplete: true } : {}),
       ...(this.#baselineTree && decision.finalTree
         ? {

@@ -186,6 +186,13 @@ export interface VerifyCommandsOptions {
    * still bound only when the workspace did not change across the checks.
    */
   cache?: CommandResultCache;
+  /**
+   * Where these bound checks run, overriding the session's `isolation` for this call
+   * (docs/design.md §3b). A clean room chosen here, in a session started `in-place`, gets its
+   * `.git` at the HEAD of this moment, not of the baseline: choose it in `SessionOptions`
+   * to fix it at baseline time. Ignored without `bind` (unbound checks run in place).
+   */
+  isolation?: IsolationRequest;
 }
 
 /** A stored result of one command, as the result cache hands it to `verifyCommands`. */
@@ -312,6 +319,8 @@ export interface VerifyCommandsResult {
   report: VerificationReport;
   binding: ReportBinding;
   runs: CommandRun[];
+  /** Where the checks ran (docs/design.md §3b): what ran, never a claim. */
+  isolation: SessionIsolation;
   firstRuns?: CommandRun[];
 }
 
