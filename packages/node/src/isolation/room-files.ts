@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import {
   type BigIntStats,
   closeSync,
+  type Dirent,
   constants,
   fstatSync,
   lstatSync,
@@ -11,7 +12,6 @@ import {
   readFileSync,
   readlinkSync,
   readSync,
-  renameSync,
   rmSync,
   symlinkSync,
   unlinkSync,
@@ -155,9 +155,10 @@ export function syncRoomFiles(input: RoomFilesInput): RoomFilesResult {
   let mtimeS = input.lastMtimeS;
   if (toWrite.length > 0) {
     mtimeS = Math.max(Math.ceil(Date.now() / 1000), input.lastMtimeS + 1);
+    const made = new Set<string>();
     for (const path of toWrite.sort()) {
       const state = entries.get(path) as EntryState;
-      recorded[path] = copyEntry(input.workspace, room, path, state, mtimeS);
+      recorded[path] = copyEntry(input.workspace, room, path, state, mtimeS, made);
     }
   }
   return { recorded, written: toWrite, removed: removed.sort(), rehashed, mtimeS };
@@ -184,32 +185,32 @@ function pruneRoom(
   removed: string[],
 ): void {
   const abs = rel === "" ? room : join(room, rel);
-  let names: string[];
+  let children: Dirent[];
   try {
-    names = readdirSync(abs);
+    children = readdirSync(abs, { withFileTypes: true });
   } catch {
     return;
   }
-  for (const name of names) {
-    const child = rel === "" ? name : `${rel}/${name}`;
-    if (child === ".git") continue;
+  for (const child of children) {
+    const name = child.name;
+    const path = rel === "" ? name : `${rel}/${name}`;
+    if (path === ".git") continue;
     const childAbs = join(abs, name);
-    const stat = lstatOrUndefined(childAbs);
-    if (stat === undefined) continue;
-    if (stat.isDirectory()) {
-      if (dirs.has(child)) {
-        pruneRoom(room, child, dirs, entries, removed);
+    if (child.isDirectory()) {
+      if (dirs.has(path)) {
+        pruneRoom(room, path, dirs, entries, removed);
         continue;
       }
-      if (isKeptCacheDir(child, entries)) continue;
+      if (isKeptCacheDir(path, entries)) continue;
       rmSync(childAbs, { recursive: true, force: true });
-      removed.push(child);
+      removed.push(path);
       continue;
     }
-    const named = entries.get(child);
-    if (named === undefined || named.kind !== kindOf(stat)) {
+    const named = entries.get(path);
+    const kind = child.isFile() ? "file" : child.isSymbolicLink() ? "symlink" : "other";
+    if (named === undefined || named.kind !== kind) {
       rmSync(childAbs, { force: true });
-      removed.push(child);
+      removed.push(path);
     }
   }
 }
@@ -220,12 +221,17 @@ function copyEntry(
   path: string,
   state: EntryState,
   mtimeS: number,
+  made: Set<string>,
 ): RoomEntry {
   const source = join(workspace, path);
   const target = join(room, path);
-  ensureParent(room, path);
-  const temp = `${target}.turngate-${process.pid}-tmp`;
-  rmSync(temp, { force: true });
+  ensureParent(room, path, made);
+  // The room is turngate's alone while a turn holds its lock, so the copy is written in
+  // place: an interrupted copy leaves a file whose stat the manifest does not record, and
+  // the next sync copies it again.
+  const existing = lstatOrUndefined(target);
+  if (existing?.isDirectory()) rmSync(target, { recursive: true, force: true });
+  else if (existing !== undefined) unlinkSync(target);
   if (state.kind === "symlink") {
     let text: Buffer;
     try {
@@ -234,29 +240,33 @@ function copyEntry(
       throw new RoomSourceChangedError(path);
     }
     if (sha256(text) !== state.content_digest) throw new RoomSourceChangedError(path);
-    symlinkSync(text, temp);
+    symlinkSync(text, target);
   } else {
     const bytes = readRegular(source, path);
     if (sha256(bytes) !== state.content_digest) throw new RoomSourceChangedError(path);
-    writeFileSync(temp, bytes, { mode: state.mode & 0o755 });
-    utimesSync(temp, mtimeS, mtimeS);
+    writeFileSync(target, bytes, { mode: state.mode & 0o755 });
+    utimesSync(target, mtimeS, mtimeS);
   }
-  const existing = lstatOrUndefined(target);
-  if (existing?.isDirectory()) rmSync(target, { recursive: true, force: true });
-  renameSync(temp, target);
   return roomEntry(state, lstatSync(target, { bigint: true }));
 }
 
-/** Make every folder above `path` in the room a real folder (a file or link in the way goes). */
-function ensureParent(room: string, path: string): void {
+/**
+ * Make every folder above `path` in the room a real folder (a file or link in the way
+ * goes); `made` remembers the folders this sync already made or saw.
+ */
+function ensureParent(room: string, path: string, made: Set<string>): void {
   const parts = path.split("/").slice(0, -1);
-  let abs = room;
+  let rel = "";
   for (const part of parts) {
-    abs = join(abs, part);
+    rel = rel === "" ? part : `${rel}/${part}`;
+    if (made.has(rel)) continue;
+    const abs = join(room, rel);
     const stat = lstatOrUndefined(abs);
-    if (stat?.isDirectory()) continue;
-    if (stat !== undefined) unlinkSync(abs);
-    mkdirSync(abs, { mode: 0o755 });
+    if (!stat?.isDirectory()) {
+      if (stat !== undefined) unlinkSync(abs);
+      mkdirSync(abs, { mode: 0o755 });
+    }
+    made.add(rel);
   }
 }
 

@@ -1,5 +1,5 @@
 import { createHash, type Hash } from "node:crypto";
-import { type BigIntStats, lstatSync, readdirSync, rmSync } from "node:fs";
+import { type BigIntStats, type Dirent, lstatSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { EntryState } from "../workspace/snapshot.js";
 import { isKeptCacheDir } from "./room-files.js";
@@ -29,16 +29,15 @@ export function keptDirs(room: string, entries: ReadonlyMap<string, EntryState>)
     }
   }
   const visit = (rel: string): void => {
-    let names: string[];
+    let children: Dirent[];
     try {
-      names = readdirSync(rel === "" ? room : join(room, rel)).sort();
+      children = readdirSync(rel === "" ? room : join(room, rel), { withFileTypes: true });
     } catch {
       return;
     }
-    for (const name of names) {
-      const child = rel === "" ? name : `${rel}/${name}`;
-      const stat = lstatOrUndefined(join(room, child));
-      if (!stat?.isDirectory()) continue;
+    for (const dirent of children) {
+      if (!dirent.isDirectory()) continue;
+      const child = rel === "" ? dirent.name : `${rel}/${dirent.name}`;
       if (child === ".git" || isKeptCacheDir(child, entries)) found.push(child);
       else if (prefixes.has(child)) visit(child);
     }
