@@ -7,7 +7,7 @@ import { type CheckRunLike, failureClassOf, failureDetail } from "./check-outcom
 import { type HintShell, maskedExitExplanation } from "./masked-exit.js";
 import { outsideScopeJson, outsideScopeLines } from "./render-outside.js";
 import { failureDigestLines, failureDigestOf } from "./render-tests.js";
-import { displayPath, escapeControls, shownPath, terminalSafeTailLine } from "./terminal-text.js";
+import { displayPath, escapeControls, shownPath } from "./terminal-text.js";
 import type { TurnAgent, TurnResult } from "./turn.js";
 import { bindingJson } from "./turn.js";
 import { affectedJson, affectedLine, skippedChecksLines } from "./turn-affected.js";

@@ -68,7 +68,7 @@ describe("turngate run with structured test results", () => {
       "    ✗ add > test::adds größe",
       "        Expected values to be strictly equal:0 !== 4",
     ]);
-    expect(lines[at + 6]).toMatch(/^ {2}last \d+ lines of output:$/);
+    expect(lines[at + 6]).toMatch(/^ {2}last \d+ lines:$/);
   });
 
   test("--json carries the counts and the failing test ids; a passing run is verified", async () => {

@@ -74,10 +74,12 @@ export interface FailureDigest {
   lines: string[];
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const ESCAPES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
 function defaultSafe(line: string): string {
   const clean = line
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: terminal escapes are removed
     .replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, "")
     .replace(ESCAPES, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   return clean.length > FAILURE_DIGEST_LINE_CHARS
@@ -206,7 +208,7 @@ interface Shape {
  * The failure digest of one check that did not pass (issue 34): a header with the counts
  * and the log, one `✗ id` line per failing test (`✗ id (errored)`; `! suite: …` per suite
  * error) followed by the first lines of its failure indented by four spaces, then `last N
- * lines of output:` with `| line` lines. The failing tests come from `results` when they
+ * lines:` (with the log when no test is named) and one `| line` per line. The failing tests come from `results` when they
  * name any, else from the output (`sniffFailures`); with none, the digest is the last
  * `FAILURE_DIGEST_TAIL_LINES.unnamed` lines (with the log). A `go test -json` output's tail
  * is the tests' own text (`plainOutput`), not the JSON events.
@@ -274,8 +276,8 @@ export function failureDigest(input: FailureDigestInput): FailureDigest {
     if (hasOutput && shape.tailLines > 0) {
       const tail = outputLines.slice(-shape.tailLines);
       const where = entries.length === 0 && log !== null ? ` (${log})` : "";
-      lines.push(`last ${tail.length} ${tail.length === 1 ? "line" : "lines"} of output${where}:`);
-      for (const line of tail) lines.push(`  | ${safe(line.replace(/\r$/, ""))}`);
+      lines.push(`last ${tail.length} ${tail.length === 1 ? "line" : "lines"}${where}:`);
+      for (const line of tail) lines.push(`| ${safe(line.replace(/\r$/, ""))}`);
     }
     return lines;
   };

@@ -14,6 +14,7 @@ export interface RunnerTextFailures {
 }
 
 // CSI sequences (colours, cursor moves) and OSC hyperlinks.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: terminal escapes are removed
 const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;
 
 /** `text` without terminal escape sequences, split into lines (`\r\n` and `\r` too). */
