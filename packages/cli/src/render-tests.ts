@@ -1,44 +1,44 @@
-import type { ParsedTestResults } from "@turngate/core";
+import { FAILURE_DIGEST_MAX_CHARS, failureDigest, type ParsedTestResults } from "@turngate/core";
 import { terminalSafeTailLine } from "./terminal-text.js";
 
-/** At most this many failing tests and suite errors are listed under a check. */
-export const FAILING_TESTS_SHOWN = 20;
+/** A check run as the failure digest reads it. */
+export interface DigestRun {
+  testResults?: ParsedTestResults;
+  execution: { output: string; log?: { path: string } };
+}
 
 /**
- * The lines naming a check's failing tests (issue #16 §2), shown instead of the output's
- * last lines when the check's structured results name any: a header with the counts and
- * the log (`  failing tests (2 of 9; full log: .turngate/logs/….log):`), then one line per
- * failed or errored test (`  ✗ id: first line of its message`) and per suite error
- * (`  ! first line of the error`), at most `FAILING_TESTS_SHOWN`, then `  … N more`. Each
- * line is made terminal-safe and capped like a tail line. Null when the results name no
- * failure (the caller shows the tail).
+ * The failure digest of one check that did not pass (issue 34 item 1), the same text on
+ * every channel: `run`/`verify` print it under the check's line, the hook answers quote it
+ * to the model, `--json` and `show` carry it as `failure_digest`. It is core's
+ * `failureDigest` — the failing tests' names each with the first lines of its failure, from
+ * the structured results or read from the output, then the output's last lines — with every
+ * quoted line made terminal-safe (`terminalSafeTailLine`) and indented by two spaces.
+ *
+ * Input: the run, the log path as the reader sees it (relative to the workspace) or null,
+ * the character budget (default `FAILURE_DIGEST_MAX_CHARS`, 10,000: what Claude Code shows
+ * of a hook's text). Output: the lines (no trailing newline). Never throws.
  */
-export function failingTestLines(
-  results: ParsedTestResults | undefined,
+export function failureDigestLines(
+  run: DigestRun,
   log: string | null,
-): string[] | null {
-  if (results === undefined) return null;
-  const failing = results.tests.filter((t) => t.status === "failed" || t.status === "errored");
-  if (failing.length === 0 && results.errors.length === 0) return null;
-  const first = (text: string | null) =>
-    (text ?? "")
-      .split("\n")
-      .find((l) => l.trim() !== "")
-      ?.trim() ?? "";
-  const entries = [
-    ...failing.map((t) => {
-      const m = first(t.message);
-      return `✗ ${t.id}${t.status === "errored" ? " (errored)" : ""}${m === "" ? "" : `: ${m}`}`;
-    }),
-    ...results.errors.map((e) => `! ${e.suite ?? e.file ?? "suite"}: ${first(e.message)}`),
-  ];
-  const where = log === null ? "" : `; full log: ${log}`;
-  const lines = [
-    `  failing tests (${failing.length} of ${results.totals.tests}${results.errors.length > 0 ? `, ${results.errors.length} suite ${results.errors.length === 1 ? "error" : "errors"}` : ""}${where}):`,
-  ];
-  for (const entry of entries.slice(0, FAILING_TESTS_SHOWN))
-    lines.push(`  ${terminalSafeTailLine(entry)}`);
-  if (entries.length > FAILING_TESTS_SHOWN)
-    lines.push(`  … ${entries.length - FAILING_TESTS_SHOWN} more`);
-  return lines;
+  maxChars: number = FAILURE_DIGEST_MAX_CHARS,
+): string[] {
+  // The two-space indent counts against the budget too (at most ~200 lines).
+  return failureDigestOf(run, log, Math.max(200, maxChars - 400)).map((line) => `  ${line}`);
+}
+
+/** `failureDigestLines` without the indent: the `failure_digest` of `--json` and the view. */
+export function failureDigestOf(
+  run: DigestRun,
+  log: string | null,
+  maxChars: number = FAILURE_DIGEST_MAX_CHARS,
+): string[] {
+  return failureDigest({
+    results: run.testResults ?? null,
+    output: run.execution.output,
+    logPath: log,
+    maxChars,
+    safeLine: terminalSafeTailLine,
+  }).lines;
 }

@@ -6,15 +6,12 @@ import {
 import { type CheckRunLike, failureClassOf, failureDetail } from "./check-outcome.js";
 import { type HintShell, maskedExitExplanation } from "./masked-exit.js";
 import { outsideScopeJson, outsideScopeLines } from "./render-outside.js";
-import { failingTestLines } from "./render-tests.js";
-import { displayPath, escapeControls, shownPath, terminalSafeTailLine } from "./terminal-text.js";
+import { failureDigestLines, failureDigestOf } from "./render-tests.js";
+import { displayPath, escapeControls, shownPath } from "./terminal-text.js";
 import type { TurnAgent, TurnResult } from "./turn.js";
 import { bindingJson } from "./turn.js";
 import { affectedJson, affectedLine, skippedChecksLines } from "./turn-affected.js";
 import { unmatchedWaiverDigests } from "./waivers.js";
-
-/** Lines of a failing check's output shown under the verdict. */
-export const FAILING_TAIL_LINES = 20;
 
 /** Schema id of the `--json` output of `run`, `verify` and each demo turn. */
 export const TURN_RESULT_SCHEMA = "turngate.turn_result.v1";
@@ -37,9 +34,9 @@ export function verdictOf(result: TurnResult): string {
  * (`what to do: …`, issue 10), the lockfiles a `"rewrite_paths"` re-run adopted, one
  * `check outputs:` line ({@link checkOutputsLine}), what masks a check's exit status (and
  * how to fix it), which `--waive` digests did not match an incomplete turn's
- * effect digest, the user-level files (tool `environment` rows) that changed, the failing
- * tests of each check whose structured results name them (`failingTestLines`), else the
- * last 20 lines of each failing check with its log, and
+ * effect digest, the user-level files (tool `environment` rows) that changed, each
+ * failing check's failure digest (`failureDigestLines`: its failing tests with the first
+ * lines of each failure, then its last lines and the log; issue 34), and
  * where the proof was written, and the trust line (`trustLine`). Paths are relative to the workspace root (absolute outside it,
  * e.g. under `--state-dir`).
  *
@@ -158,20 +155,7 @@ export function renderTurnText(result: TurnResult): string {
     const status = cls === null ? run.check.status : `${run.check.status} (${cls})`;
     const head = `${status}: ${escapeControls(run.command.id)}: ${escapeControls(risk)}`;
     lines.push(head);
-    const named = failingTestLines(
-      run.testResults,
-      run.execution.log ? rel(run.execution.log.path) : null,
-    );
-    if (named) {
-      lines.push(...named);
-      continue;
-    }
-    const tail = lastLines(run.execution.output, FAILING_TAIL_LINES);
-    if (tail.length > 0) {
-      const log = run.execution.log ? ` (full log: ${rel(run.execution.log.path)})` : "";
-      lines.push(`  last ${tail.length} ${tail.length === 1 ? "line" : "lines"}${log}:`);
-      for (const line of tail) lines.push(`  | ${terminalSafeTailLine(line)}`);
-    }
+    lines.push(...failureDigestLines(run, run.execution.log ? rel(run.execution.log.path) : null));
   }
   // Checks turngate added to the report itself (issue 10: a configuration file or the
   // checks' cargo target folder changed during the turn), not commands that ran.
@@ -297,7 +281,10 @@ export function trustLine(result: Pick<TurnResult, "trust">): string {
  * checks' shell; `environment_changes` the `environment` ledger rows `[{path,
  * content_digest}]` (`~/.gitconfig`, …);
  * each check's `hint` explains an `exit status masked` risk (else null); a check with
- * structured test results also has `tests` (counts) and `failing_tests` (ids); `timeout_ms` is the
+ * structured test results also has `tests` (counts) and `failing_tests` (ids); every check has
+ * `failure_digest`, the lines `run` prints under a check that did not pass (its failing tests
+ * with the first lines of each failure, then its last lines; `[]` when it passed; issue 34);
+ * `timeout_ms` is the
  * timeout that applied and `failure_class` is `assertion`, `timeout`, `cancelled`, `signal`,
  * `infrastructure` or null (`failureClass` of @turngate/node); `agent_failed` is true when
  * the agent exited with a code other than 0; `outcome.message` is A3S's gate message verbatim;
@@ -356,6 +343,13 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
       ...(run.check.tests
         ? { tests: run.check.tests, failing_tests: run.check.failing_tests ?? [] }
         : {}),
+      failure_digest:
+        run.check.status === "passed"
+          ? []
+          : failureDigestOf(
+              run,
+              run.execution.log ? shownPath(result.root, run.execution.log.path) : null,
+            ),
     })),
     binding: bindingJson(result.verification?.binding),
     reports: result.reports,
@@ -475,12 +469,6 @@ export function hintOf(
 function unmatchedWaivers(result: TurnResult): string[] {
   if (result.outcome.kind === "allow") return [];
   return unmatchedWaiverDigests(result.waivers, result.effectDigest);
-}
-
-function lastLines(text: string, count: number): string[] {
-  const lines = text.replace(/\n+$/, "").split("\n");
-  if (lines.length === 1 && lines[0] === "") return [];
-  return lines.slice(-count);
 }
 
 /**

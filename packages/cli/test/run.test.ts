@@ -136,6 +136,11 @@ describe("turngate run", () => {
         log_path: join(p.root, ".turngate/logs", `${sha256("checking\n")}.log`),
         residual_risk: "verification command exited with code 1, expected 0: echo checking; exit 1",
         hint: null,
+        // What `run` prints under the check and what the hooks quote (issue 34).
+        failure_digest: [
+          `last 1 line (full log: .turngate/logs/${sha256("checking\n")}.log):`,
+          "| checking",
+        ],
       },
     ]);
     expect(existsSync(join(p.root, ".turngate/proofs"))).toBe(false);

@@ -61,11 +61,14 @@ describe("turngate run with structured test results", () => {
     expect(lines[at + 1]).toMatch(
       /^ {2}failing tests \(2 of 3; full log: \.turngate\/logs\/[0-9a-f]{64}\.log\):$/,
     );
-    expect(lines.slice(at + 2, at + 4)).toEqual([
-      "  ✗ add > test::adds small numbers: Expected values to be strictly equal:-1 !== 3",
-      "  ✗ add > test::adds größe: Expected values to be strictly equal:0 !== 4",
+    // Each failing test with its assertion (issue 34), then the output's last lines.
+    expect(lines.slice(at + 2, at + 6)).toEqual([
+      "    ✗ add > test::adds small numbers",
+      "        Expected values to be strictly equal:-1 !== 3",
+      "    ✗ add > test::adds größe",
+      "        Expected values to be strictly equal:0 !== 4",
     ]);
-    expect(result.stdout).not.toContain("last ");
+    expect(lines[at + 6]).toMatch(/^ {2}last \d+ lines:$/);
   });
 
   test("--json carries the counts and the failing test ids; a passing run is verified", async () => {

@@ -35,7 +35,13 @@ export {
   verificationPresets,
 } from "./presets/detect.js";
 export { requiredPresetCommands } from "./presets/required.js";
-export { NODE_TEST_RESULTS_ARGS, withStructuredResults } from "./presets/results.js";
+export {
+  JEST_RESULTS_ARGS,
+  jsonReporterRunner,
+  NODE_TEST_RESULTS_ARGS,
+  VITEST_RESULTS_ARGS,
+  withStructuredResults,
+} from "./presets/results.js";
 export * from "./processes/index.js";
 export * from "./proofs/index.js";
 export {

@@ -1,6 +1,7 @@
 import type { CliContext } from "../context.js";
 import {
   ADAPTERS,
+  boundAnswer,
   type Harness,
   type HarnessReply,
   type HookAnswer,
@@ -60,7 +61,7 @@ export async function runHook(
     if (kind === "turn_start") answer = await handleTurnStart(context);
     else if (kind === "tool") answer = await handleTool(context);
     else answer = await handleStop(context);
-    return adapter.reply(kind, answer);
+    return adapter.reply(kind, boundAnswer(answer, adapter.reasonMaxChars));
   } catch (error) {
     return adapter.reply(kind, failed(kind, `internal error: ${(error as Error).message}`));
   }

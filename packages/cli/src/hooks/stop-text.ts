@@ -1,17 +1,24 @@
+import { FAILURE_DIGEST_MAX_CHARS } from "@turngate/core";
 import type { FailureClass } from "@turngate/node";
 import { failureClassOf, failureDetail } from "../check-outcome.js";
-import { displayPath, escapeControls, terminalSafeTailLine } from "../terminal-text.js";
+import { failureDigestLines } from "../render-tests.js";
+import { displayPath, escapeControls, shownPath } from "../terminal-text.js";
 import type { TurnResult } from "../turn.js";
 
-/** Lines of a failing check's output quoted in a block reason. */
-export const REASON_TAIL_LINES = 15;
+/**
+ * Characters of a block reason kept for turngate's own lines around the failure digests
+ * (the attempt line, what to do, the changed paths): the digests share the rest of the
+ * harness's bound.
+ */
+export const REASON_FRAME_CHARS = 2_000;
 
 /** One check that did not pass, as the answers name it. */
 export interface FailedCheck {
   id: string;
   failureClass: FailureClass | "needs_review";
   detail: string;
-  tail: string[];
+  /** The failure digest (`failureDigestLines`): failing tests with their failures, then the last lines. */
+  digest: string[];
   logPath: string | null;
 }
 
@@ -29,29 +36,39 @@ const COULD_NOT_RUN: readonly string[] = ["infrastructure", "timeout", "cancelle
 
 /**
  * Why a turn the gate did not allow was refused, in lines a model can act on: each check that
- * did not pass with its failure class, what went wrong and its last lines; an unbound report
- * with the paths another process changed while the checks ran; or the gate's own message.
- * Input: the turn. Output: the summary (kind, lines, failed checks). Pure.
+ * did not pass with its failure class and what went wrong, then its failure digest — the
+ * failing tests, each with the first lines of its failure, then the output's last lines
+ * (`failureDigestLines`, the same lines `run` prints; issue 34); an unbound report with the
+ * paths another process changed while the checks ran; or the gate's own message.
+ * `maxChars` bounds the whole text the harness shows (default `FAILURE_DIGEST_MAX_CHARS`):
+ * after `REASON_FRAME_CHARS` for turngate's own lines, the failing checks share the rest
+ * equally. Input: the turn, the tool that last touched each path, the bound. Output: the
+ * summary (kind, lines, failed checks). Pure.
  */
 export function summarizeFailure(
   result: TurnResult,
   tools: ReadonlyMap<string, string>,
+  maxChars: number = FAILURE_DIGEST_MAX_CHARS,
 ): FailureSummary {
-  const failed: FailedCheck[] = [];
-  for (const run of result.verification?.runs ?? []) {
+  const failing = (result.verification?.runs ?? []).filter((run) => {
     const cls = failureClassOf(run);
-    if (cls === null && run.check.status !== "needs_review") continue;
-    if (cls === null && run.check.status === "passed") continue;
-    const output = run.execution.output.replace(/\n+$/, "");
+    return !(cls === null && run.check.status !== "needs_review");
+  });
+  const share = Math.floor(
+    Math.max(0, maxChars - REASON_FRAME_CHARS) / Math.max(1, failing.length),
+  );
+  const failed: FailedCheck[] = [];
+  for (const run of failing) {
+    const cls = failureClassOf(run);
+    const log = run.execution.log?.path ?? null;
     failed.push({
       id: run.command.id ?? run.command.command,
       failureClass: cls ?? "needs_review",
       detail:
         failureDetail(run) ??
         `needs review: ${run.check.residual_risk ?? "the result cannot be trusted"}`,
-      tail:
-        output === "" ? [] : output.split("\n").slice(-REASON_TAIL_LINES).map(terminalSafeTailLine),
-      logPath: run.execution.log?.path ?? null,
+      digest: failureDigestLines(run, log === null ? null : shownPath(result.root, log), share),
+      logPath: log,
     });
   }
   const lines: string[] = [];
@@ -67,10 +84,7 @@ export function summarizeFailure(
     } else {
       lines.push(`the check \`${id}\` failed (${check.failureClass}): ${check.detail}.`);
     }
-    if (check.tail.length > 0) {
-      lines.push("last lines of its output:");
-      for (const line of check.tail) lines.push(`  | ${line}`);
-    }
+    lines.push(...check.digest);
   }
   const binding = result.verification?.binding;
   if (binding && !binding.bound && binding.reason === "workspace_changed_during_check") {

@@ -301,7 +301,7 @@ async function judge(event: HookEventContext, session: HookSession): Promise<Jud
       },
     };
   }
-  const summary = summarizeFailure(result, tools);
+  const summary = summarizeFailure(result, tools, event.adapter.reasonMaxChars);
   if (summary.kind === "assertion" && cacheKey !== undefined) {
     await writeCachedFailure(paths.failures, cacheKey, result, summary.lines);
   }

@@ -6,6 +6,43 @@ import type { VerificationCommand } from "@turngate/core";
 export const NODE_TEST_RESULTS_ARGS =
   "--test-reporter=spec --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination={results}";
 
+/** The reporter flags appended to `npm test` when the test script is one `vitest` command (its own report stays on stdout). */
+export const VITEST_RESULTS_ARGS = "--reporter=default --reporter=json --outputFile.json={results}";
+
+/** The flags appended to `npm test` when the test script is one `jest` command (its report stays on stderr). */
+export const JEST_RESULTS_ARGS = "--json --outputFile={results}";
+
+/**
+ * `vitest` or `jest` when the test script is exactly one run of that runner (`vitest`,
+ * `vitest run …`, `jest …`, through `npx` or not), so flags `npm test -- …` appends reach
+ * it; null for anything else (`&&`, `;`, `|`, redirections, a watch flag, env assignments,
+ * another program): those are left as they are and their output is read for the digest.
+ */
+export function jsonReporterRunner(script: string): "vitest" | "jest" | null {
+  const text = script.trim();
+  if (/[;&|<>`$()\n]/.test(text)) return null;
+  const words = text.split(/\s+/);
+  if (words[0] === "npx") words.shift();
+  const runner = words[0];
+  if (runner === "vitest") {
+    const sub = words[1];
+    if (sub !== undefined && !sub.startsWith("-") && sub !== "run") return null;
+    if (words.some((w) => w === "--watch" || w === "-w" || w.startsWith("--reporter"))) return null;
+    return "vitest";
+  }
+  if (runner === "jest") {
+    if (
+      words.some(
+        (w) =>
+          w === "--watch" || w === "--watchAll" || w === "--json" || w.startsWith("--outputFile"),
+      )
+    )
+      return null;
+    return "jest";
+  }
+  return null;
+}
+
 function nodeTestScript(root: string): string | null {
   try {
     const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
@@ -28,11 +65,20 @@ function nodeTestScript(root: string): string | null {
  *   command's output;
  * - `python:test` `<python> -m pytest` (`python3`, `python` or `.venv/bin/python`) →
  *   `<python> -m pytest --junitxml={results}`, `junit`;
- * - `rust:test` `cargo test` → unchanged, results `libtest` read from its output;
+ * - `rust:test` `cargo test` → `cargo test --no-fail-fast` (one failing test binary does not
+ *   hide the others nor the doctests; issue 34 item 3), results `libtest` read from its
+ *   output;
  * - `node:test` `npm test` whose `test` script starts with `node --test` →
  *   `npm test -- --test-reporter=spec --test-reporter-destination=stdout
  *   --test-reporter=junit --test-reporter-destination={results}`, `junit` (spec output
- *   still goes to the log).
+ *   still goes to the log);
+ * - `node:test` `npm test` whose `test` script is one `vitest` or `jest` command
+ *   (`jsonReporterRunner`) → `npm test -- --reporter=default --reporter=json
+ *   --outputFile.json={results}` (vitest) or `npm test -- --json --outputFile={results}`
+ *   (jest), `jest_json` (issue 34 item 2; the runner's own report still goes to the log).
+ *
+ * Other test scripts (tape, mocha, a script that runs another) keep their command: the
+ * failure digest reads their failing tests from the output (core's `sniffFailures`).
  *
  * Any other command (or one a user already changed) is returned as given. Never throws.
  */
@@ -56,7 +102,11 @@ export function withStructuredResults(
       results: { format: "junit" },
     };
   if (command.id === "rust:test" && command.command === "cargo test")
-    return { ...command, results: { format: "libtest", source: "output" } };
+    return {
+      ...command,
+      command: "cargo test --no-fail-fast",
+      results: { format: "libtest", source: "output" },
+    };
   if (command.id === "node:test" && command.command === "npm test") {
     const script = nodeTestScript(root);
     if (script !== null && /^node --test(\s|$)/.test(script.trim()))
@@ -64,6 +114,13 @@ export function withStructuredResults(
         ...command,
         command: `npm test -- ${NODE_TEST_RESULTS_ARGS}`,
         results: { format: "junit" },
+      };
+    const runner = script === null ? null : jsonReporterRunner(script);
+    if (runner !== null)
+      return {
+        ...command,
+        command: `npm test -- ${runner === "vitest" ? VITEST_RESULTS_ARGS : JEST_RESULTS_ARGS}`,
+        results: { format: "jest_json" },
       };
   }
   return command;

@@ -99,7 +99,7 @@ describe("preset commands with structured results", () => {
 
   test("node: another test script keeps npm test without results", () => {
     write({
-      "package.json": JSON.stringify({ name: "m", private: true, scripts: { test: "vitest run" } }),
+      "package.json": JSON.stringify({ name: "m", private: true, scripts: { test: "mocha" } }),
     });
     const [command] = requiredPresetCommands(verificationPresets(work.path), work.path);
     expect(command).toEqual({
@@ -112,14 +112,16 @@ describe("preset commands with structured results", () => {
     });
   });
 
-  test("rust: cargo test, libtest text read from the output", async () => {
+  test("rust: cargo test --no-fail-fast, libtest text read from the output: a failing unit test hides neither the integration tests nor the doctests (issue 34 item 3)", async () => {
     write({
       "Cargo.toml": '[package]\nname = "m"\nversion = "0.1.0"\nedition = "2021"\n',
       "src/lib.rs":
-        '#[cfg(test)]\nmod tests {\n    #[test]\n    fn ok() {}\n    #[test]\n    fn bad() { panic!("bad"); }\n}\n',
+        '/// ```\n/// assert_eq!(m::one(), 1);\n/// ```\npub fn one() -> i32 { 1 }\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn ok() {}\n    #[test]\n    fn bad() { assert_eq!(super::one(), 2, "one is two"); }\n}\n',
+      "tests/it.rs": "#[test]\nfn also_bad() { assert_eq!(m::one() + 1, 3); }\n",
     });
     const presets = verificationPresets(work.path);
     const test = requiredPresetCommands(presets, work.path).find((c) => c.id === "rust:test");
+    expect(test?.command).toBe("cargo test --no-fail-fast");
     expect(test?.results).toEqual({ format: "libtest", source: "output" });
     if (!test) return;
     const run = await runVerificationCommand(
@@ -132,6 +134,11 @@ describe("preset commands with structured results", () => {
       },
     );
     expect(run.check.status).toBe("failed");
-    expect(run.check.failing_tests).toEqual(["unittests src/lib.rs::tests::bad"]);
-  }, 120_000);
+    // Plain `cargo test` stops after the first failing binary: one failing test, no doctest.
+    expect(run.check.failing_tests).toEqual([
+      "unittests src/lib.rs::tests::bad",
+      "tests/it.rs::also_bad",
+    ]);
+    expect(run.check.tests).toEqual({ passed: 2, failed: 2, skipped: 0, errored: 0 });
+  }, 240_000);
 });

@@ -2,6 +2,7 @@ import {
   BLOCK_CAP_ENV,
   envInteger,
   type HarnessAdapter,
+  HOOK_REASON_MAX_CHARS,
   type HookEventKind,
   record,
   text,
@@ -43,6 +44,7 @@ export const claudeCodeAdapter: HarnessAdapter = {
     return { tool, paths: path ? [path] : [] };
   },
   atCap: () => false,
+  reasonMaxChars: HOOK_REASON_MAX_CHARS,
   blockCap: (env) => envInteger(env, BLOCK_CAP_ENV, 9),
   reply(kind, answer) {
     if (answer.kind === "block") {

@@ -2,6 +2,7 @@ import {
   BLOCK_CAP_ENV,
   envInteger,
   type HarnessAdapter,
+  HOOK_REASON_MAX_CHARS,
   type HookEventKind,
   text,
 } from "./types.js";
@@ -51,6 +52,7 @@ export const cursorAdapter: HarnessAdapter = {
     const limit = envInteger(env, BLOCK_CAP_ENV, CURSOR_DEFAULT_LOOP_LIMIT);
     return typeof count === "number" && count >= limit;
   },
+  reasonMaxChars: HOOK_REASON_MAX_CHARS,
   blockCap: (env) => envInteger(env, BLOCK_CAP_ENV, CURSOR_DEFAULT_LOOP_LIMIT),
   reply(kind, answer) {
     if (kind === "stop") {

@@ -2,6 +2,7 @@ import {
   BLOCK_CAP_ENV,
   envInteger,
   type HarnessAdapter,
+  HOOK_REASON_MAX_CHARS,
   type HookEventKind,
   record,
   text,
@@ -44,6 +45,7 @@ export const gooseAdapter: HarnessAdapter = {
     return { tool, paths: path ? [path] : [] };
   },
   atCap: () => false,
+  reasonMaxChars: HOOK_REASON_MAX_CHARS,
   blockCap: (env) =>
     envInteger(env, BLOCK_CAP_ENV, envInteger(env, "GOOSE_STOP_HOOK_BLOCK_CAP", 8) + 1),
   reply(kind, answer) {

@@ -65,6 +65,11 @@ export interface HarnessAdapter {
   atCap(payload: Record<string, unknown>, env: NodeJS.ProcessEnv): boolean;
   /** The harness's cap on consecutive stop blocks in one turn, or null (none known). */
   blockCap(env: NodeJS.ProcessEnv): number | null;
+  /**
+   * The most characters of a block reason or notice the harness shows the model whole
+   * (issue 34): turngate bounds its text to this (`boundAnswer`).
+   */
+  reasonMaxChars: number;
   /** Put `answer` to an event of `kind` in the harness's format, channel and exit code. */
   reply(kind: HookEventKind, answer: HookAnswer): HarnessReply;
   /** The events `turngate hook install` registers. */
@@ -88,6 +93,33 @@ export function envInteger(env: NodeJS.ProcessEnv, name: string, fallback: numbe
   const raw = env[name];
   if (raw === undefined || !/^[1-9][0-9]{0,5}$/.test(raw)) return fallback;
   return Number(raw);
+}
+
+/**
+ * The bound on a hook answer's text, in characters: Claude Code injects hook output into the
+ * model's context up to 10,000 characters and replaces longer output by a file path and a
+ * 2 KB preview (code.claude.com/docs/en/hooks, "Hook output"). Codex, Cursor and Goose
+ * document no bound for a stop's reason / follow-up message, so they get the same one.
+ */
+export const HOOK_REASON_MAX_CHARS = 10_000;
+
+/**
+ * `answer` with its text (a block's `reason`, a notice) cut to `maxChars` characters: the
+ * first part is kept and a last line says it was cut. Texts within the bound are returned
+ * as they are. The failure digests are bounded before this (`summarizeFailure`); this is
+ * the last guard for turngate's own lines (many changed paths). Pure.
+ */
+export function boundAnswer(answer: HookAnswer, maxChars: number): HookAnswer {
+  const cut = (text: string): string => {
+    if (text.length <= maxChars) return text;
+    const note = `\n… (cut to the ${maxChars} characters the harness shows)`;
+    const head = text.slice(0, Math.max(0, maxChars - note.length));
+    const end = head.lastIndexOf("\n");
+    return `${end > maxChars / 2 ? head.slice(0, end) : head}${note}`;
+  };
+  if (answer.kind === "block") return { ...answer, reason: cut(answer.reason) };
+  if (answer.notice !== undefined) return { ...answer, notice: cut(answer.notice) };
+  return answer;
 }
 
 /** `TURNGATE_HOOK_BLOCK_CAP`: overrides every harness's block cap (a person who raised it in the harness). */

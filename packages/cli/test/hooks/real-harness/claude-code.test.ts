@@ -50,7 +50,18 @@ function setup(maxAttempts: number) {
   mkdirSync(home);
   writeFileSync(
     join(ws, "check.js"),
-    'const v = require("./answer.js");\nif (v !== 42) { console.log("expected 42, got " + v); process.exit(1); }\n',
+    // A tape-like TAP check whose failure is followed by 30 lines of noise (as nyc's coverage
+    // table follows tape's failures): the output's tail alone never names the test.
+    [
+      'const v = require("./answer.js");',
+      'console.log("TAP version 13\\n# answer");',
+      'if (v !== 42) console.log("not ok 1 answer is 42\\n  ---\\n    operator: equal\\n    expected: 42\\n    actual: " + v + "\\n  ...");',
+      'else console.log("ok 1 answer is 42");',
+      'console.log("1..1");',
+      'for (let i = 0; i < 30; i++) console.log("coverage | 100 | line " + i);',
+      "process.exit(v === 42 ? 0 : 1);",
+      "",
+    ].join("\n"),
   );
   writeFileSync(
     join(ws, "turngate.config.json"),
@@ -155,7 +166,17 @@ describe(`real Claude Code ${claudeManifest.version} headless, hooks installed, 
       .filter((t) => t.includes("turngate blocked the stop"));
     expect(reasons).toHaveLength(1);
     expect(reasons[0]).toContain("the check `unit` failed (assertion): exit code 1, expected 0.");
-    expect(reasons[0]).toContain("  | expected 42, got 43");
+    // The block text names the failing test and its assertion (issue 34), then a tail.
+    expect(reasons[0]).toMatch(/\n {2}failing tests \(1 of 1; full log: \S+\.log\):\n/);
+    expect(reasons[0]).toContain(
+      [
+        "    ✗ answer::answer is 42",
+        "        operator: equal",
+        "        expected: 42",
+        "        actual: 43",
+      ].join("\n"),
+    );
+    expect(reasons[0]).toContain("  | coverage | 100 | line 29");
     expect(readFileSync(join(ws, "answer.js"), "utf8")).toBe("module.exports = 42;\n");
     const s = session(state);
     expect(s.turn.last).toMatchObject({ verdict: "verified", reason: null });

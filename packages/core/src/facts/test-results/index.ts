@@ -16,6 +16,21 @@ import {
 } from "./types.js";
 import { countTotals, uniqueIds } from "./util.js";
 
+export {
+  FAILURE_DIGEST_LINE_CHARS,
+  FAILURE_DIGEST_MAX_CHARS,
+  FAILURE_DIGEST_MESSAGE_LINES,
+  FAILURE_DIGEST_TAIL_LINES,
+  FAILURE_DIGEST_TESTS,
+  type FailureDigest,
+  type FailureDigestEntry,
+  type FailureDigestInput,
+  failureDigest,
+  messageLines,
+  plainOutput,
+  sniffFailures,
+} from "./failure-digest.js";
+export { parseMochaSpec, parseRunnerReport, type RunnerTextFailures } from "./runner-text.js";
 export type {
   ParsedTest,
   ParsedTestResults,

@@ -48,9 +48,14 @@ export const parseLibtest: TestResultParser = (text) => {
   let section: { name: string; lines: string[] } | null = null;
   const messages = new Map<string, string[]>();
 
+  // Every test binary and doctest run is announced once on stderr (`Running …`,
+  // `Doc-tests …`) and prints one `running N tests` block on stdout, in the same order. The
+  // two streams can interleave either way in one log, so blocks are matched to the
+  // announcements by their order when the counts agree (issue 34: `--no-fail-fast`).
+  const announced: string[] = [];
   const closeSection = () => {
     if (section === null || block === null) return;
-    const key = `${block.suite ?? ""}\u0000${section.name}`;
+    const key = `${blocks.indexOf(block)}\u0000${section.name}`;
     messages.set(key, [...(messages.get(key) ?? []), ...section.lines]);
     section = null;
   };
@@ -75,6 +80,7 @@ export const parseLibtest: TestResultParser = (text) => {
     if (cargoRunning || doc) {
       closeSection();
       pendingSuite = (cargoRunning?.[1] ?? doc?.[0] ?? "").trim();
+      announced.push(pendingSuite);
       return;
     }
     const header = FAILURE_HEADER.exec(line);
@@ -133,8 +139,17 @@ export const parseLibtest: TestResultParser = (text) => {
     unparsed.push({ line: lineNo, pointer: null, text: line, reason: "not libtest output" });
   });
   closeSection();
+  if (announced.length === blocks.length) {
+    blocks.forEach((b, i) => {
+      const suite = announced[i] as string;
+      if (b.suite === suite) return;
+      for (const e of errors) if (e.suite === b.suite && e.suite !== null) e.suite = suite;
+      b.suite = suite;
+      b.tests = b.tests.map((t) => ({ ...t, suite, id: `${suite}::${t.name}` }));
+    });
+  }
   const tests: ParsedTest[] = [];
-  for (const b of blocks) {
+  for (const [index, b] of blocks.entries()) {
     if (!b.result)
       errors.push({
         suite: b.suite,
@@ -148,7 +163,7 @@ export const parseLibtest: TestResultParser = (text) => {
         message: `running ${b.planned} tests but ${b.tests.length} test lines were read`,
       });
     for (const t of b.tests) {
-      const lines = messages.get(`${b.suite ?? ""}\u0000${t.name}`);
+      const lines = messages.get(`${index}\u0000${t.name}`);
       tests.push(
         t.status === "failed" && lines
           ? { ...t, message: capMessage(lines.join("\n").replace(/^\n+/, "")) }

@@ -12,6 +12,8 @@ import { capMessage, eachLine, isNodeFileEntry, jsonDepthExceeds, msOrNull } fro
 
 interface Point {
   name: string;
+  /** The `# comment` line that named the group of this top-level point (tape's `test()` name). */
+  group: string | null;
   ok: boolean;
   directive: "skip" | "todo" | null;
   reason: string | null;
@@ -32,6 +34,8 @@ interface Level {
   subtest: string | null;
   /** The last test point of this level, while its YAML block may still follow. */
   last: { point: Point; children: Entry[] } | null;
+  /** The last plain `# comment` of this level (tape names each `test()` so). */
+  comment: string | null;
 }
 
 /** Longest YAML diagnostic block parsed, in UTF-16 code units (a longer one is `unparsed`). */
@@ -40,9 +44,12 @@ const YAML_MAX_CHARS = 1024 * 1024;
 const POINT = /^(not ok|ok)\b(?:\s+(\d+))?(?:\s*-)?(?:\s+(.*))?$/;
 const PLAN = /^1\.\.(\d+)\b(?:\s*#\s*(.*))?$/;
 const DIRECTIVE = /^(SKIP|TODO)\S*(?:\s+([\s\S]*))?$/i;
+/** The count comments runners print at the end (`# tests 3`, `# pass  1`, `# ok`, node's `# duration_ms 5`). */
+const SUMMARY_COMMENT =
+  /^(tests|pass|fail|skip|todo|suites|cancelled|duration_ms|time=)\b|^ok$|^not ok$/i;
 
 function newLevel(): Level {
-  return { entries: [], points: 0, plan: null, subtest: null, last: null };
+  return { entries: [], points: 0, plan: null, subtest: null, last: null, comment: null };
 }
 
 /** Splits `desc # DIRECTIVE reason` at the first unescaped `#`; unescapes `\#` and `\\`. */
@@ -70,6 +77,21 @@ function splitDirective(rest: string): Pick<Point, "name" | "directive" | "reaso
   return { name: name.trim(), directive: null, reason: null };
 }
 
+/** A YAML diagnostic value as one text: strings as they are, others as compact JSON. */
+function diagnosticText(value: unknown): string {
+  if (typeof value === "string") return value;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/**
+ * The failure text of a YAML diagnostic: its `error` / `message` / `failureType` (node's
+ * runner, node-tap); else what tape writes — `operator`, `expected`, `actual` (node-tap:
+ * `wanted`, `found`) and `at` — one `key: value` line each.
+ */
 function yamlMessage(yaml: Record<string, unknown> | null): string | null {
   if (yaml === null) return null;
   for (const key of ["error", "message", "failureType"]) {
@@ -82,7 +104,12 @@ function yamlMessage(yaml: Record<string, unknown> | null): string | null {
     )
       return (v as { message: string }).message;
   }
-  return null;
+  const lines: string[] = [];
+  for (const key of ["operator", "expected", "actual", "wanted", "found", "at"]) {
+    if (Object.hasOwn(yaml, key) && yaml[key] !== undefined)
+      lines.push(`${key}: ${diagnosticText(yaml[key])}`);
+  }
+  return lines.length > (Object.hasOwn(yaml, "operator") ? 1 : 0) ? lines.join("\n") : null;
 }
 
 function statusOf(p: Point): TestStatus {
@@ -179,7 +206,7 @@ export const parseTap: TestResultParser = (text) => {
       return;
     }
     lv.entries.push({
-      parts: [],
+      parts: p.group === null ? [] : [p.group],
       test: {
         id: "",
         name: p.name,
@@ -252,6 +279,7 @@ export const parseTap: TestResultParser = (text) => {
       lv.last = {
         point: {
           name: name === "" ? (lv.subtest ?? `test ${point[2] ?? lv.points}`) : name,
+          group: depth === 0 && lv.subtest === null ? lv.comment : null,
           ok: point[1] === "ok",
           directive,
           reason,
@@ -280,7 +308,10 @@ export const parseTap: TestResultParser = (text) => {
       }
       if (/^Error\b/.test(comment)) {
         levelAt(depth).entries.push({ parts: [], error: { message: comment } });
+        return;
       }
+      // tape's `# name` before each test()'s assertions; the closing counts are not names.
+      if (!SUMMARY_COMMENT.test(comment)) levelAt(depth).comment = comment === "" ? null : comment;
       return;
     }
     unparsed.push({ line: lineNo, pointer: null, text: raw, reason: "not a TAP line" });
