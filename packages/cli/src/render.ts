@@ -171,7 +171,11 @@ export function renderTurnText(result: TurnResult): string {
   const agentLine = agentErrorLine(result);
   if (agentLine !== null) lines.push(agentLine);
   if (result.proofPath) lines.push(`proof: ${rel(result.proofPath)}`);
-  if (result.verification !== undefined) lines.push(isolationLine(result));
+  // The usual modes go without a line (`--json`, the proof and `show` record them); a
+  // required clean room that could not start says why no check ran.
+  if (result.verification !== undefined && !result.isolation.available) {
+    lines.push(isolationLine(result));
+  }
   lines.push(trustLine(result));
   return `${lines.join("\n")}\n`;
 }

@@ -6,6 +6,10 @@ import { createHash } from "node:crypto";
 import { afterEach, describe, expect, test } from "vitest";
 import { checkOutputsLine } from "../src/render.js";
 import { cli, gitProject, UNSANDBOXED_LINE } from "./helpers.js";
+import { inPlaceChecks } from "./in-place.js";
+
+// The in-place model (docs/design.md §3a); see inPlaceChecks.
+inPlaceChecks();
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 

@@ -61,6 +61,9 @@ async function cli(args: string[], cwd: string, env: NodeJS.ProcessEnv) {
 }
 const envWith = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
   PATH: process.env.PATH,
+  // The in-place model's controlled environment (docs/design.md §3a); clean-room checks
+  // see none of the home folder or the workspace's parents at all (test/clean-room).
+  TURNGATE_ISOLATION: "in-place",
   HOME: tempDir("turngate-home-"),
   LANG: "C",
   ...extra,

@@ -13,6 +13,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { type CliContext, main } from "../src/index.js";
 import { Collector, gitProject, readProofPayload } from "./helpers.js";
+import { inPlaceChecks } from "./in-place.js";
+
+// The in-place model (docs/design.md §3a); see inPlaceChecks.
+inPlaceChecks();
 
 const TURN_TIMEOUT_MS = 240_000;
 

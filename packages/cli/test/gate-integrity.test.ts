@@ -265,7 +265,11 @@ describe("text output cannot be forged by file names or check output", () => {
         "",
       ].join("\n"),
     );
-    const run = await cli(["run", "--check", `sh ${script}`, "--", "node", agent], p.root);
+    // The check's script lies outside the workspace, which clean-room checks cannot see.
+    const run = await cli(
+      ["run", "--isolation", "in-place", "--check", `sh ${script}`, "--", "node", agent],
+      p.root,
+    );
     const output = Buffer.concat([
       Buffer.from("a\x1b[31mred\x1b[0m b\r\nc\x1b]0;title\x07d\rverified\n", "latin1"),
       Buffer.from("e\u202egnp.exe\x7f\n", "utf8"),

@@ -29,7 +29,11 @@ describe("QA findings: default output locations", () => {
     const agent = p.agent("agent.js", WRITE_42);
     const check =
       "echo r > report.xml && echo c > coverage.xml && echo t > coverage.txt && mkdir -p test-results && echo j > test-results/results.xml";
-    const result = await cli(["run", "--check", check, "--", "node", agent], p.root);
+    // Check outputs are the in-place model's (docs/design.md §3a).
+    const result = await cli(
+      ["run", "--isolation", "in-place", "--check", check, "--", "node", agent],
+      p.root,
+    );
     const digest = sha256(`workspace|value.txt|${sha256("42\n")}`);
     expect(result.stdout).toBe(
       [
@@ -69,14 +73,27 @@ describe("QA findings: hints that stay right on the next turn", () => {
     const check =
       'node -e \'require("fs").writeFileSync("out.log", String(process.hrtime.bigint()))\'';
     const first = await cli(
-      ["run", "--json", "--check", check, "--", "node", p.agent("a1.js", WRITE_42)],
+      [
+        "run",
+        "--json",
+        "--isolation",
+        "in-place",
+        "--check",
+        check,
+        "--",
+        "node",
+        p.agent("a1.js", WRITE_42),
+      ],
       p.root,
     );
     expect(JSON.parse(first.stdout).binding.hint).toBe(
       'the checks created out.log: add "out.log" to "outputs" in turngate.config.json, or to .gitignore',
     );
     const again = p.agent("a2.js", `require("node:fs").writeFileSync("value.txt", "43\\n");`);
-    const second = await cli(["run", "--check", check, "--", "node", again], p.root);
+    const second = await cli(
+      ["run", "--isolation", "in-place", "--check", check, "--", "node", again],
+      p.root,
+    );
     expect(second.code).toBe(2);
     expect(second.stdout.split("\n")).toContain(
       '  what to do: the checks rewrote out.log, which git does not track: add "out.log" to "outputs" in turngate.config.json, or to .gitignore',

@@ -195,7 +195,18 @@ describe("turngate run", () => {
     const p = project({ "value.txt": "41\n" });
     const agent = p.agent("agent.js", WRITE_42);
     const result = await cli(
-      ["run", "--json", "--check", "echo x > out.txt", "--", "node", agent],
+      // The in-place model (docs/design.md §3a); in the clean room the write stays in the copy.
+      [
+        "run",
+        "--json",
+        "--isolation",
+        "in-place",
+        "--check",
+        "echo x > out.txt",
+        "--",
+        "node",
+        agent,
+      ],
       p.root,
     );
     expect(result.code).toBe(2);

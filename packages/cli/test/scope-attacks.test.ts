@@ -10,6 +10,10 @@ import { effectDigest } from "@turngate/core";
 import { DEFAULT_OUTPUT_LOCATIONS, SPECIAL_FILE_REASON } from "@turngate/node";
 import { afterEach, describe, expect, test } from "vitest";
 import { cli, gitProject } from "./helpers.js";
+import { inPlaceChecks } from "./in-place.js";
+
+// The in-place model (docs/design.md §3a); see inPlaceChecks.
+inPlaceChecks();
 
 const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
 const row = (path: string, content: string) => ({

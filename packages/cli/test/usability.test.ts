@@ -210,7 +210,17 @@ describe("CLI usability: failure vocabulary in progress and text output", () => 
     );
     p.write("value.txt", "41\n");
     const unbound = await cli(
-      ["run", "--check", "echo out > check-output.txt", "--", "node", agent],
+      // Checks that write the workspace are the in-place model's (docs/design.md §3a).
+      [
+        "run",
+        "--isolation",
+        "in-place",
+        "--check",
+        "echo out > check-output.txt",
+        "--",
+        "node",
+        agent,
+      ],
       p.root,
     );
     expect(unbound.stdout).toContain(

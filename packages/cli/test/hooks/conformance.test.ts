@@ -26,6 +26,7 @@ import { afterEach, beforeAll, describe, expect, test } from "vitest";
 import { HARNESSES, type Harness } from "../../src/hooks/adapters/index.js";
 import type { HookSession } from "../../src/hooks/session-state.js";
 import { gitProject } from "../helpers.js";
+import { inPlaceChecks } from "../in-place.js";
 import {
   EVENT_NAMES,
   type FixtureEvent,
@@ -33,6 +34,9 @@ import {
   payload,
   readStop,
 } from "./fixtures.js";
+
+// The in-place model (docs/design.md §3a); see inPlaceChecks.
+inPlaceChecks();
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "../../../..");
 const bin = join(repoRoot, "packages/cli/dist/bin.js");
