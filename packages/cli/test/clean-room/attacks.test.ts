@@ -62,7 +62,7 @@ function expectRefused(result: Awaited<ReturnType<typeof turn>>, because: string
   expect(readFileSync(log as string, "utf8")).toContain(because);
 }
 
-describe.skipIf(!sandbox.available)(`clean-room checks refuse the attacks ${SKIP_REASON}`, () => {
+describe.skipIf(!sandbox.available)(`clean-room checks refuse the attacks${SKIP_REASON}`, () => {
   const hidden = [
     ".git/logs/impl.js",
     `.git/objects/ab/${"c".repeat(38)}`,

@@ -5,7 +5,7 @@ import { Collector, type gitProject } from "../helpers.js";
 
 /** Whether the check sandbox starts here, and why not (a skip reason for clean-room tests). */
 export const sandbox = await probeSandbox();
-export const SKIP_REASON = sandbox.available ? "" : `clean-room tests skipped: ${sandbox.reason}`;
+export const SKIP_REASON = sandbox.available ? "" : ` (skipped: ${sandbox.reason})`;
 
 export const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
 

@@ -56,7 +56,7 @@ async function both(p: () => Project, check: string, agentFiles: Record<string, 
 }
 
 describe.skipIf(!sandbox.available)(
-  `check outputs are no false alarm in the clean room ${SKIP_REASON}`,
+  `check outputs are no false alarm in the clean room${SKIP_REASON}`,
   () => {
     test("a snapshot file the test runner writes on its first run (__snapshots__/*.snap)", async () => {
       const snap =

@@ -47,11 +47,12 @@ export class RoomChecks {
     this.#options = options;
     this.#workspace = workspace;
     this.#home = options.env.HOME ?? homedir();
-    this.#toolchains = toolchainBinds(this.#home, options.checkPath, [
-      workspace,
-      room.dir,
-      ...options.exclude,
-    ]);
+    this.#toolchains = toolchainBinds(
+      this.#home,
+      options.checkPath,
+      [workspace, room.dir, ...options.exclude],
+      options.env,
+    );
   }
 
   /**

@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import {
   type BigIntStats,
   closeSync,
-  type Dirent,
   constants,
+  type Dirent,
   fstatSync,
   lstatSync,
   mkdirSync,

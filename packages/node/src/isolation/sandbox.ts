@@ -133,10 +133,19 @@ export function isWithinOrSame(dir: string, path: string): boolean {
   return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
 }
 
-/** Toolchain folders under the home folder bound read-only (when they exist). */
+/**
+ * Toolchain folders under the home folder bound read-only (when they exist), and the
+ * dependency caches those toolchains read offline: Go's module cache (`go/pkg/mod`) and
+ * cargo's registry and git checkouts. The caches are the agent's to write in unconfined
+ * mode (docs/design.md §3b: until the per-preset `setup` step rebuilds them from in-scope
+ * bytes, a patched cache is a documented gap, as in place).
+ */
 export const HOME_TOOLCHAINS: readonly string[] = Object.freeze([
   ".rustup",
   ".cargo/bin",
+  ".cargo/registry",
+  ".cargo/git",
+  "go/pkg/mod",
   ".pyenv",
   ".nvm",
   ".volta",
@@ -149,9 +158,10 @@ export const HOME_TOOLCHAINS: readonly string[] = Object.freeze([
 
 /**
  * The read-only binds that give a sandboxed check the same toolchains a plain run would
- * use: {@link HOME_TOOLCHAINS} under `home`, every absolute folder of `path` (the checks'
- * `PATH`) that lies under `home` or outside the system folders, and Go's `GOROOT` (from the
- * `go` found on `path`) when it lies under `home`. Folders inside `exclude` (the workspace,
+ * use: {@link HOME_TOOLCHAINS} under `home`, `env`'s absolute `GOMODCACHE`, `RUSTUP_HOME`
+ * and `CARGO_HOME` (its `bin`, `registry` and `git`), every absolute folder of `path` (the
+ * checks' `PATH`) that lies under `home` or outside the system folders, and Go's `GOROOT`
+ * (from the `go` found on `path`) when it lies under `home`. Folders inside `exclude` (the workspace,
  * turngate's state) are never bound: the room stands for the workspace.
  * Output: binds at their own paths, deduplicated, nested ones left out.
  */
@@ -159,10 +169,18 @@ export function toolchainBinds(
   home: string | undefined,
   path: string,
   exclude: readonly string[],
+  env: NodeJS.ProcessEnv = {},
 ): SandboxBind[] {
   const candidates: string[] = [];
   if (home !== undefined && home !== "/") {
     for (const name of HOME_TOOLCHAINS) candidates.push(join(home, name));
+  }
+  for (const configured of [env.GOMODCACHE, env.CARGO_HOME, env.RUSTUP_HOME]) {
+    if (configured === undefined || !isAbsolute(configured)) continue;
+    candidates.push(configured === env.CARGO_HOME ? join(configured, "bin") : configured);
+    if (configured === env.CARGO_HOME) {
+      candidates.push(join(configured, "registry"), join(configured, "git"));
+    }
   }
   for (const dir of path.split(":")) {
     if (!isAbsolute(dir)) continue;
