@@ -118,14 +118,18 @@ export async function main(): Promise<void> {
       }
       const snapshot = await observer.snapshot();
       const room = await CleanRoom.open(ws, roomDir);
-      incremental.push(await timeAsync(() => room.prepare(snapshot.entries, head).then(() => undefined)));
+      incremental.push(
+        await timeAsync(() => room.prepare(snapshot.entries, head).then(() => undefined)),
+      );
       await room.close();
       status.push(
         time(() => spawnSync("git", ["status", "--porcelain"], { cwd: ws, stdio: "ignore" })),
       );
       const probe = (run * 97) % N;
       const rel = `pkg${probe % 50}/mod${Math.floor(probe / 500)}/f${probe}.ts`;
-      if (readFileSync(join(roomDir, "tree", rel), "utf8") !== readFileSync(join(ws, rel), "utf8")) {
+      if (
+        readFileSync(join(roomDir, "tree", rel), "utf8") !== readFileSync(join(ws, rel), "utf8")
+      ) {
         throw new Error(`the room does not hold the new bytes of ${rel}`);
       }
     }

@@ -3,11 +3,11 @@ import { lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import lockfile from "proper-lockfile";
-import { writeJsonAtomic } from "../fs/atomic.js";
+import writeFileAtomicLib from "write-file-atomic";
 import type { EntryState } from "../workspace/snapshot.js";
 import { type RoomEntry, syncRoomFiles } from "./room-files.js";
 import { type BaselineHead, ensureRoomClone, updateRoomIndex } from "./room-git.js";
-import { dropKept, keptDirs, keptFingerprint } from "./room-kept.js";
+import { dropKept, type KeptFingerprint, keptDirs, keptFingerprint } from "./room-kept.js";
 
 /**
  * The clean room (docs/design.md §3b): a per-workspace folder outside the workspace that
@@ -194,10 +194,12 @@ export class CleanRoom {
       dropKept(tree, [".git"]);
       m.head = null;
     }
-    const git = head !== null ? keptFingerprint(tree, [".git"]) : undefined;
-    await this.#stamp((stampNs) => {
-      m.git = git !== undefined && git.maxCtimeNs < stampNs ? git.digest : null;
-    });
+    const stamped = await this.#settledStamp(() =>
+      head !== null ? [keptFingerprint(tree, [".git"])] : [],
+    );
+    m.git = head !== null ? (stamped.fingerprints[0]?.digest ?? null) : null;
+    m.stamp_ns = String(stamped.stampNs);
+    await this.#writeManifest();
     return { ...files, dropped, cloned };
   }
 
@@ -205,20 +207,18 @@ export class CleanRoom {
   async afterCheck(): Promise<void> {
     const tree = this.tree;
     const m = this.#manifest;
-    const caches = keptFingerprint(
-      tree,
-      keptDirs(tree, this.#entries).filter((dir) => dir !== ".git"),
-    );
+    const caches = keptDirs(tree, this.#entries).filter((dir) => dir !== ".git");
+    // The entries' racy mark stays the last prepare's (a check's write in that tick is still
+    // re-hashed); the caches get a fingerprint taken after a stamp of their own.
+    const stamped = await this.#settledStamp(() => [
+      keptFingerprint(tree, caches),
+      keptFingerprint(tree, [".git"]),
+    ]);
+    m.caches = stamped.fingerprints[0]?.digest ?? null;
     // A check that wrote the room's .git (a commit, a hook, a config) leaves it to no later
     // check: the next prepare clones it again.
-    const gitNow = keptFingerprint(tree, [".git"]).digest;
-    await this.#stamp(
-      (stampNs) => {
-        m.caches = caches.maxCtimeNs < stampNs ? caches.digest : null;
-        if (m.git !== gitNow) m.git = null;
-      },
-      { entries: false },
-    );
+    if (m.git !== (stamped.fingerprints[1]?.digest ?? null)) m.git = null;
+    await this.#writeManifest();
   }
 
   /** Release the room's lock (idempotent). */
@@ -229,23 +229,33 @@ export class CleanRoom {
   }
 
   /**
-   * Write the stamp, let `record` set the fingerprints knowing its ctime (a fingerprinted
-   * object whose ctime is at or after the stamp's was written in the same clock tick, so a
-   * later write could have kept every stat field: its fingerprint is voided and the folder
-   * dropped next time rather than trusted), then write the manifest atomically. With
-   * `entries: false` (after a check) the entries' racy mark stays the one of the last
-   * prepare, so a check's write in the tick of that prepare is still re-hashed.
+   * Write the stamp and take `fingerprint` after it, until every fingerprinted object's
+   * ctime is before the stamp's (a few ms at most: the clock's tick). Then a later write to
+   * any of them gets a later ctime than the one fingerprinted, so it cannot keep every stat
+   * field the fingerprint covers. After 20 tries the fingerprints are voided (null digests:
+   * the folders are dropped next time rather than trusted).
    */
-  async #stamp(
-    record: (stampNs: bigint) => void,
-    options: { entries: boolean } = { entries: true },
-  ): Promise<void> {
+  async #settledStamp(
+    fingerprint: () => KeptFingerprint[],
+  ): Promise<{ stampNs: bigint; fingerprints: Array<KeptFingerprint | { digest: null }> }> {
     const stampPath = join(this.#dir, "stamp");
-    writeFileSync(stampPath, String(Date.now()));
-    const stampNs = lstatSync(stampPath, { bigint: true }).ctimeNs;
-    record(stampNs);
-    if (options.entries) this.#manifest.stamp_ns = String(stampNs);
-    await writeJsonAtomic(join(this.#dir, "manifest.json"), this.#manifest);
+    for (let attempt = 0; ; attempt += 1) {
+      writeFileSync(stampPath, String(Date.now()));
+      const stampNs = lstatSync(stampPath, { bigint: true }).ctimeNs;
+      const fingerprints = fingerprint();
+      if (fingerprints.every((f) => f.maxCtimeNs < stampNs)) return { stampNs, fingerprints };
+      if (attempt >= 20) {
+        return { stampNs, fingerprints: fingerprints.map(() => ({ digest: null })) };
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
+  /** Write the manifest: atomic (rename) but not fsynced (a lost one rebuilds the room). */
+  async #writeManifest(): Promise<void> {
+    await writeFileAtomicLib(join(this.#dir, "manifest.json"), JSON.stringify(this.#manifest), {
+      fsync: false,
+    });
   }
 }
 

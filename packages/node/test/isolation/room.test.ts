@@ -268,9 +268,8 @@ describe("CleanRoom", () => {
     let room = await CleanRoom.open(ws, roomDir);
     await room.prepare(named, head);
     write(room.tree, "__pycache__/a.cpython-311.pyc", "left by the check");
-    // A write in the clock tick of the stamp would be racy (the cache is then dropped, not
-    // trusted): let the clock move past it, as a check's exit does.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Written in the same clock tick as afterCheck's stamp: the stamp waits for the tick to
+    // pass, so the cache is fingerprinted and kept, not voided.
     await room.afterCheck();
     await room.close();
     // Between turns, something plants a hook and rewrites the cache.
