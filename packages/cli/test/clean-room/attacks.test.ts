@@ -256,6 +256,55 @@ describe.skipIf(!sandbox.available)(`clean-room checks refuse the attacks${SKIP_
     );
   });
 
+  test("a room manifest the agent forges (claiming the room's good file holds its broken bytes) proves nothing", async () => {
+    await expectHonestVerified();
+    const forge = (p: Project) =>
+      p.agent(
+        "forge.js",
+        `const fs = require("node:fs"); const path = require("node:path"); const crypto = require("node:crypto");
+const ws = fs.realpathSync(".");
+const dir = path.join(process.env.TURNGATE_ROOM_DIR, crypto.createHash("sha256").update(ws).digest("hex").slice(0, 16));
+const broken = "module.exports = () => 3;\\n";
+fs.mkdirSync(path.join(dir, "tree"), { recursive: true });
+fs.writeFileSync(path.join(dir, "tree/lib.js"), ${JSON.stringify(LIB)});
+fs.writeFileSync(path.join(dir, "tree/test.js"), fs.readFileSync("test.js"));
+const entry = (file, digest) => { const st = fs.lstatSync(path.join(dir, "tree", file), { bigint: true });
+  return { kind: "file", digest, size: String(st.size), mtime_ns: String(st.mtimeNs), ctime_ns: String(st.ctimeNs), ino: String(st.ino), mode: String(st.mode) }; };
+const sha = (b) => crypto.createHash("sha256").update(b).digest("hex");
+fs.writeFileSync(path.join(dir, "manifest.json"), JSON.stringify({ schema: "turngate.clean_room.v1", workspace: ws, mtime_s: 0,
+  stamp_ns: "99999999999999999999", git: null, head: null,
+  entries: { "lib.js": entry("lib.js", sha(broken)), "test.js": entry("test.js", sha(fs.readFileSync("test.js"))) } }));
+fs.writeFileSync("lib.js", broken);`,
+      );
+    const p = project();
+    expectRefused(await turn(p, forge(p), "node test.js"), "expected 1, got 3");
+  });
+
+  test("bytecode an earlier turn's check compiled (unchecked-hash .pyc) is gone in the next turn", async () => {
+    const files = {
+      "lib.py": "def f():\n    return 1\n",
+      "test.py": "import lib\nassert lib.f() == 1, f'expected 1, got {lib.f()}'\n",
+    };
+    const python = "python3 test.py";
+    const compiling =
+      "import py_compile\npy_compile.compile('lib.py', cfile='__pycache__/lib.cpython-311.pyc', invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)\n" +
+      files["test.py"];
+    const p = project(files);
+    const first = await turn(p, writerAgent(p, { "test.py": compiling }), python);
+    expect(first.json.verdict).toBe("verified");
+    const second = await turn(
+      p,
+      writerAgent(
+        p,
+        { "test.py": files["test.py"], "lib.py": "def f():\n    return 3\n" },
+        "",
+        "two.js",
+      ),
+      python,
+    );
+    expectRefused(second, "expected 1, got 3");
+  });
+
   test("the room's copy of the workspace cannot be written back: a check's write to a dependency folder fails, a write at its top is discarded", async () => {
     const files = {
       ".gitignore": "node_modules/\n",

@@ -42,8 +42,6 @@ interface Manifest {
   git: string | null;
   /** The HEAD the room's `.git` was set to. */
   head: BaselineHead | null;
-  /** Fingerprint of the build caches after the last check (null: unknown or racy). */
-  caches: string | null;
   entries: Record<string, RoomEntry>;
 }
 
@@ -85,12 +83,25 @@ export class CleanRoom {
   #manifest: Manifest;
   #release: (() => Promise<void>) | undefined;
   #entries: ReadonlyMap<string, EntryState> = new Map();
+  /** ctime (ns) from which the room's state is not trusted: the turn's start. */
+  readonly #trustBeforeNs: bigint;
+  /** The caches' fingerprint after this turn's last check (never read from the manifest). */
+  #caches: string | null = null;
+  /** Whether this process made or proved the room's .git in this turn (its ctime is then ≥ the turn's start). */
+  #gitOwnThisTurn = false;
 
-  private constructor(dir: string, workspace: string, env: NodeJS.ProcessEnv, manifest: Manifest) {
+  private constructor(
+    dir: string,
+    workspace: string,
+    env: NodeJS.ProcessEnv,
+    manifest: Manifest,
+    trustBeforeNs: bigint,
+  ) {
     this.#dir = dir;
     this.#workspace = workspace;
     this.#env = env;
     this.#manifest = manifest;
+    this.#trustBeforeNs = trustBeforeNs;
   }
 
   /**
@@ -103,6 +114,7 @@ export class CleanRoom {
     workspace: string,
     dir: string,
     env: NodeJS.ProcessEnv = process.env,
+    turnStartMs: number = Date.now(),
   ): Promise<CleanRoom> {
     mkdirSync(join(dir, "tree"), { recursive: true, mode: 0o700 });
     const manifestPath = join(dir, "manifest.json");
@@ -112,13 +124,21 @@ export class CleanRoom {
       stale: 60_000,
       retries: { retries: 40, minTimeout: 50, maxTimeout: 500, factor: 1.3 },
     });
+    // Anything written at or after the turn's start (less the coarse clock's lag) may be the
+    // agent's: such a manifest is not trusted at all, such a room entry is re-hashed.
+    const trustBeforeNs = BigInt(Math.floor(turnStartMs) - TRUST_MARGIN_MS) * 1_000_000n;
     let manifest = readManifest(manifestPath);
     if (manifest === undefined || manifest.workspace !== workspace) {
       rmSync(join(dir, "tree"), { recursive: true, force: true });
       mkdirSync(join(dir, "tree"), { recursive: true, mode: 0o700 });
       manifest = emptyManifest(workspace);
+    } else if (lstatSync(manifestPath, { bigint: true }).ctimeNs >= trustBeforeNs) {
+      // Written during the turn (by the agent, or by anyone after the baseline): its records
+      // prove nothing. The room's files are re-hashed against the snapshot, its .git cloned
+      // again; the mtime clock is kept so the next copies still move forward.
+      manifest = { ...emptyManifest(workspace), mtime_s: Number(manifest.mtime_s) || 0 };
     }
-    const room = new CleanRoom(dir, workspace, env, manifest);
+    const room = new CleanRoom(dir, workspace, env, manifest, trustBeforeNs);
     room.#release = release;
     return room;
   }
@@ -151,19 +171,25 @@ export class CleanRoom {
     const kept = keptDirs(tree, entries);
     const caches = kept.filter((dir) => dir !== ".git");
     if (kept.includes(".git")) {
+      const now = keptFingerprint(tree, [".git"]);
       const same =
         m.git !== null &&
-        keptFingerprint(tree, [".git"]).digest === m.git &&
+        now.digest === m.git &&
+        now.maxCtimeNs < this.#trustBeforeNs &&
         head !== null &&
         sameHead(m.head, head);
-      if (!same) {
+      if (!same && !(m.git !== null && now.digest === m.git && this.#gitOwnThisTurn)) {
         dropKept(tree, [".git"]);
         dropped.push(".git");
       }
     }
+    // Build caches live for one turn: a cache an earlier turn's checks wrote was written by
+    // code the agent controlled then (a check runs the project's code), and tools trust
+    // their caches (cargo's dep-info and mtimes, unchecked-hash bytecode). Within a turn the
+    // checks share them, as they would in CI, when proven to be what the last check left.
     if (
       caches.length > 0 &&
-      (m.caches === null || keptFingerprint(tree, caches).digest !== m.caches)
+      (this.#caches === null || keptFingerprint(tree, caches).digest !== this.#caches)
     ) {
       dropKept(tree, caches);
       dropped.push(...caches);
@@ -175,7 +201,7 @@ export class CleanRoom {
       workspace: this.#workspace,
       entries,
       recorded: previous,
-      stampNs: BigInt(m.stamp_ns),
+      stampNs: min(BigInt(m.stamp_ns), this.#trustBeforeNs),
       lastMtimeS: m.mtime_s,
     });
     m.entries = files.recorded;
@@ -198,6 +224,7 @@ export class CleanRoom {
       head !== null ? [keptFingerprint(tree, [".git"])] : [],
     );
     m.git = head !== null ? (stamped.fingerprints[0]?.digest ?? null) : null;
+    this.#gitOwnThisTurn = m.git !== null;
     m.stamp_ns = String(stamped.stampNs);
     await this.#writeManifest();
     return { ...files, dropped, cloned };
@@ -214,7 +241,7 @@ export class CleanRoom {
       keptFingerprint(tree, caches),
       keptFingerprint(tree, [".git"]),
     ]);
-    m.caches = stamped.fingerprints[0]?.digest ?? null;
+    this.#caches = stamped.fingerprints[0]?.digest ?? null;
     // A check that wrote the room's .git (a commit, a hook, a config) leaves it to no later
     // check: the next prepare clones it again.
     if (m.git !== (stamped.fingerprints[1]?.digest ?? null)) m.git = null;
@@ -259,6 +286,13 @@ export class CleanRoom {
   }
 }
 
+/** ms before the turn's start from which room state is distrusted (the coarse clock lags). */
+const TRUST_MARGIN_MS = 50;
+
+function min(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
+}
+
 function sameHead(a: BaselineHead | null, b: BaselineHead): boolean {
   return a !== null && a.commit === b.commit && a.ref === b.ref;
 }
@@ -271,7 +305,6 @@ function emptyManifest(workspace: string): Manifest {
     stamp_ns: "0",
     git: null,
     head: null,
-    caches: null,
     entries: {},
   };
 }

@@ -30,6 +30,11 @@ export interface RoomChecksOptions {
   exclude: readonly string[];
   /** Whether the checks may reach the network (config `"network": true`). */
   network?: boolean;
+  /**
+   * When the turn started (the baseline was taken), ms since the epoch: room state written
+   * from then on may be the agent's and is not trusted (`CleanRoom.open`). Default now.
+   */
+  turnStartMs?: number;
 }
 
 /** One turn's clean-room checks; `close()` when the checks are done. */
@@ -62,7 +67,7 @@ export class RoomChecks {
   static async open(options: RoomChecksOptions): Promise<RoomChecks> {
     const workspace = realpathSync(options.root);
     const dir = options.roomDir ?? cleanRoomDir(workspace, options.env);
-    const room = await CleanRoom.open(workspace, dir, options.env);
+    const room = await CleanRoom.open(workspace, dir, options.env, options.turnStartMs);
     return new RoomChecks(room, options, workspace);
   }
 

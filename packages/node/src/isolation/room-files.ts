@@ -30,10 +30,11 @@ import type { EntryState } from "../workspace/snapshot.js";
  *    is removed, except the room's `.git` and {@link isKeptCacheDir} folders (build caches
  *    that their tools revalidate against their inputs). Check outputs such as
  *    `coverage/impl.js` are gone before the next check, as in a clean clone.
- * 2. **Prove**: an entry is kept only when the room's `lstat` equals the one recorded when
- *    turngate wrote it (kind, size, mtime, ctime, inode and mode, to the nanosecond) and it
- *    is not racily clean (its ctime is not at or after the stamp of the last proof, when a
- *    later write could have kept every stat field); a racy entry is re-hashed.
+ * 2. **Prove**: an entry is kept unread only when the room's `lstat` equals the one recorded
+ *    when turngate wrote it (kind, size, mtime, ctime, inode and mode, to the nanosecond)
+ *    and its ctime is before `stampNs` (the last proof's stamp, and the turn's start: what
+ *    was written after either may be the agent's or racily clean); any other entry whose
+ *    room file has the right kind is re-hashed and kept when its bytes are the snapshot's.
  * 3. **Copy**: every other entry is copied from the workspace and its bytes hashed on the
  *    way: bytes whose SHA-256 is not the snapshot's digest (the workspace changed after the
  *    snapshot) fail the sync with {@link RoomSourceChangedError}. Symlinks are copied as
@@ -97,7 +98,10 @@ export interface RoomFilesInput {
   entries: ReadonlyMap<string, EntryState>;
   /** What the room recorded at its last sync (empty for a new room). */
   recorded: Record<string, RoomEntry>;
-  /** ctime (ns) of the last proof's stamp; entries with a ctime at or after it are racy. */
+  /**
+   * ctime (ns) from which a recorded entry is not trusted unread: the earlier of the last
+   * proof's stamp and the turn's start. Entries with a ctime at or after it are re-hashed.
+   */
   stampNs: bigint;
   /** The mtime (whole seconds) the last sync wrote; this sync writes a later one. */
   lastMtimeS: number;
@@ -134,19 +138,24 @@ export function syncRoomFiles(input: RoomFilesInput): RoomFilesResult {
   let rehashed = 0;
   for (const [path, state] of entries) {
     const before = input.recorded[path];
-    const stat = lstatOrUndefined(join(room, path));
-    if (before !== undefined && stat !== undefined && before.digest === state.content_digest) {
+    const abs = join(room, path);
+    const stat = lstatOrUndefined(abs);
+    if (stat !== undefined && kindOf(stat) === state.kind) {
       const now = roomEntry(state, stat);
-      if (sameStat(before, now) && before.kind === kindOf(stat)) {
-        if (BigInt(now.ctime_ns) < input.stampNs) {
-          recorded[path] = before;
-          continue;
-        }
-        if (roomDigest(join(room, path), stat) === state.content_digest) {
-          rehashed += 1;
-          recorded[path] = now;
-          continue;
-        }
+      if (
+        before !== undefined &&
+        before.digest === state.content_digest &&
+        sameStat(before, now) &&
+        BigInt(now.ctime_ns) < input.stampNs
+      ) {
+        recorded[path] = before;
+        continue;
+      }
+      // Racy, changed, or not recorded by a trusted manifest: the bytes decide.
+      if (roomDigest(abs, stat) === state.content_digest) {
+        rehashed += 1;
+        recorded[path] = now;
+        continue;
       }
     }
     toWrite.push(path);

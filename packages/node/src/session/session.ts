@@ -827,6 +827,7 @@ export class Session {
       checkPath: this.#checkEnvironment.baseline.plan.path,
       exclude: [dirname(this.#logDir)],
       network: setup.network,
+      turnStartMs: this.#baseline.taken_at_ms,
     });
     let run: { runs: CommandRun[]; checks: VerificationCheck[] } | undefined;
     let moved: string | undefined;

@@ -260,7 +260,7 @@ describe("CleanRoom", () => {
     }
   });
 
-  test("a room .git or cache written by anyone but turngate or the last check is dropped before the next check", async () => {
+  test("a room .git written between turns is cloned again; build caches live for one turn and are dropped when not what the last check left", async () => {
     const ws = repo({ "a.py": "x = 1\n" });
     const head = await readBaselineHead(ws);
     const roomDir = join(temp("tg-rooms-"), "r");
@@ -268,25 +268,65 @@ describe("CleanRoom", () => {
     let room = await CleanRoom.open(ws, roomDir);
     await room.prepare(named, head);
     write(room.tree, "__pycache__/a.cpython-311.pyc", "left by the check");
-    // Written in the same clock tick as afterCheck's stamp: the stamp waits for the tick to
-    // pass, so the cache is fingerprinted and kept, not voided.
+    await room.afterCheck();
+    // The next check of the same turn keeps what the last check left...
+    const same = await room.prepare(named, head);
+    expect(same.dropped).toEqual([]);
+    expect(readFileSync(join(room.tree, "__pycache__/a.cpython-311.pyc"), "utf8")).toBe(
+      "left by the check",
+    );
+    // ...and drops what someone else wrote since.
+    write(room.tree, "__pycache__/a.cpython-311.pyc", "planted between checks");
+    const planted = await room.prepare(named, head);
+    expect(planted.dropped).toEqual(["__pycache__"]);
+    write(room.tree, "__pycache__/a.cpython-311.pyc", "left by the check");
     await room.afterCheck();
     await room.close();
-    // Between turns, something plants a hook and rewrites the cache.
+    // Between turns, something plants a hook in the room's .git.
     write(room.tree, ".git/hooks/pre-commit", "#!/bin/sh\nexit 0\n");
+    await new Promise((resolve) => setTimeout(resolve, 100));
     room = await CleanRoom.open(ws, roomDir);
     try {
-      const second = await room.prepare(named, head);
-      expect(second.dropped).toEqual([".git"]);
-      expect(second.cloned).toBe(true);
+      const next = await room.prepare(named, head);
+      expect(next.dropped).toEqual([".git", "__pycache__"]);
+      expect(next.cloned).toBe(true);
       expect(existsSync(join(room.tree, ".git/hooks/pre-commit"))).toBe(false);
-      expect(readFileSync(join(room.tree, "__pycache__/a.cpython-311.pyc"), "utf8")).toBe(
-        "left by the check",
-      );
-      write(room.tree, "__pycache__/a.cpython-311.pyc", "planted between checks");
-      const third = await room.prepare(named, head);
-      expect(third.dropped).toEqual(["__pycache__"]);
       expect(existsSync(join(room.tree, "__pycache__"))).toBe(false);
+    } finally {
+      await room.close();
+    }
+  });
+
+  test("a manifest forged during the turn proves nothing: the room's files are re-hashed against the snapshot", async () => {
+    const ws = repo({ "lib.js": "good\n" });
+    const head = await readBaselineHead(ws);
+    const roomDir = join(temp("tg-rooms-"), "r");
+    let room = await CleanRoom.open(ws, roomDir);
+    await room.prepare(entries({ "lib.js": "good\n" }), head);
+    await room.close();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const turnStart = Date.now();
+    // The agent's turn: broken bytes in the workspace, and a manifest claiming the room's
+    // good lib.js holds them (with its exact stat and a stamp far in the future).
+    write(ws, "lib.js", "broken\n");
+    const stat = lstatSync(join(roomDir, "tree/lib.js"), { bigint: true });
+    const manifest = JSON.parse(readFileSync(join(roomDir, "manifest.json"), "utf8"));
+    manifest.stamp_ns = "99999999999999999999";
+    manifest.entries["lib.js"] = {
+      kind: "file",
+      digest: sha("broken\n"),
+      size: String(stat.size),
+      mtime_ns: String(stat.mtimeNs),
+      ctime_ns: String(stat.ctimeNs),
+      ino: String(stat.ino),
+      mode: String(stat.mode),
+    };
+    writeFileSync(join(roomDir, "manifest.json"), JSON.stringify(manifest));
+    room = await CleanRoom.open(ws, roomDir, process.env, turnStart);
+    try {
+      const prepared = await room.prepare(entries({ "lib.js": "broken\n" }), head);
+      expect(prepared.written).toEqual(["lib.js"]);
+      expect(readFileSync(join(room.tree, "lib.js"), "utf8")).toBe("broken\n");
     } finally {
       await room.close();
     }
