@@ -171,6 +171,12 @@ export function renderTurnText(result: TurnResult): string {
   const agentLine = agentErrorLine(result);
   if (agentLine !== null) lines.push(agentLine);
   if (result.proofPath) lines.push(`proof: ${rel(result.proofPath)}`);
+  const copied = result.verification?.outputs;
+  if (copied !== undefined) {
+    lines.push(
+      `outputs: ${copied.paths.length} ${copied.paths.length === 1 ? "file" : "files"} the checks wrote, copied out of the clean room to ${rel(copied.dir)}`,
+    );
+  }
   // The usual modes go without a line (`--json`, the proof and `show` record them); a
   // required clean room that could not start says why no check ran.
   if (result.verification !== undefined && !result.isolation.available) {
@@ -365,6 +371,7 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
     proof_keyid: result.proofSignature?.keyid ?? null,
     trust: result.trust,
     isolation: result.isolation,
+    copied_outputs: result.verification?.outputs ?? null,
     config_path: result.configPath ?? null,
     affected_targets: affectedJson(result.affected),
     skipped_checks: result.skippedChecks ?? [],

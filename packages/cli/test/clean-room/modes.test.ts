@@ -118,6 +118,33 @@ describe.skipIf(!sandbox.available)(
       expect(inPlace.json.verdict).toBe("incomplete");
     });
 
+    test('reports the configuration\'s "outputs" names are copied out of the room; the workspace stays as the agent left it', async () => {
+      const p = project({
+        "lib.js": LIB,
+        "test.js": TEST,
+        "turngate.config.json": '{"outputs": ["coverage/", "junit.xml"]}\n',
+      });
+      const check =
+        "mkdir -p coverage/html && echo lcov > coverage/lcov.info && echo page > coverage/html/index.html && echo '<testsuite/>' > junit.xml && echo other > other.txt && node test.js";
+      const result = await turngate(
+        ["run", "--json", "--check", check, "--", "node", writerAgent(p, { "lib.js": HONEST })],
+        p.root,
+      );
+      expect(result.json.verdict).toBe("verified");
+      const copied = (
+        result.json as unknown as { copied_outputs: { dir: string; paths: string[] } }
+      ).copied_outputs;
+      expect(copied.paths).toEqual(["coverage/html/index.html", "coverage/lcov.info", "junit.xml"]);
+      const dir = copied.dir;
+      // Outside the workspace, under the room's folder, per effect digest.
+      expect(dir.startsWith(`${process.env.TURNGATE_ROOM_DIR}/`)).toBe(true);
+      expect(dir.endsWith(`/outputs/${result.json.effect_digest}`)).toBe(true);
+      expect(readFileSync(join(dir, "coverage/lcov.info"), "utf8")).toBe("lcov\n");
+      expect(existsSync(join(dir, "other.txt"))).toBe(false);
+      expect(existsSync(join(p.root, "coverage"))).toBe(false);
+      expect(existsSync(join(p.root, "junit.xml"))).toBe(false);
+    });
+
     test("cargo creating Cargo.lock in a crate that had none", async () => {
       const crate = {
         "Cargo.toml": '[package]\nname = "one"\nversion = "0.1.0"\nedition = "2021"\n',

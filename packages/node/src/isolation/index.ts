@@ -21,6 +21,7 @@ export {
   updateRoomIndex,
 } from "./room-git.js";
 export { dropKept, type KeptFingerprint, keptDirs, keptFingerprint } from "./room-kept.js";
+export { type CopiedOutputs, copyRoomOutputs } from "./room-outputs.js";
 export {
   bwrapArgs,
   findBwrap,

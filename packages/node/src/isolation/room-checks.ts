@@ -1,5 +1,6 @@
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
+import { join } from "node:path";
 import type { EntryState } from "../workspace/snapshot.js";
 import { CleanRoom, cleanRoomDir, type RoomPreparation } from "./clean-room.js";
 import { dependencyMounts, findDependencyFolders } from "./dependency-folders.js";
@@ -74,6 +75,14 @@ export class RoomChecks {
   /** The room's folder on the host. */
   get tree(): string {
     return this.#room.tree;
+  }
+
+  /**
+   * Where reports named by the configuration's `outputs` are copied after each check:
+   * `<room's folder>/outputs`, outside the workspace (the room is never inside it).
+   */
+  get outputsDir(): string {
+    return join(this.#room.dir, "outputs");
   }
 
   /** The workspace's real path (the room's mount point inside the sandbox). */

@@ -38,6 +38,7 @@ import type { EnvironmentBaseline } from "../environment/environment-baseline.js
 import { turngatePaths } from "../fs/paths.js";
 import { RoomChecks, roomCheckEnv } from "../isolation/room-checks.js";
 import { RoomSourceChangedError } from "../isolation/room-files.js";
+import { type CopiedOutputs, copyRoomOutputs } from "../isolation/room-outputs.js";
 import { hostContentHasher } from "../native/content-hasher.js";
 import { verificationPresets } from "../presets/detect.js";
 import {
@@ -179,6 +180,8 @@ export class Session {
   /** The isolation of the last bound checks (what the proof records), and per-call choices. */
   #ranIsolation: IsolationSetup;
   readonly #isolationOverrides = new Map<IsolationRequest, IsolationSetup>();
+  /** The configuration's `outputs` (clean room: the reports copied out of the room). */
+  readonly #outputPatterns: readonly string[];
 
   private constructor(
     options: SessionOptions,
@@ -193,6 +196,7 @@ export class Session {
     this.root = observer.root;
     this.#isolation = isolation.record;
     this.#isolationSetup = isolation;
+    this.#outputPatterns = [...(options.outputs ?? [])];
     this.#ranIsolation = isolation;
     this.#observer = observer;
     this.#hasher = hostContentHasher(
@@ -690,7 +694,7 @@ export class Session {
     parsed: readonly VerificationCommand[],
     options: VerifyCommandsOptions,
     attributeFrom: WorkspaceSnapshot | undefined,
-    room?: { checks: RoomChecks; snapshot: WorkspaceSnapshot },
+    room?: { checks: RoomChecks; snapshot: WorkspaceSnapshot; outputs?: CopiedOutputs },
   ): Promise<{
     runs: CommandRun[];
     checks: VerificationCheck[];
@@ -748,7 +752,18 @@ export class Session {
           ...(options.signal ? { signal: options.signal } : {}),
           ...(room ? await this.#roomLaunch(room, command, prepared.dir) : {}),
         });
-        if (room) await room.checks.afterCheck();
+        if (room) {
+          await room.checks.afterCheck();
+          const copied = copyRoomOutputs(
+            room.checks.tree,
+            this.#outputPatterns,
+            join(room.checks.outputsDir, this.#ledger.digest || "none"),
+          );
+          if (copied.paths.length > 0) {
+            const all = new Set([...(room.outputs?.paths ?? []), ...copied.paths]);
+            room.outputs = { dir: copied.dir, paths: [...all].sort() };
+          }
+        }
         // Vanished or newly skipped tests against the last verified run (issue #16 §3).
         run.check = await this.#testHistory.judge(
           command.id,
@@ -831,8 +846,12 @@ export class Session {
     });
     let run: { runs: CommandRun[]; checks: VerificationCheck[] } | undefined;
     let moved: string | undefined;
+    const room: { checks: RoomChecks; snapshot: WorkspaceSnapshot; outputs?: CopiedOutputs } = {
+      checks,
+      snapshot: before,
+    };
     try {
-      run = await this.#runCommands(parsed, options, undefined, { checks, snapshot: before });
+      run = await this.#runCommands(parsed, options, undefined, room);
     } catch (error) {
       if (!(error instanceof RoomSourceChangedError)) throw error;
       moved = error.path;
@@ -867,7 +886,9 @@ export class Session {
       binding = { bound: true, effectDigest: digest };
       if (changedAfter.length > 0) binding.changedAfter = changedAfter;
     }
-    return this.#finish(subject, run, binding);
+    const result = this.#finish(subject, run, binding);
+    if (room.outputs !== undefined) result.outputs = room.outputs;
+    return result;
   }
 
   /** The sandbox launcher of one check in the room (after the room is prepared for it). */

@@ -321,6 +321,12 @@ export interface VerifyCommandsResult {
   runs: CommandRun[];
   /** Where the checks ran (docs/design.md §3b): what ran, never a claim. */
   isolation: SessionIsolation;
+  /**
+   * Clean room: the files the configuration's `outputs` named that the checks wrote, copied
+   * to `<room's folder>/outputs/<effect digest>/`, outside the workspace (absent when none
+   * was).
+   */
+  outputs?: { dir: string; paths: string[] };
   firstRuns?: CommandRun[];
 }
 
