@@ -88,6 +88,7 @@ export function dependencyMounts(
       continue;
     }
     mounts.push({ op: "tmpfs", dest: dir });
+    children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const child of children) {
       const abs = join(dir, child.name);
       if (child.isSymbolicLink()) {

@@ -218,14 +218,15 @@ export function findBwrap(env: NodeJS.ProcessEnv = process.env): string | undefi
   return findOnPath("bwrap", env.PATH ?? "/usr/bin:/bin");
 }
 
-let probed: Promise<SandboxAvailability> | undefined;
+/** Probe results kept per bubblewrap path for the life of the process. */
+const probed = new Map<string, Promise<SandboxAvailability>>();
 
 /**
  * Whether the check sandbox starts on this machine, decided by **starting it**: bubblewrap
  * runs `/bin/true` with the same namespaces and a private room the checks get (a root user
  * or `user_namespaces` in `/proc` prove nothing: container seccomp profiles and AppArmor
- * refuse namespaces). The answer is kept for the life of the process; `TURNGATE_BWRAP=none`
- * says it is unavailable (for tests of the fallback). Never throws.
+ * refuse namespaces). The answer is kept per bubblewrap path for the life of the process;
+ * `TURNGATE_BWRAP=none` says it is unavailable (for tests of the fallback). Never throws.
  * Output: `{available: true, bwrap}` or `{available: false, reason}` where `reason` names
  * what failed and how to fix it.
  */
@@ -233,19 +234,25 @@ export function probeSandbox(env: NodeJS.ProcessEnv = process.env): Promise<Sand
   if (env.TURNGATE_BWRAP === "none") {
     return Promise.resolve({ available: false, reason: "TURNGATE_BWRAP=none" });
   }
-  probed ??= startProbe(env);
-  return probed;
-}
-
-async function startProbe(env: NodeJS.ProcessEnv): Promise<SandboxAvailability> {
   const bwrap = findBwrap(env);
   if (bwrap === undefined) {
-    return {
+    return Promise.resolve({
       available: false,
       reason:
-        "bubblewrap (bwrap) is not installed: apt-get install bubblewrap (or set TURNGATE_BWRAP to its absolute path)",
-    };
+        env.TURNGATE_BWRAP !== undefined && env.TURNGATE_BWRAP !== ""
+          ? `TURNGATE_BWRAP=${env.TURNGATE_BWRAP} is not an absolute path to bubblewrap`
+          : "bubblewrap (bwrap) is not installed: apt-get install bubblewrap (or set TURNGATE_BWRAP to its absolute path)",
+    });
   }
+  let answer = probed.get(bwrap);
+  if (answer === undefined) {
+    answer = startProbe(bwrap);
+    probed.set(bwrap, answer);
+  }
+  return answer;
+}
+
+async function startProbe(bwrap: string): Promise<SandboxAvailability> {
   const args = bwrapArgs({
     room: "/tmp",
     workspace: "/tmp",
@@ -275,5 +282,5 @@ async function startProbe(env: NodeJS.ProcessEnv): Promise<SandboxAvailability> 
 
 /** Forget the kept probe result (tests). */
 export function resetSandboxProbe(): void {
-  probed = undefined;
+  probed.clear();
 }
