@@ -4,11 +4,15 @@ import { EXIT_OK } from "../context.js";
 import { ADAPTERS, HARNESSES, type Harness } from "../hooks/adapters/index.js";
 import {
   applyPlan,
+  holdsOurCommand,
+  hookFiles,
   type InstallScope,
   lineDiff,
   planInstall,
   planUninstall,
+  readText,
 } from "../hooks/install.js";
+import { userHookConfigPath } from "../hooks/opt-in.js";
 import { readAll } from "../hooks/payload.js";
 import { runHook } from "../hooks/run-hook.js";
 import { findWorkspace } from "../hooks/workspace.js";
@@ -41,11 +45,11 @@ export const hookCommand: CliCommand = {
         .argument("<harness>", `one of ${HARNESSES.join(", ")}`)
         .option(
           "--user",
-          "the user-level file (the default): the agent cannot edit it through the project",
+          "the user-level file: the hooks run in every project, and gate only those that opted in (a turngate.config.json, or listed in ~/.config/turngate/hooks.json)",
         )
         .option(
           "--project",
-          "the project's file, inside the workspace (the agent can edit it: a warning says so)",
+          "the project's own file (the default; for Claude Code .claude/settings.local.json, not the team-shared settings.json)",
         )
         .option("--dry-run", "print the diff of each file and write nothing")
         .option(
@@ -81,7 +85,7 @@ export const hookCommand: CliCommand = {
               ]);
             }
             const harness = name as Harness;
-            const scope: InstallScope = flags.project ? "project" : "user";
+            const scope: InstallScope = flags.user ? "user" : "project";
             const root = findWorkspace(flags.root, ctx.cwd);
             const plan =
               verb === "install"
@@ -95,8 +99,14 @@ export const hookCommand: CliCommand = {
                 : await planUninstall(harness, scope, root, ctx.env);
             if (scope === "project") {
               ctx.stderr.write(
-                `turngate: warning: ${plan.files[0]?.path} is inside the workspace: the agent can edit or delete it and so switch turngate off; the user-level file (the default, --user) is out of the project's reach\n`,
+                `turngate: note: ${plan.files[0]?.path} is inside the workspace: the agent can edit or delete it and so switch turngate off (a user-level install, --user, is out of the project's reach)\n`,
               );
+              const userFile = hookFiles(harness, "user", root, ctx.env).config;
+              if (verb === "install" && holdsOurCommand(await readText(userFile), harness)) {
+                ctx.stderr.write(
+                  `turngate: warning: ${userFile} already has turngate's user-level hooks: with both, every event of this project runs turngate twice. Keep one: \`turngate hook uninstall ${harness} --user\`, or skip this project-level install\n`,
+                );
+              }
             }
             const changed = plan.files.filter((f) => f.before !== f.after);
             if (flags.dryRun) {
@@ -115,7 +125,7 @@ export const hookCommand: CliCommand = {
             } else {
               for (const path of written)
                 ctx.stdout.write(`${verb === "install" ? "wrote" : "updated"} ${path}\n`);
-              if (verb === "install") ctx.stdout.write(installNote(harness));
+              if (verb === "install") ctx.stdout.write(installNote(harness, scope, ctx.env));
             }
             state.exitCode = EXIT_OK;
           },
@@ -130,9 +140,15 @@ export const hookCommand: CliCommand = {
           "<event>",
           `the ${harness} event name: ${adapter.installEntries.map((e) => e.event).join(", ")}`,
         )
-        .action(async (event: string) => {
+        .option(
+          "--user",
+          "the hook comes from a user-level install: gate only projects that opted in",
+        )
+        .action(async (event: string, flags: { user?: boolean }) => {
           const stdin = ctx.stdin ? await ctx.stdin() : await readAll(process.stdin);
-          const reply = await runHook(harness, event, stdin, ctx);
+          const reply = await runHook(harness, event, stdin, ctx, {
+            userLevel: flags.user === true,
+          });
           if (reply.stdout !== "") ctx.stdout.write(reply.stdout);
           if (reply.stderr !== "") ctx.stderr.write(reply.stderr);
           state.exitCode = reply.exitCode;
@@ -148,15 +164,19 @@ function defaultCommand(): string {
   return `${quote(process.execPath)} ${quote(join(cliPackageRoot(), "dist", "bin.js"))}`;
 }
 
-/** What to do after an install, per harness. */
-function installNote(harness: Harness): string {
+/** What to do after an install, per harness; at user scope, which projects it gates. */
+function installNote(harness: Harness, scope: InstallScope, env: NodeJS.ProcessEnv): string {
   const notes: Record<Harness, string> = {
     "claude-code": "Claude Code reads the hooks at its next start (or review them with /hooks).\n",
     codex:
-      "Codex runs hooks from ~/.codex/hooks.json only once their trust is persisted: review them with /hooks in Codex (`codex exec --dangerously-bypass-hook-trust` skips that for one run).\n",
+      "Codex runs these hooks only once their trust is persisted (a project's .codex/ only in a trusted project): review them with /hooks in Codex (`codex exec --dangerously-bypass-hook-trust` skips that for one run).\n",
     cursor:
-      "Cursor reloads ~/.cursor/hooks.json by itself; the stop hook sends at most loop_limit (5) follow-ups.\n",
+      "Cursor reloads its hooks.json by itself (a project's only in a trusted workspace); the stop hook sends at most loop_limit (5) follow-ups.\n",
     goose: "goose discovers the plugin at its next start.\n",
   };
-  return `${notes[harness]}Checks come from turngate.config.json (or the project's preset checks); set max_attempts there (default 3).\n`;
+  const reach =
+    scope === "user"
+      ? `These user-level hooks run in every project you open with ${harness}. They gate only projects that opted in: a turngate.config.json at the project's root, or a folder listed in ${userHookConfigPath(env)} ({"projects": ["/path/to/project"]}); every other project's stop passes with one line saying why.\n`
+      : "";
+  return `${reach}${notes[harness]}Checks come from turngate.config.json (or the project's preset checks); set max_attempts there (default 3).\n`;
 }

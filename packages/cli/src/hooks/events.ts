@@ -6,6 +6,7 @@ import { loadConfig } from "../config.js";
 import { CLI_VERSION, type CliContext } from "../context.js";
 import { turnCheckEnvironment } from "../turn.js";
 import type { HarnessAdapter, HookAnswer } from "./adapters/index.js";
+import { decideOptIn, type OptIn } from "./opt-in.js";
 import {
   type HookSession,
   type HookSessionPaths,
@@ -27,6 +28,11 @@ export interface HookEventContext {
   root: string;
   sessionId: string;
   paths: HookSessionPaths;
+  /**
+   * The hook comes from a user-level install (`turngate hook <harness> <event> --user`): it
+   * gates only projects that opted in (`decideOptIn`, issue 34 item 4).
+   */
+  userLevel?: boolean;
 }
 
 /**
@@ -37,9 +43,14 @@ export interface HookEventContext {
  * unless the last turn did not end verified, waived or narrative: then the baseline is
  * carried over, so changes no check passed stay in the next stop's digest (fail closed).
  * A turn with no stop and no tool event yet is reused (SessionStart then UserPromptSubmit).
+ * A user-level hook (`event.userLevel`) first decides whether the project opted in
+ * (`decideOptIn`; kept when unverified changes are carried over): a project that did not
+ * gets a turn with no baseline, whose stop passes with one line (issue 34 item 4).
+ * A baseline that cannot be taken (a malformed `turngate.config.json`, …) is recorded as the
+ * turn's `start_error`: the answer is an allow with a notice, and the stop repeats the cause
+ * (issue 34 item 5); the old baseline, if any, stays, so no change is dropped.
  * Output: the answer (allow, or `handled` for a waiver prompt).
- * Errors: config, snapshot and write errors propagate (the caller answers `allow` with a
- * notice at a turn start; the stop then blocks, as it finds no baseline).
+ * Errors: session-file errors propagate (the caller answers `allow` with a notice).
  */
 export async function handleTurnStart(event: HookEventContext): Promise<HookAnswer> {
   const { ctx, adapter, root, sessionId, paths } = event;
@@ -68,18 +79,51 @@ export async function handleTurnStart(event: HookEventContext): Promise<HookAnsw
     () => newSession(adapter.name, sessionId, root),
     async (session) => {
       const turn = session.turn;
-      if (turn && turn.last === null && turn.tools.length === 0 && session.baseline_id !== null) {
+      if (
+        turn &&
+        turn.last === null &&
+        turn.tools.length === 0 &&
+        session.baseline_id !== null &&
+        turn.start_error === undefined
+      ) {
         return undefined;
       }
       const carry =
         session.baseline_id !== null &&
         turn !== null &&
         !(turn.last !== null && ENDED_OK.includes(turn.last.verdict));
+      let startError: string | undefined;
+      let optIn: OptIn | undefined;
+      if (event.userLevel === true) {
+        // Changes no check passed yet keep the project gated, whatever its config says now.
+        if (carry && turn?.opt_in?.gated !== false) {
+          optIn = { gated: true, why: "the last turn's changes are not verified yet" };
+        } else {
+          try {
+            optIn = decideOptIn(root, ctx.env);
+          } catch (error) {
+            // Fail closed: a user config turngate cannot read gates the turn, and the stop
+            // repeats why.
+            startError = (error as Error).message;
+            optIn = { gated: true, why: "the user config could not be read" };
+          }
+        }
+      }
       if (turn) {
         session.history.push({ number: turn.number, started_at: turn.started_at, last: turn.last });
         session.history = session.history.slice(-TURNS_KEPT);
       }
-      if (!carry) await takeBaseline(session, paths, root, ctx);
+      if (optIn !== undefined && !optIn.gated) {
+        // Not gated: no baseline (a later opted-in turn takes a fresh one).
+        session.baseline_id = null;
+        session.baseline_taken_at = null;
+      } else if (!carry && startError === undefined) {
+        try {
+          await takeBaseline(session, paths, root, ctx);
+        } catch (error) {
+          startError = (error as Error).message;
+        }
+      }
       session.turn = {
         number: (turn?.number ?? 0) + 1,
         started_at: new Date().toISOString(),
@@ -89,7 +133,12 @@ export async function handleTurnStart(event: HookEventContext): Promise<HookAnsw
         attempts: {},
         tools: [],
         last: null,
+        ...(optIn !== undefined ? { opt_in: optIn } : {}),
+        ...(startError !== undefined ? { start_error: startError } : {}),
       };
+      if (startError !== undefined) {
+        return `turngate: this turn could not start: ${startError}. The next stop will be blocked until this is fixed.`;
+      }
       return carry
         ? `turngate: the last turn did not end verified, waived or narrative (${turn?.last ? `${turn.last.verdict}${turn.last.reason ? `, ${turn.last.reason}` : ""}` : "no stop was judged"}); its changes stay in this turn's digest until a passing check or a waiver covers them.`
         : undefined;

@@ -7,7 +7,7 @@ import { ADAPTERS, type Harness } from "./adapters/index.js";
 /** Seconds a stop hook may run (the checks run inside it); the harnesses' defaults are 30–60 s. */
 export const STOP_HOOK_TIMEOUT_S = 600;
 
-/** Where an install writes: the user's hook file (default) or the project's. */
+/** Where an install writes: the project's hook file (default) or the user's (`--user`). */
 export type InstallScope = "user" | "project";
 
 /** One file an install or uninstall changes. */
@@ -27,8 +27,9 @@ export interface InstallPlan {
 }
 
 /**
- * The hook configuration files of `harness` at `scope` (issue 19 item 2):
- * - claude-code: `~/.claude/settings.json` / `<root>/.claude/settings.json`;
+ * The hook configuration files of `harness` at `scope` (issue 19 item 2, issue 34 item 4):
+ * - claude-code: `~/.claude/settings.json` / `<root>/.claude/settings.local.json` (the
+ *   project's personal file, not the team-shared `settings.json`);
  * - codex: `$CODEX_HOME/hooks.json` (default `~/.codex`) / `<root>/.codex/hooks.json`;
  * - cursor: `~/.cursor/hooks.json` / `<root>/.cursor/hooks.json`;
  * - goose: the plugin `~/.agents/plugins/turngate/` / `<root>/.agents/plugins/turngate/`
@@ -46,7 +47,7 @@ export function hookFiles(
       return {
         config: join(
           scope === "user" ? join(home, ".claude") : join(root, ".claude"),
-          "settings.json",
+          scope === "user" ? "settings.json" : "settings.local.json",
         ),
       };
     case "codex":
@@ -70,12 +71,34 @@ export function hookFiles(
   }
 }
 
-/** Whether a hook command is one of turngate's for `harness` (`… hook <harness> <Event>`). */
+/**
+ * Whether a hook command is one of turngate's for `harness` (`… hook <harness> <Event>`, a
+ * user-level one ending `--user`).
+ */
 export function isOurCommand(command: unknown, harness: Harness): boolean {
   return (
     typeof command === "string" &&
-    new RegExp(`(^|\\s)hook\\s+${harness}\\s+[A-Za-z]+\\s*$`).test(command)
+    new RegExp(`(^|\\s)hook\\s+${harness}\\s+[A-Za-z]+(\\s+--user)?\\s*$`).test(command)
   );
+}
+
+/** Whether the JSON text of a hook file holds one of turngate's commands for `harness`. */
+export function holdsOurCommand(text: string | null, harness: Harness): boolean {
+  if (text === null) return false;
+  let found = false;
+  const walk = (value: unknown): void => {
+    if (found || typeof value !== "object" || value === null) return;
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === "command" && isOurCommand(inner, harness)) found = true;
+      else walk(inner);
+    }
+  };
+  try {
+    walk(JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text));
+  } catch {
+    return false;
+  }
+  return found;
 }
 
 type Json = Record<string, unknown>;
@@ -83,7 +106,8 @@ type Json = Record<string, unknown>;
 /**
  * The plan of `turngate hook install <harness>`: every event of the adapter's
  * `installEntries` gets one entry running `<command> hook <harness> <Event>` (stop events
- * with a 600 s timeout; Cursor's `stop` with `loop_limit` 5). An entry of ours already there
+ * with a 600 s timeout; Cursor's `stop` with `loop_limit` 5; at user scope the command ends
+ * `--user`, so the hook gates only projects that opted in). An entry of ours already there
  * is updated in place; every other entry, key and event is kept as it was; the file keeps
  * its indentation. Installing twice changes nothing the second time.
  * Input: harness, scope, workspace root, the command that runs turngate, env (HOME,
@@ -104,7 +128,7 @@ export async function planInstall(
   if (harness === "cursor" && doc.version === undefined) doc.version = 1;
   const hooks = objectAt(doc, "hooks", files.config);
   for (const entry of adapter.installEntries) {
-    const line = `${command} hook ${harness} ${entry.event}`;
+    const line = `${command} hook ${harness} ${entry.event}${scope === "user" ? " --user" : ""}`;
     const isStop = adapter.eventKind(entry.event) === "stop";
     const list = arrayAt(hooks, entry.event, files.config);
     if (harness === "cursor") {
@@ -264,7 +288,8 @@ export function lineDiff(path: string, before: string | null, after: string | nu
   return `${out.join("\n")}\n`;
 }
 
-async function readText(path: string): Promise<string | null> {
+/** A file's text, or null when it does not exist. Errors: other `fs` errors. */
+export async function readText(path: string): Promise<string | null> {
   try {
     return await readFile(path, "utf8");
   } catch (error) {

@@ -22,7 +22,9 @@ import { findWorkspace } from "./workspace.js";
  * start or tool event the problem is reported and the event allowed (the stop then blocks:
  * it finds no baseline). An event name turngate does not know is answered as a stop would
  * be — a block — so a misconfigured hook is seen at once.
- * Input: harness, event name, stdin bytes, the CLI context. Output: the reply to write.
+ * Input: harness, event name, stdin bytes, the CLI context, and `userLevel` (the hook comes
+ * from a user-level install: it gates only projects that opted in, issue 34 item 4).
+ * Output: the reply to write.
  * Never throws.
  */
 export async function runHook(
@@ -30,6 +32,7 @@ export async function runHook(
   event: string,
   stdin: Uint8Array,
   ctx: CliContext,
+  options: { userLevel?: boolean } = {},
 ): Promise<HarnessReply> {
   const adapter = ADAPTERS[harness];
   const kind: HookEventKind = adapter.eventKind(event) ?? "stop";
@@ -56,7 +59,15 @@ export async function runHook(
     }
     const root = findWorkspace(adapter.workspaceDir(payload, ctx.env), ctx.cwd);
     const paths = hookSessionPaths(root, harness, sessionId, ctx.env);
-    const context = { ctx, adapter, payload, root, sessionId, paths };
+    const context = {
+      ctx,
+      adapter,
+      payload,
+      root,
+      sessionId,
+      paths,
+      userLevel: options.userLevel === true,
+    };
     let answer: HookAnswer;
     if (kind === "turn_start") answer = await handleTurnStart(context);
     else if (kind === "tool") answer = await handleTool(context);

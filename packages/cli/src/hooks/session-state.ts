@@ -43,6 +43,10 @@ const TurnSchema = z.object({
   attempts: z.record(z.string(), AttemptsSchema),
   tools: z.array(z.object({ tool: z.string(), path: z.string().nullable(), at: z.string() })),
   last: VerdictSchema.nullable(),
+  /** A user-level hook's opt-in decision, made when the turn started (issue 34 item 4). */
+  opt_in: z.object({ gated: z.boolean(), why: z.string() }).optional(),
+  /** Why the turn start could not take a baseline; the stop repeats it (issue 34 item 5). */
+  start_error: z.string().optional(),
 });
 
 const SessionFileSchema = z.object({

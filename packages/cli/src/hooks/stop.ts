@@ -21,6 +21,7 @@ import { cachedChecksLine, verdictOf } from "../render.js";
 import { runTurn, type TurnResult } from "../turn.js";
 import type { HookAnswer } from "./adapters/index.js";
 import type { HookEventContext } from "./events.js";
+import { decideOptIn, type OptIn } from "./opt-in.js";
 import { type HookSession, newSession, readSession, withSession } from "./session-state.js";
 import { changedLines, summarizeFailure } from "./stop-text.js";
 
@@ -69,13 +70,24 @@ interface StopJudgement {
  * (`<state>/proofs/<digest>.json`) with its `loop` facts (attempt, max_attempts,
  * escalated/capped, cached), whatever the verdict; an incomplete allow names its path.
  * Fail closed: a missing or changed baseline, an unreadable session file, a check that
- * cannot run and any internal error block with a reason.
+ * cannot run and any internal error block with a reason; a turn whose start failed blocks
+ * with that start's error (issue 34 item 5). A user-level hook lets the stop of a project
+ * that did not opt in pass with one line saying why (issue 34 item 4).
  * Output: the answer. Errors: none expected (the caller turns a throw into a block too).
  */
 export async function handleStop(event: HookEventContext): Promise<HookAnswer> {
   const { ctx, adapter, root, paths } = event;
   const snapshot: HookSession =
     (await readSession(paths.session)) ?? newSession(adapter.name, event.sessionId, root);
+  if (event.userLevel === true) {
+    const optIn = snapshot.turn !== null ? snapshot.turn.opt_in : undefinedOnError(ctx.env, root);
+    if (optIn !== undefined && !optIn.gated) {
+      return {
+        kind: "allow",
+        notice: `turngate: this project is not gated (${optIn.why}); the user-level hook gates only projects that opted in.`,
+      };
+    }
+  }
   // An internal error is judged like any refusal (counted, escalated after max_attempts), so
   // a hook that fails the same way every time cannot trap the session in a loop (codex#37937).
   const judgement = await judge(event, snapshot).catch(
@@ -181,6 +193,15 @@ export async function handleStop(event: HookEventContext): Promise<HookAnswer> {
   return { kind: "allow", notice: message };
 }
 
+/** The opt-in decision now, for a stop with no turn recorded; undefined when it cannot be made. */
+function undefinedOnError(env: NodeJS.ProcessEnv, root: string): OptIn | undefined {
+  try {
+    return decideOptIn(root, env);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The gate's result for a stop, and the configuration it ran with. */
 interface JudgeOutput {
   result: StopJudgement;
@@ -190,6 +211,19 @@ interface JudgeOutput {
 /** The gate's result for this stop, and the configuration it ran with. */
 async function judge(event: HookEventContext, session: HookSession): Promise<JudgeOutput> {
   const { ctx, root, paths } = event;
+  if (session.turn?.start_error !== undefined) {
+    return {
+      result: {
+        digestKey: "turn_start_failed",
+        effectDigest: "",
+        failure: "gate",
+        cached: false,
+        lines: [
+          `turngate could not start this turn, so it cannot tell what the turn changed: ${session.turn.start_error}. Tell the person; once it is fixed, the next prompt starts the turn again.`,
+        ],
+      },
+    };
+  }
   if (session.baseline_id === null || session.turn === null) {
     return {
       result: {

@@ -1,7 +1,9 @@
 /**
- * `turngate hook install|uninstall` (issue 19 item 2): user level by default, `--project`
- * with a warning, `--dry-run` prints the diff and writes nothing, idempotent, other entries
- * kept, uninstall removes only turngate's entries. Run in-process against a temporary HOME.
+ * `turngate hook install|uninstall` (issue 19 item 2, issue 34 item 4): project level by
+ * default (Claude Code's `.claude/settings.local.json`), `--user` says what it gates, a
+ * project install over a user one warns, `--dry-run` prints the diff and writes nothing,
+ * idempotent, other entries kept, uninstall removes only turngate's entries. Run in-process
+ * against a temporary HOME.
  */
 import {
   existsSync,
@@ -52,7 +54,7 @@ function setup() {
 const CMD = ["--command", "turngate"];
 
 describe("turngate hook install / uninstall", () => {
-  test("claude-code: merges into ~/.claude/settings.json keeping other entries; twice changes nothing; uninstall removes only ours", async () => {
+  test("claude-code --user: merges into ~/.claude/settings.json keeping other entries; twice changes nothing; uninstall removes only ours", async () => {
     const { home, run, put } = setup();
     const file = join(home, ".claude", "settings.json");
     const theirs = {
@@ -60,19 +62,26 @@ describe("turngate hook install / uninstall", () => {
       hooks: { Stop: [{ hooks: [{ type: "command", command: "echo theirs" }] }] },
     };
     put(file, `${JSON.stringify(theirs, null, 4)}\n`);
-    const first = await run(["hook", "install", "claude-code", ...CMD]);
+    const first = await run(["hook", "install", "claude-code", "--user", ...CMD]);
     expect(first.code).toBe(0);
     expect(first.stdout).toContain(`wrote ${file}`);
+    expect(first.stdout).toContain(
+      `These user-level hooks run in every project you open with claude-code. They gate only projects that opted in: a turngate.config.json at the project's root, or a folder listed in ${join(home, ".config", "turngate", "hooks.json")} ({"projects": ["/path/to/project"]}); every other project's stop passes with one line saying why.`,
+    );
     const doc = JSON.parse(readFileSync(file, "utf8"));
     expect(doc.permissions).toEqual({ allow: ["Bash(ls)"] });
     expect(doc.hooks.Stop).toEqual([
       { hooks: [{ type: "command", command: "echo theirs" }] },
-      { hooks: [{ type: "command", command: "turngate hook claude-code Stop", timeout: 600 }] },
+      {
+        hooks: [
+          { type: "command", command: "turngate hook claude-code Stop --user", timeout: 600 },
+        ],
+      },
     ]);
     expect(doc.hooks.PostToolUse).toEqual([
       {
         matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash",
-        hooks: [{ type: "command", command: "turngate hook claude-code PostToolUse" }],
+        hooks: [{ type: "command", command: "turngate hook claude-code PostToolUse --user" }],
       },
     ]);
     expect(Object.keys(doc.hooks)).toEqual([
@@ -85,40 +94,69 @@ describe("turngate hook install / uninstall", () => {
     // The file keeps its 4-space indentation.
     expect(readFileSync(file, "utf8")).toContain('\n    "permissions"');
     const bytes = readFileSync(file, "utf8");
-    const second = await run(["hook", "install", "claude-code", ...CMD]);
+    const second = await run(["hook", "install", "claude-code", "--user", ...CMD]);
     expect(second.stdout).toBe(
       "install: claude-code (user level) already has turngate's hooks: nothing changed\n",
     );
     expect(readFileSync(file, "utf8")).toBe(bytes);
     // A new command updates our entries in place instead of adding a second set.
-    await run(["hook", "install", "claude-code", "--command", "/opt/bin/turngate"]);
+    await run(["hook", "install", "claude-code", "--user", "--command", "/opt/bin/turngate"]);
     const moved = JSON.parse(readFileSync(file, "utf8"));
     expect(moved.hooks.Stop[1].hooks).toEqual([
-      { type: "command", command: "/opt/bin/turngate hook claude-code Stop", timeout: 600 },
+      { type: "command", command: "/opt/bin/turngate hook claude-code Stop --user", timeout: 600 },
     ]);
     expect(moved.hooks.Stop).toHaveLength(2);
-    const removed = await run(["hook", "uninstall", "claude-code"]);
+    const removed = await run(["hook", "uninstall", "claude-code", "--user"]);
     expect(removed.code).toBe(0);
     expect(JSON.parse(readFileSync(file, "utf8"))).toEqual(theirs);
   });
 
   test("--dry-run prints the diff and writes nothing", async () => {
     const { home, run } = setup();
-    const r = await run(["hook", "install", "codex", "--dry-run", ...CMD]);
+    const r = await run(["hook", "install", "codex", "--user", "--dry-run", ...CMD]);
     expect(r.code).toBe(0);
     const file = join(home, ".codex", "hooks.json");
     expect(r.stdout.split("\n").slice(0, 3)).toEqual(["--- /dev/null", `+++ ${file}`, "+{"]);
-    expect(r.stdout).toContain('+            "command": "turngate hook codex Stop",');
+    expect(r.stdout).toContain('+            "command": "turngate hook codex Stop --user",');
     expect(existsSync(file)).toBe(false);
   });
 
-  test("--project writes the project's file and warns that the agent can edit it", async () => {
+  test("the default is the project: claude-code writes .claude/settings.local.json, never the user's or the team's file", async () => {
+    const { home, root, run } = setup();
+    const r = await run(["hook", "install", "claude-code", ...CMD]);
+    expect(r.code).toBe(0);
+    const file = join(root, ".claude", "settings.local.json");
+    expect(r.stdout).toContain(`wrote ${file}\n`);
+    expect(JSON.parse(readFileSync(file, "utf8")).hooks.Stop).toEqual([
+      { hooks: [{ type: "command", command: "turngate hook claude-code Stop", timeout: 600 }] },
+    ]);
+    expect(existsSync(join(home, ".claude", "settings.json"))).toBe(false);
+    expect(existsSync(join(root, ".claude", "settings.json"))).toBe(false);
+    expect(r.stdout).not.toContain("user-level hooks");
+  });
+
+  test("a project install over an existing user-level install warns that both would run", async () => {
+    const { home, root, run } = setup();
+    await run(["hook", "install", "codex", "--user", ...CMD]);
+    const r = await run(["hook", "install", "codex", ...CMD]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(
+      `turngate: warning: ${join(home, ".codex", "hooks.json")} already has turngate's user-level hooks: with both, every event of this project runs turngate twice. Keep one: \`turngate hook uninstall codex --user\`, or skip this project-level install\n`,
+    );
+    expect(existsSync(join(root, ".codex", "hooks.json"))).toBe(true);
+    // Without a user-level install there is no such warning.
+    const other = setup();
+    const clean = await other.run(["hook", "install", "codex", ...CMD]);
+    expect(clean.stderr).not.toContain("warning");
+  });
+
+  test("--project writes the project's file and notes that the agent can edit it", async () => {
     const { root, run } = setup();
     const r = await run(["hook", "install", "cursor", "--project", ...CMD]);
     expect(r.code).toBe(0);
     const file = join(root, ".cursor", "hooks.json");
     expect(r.stderr).toBe(
-      `turngate: warning: ${file} is inside the workspace: the agent can edit or delete it and so switch turngate off; the user-level file (the default, --user) is out of the project's reach\n`,
+      `turngate: note: ${file} is inside the workspace: the agent can edit or delete it and so switch turngate off (a user-level install, --user, is out of the project's reach)\n`,
     );
     expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({
       version: 1,
@@ -133,14 +171,14 @@ describe("turngate hook install / uninstall", () => {
 
   test("goose: a plugin folder of its own; uninstall removes it", async () => {
     const { home, run } = setup();
-    await run(["hook", "install", "goose", ...CMD]);
+    await run(["hook", "install", "goose", "--user", ...CMD]);
     const dir = join(home, ".agents", "plugins", "turngate");
     expect(JSON.parse(readFileSync(join(dir, "plugin.json"), "utf8")).name).toBe("turngate");
     const hooks = JSON.parse(readFileSync(join(dir, "hooks", "hooks.json"), "utf8")).hooks;
     expect(hooks.Stop).toEqual([
-      { hooks: [{ type: "command", command: "turngate hook goose Stop", timeout: 600 }] },
+      { hooks: [{ type: "command", command: "turngate hook goose Stop --user", timeout: 600 }] },
     ]);
-    await run(["hook", "uninstall", "goose"]);
+    await run(["hook", "uninstall", "goose", "--user"]);
     expect(existsSync(dir)).toBe(false);
   });
 
@@ -148,7 +186,7 @@ describe("turngate hook install / uninstall", () => {
     const { home, run, put } = setup();
     const file = join(home, ".claude", "settings.json");
     put(file, "{ not json");
-    const r = await run(["hook", "install", "claude-code", ...CMD]);
+    const r = await run(["hook", "install", "claude-code", "--user", ...CMD]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`${file} is not JSON`);
     expect(readFileSync(file, "utf8")).toBe("{ not json");

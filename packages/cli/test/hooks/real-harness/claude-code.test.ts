@@ -84,7 +84,7 @@ function setup(maxAttempts: number) {
   };
   execFileSync(
     process.execPath,
-    [bin, "hook", "install", "claude-code", "--command", `${process.execPath} ${bin}`],
+    [bin, "hook", "install", "claude-code", "--user", "--command", `${process.execPath} ${bin}`],
     { cwd: ws, env, stdio: "ignore" },
   );
   cleanups.push(() => rmSync(top, { recursive: true, force: true }));

@@ -78,7 +78,7 @@ function setup(maxAttempts: number, model: FakeResponses) {
   };
   execFileSync(
     process.execPath,
-    [bin, "hook", "install", "codex", "--command", `${process.execPath} ${bin}`],
+    [bin, "hook", "install", "codex", "--user", "--command", `${process.execPath} ${bin}`],
     { cwd: ws, env, stdio: "ignore" },
   );
   cleanups.push(() => rmSync(top, { recursive: true, force: true }));
