@@ -21,6 +21,7 @@ import {
   type WorkspaceDelta,
 } from "@turngate/node";
 import type { CliContext } from "./context.js";
+import { stateWriteProblem } from "./state-dir.js";
 
 /** Rung given to a row turngate creates for a check: its checks are the full verify. */
 export const TURN_CHECK_RUNG = "R4";
@@ -152,7 +153,7 @@ export async function recordTurnTimingsReported(
     await recordTurnTimings(store, verification, delta, { startedMs, endedMs: now() });
   } catch (error) {
     ctx.stderr.write(
-      `turngate: warning: check timings were not recorded: ${(error as Error).message} (the verdict is unaffected)\n`,
+      `turngate: warning: check timings were not recorded: ${stateWriteProblem(error, stateDirOf(state))} (the verdict is unaffected)\n`,
     );
   }
 }

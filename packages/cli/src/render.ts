@@ -171,6 +171,7 @@ export function renderTurnText(result: TurnResult): string {
   const agentLine = agentErrorLine(result);
   if (agentLine !== null) lines.push(agentLine);
   if (result.proofPath) lines.push(`proof: ${rel(result.proofPath)}`);
+  if (result.proofError) lines.push(`proof: not written: ${result.proofError}`);
   const copied = result.verification?.outputs;
   if (copied !== undefined) {
     lines.push(
@@ -367,6 +368,7 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
     summary_text: result.summaryText,
     outcome: result.outcome,
     proof_path: result.proofPath ?? null,
+    proof_error: result.proofError ?? null,
     proof_format: result.proofSignature?.format ?? null,
     proof_keyid: result.proofSignature?.keyid ?? null,
     trust: result.trust,

@@ -76,3 +76,21 @@ function realExisting(path: string): string {
   }
   return join(realpathSync(existing), ...rest);
 }
+
+/** File-system error codes that mean "this folder cannot be written". */
+const UNWRITABLE = new Set(["EACCES", "EPERM", "EROFS"]);
+
+/**
+ * The message for a write into the state folder `dir` that failed (issue 34 item 6): names
+ * the folder, what went wrong and the fix (`--state-dir`). `error`'s own message when it is
+ * not a permission or read-only error.
+ * Input: the error thrown by the write and the state folder. Output: one line, no newline.
+ */
+export function stateWriteProblem(error: unknown, dir: string): string {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (typeof code === "string" && UNWRITABLE.has(code)) {
+    const path = (error as NodeJS.ErrnoException).path;
+    return `turngate cannot write its state folder ${dir} (${code}${path ? ` on ${path}` : ""}): make it writable, or give a writable folder outside the workspace with --state-dir DIR`;
+  }
+  return `${(error as Error)?.message ?? String(error)} (in the state folder ${dir})`;
+}

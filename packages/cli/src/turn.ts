@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type {
   CompletionWaiver,
   GateOutcome,
@@ -53,7 +53,7 @@ import {
   EXIT_OK,
 } from "./context.js";
 import { createProgressReporter } from "./progress.js";
-import type { StatePaths } from "./state-dir.js";
+import { type StatePaths, stateWriteProblem } from "./state-dir.js";
 import {
   type SkippedCheck,
   selectChecksByAffected,
@@ -160,6 +160,11 @@ export interface TurnResult {
   writeProof?: (extra: Pick<TurnProof, "loop">) => Promise<string>;
   /** Where `writeProof` writes (set with it). */
   proofFile?: string;
+  /**
+   * Why the proof of an allowed turn could not be written (a read-only state folder, …): the
+   * verdict stands and is printed, the exit code is 1 (issue 34 item 6).
+   */
+  proofError?: string;
   /** How the proof was written: its format and the signing key's id. */
   proofSignature?: { format: ProofFormat; keyid: string };
   /** The host's claim about the agent: printed as `trust: …`. */
@@ -390,9 +395,15 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
       return proofPath;
     };
     if (outcome.kind === "allow") {
-      await writeJsonAtomic(proofPath, signTurnProof(proof, key, format));
-      result.proofPath = proofPath;
-      result.proofSignature = { format, keyid: key.keyid };
+      try {
+        await writeJsonAtomic(proofPath, signTurnProof(proof, key, format));
+        result.proofPath = proofPath;
+        result.proofSignature = { format, keyid: key.keyid };
+      } catch (error) {
+        // The verdict is still printed (issue 34 item 6); the exit code says the proof is missing.
+        result.proofError = stateWriteProblem(error, state.dir ?? dirname(state.proofs));
+        result.exitCode = EXIT_INTERNAL;
+      }
     }
   }
   return result;

@@ -1,10 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
+import { TurngateError } from "@turngate/core";
 import { Session } from "@turngate/node";
 import { baselineIdOf, recordBaselineHistory, writeBaseline } from "../baseline-store.js";
 import { loadConfig } from "../config.js";
 import { CLI_VERSION, EXIT_OK } from "../context.js";
-import { resolveStatePaths } from "../state-dir.js";
+import { resolveStatePaths, stateWriteProblem } from "../state-dir.js";
 import { shownPath } from "../terminal-text.js";
 import { turnCheckEnvironment } from "../turn.js";
 import { addLocationOptions, resolveWorkspaceRoot } from "./options.js";
@@ -50,19 +51,23 @@ export const baselineCommand: CliCommand = {
           checkEnvironment: turnCheckEnvironment(root, config, paths.dir, undefined),
         });
         const before = await readFile(paths.baseline).catch(() => undefined);
-        const id = await writeBaseline(
-          paths.baseline,
-          session.baseline,
-          config,
-          CLI_VERSION,
-          session.environmentBaseline,
-          session.baselineTree,
-        );
+        let id: string;
+        let previous: Awaited<ReturnType<typeof recordBaselineHistory>>;
         const takenAt = new Date().toISOString();
-        const previous = await recordBaselineHistory(paths.baselineHistory, {
-          id,
-          taken_at: takenAt,
-        });
+        try {
+          id = await writeBaseline(
+            paths.baseline,
+            session.baseline,
+            config,
+            CLI_VERSION,
+            session.environmentBaseline,
+            session.baselineTree,
+          );
+          previous = await recordBaselineHistory(paths.baselineHistory, { id, taken_at: takenAt });
+        } catch (error) {
+          // Name the folder and the fix, not a raw EACCES (issue 34 item 6).
+          throw new TurngateError("state_unwritable", stateWriteProblem(error, paths.dir));
+        }
         const replaced =
           before === undefined
             ? null

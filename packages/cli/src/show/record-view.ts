@@ -3,7 +3,7 @@ import { hudText } from "@turngate/core";
 import { writeFileAtomic } from "@turngate/node";
 import { workspaceHud, workspaceProfileStore } from "../check-profiles.js";
 import type { CliContext } from "../context.js";
-import type { StatePaths } from "../state-dir.js";
+import { type StatePaths, stateWriteProblem } from "../state-dir.js";
 import { displayPath } from "../terminal-text.js";
 import type { TurnResult } from "../turn.js";
 import { viewOfResult } from "./build-view.js";
@@ -49,7 +49,7 @@ export async function recordTurnView(
     await storeView(paths.dir, view);
   } catch (error) {
     ctx.stderr.write(
-      `turngate: warning: the turn's view could not be stored in ${displayPath(paths.dir)} (turngate show last will not show it): ${(error as Error).message}\n`,
+      `turngate: warning: the turn's view was not stored (turngate show last will not show it): ${stateWriteProblem(error, paths.dir)}\n`,
     );
   }
   if (html === undefined) return;

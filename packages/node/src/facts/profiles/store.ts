@@ -16,7 +16,8 @@
  * than `staleMs` is taken over), so two processes recording at once lose no observation. A
  * corrupt or foreign file is a `ProfileStoreError` naming the file — never silently reset.
  */
-import { readFile } from "node:fs/promises";
+import { constants as fsConstants } from "node:fs";
+import { access, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import {
   type CheckObservation,
@@ -267,6 +268,9 @@ export class ProfileStore {
 
   private async withLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
     await ensureDirectory(dirname(file));
+    // proper-lockfile retries every error until the timeout: a folder that cannot be written
+    // (EACCES, EROFS) fails at once instead of after 30 s.
+    await access(dirname(file), fsConstants.W_OK);
     const retries = Math.max(1, Math.ceil(this.lockTimeoutMs / 25));
     const release = await lockfile.lock(file, {
       realpath: false,
