@@ -120,6 +120,7 @@ describe("turngate run", () => {
         message: `completion gate: workspace mutation ${digest} has no bound Passed verification and no host waiver. Assistant text does not count. Bind a verification_report.effect_digest to this digest with required checks Passed, or obtain a host waiver for this digest.`,
       },
       proof_path: null,
+      proof_error: null,
       config_path: null,
     });
     expect(json.checks).toEqual([
@@ -187,6 +188,7 @@ describe("turngate run", () => {
       binding: null,
       outcome: { kind: "allow", terminal: { kind: "narrative" } },
       proof_path: null,
+      proof_error: null,
     });
     expect(result.stderr).toBe("turngate: agent exited with code 0\n");
   });
