@@ -149,7 +149,7 @@ describe("turngate show --html in chromium", () => {
       expect(await check.count()).toBe(1);
       expect(await check.locator("summary").isVisible()).toBe(true);
       expect(await rendered(check.locator("summary"))).toMatch(
-        /^passed\s+check:1\s+python3 test_calc\.py\s+\d+\.\ds$/,
+        /^passed\s+python3 test_calc\.py\s+\d+\.\ds$/,
       );
       // a passed check is collapsed; opening it shows its output
       expect(await check.locator("pre.output").isVisible()).toBe(false);
@@ -178,6 +178,37 @@ describe("turngate show --html in chromium", () => {
       expect(problems).toEqual([]);
       await page.close();
     }
+  }, 120_000);
+
+  test("an incomplete turn on a 390 px screen: the digest and the reason wrap inside the page, in run's words (issue 34 item 8)", async () => {
+    const p = gitProject(CALC);
+    cleanups.push(p.cleanup);
+    const agent = p.agent(
+      "break.js",
+      `require("node:fs").writeFileSync("calc.py", "def add(a, b):\\n    return a * b\\n");`,
+    );
+    const html = join(p.agents, "incomplete.html");
+    const run = await cli(
+      ["run", "--html", html, "--check", "python3 test_calc.py", "--", "node", agent],
+      p.root,
+    );
+    expect(run.code).toBe(2);
+    const digest = /effect digest ([0-9a-f]{64})/.exec(run.stdout)?.[1] as string;
+    const { page, problems } = await open(html, { width: 390, height: 844 }, "light");
+    expect(await page.locator("#verdict").textContent()).toBe("incomplete");
+    expect(await page.locator("#reason").textContent()).toBe(
+      `the change (effect digest ${digest}) is not verified: the required checks did not all pass. Fix it and run again, or, as the host, accept this exact change with --waive ${digest}:REASON`,
+    );
+    expect(await rendered(page.locator("#summary"))).not.toMatch(
+      /completion gate|no bound Passed|check:1|R4|fallback/,
+    );
+    expect(await page.locator("#age").textContent()).toMatch(/^just now \(\d{4}-/);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - window.innerWidth,
+    );
+    expect(overflow).toBeLessThanOrEqual(0);
+    expect(problems).toEqual([]);
+    await page.close();
   }, 120_000);
 
   test("hostile file names, check output and file contents never execute and are shown literally", async () => {

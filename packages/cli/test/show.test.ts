@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TURN_VIEW_LIMITS } from "@turngate/core";
 import { TurnViewSchema } from "@turngate/core/schemas";
@@ -45,13 +45,14 @@ describe("turngate show", () => {
     expect(shown.code).toBe(0);
     const lines = shown.stdout.split("\n");
     expect(lines[0]).toBe(`VERIFIED  effect digest ${digest}`);
-    expect(lines[1]).toBe("  checks: 1 passed · 2 files (1 added, 1 modified), +2 −1");
-    expect(lines[2]).toBe("  trust: unsandboxed");
-    expect(lines[3]).toMatch(
+    expect(lines[1]).toMatch(/^ {2}decided just now \(\d{4}-\d\d-\d\dT[\d:.]+Z\)$/);
+    expect(lines[2]).toBe("  checks: 1 passed · 2 files (1 added, 1 modified), +2 −1");
+    expect(lines[3]).toBe("  trust: unsandboxed");
+    expect(lines[4]).toMatch(
       new RegExp(`^  baseline tree ${baseline} \\(git diff ${baseline} [0-9a-f]{40}\\)$`),
     );
     expect(shown.stdout).toMatch(
-      /\nchecks\n {2}✓ passed check:1: python3 test_calc.py in \d+\.\ds \(optional\)\n|\nchecks\n {2}✓ passed check:1: python3 test_calc.py in \d+\.\ds\n/,
+      /\nchecks\n {2}✓ passed python3 test_calc.py in \d+\.\ds \(optional\)\n|\nchecks\n {2}✓ passed python3 test_calc.py in \d+\.\ds\n/,
     );
     expect(shown.stdout).toContain("\nfiles\n  A NOTES.md  +1 −0\n  M calc.py  +1 −1\n");
     expect(shown.stdout).toContain(
@@ -121,10 +122,13 @@ describe("turngate show", () => {
     expect(run.code).toBe(2);
     const shown = await cli(["show", "last"], p.root);
     expect(shown.stdout.split("\n")[0]).toMatch(/^INCOMPLETE {2}effect digest [0-9a-f]{64}$/);
-    expect(shown.stdout).toContain("  unverified_mutation: completion gate:");
-    expect(shown.stdout).toMatch(
-      / {2}✗ failed \(assertion\) check:1: python3 test_calc.py in \d+\.\ds/,
+    expect(shown.stdout.split("\n")[1]).toBe(
+      `  the change (effect digest ${/effect digest ([0-9a-f]{64})/.exec(shown.stdout)?.[1]}) is not verified: the required checks did not all pass. Fix it and run again, or, as the host, accept this exact change with --waive ${/effect digest ([0-9a-f]{64})/.exec(shown.stdout)?.[1]}:REASON`,
     );
+    // The gate's A3S text and the HUD's shorthand stay in --json (issue 34 item 8).
+    for (const jargon of ["completion gate", "no bound Passed", "check:1", "R4", "(fallback)"])
+      expect(shown.stdout).not.toContain(jargon);
+    expect(shown.stdout).toMatch(/ {2}✗ failed \(assertion\) python3 test_calc.py in \d+\.\ds/);
     expect(shown.stdout).toContain("      | AssertionError: add(2, 3) should be 5\n");
     expect(shown.stdout).toMatch(
       / {6}log: .*\.turngate\/logs\/[0-9a-f]{64}\.log \(sha256 [0-9a-f]{64}\)/,
@@ -133,7 +137,9 @@ describe("turngate show", () => {
     // no proof for an incomplete turn, but its view is stored by digest too
     const digest = /effect digest ([0-9a-f]{64})/.exec(shown.stdout)?.[1] as string;
     expect(existsSync(join(p.root, ".turngate/proofs", `${digest}.json`))).toBe(false);
-    expect(existsSync(join(p.root, ".turngate/views", `${digest}.json`))).toBe(true);
+    expect(
+      readdirSync(join(p.root, ".turngate/views")).filter((n) => n.startsWith(digest)),
+    ).toEqual([expect.stringMatching(new RegExp(`^${digest}\\.\\d+-[0-9a-f]{6}\\.json$`))]);
   });
 
   test("turngate verify twice against one baseline: the stored views and kept trees never enter the digest", async () => {
@@ -154,6 +160,40 @@ describe("turngate show", () => {
     expect(second.stdout).toContain("changed: 1 path\n  modified calc.py\n");
     expect(second.stdout).not.toContain("views/");
     expect(second.stdout).not.toContain("refs/turngate");
+  });
+
+  test("views are kept per turn: a later turn with the same bytes keeps the earlier view, and each prints its age (issue 34 item 8)", async () => {
+    const p = project(CALC);
+    const agent = p.agent("break.js", BREAK);
+    const first = await cli(
+      ["run", "--check", "python3 test_calc.py", "--", "node", agent],
+      p.root,
+    );
+    expect(first.code).toBe(2);
+    const digest = /effect digest ([0-9a-f]{64})/.exec(first.stdout)?.[1] as string;
+    const views = join(p.root, ".turngate/views");
+    const [earlier] = readdirSync(views).filter((n) => n.startsWith(digest));
+    // The earlier turn was decided ten minutes ago (a stored view is a display: edit its time).
+    const old = JSON.parse(readFileSync(join(views, earlier as string), "utf8"));
+    old.finished_at = new Date(Date.now() - 10 * 60_000).toISOString();
+    writeFileSync(join(views, earlier as string), JSON.stringify(old));
+    // The same agent again from the same baseline: the same bytes, so the same digest.
+    p.write("calc.py", CALC["calc.py"] as string);
+    const second = await cli(
+      ["run", "--check", "python3 test_calc.py", "--", "node", agent],
+      p.root,
+    );
+    expect(/effect digest ([0-9a-f]{64})/.exec(second.stdout)?.[1]).toBe(digest);
+    const files = readdirSync(views).filter((n) => n.startsWith(digest));
+    expect(files).toHaveLength(2);
+    expect(files).toContain(earlier);
+    const shown = await cli(["show", digest.slice(0, 12), "--no-pager"], p.root);
+    expect(shown.stdout.split("\n")[2]).toMatch(/^ {2}decided just now \(/);
+    expect(shown.stderr).toContain(
+      `turngate: 2 turns had effect digest ${digest.slice(0, 16)}…: this is the newest; the others are ${join(views, earlier as string)}`,
+    );
+    const older = await cli(["show", join(views, earlier as string), "--no-pager"], p.root);
+    expect(older.stdout.split("\n")[2]).toBe(`  decided 10 min ago (${old.finished_at})`);
   });
 
   test("a workspace that is not a git repository: the view says diffs are not available", async () => {

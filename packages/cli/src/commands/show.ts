@@ -8,7 +8,13 @@ import { viewOfProof } from "../show/build-view.js";
 import { writePaged } from "../show/pager.js";
 import { renderViewHtml } from "../show/render-view-html.js";
 import { renderViewText, useColor } from "../show/render-view-text.js";
-import { digestsWithPrefix, parseViewJson, readStoredView, viewsDir } from "../show/view-store.js";
+import {
+  digestsWithPrefix,
+  parseViewJson,
+  readStoredView,
+  viewFilesOf,
+  viewsDir,
+} from "../show/view-store.js";
 import { resolveStatePaths } from "../state-dir.js";
 import { displayPath, escapeControls } from "../terminal-text.js";
 import { addLocationOptions, resolveWorkspaceRoot } from "./options.js";
@@ -75,12 +81,15 @@ export const showCommand: CliCommand = {
       if (shown.note !== undefined) ctx.stderr.write(`turngate: ${shown.note}\n`);
       if (flags.html !== undefined) {
         const file = resolve(ctx.cwd, flags.html);
-        await writeFileAtomic(file, renderViewHtml(shown.view));
+        await writeFileAtomic(file, renderViewHtml(shown.view, ctx.now?.() ?? Date.now()));
         ctx.stderr.write(`turngate: wrote the HTML view to ${displayPath(file)}\n`);
       }
       if (flags.json) ctx.stdout.write(`${JSON.stringify(shown.view, null, 2)}\n`);
       else if (flags.html === undefined) {
-        const text = renderViewText(shown.view, { color: useColor(ctx.stdout, ctx.env) });
+        const text = renderViewText(shown.view, {
+          color: useColor(ctx.stdout, ctx.env),
+          nowMs: ctx.now?.() ?? Date.now(),
+        });
         const rows = (ctx.stdout as { rows?: number }).rows;
         await writePaged(text, ctx.stdout, ctx.env, flags.pager !== false, rows);
       }
@@ -128,8 +137,22 @@ async function resolveTarget(
         `no turn with an effect digest starting ${target} in ${displayPath(stateDir)} (no stored view, no proof): run turngate show last, or name a proof file`,
       );
     }
-    const stored = readStoredView(stateDir, digest);
-    if (stored !== undefined) return { view: stored };
+    const files = viewFilesOf(stateDir, digest);
+    const newest = files[0];
+    if (newest !== undefined) {
+      const stored = readStoredView(stateDir, newest.replace(/\.json$/, ""));
+      if (stored !== undefined) {
+        return files.length > 1
+          ? {
+              view: stored,
+              note: `${files.length} turns had effect digest ${digest.slice(0, 16)}…: this is the newest; the others are ${files
+                .slice(1)
+                .map((f) => displayPath(join(viewsDir(stateDir), f)))
+                .join(", ")}`,
+            }
+          : { view: stored };
+      }
+    }
     return fromFile(join(proofsDir, `${digest}.json`), root, flags, env, cwd);
   }
   return fromFile(file, flags.root !== undefined ? root : undefined, flags, env, cwd);

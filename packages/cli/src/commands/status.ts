@@ -11,8 +11,10 @@ export const STATUS_RESULT_SCHEMA = "turngate.status.v1";
 /**
  * `turngate status [--json]` (issue 19 item 5): the hook sessions of this workspace, newest
  * first — harness, session id, baseline id and time, the current turn (number, carried
- * over, blocks), the last verdict with its reason and digest, attempts per digest, how many
- * failures are cached, escalations and waivers.
+ * over, blocks), the last stop in the words the person saw (`blocked`, not the gate's
+ * `continue`; issue 34 item 8) with the first lines of what the agent was told, attempts per
+ * digest, how many failures are cached, escalations and waivers. `--json` keeps the raw
+ * verdict.
  */
 export const statusCommand: CliCommand = {
   name: "status",
@@ -65,6 +67,8 @@ async function sessionJson(dir: string, session: HookSession) {
           blocks: session.turn.blocks,
           attempts: session.turn.attempts,
           tools: session.turn.tools.length,
+          opt_in: session.turn.opt_in ?? null,
+          start_error: session.turn.start_error ?? null,
         }
       : null,
     last_verdict: session.turn?.last ?? null,
@@ -83,6 +87,26 @@ async function sessionJson(dir: string, session: HookSession) {
 
 type SessionRow = Awaited<ReturnType<typeof sessionJson>>;
 
+/**
+ * The last stop in the words the person saw (issue 34 item 8): `blocked` for the gate's
+ * `continue`, `ended incomplete (escalated)`, `verified`, …, with the attempt and digest.
+ */
+function lastStopText(last: SessionRow["last_verdict"]): string {
+  if (last === null) return "none yet";
+  const word =
+    last.verdict === "continue"
+      ? "blocked: the agent was told to fix it and stop again"
+      : last.verdict === "incomplete"
+        ? `ended incomplete${last.reason ? ` (${last.reason})` : ""}, not verified`
+        : last.verdict;
+  const facts = [
+    last.verdict === "continue" ? `attempt ${last.attempt}` : "",
+    last.effect_digest ? `effect digest ${last.effect_digest}` : "",
+    last.cached ? "the failing result was replayed from the cache" : "",
+  ].filter((f) => f !== "");
+  return `${word}${facts.length > 0 ? ` (${facts.join("; ")})` : ""}, ${last.at}`;
+}
+
 function sessionText(row: SessionRow): string {
   const lines = [`${row.harness} session ${row.session_id} (updated ${row.updated_at})`];
   lines.push(
@@ -98,10 +122,16 @@ function sessionText(row: SessionRow): string {
       );
     }
   }
-  const last = row.last_verdict;
-  lines.push(
-    `  last verdict: ${last ? `${last.verdict}${last.reason ? ` (${last.reason})` : ""}${last.effect_digest ? `, effect digest ${last.effect_digest}` : ""}${last.cached ? ", cached" : ""}` : "none yet"}`,
-  );
+  if (row.turn?.opt_in && !row.turn.opt_in.gated) {
+    lines.push(
+      `  not gated: ${row.turn.opt_in.why} (a user-level hook gates only projects that opted in)`,
+    );
+  }
+  if (row.turn?.start_error) lines.push(`  the turn could not start: ${row.turn.start_error}`);
+  lines.push(`  last stop: ${lastStopText(row.last_verdict)}`);
+  // What the agent was told, first lines (the full text is in --json's last_verdict.message).
+  const told = (row.last_verdict?.message ?? "").split("\n").slice(1, 3);
+  for (const line of told) if (line.trim() !== "") lines.push(`    ${line}`);
   lines.push(`  cached failures: ${row.cached_failures}`);
   for (const e of row.escalations)
     lines.push(`  turn ${e.turn} ended incomplete (${e.reason}): ${e.effect_digest}`);

@@ -13,7 +13,7 @@ import { storeView } from "./view-store.js";
 /**
  * After `run` or `verify` decided a turn (issue 21): build its view (`viewOfResult`, with the
  * HUD's text when the profile store has one), store it for `turngate show`
- * (`<state>/views/last.json` and `<digest>.json`) and, with `--html FILE`, write its HTML page
+ * (`<state>/views/last.json` and the turn's `<digest>.<key>.json`) and, with `--html FILE`, write its HTML page
  * there. Nothing here changes the verdict or the exit code: a failure is one
  * `turngate: warning:` line on stderr naming what could not be written.
  */

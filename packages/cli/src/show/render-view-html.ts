@@ -19,6 +19,7 @@ import type { TurnView, TurnViewCheck, TurnViewFile } from "@turngate/core";
 import { CLI_VERSION } from "../context.js";
 import { formatSeconds } from "../duration.js";
 import { escapeControls } from "../terminal-text.js";
+import { ageText, checkLabel, plainReason, plainTargetReason } from "./plain-words.js";
 
 /** `text` with `& < > " '` replaced by character references: safe in text and quoted attributes. */
 export function escapeHtml(text: string): string {
@@ -30,14 +31,6 @@ export function escapeHtml(text: string): string {
 /** Outside text for the page: controls and bidi characters shown as escapes, then HTML-escaped. */
 function t(text: string): string {
   return escapeHtml(escapeControls(text));
-}
-
-/** A multi-line outside text, line by line (line breaks kept, every other control escaped). */
-function lines(text: string): string {
-  return text
-    .split("\n")
-    .map((line) => t(line.replace(/\r$/, "")))
-    .join("\n");
 }
 
 const STYLE = `
@@ -59,6 +52,7 @@ p code,summary code,li code{overflow-wrap:anywhere;word-break:break-all}
 .counts li{border:1px solid var(--line);border-radius:999px;padding:2px 10px;background:var(--bg)}
 .muted{color:var(--muted)}
 .reason{margin:6px 0 0}
+.summary p{overflow-wrap:anywhere}
 details{border:1px solid var(--line);border-radius:8px;margin:8px 0;background:var(--bg)}
 summary{cursor:pointer;padding:8px 12px;display:flex;flex-wrap:wrap;gap:4px 10px;align-items:baseline}
 summary .name{font-weight:600;overflow-wrap:anywhere}
@@ -140,7 +134,7 @@ function checkHtml(check: TurnViewCheck): string {
     );
   }
   const open = check.status === "passed" ? "" : " open";
-  return `<details class="check ${check.status}"${open}><summary><span class="badge">${t(status)}</span><span class="name">${t(check.id)}</span>${check.command !== null ? `<code>${t(check.command)}</code>` : ""}${took}${check.required ? "" : '<span class="muted">optional</span>'}</summary><div class="body">${parts.join("")}</div></details>`;
+  return `<details class="check ${check.status}"${open}><summary><span class="badge">${t(status)}</span><span class="name">${t(checkLabel(check))}</span>${check.command !== null && check.command !== checkLabel(check) ? `<code>${t(check.command)}</code>` : ""}${took}${check.required ? "" : '<span class="muted">optional</span>'}</summary><div class="body">${parts.join("")}</div></details>`;
 }
 
 function diffHtml(file: TurnViewFile): { stat: string; body: string } {
@@ -195,7 +189,7 @@ function plural(n: number, one: string, many = `${one}s`): string {
  * (open when they did not pass) and the files with their diffs (open, unless there are more
  * than 30). Pure apart from hashing the inline style and script.
  */
-export function renderViewHtml(view: TurnView): string {
+export function renderViewHtml(view: TurnView, nowMs: number = Date.now()): string {
   const c = view.counts;
   const counts: string[] = [];
   if (c.checks.failed) counts.push(`${c.checks.failed} failed`);
@@ -216,17 +210,19 @@ export function renderViewHtml(view: TurnView): string {
   summary.push(
     `<p class="digest">effect digest <code id="digest">${view.effect_digest === "" ? '"" (nothing changed)' : t(view.effect_digest)}</code></p>`,
   );
-  if (view.reason !== null) {
-    summary.push(
-      `<p class="reason"><strong>${t(view.reason)}</strong>: ${t(view.message ?? "")}</p>`,
-    );
-  }
+  const why = plainReason(view);
+  if (why !== null) summary.push(`<p class="reason" id="reason">${t(why)}</p>`);
   summary.push(
     `<ul class="counts" id="counts">${counts.map((x) => `<li>${t(x)}</li>`).join("")}</ul>`,
   );
   const facts: string[] = [];
   if (view.trust !== null) facts.push(`trust: ${t(view.trust)}`);
-  if (view.finished_at !== null) facts.push(`decided ${t(view.finished_at)}`);
+  if (view.finished_at !== null) {
+    const age = ageText(view.finished_at, nowMs);
+    facts.push(
+      `decided <span id="age">${age !== null ? `${t(age)} (${t(view.finished_at)})` : t(view.finished_at)}</span>`,
+    );
+  }
   if (view.root !== null) facts.push(`workspace <code>${t(view.root)}</code>`);
   if (!view.diffs.available && view.files.length > 0) {
     facts.push(`diffs not available: ${t(view.diffs.reason ?? "unknown")}`);
@@ -237,12 +233,10 @@ export function renderViewHtml(view: TurnView): string {
   if (view.attempts !== null) facts.push(`attempts: ${view.attempts}`);
   if (view.affected_targets !== null) {
     facts.push(
-      `affected targets: ${view.affected_targets.length === 0 ? "none" : view.affected_targets.map((x) => `<code>${t(x.target)}</code>${x.reason ? ` (${t(x.reason)})` : ""}`).join(", ")}`,
+      `affected targets: ${view.affected_targets.length === 0 ? "none" : view.affected_targets.map((x) => `<code>${t(x.target)}</code>${x.reason ? ` (${t(plainTargetReason(x.reason))})` : ""}`).join(", ")}`,
     );
   }
   if (facts.length > 0) summary.push(`<p class="muted facts">${facts.join(" · ")}</p>`);
-  if (view.hud !== null && view.hud !== "")
-    summary.push(`<pre class="hud">${lines(view.hud)}</pre>`);
 
   const sections: string[] = [];
   sections.push(

@@ -13,6 +13,7 @@ import {
   MAX_TAIL_LINE_CHARS,
   terminalSafeTailLine,
 } from "../terminal-text.js";
+import { ageText, checkLabel, plainReason, plainTargetReason } from "./plain-words.js";
 
 /** SGR codes used by the view (only ever wrapped around turngate's own text). */
 const SGR = {
@@ -116,20 +117,26 @@ function diffNote(file: TurnViewFile): string {
 
 /**
  * The terminal text of a view (issue 21):
- * 1. summary: the verdict (coloured by kind) with the effect digest; the gate's reason and
- *    message when the turn was not allowed; counts of checks, files and diff lines; the
- *    trust claim; when diffs are not available, why;
+ * 1. summary: the verdict (coloured by kind) with the effect digest; why the turn was not
+ *    allowed in `run`'s words (`plainReason`; the gate's A3S text stays in `--json`); when
+ *    it was decided and how long ago (`nowMs`, default now); counts of checks, files and
+ *    diff lines; the trust claim; when diffs are not available, why;
  * 2. `checks`: one line per check (mark, status with failure class, id, command, duration),
  *    then for a check that did not pass its residual risk or hint, its failing tests, the
  *    last lines of its output (escape sequences stripped) and its log's path and SHA-256;
  * 3. `files`: one line per path (`A`/`M`/`D`/`I`/`O`/`H`/`E`/`?`, path, what its diff is);
  * 4. the diffs, coloured (`+` green, `-` red, `@@` cyan, headers bold), every line's
  *    controls escaped so a file's bytes show literally (`\x1b[2J`), never act.
- * Waivers, attempts, affected targets and the HUD follow the summary when present.
+ * Waivers, attempts and affected targets (reasons in words) follow the summary when
+ * present. A check turngate named itself (`check:1`) is shown by its command. The stored
+ * HUD, a snapshot of its moment, is left to `--json` and `turngate hud`.
  *
  * Input: a view and whether to colour. Output: text ending in a newline.
  */
-export function renderViewText(view: TurnView, options: { color: boolean }): string {
+export function renderViewText(
+  view: TurnView,
+  options: { color: boolean; nowMs?: number },
+): string {
   const paint: Paint = options.color
     ? (code, text) => `\x1b[${SGR[code]}m${text}\x1b[0m`
     : (_code, text) => text;
@@ -138,9 +145,10 @@ export function renderViewText(view: TurnView, options: { color: boolean }): str
   out.push(
     `${paint("bold", paint(VERDICT_COLOUR[view.verdict], head))}  effect digest ${view.effect_digest || '"" (nothing changed)'}`,
   );
-  if (view.reason !== null) {
-    out.push(`  ${view.reason}: ${escapeControls(view.message ?? "")}`);
-  }
+  const why = plainReason(view);
+  if (why !== null) out.push(`  ${escapeControls(why)}`);
+  const age = ageText(view.finished_at, options.nowMs ?? Date.now());
+  if (age !== null) out.push(`  decided ${age} (${escapeControls(view.finished_at ?? "")})`);
   out.push(`  ${checksSummary(view)} · ${filesSummary(view)}`);
   if (view.trust !== null) out.push(`  trust: ${view.trust}`);
   if (!view.diffs.available && view.files.length > 0) {
@@ -156,7 +164,7 @@ export function renderViewText(view: TurnView, options: { color: boolean }): str
   if (view.attempts !== null) out.push(`  attempts: ${view.attempts}`);
   if (view.affected_targets !== null) {
     const targets = view.affected_targets.map((t) =>
-      escapeControls(t.reason ? `${t.target} (${t.reason})` : t.target),
+      escapeControls(t.reason ? `${t.target} (${plainTargetReason(t.reason)})` : t.target),
     );
     out.push(`  affected targets: ${targets.length === 0 ? "none" : targets.join(", ")}`);
   }
@@ -169,9 +177,13 @@ export function renderViewText(view: TurnView, options: { color: boolean }): str
         ? `${check.status} (${check.failure_class})`
         : check.status;
       const took = check.duration_ms !== null ? ` in ${formatSeconds(check.duration_ms)}` : "";
-      const command = check.command !== null ? `: ${escapeControls(check.command)}` : "";
+      const label = checkLabel(check);
+      const command =
+        check.command !== null && check.command !== label
+          ? `: ${escapeControls(check.command)}`
+          : "";
       out.push(
-        `  ${paint(colour, `${mark} ${status}`)} ${escapeControls(check.id)}${command}${took}${check.required ? "" : " (optional)"}`,
+        `  ${paint(colour, `${mark} ${status}`)} ${escapeControls(label)}${command}${took}${check.required ? "" : " (optional)"}`,
       );
       if (check.status === "passed") continue;
       const why = check.hint ?? check.residual_risk;
@@ -220,10 +232,6 @@ export function renderViewText(view: TurnView, options: { color: boolean }): str
         out.push(paint("dim", `… diff of ${displayPath(file.path)} cut at the view's limit`));
       }
     }
-  }
-  if (view.hud !== null && view.hud !== "") {
-    out.push("");
-    for (const line of view.hud.split("\n")) out.push(escapeControls(line));
   }
   return `${out.join("\n")}\n`;
 }

@@ -1,10 +1,13 @@
 /**
  * Where `turngate run` and `turngate verify` keep the view of each turn, for `turngate show`
- * (issue 21): `<state>/views/last.json` (the last turn) and `<state>/views/<effect
- * digest>.json` (a turn that changed something). A view is a display, not evidence: `turngate
+ * (issue 21): `<state>/views/last.json` (the last turn) and, per turn that changed
+ * something, `<state>/views/<effect digest>.<turn key>.json` (issue 34 item 8: keyed by
+ * turn, so a later turn with the same bytes never overwrites an earlier one's view; the key
+ * is the decision time in ms and 6 random hex). A view is a display, not evidence: `turngate
  * proof verify` checks a proof; an agent that edits a stored view changes what `show` prints,
  * never the gate.
  */
+import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { TurngateValidationError, type TurnView } from "@turngate/core";
@@ -16,15 +19,43 @@ export function viewsDir(stateDir: string): string {
   return join(stateDir, "views");
 }
 
+/** A per-turn view file: `<64 hex>.<ms>-<hex>.json`, or the older `<64 hex>.json`. */
+const VIEW_FILE = /^([0-9a-f]{64})(?:\.([0-9]+)-[0-9a-f]+)?\.json$/;
+
 /**
- * Write `view` as `views/last.json` and, when its digest is not empty,
- * `views/<digest>.json` (atomic writes, folders created). Errors: the `fs` error.
+ * Write `view` as `views/last.json` and, when its digest is not empty, as the turn's own
+ * `views/<digest>.<ms>-<hex>.json` (ms: the view's `finished_at`, else now). Atomic writes,
+ * folders created. Output: the turn's file name (or null). Errors: the `fs` error.
  */
-export async function storeView(stateDir: string, view: TurnView): Promise<void> {
+export async function storeView(stateDir: string, view: TurnView): Promise<string | null> {
   const dir = viewsDir(stateDir);
-  if (view.effect_digest !== "")
-    await writeJsonAtomic(join(dir, `${view.effect_digest}.json`), view);
+  let name: string | null = null;
+  if (view.effect_digest !== "") {
+    const at = view.finished_at !== null ? Date.parse(view.finished_at) : Number.NaN;
+    const ms = Number.isNaN(at) ? Date.now() : at;
+    name = `${view.effect_digest}.${ms}-${randomBytes(3).toString("hex")}.json`;
+    await writeJsonAtomic(join(dir, name), view);
+  }
   await writeJsonAtomic(join(dir, "last.json"), view);
+  return name;
+}
+
+/**
+ * The stored views of turns with effect digest `digest`, newest first (by the key's ms; an
+ * older `<digest>.json` last). Output: file names in `views/`.
+ */
+export function viewFilesOf(stateDir: string, digest: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(viewsDir(stateDir));
+  } catch {
+    return [];
+  }
+  return names
+    .map((name) => ({ name, m: VIEW_FILE.exec(name) }))
+    .filter((x) => x.m?.[1] === digest)
+    .sort((a, b) => Number(b.m?.[2] ?? -1) - Number(a.m?.[2] ?? -1))
+    .map((x) => x.name);
 }
 
 /**
@@ -40,7 +71,10 @@ export function parseViewJson(value: unknown, file: string): TurnView {
   ]);
 }
 
-/** The stored view `views/<name>.json`, or undefined when there is none. Errors: a bad file. */
+/**
+ * The stored view `views/<name>.json` (`last`, or a per-turn file's name without `.json`),
+ * or undefined when there is none. Errors: a bad file.
+ */
 export function readStoredView(stateDir: string, name: string): TurnView | undefined {
   const file = join(viewsDir(stateDir), `${name}.json`);
   let text: string;
@@ -53,8 +87,9 @@ export function readStoredView(stateDir: string, name: string): TurnView | undef
 }
 
 /**
- * The full digests in `dir` (files `<64 hex>.json`) that start with `prefix`. Used to
- * resolve `turngate show <digest prefix>`.
+ * The full digests of the files in `dir` — views (`<64 hex>[.<key>].json`) or proofs
+ * (`<64 hex>.json`) — that start with `prefix`, each once, sorted. Used to resolve
+ * `turngate show <digest prefix>`.
  */
 export function digestsWithPrefix(dir: string, prefix: string): string[] {
   let names: string[];
@@ -63,8 +98,10 @@ export function digestsWithPrefix(dir: string, prefix: string): string[] {
   } catch {
     return [];
   }
-  return names
-    .filter((name) => /^[0-9a-f]{64}\.json$/.test(name) && name.startsWith(prefix))
-    .map((name) => name.slice(0, 64))
-    .sort();
+  const digests = new Set<string>();
+  for (const name of names) {
+    const digest = VIEW_FILE.exec(name)?.[1];
+    if (digest?.startsWith(prefix)) digests.add(digest);
+  }
+  return [...digests].sort();
 }

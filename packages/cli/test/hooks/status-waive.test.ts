@@ -85,7 +85,13 @@ describe("turngate status and waive", () => {
     const text = await run(["status"], false);
     expect(text.stdout).toContain(`claude-code session s-42 (updated `);
     expect(text.stdout).toContain(`    ${digest}: 1 attempt(s), 0 could not run`);
-    expect(text.stdout).toContain(`  last verdict: continue, effect digest ${digest}`);
+    // The person's words, not the gate's `continue` (issue 34 item 8).
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `\n {2}last stop: blocked: the agent was told to fix it and stop again \\(attempt 1; effect digest ${digest}\\), \\d{4}-[^\n]+Z\n`,
+      ),
+    );
+    expect(text.stdout).not.toContain("continue");
 
     const refused = await run(["waive", digest, "--reason", "looked at it"], false);
     expect(refused.code).toBe(1);

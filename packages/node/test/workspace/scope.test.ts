@@ -351,6 +351,7 @@ describe(".git/ and .turngate/ harness rows", () => {
       "logs/<sha256 of its bytes>.log",
       "proofs/<sha256>.json",
       "views/<sha256>.json",
+      "views/<sha256>.<ms>-<6 hex>.json",
       "views/last.json",
       "cache/events.jsonl",
       "cache/artifacts/<sha256>.json",
@@ -358,6 +359,12 @@ describe(".git/ and .turngate/ harness rows", () => {
     ]);
     const sha = SHA["x\n"];
     expect(isTurngateOwnFile("cache/events.jsonl")).toBe(true);
+    // One view per turn (issue 34 item 8): exact names only.
+    expect(isTurngateOwnFile(`views/${sha}.1764936000000-0a1b2c.json`)).toBe(true);
+    expect(isTurngateOwnFile(`views/${sha}.json`)).toBe(true);
+    expect(isTurngateOwnFile(`views/${sha}.1764936000000-0a1b2c.json.js`)).toBe(false);
+    expect(isTurngateOwnFile(`views/${sha}.1764936000000-0a1b2c.js`)).toBe(false);
+    expect(isTurngateOwnFile(`views/${sha}.x-0a1b2c.json`)).toBe(false);
     expect(isTurngateOwnFile("cache/events.jsonl.js")).toBe(false);
     expect(isTurngateOwnFile(`cache/artifacts/${sha}.json`)).toBe(true);
     expect(isTurngateOwnFile(`cache/artifacts/${sha}.json.js`)).toBe(false);

@@ -16,7 +16,8 @@
  *   of its bytes equals its name — the observer hashes it ({@link turngateLogDigest});
  *   a log whose bytes do not match its name is a harness row;
  * - `proofs/<effect digest>.json`;
- * - `views/<effect digest>.json` and `views/last.json`: the view of a turn `turngate show`
+ * - `views/<effect digest>.<ms>-<6 hex>.json` (one per turn, issue 34 item 8), the older
+ *   `views/<effect digest>.json` and `views/last.json`: the view of a turn `turngate show`
  *   prints (issue 21), written after the turn is decided;
  * - `cache/events.jsonl` (the result cache's event log, appended during the checks; read by
  *   `turngate cache stats` only: display, never trust) and `cache/artifacts/<sha256>.json`
@@ -39,6 +40,7 @@ export const TURNGATE_OWN_FILES: readonly string[] = Object.freeze([
   "logs/<sha256 of its bytes>.log",
   "proofs/<sha256>.json",
   "views/<sha256>.json",
+  "views/<sha256>.<ms>-<6 hex>.json",
   "views/last.json",
   "cache/events.jsonl",
   "cache/artifacts/<sha256>.json",
@@ -49,6 +51,7 @@ const TOP =
   /^(?:\.gitignore|baseline(?:-history)?\.json|code-index\.json|verification-profiles\.json)$/;
 const LOG = /^([0-9a-f]{64})\.log$/;
 const PROOF = /^[0-9a-f]{64}\.json$/;
+const VIEW = /^[0-9a-f]{64}(?:\.[0-9]{1,16}-[0-9a-f]{6})?\.json$/;
 
 /**
  * True when `rel` (a `/`-separated path inside `.turngate/`, e.g. `proofs/<sha>.json`) is a
@@ -65,7 +68,7 @@ export function isTurngateOwnFile(rel: string): boolean {
   const rest = rel.slice(slash + 1);
   if (rest.includes("/")) return false;
   if (dir === "proofs") return PROOF.test(rest);
-  if (dir === "views") return rest === "last.json" || PROOF.test(rest);
+  if (dir === "views") return rest === "last.json" || VIEW.test(rest);
   if (dir === "cache") return rest === "events.jsonl";
   return false;
 }
