@@ -82,9 +82,14 @@ def test_nothing_found_is_a_bridge_error_naming_the_options(tmp_path):
     with pytest.raises(turngate.BridgeError) as info:
         bridge_command(env={"PATH": str(tmp_path)}, start=tmp_path)
     assert info.value.code == "bridge_not_found"
+    # Each place looked at and what was there (issue 34 item 7: a pip-installed binding in
+    # site-packages has no checkout above it, so "build the repo" was the wrong advice).
     assert str(info.value) == (
-        "the turngate bridge was not found: set TURNGATE_BRIDGE, build the repo "
-        "(packages/cli/dist/bin.js) or put turngate on PATH"
+        "the turngate bridge was not found. Looked for: TURNGATE_BRIDGE (unset); "
+        f"packages/cli/dist/bin.js in {tmp_path.resolve()} or above "
+        "(only an install inside a turngate checkout has one); `turngate` on PATH (none). "
+        "Install the CLI so `turngate` is on PATH (README: Install), or set TURNGATE_BRIDGE "
+        "to the CLI (a path to its bin.js, or a command line)"
     )
 
 

@@ -144,11 +144,17 @@ describe("the bundle", () => {
       ),
     ).toBe(false);
     // Required or imported at run time from dist/, so each must be one of turngate's own
-    // dependencies (pnpm links only those into packages/cli/node_modules).
-    const { dependencies } = JSON.parse(readFileSync(join(cliDir, "package.json"), "utf8")) as {
-      dependencies: Record<string, string>;
-    };
+    // dependencies (pnpm links only those into packages/cli/node_modules) — except the
+    // addon: a devDependency (workspace-only), so `npm pack` gives a tarball npm installs
+    // (issue 34 item 7); where it is absent every caller falls back to TypeScript.
+    const { dependencies, devDependencies } = JSON.parse(
+      readFileSync(join(cliDir, "package.json"), "utf8"),
+    ) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    externals.delete("@turngate/native");
     for (const name of externals) expect(Object.keys(dependencies), name).toContain(name);
+    expect(devDependencies["@turngate/native"]).toBe("workspace:*");
+    // No workspace: specification in what an npm install reads.
+    expect(Object.values(dependencies).filter((v) => v.startsWith("workspace:"))).toEqual([]);
   });
 
   test("every output names its source map, and the maps point at existing TypeScript sources", () => {

@@ -84,8 +84,12 @@ def bridge_command(
     on_path = shutil.which("turngate", path=env.get("PATH"))
     if on_path:
         return [on_path, *BRIDGE_ARGS]
+    here = (start or Path(__file__)).resolve()
     raise BridgeError(
-        "the turngate bridge was not found: set TURNGATE_BRIDGE, build the repo "
-        "(packages/cli/dist/bin.js) or put turngate on PATH",
+        "the turngate bridge was not found. Looked for: TURNGATE_BRIDGE (unset); "
+        f"packages/cli/dist/bin.js in {here.parent if here.is_file() else here} or above "
+        "(only an install inside a turngate checkout has one); `turngate` on PATH (none). "
+        "Install the CLI so `turngate` is on PATH (README: Install), or set TURNGATE_BRIDGE "
+        "to the CLI (a path to its bin.js, or a command line)",
         code="bridge_not_found",
     )
