@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// AffectedReason says why a target is affected (DESIGN.md §4): direct, dependent (Via set),
+// AffectedReason says why a target is affected (docs/design.md §4): direct, dependent (Via set),
 // global_file, lockfile, unmapped or fallback.
 type AffectedReason string
 
@@ -167,7 +167,7 @@ type AffectedFallback struct {
 	Errors    []string         `json:"errors,omitzero"`
 }
 
-// AffectedTargets is the affected-targets fact (§1.3, §2.8, DESIGN.md §4). RunAll is true
+// AffectedTargets is the affected-targets fact (§1.3, §2.8, docs/design.md §4). RunAll is true
 // when a global file, an unmapped file or a lockfile that could not be narrowed changed.
 type AffectedTargets struct {
 	ChangedPaths  []string         `json:"changed_paths"`
@@ -198,7 +198,7 @@ type FactsAffectedTargetsParams struct {
 }
 
 // AffectedTargets asks which targets the changed paths touch, and why
-// (facts.affected_targets; harn-verification.md §1.3, DESIGN.md §4). A failing adapter
+// (facts.affected_targets; harn-verification.md §1.3, docs/design.md §4). A failing adapter
 // command is an AdapterFact with Error, never an error here. Bad params are an
 // *InvalidParamsError naming the field (Path "root", "changed_paths", …).
 func (c *Client) AffectedTargets(ctx context.Context, params FactsAffectedTargetsParams) (*AffectedTargets, error) {

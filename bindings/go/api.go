@@ -9,7 +9,7 @@ import "context"
 // *ProtocolError, *BridgeError, or the context's error.
 
 // EffectDigest returns the effect digest of mutation records (ledger.digest;
-// a3s-completion-gate.md §2.2, DESIGN.md §3): lowercase hex SHA-256 over the escaped rows
+// a3s-completion-gate.md §2.2, docs/design.md §3): lowercase hex SHA-256 over the escaped rows
 // tool|path|content_digest sorted by (path, tool) and joined by "\n"; "" for no records.
 // A nil records slice is sent as [].
 func (c *Client) EffectDigest(ctx context.Context, records []MutationRecord) (string, error) {
@@ -31,7 +31,7 @@ func (c *Client) ContentDigest(ctx context.Context, metadata map[string]any) (st
 }
 
 // DecideCompletion runs the completion gate (gate.decide; a3s-completion-gate.md §2.7 with
-// DESIGN.md §3's typed reasons) over a ledger, host reports, host waivers and external
+// docs/design.md §3's typed reasons) over a ledger, host reports, host waivers and external
 // observations. A report whose status differs from its derived status is refused with a
 // *RemoteError "report_status_mismatch" (Path "reports.N.status").
 func (c *Client) DecideCompletion(ctx context.Context, params GateDecideParams) (*GateOutcome, error) {

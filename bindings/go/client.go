@@ -14,7 +14,7 @@ import (
 )
 
 // Client is one running bridge process (`turngate bridge --stdio`) and the JSON-RPC 2.0
-// connection to it: one JSON object per line on stdin/stdout (DESIGN.md §5).
+// connection to it: one JSON object per line on stdin/stdout (docs/design.md §5).
 //
 // A Client is safe for concurrent use by many goroutines: requests are multiplexed by id,
 // written by one writer goroutine and matched to their callers by one reader goroutine.

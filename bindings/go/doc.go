@@ -2,7 +2,7 @@
 // passing verification report is bound to the exact bytes the turn changed (the effect
 // digest), or the host waives that digest.
 //
-// The binding knows only the bridge protocol (DESIGN.md §5): Start launches
+// The binding knows only the bridge protocol (docs/design.md §5): Start launches
 // `turngate bridge --stdio` and speaks JSON-RPC 2.0 to it, one JSON object per line. A
 // *Client is safe for concurrent use; every call takes a context.Context. Stateless methods
 // (EffectDigest, DecideCompletion, SummarizeReports, …) live on Client; a host session

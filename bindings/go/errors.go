@@ -13,7 +13,7 @@ import (
 //	*InvalidParamsError  the bridge rejected a parameter; Path names it
 //	*RemoteError         the bridge answered with another stable code (session_not_found, …)
 //
-// Wire codes (error.data.code, DESIGN.md §5) map: "invalid_params" → *InvalidParamsError;
+// Wire codes (error.data.code, docs/design.md §5) map: "invalid_params" → *InvalidParamsError;
 // "parse_error", "invalid_request", "method_not_found", "too_large" → *ProtocolError; any
 // other code → *RemoteError. A cancelled or expired context comes back wrapped, so
 // errors.Is(err, context.Canceled) / context.DeadlineExceeded work.

@@ -1,6 +1,6 @@
 package turngate
 
-// Verification facts (Harn std/verification; harn-verification.md, DESIGN.md §4): is a
+// Verification facts (Harn std/verification; harn-verification.md, docs/design.md §4): is a
 // failure new, unchanged, advanced, regressed or cleared — and is the evidence still about
 // the current bytes? These are the results of the facts.* bridge methods. JSON names keep
 // Harn's own spellings, including its camelCase "feedsGates" / "staleFiles" / "rowId";
@@ -124,7 +124,7 @@ type GateSide struct {
 	Value          map[string]any `json:"value"`
 }
 
-// RungOutcome is how the rung rule judged a green that would clear a failure (DESIGN.md §4).
+// RungOutcome is how the rung rule judged a green that would clear a failure (docs/design.md §4).
 type RungOutcome string
 
 // The rung outcomes.

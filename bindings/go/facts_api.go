@@ -3,7 +3,7 @@ package turngate
 import "context"
 
 // The facts.* bridge methods (harn-verification.md §1.1, §1.2, §1.5, §1.11, §1.12, §3.7;
-// DESIGN.md §4), named as the Python binding's (snapshot_staleness → SnapshotStaleness, …).
+// docs/design.md §4), named as the Python binding's (snapshot_staleness → SnapshotStaleness, …).
 // Besides the errors described on Client.Call, the delta methods return a *RemoteError
 // "invalid_regex" for a normalization pattern Rust's regex crate would reject (Path under
 // "options", e.g. "options.replacements.0.pattern"), and ParseDiagnostics a *RemoteError
@@ -104,7 +104,7 @@ func (c *Client) DiagnosticDelta(ctx context.Context, previous, current any, opt
 // (facts.gate_input; harn-verification.md §1.12): each side is classified against
 // currentHashes, so a stale or unbound previous is never a baseline; the delta then
 // decides. A green clears a gate-bearing failure only at the same or a higher rung: a
-// lower-rung green is "advisory" with Reason "lower_rung_green" (DESIGN.md §4).
+// lower-rung green is "advisory" with Reason "lower_rung_green" (docs/design.md §4).
 func (c *Client) GateInput(ctx context.Context, previous, current any, currentHashes map[string]any, options DiagnosticDeltaOptions) (*GateInput, error) {
 	var r GateInput
 	params := FactsGateInputParams{Previous: previous, Current: current, CurrentHashes: currentHashes, Options: options}

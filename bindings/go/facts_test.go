@@ -13,7 +13,7 @@ import (
 // Verification facts through the real bridge (issue 7 item 4), with exact values.
 // FNV-1a 64 values are Harn's reference vectors (harn-verification.md §3.1) or fnv1a64
 // below, the §3.1 loop written out independently of the bridge; every other expected
-// value is derived by hand from §1.2, §1.5, §1.11, §1.12, §3.7 and DESIGN.md §4.
+// value is derived by hand from §1.2, §1.5, §1.11, §1.12, §3.7 and docs/design.md §4.
 
 const (
 	fnvEmpty      = "14695981039346656037"

@@ -16,7 +16,7 @@ type ClientInfo struct {
 	Language *string `json:"language,omitempty"`
 }
 
-// InitializeResult is the bridge's answer to initialize (DESIGN.md §5): the protocol id
+// InitializeResult is the bridge's answer to initialize (docs/design.md §5): the protocol id
 // (always "turngate.bridge.v1"), the bridge version and the sorted names of every method
 // it serves (use them for feature detection, not the version).
 type InitializeResult struct {

@@ -13,7 +13,7 @@ const (
 // Values lists every allowed value (the parity test compares it with the schema).
 func (OutcomeKind) Values() []string { return []string{"allow", "continue", "incomplete"} }
 
-// GateReason is the typed reason behind "continue"/"incomplete" (DESIGN.md §3).
+// GateReason is the typed reason behind "continue"/"incomplete" (docs/design.md §3).
 type GateReason string
 
 // The gate reasons. Core produces the first four; "capped" is for a stop the harness (or a
@@ -34,7 +34,7 @@ func (GateReason) Values() []string {
 	return []string{"external_observation", "open_children", "observation_incomplete", "unverified_mutation", "capped", "escalated", "isolation_unavailable"}
 }
 
-// GateOutcome is the completion gate's decision (a3s-completion-gate.md §2.7, DESIGN.md
+// GateOutcome is the completion gate's decision (a3s-completion-gate.md §2.7, docs/design.md
 // §3): Kind "allow" carries Terminal; "continue" and "incomplete" carry Reason, Message
 // (starting "completion gate:") and the data behind the reason — the ledger's
 // EffectDigest and Paths, blocking observations' Digests and Subjects, open TaskIDs.

@@ -3,7 +3,7 @@ package turngate
 // TurnProofSchema is the schema id of a turn proof.
 const TurnProofSchema = "turn_proof.v1"
 
-// TurnProof is a turn_proof.v1 (DESIGN.md §3 "Proof"): what one turn changed and why it
+// TurnProof is a turn_proof.v1 (docs/design.md §3 "Proof"): what one turn changed and why it
 // was allowed to end — the ledger rows and their effect digest, the reports bound to it,
 // the waivers used, the terminal and gate outcome, tool versions and ISO-8601 timestamps.
 type TurnProof struct {

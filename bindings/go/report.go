@@ -2,7 +2,7 @@ package turngate
 
 import "encoding/json"
 
-// ReportSchemaID is a verification report's schema id (DESIGN.md §3).
+// ReportSchemaID is a verification report's schema id (docs/design.md §3).
 type ReportSchemaID string
 
 // Report schema ids: turngate's, and A3S Code's (accepted on input for imports).

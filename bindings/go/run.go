@@ -3,7 +3,7 @@ package turngate
 // BindingReason says why session.verify_commands left its report unbound.
 type BindingReason string
 
-// Reasons for an unbound report (DESIGN.md §3 "verifyCommands can bind").
+// Reasons for an unbound report (docs/design.md §3 "verifyCommands can bind").
 const (
 	BindingWorkspaceChanged      BindingReason = "workspace_changed_during_check" // see ChangedPaths
 	BindingObservationIncomplete BindingReason = "observation_incomplete"
@@ -25,7 +25,7 @@ func (BindingReason) Values() []string {
 // Hint says what to do (workspace_changed_during_check, observation_incomplete);
 // CheckOutputs lists ignored and output-location files the checks changed (never
 // unbinding; nil when none); Rewrites the lockfiles a "rewrite_paths" re-run adopted
-// (issue 10, DESIGN.md §3a).
+// (issue 10, docs/design.md §3a).
 type ReportBinding struct {
 	Bound        bool           `json:"bound"`
 	EffectDigest *string        `json:"effect_digest,omitempty"`

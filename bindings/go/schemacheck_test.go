@@ -14,7 +14,7 @@ import (
 // toJSONSchema writes them) of packages/bridge/schema/protocol.json. It collects every
 // difference as "path: problem" so one run reports all drift at once.
 //
-// Rules (DESIGN.md §6; issue 5 "optional fields are pointers or omitempty exactly as the
+// Rules (docs/design.md §6; issue 5 "optional fields are pointers or omitempty exactly as the
 // JSON Schema says"):
 //   - every schema property has a Go field with that json name, and every Go field is a
 //     schema property;

@@ -201,7 +201,7 @@ func (s *Session) RefusedReports(ctx context.Context) ([]RefusedReport, error) {
 	return r.RefusedReports, nil
 }
 
-// Proof returns the session's turn_proof.v1 (session.proof; DESIGN.md §3 "Proof").
+// Proof returns the session's turn_proof.v1 (session.proof; docs/design.md §3 "Proof").
 func (s *Session) Proof(ctx context.Context) (*TurnProof, error) {
 	var r SessionProofResult
 	if err := s.call(ctx, "session.proof", nil, &r); err != nil {

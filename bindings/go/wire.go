@@ -9,7 +9,7 @@ import (
 )
 
 // DefaultMaxMessageBytes is the per-message limit of the bridge protocol: 32 MiB of JSON
-// per line, not counting the trailing newline (DESIGN.md §5).
+// per line, not counting the trailing newline (docs/design.md §5).
 const DefaultMaxMessageBytes = 32 << 20
 
 // ProtocolName is the protocol id the bridge must report from initialize.

@@ -1,6 +1,6 @@
 /**
  * The referee of the matrix: judges every runtime's answers against the vectors and against
- * each other (DESIGN §2 "one conformance referee"). A (runtime, case) pair passes when the
+ * each other (docs/design.md §2 "one conformance referee"). A (runtime, case) pair passes when the
  * runtime answered, the answer meets the vector (exact result, or error code and path) and
  * it equals the first runtime's answer. A runtime that could not run fails every case.
  */

@@ -1,7 +1,7 @@
 """What the checks changed (issue 10) through the Python binding against the real bridge:
 check outputs in a bound binding, the hint of an unbound one, and ``rewrite_paths``.
 
-The effect digest is computed from DESIGN §3's formula (``sha256("workspace|a.txt|" +
+The effect digest is computed from docs/design.md §3's formula (``sha256("workspace|a.txt|" +
 sha256(bytes))``), not by the implementation.
 """
 

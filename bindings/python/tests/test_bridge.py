@@ -28,7 +28,7 @@ DIGEST_HELLO_TXT = "53d354dbc485e76334c73aebdea5f24d82c06572a91325bdab0e3e01c14b
 
 DIGEST_HELLO_OBSERVED = "e1cc307dc28702b05106f02ffd2a274900f8ebeb3559d32f0fe0c1d825727793"
 """printf 'workspace|hello.txt|5891b5…6be03\\nwrite|hello.txt|5891b5…6be03' | sha256sum — the
-ledger once the workspace re-read adds the row that carries the bytes on disk (DESIGN §3)"""
+ledger once the workspace re-read adds the row that carries the bytes on disk (docs/design.md §3)"""
 
 DIGEST_WRITE_A = "6491a350c728bc945b64b3f7d2710c43fb194e0b7cd49b5a79da586a7083b5e2"
 """printf 'write|a.txt|x' | sha256sum"""

@@ -3,7 +3,7 @@
 FNV-1a 64 values are Harn's reference vectors (harn-verification.md §3.1) or the §3.1 loop
 run by hand in Python below (``fnv1a64``, independent of the bridge's TypeScript); every other
 expected value is derived from the reference rules (§1.2, §1.5, §1.11, §1.12, §3.7) and the
-rung rule of DESIGN.md §4, as noted next to it.
+rung rule of docs/design.md §4, as noted next to it.
 """
 
 from __future__ import annotations

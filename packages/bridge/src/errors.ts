@@ -1,5 +1,5 @@
 /**
- * Wire errors of the bridge (DESIGN §5): every error response is a JSON-RPC 2.0 error whose
+ * Wire errors of the bridge (docs/design.md §5): every error response is a JSON-RPC 2.0 error whose
  * `data` is `{code, path?, message}`. `code` is a stable snake_case string (the table
  * below); `path` is the dotted field path of the offending input ("records.0.path"), "" for
  * the params object itself, absent when no field is at fault.

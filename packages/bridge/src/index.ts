@@ -1,6 +1,6 @@
 /**
  * @turngate/bridge — the bridge protocol (a zod method table, exported as JSON Schema in
- * schema/protocol.json) and its stdio server (DESIGN §5). `turngate bridge --stdio` runs
+ * schema/protocol.json) and its stdio server (docs/design.md §5). `turngate bridge --stdio` runs
  * `runStdioServer`; the stateless methods are also served in-process by
  * `@turngate/bridge/pure` (no `node:` imports) for the Pyodide transport.
  */

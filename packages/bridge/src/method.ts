@@ -1,5 +1,5 @@
 /**
- * The shape of one method-table entry (DESIGN §5): zod params and result schemas, a
+ * The shape of one method-table entry (docs/design.md §5): zod params and result schemas, a
  * description, and the handler. The table is the single source of truth — the dispatcher
  * validates params with `params`, tests validate results with `result`, and
  * `schema/protocol.json` is generated from both.

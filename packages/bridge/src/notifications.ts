@@ -1,5 +1,5 @@
 /**
- * Server→client notifications (DESIGN §5). `progress` reports the checks of a running
+ * Server→client notifications (docs/design.md §5). `progress` reports the checks of a running
  * `session.verify_commands`; `request_id` is that request's JSON-RPC id.
  */
 import * as z from "zod";

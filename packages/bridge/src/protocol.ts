@@ -1,5 +1,5 @@
 /**
- * Protocol constants of the turngate bridge (DESIGN §5).
+ * Protocol constants of the turngate bridge (docs/design.md §5).
  *
  * - `PROTOCOL_ID` is what `initialize` returns as `protocol`; bindings compare it exactly.
  * - `BRIDGE_VERSION` is the package version of `@turngate/bridge` (a test keeps it equal to

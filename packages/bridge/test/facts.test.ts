@@ -3,7 +3,7 @@
  * exactly as the Pyodide transport calls them (params validated, results checked against
  * their schemas). Expected values are worked out by hand from harn-verification.md
  * (§1.2 staleness, §1.5 classify, §1.11 decision table, §1.12 gate input, §3.7
- * normalization) and DESIGN.md §4 (the rung rule); the derivation is noted next to each.
+ * normalization) and docs/design.md §4 (the rung rule); the derivation is noted next to each.
  */
 import { BridgeError, dispatchStateless } from "@turngate/bridge/pure";
 import { describe, expect, test } from "vitest";

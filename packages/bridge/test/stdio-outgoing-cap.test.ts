@@ -1,5 +1,5 @@
 /**
- * The outgoing half of the 32 MiB message cap (DESIGN §5; issue #11 §5: it could be
+ * The outgoing half of the 32 MiB message cap (docs/design.md §5; issue #11 §5: it could be
  * disabled with no test noticing). In process, on streams, with the cap lowered: a
  * response one byte over the cap becomes too_large with the request's id (exact line), one
  * at the cap goes out as is, and the server keeps serving.

@@ -42,7 +42,7 @@ export class TurngateValidationError extends TurngateError {
 }
 
 /**
- * A verification report was refused because of who wrote it (DESIGN §3 "Authorship"):
+ * A verification report was refused because of who wrote it (docs/design.md §3 "Authorship"):
  * only `host` and `verifier` authors are trusted; `editor`, an absent author and unknown
  * author strings are refused (A3S accepts unknown authors as host — we do not).
  * `code` is `"report_author_rejected"`; `author` is the value that was given; `path` is
@@ -59,7 +59,7 @@ export class TurngateAuthorshipError extends TurngateError {
 }
 
 /**
- * A verification report records a status that its checks do not derive (DESIGN §3: a
+ * A verification report records a status that its checks do not derive (docs/design.md §3: a
  * mismatch is rejected, never trusted). `code` is `"report_status_mismatch"`.
  */
 export class TurngateStatusMismatchError extends TurngateError {

@@ -14,9 +14,9 @@ export {
 } from "./errors.js";
 // Evidence sources: ACCEPTANCE criteria, goal gating, existence checks, verifier policy (issue 13).
 export * from "./evidence/index.js";
-// Verification facts (Harn std/verification, DESIGN §4).
+// Verification facts (Harn std/verification, docs/design.md §4).
 export * from "./facts/index.js";
-// The completion gate (A3S §2.7–2.12, DESIGN §3).
+// The completion gate (A3S §2.7–2.12, docs/design.md §3).
 export * from "./gate/index.js";
 // Mutation ledger and effect digest (A3S §1.8, §2.1–2.4).
 export * from "./ledger/index.js";

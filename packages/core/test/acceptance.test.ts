@@ -1,5 +1,5 @@
 /**
- * Report authorship and acceptance (A3S §1.15, §2.9; DESIGN §3 changes: absent/unknown
+ * Report authorship and acceptance (A3S §1.15, §2.9; docs/design.md §3 changes: absent/unknown
  * authors are refused, a recorded status must follow from the checks) and waivers (§1.11).
  */
 import { describe, expect, test } from "vitest";

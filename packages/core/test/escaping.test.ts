@@ -1,5 +1,5 @@
 /**
- * The canonical ledger text is injective (DESIGN §3 change). Expected digests were computed
+ * The canonical ledger text is injective (docs/design.md §3 change). Expected digests were computed
  * with coreutils from the escaped text written out in each test, e.g.
  *   printf '%s' 'write|a\|b|ca97…48bb' | sha256sum
  * (single quotes keep the backslash literal).
@@ -18,7 +18,7 @@ import {
 // printf '%s' a | sha256sum
 const DA = "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb";
 
-describe("canonical text escaping (DESIGN §3)", () => {
+describe("canonical text escaping (docs/design.md §3)", () => {
   test("ordinary fields are written unchanged (A3S's text)", () => {
     for (const field of ["src/a.ts", "./x/y z.txt", "dír/ñ.md", "emoji/😀.txt", "a-b_c.d", ""]) {
       expect(escapeLedgerField(field)).toBe(field);

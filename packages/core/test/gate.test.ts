@@ -1,5 +1,5 @@
 /**
- * The completion gate (A3S §2.7–2.12, messages E1–E4 of §3, DESIGN §3 changes).
+ * The completion gate (A3S §2.7–2.12, messages E1–E4 of §3, docs/design.md §3 changes).
  */
 import { describe, expect, test } from "vitest";
 import {

@@ -1,5 +1,5 @@
 /**
- * Mutation ledger and effect digest (A3S §1.8, §2.1–2.4; DESIGN §3).
+ * Mutation ledger and effect digest (A3S §1.8, §2.1–2.4; docs/design.md §3).
  *
  * How the expected digests were computed (independently of this code, at authoring time):
  * each expected canonical text is written out below, and its SHA-256 was computed with
@@ -356,7 +356,7 @@ describe("observeUnseenPaths and children (A3S §2.3, §2.4)", () => {
   });
 
   test("a byte-exact re-read gets its own workspace row even when a tool row names the path", () => {
-    // DESIGN §3: the tool's claimed content must not stand for bytes rewritten later.
+    // docs/design.md §3: the tool's claimed content must not stand for bytes rewritten later.
     const ledger = new MutationLedger();
     ledger.observeTool("write", 0, { file_path: "a.ts", after: "a" });
     const toolOnly = ledger.digest;

@@ -1,5 +1,5 @@
 /**
- * @turngate/core must run unchanged in Node, a browser and Pyodide's JS host (DESIGN §2):
+ * @turngate/core must run unchanged in Node, a browser and Pyodide's JS host (docs/design.md §2):
  * no `node:` imports, no Node built-ins, no `process`, only its declared
  * dependencies. This scans the sources and, when a build exists, the emitted JavaScript.
  */

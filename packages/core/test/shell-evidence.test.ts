@@ -1,5 +1,5 @@
 /**
- * Shell evidence (A3S §2.13) and turngate's masked-exit rule (DESIGN §3 change).
+ * Shell evidence (A3S §2.13) and turngate's masked-exit rule (docs/design.md §3 change).
  */
 import { describe, expect, test } from "vitest";
 import {
@@ -86,7 +86,7 @@ describe("splitShellCommand", () => {
   });
 });
 
-describe("exitStatusMasked (DESIGN §3)", () => {
+describe("exitStatusMasked (docs/design.md §3)", () => {
   test("masked commands", () => {
     for (const command of [
       "cargo test || true",

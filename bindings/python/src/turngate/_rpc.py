@@ -1,4 +1,4 @@
-"""JSON-RPC 2.0 framing shared by both transports (DESIGN.md §5): encode a request line,
+"""JSON-RPC 2.0 framing shared by both transports (docs/design.md §5): encode a request line,
 and turn a response object into its result or typed error."""
 
 from __future__ import annotations

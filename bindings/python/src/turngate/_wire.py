@@ -1,4 +1,4 @@
-"""Conversion between the binding's dataclasses and wire JSON (snake_case keys, DESIGN.md §6).
+"""Conversion between the binding's dataclasses and wire JSON (snake_case keys, docs/design.md §6).
 
 Every protocol type in :mod:`turngate.types` is a keyword-only dataclass deriving from
 :class:`WireModel`. Field names are the wire keys. A field whose value is ``None`` is

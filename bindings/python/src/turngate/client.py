@@ -77,7 +77,7 @@ class Transport(Protocol):
         """Send one request (``method`` wire name, JSON-compatible ``params``) and return its
         ``result``. ``timeout`` is in seconds (``None`` = no limit); ``on_progress(method,
         params)`` receives this call's notifications. Raises a ``TurngateError`` subclass for
-        an error response, a timeout or a dead bridge (DESIGN §5)."""
+        an error response, a timeout or a dead bridge (docs/design.md §5)."""
         ...
 
     def close(self) -> int | None:
@@ -246,7 +246,7 @@ class Client(FactsMethods, FactsProfileMethods, TestResultsMethods):
     def effect_digest(
         self, records: Sequence[MutationRecord | Mapping[str, Any]], *, timeout: float | None = None
     ) -> str:
-        """Effect digest of mutation records (reference §2.2, DESIGN.md §3).
+        """Effect digest of mutation records (reference §2.2, docs/design.md §3).
 
         Input: rows ``{tool, path, content_digest}``. Output: lowercase hex SHA-256 over the
         escaped rows ``tool|path|content_digest`` sorted by (path, tool) and joined by
@@ -274,7 +274,7 @@ class Client(FactsMethods, FactsProfileMethods, TestResultsMethods):
         *,
         timeout: float | None = None,
     ) -> GateOutcome:
-        """The completion gate (reference §2.7 with DESIGN.md §3's typed reasons).
+        """The completion gate (reference §2.7 with docs/design.md §3's typed reasons).
 
         Input: the ledger ``{records, open_children?, observation_incomplete?}``, host
         reports, host waivers, whether a ``continue`` may be returned, and external

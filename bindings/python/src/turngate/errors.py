@@ -10,7 +10,7 @@ Hierarchy (every error is a :class:`TurngateError`)::
     ├── Timeout          no answer within the per-call timeout
     └── NotSupported     the transport cannot serve this method (Pyodide: sessions)
 
-Wire error codes (``error.data.code`` of a JSON-RPC error, DESIGN.md §5) map as follows:
+Wire error codes (``error.data.code`` of a JSON-RPC error, docs/design.md §5) map as follows:
 ``invalid_params`` → :class:`InvalidParams`; ``parse_error``, ``invalid_request``,
 ``method_not_found`` and ``too_large`` → :class:`ProtocolError`; ``not_supported`` →
 :class:`NotSupported`; every other code (``session_not_found``, ``internal_error``, …) →

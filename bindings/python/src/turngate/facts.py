@@ -1,4 +1,4 @@
-"""Verification facts (Harn ``std/verification``; reference harn-verification.md, DESIGN.md §4):
+"""Verification facts (Harn ``std/verification``; reference harn-verification.md, docs/design.md §4):
 is a failure new, unchanged, advanced, regressed or cleared — and is the evidence still
 about the current bytes?
 
@@ -44,7 +44,7 @@ DeltaReason = Literal[
 """The decision-table row that decided a delta (reference §1.11, one per row)."""
 
 RungOutcome = Literal["not_applicable", "same_or_higher", "lower", "unranked"]
-"""How the rung rule judged a green that would clear a failure (DESIGN.md §4)."""
+"""How the rung rule judged a green that would clear a failure (docs/design.md §4)."""
 
 DiagnosticFormat = Literal["tsc", "eslint", "sarif", "cargo", "ruff", "pyright", "go_vet", "rdjson", "rdjsonl"]
 """Tool output formats :meth:`FactsMethods.parse_diagnostics` reads."""
@@ -173,7 +173,7 @@ class GateSide(WireModel):
 
 @dataclass(kw_only=True)
 class RungComparison(WireModel):
-    """The rung rule's judgement (DESIGN.md §4): ranks are 0–5 (``R0``–``R5``), ``None``
+    """The rung rule's judgement (docs/design.md §4): ranks are 0–5 (``R0``–``R5``), ``None``
     when a rung is absent or does not rank."""
 
     previous_rung: str | None
@@ -280,7 +280,7 @@ class FileHashSnapshot(WireModel):
 
 
 AffectedReason = Literal["direct", "dependent", "global_file", "lockfile", "unmapped", "fallback"]
-"""Why a target is affected (DESIGN.md §4)."""
+"""Why a target is affected (docs/design.md §4)."""
 
 
 @dataclass(kw_only=True)
@@ -327,7 +327,7 @@ class AffectedFallback(WireModel):
 
 @dataclass(kw_only=True)
 class AffectedTargets(WireModel):
-    """The affected-targets fact (reference §1.3, §2.8, DESIGN.md §4): ``run_all`` is true
+    """The affected-targets fact (reference §1.3, §2.8, docs/design.md §4): ``run_all`` is true
     when a global file, an unmapped file or an un-narrowed lockfile changed."""
 
     changed_paths: list[str]
@@ -470,7 +470,7 @@ class FactsMethods:
         Each side is classified against ``current_hashes`` (``None`` = unavailable: each side
         keeps its own gate status), so a stale or unbound previous is never a baseline; the
         delta then decides. A green clears a gate-bearing failure only at the same or a higher
-        rung: a lower-rung green is ``advisory`` with reason ``lower_rung_green`` (DESIGN.md
+        rung: a lower-rung green is ``advisory`` with reason ``lower_rung_green`` (docs/design.md
         §4). ``options`` as in :meth:`diagnostic_delta`.
         """
         params: dict[str, Any] = {"previous": to_wire(previous), "current": to_wire(current)}
@@ -563,7 +563,7 @@ class FactsMethods:
         *,
         timeout: float | None = None,
     ) -> AffectedTargets:
-        """Which targets the changed paths touch, and why (reference §1.3; DESIGN.md §4).
+        """Which targets the changed paths touch, and why (reference §1.3; docs/design.md §4).
 
         ``adapters``: rows ``{id, parser_id, spec, ...}`` run in ``root`` (``None``: the
         rows the bridge detects: pnpm, cargo, go). Every target has a ``reason``; unmapped

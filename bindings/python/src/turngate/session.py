@@ -283,7 +283,7 @@ class Session:
 
     @bridge_method("session.proof", unwrap="proof")
     def proof(self, *, timeout: float | None = None) -> TurnProof:
-        """The session's ``turn_proof.v1`` (DESIGN.md §3 "Proof")."""
+        """The session's ``turn_proof.v1`` (docs/design.md §3 "Proof")."""
         return TurnProof.from_wire(_field(self._call("session.proof", timeout=timeout), "proof"), "proof")
 
     @bridge_method("session.signed_proof")

@@ -1,4 +1,4 @@
-"""JSON-RPC 2.0 over the bridge's stdio: one UTF-8 JSON object per line (DESIGN.md §5).
+"""JSON-RPC 2.0 over the bridge's stdio: one UTF-8 JSON object per line (docs/design.md §5).
 
 One :class:`SubprocessTransport` owns one bridge child process. Any number of threads may
 call :meth:`SubprocessTransport.call` at once: writes are serialised by a lock and responses

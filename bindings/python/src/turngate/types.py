@@ -2,7 +2,7 @@
 
 Each class mirrors one JSON Schema of ``packages/bridge/schema/protocol.json``;
 ``tests/test_parity.py`` fails when a field's name, optionality or default drifts from it.
-Rules shared with every language (DESIGN.md §6, reference a3s-completion-gate.md §6):
+Rules shared with every language (docs/design.md §6, reference a3s-completion-gate.md §6):
 
 * ``required`` defaults to ``False`` (checks and commands) and ``expect_exit`` to ``0``;
 * a field that is ``None`` is absent on the wire; every other field is sent;
@@ -39,13 +39,13 @@ GateReason = Literal[
     "escalated",
     "isolation_unavailable",
 ]
-"""Why the gate did not allow the turn to end (DESIGN.md §3)."""
+"""Why the gate did not allow the turn to end (docs/design.md §3)."""
 
 RequiredAction = Literal["none", "workspace_change", "address"]
 """What an external observation asks of the turn (reference §1.14)."""
 
 VERIFICATION_REPORT_SCHEMA: Final = "verification_report.v1"
-"""Schema id of every report turngate writes (DESIGN.md §3)."""
+"""Schema id of every report turngate writes (docs/design.md §3)."""
 
 COMPLETION_WAIVER_SCHEMA: Final = "completion_waiver.v1"
 """Schema id of a completion waiver (reference §1.11)."""
@@ -215,7 +215,7 @@ class CompletionTerminal(WireModel):
 
 @dataclass(kw_only=True)
 class GateOutcome(WireModel):
-    """The gate's decision (reference §2.7, DESIGN.md §3).
+    """The gate's decision (reference §2.7, docs/design.md §3).
 
     ``kind == "allow"`` carries ``terminal``; ``continue`` and ``incomplete`` carry a typed
     ``reason``, the ``message`` (starting ``completion gate:``) and the data behind it:
@@ -309,7 +309,7 @@ class Isolation(WireModel):
 
 @dataclass(kw_only=True)
 class TurnProof(WireModel):
-    """``turn_proof.v1`` (DESIGN.md §3 "Proof"): ledger rows and their effect digest, the
+    """``turn_proof.v1`` (docs/design.md §3 "Proof"): ledger rows and their effect digest, the
     reports bound to it, the waivers used, the terminal and outcome, tool versions and
     ISO-8601 timestamps. ``terminal`` is ``None`` in a proof an agent hook wrote for a stop
     the gate refused (issue 19: see ``outcome`` and ``loop``); such a proof never holds."""
@@ -706,7 +706,7 @@ class SourceChange(WireModel):
 
 @dataclass(kw_only=True)
 class ReportBinding(WireModel):
-    """Whether a ``verify_commands`` report was bound to the effect digest (DESIGN.md §3a):
+    """Whether a ``verify_commands`` report was bound to the effect digest (docs/design.md §3a):
     ``bound=True`` with ``effect_digest``; or ``bound=False`` with a ``reason`` —
     ``workspace_changed_during_check`` (with ``changed_paths``, ``unreadable``, and
     ``changes`` / ``created`` when there are any), ``observation_incomplete``,

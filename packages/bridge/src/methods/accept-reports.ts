@@ -1,5 +1,5 @@
 /**
- * Admission of host reports before they are used (DESIGN §3): each report goes through
+ * Admission of host reports before they are used (docs/design.md §3): each report goes through
  * core's `acceptReport(report, "host")`, which refuses a recorded status that differs from
  * the status derived from the report's checks. Pure.
  */

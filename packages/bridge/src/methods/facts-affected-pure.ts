@@ -1,7 +1,7 @@
 /**
  * `facts.affected_from_outputs` (stateless: core only, so also in-process under Pyodide and
  * in the test matrix): the affected-targets fact from adapter outputs the host already has
- * (harn-verification.md §1.3, §1.3.1, §1.3.2; DESIGN.md §4).
+ * (harn-verification.md §1.3, §1.3.1, §1.3.2; docs/design.md §4).
  */
 import { importGraphFromData, reduceAffectedTargets } from "@turngate/core";
 import * as z from "zod";
@@ -27,7 +27,7 @@ const AdapterRunSchema = z.strictObject({
 export const affectedPureMethods = {
   "facts.affected_from_outputs": defineMethod({
     description:
-      "The affected-targets fact from adapter outputs already at hand (harn-verification.md §1.3; DESIGN.md §4): each adapter {id, parser_id, result: {status, ok, exit_code, timed_out, stdout}} is parsed (harn.targets_json.v1, harn.targets_lines.v1, cargo.metadata.v1, js.workspace_graph.v1, pnpm.workspace.v1, go.list.v1) and reduced as facts.affected_targets does — reasons, via, global files, lockfiles ({path: {before, after}} texts), unmapped files, run_all — with the fallback over import_graph ({importers: {path: [paths]}, sources: [paths]}). Pure: runs nothing, reads nothing. Errors: invalid_params naming the field.",
+      "The affected-targets fact from adapter outputs already at hand (harn-verification.md §1.3; docs/design.md §4): each adapter {id, parser_id, result: {status, ok, exit_code, timed_out, stdout}} is parsed (harn.targets_json.v1, harn.targets_lines.v1, cargo.metadata.v1, js.workspace_graph.v1, pnpm.workspace.v1, go.list.v1) and reduced as facts.affected_targets does — reasons, via, global files, lockfiles ({path: {before, after}} texts), unmapped files, run_all — with the fallback over import_graph ({importers: {path: [paths]}, sources: [paths]}). Pure: runs nothing, reads nothing. Errors: invalid_params naming the field.",
     params: z.strictObject({
       changed_paths: z.array(z.string()),
       adapters: z.array(AdapterRunSchema).default([]),

@@ -1,7 +1,7 @@
 /**
  * `facts.affected_targets` and `facts.code_index_changes_since` (server only: they run
  * adapter commands and read the workspace through `@turngate/node`; harn-verification.md
- * §1.3, §1.3.2, §6.1, DESIGN.md §4).
+ * §1.3, §1.3.2, §6.1, docs/design.md §4).
  */
 import { statSync } from "node:fs";
 import { FILE_HASH_SNAPSHOT_MAX_PATHS } from "@turngate/core";
@@ -38,7 +38,7 @@ function requireDirectory(root: string): void {
 export const affectedFactsMethods = {
   "facts.affected_targets": defineMethod({
     description:
-      "Which build/test targets a change touches, and why (harn-verification.md §1.3; DESIGN.md §4). Runs each adapter row ({id|name, parser_id|parser, spec|command, template_context, command_options}; spec strings rendered with changed_paths, changed_paths_json, changed_paths_space (shell-quoted) and root) in root, one after another, and parses stdout with harn.targets_json.v1, harn.targets_lines.v1, cargo.metadata.v1, js.workspace_graph.v1, pnpm.workspace.v1 (no spec needed: reads pnpm-workspace.yaml) or go.list.v1. Every target has a reason: direct, dependent (with via), global_file, lockfile, unmapped or fallback; unmapped changed files are listed, never dropped; run_all says when every check should run. The code-index fallback (the changed file plus its importers, transitively) runs when no adapter gives a target, or with include_fallback. A failing command, a bad spec or garbage stdout is an adapter fact, never an error. Errors: invalid_params naming the field.",
+      "Which build/test targets a change touches, and why (harn-verification.md §1.3; docs/design.md §4). Runs each adapter row ({id|name, parser_id|parser, spec|command, template_context, command_options}; spec strings rendered with changed_paths, changed_paths_json, changed_paths_space (shell-quoted) and root) in root, one after another, and parses stdout with harn.targets_json.v1, harn.targets_lines.v1, cargo.metadata.v1, js.workspace_graph.v1, pnpm.workspace.v1 (no spec needed: reads pnpm-workspace.yaml) or go.list.v1. Every target has a reason: direct, dependent (with via), global_file, lockfile, unmapped or fallback; unmapped changed files are listed, never dropped; run_all says when every check should run. The code-index fallback (the changed file plus its importers, transitively) runs when no adapter gives a target, or with include_fallback. A failing command, a bad spec or garbage stdout is an adapter fact, never an error. Errors: invalid_params naming the field.",
     params: z.strictObject({
       root: Root,
       changed_paths: z
@@ -88,7 +88,7 @@ export const affectedFactsMethods = {
   }),
   "facts.code_index_changes_since": defineMethod({
     description:
-      "The code index's version-log entries after since (harn-verification.md §6.2; DESIGN.md §4). Opens <state_dir>/code-index.json for root and brings it up to date with the workspace (only files whose SHA-256 changed are read again; built cold when there is none), saves it, and returns {current_seq, since, complete, changes: [{seq, path, change, hash}], files, built, go_imports: {source: go_list|import_lines|none, reason?, modules, packages, duration_ms?, changed_workspace?, frozen?}}; Go imports come from `go list -json ./...` in each module root (GOFLAGS=-mod=readonly, GOPROXY=off, GOTOOLCHAIN=local, bounded) when go is on PATH, else from import lines; seq grows by one per recorded change, hash is the FNV-1a 64 decimal of the new bytes. Errors: invalid_params naming the field.",
+      "The code index's version-log entries after since (harn-verification.md §6.2; docs/design.md §4). Opens <state_dir>/code-index.json for root and brings it up to date with the workspace (only files whose SHA-256 changed are read again; built cold when there is none), saves it, and returns {current_seq, since, complete, changes: [{seq, path, change, hash}], files, built, go_imports: {source: go_list|import_lines|none, reason?, modules, packages, duration_ms?, changed_workspace?, frozen?}}; Go imports come from `go list -json ./...` in each module root (GOFLAGS=-mod=readonly, GOPROXY=off, GOTOOLCHAIN=local, bounded) when go is on PATH, else from import lines; seq grows by one per recorded change, hash is the FNV-1a 64 decimal of the new bytes. Errors: invalid_params naming the field.",
     params: z.strictObject({
       root: Root,
       since: z.number().int().min(0).default(0),

@@ -2,7 +2,7 @@
  * `facts.*` methods that need only `@turngate/core` (stateless, pure): staleness of a
  * file-hash snapshot, classification of a diagnostic envelope, the diagnostic delta, the
  * gate input and the diagnostic parsers (harn-verification.md §1.2, §1.5, §1.11, §1.12,
- * §3.7; DESIGN.md §4). `facts.file_hash_snapshot` reads files and lives in `facts-node.ts`.
+ * §3.7; docs/design.md §4). `facts.file_hash_snapshot` reads files and lives in `facts-node.ts`.
  */
 import {
   DIAGNOSTIC_FORMATS,
@@ -74,7 +74,7 @@ export const factsMethods = {
   }),
 
   "facts.gate_input": defineMethod({
-    description: `The gate-facing reducer over a previous and a current diagnostic (harn-verification.md §1.12): schema harn.verification.gate_input.v1; each side is classified against current_hashes (an embedded classification is used as is; without current_hashes a side keeps its own gate status), a stale or unbound previous is never a baseline, then the diagnostic delta decides. Change from Harn (DESIGN.md §4): a green clears a gate-bearing failure only at the same or a higher rung (R0–R5); a lower-rung green is advisory with reason lower_rung_green, one without a rankable rung after a ranked failure is advisory with reason unranked_green; rung_comparison records the judgement. ${DELTA_OPTIONS_NOTE}`,
+    description: `The gate-facing reducer over a previous and a current diagnostic (harn-verification.md §1.12): schema harn.verification.gate_input.v1; each side is classified against current_hashes (an embedded classification is used as is; without current_hashes a side keeps its own gate status), a stale or unbound previous is never a baseline, then the diagnostic delta decides. Change from Harn (docs/design.md §4): a green clears a gate-bearing failure only at the same or a higher rung (R0–R5); a lower-rung green is advisory with reason lower_rung_green, one without a rankable rung after a ranked failure is advisory with reason unranked_green; rung_comparison records the judgement. ${DELTA_OPTIONS_NOTE}`,
     params: z.strictObject({
       previous: DiagnosticSideSchema,
       current: DiagnosticSideSchema,

@@ -1,6 +1,6 @@
 /**
  * `gate.decide` (stateless, pure): the completion gate over a ledger, reports, waivers and
- * external observations, in the rule order of a3s-completion-gate.md §2.7 with DESIGN §3's
+ * external observations, in the rule order of a3s-completion-gate.md §2.7 with docs/design.md §3's
  * typed reasons (core's `decideCompletion`).
  */
 import {

@@ -1,6 +1,6 @@
 /**
  * `ledger.*` methods (stateless, pure): the effect digest of a set of mutation records and
- * the content digest of tool metadata (a3s-completion-gate.md §2.2, DESIGN §3).
+ * the content digest of tool metadata (a3s-completion-gate.md §2.2, docs/design.md §3).
  */
 import { canonicalLedgerText, contentDigest, effectDigest } from "@turngate/core";
 import * as z from "zod";

@@ -1,5 +1,5 @@
 /**
- * `initialize` and `shutdown` (DESIGN §5). `initialize` is the handshake: bindings compare
+ * `initialize` and `shutdown` (docs/design.md §5). `initialize` is the handshake: bindings compare
  * `protocol` exactly and check that the methods they call are listed in `methods` (feature
  * detection, not version equality). `shutdown` replies, then the server closes every session
  * (killing running checks) and exits 0.

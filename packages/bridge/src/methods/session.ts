@@ -1,7 +1,7 @@
 /**
  * `session.*` methods (stateful, server only): wrap `@turngate/node`'s `Session` — one per
  * `session.create`, addressed by `session_id` — so a binding drives the same host session a
- * Node host gets in-process (DESIGN §1, §3, a3s-completion-gate.md §2.16).
+ * Node host gets in-process (docs/design.md §1, §3, a3s-completion-gate.md §2.16).
  */
 import { rewritePathProblem, TurngateGateError, type VerifyProgressEvent } from "@turngate/node";
 import * as z from "zod";

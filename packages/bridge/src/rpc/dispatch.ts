@@ -1,7 +1,7 @@
 /**
  * Method dispatch shared by the stdio server and the in-process (Pyodide) entry point:
  * look the method up, validate params against its zod schema, call the handler, and turn
- * every failure into a `BridgeError` with a stable code and field path (DESIGN §5).
+ * every failure into a `BridgeError` with a stable code and field path (docs/design.md §5).
  * Pure: no `node:` imports.
  */
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from "@turngate/core";

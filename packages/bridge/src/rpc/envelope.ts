@@ -1,5 +1,5 @@
 /**
- * JSON-RPC 2.0 framing for one line (DESIGN §5): parse an incoming line into a request,
+ * JSON-RPC 2.0 framing for one line (docs/design.md §5): parse an incoming line into a request,
  * a notification or an envelope error, and serialise responses and notifications.
  * Pure: no `node:` imports.
  */

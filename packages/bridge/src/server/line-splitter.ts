@@ -1,5 +1,5 @@
 /**
- * Splits a byte stream into `\n`-terminated lines with a per-line cap (DESIGN §5: 32 MiB per
+ * Splits a byte stream into `\n`-terminated lines with a per-line cap (docs/design.md §5: 32 MiB per
  * message). A line longer than the cap is reported once through `onTooLarge` as soon as the
  * cap is crossed, and its remaining bytes are dropped up to the next newline, so the stream
  * stays in sync and memory stays bounded by the cap.

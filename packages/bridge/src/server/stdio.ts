@@ -1,5 +1,5 @@
 /**
- * The bridge's stdio server (DESIGN §5): JSON-RPC 2.0, one UTF-8 JSON object per line on
+ * The bridge's stdio server (docs/design.md §5): JSON-RPC 2.0, one UTF-8 JSON object per line on
  * stdin/stdout, 32 MiB per message, requests served concurrently, logs on stderr only, never
  * exits on bad input. EOF or `shutdown` closes every session (killing running checks),
  * answers what is still in flight, and resolves with exit code 0.

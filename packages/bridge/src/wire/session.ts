@@ -1,7 +1,7 @@
 /**
  * Wire shapes of the session methods that `@turngate/node` returns as camelCase objects:
  * the workspace delta, the binding of a `verifyCommands` report and each command run
- * (DESIGN §3 "verifyCommands can bind"), and converters from the Node API's values.
+ * (docs/design.md §3 "verifyCommands can bind"), and converters from the Node API's values.
  */
 import type { CommandRun, ReportBinding, WorkspaceDelta } from "@turngate/node";
 import * as z from "zod";

@@ -2,7 +2,7 @@ import { exitOnTerminationSignals } from "@turngate/node";
 import type { CliCommand } from "./types.js";
 
 /**
- * `turngate bridge --stdio`: serve the bridge protocol (DESIGN §5; JSON-RPC 2.0, one JSON
+ * `turngate bridge --stdio`: serve the bridge protocol (docs/design.md §5; JSON-RPC 2.0, one JSON
  * object per line on stdin/stdout, logs on stderr) for the Python and Go bindings. Exits 0
  * after EOF on stdin or a `shutdown` request, once every session is closed.
  *

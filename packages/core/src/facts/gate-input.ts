@@ -1,6 +1,6 @@
 /**
  * `gateInput`: the gate-facing reducer over two diagnostics (harn-verification.md §1.12),
- * with turngate's rung rule (DESIGN.md §4): a green clears a gate-bearing failure only at
+ * with turngate's rung rule (docs/design.md §4): a green clears a gate-bearing failure only at
  * the same or a higher rung.
  */
 import { type DiagnosticClassification, diagnosticClassify } from "./diagnostic-classify.js";

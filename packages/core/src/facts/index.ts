@@ -1,4 +1,4 @@
-// Verification facts (Harn std/verification, DESIGN.md §4): pure parts.
+// Verification facts (Harn std/verification, docs/design.md §4): pure parts.
 
 export * from "./affected/index.js";
 export { type DiagnosticClassification, diagnosticClassify } from "./diagnostic-classify.js";

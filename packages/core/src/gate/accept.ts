@@ -4,7 +4,7 @@ import { deriveReportStatus } from "../reports/status.js";
 import { parseVerificationReport } from "../schemas/parse.js";
 import type { VerificationReport } from "../schemas/report.js";
 
-/** Authors whose reports are accepted (DESIGN §3 "Authorship"). */
+/** Authors whose reports are accepted (docs/design.md §3 "Authorship"). */
 export const TRUSTED_REPORT_AUTHORS: readonly string[] = ["host", "verifier"];
 
 /** A trusted author. */
@@ -12,7 +12,7 @@ export type ReportAuthor = "host" | "verifier";
 
 /**
  * Accepts a verification report from `author`, A3S §1.15 / §2.9 with two turngate
- * changes (DESIGN §3):
+ * changes (docs/design.md §3):
  * - `author` must be `"host"` or `"verifier"`. `"editor"` (the model's own tools), an
  *   absent author (`undefined`, `null`, `""`) and any other value are refused with
  *   `TurngateAuthorshipError` (A3S accepted unknown authors as host: fail-open).

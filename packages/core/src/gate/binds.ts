@@ -3,7 +3,7 @@ import type { VerificationReport } from "../schemas/report.js";
 
 /**
  * Whether `report` closes the gate for effect digest `digest`, A3S §2.8, plus turngate's
- * status check (DESIGN §3). All must hold:
+ * status check (docs/design.md §3). All must hold:
  * - `report.effect_digest` is present and exactly equals `digest` (case-sensitive, no
  *   trimming) and `digest` is not `""`;
  * - at least one check is required, and every required check is `passed`;

@@ -97,7 +97,7 @@ export function canonicalLedgerRow(record: MutationRecord): string {
 }
 
 /**
- * The exact text the effect digest hashes (A3S §2.2 with DESIGN §3's escaping): rows
+ * The exact text the effect digest hashes (A3S §2.2 with docs/design.md §3's escaping): rows
  * sorted stably by (path, tool), each rendered by `canonicalLedgerRow`, joined by a single
  * `\n`, with no trailing newline and no header. An empty ledger gives `""`.
  * Throws `TurngateValidationError` (path `N.field`) when a row is not three strings.

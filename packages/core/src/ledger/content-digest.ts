@@ -4,7 +4,7 @@ import { assertJsonValue, isJsonObject } from "./json.js";
 
 /**
  * The content digest recorded for a file that the workspace observer found deleted
- * (DESIGN §3 change: rows from re-reading the workspace carry the SHA-256 of the file's
+ * (docs/design.md §3 change: rows from re-reading the workspace carry the SHA-256 of the file's
  * bytes; a deleted file has no bytes, so it gets this fixed marker). It is the literal
  * string `"deleted"`: it can never equal a 64-hex SHA-256 nor the `""` of an unknown
  * digest, so a deletion and any content stay distinguishable in the effect digest.
@@ -14,7 +14,7 @@ export const DELETED_CONTENT_DIGEST = "deleted";
 /**
  * Content digest of a tool result's metadata, A3S §2.2: when `metadata` is an object whose
  * `after` is a string, the lowercase 64-hex SHA-256 of that string's UTF-8 bytes;
- * otherwise the SHA-256 of the RFC 8785 canonical JSON of the whole metadata (DESIGN §3;
+ * otherwise the SHA-256 of the RFC 8785 canonical JSON of the whole metadata (docs/design.md §3;
  * A3S used serde_json's compact form, which matches for sorted keys, strings and integers).
  *
  * Throws `TurngateValidationError` (label "tool metadata", path of the bad field) when the

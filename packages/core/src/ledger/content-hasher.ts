@@ -44,7 +44,7 @@ export interface LedgerOrderDigest {
 
 /**
  * The pure default: `@noble/hashes` SHA-256 (runs unchanged in Node, browsers and
- * Pyodide's JS host; DESIGN §2).
+ * Pyodide's JS host; docs/design.md §2).
  */
 export const NOBLE_CONTENT_HASHER: ContentHasher = Object.freeze({
   sha256Hex,

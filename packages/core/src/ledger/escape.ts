@@ -1,7 +1,7 @@
 import { TurngateValidationError } from "../errors.js";
 
 /**
- * Field escaping for the canonical ledger text (DESIGN §3 change: the text is injective).
+ * Field escaping for the canonical ledger text (docs/design.md §3 change: the text is injective).
  *
  * A3S renders each row as `{tool}|{path}|{content_digest}` and joins rows with `\n`, with
  * no escaping, so a path holding `|` or a newline can make two different ledgers render

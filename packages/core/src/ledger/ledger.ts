@@ -86,7 +86,7 @@ export class MutationLedger {
   }
 
   /**
-   * Records paths found changed by re-reading the workspace, A3S §2.3, with DESIGN §3's
+   * Records paths found changed by re-reading the workspace, A3S §2.3, with docs/design.md §3's
    * change that rows from a re-read carry the bytes' digest.
    *
    * - A plain string is A3S's row: trimmed, stripped of leading `./` (repeatedly), content
@@ -497,7 +497,7 @@ function normalizeObservedPaths(
         { path: String(i), message: "expected a string or {path, contentDigest}" },
       ]);
     }
-    // A byte-exact re-read names the file exactly: no trimming (DESIGN §3).
+    // A byte-exact re-read names the file exactly: no trimming (docs/design.md §3).
     let p = exact ? raw : raw.trim();
     if (stripDotSlash) while (p.startsWith("./")) p = p.slice(2);
     if (exact) {

@@ -1,6 +1,6 @@
 /**
  * Shell evidence: turning a host-run shell command into a verification report when it
- * runs a known verification command (A3S §2.13), with turngate's change (DESIGN §3):
+ * runs a known verification command (A3S §2.13), with turngate's change (docs/design.md §3):
  * a command whose exit status is masked never counts as a pass.
  *
  * Everything here is pure string analysis; no command is run.
@@ -262,7 +262,7 @@ function maskedFrom(
 
 /**
  * Whether a shell command's exit status can be 0 although a command in it failed
- * (DESIGN §3 change). Read at top level (see `splitShellCommand`):
+ * (docs/design.md §3 change). Read at top level (see `splitShellCommand`):
  *
  * - Without `presetCommand`: `exitStatusMaskedBy(command) !== null` — an `||`, a
  *   background `&`, a pipe without pipefail, a `;`/newline before another command without
@@ -537,7 +537,7 @@ function maskedByAt(
 
 /**
  * The report a host-run shell command yields as evidence, A3S §2.13
- * `shell_verification_report_for_command` with DESIGN §3's masking rule:
+ * `shell_verification_report_for_command` with docs/design.md §3's masking rule:
  * the first of `candidates` (preset commands in preset order, then ACCEPTANCE commands)
  * that `command` covers (`shellCommandCoversPreset`) is matched; none → `null`.
  * The report has subject `"shell:{matched.id}"`, one check from `checkFromExecution`, and

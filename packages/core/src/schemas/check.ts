@@ -16,7 +16,7 @@ export const CheckFailureClassSchema = z.enum([
 
 /**
  * One verification check, A3S §1.2. `required` defaults to `false` when absent on input
- * (every language, DESIGN §6); optional lists and `residual_risk` are omitted when absent.
+ * (every language, docs/design.md §6); optional lists and `residual_risk` are omitted when absent.
  * A check whose command declared `results` carries `tests` (counts by status) and
  * `failing_tests` (ids) read from the runner's structured results (issue #16). A failed
  * check that turngate's runner ran carries `failure_class` (issue 19); optional, so reports

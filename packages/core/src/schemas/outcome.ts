@@ -2,7 +2,7 @@ import * as z from "zod";
 import { CompletionTerminalSchema } from "./terminal.js";
 
 /**
- * Why the gate did not allow the turn to end (DESIGN §3 change: a typed reason next to
+ * Why the gate did not allow the turn to end (docs/design.md §3 change: a typed reason next to
  * A3S's message). Core's gate produces the first four; the loop control (`decideStop`,
  * issue 19) adds `escalated` (the same digest failed `max_attempts` times: the stop is
  * allowed as incomplete and a host waiver is asked for) and `capped` (the harness forced

@@ -142,7 +142,7 @@ export function parseExternalObservation(value: unknown, path = ""): ExternalObs
   return parseWith(ExternalObservationSchema, value, "external observation", path);
 }
 
-/** Validates a `turn_proof.v1` (DESIGN §3 "Proof"). */
+/** Validates a `turn_proof.v1` (docs/design.md §3 "Proof"). */
 export function parseTurnProof(value: unknown, path = ""): TurnProof {
   return parseWith(TurnProofSchema, value, "turn proof", path);
 }

@@ -5,7 +5,7 @@ import { VerificationReportSchema } from "./report.js";
 import { CompletionTerminalSchema } from "./terminal.js";
 import { CompletionWaiverSchema } from "./waiver.js";
 
-/** Schema id of a turn proof (ours, DESIGN §3 "Proof"). */
+/** Schema id of a turn proof (ours, docs/design.md §3 "Proof"). */
 export const TURN_PROOF_SCHEMA = "turn_proof.v1";
 
 /** A git tree id: 40 (SHA-1) or 64 (SHA-256 repositories) lowercase hex characters. */
@@ -86,7 +86,7 @@ export const TurnProofLoopSchema = z
   .describe("The loop control of an agent hook's stop: attempt, cap, escalation, cache.");
 
 /**
- * What one turn changed and why it was allowed to end (DESIGN §3 "Proof"): the ledger
+ * What one turn changed and why it was allowed to end (docs/design.md §3 "Proof"): the ledger
  * rows and their effect digest, the reports bound to it, the waivers used, the terminal,
  * the gate outcome, tool versions and ISO-8601 timestamps (with `Z` or an offset).
  * Issue 10 adds, optional so that earlier proofs still read: `workspace` (root and git

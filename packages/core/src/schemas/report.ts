@@ -2,7 +2,7 @@ import * as z from "zod";
 import { VerificationCheckSchema } from "./check.js";
 import { VerificationStatusSchema } from "./status.js";
 
-/** Schema id turngate writes on every report it creates (DESIGN §3). */
+/** Schema id turngate writes on every report it creates (docs/design.md §3). */
 export const VERIFICATION_REPORT_SCHEMA = "verification_report.v1";
 /** A3S Code's schema id (A3S §1.3); accepted on input so A3S reports can be imported. */
 export const A3S_VERIFICATION_REPORT_SCHEMA = "a3s.verification_report.v1";

@@ -1,6 +1,6 @@
 /**
  * What a turn fixes about the checks' environment when its baseline is taken (issue 10;
- * DESIGN §3a), stored with the baseline (`turngate baseline`) and compared after the
+ * docs/design.md §3a), stored with the baseline (`turngate baseline`) and compared after the
  * agent ran: the checks' shell and `PATH` (`check-env.ts`), the user-level file
  * fingerprints (`user-files.ts`) and a fingerprint of the checks' `CARGO_TARGET_DIR`.
  */

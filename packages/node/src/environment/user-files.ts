@@ -1,6 +1,6 @@
 /**
  * Fingerprints of the user-level files that change what checks do (issue 10, "the agent
- * reaches past the workspace"; DESIGN §3a: ledger rows with tool `environment`). The
+ * reaches past the workspace"; docs/design.md §3a: ledger rows with tool `environment`). The
  * agent runs as the same OS user as turngate, so it can edit `~/.gitconfig` or plant a
  * `usercustomize.py` that every `python -m pytest` imports; such an edit must be in the
  * effect digest and in the output.

@@ -1,6 +1,6 @@
 /**
  * The controlled environment turngate's checks run in (issue 10, "the agent reaches past
- * the workspace"; DESIGN §3a). The agent runs as the same OS user, so everything a check
+ * the workspace"; docs/design.md §3a). The agent runs as the same OS user, so everything a check
  * reads from the user's account or from the environment is fixed when the baseline is
  * taken, before the agent runs:
  *

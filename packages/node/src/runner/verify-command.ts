@@ -84,7 +84,7 @@ export interface VerificationRun {
  * - the full log's `file:` URL is metadata `artifact_uri`, so it lands in `evidence_uris`;
  * - a command whose exit status is masked (`cmd || true`, `cmd | tee x` without pipefail,
  *   `cmd; true`: core's `exitStatusMasked`) never counts as passed: when it would pass,
- *   its check becomes `needs_review` with residual risk `exit status masked` (DESIGN §3).
+ *   its check becomes `needs_review` with residual risk `exit status masked` (docs/design.md §3).
  *   When it exits with an unexpected code it stays `failed`: some part of it failed
  *   visibly, and that is the more useful verdict for a host's own check. A command that
  *   runs a script turngate cannot read (`sh -c "$(cat x)"`, `eval "$cmd"`, backticks:

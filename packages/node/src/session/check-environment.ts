@@ -1,6 +1,6 @@
 /**
  * The part of a `Session` that fixes and watches the checks' environment (issue 10,
- * shellenv; DESIGN §3a): the environment baseline taken when the session starts (or the
+ * shellenv; docs/design.md §3a): the environment baseline taken when the session starts (or the
  * stored one), the user-level file changes that become `environment` ledger rows, the
  * review checks that end a turn `needs_review`, and the controlled environment each
  * `verifyCommands` call runs in.

@@ -62,7 +62,7 @@ export interface ProofVerification {
 }
 
 /**
- * Check a `turn_proof.v1` against the workspace at `root` (DESIGN §3 "`turngate proof
+ * Check a `turn_proof.v1` against the workspace at `root` (docs/design.md §3 "`turngate proof
  * verify`"):
  * 1. the effect digest recomputed from the proof's rows equals `effect_digest`;
  * 2. every `workspace` row's content digest equals the SHA-256 of the file's bytes now

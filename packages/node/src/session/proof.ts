@@ -42,7 +42,7 @@ export interface TurnProofInput {
 }
 
 /**
- * Assemble a `turn_proof.v1` (DESIGN §3 "Proof") from an `allow` decision: the ledger's
+ * Assemble a `turn_proof.v1` (docs/design.md §3 "Proof") from an `allow` decision: the ledger's
  * rows and effect digest, the reports whose `effect_digest` equals it, the waivers of it,
  * the terminal and the outcome, `tool_versions` (the given ones plus `node`), and the
  * start and decision times as ISO-8601 UTC strings; and, when given, `workspace` (root and

@@ -120,7 +120,7 @@ type LedgerEvent =
   | [kind: "settle", taskId: string];
 
 /**
- * One agent turn observed by a Node host (issue 3; DESIGN §3): a workspace baseline, the
+ * One agent turn observed by a Node host (issue 3; docs/design.md §3): a workspace baseline, the
  * mutation ledger built from tool results and from re-reading the workspace, verification
  * reports, host waivers and attestor, the completion gate and the turn proof.
  *
@@ -586,7 +586,7 @@ export class Session {
    * `effect_digest` only when the two snapshots are identical and complete and the ledger
    * is not empty. Otherwise it stays unbound and `binding` says why (`ReportBinding`).
    *
-   * With `bind: true` (issue 10, "What the checks changed"; DESIGN §3a): the workspace is
+   * With `bind: true` (issue 10, "What the checks changed"; docs/design.md §3a): the workspace is
    * snapshotted before the first command (and the ledger rebuilt from that snapshot) and
    * after the last, and `checkChanges` compares the two. The report gets `effect_digest`
    * only when the observation is complete, the ledger is not empty, and the checks changed
@@ -1038,7 +1038,7 @@ export class Session {
   }
 
   /**
-   * Runs the verifier once for this turn (A3S §2.18 with DESIGN §3's effect check): the
+   * Runs the verifier once for this turn (A3S §2.18 with docs/design.md §3's effect check): the
    * workspace is snapshotted before and after; a change voids the report
    * (`verifier_changed_workspace`, a failed `verifier` report) and is observed like any
    * other change. A crash, a timeout or a refused command records A3S's failed `verifier`
@@ -1166,7 +1166,7 @@ export class Session {
   }
 
   /**
-   * The `turn_proof.v1` of the last decision (DESIGN §3 "Proof"): ledger rows, effect
+   * The `turn_proof.v1` of the last decision (docs/design.md §3 "Proof"): ledger rows, effect
    * digest, the reports bound to that digest, the waivers of that digest, the terminal,
    * the outcome, tool versions and ISO-8601 timestamps (session start, decision), the
    * workspace root and git tree ids, the evidence logs the kept reports cite (with their

@@ -174,7 +174,7 @@ export type VerifyProgressEvent =
 export interface VerifyCommandsOptions {
   /**
    * Snapshot the workspace before and after the checks and bind the report to the effect
-   * digest when nothing changed in between (DESIGN §3). Default false (unbound report).
+   * digest when nothing changed in between (docs/design.md §3). Default false (unbound report).
    */
   bind?: boolean;
   onProgress?: (event: VerifyProgressEvent) => void;
@@ -227,7 +227,7 @@ export interface CheckRewrite {
 
 /**
  * Whether the report of a `verifyCommands` call was bound (issue 10, "What the checks
- * changed"; DESIGN §3a). Every variant may carry `checkOutputs` (ignored files and output
+ * changed"; docs/design.md §3a). Every variant may carry `checkOutputs` (ignored files and output
  * locations the checks changed: the first `CHECK_OUTPUTS_CAP` by path plus the exact
  * count; only present when there is at least one) and `rewrites` (lockfiles rewritten by a
  * passing first run and re-run, `"rewrite_paths"`). `workspace_changed_during_check` and

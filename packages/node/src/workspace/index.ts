@@ -1,5 +1,5 @@
 /**
- * Workspace observation for @turngate/node (issue 3 item 1; DESIGN §3; reference §2.3, §2.5).
+ * Workspace observation for @turngate/node (issue 3 item 1; docs/design.md §3; reference §2.3, §2.5).
  *
  * `WorkspaceObserver` takes a baseline of a directory and later the delta against it: in a
  * git work tree the tracked files plus untracked files git does not ignore, elsewhere a

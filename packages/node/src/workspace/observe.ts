@@ -102,7 +102,7 @@ interface Run {
 }
 
 /**
- * Takes one full snapshot of the workspace (DESIGN §3; reference §2.5 with the fixes of
+ * Takes one full snapshot of the workspace (docs/design.md §3; reference §2.5 with the fixes of
  * issue 3): list (git or walk), `lstat` every path, reuse cached digests whose stat is
  * unchanged and not racy, hash the rest with at most {@link HASH_CONCURRENCY} in flight,
  * and update the stat cache in place.

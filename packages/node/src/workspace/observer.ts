@@ -42,7 +42,7 @@ export interface WorkspaceObserverOptions {
 
 /**
  * Observes a workspace directory: takes a baseline and later reports the delta against it
- * (issue 3 item 1; DESIGN §3; reference §2.3 and §2.5 without A3S's 4,096-entry cap and
+ * (issue 3 item 1; docs/design.md §3; reference §2.3 and §2.5 without A3S's 4,096-entry cap and
  * with content digests, so a same-size rewrite is seen).
  *
  * In a git work tree it covers tracked files plus untracked files git does not ignore, and —

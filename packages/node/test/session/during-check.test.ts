@@ -1,5 +1,5 @@
 /**
- * What the checks changed (issue 10, "What the checks changed"; DESIGN §3a): attacks on the
+ * What the checks changed (issue 10, "What the checks changed"; docs/design.md §3a): attacks on the
  * binding by a check or a background process, the `"rewrite_paths"` re-run rule and the
  * hints, on real temporary git repositories with real processes.
  */
@@ -15,7 +15,7 @@ import { useGitRepos } from "./git-repo.js";
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 const row = (tool: string, path: string, digest: string) => `${tool}|${path}|${digest}`;
-/** Effect digest of rows by DESIGN §3's formula: sorted by (path, tool), joined by \n. */
+/** Effect digest of rows by docs/design.md §3's formula: sorted by (path, tool), joined by \n. */
 const digestOfRows = (rows: Array<[tool: string, path: string, digest: string]>) =>
   sha256(
     rows

@@ -1,5 +1,5 @@
 /**
- * Issue 13, items 1, 2 and 7: reports carried in tool metadata (A3S §2.9 with DESIGN §3's
+ * Issue 13, items 1, 2 and 7: reports carried in tool metadata (A3S §2.9 with docs/design.md §3's
  * authorship change), shell evidence on `observeTool("bash", …)` (A3S §2.13 with the masked
  * exit rule) and the per-turn result of `endTurn()` with a fresh ledger per turn. Real
  * temporary git repositories; digests computed here from the A3S §2.2 formula.
@@ -47,7 +47,7 @@ async function gateError(promise: Promise<unknown>): Promise<TurngateGateError> 
   return error as TurngateGateError;
 }
 
-describe("reports from tool metadata (A3S §2.9, DESIGN §3 authorship)", () => {
+describe("reports from tool metadata (A3S §2.9, docs/design.md §3 authorship)", () => {
   test("a verifier report bound to the digest verifies the turn; endTurn gives A3S's result fields", async () => {
     const r = await repo({ "a.txt": "base\n" });
     const session = await Session.start({ root: r.root });
@@ -211,7 +211,7 @@ describe("shell evidence on observeTool('bash', …) (A3S §2.13 + masked exit)"
   };
   const pkg = JSON.stringify({ scripts: { test: "node t.js" } });
 
-  test("a bash command covering a preset yields an unbound shell:<id> report; masked, timed out and uncovered commands as A3S and DESIGN say", async () => {
+  test("a bash command covering a preset yields an unbound shell:<id> report; masked, timed out and uncovered commands as A3S and docs/design.md say", async () => {
     const r = await repo({ "package.json": pkg });
     const session = await Session.start({ root: r.root });
     session.observeTool("bash", 0, { command: "cd . && npm test" });

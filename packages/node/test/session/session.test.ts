@@ -7,7 +7,7 @@ import { deserializeSnapshot, serializeSnapshot } from "../../src/workspace/snap
 import { useGitRepos } from "./git-repo.js";
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
-/** Effect digest of workspace rows, by the formula of DESIGN §3 (rows sorted by path). */
+/** Effect digest of workspace rows, by the formula of docs/design.md §3 (rows sorted by path). */
 const digestOf = (rows: Array<[path: string, content: string]>) =>
   sha256(
     rows

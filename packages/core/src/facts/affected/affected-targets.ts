@@ -1,6 +1,6 @@
 /**
  * The affected-targets fact (harn-verification.md §1.3, §1.3.1, §1.3.2, §2.8, §2.11) with
- * our changes (DESIGN.md §4): a `reason` on every target, `via` chains for dependents,
+ * our changes (docs/design.md §4): a `reason` on every target, `via` chains for dependents,
  * root config files and lockfiles handled explicitly, unmapped files listed, a transitive
  * fallback. Pure: the host runs the adapter commands and hands their results in.
  */

@@ -1,5 +1,5 @@
 /**
- * Root configuration files and lockfiles (our change, DESIGN.md §4): the changed files
+ * Root configuration files and lockfiles (our change, docs/design.md §4): the changed files
  * that affect every target (`global_file`) and those that affect the targets whose
  * dependencies they pin (`lockfile`). Affected-target tools miss these again and again
  * (reference/landscape.md §2.2); here they are explicit.

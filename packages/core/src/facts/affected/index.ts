@@ -1,4 +1,4 @@
-// Affected targets (harn-verification.md §1.3, DESIGN.md §4): pure parsers and reducer.
+// Affected targets (harn-verification.md §1.3, docs/design.md §4): pure parsers and reducer.
 
 /** The string-list rule (§2.10) for changed paths: trimmed, blanks and duplicates dropped. */
 export { stringList as normalizeChangedPaths } from "../harn-values.js";

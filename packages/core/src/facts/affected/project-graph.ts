@@ -1,7 +1,7 @@
 /**
  * Project graphs that workspace parsers read (pnpm, Nx/JS, Cargo, `go list`): one node per
  * project with its root and the projects it depends on, so dependents can be found
- * transitively with the chain that reaches them (our change, DESIGN.md §4).
+ * transitively with the chain that reaches them (our change, docs/design.md §4).
  */
 import type { Dict } from "../harn-values.js";
 import { pathUnder } from "./paths.js";

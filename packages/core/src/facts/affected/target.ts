@@ -1,6 +1,6 @@
 /**
  * Affected targets and their dedupe (harn-verification.md §1.3.1 `target_from_value`,
- * §2.8 Target, §2.11), with our `reason` / `via` (DESIGN.md §4).
+ * §2.8 Target, §2.11), with our `reason` / `via` (docs/design.md §4).
  */
 import { type Dict, display, isDict, isNil, stringList, trimmedText } from "../harn-values.js";
 

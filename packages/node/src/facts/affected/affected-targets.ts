@@ -1,5 +1,5 @@
 /**
- * `affectedTargets` (harn-verification.md §1.3, §6.1; DESIGN.md §4): runs each adapter
+ * `affectedTargets` (harn-verification.md §1.3, §6.1; docs/design.md §4): runs each adapter
  * row's command through our runner (process group, timeout, reaping), feeds stdout to
  * core's parsers and reducer, and adds what only the host knows: the workspace files the
  * built-in `pnpm.workspace.v1` reads, both sides of changed lockfiles, the code index for

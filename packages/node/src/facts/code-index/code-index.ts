@@ -1,5 +1,5 @@
 /**
- * The code index (harn-verification.md §1.1, §1.3.2, §6.1, §6.2; DESIGN.md §4): a file
+ * The code index (harn-verification.md §1.1, §1.3.2, §6.1, §6.2; docs/design.md §4): a file
  * table (path, size, mtime ms, FNV-1a 64 decimal and SHA-256 hex of the bytes, language),
  * an import graph (imports and importers by file, ids ≥ 1) and a version log (`seq` grows
  * by one per recorded change; `changesSince(seq)`). Built once from a workspace snapshot,

@@ -1,5 +1,5 @@
 /**
- * The verification evidence one tool result carries (A3S §2.9 and §2.13, with DESIGN §3's
+ * The verification evidence one tool result carries (A3S §2.9 and §2.13, with docs/design.md §3's
  * authorship change): a report in the tool's metadata, accepted only from a `host` or
  * `verifier` author, or — for a `bash` result that carries no report — the shell evidence
  * of its command against the turn's candidate commands (presets, then goal criteria).

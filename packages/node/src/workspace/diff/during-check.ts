@@ -1,6 +1,6 @@
 /**
  * What counts as a change while the checks run (issue 10, "What the checks changed";
- * DESIGN §3a): the one place that compares the snapshot taken before the checks with the
+ * docs/design.md §3a): the one place that compares the snapshot taken before the checks with the
  * one taken after them and sorts every difference into what unbinds a report and what is
  * a check output.
  */

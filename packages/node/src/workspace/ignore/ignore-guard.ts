@@ -26,7 +26,7 @@ export interface IgnoreGuardInput {
 }
 
 /**
- * Keeps a git-mode observation honest when ignore rules change during a turn (DESIGN §3:
+ * Keeps a git-mode observation honest when ignore rules change during a turn (docs/design.md §3:
  * the effect digest must bind every byte the turn changed).
  *
  * 1. {@link IgnoreGuard.missingBaselineEntries}: baseline entries the listing no longer produced are

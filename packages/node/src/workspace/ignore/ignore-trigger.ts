@@ -35,7 +35,7 @@ export interface IgnoreCheckInput {
 
 /**
  * Decides whether the ignore rules of one repository may differ from the baseline's
- * (DESIGN §3; the ignore-rule guard of the workspace observer). Cheap when nothing changed:
+ * (docs/design.md §3; the ignore-rule guard of the workspace observer). Cheap when nothing changed:
  * one `lstat` of `.git`, a read of each recorded config file (git is asked for
  * `core.excludesFile`/`core.ignoreCase` only when one changed), a read of each recorded
  * ignore source that is not already hashed in

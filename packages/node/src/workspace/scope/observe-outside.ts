@@ -87,7 +87,7 @@ function isOwnLog(ownDigest: string | undefined, kind: EntryKind, digest: string
  * Observes the paths outside the source scope (issue 10; see `OutsideEntry`): the files
  * git ignores in every listed repository (git mode), the recorded harness files of the
  * root's `.git/` and `.turngate/` and of every other `.git` entry (`ctx.gitFolders` and
- * those in ignored folders, by the root `.git/`'s rules; DESIGN §3a), each `lstat`ed in
+ * those in ignored folders, by the root `.git/`'s rules; docs/design.md §3a), each `lstat`ed in
  * one batch and compared with the outside stat cache. An unchanged, non-racy stat reuses the cached state; a file met for
  * the first time in a baseline is recorded stat-only unless it is a harness file or racy;
  * everything else is hashed (SHA-256 of the bytes, of the link text for a symlink). A

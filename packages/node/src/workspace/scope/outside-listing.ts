@@ -305,7 +305,7 @@ function isRecordedInGitDir(rel: string, isDir: boolean): boolean {
  * candidate with the folder's scope (`harness` in the source scope; `ignored` or `output`
  * inside an ignored folder). A folder whose `.git` is gone gives nothing; a `.git` that is
  * a FIFO, socket or device, and a directory in it that cannot be read, are unreadable.
- * Implements DESIGN §3a ("the ledger holds everything the agent changed": `.git/config`,
+ * Implements docs/design.md §3a ("the ledger holds everything the agent changed": `.git/config`,
  * hooks, files foreign to git's layout) for every `.git`, not only the root's.
  * Output: an {@link OutsideListing} (keys are workspace-relative). Never throws.
  */
