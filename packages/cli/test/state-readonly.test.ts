@@ -59,6 +59,7 @@ function cli(root: string, home: string, args: string[]) {
       HOME: home,
       XDG_CONFIG_HOME: join(home, ".config"),
       XDG_STATE_HOME: join(home, ".local", "state"),
+      TURNGATE_ROOM_DIR: join(home, "rooms"),
       NO_COLOR: "1",
     },
   });
@@ -66,17 +67,28 @@ function cli(root: string, home: string, args: string[]) {
 }
 
 describe.skipIf(asRoot && !setpriv)("a read-only state folder (issue 34 item 6)", () => {
-  test("run prints the verdict, then names the folder and --state-dir; exit 1 for the missing proof", () => {
-    const { root, home } = readOnlyStateProject();
-    const r = cli(root, home, ["run", "--", "sh", "-c", "echo b > a.txt"]);
-    const state = join(root, ".turngate");
-    expect(r.stdout).toMatch(/^verified: effect digest [0-9a-f]{64}$/m);
-    expect(r.stdout).toContain(
-      `proof: not written: turngate cannot write its state folder ${state} (EACCES on ${join(state, "proofs")}): make it writable, or give a writable folder outside the workspace with --state-dir DIR\n`,
-    );
-    expect(r.stderr).not.toContain("turngate: error:");
-    expect(r.status).toBe(1);
-  });
+  test.each(["in-place", "auto"])(
+    "run (isolation %s) prints the verdict, then names the folder and --state-dir; exit 1 for the missing proof",
+    (isolation) => {
+      const { root, home } = readOnlyStateProject();
+      const r = cli(root, home, [
+        "run",
+        "--isolation",
+        isolation,
+        "--",
+        "sh",
+        "-c",
+        "echo b > a.txt",
+      ]);
+      const state = join(root, ".turngate");
+      expect(r.stdout).toMatch(/^verified: effect digest [0-9a-f]{64}$/m);
+      expect(r.stdout).toContain(
+        `proof: not written: turngate cannot write its state folder ${state} (EACCES on ${join(state, "proofs")}): make it writable, or give a writable folder outside the workspace with --state-dir DIR\n`,
+      );
+      expect(r.stderr).not.toContain("turngate: error:");
+      expect(r.status).toBe(1);
+    },
+  );
 
   test("with --state-dir outside the workspace the same turn is verified with its proof", () => {
     const { root, home } = readOnlyStateProject();
