@@ -141,6 +141,63 @@ describe("warm-state lifecycle", () => {
     expect(twice.cancelled).toBe(false);
   }, 30_000);
 
+  // §1.8: the start command is the first of startCommand, start_command, spawnCommand,
+  // spawn_command (in the warm mode, then its command, then the row); teardown runs the first
+  // of teardownCommand, teardown_command, stopCommand, stop_command. Each alias alone.
+  test.each([
+    ["start_command", "teardownCommand", "mode"],
+    ["spawnCommand", "teardown_command", "mode"],
+    ["spawn_command", "stop_command", "mode"],
+    ["startCommand", "stopCommand", "row"],
+    ["spawnCommand", "teardownCommand", "row"],
+  ])("alias %s starts and %s tears down (declared on the %s)", async (start, stop, where) => {
+    const commands = {
+      [start]: {
+        mode: "shell",
+        command: `echo ${start} >> alias.log; echo $$ > server.pid; exec sleep 60`,
+      },
+      [stop]: { mode: "shell", command: `echo ${stop} >> alias.log` },
+    };
+    const probe = { readyProbe: ["test", "-f", "ready.flag"] };
+    const row =
+      where === "mode"
+        ? { id: "alias", warmMode: { ...probe, ...commands } }
+        : { id: "alias", warmMode: probe, ...commands };
+    const started = await startWarmState(row, { root });
+    expect([started.status, started.reused]).toEqual(["starting", false]);
+    expect(await waitFor(() => existsSync(join(root, "server.pid")))).toBe(true);
+    const server = pidOf("server.pid");
+    expect(server).toBe(started.started?.pid);
+    const down = await teardownWarmState(started, { root });
+    expect([down.status, down.cancelled, down.teardown?.status]).toEqual([
+      "torn_down",
+      true,
+      "completed",
+    ]);
+    expect(await waitFor(() => !alive(server))).toBe(true);
+    expect(readFileSync(join(root, "alias.log"), "utf8")).toBe(`${start}\n${stop}\n`);
+  });
+
+  test("the warm mode's start command wins over the row's; startCommand over its aliases", async () => {
+    const say = (word: string) => ({
+      mode: "shell",
+      command: `echo ${word} >> alias.log; exec sleep 60`,
+    });
+    const row = {
+      id: "order",
+      warmMode: {
+        readyProbe: ["false"],
+        spawnCommand: say("mode-spawn"),
+        startCommand: say("mode-start"),
+      },
+      startCommand: say("row-start"),
+    };
+    const started = await startWarmState(row, { root });
+    expect(await waitFor(() => existsSync(join(root, "alias.log")))).toBe(true);
+    await teardownWarmState(started, { root });
+    expect(readFileSync(join(root, "alias.log"), "utf8")).toBe("mode-start\n");
+  });
+
   test("a row without a start command is not_configured", async () => {
     const r = await startWarmState({ id: "x", warmMode: { readyProbe: ["false"] } }, { root });
     expect([r.status, r.handle_id, r.started]).toEqual(["not_configured", null, null]);
