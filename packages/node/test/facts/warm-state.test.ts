@@ -17,7 +17,11 @@ import {
   teardownWarmState,
   warmStateFacts,
 } from "@turngate/node";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { testTimeout } from "../../../../test-time.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(60_000), hookTimeout: testTimeout(60_000) });
 
 let root: string;
 beforeEach(() => {
@@ -33,7 +37,7 @@ const alive = (pid: number) => {
     return false;
   }
 };
-async function waitFor(predicate: () => boolean, ms = 5000) {
+async function waitFor(predicate: () => boolean, ms = testTimeout(5000)) {
   const deadline = Date.now() + ms;
   while (!predicate() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   return predicate();
@@ -139,7 +143,7 @@ describe("warm-state lifecycle", () => {
     expect(readFileSync(join(root, "starts.log"), "utf8")).toBe("started\nstopped\n");
     const twice = await teardownWarmState(first, { root });
     expect(twice.cancelled).toBe(false);
-  }, 30_000);
+  });
 
   // §1.8: the start command is the first of startCommand, start_command, spawnCommand,
   // spawn_command (in the warm mode, then its command, then the row); teardown runs the first
@@ -208,13 +212,13 @@ describe("warm-state lifecycle", () => {
     const out = spawnSync(
       process.execPath,
       ["--conditions=@turngate/source", "--import", "tsx", host, root, JSON.stringify(SERVER)],
-      { encoding: "utf8", timeout: 20_000 },
+      { encoding: "utf8", timeout: testTimeout(20_000) },
     );
     expect(out.status).toBe(0);
     const server = pidOf("server.pid");
     const child = pidOf("child.pid");
     expect(await waitFor(() => !alive(server) && !alive(child))).toBe(true);
-  }, 30_000);
+  });
 });
 
 describe("startCheck / finishCheck", () => {
@@ -258,5 +262,5 @@ describe("startCheck / finishCheck", () => {
     await expect(finishCheck(store, { ...receipt, row_id: " " })).rejects.toThrow(
       "verification_finish_check: row_id must be supplied in the receipt or options",
     );
-  }, 20_000);
+  });
 });
