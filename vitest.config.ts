@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { testTimeout } from "./test-time.js";
 
 // One vitest process for the whole workspace. The "@turngate/source" export condition lets
 // tests import workspace packages from their TypeScript sources, so no build is needed first.
@@ -12,7 +13,8 @@ export default defineConfig({
       "test-matrix/**/*.test.ts",
     ],
     setupFiles: ["./vitest.setup.ts"],
-    testTimeout: 20_000,
-    hookTimeout: 60_000,
+    // Scaled by TURNGATE_TEST_TIME_SCALE (test-time.ts; raised by ./scripts/dev test --under-load).
+    testTimeout: testTimeout(20_000),
+    hookTimeout: testTimeout(60_000),
   },
 });

@@ -3,10 +3,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, test } from "vitest";
+import { afterAll, describe, expect, test, vi } from "vitest";
+import { testTimeout } from "../test-time.js";
 import { judge, renderMatrix } from "./lib/referee.js";
 import type { VectorGroup } from "./lib/vectors.js";
 import { checkVectorFile } from "./lib/vectors.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(60_000), hookTimeout: testTimeout(60_000) });
 
 const here = dirname(fileURLToPath(import.meta.url));
 const group: VectorGroup = {
@@ -136,7 +140,7 @@ describe("test-matrix/run", () => {
     expect(report.runtimes).toEqual([{ name: "typescript", passed: report.passed, failed: 0 }]);
     expect(Object.keys(report.groups)).toContain("gate");
     expect(stdout).toContain(`test matrix: ${report.passed} passed, 0 failed`);
-  }, 60_000);
+  });
 
   test("fails when a runtime cannot start (an absent toolchain is not a skip)", () => {
     const { status, report } = run([{ name: "absent", command: ["turngate-no-such-runtime"] }]);
@@ -144,5 +148,5 @@ describe("test-matrix/run", () => {
     expect(report.runtimes[1]).toMatchObject({ name: "absent", passed: 0 });
     expect(report.runtimes[1].error).toContain("ENOENT");
     expect(report.failed).toBe(report.runtimes[1].failed);
-  }, 60_000);
+  });
 });

@@ -56,7 +56,7 @@ type ProfileQuery struct {
 }
 
 // ProfileMatchesOptions: the record set to read (nil = no store) and the store directory
-// (read by the node store; ignored by the pure method).
+// (Harn's dir relative to the call's store_dir; without a store_dir it changes nothing).
 type ProfileMatchesOptions struct {
 	Profiles map[string]any `json:"profiles,omitzero"`
 	Dir      *string        `json:"dir,omitempty"`
@@ -145,29 +145,38 @@ type RecordCheckOptions struct {
 	Profiles                 map[string]any `json:"profiles,omitzero"`
 }
 
-// FactsProfileMatchesParams are the params of facts.profile_matches.
+// FactsProfileMatchesParams are the params of facts.profile_matches. StoreDir (optional,
+// "" = none): the root of the profile store RunCheck records into; the rows seen from
+// Options.Dir there replace Options.Profiles (which must then be nil).
 type FactsProfileMatchesParams struct {
-	Query   *ProfileQuery         `json:"query,omitempty"`
-	Options ProfileMatchesOptions `json:"options,omitzero"`
+	Query    *ProfileQuery         `json:"query,omitempty"`
+	Options  ProfileMatchesOptions `json:"options,omitzero"`
+	StoreDir string                `json:"store_dir,omitempty"`
 }
 
-// FactsLadderPlanParams are the params of facts.ladder_plan.
+// FactsLadderPlanParams are the params of facts.ladder_plan; StoreDir as for
+// FactsProfileMatchesParams.
 type FactsLadderPlanParams struct {
-	Query   *ProfileQuery     `json:"query,omitempty"`
-	Options LadderPlanOptions `json:"options,omitzero"`
+	Query    *ProfileQuery     `json:"query,omitempty"`
+	Options  LadderPlanOptions `json:"options,omitzero"`
+	StoreDir string            `json:"store_dir,omitempty"`
 }
 
 // FactsHudModelParams are the params of facts.hud_model (State: any JSON; not an object
-// gives the missing_state model).
+// gives the missing_state model). StoreDir: the rows seen from Options.Dir, else the
+// state's dir, in that profile store.
 type FactsHudModelParams struct {
-	State   any        `json:"state"`
-	Options HudOptions `json:"options,omitzero"`
+	State    any        `json:"state"`
+	Options  HudOptions `json:"options,omitzero"`
+	StoreDir string     `json:"store_dir,omitempty"`
 }
 
-// FactsHudTextParams are the params of facts.hud_text: a HUD model or a HUD state.
+// FactsHudTextParams are the params of facts.hud_text: a HUD model or a HUD state;
+// StoreDir as for FactsHudModelParams.
 type FactsHudTextParams struct {
 	ModelOrState any        `json:"model_or_state"`
 	Options      HudOptions `json:"options,omitzero"`
+	StoreDir     string     `json:"store_dir,omitempty"`
 }
 
 // FactsObservationParams are the params of facts.observation_from_command_result.
@@ -345,11 +354,13 @@ type RecordedCheck struct {
 	Profiles    map[string]any   `json:"profiles"`
 }
 
-// ProfileMatches lists the rows of options.Profiles that apply to query, most specific
-// first (facts.profile_matches; §1.5, §3.5).
-func (c *Client) ProfileMatches(ctx context.Context, query *ProfileQuery, options ProfileMatchesOptions) ([]ProfileMatch, error) {
+// ProfileMatches lists the rows of options.Profiles (or, with storeDir, of the profile store
+// RunCheck records into, seen from options.Dir) that apply to query, most specific first
+// (facts.profile_matches; §1.5, §3.5). storeDir "" reads no store. A bad options.Dir is an
+// *InvalidParamsError with Path "options.dir".
+func (c *Client) ProfileMatches(ctx context.Context, query *ProfileQuery, options ProfileMatchesOptions, storeDir string) ([]ProfileMatch, error) {
 	var r FactsProfileMatchesResult
-	if err := c.Call(ctx, "facts.profile_matches", FactsProfileMatchesParams{Query: query, Options: options}, &r); err != nil {
+	if err := c.Call(ctx, "facts.profile_matches", FactsProfileMatchesParams{Query: query, Options: options, StoreDir: storeDir}, &r); err != nil {
 		return nil, err
 	}
 	return r.Matches, nil
@@ -357,28 +368,31 @@ func (c *Client) ProfileMatches(ctx context.Context, query *ProfileQuery, option
 
 // LadderPlan plans the check ladder for query (facts.ladder_plan; §1.9): matching rows
 // filtered by rung bounds, resource classes, stale-proneness and a present command, sorted
-// by [rung, resource rank, p95, -specificity, index].
-func (c *Client) LadderPlan(ctx context.Context, query *ProfileQuery, options LadderPlanOptions) (*LadderPlan, error) {
+// by [rung, resource rank, p95, -specificity, index]. With storeDir (else ""), the rows
+// are those of the profile store RunCheck records into, seen from options.Dir.
+func (c *Client) LadderPlan(ctx context.Context, query *ProfileQuery, options LadderPlanOptions, storeDir string) (*LadderPlan, error) {
 	var r LadderPlan
-	if err := c.Call(ctx, "facts.ladder_plan", FactsLadderPlanParams{Query: query, Options: options}, &r); err != nil {
+	if err := c.Call(ctx, "facts.ladder_plan", FactsLadderPlanParams{Query: query, Options: options, StoreDir: storeDir}, &r); err != nil {
 		return nil, err
 	}
 	return &r, nil
 }
 
-// HudModel builds the HUD model of state (facts.hud_model; §1.10).
-func (c *Client) HudModel(ctx context.Context, state any, options HudOptions) (*HudModel, error) {
+// HudModel builds the HUD model of state (facts.hud_model; §1.10). With storeDir (else ""),
+// the rows come from the profile store, seen from options.Dir, else the state's dir.
+func (c *Client) HudModel(ctx context.Context, state any, options HudOptions, storeDir string) (*HudModel, error) {
 	var r HudModel
-	if err := c.Call(ctx, "facts.hud_model", FactsHudModelParams{State: state, Options: options}, &r); err != nil {
+	if err := c.Call(ctx, "facts.hud_model", FactsHudModelParams{State: state, Options: options, StoreDir: storeDir}, &r); err != nil {
 		return nil, err
 	}
 	return &r, nil
 }
 
 // HudText renders the HUD as terminal text (facts.hud_text; §4.1), "" when nothing is known.
-func (c *Client) HudText(ctx context.Context, modelOrState any, options HudOptions) (string, error) {
+// storeDir as for HudModel.
+func (c *Client) HudText(ctx context.Context, modelOrState any, options HudOptions, storeDir string) (string, error) {
 	var r FactsHudTextResult
-	if err := c.Call(ctx, "facts.hud_text", FactsHudTextParams{ModelOrState: modelOrState, Options: options}, &r); err != nil {
+	if err := c.Call(ctx, "facts.hud_text", FactsHudTextParams{ModelOrState: modelOrState, Options: options, StoreDir: storeDir}, &r); err != nil {
 		return "", err
 	}
 	return r.Text, nil

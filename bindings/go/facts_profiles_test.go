@@ -29,7 +29,7 @@ var goProfiles = map[string]any{
 func TestFactsLadderPlanAndHudText(t *testing.T) {
 	c := realClient(t)
 	ctx := context.Background()
-	plan, err := c.LadderPlan(ctx, nil, LadderPlanOptions{Profiles: goProfiles, MaxRung: "3"})
+	plan, err := c.LadderPlan(ctx, nil, LadderPlanOptions{Profiles: goProfiles, MaxRung: "3"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,13 +39,81 @@ func TestFactsLadderPlanAndHudText(t *testing.T) {
 	if len(plan.Skipped) != 1 || plan.Skipped[0].Reason != "above_max_rung" {
 		t.Fatalf("skipped %+v", plan.Skipped)
 	}
-	text, err := c.HudText(ctx, map[string]any{"started_ms": 0}, HudOptions{Profiles: goProfiles, NowMs: 61000})
+	text, err := c.HudText(ctx, map[string]any{"started_ms": 0}, HudOptions{Profiles: goProfiles, NowMs: 61000}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := "[verification]\nelapsed: 1m1s\nnext check: R1 tx lint - est 1s (p95 warm)\nfull verify: R4 tx test - est 1m1s (p95 warm)"
 	if text != want {
 		t.Fatalf("hud text %q, want %q", text, want)
+	}
+}
+
+// issue 35 item 4: with a store dir, the ladder, profile matches and HUD read the profile
+// store RunCheck records into, seen from options.Dir (the HUD: else the state's dir).
+func TestFactsLadderMatchesAndHudReadTheStore(t *testing.T) {
+	c := realClient(t)
+	ctx := context.Background()
+	root := t.TempDir()
+	store := filepath.Join(root, "store")
+	core := filepath.Join(store, "verification-profiles.d", "packages", "core")
+	if err := os.MkdirAll(core, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rootSet := `{"schemaVersion":1,"rows":[{"id":"lint","check":{"rung":"R1","command":"tx lint"}}]}`
+	coreSet := `{"schemaVersion":1,"rows":[{"id":"core-unit","scope":{"language":"go"},"check":{"rung":"R0","command":"tx core"}}]}`
+	if err := os.WriteFile(filepath.Join(store, "verification-profiles.json"), []byte(rootSet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(core, "verification-profiles.json"), []byte(coreSet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.RunCheck(ctx, root, store, "lint", []string{"true"}, RunCheckOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := c.LadderPlan(ctx, nil, LadderPlanOptions{}, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	timings, _ := plan.Selected[0].Row["timings"].(map[string]any)
+	if len(plan.Selected) != 1 || plan.Selected[0].RowID != "lint" || timings["samples"] != float64(1) {
+		t.Fatalf("selected %+v", plan.Selected)
+	}
+	dir := "packages/core"
+	deeper, err := c.LadderPlan(ctx, &ProfileQuery{Language: "go"}, LadderPlanOptions{Dir: &dir}, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(deeper.Selected) != 1 || deeper.Selected[0].RowID != "core-unit" {
+		t.Fatalf("deeper %+v", deeper.Selected)
+	}
+	matches, err := c.ProfileMatches(ctx, &ProfileQuery{Language: "GO"}, ProfileMatchesOptions{Dir: &dir}, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(matches) != 1 || matches[0].Row["id"] != "core-unit" || matches[0].Specificity != 4 {
+		t.Fatalf("matches %+v", matches)
+	}
+	state := map[string]any{"started_ms": 0, "dir": "packages/core", "language": "go"}
+	text, err := c.HudText(ctx, state, HudOptions{NowMs: 61000}, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "[verification]\nelapsed: 1m1s\nnext check: R0 tx core - est 16m39s (p95 warm)"; !strings.HasPrefix(text, want) {
+		t.Fatalf("hud text %q, want prefix %q", text, want)
+	}
+	model, err := c.HudModel(ctx, state, HudOptions{NowMs: 61000}, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if model.NextCheck == nil || model.NextCheck.RowID != "core-unit" {
+		t.Fatalf("hud model next check %+v", model.NextCheck)
+	}
+	up := "../outside"
+	_, err = c.LadderPlan(ctx, nil, LadderPlanOptions{Dir: &up}, store)
+	var invalid *InvalidParamsError
+	if !errors.As(err, &invalid) || invalid.Path != "options.dir" {
+		t.Fatalf("a dir with .. must be invalid_params naming options.dir, got %v", err)
 	}
 }
 

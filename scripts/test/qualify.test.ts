@@ -7,16 +7,20 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, test } from "vitest";
+import { afterAll, describe, expect, test, vi } from "vitest";
 import {
   PerfQualificationSchema,
   PerfSummarySchema,
 } from "../../packages/core/src/schemas/perf-qualification.js";
+import { testTimeout } from "../../test-time.js";
 import { perfProfileProblems } from "../capabilities/perf-profiles.js";
 import { machineInfo, memoryStatus, percentile } from "../qualify/measure.js";
 import { PROFILES, type Profile } from "../qualify/profiles.js";
 import { bencherMetrics, compareWithBaseline } from "../qualify/report-files.js";
 import { operationBlock } from "../qualify/run-profile.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(120_000), hookTimeout: testTimeout(120_000) });
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const tmp = mkdtempSync(join(tmpdir(), "turngate-qualify-test-"));
@@ -148,7 +152,7 @@ const qualify = (...args: string[]) =>
       fakeProfiles,
       ...args,
     ],
-    { cwd: ROOT, encoding: "utf8", timeout: 120_000 },
+    { cwd: ROOT, encoding: "utf8", timeout: testTimeout(120_000) },
   );
 const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8"));
 
@@ -179,7 +183,7 @@ describe("pnpm qualify", () => {
       ratio: { value: 4, upper_value: 4 },
     });
     expect(bencherMetrics([slow])).toEqual({ "fake-slow-v1/spin": bmf["fake-slow-v1/spin"] });
-  }, 120_000);
+  });
 
   test("--quick reports a missed budget without failing; a passing profile exits 0; an unknown one is named", () => {
     const quick = qualify("--profile", "fake-slow-v1", "--quick", "--out", join(tmp, "quick"));
@@ -190,7 +194,7 @@ describe("pnpm qualify", () => {
     const unknown = qualify("--profile", "nope-v1");
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain("qualify: unknown profile nope-v1");
-  }, 120_000);
+  });
 
   test("--compare fails on a synthetic worse baseline and passes on an equal one", () => {
     const out = join(tmp, "cmp");
@@ -225,7 +229,7 @@ describe("pnpm qualify", () => {
     );
     const summary = PerfSummarySchema.parse(readJson(join(out, "summary.json")));
     expect(summary.comparison?.passed).toBe(false);
-  }, 120_000);
+  });
 });
 
 describe("capability check: performance claims link to their profile", () => {

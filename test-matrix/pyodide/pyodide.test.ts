@@ -7,12 +7,16 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PyodideAPI } from "pyodide";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { testTimeout } from "../../test-time.js";
 import { judge } from "../lib/referee.js";
 import { checkResultsFile } from "../lib/results.js";
 import { loadVectors } from "../lib/vectors.js";
 import { loadTurngatePyodide, REPO_ROOT } from "./harness.js";
 import { runMatrixInPyodide } from "./run-matrix.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(60_000), hookTimeout: testTimeout(60_000) });
 
 const TEST_FILE = join(REPO_ROOT, "bindings", "python", "pyodide_tests", "test_pyodide.py");
 /** The Python test functions, in file order (read here so each becomes its own vitest test). */
@@ -26,7 +30,7 @@ describe("Python binding under Pyodide", () => {
   beforeAll(async () => {
     pyodide = await loadTurngatePyodide();
     pyodide.runPython("import test_pyodide");
-  }, 60_000);
+  });
 
   afterAll(() => {
     pyodide?.runPython("import turngate; turngate.close_default_client()");

@@ -104,3 +104,33 @@ def test_background_check_and_warm_state_lifecycle(bridge: turngate.Client, tmp_
         time.sleep(0.02)
     assert not _alive(started.started.pid) and not _alive(child)
     assert bridge.teardown_warm_state(str(tmp_path), started).cancelled is False
+
+
+def test_ladder_matches_and_hud_read_the_store_run_check_records_into(bridge: turngate.Client, tmp_path: Path):
+    """issue 35 item 4: store_dir reads the store seen from options["dir"] (HUD: else state["dir"])."""
+    store = tmp_path / "store"
+    core = store / "verification-profiles.d" / "packages" / "core"
+    core.mkdir(parents=True)
+    (store / "verification-profiles.json").write_text(json.dumps(PROFILES))
+    (core / "verification-profiles.json").write_text(json.dumps({
+        "schemaVersion": 1,
+        "rows": [{"id": "core-unit", "scope": {"language": "py"}, "check": {"rung": "R0", "command": "tx core"}}],
+    }))
+    bridge.run_check(str(tmp_path), str(store), "lint", ["true"])
+    plan = bridge.ladder_plan({}, {"max_rung": "3"}, store_dir=str(store))
+    assert [(e.row_id, e.row["timings"]["samples"]) for e in plan.selected] == [("lint", 1)]
+    deeper = bridge.ladder_plan({"language": "py"}, {"dir": "packages/core"}, store_dir=str(store))
+    assert [e.row_id for e in deeper.selected] == ["core-unit"]
+    matches = bridge.profile_matches({"language": "PY"}, {"dir": "packages/core"}, store_dir=str(store))
+    assert [(m.row["id"], m.specificity) for m in matches] == [("core-unit", 4)]
+    state = {"started_ms": 0, "dir": "packages/core", "language": "py"}
+    model = bridge.hud_model(state, {"now_ms": 61000}, store_dir=str(store))
+    assert model.next_check is not None and model.next_check.row_id == "core-unit"
+    text = bridge.hud_text(state, {"now_ms": 61000}, store_dir=str(store))
+    assert text.splitlines()[:3] == ["[verification]", "elapsed: 1m1s", "next check: R0 tx core - est 16m39s (p95 warm)"]
+    with pytest.raises(turngate.InvalidParams) as bad:
+        bridge.ladder_plan({}, {"dir": "../outside"}, store_dir=str(store))
+    assert bad.value.path == "options.dir"
+    with pytest.raises(turngate.InvalidParams) as both:
+        bridge.ladder_plan({}, {"profiles": PROFILES}, store_dir=str(store))
+    assert both.value.path == "options.profiles"

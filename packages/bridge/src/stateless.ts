@@ -32,6 +32,20 @@ export function mergeTables(...tables: MethodTable[]): MethodTable {
   return out;
 }
 
+/**
+ * `base` with each method of `overrides` replaced by the override's entry (a server-side
+ * version of a stateless method, e.g. one that may also read files).
+ * @throws Error naming an override that `base` does not define.
+ */
+export function overrideMethods(base: MethodTable, overrides: MethodTable): MethodTable {
+  const out: Record<string, MethodTable[string]> = { ...base };
+  for (const [name, spec] of Object.entries(overrides)) {
+    if (!Object.hasOwn(base, name)) throw new Error(`no bridge method ${name} to override`);
+    out[name] = spec;
+  }
+  return out;
+}
+
 /** `initialize`, `shutdown` and every method that needs only `@turngate/core`. */
 export const statelessTable: MethodTable = mergeTables(
   lifecycleMethods,

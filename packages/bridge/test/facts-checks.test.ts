@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { statelessMethodNames } from "@turngate/bridge/pure";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { testTimeout } from "../../../test-time.js";
 import { BridgeProcess } from "./helpers/bridge-process.js";
 
 describe("facts.run_check / facts.toolchain / facts.warm_state over stdio", () => {
@@ -181,7 +182,7 @@ describe("background checks and warm state over stdio", () => {
       { root, row },
     );
     expect(receipt.status).toBe("starting");
-    const deadline = Date.now() + 5000;
+    const deadline = Date.now() + testTimeout(5000);
     while (!existsSync(join(root, "child.pid")) && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 20));
     const child = Number(readFileSync(join(root, "child.pid"), "utf8"));
@@ -191,7 +192,7 @@ describe("background checks and warm state over stdio", () => {
       receipt,
     });
     expect(down.cancelled).toBe(true);
-    const until = Date.now() + 5000;
+    const until = Date.now() + testTimeout(5000);
     while ((alive(receipt.started.pid) || alive(child)) && Date.now() < until)
       await new Promise((r) => setTimeout(r, 20));
     expect([alive(receipt.started.pid), alive(child)]).toEqual([false, false]);

@@ -3,14 +3,18 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { z } from "zod";
+import { testTimeout } from "../../../test-time.js";
 import { ERROR_CODES } from "../src/errors.js";
 import { defineMethod } from "../src/method.js";
 import { BRIDGE_VERSION, MAX_MESSAGE_BYTES, PROTOCOL_ID } from "../src/protocol.js";
 import { lintMethodTable, renderProtocolDocument } from "../src/protocol-doc.js";
 import { mergeTables } from "../src/stateless.js";
 import { bridgeTable } from "../src/table.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(60_000), hookTimeout: testTimeout(60_000) });
 
 const pkgDir = join(dirname(fileURLToPath(import.meta.url)), "..");
 const protocolFile = join(pkgDir, "schema", "protocol.json");
@@ -51,7 +55,7 @@ describe("protocol.json", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 30_000);
+  });
 
   test("the document states protocol id, version, framing and every method", () => {
     const doc = JSON.parse(readFileSync(protocolFile, "utf8"));

@@ -1,6 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { testTimeout } from "../../../test-time.js";
 import { BRIDGE_VERSION, MAX_MESSAGE_BYTES, PROTOCOL_ID } from "../src/protocol.js";
 import { BridgeProcess } from "./helpers/bridge-process.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(60_000), hookTimeout: testTimeout(60_000) });
 
 describe("bridge stdio framing", () => {
   let bridge: BridgeProcess;
@@ -186,7 +190,7 @@ describe("bridge stdio limits and lifecycle", () => {
     } finally {
       bridge.kill();
     }
-  }, 60_000);
+  });
 
   test("EOF ends the server with exit code 0", async () => {
     const bridge = new BridgeProcess();

@@ -11,9 +11,13 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { effectDigest } from "@turngate/core";
 import { afterAll, describe, expect, test, vi } from "vitest";
+import { testTimeout } from "../../../test-time.js";
 import { runStdioServer } from "../src/server/stdio.js";
 import { WorkerPool } from "../src/server/worker-pool.js";
 import { BridgeProcess } from "./helpers/bridge-process.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(60_000), hookTimeout: testTimeout(60_000) });
 
 const root = mkdtempSync(join(tmpdir(), "turngate-workers-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -59,7 +63,7 @@ describe("bridge worker pool", () => {
     expect(off[1]).toBe(
       '{"jsonrpc":"2.0","id":12345678901234567890,"result":{"schema":"turngate.parsed_diagnostics.v1","format":"tsc","diagnostics":[{"path":"a.ts","line":null,"column":3,"severity":"error","code":"TS1","message":"x","source":"tsc"}],"unparsed":[]}}',
     );
-  }, 60_000);
+  });
 
   test("a heavy facts.diagnostic_delta sent first no longer holds back a later initialize", async () => {
     const diagnostics = (shift: number) =>
@@ -97,7 +101,7 @@ describe("bridge worker pool", () => {
     };
     expect(await order("off")).toEqual(["heavy", "cheap"]);
     expect(await order("262144")).toEqual(["cheap", "heavy"]);
-  }, 60_000);
+  });
 
   test("a long line arriving in pieces is streamed to a worker: answered there, handed back for initialize, refused past the cap", async () => {
     const stdin = new PassThrough();
@@ -136,7 +140,7 @@ describe("bridge worker pool", () => {
     }
     // EOF only once every reply is out: the server's shutdown waits 5 s for work in flight,
     // and a worker started from source (through tsx) can take longer to boot under load.
-    const deadline = Date.now() + 45_000;
+    const deadline = Date.now() + testTimeout(45_000);
     while (out.split("\n").length <= 5 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -170,5 +174,5 @@ describe("bridge worker pool", () => {
     expect([streamed.mock.calls.length, whole.mock.calls.length]).toEqual([3, 0]);
     streamed.mockRestore();
     whole.mockRestore();
-  }, 60_000);
+  });
 });

@@ -11,11 +11,15 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, test } from "vitest";
+import { afterEach, describe, expect, test, vi } from "vitest";
+import { testTimeout } from "../../../test-time.js";
 import { loadConfig } from "../src/config.js";
 import { cliBundleArgs } from "./cli-bundle.js";
 import { gitProject } from "./helpers.js";
 import { processRunning } from "./process-groups.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(60_000), hookTimeout: testTimeout(60_000) });
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "../../..");
 const nodeArgs = cliBundleArgs();
@@ -145,7 +149,7 @@ describe("turngate run: processes the agent left running", () => {
     expect(json.verdict).toBe(final === "42\n" ? "verified" : "incomplete");
     expect(code).toBe(final === "42\n" ? 0 : 2);
     expect(readFileSync(join(p.root, "value.txt"), "utf8")).toBe(final);
-  }, 60_000);
+  });
 
   test("a setsid daemon that breaks value.txt two seconds after the agent exits is found by its environment marker and killed", async () => {
     const p = project(300);
@@ -184,7 +188,7 @@ describe("turngate run: processes the agent left running", () => {
     const strike = Number(readFileSync(exitedAt, "utf8")) + 2500;
     while (Date.now() < strike) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(readFileSync(join(p.root, "value.txt"), "utf8")).toBe("42\n");
-  }, 60_000);
+  });
 
   test("a double-forked setsid daemon with a cleared environment is found by the subreaper and killed", async () => {
     const p = project(200);
@@ -202,7 +206,7 @@ describe("turngate run: processes the agent left running", () => {
     ]);
     expect(processRunning(pid)).toBe(false);
     expect(json.verdict).toBe("verified");
-  }, 60_000);
+  });
 
   test("without the native addon the subreaper is reported unavailable and the double-forked daemon is not found", async () => {
     const p = project(200);
@@ -224,7 +228,7 @@ describe("turngate run: processes the agent left running", () => {
     });
     // The documented degradation: this daemon escapes (README, per-OS guarantees).
     expect(processRunning(pid)).toBe(true);
-  }, 60_000);
+  });
 
   test("without a terminal the agent leads its own session and process group", async () => {
     const p = project(100);
@@ -235,7 +239,7 @@ describe("turngate run: processes the agent left running", () => {
     const pid = Number(readFileSync(stat, "utf8").split(" ")[0]);
     expect([Number(fields[2]), Number(fields[3])]).toEqual([pid, pid]); // pgrp, session
     expect(json.agent).toMatchObject({ detached: true, survivors: [] });
-  }, 60_000);
+  });
 
   test("on a terminal the agent stays in turngate's group and session; its leftover is found by the marker", async () => {
     const p = project(100);
@@ -283,7 +287,7 @@ describe("turngate run: processes the agent left running", () => {
       { pid, command_line: "sleep 308", found_by: "environment_marker", outcome: "killed" },
     ]);
     expect(processRunning(pid)).toBe(false);
-  }, 60_000);
+  });
 
   test("the text output lists each survivor with its outcome, how it was found and its command line", async () => {
     const p = project(100);
@@ -300,7 +304,7 @@ describe("turngate run: processes the agent left running", () => {
     ]);
     expect(stdout).toMatch(/\nverified: effect digest [0-9a-f]{64}\n/);
     expect(code).toBe(0);
-  }, 60_000);
+  });
 });
 
 /**
@@ -310,7 +314,7 @@ describe("turngate run: processes the agent left running", () => {
  */
 async function stopChain(log: string, stop: string): Promise<void> {
   writeFileSync(stop, "");
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + testTimeout(5000);
   let quiet = 0;
   while (quiet < 2 && Date.now() < deadline) {
     const pids = existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : [];
@@ -391,7 +395,7 @@ describe("turngate run: a re-forking chain (security finding F1)", () => {
     // No generation runs any more.
     const logged = readFileSync(log, "utf8").split("\n").filter(Boolean).map(Number);
     expect(logged.filter((pid) => processRunning(pid))).toEqual([]);
-  }, 60_000);
+  });
 });
 
 describe("turngate run: signals to a detached agent and Ctrl-C on a terminal", () => {
@@ -421,7 +425,7 @@ describe("turngate run: signals to a detached agent and Ctrl-C on a terminal", (
       stderr += chunk;
     });
     const closed = new Promise((resolve) => child.on("close", resolve));
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + testTimeout(30_000);
     while (!existsSync(ready) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     const pid = pidIn(pidFile);
     // The background job has set SIGINT to ignored once it runs `sleep`.
@@ -445,7 +449,7 @@ describe("turngate run: signals to a detached agent and Ctrl-C on a terminal", (
       { pid, command_line: "sleep 311", found_by: "process_group", outcome: "killed" },
     ]);
     expect(json.verdict).toBe("verified");
-  }, 60_000);
+  });
 
   test("SIGTERM during the survivors' grace kills them at once; turngate lives on and judges the turn", async () => {
     const p = project(600_000);
@@ -469,7 +473,7 @@ describe("turngate run: signals to a detached agent and Ctrl-C on a terminal", (
       stderr += chunk;
     });
     const closed = new Promise((resolve) => child.on("close", resolve));
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + testTimeout(30_000);
     while (!stderr.includes("turngate: agent exited with code 0\n") && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -486,7 +490,7 @@ describe("turngate run: signals to a detached agent and Ctrl-C on a terminal", (
       { pid, command_line: "sleep 315", found_by: "process_group", outcome: "killed" },
     ]);
     expect(json.verdict).toBe("verified");
-  }, 60_000);
+  });
 
   test("on a terminal, Ctrl-C reaches the agent, turngate keeps running and judges the turn", async () => {
     const p = project(100);
@@ -520,14 +524,14 @@ describe("turngate run: signals to a detached agent and Ctrl-C on a terminal", (
     );
     cleanups.push(() => child.kill("SIGKILL"));
     const closed = new Promise((resolve) => child.on("close", resolve));
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + testTimeout(30_000);
     while (!existsSync(ready) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     child.stdin.write("\u0003"); // Ctrl-C on the pseudo-terminal: SIGINT to its foreground group
     expect(await closed).toBe(0);
     const result = JSON.parse(readFileSync(json, "utf8")) as Record<string, unknown>;
     expect(result.agent).toMatchObject({ exit_code: 6, detached: false, survivors: [] });
     expect(result.verdict).toBe("verified");
-  }, 60_000);
+  });
 });
 
 describe("config agent_grace_ms", () => {

@@ -2,9 +2,13 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, test } from "vitest";
+import { afterEach, describe, expect, test, vi } from "vitest";
+import { testTimeout } from "../../../test-time.js";
 import { CLI_BUNDLE, cliBundleArgs } from "./cli-bundle.js";
 import { gitProject } from "./helpers.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(90_000), hookTimeout: testTimeout(90_000) });
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "../../..");
 const bin = join(repoRoot, "packages/cli/src/bin.ts");
@@ -15,7 +19,7 @@ function turngate(args: string[]) {
   return spawnSync(process.execPath, [...bundle, ...args], {
     cwd: repoRoot,
     encoding: "utf8",
-    timeout: 60_000,
+    timeout: testTimeout(60_000),
   });
 }
 
@@ -58,7 +62,7 @@ describe("turngate bin", () => {
     expect(usage.stderr).toBe(
       "turngate: error: unknown option '--no-such-flag' (see turngate run --help) [usage]\n",
     );
-  }, 90_000);
+  });
 
   test("run --json: stdout is only the outcome JSON; the agent's stdout goes to stderr", () => {
     const p = gitProject({ "value.txt": "41\n" });
@@ -85,7 +89,7 @@ describe("turngate bin", () => {
     expect(json.verdict).toBe("verified");
     expect(run.stderr).toContain("agent: hello on stdout\n");
     expect(run.stderr).toContain("agent: on stderr\n");
-  }, 60_000);
+  });
 
   test("SIGTERM to turngate is forwarded to the agent, and the turn is still judged", async () => {
     const p = gitProject({ "value.txt": "41\n" });
@@ -112,7 +116,7 @@ setInterval(() => {}, 1000);`,
     child.stderr.on("data", (chunk) => {
       stderr += chunk;
     });
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + testTimeout(30_000);
     while (!existsSync(ready) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     child.kill("SIGTERM");
     const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
@@ -120,7 +124,7 @@ setInterval(() => {}, 1000);`,
     expect(stderr).toContain("turngate: agent exited with code 143\n");
     expect(stdout).toMatch(/verified: effect digest [0-9a-f]{64}\n/);
     expect(code).toBe(0);
-  }, 60_000);
+  });
 });
 
 describe("turngate bin: a reader that goes away (QA P4)", () => {

@@ -1,8 +1,12 @@
 import { spawn, spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
+import { testTimeout } from "../../../test-time.js";
 import { cliBundleArgs } from "./cli-bundle.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(60_000), hookTimeout: testTimeout(60_000) });
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "../../..");
 const nodeArgs = cliBundleArgs();
@@ -38,7 +42,7 @@ describe("turngate bridge --stdio", () => {
     });
     expect(init.result.methods).toContain("session.verify_commands");
     expect(down).toEqual({ jsonrpc: "2.0", id: 2, result: {} });
-  }, 30_000);
+  });
 
   test("exits 0 on EOF", async () => {
     const { code, lines } = await bridge(
@@ -49,7 +53,7 @@ describe("turngate bridge --stdio", () => {
     expect(lines.map((l) => JSON.parse(l))).toEqual([
       { jsonrpc: "2.0", id: "a", result: { effect_digest: "" } },
     ]);
-  }, 30_000);
+  });
 
   test("without --stdio it is a usage error (exit 1)", () => {
     const run = spawnSync(process.execPath, [...nodeArgs, "bridge"], {
@@ -58,5 +62,5 @@ describe("turngate bridge --stdio", () => {
     });
     expect(run.status).toBe(1);
     expect(run.stderr).toContain("--stdio");
-  }, 30_000);
+  });
 });

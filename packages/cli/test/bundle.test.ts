@@ -10,6 +10,7 @@ import { isBuiltin } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { effectDigest } from "@turngate/core";
 import { describe, expect, test } from "vitest";
+import { testTimeout } from "../../../test-time.js";
 import { COMMANDS, commandsFor } from "../src/commands/registry.js";
 import { CLI_VERSION } from "../src/context.js";
 import { createProgram } from "../src/main.js";
@@ -55,7 +56,10 @@ const chunkOf = (name: string) =>
   );
 
 function turngate(args: string[]) {
-  return spawnSync(process.execPath, [...bundle, ...args], { encoding: "utf8", timeout: 60_000 });
+  return spawnSync(process.execPath, [...bundle, ...args], {
+    encoding: "utf8",
+    timeout: testTimeout(60_000),
+  });
 }
 
 describe("the command table", () => {

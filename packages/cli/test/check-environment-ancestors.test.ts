@@ -12,9 +12,13 @@ import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, test } from "vitest";
+import { afterEach, describe, expect, test, vi } from "vitest";
+import { testTimeout } from "../../../test-time.js";
 import { type CliContext, main } from "../src/index.js";
 import { Collector } from "./helpers.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(120_000), hookTimeout: testTimeout(120_000) });
 
 const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
 
@@ -110,7 +114,7 @@ describe("F3: tool configs planted in the workspace's parent folders", () => {
     ]);
     expect(json.verdict).toBe("incomplete");
     expect(ancestorsCheck(json)?.status).toBe("needs_review");
-  }, 120_000);
+  });
 
   test("../pytest.ini + ../conftest.py forcing every test to pass (real pytest): environment rows, not verified", async () => {
     const p = nestedProject({ "test_x.py": "def test_x():\n    assert 1 == 2\n" });
@@ -146,7 +150,7 @@ describe("F3: tool configs planted in the workspace's parent folders", () => {
     ]);
     expect(json.verdict).toBe("incomplete");
     expect(ancestorsCheck(json)?.status).toBe("needs_review");
-  }, 60_000);
+  });
 
   test("../node_modules/dep planted so require('dep') resolves: environment rows, not verified", async () => {
     const p = nestedProject({ "t.js": "process.exit(require('dep').ok ? 0 : 1)\n" });
@@ -172,7 +176,7 @@ describe("F3: tool configs planted in the workspace's parent folders", () => {
     expect(json.environment_changes[0].content_digest).toBe(sha256("folder"));
     expect(json.verdict).toBe("incomplete");
     expect(ancestorsCheck(json)?.status).toBe("needs_review");
-  }, 60_000);
+  });
 });
 
 describe("F4: programs planted in a writable PATH folder outside the home directory", () => {
@@ -210,5 +214,5 @@ describe("F4: programs planted in a writable PATH folder outside the home direct
       required: true,
       residual_risk: `${bin}/node changed during the turn in a folder of the checks' PATH, so the checks may have run it: review it, then start a new turn`,
     });
-  }, 60_000);
+  });
 });

@@ -11,9 +11,13 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { effectDigest } from "@turngate/core";
-import { afterEach, describe, expect, test } from "vitest";
+import { afterEach, describe, expect, test, vi } from "vitest";
+import { testTimeout } from "../../../test-time.js";
 import { type CliContext, main } from "../src/index.js";
 import { Collector, gitProject, UNSANDBOXED_LINE } from "./helpers.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(120_000), hookTimeout: testTimeout(120_000) });
 
 const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
 
@@ -450,7 +454,7 @@ describe("cargo builds of the checks go to the state folder", () => {
     expect(existsSync(join(p.root, "target/debug/deps"))).toBe(false);
     // Nothing the check wrote is in the workspace scope, so the report binds.
     expect(json.verdict).toBe("verified");
-  }, 120_000);
+  });
 });
 
 describe("turngate.config.json edited by the agent", () => {

@@ -79,6 +79,36 @@ describe("baseline and verify: trust", () => {
     expect(unauthenticated.stderr).toBe(UNAUTHENTICATED(forged));
   });
 
+  test("a baseline edited in place after the agent's change is refused by --baseline-id (exit 1), naming both ids", async () => {
+    const p = project({ "a.txt": "good\n" });
+    const id = baselineIdOf((await cli(["baseline"], p.root)).stdout);
+    const file = join(p.root, ".turngate/baseline.json");
+    // The agent breaks a.txt and rewrites the stored digest of a.txt to the broken bytes',
+    // so the baseline says a.txt was always broken: no history entry, no re-take.
+    p.write("a.txt", "broken\n");
+    const stored = readFileSync(file, "utf8");
+    expect(stored).toContain(sha256("good\n"));
+    writeFileSync(file, stored.replaceAll(sha256("good\n"), sha256("broken\n")));
+    const edited = sha256(readFileSync(file));
+
+    // Without --baseline-id the edit hides the change (the warning names the edited file's id).
+    const unauthenticated = await cli(["verify", "--check", "grep -qx good a.txt"], p.root);
+    expect(unauthenticated.stdout).toBe(
+      `changed: nothing\nnarrative: the turn changed no files; nothing to verify\n${UNSANDBOXED_LINE}\n`,
+    );
+    expect(unauthenticated.stderr).toBe(UNAUTHENTICATED(edited));
+
+    const refused = await cli(
+      ["verify", "--baseline-id", id, "--check", "grep -qx good a.txt"],
+      p.root,
+    );
+    expect(refused).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `turngate: error: the baseline at .turngate/baseline.json is not the one --baseline-id names: its id is ${edited}, --baseline-id is ${id}; it was changed or replaced after \`turngate baseline\` [baseline_mismatch]\n`,
+    });
+  });
+
   test("with the right --baseline-id there is no warning and the change is judged", async () => {
     const p = project({ "a.txt": "good\n" });
     const id = baselineIdOf((await cli(["baseline"], p.root)).stdout);

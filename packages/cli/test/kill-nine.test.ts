@@ -11,10 +11,14 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "nod
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, test } from "vitest";
+import { afterEach, describe, expect, test, vi } from "vitest";
+import { testTimeout } from "../../../test-time.js";
 import { cliBundleArgs } from "./cli-bundle.js";
 import { gitProject } from "./helpers.js";
 import { runningGroupMembers, stillRunningAfter } from "./process-groups.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(60_000), hookTimeout: testTimeout(60_000) });
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "../../..");
 const nodeArgs = cliBundleArgs();
@@ -31,7 +35,7 @@ const longCheck = (pidFile: string, seconds: string) =>
 
 /** Waits until `pidFile` names a group with sh, its supervisor and both sleeps running. */
 async function waitForGroup(pidFile: string): Promise<{ pgid: number; members: number[] }> {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + testTimeout(30_000);
   while (Date.now() < deadline) {
     if (existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n")) {
       const pgid = Number(readFileSync(pidFile, "utf8"));
@@ -90,7 +94,7 @@ describe("kill -9 of turngate mid-check", () => {
     run.kill("SIGKILL");
     expect(await exited).toEqual({ code: null, signal: "SIGKILL" });
     expect(await stillRunningAfter(group.pgid, group.members, 1000)).toEqual([]);
-  }, 60_000);
+  });
 
   test("turngate bridge --stdio SIGKILLed during session.verify_commands: no process of the check remains after 1 s", async () => {
     const root = realpathSync(mkdtempSync(join(tmpdir(), "turngate-bridge-kill9-")));
@@ -110,7 +114,7 @@ describe("kill -9 of turngate mid-check", () => {
     const request = (id: number, method: string, params: unknown) =>
       bridge.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
     request(1, "session.create", { root, options: { use_git: false } });
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + testTimeout(30_000);
     while (!stdout.includes('"session_id"') && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 25));
     }
@@ -129,5 +133,5 @@ describe("kill -9 of turngate mid-check", () => {
     bridge.kill("SIGKILL");
     expect(await exited).toEqual({ code: null, signal: "SIGKILL" });
     expect(await stillRunningAfter(group.pgid, group.members, 1000)).toEqual([]);
-  }, 60_000);
+  });
 });

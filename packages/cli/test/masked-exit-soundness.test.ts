@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { exitStatusMaskedBy } from "@turngate/core";
 import fc from "fast-check";
 import { afterAll, describe, expect, test } from "vitest";
+import { testTimeout } from "../../../test-time.js";
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "turngate-sound-")));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -77,7 +78,7 @@ describe("masked exit status: soundness against bash", () => {
           cwd: dir,
           env: { PATH: `${dir}:${process.env.PATH}` },
           stdio: "ignore",
-          timeout: 10_000,
+          timeout: testTimeout(10_000),
         });
         const ran = readFileSync(log, "utf8").split("\n");
         expect([cmd, run.status === 0 && ran.includes("ko")]).toEqual([cmd, false]);

@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, test } from "vitest";
+import { testTimeout } from "../../../test-time.js";
 import { cliBundleArgs } from "./cli-bundle.js";
 import { gitProject } from "./helpers.js";
 
@@ -17,7 +18,7 @@ function turngate(args: string[], env: Record<string, string>) {
   return spawnSync(process.execPath, [...bundle, ...args], {
     cwd: repoRoot,
     encoding: "utf8",
-    timeout: 60_000,
+    timeout: testTimeout(60_000),
     env: { ...process.env, ...env },
   });
 }

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { testTimeout } from "../../../test-time.js";
 
 /** State letter and process group of `/proc/<pid>/stat`, or undefined when it is gone. */
 function procStat(pid: string): { state: string; pgrp: number } | undefined {
@@ -41,7 +42,7 @@ export function runningGroupMembers(pgid: number): number[] {
 export async function stillRunningAfter(
   pgid: number,
   pids: readonly number[],
-  ms = 1000,
+  ms = testTimeout(1000),
 ): Promise<number[]> {
   const deadline = Date.now() + ms;
   for (;;) {

@@ -22,9 +22,13 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { effectDigest } from "@turngate/core";
 import { keyIdOf, signTurnProof } from "@turngate/node";
-import { afterEach, describe, expect, test } from "vitest";
+import { afterEach, describe, expect, test, vi } from "vitest";
+import { testTimeout } from "../../../test-time.js";
 import { cliBundleArgs } from "./cli-bundle.js";
 import { gitProject, UNSANDBOXED_LINE } from "./helpers.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(180_000), hookTimeout: testTimeout(180_000) });
 
 const bundle = cliBundleArgs();
 const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
@@ -51,7 +55,7 @@ function turngate(args: string[], cwd: string, env: NodeJS.ProcessEnv) {
     cwd,
     env,
     encoding: "utf8",
-    timeout: 60_000,
+    timeout: testTimeout(60_000),
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -153,7 +157,7 @@ fs.writeFileSync(${JSON.stringify(proofFile)}, ${JSON.stringify(JSON.stringify(h
       keyids: [],
       message: "the envelope has no signature",
     });
-  }, 90_000);
+  });
 
   test("a proof signed by the agent's own key: unauthenticated (foreign_key), exit 2", () => {
     const p = project();
@@ -172,7 +176,7 @@ fs.writeFileSync(${JSON.stringify(proofFile)}, ${JSON.stringify(JSON.stringify(h
       stdout: `proof unauthenticated (foreign_key): signed by "${agentKey.keyid}", not by the trusted key ${mine}\n  pass --public-key FILE with the signer's public key (\`turngate proof public-key --key SIGNER.pem\` prints it on the signing machine), or --allow-unsigned to check the content anyway\n`,
       stderr: "",
     });
-  }, 90_000);
+  });
 });
 
 describe("a real verified turn's proof (real CLI process)", () => {
@@ -213,7 +217,7 @@ describe("a real verified turn's proof (real CLI process)", () => {
     expect(noKey.stdout).toBe(
       "proof unauthenticated (no_trusted_key): no key to check the signature against: pass --public-key FILE (the signer's public key), set TURNGATE_SIGNING_KEY, or verify as the user whose key signed it\n  pass --public-key FILE with the signer's public key (`turngate proof public-key --key SIGNER.pem` prints it on the signing machine), or --allow-unsigned to check the content anyway\n",
     );
-  }, 120_000);
+  });
 
   test("edited payload, swapped signature, relabelled keyid and truncated envelope: each rejected by name, exit 2", () => {
     const p = project();
@@ -279,7 +283,7 @@ describe("a real verified turn's proof (real CLI process)", () => {
     expect(JSON.parse(truncated.stdout).problems[0]).toMatch(
       /^malformed_envelope: the file is not JSON \(.+\): truncated or not a proof$/,
     );
-  }, 180_000);
+  });
 
   test("an evidence log edited after the turn fails naming the log; logs absent from this machine are a note", () => {
     const p = project();
@@ -311,7 +315,7 @@ describe("a real verified turn's proof (real CLI process)", () => {
       stdout: `proof holds: effect digest ${DIGEST_42}; 1 of 1 rows re-hashed from disk\nsignature: dsse, signed by key ${keyidOf(env)}\nevidence logs: 0 of 1 re-hashed\nnote: logs_unavailable: 1 of 1 evidence log is not on this machine (${join(p.root, ".turngate/logs")}); their SHA-256 was not checked\n`,
       stderr: "",
     });
-  }, 120_000);
+  });
 
   test("--format in-toto: a signed in-toto Statement v1 that verifies and matches the commit of the change", () => {
     const p = project();
@@ -395,5 +399,5 @@ describe("a real verified turn's proof (real CLI process)", () => {
       stdout: `${holds}commit: the final tree ${headTree} is the commit's tree\n`,
       stderr: "",
     });
-  }, 120_000);
+  });
 });

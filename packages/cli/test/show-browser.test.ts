@@ -15,8 +15,12 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type Browser, chromium, type Locator, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { testTimeout } from "../../../test-time.js";
 import { cli, cliWithAgent, gitProject } from "./helpers.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(120_000), hookTimeout: testTimeout(120_000) });
 
 const CHROMIUM = process.env.TURNGATE_CHROMIUM ?? "/usr/bin/chromium";
 const README_SCREENSHOT = join(import.meta.dirname, "../../../docs/images/turngate-show.png");
@@ -33,9 +37,9 @@ beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-    timeout: 60_000,
+    timeout: testTimeout(60_000),
   });
-}, 90_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -178,7 +182,7 @@ describe("turngate show --html in chromium", () => {
       expect(problems).toEqual([]);
       await page.close();
     }
-  }, 120_000);
+  });
 
   test("an incomplete turn on a 390 px screen: the digest and the reason wrap inside the page, in run's words (issue 34 item 8)", async () => {
     const p = gitProject(CALC);
@@ -293,5 +297,5 @@ fs.writeFileSync("out.txt", ${JSON.stringify(output)});`,
     ).toBeUndefined();
     expect(problems).toEqual([]);
     await page.close();
-  }, 120_000);
+  });
 });

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, test } from "vitest";
+import { testTimeout } from "../../../test-time.js";
 import { cliBundleArgs } from "./cli-bundle.js";
 import { gitProject } from "./helpers.js";
 import { runningGroupMembers, stillRunningAfter } from "./process-groups.js";
@@ -31,7 +32,7 @@ const longCheck = (pidFile: string, seconds: string) =>
 
 /** Waits until `pidFile` names a group with sh, its supervisor and both sleeps running; returns pgid and pids. */
 async function waitForGroup(pidFile: string): Promise<{ pgid: number; members: number[] }> {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + testTimeout(30_000);
   while (Date.now() < deadline) {
     if (existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n")) {
       const pgid = Number(readFileSync(pidFile, "utf8"));

@@ -410,12 +410,17 @@ class FactsProfileMethods:
         query: Mapping[str, Any] | None = None,
         options: Mapping[str, Any] | None = None,
         *,
+        store_dir: str | None = None,
         timeout: float | None = None,
     ) -> list[ProfileMatch]:
         """The rows of ``options["profiles"]`` (a record set ``{schemaVersion, rows}``) that
         apply to ``query`` (``{repo?, path?, language?, task?}``), most specific first
-        (reference §1.5, §3.5; ``scope.dir`` is a glob matched against ``path``)."""
-        result = self._send("facts.profile_matches", _params(query=query, options=options), timeout=timeout)
+        (reference §1.5, §3.5; ``scope.dir`` is a glob matched against ``path``).
+        ``store_dir``: read the rows from the profile store :meth:`run_check` records into,
+        as seen from ``options["dir"]`` (stdio bridge only; :class:`InvalidParams` with
+        ``path`` ``options.dir`` for an absolute or ``..`` dir)."""
+        params = _params(query=query, options=options, store_dir=store_dir)
+        result = self._send("facts.profile_matches", params, timeout=timeout)
         matches = result.get("matches") if isinstance(result, dict) else None
         if not isinstance(matches, list):
             raise ProtocolError("matches: expected a list", code="bad_result")
@@ -427,32 +432,50 @@ class FactsProfileMethods:
         query: Mapping[str, Any] | None = None,
         options: Mapping[str, Any] | None = None,
         *,
+        store_dir: str | None = None,
         timeout: float | None = None,
     ) -> LadderPlan:
         """Plan the check ladder for ``query`` (reference §1.9). ``options``: ``profiles``,
         ``min_rung`` / ``max_rung`` (``"R2"``, ``"2"`` or ``2``), ``resource_classes``,
         ``timing_kind`` (warm | cold | any | auto), ``warm_state_facts`` (list or dict),
-        ``unknown_p95_ms`` (default 999999), ``allow_stale_prone``, ``limit``."""
-        result = self._send("facts.ladder_plan", _params(query=query, options=options), timeout=timeout)
+        ``unknown_p95_ms`` (default 999999), ``allow_stale_prone``, ``limit``, ``dir``.
+        ``store_dir``: plan over the profile store :meth:`run_check` records into, as seen
+        from ``options["dir"]`` (e.g. ``"packages/core"``; stdio bridge only), instead of
+        ``options["profiles"]``."""
+        params = _params(query=query, options=options, store_dir=store_dir)
+        result = self._send("facts.ladder_plan", params, timeout=timeout)
         return LadderPlan.from_wire(result)
 
     @bridge_method("facts.hud_model")
     def hud_model(
-        self, state: Any, options: Mapping[str, Any] | None = None, *, timeout: float | None = None
+        self,
+        state: Any,
+        options: Mapping[str, Any] | None = None,
+        *,
+        store_dir: str | None = None,
+        timeout: float | None = None,
     ) -> HudModel:
         """The HUD model of ``state`` (reference §1.10): elapsed, since last edit, the last
         check's age and freshness, the next and full-verify ladder rows. Pass
-        ``options["now_ms"]`` (ms since the epoch) for a deterministic answer."""
-        params = {"state": to_wire(state), **_params(options=options)}
+        ``options["now_ms"]`` (ms since the epoch) for a deterministic answer.
+        ``store_dir``: the rows come from the profile store, seen from ``options["dir"]``
+        else ``state["dir"]`` (stdio bridge only)."""
+        params = {"state": to_wire(state), **_params(options=options, store_dir=store_dir)}
         return HudModel.from_wire(self._send("facts.hud_model", params, timeout=timeout))
 
     @bridge_method("facts.hud_text", unwrap="text")
     def hud_text(
-        self, model_or_state: Any, options: Mapping[str, Any] | None = None, *, timeout: float | None = None
+        self,
+        model_or_state: Any,
+        options: Mapping[str, Any] | None = None,
+        *,
+        store_dir: str | None = None,
+        timeout: float | None = None,
     ) -> str:
         """The HUD as terminal text (reference §4.1), ``""`` when nothing is known.
-        ``model_or_state``: a :class:`HudModel` (or its wire dict) or a HUD state."""
-        params = {"model_or_state": to_wire(model_or_state), **_params(options=options)}
+        ``model_or_state``: a :class:`HudModel` (or its wire dict) or a HUD state;
+        ``store_dir`` as for :meth:`hud_model`."""
+        params = {"model_or_state": to_wire(model_or_state), **_params(options=options, store_dir=store_dir)}
         result = self._send("facts.hud_text", params, timeout=timeout)
         text = result.get("text") if isinstance(result, dict) else None
         if not isinstance(text, str):

@@ -5,6 +5,7 @@
  * initialize, shutdown). Pure: no `node:` imports.
  */
 import { BridgeError } from "../errors.js";
+import { STORE_READING_METHODS } from "../methods/facts-profiles.js";
 import { statelessTable } from "../stateless.js";
 import { invoke, toBridgeError } from "./dispatch.js";
 import { errorLine, parseLine, type RequestId, resultLine } from "./envelope.js";
@@ -28,6 +29,16 @@ export type LineOutcome =
       /** The line's bytes, returned by a worker that received them by transfer. */
       bytes?: Uint8Array;
     };
+
+/** A profile, ladder or HUD call naming `store_dir`: the server's table reads the store. */
+function readsStore(method: string, params: unknown): boolean {
+  return (
+    STORE_READING_METHODS.has(method) &&
+    typeof params === "object" &&
+    params !== null &&
+    Object.hasOwn(params, "store_dir")
+  );
+}
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -59,7 +70,11 @@ export function serveStatelessLine(
     const line = errorLine(incoming.id, incoming.error, incoming.idJson);
     return { kind: "reply", line, id: incoming.id, idJson: incoming.idJson };
   }
-  if (!Object.hasOwn(statelessTable, incoming.method) || MAIN_THREAD_ONLY.has(incoming.method)) {
+  if (
+    !Object.hasOwn(statelessTable, incoming.method) ||
+    MAIN_THREAD_ONLY.has(incoming.method) ||
+    readsStore(incoming.method, incoming.params)
+  ) {
     return { kind: "hand_back" };
   }
   const id = incoming.kind === "request" ? incoming.id : null;

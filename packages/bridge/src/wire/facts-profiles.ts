@@ -38,6 +38,13 @@ const Row = jsonObject().describe(
   "a profile row {id, name?, label?, scope?, check?: {rung, command|spec, resourceClass, staleProne, …}, timings?, lastRun?, warmMode?, …} (packages/core/schema/profile-row.json)",
 );
 
+const StoreDirOption = z
+  .string()
+  .nullish()
+  .describe(
+    "store directory relative to store_dir (Harn's dir, e.g. \"packages/core\"; blank = the store root): with store_dir, the record set seen from it (the root's and each deeper directory's merged, deeper winning) is read; without store_dir it changes nothing. Absolute, .. or \\ → invalid_params naming options.dir",
+  );
+
 /** A profile query; null = every selector absent. */
 export const ProfileQueryParamSchema = ProfileQuerySchema.nullish().describe(
   "{repo?, path?, language?, task?}; a row's scope.dir is a glob matched against path",
@@ -46,16 +53,20 @@ export const ProfileQueryParamSchema = ProfileQuerySchema.nullish().describe(
 export const ProfileMatchesOptionsSchema = z
   .looseObject({
     profiles: Profiles,
-    dir: z.string().nullish().describe("store directory (read by the node store; ignored here)"),
+    dir: StoreDirOption,
   })
   .describe("profile matches options");
 
 export const LadderPlanOptionsParamSchema = LadderPlanOptionsSchema.extend({
   profiles: Profiles,
+  dir: StoreDirOption,
 }).describe("ladder plan options (harn-verification.md §1.9)");
 
 export const HudOptionsParamSchema = HudOptionsSchema.extend({
   profiles: Profiles,
+  dir: HudOptionsSchema.shape.dir.describe(
+    "store directory relative to store_dir (else state.dir), as for facts.ladder_plan; also the model's dir",
+  ),
   resource_classes: LadderPlanOptionsSchema.shape.resource_classes,
   allow_stale_prone: LadderPlanOptionsSchema.shape.allow_stale_prone,
   timing_kind: LadderPlanOptionsSchema.shape.timing_kind,

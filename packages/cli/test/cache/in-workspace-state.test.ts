@@ -5,8 +5,12 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, test } from "vitest";
+import { afterEach, describe, expect, test, vi } from "vitest";
+import { testTimeout } from "../../../../test-time.js";
 import { cli, gitProject } from "../helpers.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(60_000), hookTimeout: testTimeout(60_000) });
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -31,5 +35,5 @@ describe("result cache with the state folder in the workspace", () => {
     const events = readFileSync(join(p.root, ".turngate", "cache", "events.jsonl"), "utf8");
     expect(events.split("\n").filter((l) => l.includes('"event":"miss"'))).toHaveLength(1);
     expect(r.code).toBe(0);
-  }, 60_000);
+  });
 });

@@ -24,10 +24,14 @@ import {
   openCachedCheck,
   preAuthEncoding,
 } from "@turngate/node";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { testTimeout } from "../../../../test-time.js";
 import { type CliContext, main } from "../../src/index.js";
 import { Collector } from "../helpers.js";
 import { freePort, type RemoteCacheServer, startRemoteCache } from "./remote-server.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(120_000), hookTimeout: testTimeout(120_000) });
 
 const TEAM = "team_turngate";
 const TOKEN_ENV = "TG_TEST_REMOTE_CACHE_TOKEN";
@@ -36,7 +40,7 @@ let server: RemoteCacheServer;
 const cleanups: Array<() => void> = [];
 beforeAll(async () => {
   server = await startRemoteCache();
-}, 30_000);
+});
 afterAll(async () => {
   await server?.stop();
   for (const cleanup of cleanups.reverse()) cleanup();
@@ -246,7 +250,7 @@ describe("result cache over the Turborepo remote-cache API (real server)", () =>
     expect(chmodded.json.cache.keys.unit).not.toBe(key);
     expect(chmodded.json.checks.map((x) => x.cached)).toEqual(["none"]);
     expect(lines(counter)).toBe(3);
-  }, 60_000);
+  });
 
   test("an artifact altered in the server's storage folder is rejected and the check runs", async () => {
     const counter = join(temp("turngate-cache-counter-"), "runs.log");
@@ -277,7 +281,7 @@ describe("result cache over the Turborepo remote-cache API (real server)", () =>
       (await turngate(b, ["cache", "stats", "--state-dir", b.state, "--json"])).stdout,
     );
     expect(stats.rejected).toEqual({ local: 0, remote: 1, by_reason: { bad_signature: 1 } });
-  }, 60_000);
+  });
 
   test("a poisoned cache never verifies: a pass signed by an untrusted key, or relabelled with a trusted keyid, is rejected and the failing check runs", async () => {
     const counter = join(temp("turngate-cache-counter-"), "runs.log");
@@ -346,7 +350,7 @@ describe("result cache over the Turborepo remote-cache API (real server)", () =>
     expect(two.json.checks.map((x) => [x.status, x.cached])).toEqual([["failed", "none"]]);
     expect(two.stderr).toContain("rejected (bad_signature: the signature does not verify");
     expect(lines(counter)).toBe(3);
-  }, 60_000);
+  });
 
   test("an artifact stored under another key is rejected (key_mismatch)", async () => {
     const counter = join(temp("turngate-cache-counter-"), "runs.log");
@@ -369,7 +373,7 @@ describe("result cache over the Turborepo remote-cache API (real server)", () =>
       `rejected (key_mismatch: stored for key ${goodKey.slice(0, 12)}…, asked for ${brokenKey.slice(0, 12)}…)`,
     );
     expect(lines(counter)).toBe(3);
-  }, 60_000);
+  });
 
   test("with the server down the check runs and the turn warns, never fails", async () => {
     const counter = join(temp("turngate-cache-counter-"), "runs.log");
@@ -387,7 +391,7 @@ describe("result cache over the Turborepo remote-cache API (real server)", () =>
     );
     expect(out.stderr).toContain("turngate: cache: upload of unit failed (ECONNREFUSED)\n");
     expect(lines(counter)).toBe(1);
-  }, 60_000);
+  });
 
   test("20 concurrent turns on the same key: one or more runs, every verdict verified, the stored artifact intact", async () => {
     const counter = join(temp("turngate-cache-counter-"), "runs.log");
@@ -439,5 +443,5 @@ describe("result cache over the Turborepo remote-cache API (real server)", () =>
     const last = await turn(late, "good 20\n");
     expect(last.json.checks.map((x: { cached: string }) => x.cached)).toEqual(["remote"]);
     expect(lines(counter)).toBe(runs);
-  }, 120_000);
+  });
 });

@@ -9,6 +9,7 @@ import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { testTimeout } from "../../../../test-time.js";
 
 export interface RemoteCacheServer {
   url: string;
@@ -66,7 +67,7 @@ export async function startRemoteCache(token = "test-token-7f3a"): Promise<Remot
     }
     rmSync(storage, { recursive: true, force: true });
   };
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + testTimeout(20_000);
   for (;;) {
     try {
       const answer = await fetch(`${url}/v8/artifacts/status?teamId=probe`, {

@@ -11,9 +11,13 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { effectDigest } from "@turngate/core";
-import { afterEach, describe, expect, test } from "vitest";
+import { afterEach, describe, expect, test, vi } from "vitest";
+import { testTimeout } from "../../../../test-time.js";
 import { gitProject, readProofPayload } from "../helpers.js";
 import { type Project, row, SKIP_REASON, sandbox, turngate, writerAgent } from "./helpers.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(240_000), hookTimeout: testTimeout(240_000) });
 
 let cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -162,7 +166,7 @@ describe.skipIf(!sandbox.available)(
       expect(existsSync(join(clean.root, "target"))).toBe(false);
       expect(inPlace.json.verdict).toBe("incomplete");
       expect(inPlace.json.binding?.reason).toBe("workspace_changed_during_check");
-    }, 240_000);
+    });
   },
 );
 

@@ -22,7 +22,8 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, beforeAll, describe, expect, test } from "vitest";
+import { afterEach, beforeAll, describe, expect, test, vi } from "vitest";
+import { testTimeout } from "../../../../test-time.js";
 import { HARNESSES, type Harness } from "../../src/hooks/adapters/index.js";
 import type { HookSession } from "../../src/hooks/session-state.js";
 import { gitProject } from "../helpers.js";
@@ -34,6 +35,9 @@ import {
   payload,
   readStop,
 } from "./fixtures.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(180_000), hookTimeout: testTimeout(180_000) });
 
 // The in-place model (docs/design.md §3a); see inPlaceChecks.
 inPlaceChecks();
@@ -105,7 +109,7 @@ function hook(
     cwd,
     input,
     encoding: "utf8",
-    timeout: 120_000,
+    timeout: testTimeout(120_000),
     env: {
       ...base,
       HOME: env.home,
@@ -169,7 +173,7 @@ function proofOf(env: Env, digest: string) {
     {
       cwd: env.root,
       encoding: "utf8",
-      timeout: 120_000,
+      timeout: testTimeout(120_000),
       env: { ...base, HOME: env.home, XDG_CONFIG_HOME: join(env.home, ".config") },
     },
   );
@@ -269,7 +273,7 @@ describe.each(HARNESSES)("%s adapter", (harness) => {
     });
     // Runs: the first stop, the waived stop (a waiver does not skip the checks) and the fix.
     expect(runs(env)).toBe(3);
-  }, 180_000);
+  });
 
   test("result cache in hook answers: each check says cached none or local; a later turn back on verified bytes gets a local hit (trust_own_key) and does not run the check", () => {
     const env = project(undefined, { cache: { read: true } });
@@ -307,7 +311,7 @@ describe.each(HARNESSES)("%s adapter", (harness) => {
       notice: expect.stringContaining("cached: unit local"),
     });
     expect(runs(env)).toBe(3);
-  }, 180_000);
+  });
 
   test("a missing program → the check could not run (infrastructure), not cached, still blocks", () => {
     const env = project("turngate-no-such-program-xyz --run");
@@ -327,7 +331,7 @@ describe.each(HARNESSES)("%s adapter", (harness) => {
       attempts: 2,
       infrastructure_attempts: 2,
     });
-  }, 120_000);
+  });
 
   test("the harness's block cap reached → recorded incomplete / capped, never verified", () => {
     const env = project();
@@ -380,7 +384,7 @@ describe.each(HARNESSES)("%s adapter", (harness) => {
         cached: false,
       });
     }
-  }, 120_000);
+  });
 
   test("payloads: a BOM and unknown fields are tolerated; a missing cwd falls back to the process cwd", () => {
     const env = project();
@@ -394,7 +398,7 @@ describe.each(HARNESSES)("%s adapter", (harness) => {
     const s = hook(env, harness, EVENT_NAMES[harness].stop, JSON.stringify(noCwd));
     expect(readStop(harness, s)).toEqual(expect.objectContaining({ decision: "allow" }));
     expect(sessionFile(env).turn.last).toMatchObject({ verdict: "narrative" });
-  }, 60_000);
+  });
 
   test("fail closed: malformed JSON, no session id and an unknown event block the stop", () => {
     const env = project();
@@ -420,7 +424,7 @@ describe.each(HARNESSES)("%s adapter", (harness) => {
     expect(unknown.decision === "block" ? unknown.reason : "").toContain(
       `\`turngate hook ${harness} NoSuchEvent\` is not an event turngate handles`,
     );
-  }, 60_000);
+  });
 
   test("a stop without a baseline blocks; a report planted in the payload is never read", () => {
     const env = project();
@@ -455,7 +459,7 @@ describe.each(HARNESSES)("%s adapter", (harness) => {
     expect(r2.decision === "block" ? r2.reason : "").toContain(
       "the check `unit` failed (assertion)",
     );
-  }, 60_000);
+  });
 });
 
 describe("state folder attacks", () => {
@@ -472,7 +476,7 @@ describe("state folder attacks", () => {
     expect(r.reading.decision === "block" ? r.reading.reason : "").toContain(
       "turngate cannot trust this turn's baseline",
     );
-  }, 60_000);
+  });
 
   test("a forged cached failure can only block; a forged pass does not exist (passes are never cached)", () => {
     const env = project();
@@ -483,5 +487,5 @@ describe("state folder attacks", () => {
     const dir = join(env.state, workspace as string, session as string);
     expect(stop(env, "claude-code").reading.decision).toBe("allow");
     expect(existsSync(join(dir, "failures"))).toBe(false);
-  }, 60_000);
+  });
 });

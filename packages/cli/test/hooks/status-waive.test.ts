@@ -9,9 +9,13 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, test } from "vitest";
+import { afterEach, describe, expect, test, vi } from "vitest";
+import { testTimeout } from "../../../../test-time.js";
 import { type CliContext, main } from "../../src/index.js";
 import { Collector, gitProject } from "../helpers.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(120_000), hookTimeout: testTimeout(120_000) });
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), "../../dist/bin.js");
 const cleanups: (() => void)[] = [];
@@ -42,7 +46,7 @@ describe("turngate status and waive", () => {
         env,
         input: JSON.stringify({ session_id: "s-42", cwd: p.root, hook_event_name: event, ...body }),
         encoding: "utf8",
-        timeout: 120_000,
+        timeout: testTimeout(120_000),
       });
     const run = async (args: string[], tty: boolean) => {
       const stdout = new Collector();
@@ -111,5 +115,5 @@ describe("turngate status and waive", () => {
 
     const bad = await run(["waive", "abc", "--reason", "x"], true);
     expect(bad.stderr).toContain("must be the 64 hex characters of an effect digest");
-  }, 120_000);
+  });
 });

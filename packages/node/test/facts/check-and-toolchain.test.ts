@@ -186,4 +186,52 @@ describe("toolchainFacts", () => {
     expect(bad?.probe.status).toBe("failed");
     expect(bad?.probe.error).toContain("spec must be an argv list or command spec dict");
   });
+
+  test("versionPattern: the seed's go example, then each place in the order §1.6 reads them; the default takes the first dotted number", async () => {
+    // The output starts with another dotted number, so the default pattern and a given one differ.
+    const out = (extra: Record<string, unknown>) => ({
+      spec: { mode: "shell", command: "echo 'toolbox 0.9.1: go version go1.22.5 linux/amd64'" },
+      ...extra,
+    });
+    const go = "go([0-9]+\\.[0-9]+\\.[0-9]+)";
+    const facts = await toolchainFacts(
+      [
+        // harn-verification seed: versionProbe {spec, versionPattern}.
+        { id: "go/default", name: "go", versionProbe: out({ versionPattern: go }) },
+        { id: "probe-snake", probe: out({ version_pattern: "linux/(amd)64" }) },
+        { id: "probe-first", probe: out({ versionPattern: go, version_pattern: "(toolbox)" }) },
+        {
+          id: "row-camel",
+          versionProbe: out({}),
+          versionPattern: "(linux)/",
+          version_pattern: "x",
+        },
+        { id: "row-snake", versionProbe: out({}), version_pattern: "version (go)" },
+        { id: "probe-over-row", versionProbe: out({ versionPattern: go }), versionPattern: "(x)" },
+        { id: "options", versionProbe: out({}) },
+        { id: "no-capture", versionProbe: out({ versionPattern: "rustc ([0-9.]+)" }) },
+        { id: "bad-regex", versionProbe: out({ versionPattern: "go(" }) },
+        { id: "unavailable", versionProbe: { spec: ["false"], versionPattern: go } },
+      ],
+      { root, version_pattern: "(toolbox) " },
+    );
+    expect(facts.map((f) => [f.id, f.available, f.version])).toEqual([
+      ["go/default", true, "1.22.5"],
+      ["probe-snake", true, "amd"],
+      ["probe-first", true, "1.22.5"],
+      ["row-camel", true, "linux"],
+      ["row-snake", true, "go"],
+      ["probe-over-row", true, "1.22.5"],
+      ["options", true, "toolbox"],
+      ["no-capture", true, null],
+      ["bad-regex", true, null],
+      ["unavailable", false, null],
+    ]);
+    expect(facts[0]).toMatchObject({
+      name: "go",
+      raw_version: "toolbox 0.9.1: go version go1.22.5 linux/amd64",
+    });
+    const [plain] = await toolchainFacts([{ id: "default", versionProbe: out({}) }], { root });
+    expect(plain?.version).toBe("0.9.1");
+  });
 });

@@ -18,7 +18,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TurngateValidationError } from "@turngate/core";
 import { ProfileStore, ProfileStoreError } from "@turngate/node";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { testTimeout } from "../../../../test-time.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(60_000), hookTimeout: testTimeout(60_000) });
 
 const NOW = Date.UTC(2026, 2, 4, 5, 6, 7);
 let dir: string;
@@ -152,7 +156,7 @@ describe("ProfileStore", () => {
     expect(b).toEqual([...b].sort((x, y) => x - y));
     expect(a.at(-1)).toBe(1039);
     expect(b.at(-1)).toBe(2039);
-  }, 60_000);
+  });
 });
 
 describe("ProfileStore directories (Harn's hierarchical store, §1.5, §6.2)", () => {

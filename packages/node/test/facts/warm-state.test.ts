@@ -17,7 +17,11 @@ import {
   teardownWarmState,
   warmStateFacts,
 } from "@turngate/node";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { testTimeout } from "../../../../test-time.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(60_000), hookTimeout: testTimeout(60_000) });
 
 let root: string;
 beforeEach(() => {
@@ -33,7 +37,7 @@ const alive = (pid: number) => {
     return false;
   }
 };
-async function waitFor(predicate: () => boolean, ms = 5000) {
+async function waitFor(predicate: () => boolean, ms = testTimeout(5000)) {
   const deadline = Date.now() + ms;
   while (!predicate() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   return predicate();
@@ -139,7 +143,64 @@ describe("warm-state lifecycle", () => {
     expect(readFileSync(join(root, "starts.log"), "utf8")).toBe("started\nstopped\n");
     const twice = await teardownWarmState(first, { root });
     expect(twice.cancelled).toBe(false);
-  }, 30_000);
+  });
+
+  // §1.8: the start command is the first of startCommand, start_command, spawnCommand,
+  // spawn_command (in the warm mode, then its command, then the row); teardown runs the first
+  // of teardownCommand, teardown_command, stopCommand, stop_command. Each alias alone.
+  test.each([
+    ["start_command", "teardownCommand", "mode"],
+    ["spawnCommand", "teardown_command", "mode"],
+    ["spawn_command", "stop_command", "mode"],
+    ["startCommand", "stopCommand", "row"],
+    ["spawnCommand", "teardownCommand", "row"],
+  ])("alias %s starts and %s tears down (declared on the %s)", async (start, stop, where) => {
+    const commands = {
+      [start]: {
+        mode: "shell",
+        command: `echo ${start} >> alias.log; echo $$ > server.pid; exec sleep 60`,
+      },
+      [stop]: { mode: "shell", command: `echo ${stop} >> alias.log` },
+    };
+    const probe = { readyProbe: ["test", "-f", "ready.flag"] };
+    const row =
+      where === "mode"
+        ? { id: "alias", warmMode: { ...probe, ...commands } }
+        : { id: "alias", warmMode: probe, ...commands };
+    const started = await startWarmState(row, { root });
+    expect([started.status, started.reused]).toEqual(["starting", false]);
+    expect(await waitFor(() => existsSync(join(root, "server.pid")))).toBe(true);
+    const server = pidOf("server.pid");
+    expect(server).toBe(started.started?.pid);
+    const down = await teardownWarmState(started, { root });
+    expect([down.status, down.cancelled, down.teardown?.status]).toEqual([
+      "torn_down",
+      true,
+      "completed",
+    ]);
+    expect(await waitFor(() => !alive(server))).toBe(true);
+    expect(readFileSync(join(root, "alias.log"), "utf8")).toBe(`${start}\n${stop}\n`);
+  });
+
+  test("the warm mode's start command wins over the row's; startCommand over its aliases", async () => {
+    const say = (word: string) => ({
+      mode: "shell",
+      command: `echo ${word} >> alias.log; exec sleep 60`,
+    });
+    const row = {
+      id: "order",
+      warmMode: {
+        readyProbe: ["false"],
+        spawnCommand: say("mode-spawn"),
+        startCommand: say("mode-start"),
+      },
+      startCommand: say("row-start"),
+    };
+    const started = await startWarmState(row, { root });
+    expect(await waitFor(() => existsSync(join(root, "alias.log")))).toBe(true);
+    await teardownWarmState(started, { root });
+    expect(readFileSync(join(root, "alias.log"), "utf8")).toBe("mode-start\n");
+  });
 
   test("a row without a start command is not_configured", async () => {
     const r = await startWarmState({ id: "x", warmMode: { readyProbe: ["false"] } }, { root });
@@ -151,13 +212,13 @@ describe("warm-state lifecycle", () => {
     const out = spawnSync(
       process.execPath,
       ["--conditions=@turngate/source", "--import", "tsx", host, root, JSON.stringify(SERVER)],
-      { encoding: "utf8", timeout: 20_000 },
+      { encoding: "utf8", timeout: testTimeout(20_000) },
     );
     expect(out.status).toBe(0);
     const server = pidOf("server.pid");
     const child = pidOf("child.pid");
     expect(await waitFor(() => !alive(server) && !alive(child))).toBe(true);
-  }, 30_000);
+  });
 });
 
 describe("startCheck / finishCheck", () => {
@@ -201,5 +262,5 @@ describe("startCheck / finishCheck", () => {
     await expect(finishCheck(store, { ...receipt, row_id: " " })).rejects.toThrow(
       "verification_finish_check: row_id must be supplied in the receipt or options",
     );
-  }, 20_000);
+  });
 });

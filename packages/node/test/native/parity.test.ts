@@ -17,7 +17,8 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { effectDigest, MutationLedger, NOBLE_CONTENT_HASHER, sortRecords } from "@turngate/core";
 import fc from "fast-check";
-import { afterAll, describe, expect, onTestFinished, test } from "vitest";
+import { afterAll, describe, expect, onTestFinished, test, vi } from "vitest";
+import { testTimeout } from "../../../../test-time.js";
 import {
   NODE_CRYPTO_CONTENT_HASHER,
   nativeContentHasher,
@@ -29,6 +30,9 @@ import { hashRegularFileSync, hashSymlink } from "../../src/workspace/hash/hash.
 import { lstatInto, RAW_STAT_FIELDS } from "../../src/workspace/stat/raw-stat.js";
 import { git, makeTempDir, removeDir } from "../workspace/helpers.js";
 import { permissionTrickUnavailable, withPermissionsEnforced } from "../workspace/unprivileged.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(300_000), hookTimeout: testTimeout(300_000) });
 
 const addon = createRequire(import.meta.url)("@turngate/native") as NativeAddon;
 const RUNS = Number(process.env.TURNGATE_PARITY_RUNS ?? 20);
@@ -216,7 +220,7 @@ describe("issue 17: native and TypeScript paths give identical results", () => {
       }),
       { numRuns: RUNS },
     );
-  }, 300_000);
+  });
 
   test("statTree's per-directory fstatat runs give lstat's records: long runs, symlinked and missing parents, a file as parent, trailing slashes, a FIFO", async () => {
     const root = makeTempDir("tg-parity-");

@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
+import { testTimeout } from "../../../../test-time.js";
 import { nativeMode, nativeStatus, selectNative } from "../../src/native/select.js";
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "../../../..");
@@ -23,7 +24,7 @@ catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); }
       cwd: join(repoRoot, "packages/node"),
       encoding: "utf8",
       env: { ...process.env, ...env },
-      timeout: 60_000,
+      timeout: testTimeout(60_000),
     },
   );
   return JSON.parse(out.stdout);

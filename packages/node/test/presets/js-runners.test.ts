@@ -11,11 +11,15 @@ import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { failureDigest } from "@turngate/core";
-import { afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
+import { testTimeout } from "../../../../test-time.js";
 import { verificationPresets } from "../../src/presets/detect.js";
 import { requiredPresetCommands } from "../../src/presets/required.js";
 import { runVerificationCommand } from "../../src/runner/verify-command.js";
 import { tempDir } from "../runner/helpers.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(600_000), hookTimeout: testTimeout(600_000) });
 
 const RUNNERS = ["tape@5.10.2", "nyc@18.0.0", "vitest@4.1.12", "jest@30.5.2", "mocha@12.0.3"];
 const CACHE = join(tmpdir(), "turngate-js-runners-v1");
@@ -29,7 +33,7 @@ beforeAll(() => {
     cwd: CACHE,
     stdio: "ignore",
   });
-}, 600_000);
+});
 
 let work: { path: string; cleanup: () => Promise<void> };
 let state: { path: string; cleanup: () => Promise<void> };
@@ -107,7 +111,7 @@ describe("real JavaScript runners name their failing tests with the assertion (s
       "      actual: -1",
     ]);
     expect(text).toContain("% Stmts");
-  }, 240_000);
+  });
 
   test("vitest run: the preset adds the JSON reporter; the message says expected and got", async () => {
     project(
@@ -133,7 +137,7 @@ describe("real JavaScript runners name their failing tests with the assertion (s
     expect(digest.source).toBe("results");
     expect(digest.lines[1]).toMatch(/^ {2}✗ \S*add\.test\.mjs::add > adds one and two$/);
     expect(digest.lines[2]).toBe("      AssertionError: expected -1 to be 3 // Object.is equality");
-  }, 240_000);
+  });
 
   test("jest: the preset adds --json --outputFile; the message says expected and received", async () => {
     project(
@@ -158,7 +162,7 @@ describe("real JavaScript runners name their failing tests with the assertion (s
       "      Expected: 3",
       "      Received: -1",
     ]);
-  }, 240_000);
+  });
 
   test("mocha: its default report is read from the output", async () => {
     project(
@@ -185,5 +189,5 @@ describe("real JavaScript runners name their failing tests with the assertion (s
       "      AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:",
       "      -1 !== 3",
     ]);
-  }, 240_000);
+  });
 });

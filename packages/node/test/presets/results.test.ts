@@ -4,12 +4,16 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { testTimeout } from "../../../../test-time.js";
 import { verificationPresets } from "../../src/presets/detect.js";
 import { requiredPresetCommands } from "../../src/presets/required.js";
 import { runVerificationCommand } from "../../src/runner/verify-command.js";
 import { pythonTestEnv } from "../python-env.js";
 import { tempDir } from "../runner/helpers.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(240_000), hookTimeout: testTimeout(240_000) });
 
 let work: { path: string; cleanup: () => Promise<void> };
 let state: { path: string; cleanup: () => Promise<void> };
@@ -140,5 +144,5 @@ describe("preset commands with structured results", () => {
       "tests/it.rs::also_bad",
     ]);
     expect(run.check.tests).toEqual({ passed: 2, failed: 2, skipped: 0, errored: 0 });
-  }, 240_000);
+  });
 });

@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { testTimeout } from "../../../../test-time.js";
 import { killUntilQuiet } from "../../src/processes/kill-rounds.js";
 import { createTurnMarker, environHasMarker, withTurnMarker } from "../../src/processes/marker.js";
 import {
@@ -63,7 +64,7 @@ async function runAgentScript(script: string, env: NodeJS.ProcessEnv): Promise<n
 /** Poll (10 ms, ≤ 10 s) until `name` in the temp folder holds a pid line; returns it. */
 async function pidFrom(name: string): Promise<number> {
   const file = join(dir.path, name);
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + testTimeout(10_000);
   while (Date.now() < deadline) {
     if (existsSync(file) && readFileSync(file, "utf8").endsWith("\n")) {
       const pid = Number(readFileSync(file, "utf8"));
@@ -77,7 +78,7 @@ async function pidFrom(name: string): Promise<number> {
 
 /** Poll (10 ms, ≤ 10 s) until `pid` runs `commandLine` (a forked shell has exec'd it). */
 async function execd(pid: number, commandLine: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + testTimeout(10_000);
   while (readCommandLine(pid) !== commandLine && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -135,7 +136,7 @@ describe("process groups", () => {
     });
     const pgid = child.pid as number;
     try {
-      const deadline = Date.now() + 10_000;
+      const deadline = Date.now() + testTimeout(10_000);
       let rows = listProcesses("proc").filter((row) => row.pgid === pgid);
       while (!rows.some((row) => row.state === "Z") && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 10));

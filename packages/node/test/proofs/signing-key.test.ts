@@ -8,7 +8,8 @@ import { execFileSync, spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, test } from "vitest";
+import { afterEach, describe, expect, test, vi } from "vitest";
+import { testTimeout } from "../../../../test-time.js";
 import {
   keyIdOf,
   resolveSigningKey,
@@ -16,6 +17,9 @@ import {
   userStateDir,
 } from "../../src/proofs/signing-key.js";
 import { tempDir } from "../runner/helpers.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(60_000), hookTimeout: testTimeout(60_000) });
 
 let cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -119,7 +123,7 @@ describe("signing keys", () => {
       "signing-key.pub.pem",
     ]);
     expect(resolveSigningKey({ env: { XDG_STATE_HOME: state } }).keyid).toBe([...keyids][0]);
-  }, 60_000);
+  });
 
   test("--key FILE and TURNGATE_SIGNING_KEY (a PEM or a path) win over the state folder", async () => {
     const dir = await folder();

@@ -30,6 +30,7 @@ async function hostWithLongCheck(marker: string) {
 import { exitOnTerminationSignals } from ${JSON.stringify(exitOnSignal)};
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { testTimeout } from "../../../../test-time.js";
 const dir = process.argv[1];
 exitOnTerminationSignals({ beforeExit: (signal) => writeFileSync(join(dir, "before-exit"), signal) });
 void runShellCommand("echo $$ > group.pid && sleep ${marker} & sleep ${marker}", { cwd: dir });`;
@@ -50,7 +51,7 @@ void runShellCommand("echo $$ > group.pid && sleep ${marker} & sleep ${marker}",
     host.on("exit", (code, signal) => resolve({ code, signal })),
   );
   const pidFile = join(dir.path, "group.pid");
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + testTimeout(30_000);
   let members: number[] = [];
   while (Date.now() < deadline) {
     if (existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n")) {

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { testTimeout } from "../../../../test-time.js";
 
 /** A fresh temporary folder; `cleanup()` removes it. */
 export async function tempDir(
@@ -55,7 +56,7 @@ export function runningGroupMembers(pgid: number): number[] {
 export async function stillRunningAfter(
   pgid: number,
   pids: readonly number[],
-  ms = 1000,
+  ms = testTimeout(1000),
 ): Promise<number[]> {
   const deadline = Date.now() + ms;
   for (;;) {

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { TurngateValidationError } from "@turngate/core";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { testTimeout } from "../../../../test-time.js";
 import { truncationNotice } from "../../src/runner/capture.js";
 import { PROCESS_GROUP_SETTLE_MS } from "../../src/runner/process-group.js";
 import { runShellCommand } from "../../src/runner/shell.js";
@@ -106,7 +107,7 @@ describe("runShellCommand", () => {
     expect(result.durationMs).toBeLessThan(5_000);
     // The job was signalled before runShellCommand returned; the kernel finishes its exit
     // (closing its pipes comes before it turns into a zombie) a moment later.
-    const deadline = Date.now() + 2_000;
+    const deadline = Date.now() + testTimeout(2_000);
     while (processRunning(bg) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(processRunning(bg)).toBe(false);
   });
@@ -142,7 +143,7 @@ setTimeout(() => process.exit(0), 500);`;
       {
         cwd: fileURLToPath(new URL("../../../..", import.meta.url)),
         encoding: "utf8",
-        timeout: 30_000,
+        timeout: testTimeout(30_000),
       },
     );
     expect(child.status).toBe(0);

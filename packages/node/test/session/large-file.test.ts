@@ -8,10 +8,14 @@ import { execFileSync } from "node:child_process";
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { effectDigest } from "@turngate/core";
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
+import { testTimeout } from "../../../../test-time.js";
 import { verifyTurnProof } from "../../src/session/proof-verify.js";
 import { Session } from "../../src/session/session.js";
 import { tempDir } from "../runner/helpers.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(180_000), hookTimeout: testTimeout(180_000) });
 
 /** `truncate -s 2200M zeros && sha256sum zeros` */
 const ZEROS_2200_MIB_SHA256 = "c4b8c0f7000ac9d6e28912c7a9efa49f8fd305de518d4d72dcb131118bfe1a8b";
@@ -65,5 +69,5 @@ describe("streaming hashes of a file over 2 GiB", () => {
     } finally {
       await dir.cleanup();
     }
-  }, 180_000);
+  });
 });

@@ -3,6 +3,7 @@ import { utimesSync } from "node:fs";
 import { join } from "node:path";
 import { MutationLedger } from "@turngate/core";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { testTimeout } from "../../../../test-time.js";
 import { ledgerPaths, RACY_WINDOW_MS, WorkspaceObserver } from "../../src/workspace/index.js";
 import {
   DEFAULT_OUTPUT_LOCATIONS,
@@ -36,7 +37,7 @@ const rows = (delta: Awaited<ReturnType<WorkspaceObserver["delta"]>>): string[] 
 
 describe("ignored files are outside the source scope and their changes are rows", () => {
   test("an ignored shim node_modules/.bin/node written by the agent is an ignored row with its digest", {
-    timeout: 15_000,
+    timeout: testTimeout(15_000),
   }, async () => {
     initRepo(root, { ".gitignore": "node_modules/\n", "a.txt": "a\n" });
     write(root, "node_modules/left-pad/index.js", "module.exports = 1;\n");
@@ -450,7 +451,7 @@ describe(".git/ and .turngate/ harness rows", () => {
   });
 
   test("a nested repository's .git/, a junk .git folder or file and an ignored folder's .git are observed by the root .git/'s rules (git lists nothing in them)", {
-    timeout: 20_000,
+    timeout: testTimeout(20_000),
   }, async () => {
     initRepo(root, {
       ".gitignore": "node_modules/\n",
@@ -576,7 +577,7 @@ describe("special files in the source scope", () => {
   });
 
   test("a baseline finds FIFOs in the root's and a nested repository's many folders, sorted, on both paths", {
-    timeout: 20_000,
+    timeout: testTimeout(20_000),
   }, async () => {
     // 80 folders (more than one parallel read of WALK_CONCURRENCY), FIFOs at both ends, in a
     // new folder below a tracked one, and in a nested repository scanned after the listing.
@@ -598,7 +599,7 @@ describe("special files in the source scope", () => {
   });
 
   test("a folder with a .git that is no repository (junk file, empty folder) is scanned like any folder, at baseline and after", {
-    timeout: 20_000,
+    timeout: testTimeout(20_000),
   }, async () => {
     // git lists such a folder's files with the parent repository's, so its FIFOs must not
     // be skipped as a nested repository's (found by the review helper).

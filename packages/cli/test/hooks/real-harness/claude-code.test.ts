@@ -23,8 +23,12 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, test } from "vitest";
+import { afterEach, describe, expect, test, vi } from "vitest";
+import { testTimeout } from "../../../../../test-time.js";
 import { contentText, type FakeModel, startFakeModel } from "./fake-anthropic.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(300_000), hookTimeout: testTimeout(300_000) });
 
 const cliDir = join(dirname(fileURLToPath(import.meta.url)), "../../..");
 const bin = join(cliDir, "dist/bin.js");
@@ -181,7 +185,7 @@ describe(`real Claude Code ${claudeManifest.version} headless, hooks installed, 
     const s = session(state);
     expect(s.turn.last).toMatchObject({ verdict: "verified", reason: null });
     expect(s.turn.blocks).toBe(1);
-  }, 300_000);
+  });
 
   test("the model never fixes it: Claude Code ends the turn at its cap and reports success; turngate records incomplete / capped", async () => {
     const { ws, env, state } = setup(20);
@@ -196,5 +200,5 @@ describe(`real Claude Code ${claudeManifest.version} headless, hooks installed, 
     expect(s.turn.blocks).toBe(9);
     expect(s.turn.last).toMatchObject({ verdict: "incomplete", reason: "capped" });
     expect(readFileSync(join(ws, "answer.js"), "utf8")).toBe("module.exports = 43;\n");
-  }, 300_000);
+  });
 });

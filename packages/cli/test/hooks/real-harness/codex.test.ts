@@ -23,8 +23,12 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, test } from "vitest";
+import { afterEach, describe, expect, test, vi } from "vitest";
+import { testTimeout } from "../../../../../test-time.js";
 import { type FakeResponses, itemText, startFakeResponses } from "./fake-responses.js";
+
+// Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
+vi.setConfig({ testTimeout: testTimeout(300_000), hookTimeout: testTimeout(300_000) });
 
 const cliDir = join(dirname(fileURLToPath(import.meta.url)), "../../..");
 const bin = join(cliDir, "dist/bin.js");
@@ -141,7 +145,7 @@ describe(`real Codex CLI ${codexManifest.version} (codex exec), hooks installed,
     expect(reasons[0]).toContain("  | expected 42, got 43");
     expect(readFileSync(join(ws, "answer.js"), "utf8")).toBe("module.exports = 42;\n");
     expect(session(state).turn.last).toMatchObject({ verdict: "verified", reason: null });
-  }, 300_000);
+  });
 
   test("the model never fixes it: no harness cap, so turngate escalates after max_attempts (incomplete, never verified)", async () => {
     const model = await startFakeResponses("stubborn");
@@ -154,5 +158,5 @@ describe(`real Codex CLI ${codexManifest.version} (codex exec), hooks installed,
     expect(s.turn.blocks).toBe(3);
     expect(s.turn.last).toMatchObject({ verdict: "incomplete", reason: "escalated", attempt: 4 });
     expect(readFileSync(join(ws, "answer.js"), "utf8")).toBe("module.exports = 43;\n");
-  }, 300_000);
+  });
 });

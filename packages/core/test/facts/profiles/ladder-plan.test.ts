@@ -35,6 +35,32 @@ describe("ladder ranking (§3.4): each key alone decides", () => {
     expect(order(rows)).toEqual(["cheap", "default", "heavy", "remote", "gpu"]);
     expect(plan(rows).selected.map((e) => e.sort_key[1])).toEqual([0, 1, 2, 3, 4]);
   });
+  test("a blank or missing resource class is moderate: ranked 1, named moderate, kept by resource_classes moderate", () => {
+    const rows = [
+      row("heavy", 1, { check: { resourceClass: "heavy" } }),
+      row("blank-check", 1, { check: { resourceClass: "" } }),
+      row("spaces-row", 1, { resource_class: "  \t " }),
+      row("missing", 1),
+      row("cheap", 1, { check: { resource_class: "cheap" } }),
+    ];
+    const selected = plan(rows).selected;
+    expect(selected.map((e) => [e.row_id, e.resource_class, e.sort_key[1]])).toEqual([
+      ["cheap", "cheap", 0],
+      ["blank-check", "moderate", 1],
+      ["spaces-row", "moderate", 1],
+      ["missing", "moderate", 1],
+      ["heavy", "heavy", 2],
+    ]);
+    expect(order(rows, { resource_classes: "moderate" })).toEqual([
+      "blank-check",
+      "spaces-row",
+      "missing",
+    ]);
+    expect(skips(rows, { resource_classes: "moderate" })).toEqual([
+      ["heavy", "resource_class_filtered"],
+      ["cheap", "resource_class_filtered"],
+    ]);
+  });
   test("p95: faster first", () => {
     expect(order([row("slow", 1, p95(500)), row("fast", 1, p95(100))])).toEqual(["fast", "slow"]);
   });
