@@ -348,6 +348,7 @@ describe(".git/ and .turngate/ harness rows", () => {
       "baseline-history.json",
       "code-index.json",
       "verification-profiles.json",
+      "turn-chain.json",
       "logs/<sha256 of its bytes>.log",
       "proofs/<sha256>.json",
       "views/<sha256>.json",
@@ -357,6 +358,8 @@ describe(".git/ and .turngate/ harness rows", () => {
       "cargo-target/**",
     ]);
     const sha = SHA["x\n"];
+    expect(isTurngateOwnFile("turn-chain.json")).toBe(true);
+    expect(isTurngateOwnFile("turn-chain.json.js")).toBe(false);
     expect(isTurngateOwnFile("cache/events.jsonl")).toBe(true);
     expect(isTurngateOwnFile("cache/events.jsonl.js")).toBe(false);
     expect(isTurngateOwnFile(`cache/artifacts/${sha}.json`)).toBe(true);
