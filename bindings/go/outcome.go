@@ -18,7 +18,8 @@ type GateReason string
 
 // The gate reasons. Core produces the first four; "capped" is for a stop the harness (or a
 // host's budget) forced, "escalated" for a digest that failed max_attempts times (hooks),
-// "isolation_unavailable" for a turn whose required clean-room checks could not start.
+// "isolation_unavailable" for a turn whose required clean-room checks could not start,
+// "unverified_carry_over" for a turn that changed nothing after an unverified one (run).
 const (
 	ReasonExternalObservation   GateReason = "external_observation"
 	ReasonOpenChildren          GateReason = "open_children"
@@ -27,11 +28,12 @@ const (
 	ReasonCapped                GateReason = "capped"
 	ReasonEscalated             GateReason = "escalated"
 	ReasonIsolationUnavailable  GateReason = "isolation_unavailable"
+	ReasonUnverifiedCarryOver   GateReason = "unverified_carry_over"
 )
 
 // Values lists every allowed value (the parity test compares it with the schema).
 func (GateReason) Values() []string {
-	return []string{"external_observation", "open_children", "observation_incomplete", "unverified_mutation", "capped", "escalated", "isolation_unavailable"}
+	return []string{"external_observation", "open_children", "observation_incomplete", "unverified_mutation", "capped", "escalated", "isolation_unavailable", "unverified_carry_over"}
 }
 
 // GateOutcome is the completion gate's decision (a3s-completion-gate.md §2.7, docs/design.md

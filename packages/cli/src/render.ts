@@ -71,6 +71,12 @@ export function renderTurnText(result: TurnResult): string {
     }
     lines.push(...outside);
   }
+  const between = result.chain?.betweenTurns ?? [];
+  if (between.length > 0) {
+    lines.push(
+      `changed between turns, by you or another process: ${between.map(displayPath).join(", ")} (after the previous turn was judged and before this one's agent ran: rows of this turn, checked with it; the host can waive them with --waive DIGEST:REASON)`,
+    );
+  }
   if (result.affected) lines.push(affectedLine(result.affected));
   const environment = result.environmentChanges;
   if (environment.length > 0) {
@@ -306,6 +312,9 @@ export function trustLine(result: Pick<TurnResult, "trust">): string {
  * `agent` is `{command, exit_code, signal, detached, grace_ms, subreaper, survivors}` —
  * `subreaper` `"active"` or `"unavailable (reason)"`, `survivors` `[{pid, command_line,
  * found_by: process_group|session|environment_marker|subreaper, outcome: exited|killed|unkillable}]`.
+ * `turn_chain` (`turngate run` only, else null; README "Gapless turns") is `{previous:
+ * {verdict, reason, ended_at} | null, fresh, changed_between_turns: [path],
+ * changed_between_turns_note, unverified_paths: [path]}`.
  */
 export function turnJson(result: TurnResult): Record<string, unknown> {
   return {
@@ -393,6 +402,24 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
       path: change.path,
       content_digest: change.contentDigest,
     })),
+    turn_chain: result.chain
+      ? {
+          previous: result.chain.previous
+            ? {
+                verdict: result.chain.previous.verdict,
+                reason: result.chain.previous.reason,
+                ended_at: result.chain.previous.endedAt,
+              }
+            : null,
+          fresh: result.chain.fresh,
+          changed_between_turns: result.chain.betweenTurns,
+          changed_between_turns_note:
+            result.chain.betweenTurns.length > 0
+              ? "changed between turns, by you or another process"
+              : null,
+          unverified_paths: result.chain.unverified,
+        }
+      : null,
   };
 }
 

@@ -61,6 +61,15 @@ import {
   turnAffectedTargets,
 } from "./turn-affected.js";
 import { setUpTurnCache, type TurnCache, type TurnCacheReport } from "./turn-cache.js";
+import {
+  ALLOW_FRESH_ENV,
+  carryOverOutcome,
+  readTurnChain,
+  type TurnChain,
+  unverifiedAfter,
+  unverifiedDigestsAfter,
+  writeTurnChain,
+} from "./turn-chain.js";
 
 /** Report subject of the checks `turngate run` / `verify` run. */
 export const TURN_CHECKS_SUBJECT = "turngate:checks";
@@ -101,6 +110,12 @@ export interface TurnRequest {
   verifier?: string;
   /** With `baseline`: its git tree id as stored by `turngate baseline`. */
   baselineTree?: SourceTree;
+  /**
+   * `turngate run`'s turn chain (README "Gapless turns"): the turn starts from the state the
+   * previous turn was judged on (read from `path`; none yet, or `fresh`: a new baseline),
+   * and the state this turn is judged on is written there when it is decided.
+   */
+  chain?: { path: string; fresh?: boolean };
   /**
    * `--isolation` (docs/design.md §3b); absent: the configuration's `isolation`, else
    * `auto` (clean-room where the sandbox starts, else in-place with one line saying why).
@@ -195,6 +210,17 @@ export interface TurnResult {
   skippedChecks?: SkippedCheck[];
   /** What the result cache did (issue 20); absent when the config has no `cache` block or no check ran. */
   cache?: TurnCacheReport;
+  /**
+   * With `request.chain`: the previous turn (null: none, or `--fresh`), the source paths
+   * that changed between it and this turn's start (by the user or another process: they
+   * are this turn's ledger rows), and the paths still unverified after this turn.
+   */
+  chain?: {
+    previous: { verdict: string; reason: string | null; endedAt: string } | null;
+    fresh: boolean;
+    betweenTurns: string[];
+    unverified: string[];
+  };
   /** When the turn started and was decided (ISO 8601). */
   startedAt: string;
   finishedAt: string;
@@ -232,8 +258,15 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     cwd: ctx.cwd,
   });
   const trust = request.trust ?? "unsandboxed";
-  // The agent and the checks never see the signing key, even one given inline.
-  const { [SIGNING_KEY_ENV]: _key, ...env } = ctx.env;
+  // The agent and the checks never see the signing key, even one given inline, nor the
+  // host's consent to drop the turn chain.
+  const { [SIGNING_KEY_ENV]: _key, [ALLOW_FRESH_ENV]: _fresh, ...env } = ctx.env;
+  const previous: TurnChain | undefined =
+    request.chain !== undefined && request.chain.fresh !== true
+      ? await readTurnChain(request.chain.path, request.root)
+      : undefined;
+  const baseline = request.baseline ?? previous?.snapshot;
+  const startTree = request.baseline ? request.baselineTree : previous?.gitTree;
   const session = await Session.start({
     root: request.root,
     ignores: config.ignores,
@@ -245,9 +278,9 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     toolVersions: { turngate: CLI_VERSION },
     trust,
     rewritePaths: config.rewritePaths,
-    ...(request.baseline ? { baseline: request.baseline } : {}),
+    ...(baseline ? { baseline } : {}),
     ...(config.agentGraceMs !== undefined ? { agentGraceMs: config.agentGraceMs } : {}),
-    ...(request.baselineTree ? { baselineTree: request.baselineTree } : {}),
+    ...(startTree ? { baselineTree: startTree } : {}),
     checkEnvironment: turnCheckEnvironment(request.root, config, state.dir, request.environment),
     ...(request.verifier !== undefined ? { verifier: { command: request.verifier } } : {}),
     isolation: request.isolation ?? config.isolation ?? isolationFromEnv(ctx.env) ?? "auto",
@@ -257,6 +290,13 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
   if (isolation.mode === "in-place" && isolation.reason !== undefined) {
     ctx.stderr.write(`turngate: ${inPlaceFallbackLine(isolation.reason)}\n`);
   }
+
+  // What changed since the previous turn was judged, before this turn's agent ran: by the
+  // user or another process; those changes are rows of this turn's ledger.
+  const betweenTurns =
+    previous !== undefined
+      ? (await session.observeWorkspace()).changes.map((change) => change.path)
+      : [];
 
   let agent: TurnResult["agent"];
   if (request.agent) agent = await runAgentTurn(request.agent, session, config, request, ctx, env);
@@ -329,7 +369,21 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     }
   }
 
-  const outcome = await session.decide();
+  let outcome = await session.decide();
+  // A turn that changed nothing after an unverified one is not "narrative": the earlier
+  // change is still in the tree, unchecked (README "Gapless turns").
+  if (
+    outcome.kind === "allow" &&
+    outcome.terminal.kind === "narrative" &&
+    previous !== undefined &&
+    previous.unverifiedPaths.length > 0
+  ) {
+    outcome = carryOverOutcome(
+      previous.unverifiedPaths,
+      previous.unverifiedDigests,
+      request.waivers,
+    );
+  }
   if (verification) await recordTurnTimingsReported(state, verification, delta, startedMs, ctx);
   const agentFailed = agent !== undefined && agent.exit.exitCode !== 0;
   const result: TurnResult = {
@@ -359,6 +413,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     finishedAt: new Date(ctx.now?.() ?? Date.now()).toISOString(),
   };
   const baselineTree = session.baselineTree;
+  let judgedTree: SourceTree | undefined;
   if (baselineTree !== undefined) {
     // The end's tree for the view's diffs: the proof's when the turn was allowed, else
     // written now (objects only, a temporary index: the user's index is not touched).
@@ -368,11 +423,50 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
         : outcome.kind === "allow"
           ? { tree: session.proof().workspace?.final_tree ?? null, reason: null }
           : await sourceTreeId(request.root, env);
+    judgedTree =
+      finalTree.tree !== null
+        ? { tree: finalTree.tree, reason: null }
+        : { tree: null, reason: finalTree.reason ?? "no git tree id" };
     result.trees = {
       baseline: baselineTree.tree,
       final: finalTree.tree,
       reason: baselineTree.reason ?? finalTree.reason,
     };
+  }
+  if (request.chain !== undefined) {
+    const unverified = unverifiedAfter(
+      outcome,
+      previous?.unverifiedPaths ?? [],
+      outcome.kind !== "allow" && outcome.paths !== undefined
+        ? outcome.paths
+        : session.records.map((record) => record.path),
+    );
+    result.chain = {
+      previous:
+        previous === undefined
+          ? null
+          : { verdict: previous.verdict, reason: previous.reason, endedAt: previous.endedAt },
+      fresh: request.chain.fresh === true,
+      betweenTurns,
+      unverified,
+    };
+    const judged = session.judgedSnapshot() ?? session.baseline;
+    const chain: TurnChain = {
+      root: request.root,
+      endedAt: result.finishedAt,
+      verdict: outcome.kind === "allow" ? outcome.terminal.kind : outcome.kind,
+      reason: outcome.kind === "allow" ? null : outcome.reason,
+      effectDigest: session.effectDigest,
+      unverifiedPaths: unverified,
+      unverifiedDigests: unverifiedDigestsAfter(
+        outcome,
+        previous?.unverifiedDigests ?? [],
+        session.effectDigest,
+      ),
+      snapshot: judged,
+    };
+    if (judgedTree !== undefined) chain.gitTree = judgedTree;
+    await writeTurnChain(request.chain.path, chain);
   }
   if (agent) result.agent = agent;
   if (affected) result.affected = affected;

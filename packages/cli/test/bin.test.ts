@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { testTimeout } from "../../../test-time.js";
 import { CLI_BUNDLE, cliBundleArgs } from "./cli-bundle.js";
-import { gitProject } from "./helpers.js";
+import { ALLOW_FRESH_ENV, gitProject } from "./helpers.js";
 
 // Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
 vi.setConfig({ testTimeout: testTimeout(90_000), hookTimeout: testTimeout(90_000) });
@@ -15,11 +15,12 @@ const bin = join(repoRoot, "packages/cli/src/bin.ts");
 const bundle = cliBundleArgs();
 
 /** Run the built bundle (dist/bin.js) as a real process, as a user's `turngate` runs. */
-function turngate(args: string[]) {
+function turngate(args: string[], env: NodeJS.ProcessEnv = process.env) {
   return spawnSync(process.execPath, [...bundle, ...args], {
     cwd: repoRoot,
     encoding: "utf8",
     timeout: testTimeout(60_000),
+    env,
   });
 }
 
@@ -45,16 +46,11 @@ describe("turngate bin", () => {
       "incomplete (unverified_mutation): the change (effect digest ",
     );
     p.write("value.txt", "41\n");
-    const verified = turngate([
-      "run",
-      "--root",
-      p.root,
-      "--check",
-      "grep -q 42 value.txt",
-      "--",
-      "node",
-      agent,
-    ]);
+    // A new first turn (README "Gapless turns": --fresh with the host's consent).
+    const verified = turngate(
+      ["run", "--fresh", "--root", p.root, "--check", "grep -q 42 value.txt", "--", "node", agent],
+      { ...process.env, ...ALLOW_FRESH_ENV },
+    );
     expect(verified.status).toBe(0);
     expect(verified.stdout).toMatch(/verified: effect digest [0-9a-f]{64}\n/);
     const usage = turngate(["run", "--no-such-flag"]);

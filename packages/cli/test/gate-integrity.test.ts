@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { effectDigest } from "@turngate/core";
 import { afterEach, describe, expect, test } from "vitest";
-import { cli, gitProject, localKeyId, UNSANDBOXED_LINE } from "./helpers.js";
+import { cli, cliFresh, gitProject, localKeyId, UNSANDBOXED_LINE } from "./helpers.js";
 
 const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
 const workspaceDigest = (path: string, content: string) =>
@@ -327,7 +327,7 @@ describe("text output cannot be forged by file names or check output", () => {
     // JSON output is unchanged: the raw name and the raw output.
     p.write("a.txt", "base\n");
     rmSync(join(p.root, name));
-    const json = await cli(
+    const json = await cliFresh(
       ["run", "--json", "--check", `sh ${script}`, "--", "node", agent],
       p.root,
     );

@@ -24,11 +24,12 @@ export class Collector {
 export async function cliWithAgent(
   args: string[],
   cwd: string,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ code: number; stdout: string; stderr: string; agent: string }> {
   const stdout = new Collector();
   const stderr = new Collector();
   const agentOutput = new Collector();
-  const ctx: CliContext = { stdout, stderr, cwd, env: process.env, agentOutput };
+  const ctx: CliContext = { stdout, stderr, cwd, env, agentOutput };
   const code = await main(args, ctx);
   return { code, stdout: stdout.text, stderr: stderr.text, agent: agentOutput.text };
 }
@@ -42,6 +43,27 @@ export async function cli(
   cwd: string,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const { code, stdout, stderr } = await cliWithAgent(args, cwd);
+  return { code, stdout, stderr };
+}
+
+/** The host's consent to `turngate run --fresh` (README "Gapless turns"). */
+export const ALLOW_FRESH_ENV = { TURNGATE_ALLOW_FRESH: "1" } as const;
+
+/**
+ * `cli(["run", …])` as `turngate run --fresh …` with the host's consent
+ * (`TURNGATE_ALLOW_FRESH=1`): a turn that starts over from the workspace as it is now
+ * instead of from the state the previous run was judged on (README "Gapless turns"). For a
+ * test that resets the workspace between runs and means each run as a first turn.
+ */
+export async function cliFresh(
+  args: string[],
+  cwd: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  if (args[0] !== "run") throw new Error(`cliFresh runs \`run\`, not ${args[0]}`);
+  const { code, stdout, stderr } = await cliWithAgent(["run", "--fresh", ...args.slice(1)], cwd, {
+    ...process.env,
+    ...ALLOW_FRESH_ENV,
+  });
   return { code, stdout, stderr };
 }
 

@@ -11,7 +11,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { type CliContext, main } from "../src/index.js";
-import { Collector, gitProject, readProofPayload, UNSANDBOXED_LINE } from "./helpers.js";
+import {
+  ALLOW_FRESH_ENV,
+  Collector,
+  gitProject,
+  readProofPayload,
+  UNSANDBOXED_LINE,
+} from "./helpers.js";
 
 const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
 const DIGEST_42 = sha256(`workspace|value.txt|${sha256("42\n")}`);
@@ -48,13 +54,19 @@ describe("turngate run: trust line and proof options", () => {
     const sandboxedLine =
       "trust: sandboxed (host claim: the agent runs as another user or in a sandbox)\n";
     p.write("value.txt", "41\n");
-    const flagged = await cliWith(["run", "--sandboxed", ...args.slice(1)], p.root, process.env);
+    // Each run starts over (README "Gapless turns"): the same change, judged as a first turn.
+    const fresh = { ...process.env, ...ALLOW_FRESH_ENV };
+    const flagged = await cliWith(
+      ["run", "--fresh", "--sandboxed", ...args.slice(1)],
+      p.root,
+      fresh,
+    );
     expect(flagged.stdout.endsWith(sandboxedLine)).toBe(true);
     expect(readProofPayload(proofPath).trust).toBe("sandboxed");
     p.write("value.txt", "41\n");
-    const env = { ...process.env, TURNGATE_SANDBOXED: "1" };
+    const env = { ...fresh, TURNGATE_SANDBOXED: "1" };
     const json = JSON.parse(
-      (await cliWith(["run", "--json", ...args.slice(1)], p.root, env)).stdout,
+      (await cliWith(["run", "--fresh", "--json", ...args.slice(1)], p.root, env)).stdout,
     );
     expect(json.trust).toBe("sandboxed");
   });

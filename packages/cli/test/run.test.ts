@@ -4,7 +4,14 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { cli, gitProject, localKeyId, readProofPayload, UNSANDBOXED_LINE } from "./helpers.js";
+import {
+  cli,
+  cliFresh,
+  gitProject,
+  localKeyId,
+  readProofPayload,
+  UNSANDBOXED_LINE,
+} from "./helpers.js";
 
 /** The git tree of `root`'s files now, written by git itself through a throwaway index. */
 function gitTreeNow(root: string): string {
@@ -360,7 +367,7 @@ describe("turngate run: findings of a first-time user", () => {
     expect(text.code).toBe(2);
     expect(text.stdout).toContain(`\nneeds_review: check:1: ${explanation}\n`);
     p.write("value.txt", "41\n");
-    const json = await cli(
+    const json = await cliFresh(
       ["run", "--json", "--check", "true | cat", "--check", "sleep 0.1; true", "--", "node", agent],
       p.root,
     );
@@ -406,14 +413,17 @@ describe("turngate run: findings of a first-time user", () => {
       `\nwaivers not applied: ${stale}, ${other} do not match the effect digest ${digest}\n`,
     );
     p.write("value.txt", "41\n");
-    const json = await cli(["run", "--json", ...args.slice(0, 4), "--", "node", agent], p.root);
+    const json = await cliFresh(
+      ["run", "--json", ...args.slice(0, 4), "--", "node", agent],
+      p.root,
+    );
     expect(JSON.parse(json.stdout)).toMatchObject({
       verdict: "incomplete",
       effect_digest: digest,
       unmatched_waivers: [stale],
     });
     p.write("value.txt", "41\n");
-    const matched = await cli(
+    const matched = await cliFresh(
       ["run", "--json", "--check", "exit 1", "--waive", `${digest}:ok`, "--", "node", agent],
       p.root,
     );

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { cli, cliWithAgent, gitProject, UNSANDBOXED_LINE } from "./helpers.js";
+import { cli, cliFresh, cliWithAgent, gitProject, UNSANDBOXED_LINE } from "./helpers.js";
 
 const sha256 = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
 const workspaceDigest = (path: string, content: string) =>
@@ -45,7 +45,7 @@ describe("CLI usability: timeouts and checks in the configuration", () => {
     expect(flaggedCheck.duration_ms).toBeLessThan(4000);
 
     p.write("value.txt", "41\n");
-    const preset = await cli(["run", "--json", "--", "node", agent], p.root);
+    const preset = await cliFresh(["run", "--json", "--", "node", agent], p.root);
     const presetJson = JSON.parse(preset.stdout);
     expect(presetJson.checks_source).toBe("presets");
     expect(
@@ -59,7 +59,7 @@ describe("CLI usability: timeouts and checks in the configuration", () => {
     // A default above 120,000 ms is honoured too (the issue's `sleep 130` timed out at 120,000).
     p.write("turngate.config.json", config({ timeout_ms: 300000 }));
     p.write("value.txt", "41\n");
-    const long = await cli(["run", "--json", "--check", "true", "--", "node", agent], p.root);
+    const long = await cliFresh(["run", "--json", "--check", "true", "--", "node", agent], p.root);
     expect(JSON.parse(long.stdout).checks[0].timeout_ms).toBe(300000);
 
     // verify uses the timeout captured with the baseline.
@@ -168,7 +168,7 @@ describe("CLI usability: failure vocabulary in progress and text output", () => 
     expect(run.stdout).not.toContain("could not run");
 
     p.write("value.txt", "41\n");
-    const missing = await cli(
+    const missing = await cliFresh(
       ["run", "--json", "--check", "no-such-tool-turngate --version", "--", "node", agent],
       p.root,
     );
@@ -204,12 +204,12 @@ describe("CLI usability: failure vocabulary in progress and text output", () => 
       `\nincomplete (unverified_mutation): the change (effect digest ${digest}) is not verified: the required checks did not all pass. Fix it and run again, or, as the host, accept this exact change with --waive ${digest}:REASON\n`,
     );
     p.write("value.txt", "41\n");
-    const none = await cli(["run", "--", "node", agent], p.root);
+    const none = await cliFresh(["run", "--", "node", agent], p.root);
     expect(none.stdout).toContain(
       `\nincomplete (unverified_mutation): the change (effect digest ${digest}) is not verified: no check ran on it. Add one (--check CMD, or "checks" in turngate.config.json) and run again, or, as the host, accept this exact change with --waive ${digest}:REASON\n`,
     );
     p.write("value.txt", "41\n");
-    const unbound = await cli(
+    const unbound = await cliFresh(
       // Checks that write the workspace are the in-place model's (docs/design.md §3a).
       [
         "run",
@@ -231,7 +231,7 @@ describe("CLI usability: failure vocabulary in progress and text output", () => 
     p.write("value.txt", "41\n");
     const json = JSON.parse(
       (
-        await cli(
+        await cliFresh(
           ["run", "--json", "--check", "true", "--check", "exit 1", "--", "node", agent],
           p.root,
         )

@@ -38,6 +38,7 @@ GateReason = Literal[
     "capped",
     "escalated",
     "isolation_unavailable",
+    "unverified_carry_over",
 ]
 """Why the gate did not allow the turn to end (docs/design.md §3)."""
 

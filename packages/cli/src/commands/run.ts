@@ -1,8 +1,10 @@
-import { TurngateValidationError } from "@turngate/core";
+import { TurngateError, TurngateValidationError } from "@turngate/core";
+import type { CliContext } from "../context.js";
 import { outputLocationsHelp } from "../outputs-help.js";
 import { renderTurnText, turnJson } from "../render.js";
 import { recordTurnView } from "../show/record-view.js";
 import { runTurn } from "../turn.js";
+import { ALLOW_FRESH_ENV, readTurnChain, turnChainPath } from "../turn-chain.js";
 import {
   addTurnOptions,
   isolationRequest,
@@ -30,6 +32,10 @@ export const runCommand: CliCommand = {
           "also write the turn's view as one self-contained HTML page to FILE (see turngate show)",
         )
         .option(
+          "--fresh",
+          `start a new turn chain: the baseline is the workspace as it is now, not the state the previous turn was judged on, so what earlier turns left unverified is no longer checked (prints a warning). Only the host may ask: it needs an interactive terminal or ${ALLOW_FRESH_ENV}=1 in turngate's environment (removed from the agent's)`,
+        )
+        .option(
           "--fail-on-agent-error",
           "exit 1 when the agent exits with a code other than 0, even if the turn is verified, waived or narrative (the verdict is unchanged)",
         )
@@ -38,13 +44,13 @@ export const runCommand: CliCommand = {
     )
       .addHelpText(
         "after",
-        '\nExit codes: 0 verified, waived or narrative; 2 incomplete; 1 usage or internal error, or (with --fail-on-agent-error) an agent that exited with a code other than 0.\n\nExample:\n  turngate run --check "npm test" -- node my-agent.js --task fix-bug\n',
+        '\nGapless turns: each run starts from the state the previous run was judged on (<state-dir>/turn-chain.json), so changes made between runs are checked, and a run that changes nothing after an unverified one is incomplete (unverified_carry_over). --fresh starts over (host only).\n\nExit codes: 0 verified, waived or narrative; 2 incomplete; 1 usage or internal error, or (with --fail-on-agent-error) an agent that exited with a code other than 0.\n\nExample:\n  turngate run --check "npm test" -- node my-agent.js --task fix-bug\n',
       )
       .addHelpText("after", outputLocationsHelp())
       .action(
         async (
           agent: string[],
-          flags: TurnFlags & { failOnAgentError?: boolean; html?: string },
+          flags: TurnFlags & { failOnAgentError?: boolean; html?: string; fresh?: boolean },
         ) => {
           if (!/\S/.test(agent[0] ?? "")) {
             throw new TurngateValidationError("agent command", [
@@ -60,6 +66,8 @@ export const runCommand: CliCommand = {
             waivers,
           } = resolveTurnFlags(flags, ctx);
           const { trust, ...signing } = resolveProofFlags(flags, ctx);
+          const chainPath = turnChainPath(paths.dir);
+          if (flags.fresh === true) await startFresh(chainPath, root, ctx);
           const result = await runTurn(
             {
               root,
@@ -74,6 +82,7 @@ export const runCommand: CliCommand = {
               waivers,
               state: paths,
               failOnAgentError: flags.failOnAgentError === true,
+              chain: { path: chainPath, fresh: flags.fresh === true },
               ...(configPath ? { configPath } : {}),
             },
             ctx,
@@ -86,3 +95,32 @@ export const runCommand: CliCommand = {
       );
   },
 };
+
+/**
+ * `--fresh` (README "Gapless turns"): the host's request to drop the turn chain at
+ * `chainPath`. Allowed when standard input is a terminal or `TURNGATE_ALLOW_FRESH=1` is in
+ * turngate's environment; then prints a warning naming what the previous turn left
+ * unverified (a damaged chain is only named). Errors: `TurngateError` `fresh_needs_host`
+ * otherwise, saying how to consent.
+ */
+async function startFresh(chainPath: string, root: string, ctx: CliContext): Promise<void> {
+  const tty = ctx.stdinIsTTY ?? process.stdin.isTTY === true;
+  if (!tty && ctx.env[ALLOW_FRESH_ENV] !== "1") {
+    throw new TurngateError(
+      "fresh_needs_host",
+      `--fresh drops the turn chain (what the previous turns were judged on and left unverified), so only the host may ask for it: run turngate from an interactive terminal, or set ${ALLOW_FRESH_ENV}=1 in turngate's environment (turngate removes it from the agent's)`,
+    );
+  }
+  let unverified = "";
+  try {
+    const chain = await readTurnChain(chainPath, root);
+    if (chain !== undefined && chain.unverifiedPaths.length > 0) {
+      unverified = ` (the previous turn left these unverified: ${chain.unverifiedPaths.join(", ")})`;
+    }
+  } catch (error) {
+    unverified = ` (the previous chain could not be read: ${(error as Error).message})`;
+  }
+  ctx.stderr.write(
+    `turngate: warning: --fresh: starting over: this turn's baseline is the workspace as it is now, so changes made before it are not checked by this turn${unverified}\n`,
+  );
+}

@@ -8,7 +8,9 @@ import { CompletionTerminalSchema } from "./terminal.js";
  * allowed as incomplete and a host waiver is asked for) and `capped` (the harness forced
  * the stop at its own block cap, or a host stopped the turn at a budget limit). A host that
  * requires clean-room checks (docs/design.md §3b) adds `isolation_unavailable`: the check
- * sandbox cannot start, so no check ran (fail closed).
+ * sandbox cannot start, so no check ran (fail closed). `turngate run` (issue 32 item 3,
+ * README "Gapless turns") adds `unverified_carry_over`: the turn changed nothing, but the
+ * turn before it ended unverified, so its changes are still in the tree unchecked.
  */
 export const GateReasonSchema = z.enum([
   "external_observation",
@@ -18,6 +20,7 @@ export const GateReasonSchema = z.enum([
   "capped",
   "escalated",
   "isolation_unavailable",
+  "unverified_carry_over",
 ]);
 
 export type GateReason = z.output<typeof GateReasonSchema>;

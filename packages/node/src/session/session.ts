@@ -153,6 +153,8 @@ export class Session {
   readonly #testHistory: TurnTestHistory;
   #events: LedgerEvent[] = [];
   #delta: WorkspaceDelta | undefined;
+  /** The snapshot the ledger was last built from (`#applySnapshot`). */
+  #judged: WorkspaceSnapshot | undefined;
   /** The ledger's SHA-256 (issue 17): `@turngate/native`'s or `node:crypto`'s. */
   readonly #hasher: ContentHasher;
   #ledger: MutationLedger;
@@ -358,6 +360,24 @@ export class Session {
   /** The ledger rows in canonical order (copies). */
   get records(): MutationRecord[] {
     return this.#ledger.records;
+  }
+
+  /**
+   * The workspace state the current ledger — and so the effect digest and the last
+   * decision — was built from (the latest observation, issue 32 item 3 "gapless turns"),
+   * with the check outputs adopted since (issue 10) in the state the checks left them and
+   * the baseline's ignore-rule record, so it can be stored (`serializeSnapshot`) and passed
+   * back as the next turn's `baseline`: whatever changes after it, by anyone, is then a
+   * change of the next turn. `undefined` before the first observation. A copy of the maps
+   * only where check outputs were adopted; treat it as read-only.
+   */
+  judgedSnapshot(): WorkspaceSnapshot | undefined {
+    const judged = this.#judged;
+    if (judged === undefined) return undefined;
+    const state = this.#adopted.overlay(judged);
+    const ignoreState = this.#baseline.ignore_state;
+    if (ignoreState === undefined) return state;
+    return { ...state, ignore_state: ignoreState };
   }
 
   /** The latest workspace delta, if `observeWorkspace()` ran. */
@@ -1155,6 +1175,7 @@ export class Session {
     this.#startedAt = new Date();
     this.#events = [];
     this.#delta = undefined;
+    this.#judged = undefined;
     this.#ledger = new MutationLedger();
     this.#attestedDigests = new Set();
     this.#adopted = new AdoptedCheckOutputs();
@@ -1231,6 +1252,7 @@ export class Session {
     if (!delta.complete) ledger.setObservationIncomplete(true);
     this.#ledger = ledger;
     this.#delta = delta;
+    this.#judged = snapshot;
     this.#decision = undefined;
     return delta;
   }

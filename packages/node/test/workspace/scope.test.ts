@@ -349,6 +349,7 @@ describe(".git/ and .turngate/ harness rows", () => {
       "baseline-history.json",
       "code-index.json",
       "verification-profiles.json",
+      "turn-chain.json",
       "logs/<sha256 of its bytes>.log",
       "proofs/<sha256>.json",
       "views/<sha256>.json",
@@ -359,6 +360,8 @@ describe(".git/ and .turngate/ harness rows", () => {
       "cargo-target/**",
     ]);
     const sha = SHA["x\n"];
+    expect(isTurngateOwnFile("turn-chain.json")).toBe(true);
+    expect(isTurngateOwnFile("turn-chain.json.js")).toBe(false);
     expect(isTurngateOwnFile("cache/events.jsonl")).toBe(true);
     // One view per turn (issue 34 item 8): exact names only.
     expect(isTurngateOwnFile(`views/${sha}.1764936000000-0a1b2c.json`)).toBe(true);

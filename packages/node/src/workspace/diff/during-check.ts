@@ -192,6 +192,22 @@ export class AdoptedCheckOutputs {
     if (appended) out.sort((a, b) => compareCodeUnits(a.path, b.path));
     return out;
   }
+  /**
+   * `snapshot` (the state the ledger was built from) with every adopted path in the state
+   * the checks left it (removed for null), as a new snapshot whose `outside` map is a copy:
+   * the workspace as the turn was judged, with its check outputs counted as outputs
+   * (issue 32 item 3: the next turn's baseline). `snapshot` is not changed. Never throws.
+   */
+  overlay(snapshot: WorkspaceSnapshot): WorkspaceSnapshot {
+    if (this.#adopted.size === 0) return snapshot;
+    const outside = new Map(snapshot.outside);
+    this.#adopted.forEach((adopted, path) => {
+      if (snapshot.entries.has(path)) return;
+      if (adopted.state === null) outside.delete(path);
+      else outside.set(path, adopted.state);
+    });
+    return { ...snapshot, outside };
+  }
 }
 
 /** True when `snapshot` holds `state` at `path` (absent from both maps for null). */

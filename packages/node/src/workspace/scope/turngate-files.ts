@@ -11,7 +11,8 @@
  *   `baseline-history.json` (the ids and times of the last baselines, issue #12 item 13),
  *   `code-index.json` (the code index, issue #15: data turngate reads, never code),
  *   `verification-profiles.json` (the check timing profile store `turngate run` / `verify`
- *   record into, issue #14 item 7: data, never code);
+ *   record into, issue #14 item 7: data, never code), `turn-chain.json` (the state the last
+ *   `turngate run` was judged on, README "Gapless turns": data turngate reads, never code);
  * - `logs/<sha256>.log` (content-addressed check logs): turngate's own only when the SHA-256
  *   of its bytes equals its name — the observer hashes it ({@link turngateLogDigest});
  *   a log whose bytes do not match its name is a harness row;
@@ -37,6 +38,7 @@ export const TURNGATE_OWN_FILES: readonly string[] = Object.freeze([
   "baseline-history.json",
   "code-index.json",
   "verification-profiles.json",
+  "turn-chain.json",
   "logs/<sha256 of its bytes>.log",
   "proofs/<sha256>.json",
   "views/<sha256>.json",
@@ -48,7 +50,7 @@ export const TURNGATE_OWN_FILES: readonly string[] = Object.freeze([
 ]);
 
 const TOP =
-  /^(?:\.gitignore|baseline(?:-history)?\.json|code-index\.json|verification-profiles\.json)$/;
+  /^(?:\.gitignore|baseline(?:-history)?\.json|code-index\.json|verification-profiles\.json|turn-chain\.json)$/;
 const LOG = /^([0-9a-f]{64})\.log$/;
 const PROOF = /^[0-9a-f]{64}\.json$/;
 const VIEW = /^[0-9a-f]{64}(?:\.[0-9]{1,16}-[0-9a-f]{6})?\.json$/;

@@ -1,0 +1,219 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { CompletionWaiver, GateOutcome } from "@turngate/core";
+import { TurngateError } from "@turngate/core";
+import {
+  deserializeSnapshot,
+  type SourceTree,
+  serializeSnapshot,
+  type WorkspaceSnapshot,
+  writeFileAtomic,
+} from "@turngate/node";
+import * as z from "zod";
+
+/** Schema id of the turn chain file (`<state dir>/turn-chain.json`). */
+export const TURN_CHAIN_SCHEMA = "turngate.turn-chain.v1";
+
+/** File name of the turn chain in the state folder (`.turngate/` or `--state-dir`). */
+export const TURN_CHAIN_FILE = "turn-chain.json";
+
+/** Environment variable by which the host consents to `turngate run --fresh` without a terminal. */
+export const ALLOW_FRESH_ENV = "TURNGATE_ALLOW_FRESH";
+
+/**
+ * What `turngate run` keeps between turns (README "Gapless turns", issue 32 item 3): the
+ * state the last turn was judged on — the next turn's baseline — and the paths it left
+ * unverified.
+ */
+export interface TurnChain {
+  /** The workspace root the chain belongs to (absolute). */
+  root: string;
+  /** When the turn was decided (ISO 8601). */
+  endedAt: string;
+  /** How it ended: `verified`, `waived`, `narrative`, or `incomplete`/`continue`. */
+  verdict: string;
+  /** Its gate reason when it was not allowed, else null. */
+  reason: string | null;
+  /** Its effect digest (`""` when it changed nothing). */
+  effectDigest: string;
+  /** Paths no passing check or waiver has covered yet, sorted; `[]` after an allowed turn. */
+  unverifiedPaths: string[];
+  /**
+   * The effect digests of the unverified turns since the last allowed one, oldest first:
+   * a host that waives all of them (`--waive DIGEST:REASON`) lets a turn that changes
+   * nothing end `waived`.
+   */
+  unverifiedDigests: string[];
+  /** The workspace as the turn was judged (`Session.judgedSnapshot`). */
+  snapshot: WorkspaceSnapshot;
+  /** Its git tree id of the source scope, or why there is none. */
+  gitTree?: SourceTree;
+}
+
+const ChainFileSchema = z
+  .object({
+    schema: z.literal(TURN_CHAIN_SCHEMA),
+    root: z.string(),
+    ended_at: z.string(),
+    verdict: z.string(),
+    reason: z.string().nullable(),
+    effect_digest: z.string(),
+    unverified_paths: z.array(z.string()),
+    unverified_digests: z.array(z.string()),
+    git_tree: z.object({ tree: z.string().nullable(), reason: z.string().nullable() }).optional(),
+    snapshot: z.unknown(),
+  })
+  .strict();
+
+/** `<state dir>/turn-chain.json`. */
+export function turnChainPath(stateDir: string): string {
+  return join(stateDir, TURN_CHAIN_FILE);
+}
+
+/**
+ * Read the turn chain at `path` for the workspace `root`; `undefined` when there is none
+ * (the first `turngate run` of this workspace and state folder).
+ * Errors: `TurngateError` `turn_chain_invalid` when the file is not JSON, not a
+ * `turngate.turn-chain.v1` or its snapshot is malformed, and `turn_chain_other_root` when
+ * it belongs to another workspace (a state folder shared by two workspaces); both name the
+ * file and the fix (`turngate run --fresh`, by the host). Never silently starts over: a
+ * damaged chain must not make an unverified change disappear.
+ */
+export async function readTurnChain(path: string, root: string): Promise<TurnChain | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw invalidChain(path, (error as Error).message);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw invalidChain(path, `not JSON: ${(error as Error).message}`);
+  }
+  const parsed = ChainFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length > 0 ? ` at ${issue.path.map(String).join(".")}` : "";
+    throw invalidChain(
+      path,
+      `not a ${TURN_CHAIN_SCHEMA} file${where}: ${issue?.message ?? "invalid"}`,
+    );
+  }
+  const file = parsed.data;
+  if (file.root !== root) {
+    throw new TurngateError(
+      "turn_chain_other_root",
+      `the turn chain ${path} belongs to the workspace ${file.root}, not ${root}: give each workspace its own --state-dir, or start this workspace over with \`turngate run --fresh\` (host only)`,
+    );
+  }
+  let snapshot: WorkspaceSnapshot;
+  try {
+    snapshot = deserializeSnapshot(file.snapshot);
+  } catch (error) {
+    throw invalidChain(path, `snapshot: ${(error as Error).message}`);
+  }
+  const chain: TurnChain = {
+    root: file.root,
+    endedAt: file.ended_at,
+    verdict: file.verdict,
+    reason: file.reason,
+    effectDigest: file.effect_digest,
+    unverifiedPaths: file.unverified_paths,
+    unverifiedDigests: file.unverified_digests,
+    snapshot,
+  };
+  if (file.git_tree) {
+    chain.gitTree =
+      file.git_tree.tree !== null
+        ? { tree: file.git_tree.tree, reason: null }
+        : { tree: null, reason: file.git_tree.reason ?? "no git tree id" };
+  }
+  return chain;
+}
+
+/**
+ * Store `chain` at `path` atomically (temporary file + rename), as
+ * `turngate.turn-chain.v1` JSON. Errors: the `fs` error of the write.
+ */
+export async function writeTurnChain(path: string, chain: TurnChain): Promise<void> {
+  const file = {
+    schema: TURN_CHAIN_SCHEMA,
+    root: chain.root,
+    ended_at: chain.endedAt,
+    verdict: chain.verdict,
+    reason: chain.reason,
+    effect_digest: chain.effectDigest,
+    unverified_paths: chain.unverifiedPaths,
+    unverified_digests: chain.unverifiedDigests,
+    ...(chain.gitTree ? { git_tree: chain.gitTree } : {}),
+    snapshot: serializeSnapshot(chain.snapshot),
+  };
+  await writeFileAtomic(path, `${JSON.stringify(file)}\n`);
+}
+
+/**
+ * The paths a turn leaves unverified for the next one: none after an allowed turn
+ * (verified: the checks passed on the whole workspace; waived; narrative, which after an
+ * unverified turn is never the outcome), else the earlier unverified paths plus this
+ * turn's ledger paths, sorted and distinct. Pure.
+ */
+export function unverifiedAfter(
+  outcome: GateOutcome,
+  previous: readonly string[],
+  ledgerPaths: readonly string[],
+): string[] {
+  if (outcome.kind === "allow") return [];
+  return [...new Set([...previous, ...ledgerPaths])].sort();
+}
+
+/**
+ * The effect digests still unverified after a turn: none after an allowed turn, else the
+ * earlier ones plus this turn's (when it changed something), distinct, in order. Pure.
+ */
+export function unverifiedDigestsAfter(
+  outcome: GateOutcome,
+  previous: readonly string[],
+  effectDigest: string,
+): string[] {
+  if (outcome.kind === "allow") return [];
+  return [...new Set([...previous, ...(effectDigest === "" ? [] : [effectDigest])])];
+}
+
+/**
+ * The gate outcome of a turn that changed nothing after turns that left `paths` (effect
+ * digests `digests`) unverified: `waived` (the last digest) when the host's `waivers` name
+ * every one of `digests`, else `incomplete` with reason `unverified_carry_over` — never
+ * `narrative`. Pure.
+ */
+export function carryOverOutcome(
+  paths: readonly string[],
+  digests: readonly string[],
+  waivers: readonly CompletionWaiver[],
+): GateOutcome {
+  const waived = new Set(waivers.map((waiver) => waiver.effect_digest));
+  const last = digests.at(-1);
+  if (last !== undefined && digests.every((digest) => waived.has(digest))) {
+    return { kind: "allow", terminal: { kind: "waived", effect_digest: last } };
+  }
+  const waive =
+    digests.length > 0
+      ? `, or, as the host, accept ${digests.length === 1 ? "that change" : "those changes"} with ${digests.map((d) => `--waive ${d}:REASON`).join(" ")}`
+      : "";
+  return {
+    kind: "incomplete",
+    reason: "unverified_carry_over",
+    message: `completion gate: this turn changed nothing, but an earlier turn's changes are still unverified (${paths.join(", ")}): they are in the workspace and no passing check covers them. Change the code so the checks pass (the next turn's checks run on them)${waive}, or, as the host, start over with \`turngate run --fresh\``,
+    effect_digest: "",
+    paths: [...paths],
+  };
+}
+
+function invalidChain(path: string, message: string): TurngateError {
+  return new TurngateError(
+    "turn_chain_invalid",
+    `invalid turn chain ${path}: ${message}; as the host, start over with \`turngate run --fresh\` (it takes the workspace as it is now as the baseline)`,
+  );
+}
