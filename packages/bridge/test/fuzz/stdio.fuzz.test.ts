@@ -235,11 +235,11 @@ describe("fuzz: one bridge over stdio", () => {
 
       const driver = new StdioDriver();
       try {
-        driver.line(
+        await driver.line(
           `{"jsonrpc":"2.0","id":"create","method":"session.create","params":{"root":${JSON.stringify(root)},"options":{"use_git":false}}}`,
         );
-        for (const l of lines) driver.line(l.text);
-        driver.line('{"jsonrpc":"2.0","id":"final","method":"initialize","params":{}}');
+        for (const l of lines) await driver.line(l.text);
+        await driver.line('{"jsonrpc":"2.0","id":"final","method":"initialize","params":{}}');
         const idLines = lines.filter((l) => l.idText !== null);
         // Every request must be answered: wait for the last id'd ones and the final initialize.
         const answered = await driver.waitForId('"final"', 60_000);
@@ -299,6 +299,14 @@ describe("fuzz: one bridge over stdio", () => {
             problems.push(`internal_error: ${r.line}`);
         expect(problems.slice(0, 20)).toEqual([]);
         expect(driver.bridge.nonJson).toEqual([]);
+        // Issue 36: the driver never held much more than one line unsent, its writes never
+        // failed, and the bridge was still running with its input open.
+        const longest = Math.max(...lines.map((l) => Buffer.byteLength(l.text)));
+        expect(driver.maxBuffered).toBeLessThanOrEqual(
+          longest + 1 + driver.bridge.child.stdin.writableHighWaterMark,
+        );
+        expect(driver.stdinError).toBe(null);
+        expect(driver.bridge.child.exitCode).toBe(null);
         expect(await driver.end()).toBe(0);
       } finally {
         driver.kill();
