@@ -10,7 +10,7 @@ import * as core from "@turngate/core";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { deepRecipe, fuzzValue, materialize, weirdString } from "./lib/arbitraries.js";
-import { fcParams, fuzzTimeout } from "./lib/config.js";
+import { fcRuns, fuzzTimeout } from "./lib/config.js";
 
 type Fn = (...args: unknown[]) => unknown;
 const isClass = (f: unknown): boolean =>
@@ -121,10 +121,11 @@ describe("fuzz: @turngate/core functions", () => {
     "%s returns or throws a TurngateError",
     (name) => {
       const fn = functions.find(([n]) => n === name)?.[1] as Fn;
-      fc.assert(
-        fc.property(TYPED[name] ?? args, (xs) => typed(name, () => fn(...xs.map(materialize)))),
-        fcParams(40, SHARE),
-      );
+      for (const params of fcRuns(40, SHARE))
+        fc.assert(
+          fc.property(TYPED[name] ?? args, (xs) => typed(name, () => fn(...xs.map(materialize)))),
+          params,
+        );
     },
     fuzzTimeout(30_000, SHARE),
   );
@@ -136,22 +137,23 @@ describe("fuzz: @turngate/core functions", () => {
         (m) => m !== "constructor",
       );
       expect(methods.length).toBeGreaterThan(3);
-      fc.assert(
-        fc.property(
-          fc.array(fc.tuple(fc.constantFrom(...methods), args), { maxLength: 6 }),
-          (steps) => {
-            const ledger = new core.MutationLedger();
-            for (const [m, xs] of steps) {
-              const member = (ledger as unknown as Record<string, unknown>)[m];
-              if (typeof member === "function")
-                typed(`MutationLedger.${m}`, () =>
-                  (member as Fn).apply(ledger, xs.map(materialize)),
-                );
-            }
-          },
-        ),
-        fcParams(300, SHARE),
-      );
+      for (const params of fcRuns(300, SHARE))
+        fc.assert(
+          fc.property(
+            fc.array(fc.tuple(fc.constantFrom(...methods), args), { maxLength: 6 }),
+            (steps) => {
+              const ledger = new core.MutationLedger();
+              for (const [m, xs] of steps) {
+                const member = (ledger as unknown as Record<string, unknown>)[m];
+                if (typeof member === "function")
+                  typed(`MutationLedger.${m}`, () =>
+                    (member as Fn).apply(ledger, xs.map(materialize)),
+                  );
+              }
+            },
+          ),
+          params,
+        );
     },
     fuzzTimeout(30_000, SHARE),
   );

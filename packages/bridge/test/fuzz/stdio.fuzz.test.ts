@@ -15,7 +15,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, test } from "vitest";
 import { type Call, callArbitrary, deepText, matrixSeeds, weirdString } from "./lib/arbitraries.js";
-import { fuzzCount, fuzzTimeout, SEED } from "./lib/config.js";
+import { fuzzCount, fuzzTimeout, RUN_SEEDS } from "./lib/config.js";
 import { errorProblem, PROTOCOL, resultProblem } from "./lib/protocol-schema.js";
 import { StdioDriver } from "./lib/stdio-driver.js";
 
@@ -100,9 +100,10 @@ describe("fuzz: one bridge over stdio", () => {
   afterAll(() => rmSync(root, { recursive: true, force: true }));
   const count = fuzzCount(2000, 0.3);
 
-  test(
-    `${count} hostile lines: one reply per id, exact ids, typed errors, results valid against protocol.json, server stays up`,
-    async () => {
+  // One bridge per seed: the fixed seed and each regression seed (lib/config.ts).
+  test.each(RUN_SEEDS)(
+    `seed %i: ${count} hostile lines: one reply per id, exact ids, typed errors, results valid against protocol.json, server stays up`,
+    async (runSeed) => {
       const seeds = [...matrixSeeds(), ...sessionSeeds(root)].filter(
         (s) => !EXCLUDED.has(s.method),
       );
@@ -227,7 +228,7 @@ describe("fuzz: one bridge over stdio", () => {
             .map((v) => ({ text: JSON.stringify(v), idText: null, mayNull: true })),
         },
       );
-      const lines = fc.sample(line, { numRuns: count, seed: SEED });
+      const lines = fc.sample(line, { numRuns: count, seed: runSeed });
       // Always sent, whatever the seed: each session seed once as is (use_git true outside a
       // git work tree must fail at the wire name options.use_git).
       for (const seed of sessionSeeds(root))
