@@ -50,7 +50,7 @@ describe("scope.dir glob (§3.5)", () => {
   });
 
   // Issue 36: `-` outside a class was escaped as `\-`, a SyntaxError in unicode mode.
-  test('a `-` outside a class is a literal (issue 36: compileGlob("-B") threw a SyntaxError)', () => {
+  test('a dash outside a class is a literal (issue 36: compileGlob("-B") threw a SyntaxError)', () => {
     expect(compileGlob("-B")?.source).toBe("^(?:-B)$");
     expect(compileGlob("-B")?.test("-B")).toBe(true);
     expect(matchName("src-*?", "src-ab")).toBe(true);
