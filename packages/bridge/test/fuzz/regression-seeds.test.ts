@@ -17,7 +17,7 @@ describe("fuzz regression seeds", () => {
     expect(first?.replays).toEqual({
       "fuzz: @turngate/core functions > compileGlob returns or throws a TurngateError": "333",
       "fuzz: stateless methods in process > mutated and random params: a success validates against protocol.json, a refusal is typed at a real field":
-        "6645",
+        ["6645", "17870"],
     });
   });
 
@@ -26,8 +26,9 @@ describe("fuzz regression seeds", () => {
       readFileSync(new URL(f, import.meta.url), "utf8"),
     );
     for (const s of REGRESSION_SEEDS)
-      for (const [name, path] of Object.entries(s.replays ?? {})) {
-        expect(path).toMatch(/^\d+(:\d+)*$/);
+      for (const [name, paths] of Object.entries(s.replays ?? {})) {
+        for (const path of typeof paths === "string" ? [paths] : paths)
+          expect(path).toMatch(/^\d+(:\d+)*$/);
         const [describeTitle, testTitle] = name.split(" > ") as [string, string];
         const source = sources.find((src) => src.includes(JSON.stringify(describeTitle)));
         expect([name, source !== undefined]).toEqual([name, true]);

@@ -30,8 +30,8 @@ export interface RegressionSeed {
   seed: number;
   /** What it found, and where the fix is tested. */
   found: string;
-  /** Full vitest test name → fast-check `path` of the counterexample it found there. */
-  replays?: Record<string, string>;
+  /** Full vitest test name → fast-check `path`s of the counterexamples it found there. */
+  replays?: Record<string, string | string[]>;
 }
 
 /** The committed regression seeds, oldest first. Throws when the file is malformed. */
@@ -93,15 +93,11 @@ export function fcRuns<T>(ciRuns: number, share: number): Parameters<T>[] {
   if (ENV_SEED !== undefined) return runs;
   const name = expect.getState().currentTestName ?? "";
   for (const r of REGRESSION_SEEDS) {
-    const path = r.replays?.[name];
-    if (path !== undefined) runs.push({ seed: r.seed, path, endOnFailure: true });
+    const paths = r.replays?.[name] ?? [];
+    for (const path of typeof paths === "string" ? [paths] : paths)
+      runs.push({ seed: r.seed, path, endOnFailure: true });
   }
   return runs;
-}
-
-/** Count of generated items for a loop-style fuzz (the stdio driver): CI count, or scaled up. */
-export function fuzzCount(ciCount: number, share: number): number {
-  return LONG ? Math.max(ciCount, Math.round(ciCount * FUZZ_SECONDS * share)) : ciCount;
 }
 
 /**
