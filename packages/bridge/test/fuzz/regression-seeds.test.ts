@@ -17,7 +17,7 @@ describe("fuzz regression seeds", () => {
     expect(first?.replays).toEqual({
       "fuzz: @turngate/core functions > compileGlob returns or throws a TurngateError": "333",
       "fuzz: stateless methods in process > mutated and random params: a success validates against protocol.json, a refusal is typed at a real field":
-        ["6645", "17870"],
+        ["6645", "17870", "20254"],
     });
   });
 
