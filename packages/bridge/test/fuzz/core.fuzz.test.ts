@@ -75,6 +75,27 @@ const TYPED: Record<string, fc.Arbitrary<unknown[]>> = {
   unescapeLedgerField: fc.tuple(str),
   unverifiedMutationMessage: fc.tuple(str),
   exceedsJsonDepth: fc.tuple(argument, fc.integer({ min: -1, max: 2000 })),
+  // The failure digest's text readers (found by fuzz rounds 552538367 and 10891511 after the
+  // failure-digest merge): typed string and record arguments, fuzzed with hostile values of
+  // those types.
+  failureDigest: fc.tuple(
+    fc.record(
+      {
+        output: fc.oneof(str, ledgerText),
+        maxChars: fc.integer({ min: -5, max: 20_000 }),
+        logPath: fc.option(str, { nil: null }),
+      },
+      { requiredKeys: ["output"] },
+    ),
+  ),
+  messageLines: fc.tuple(fc.option(str, { nil: null }), fc.integer({ min: -5, max: 50 })),
+  plainOutput: fc.tuple(
+    fc.option(fc.constantFrom(...core.TEST_RESULT_FORMATS), { nil: null }),
+    str,
+  ),
+  sniffFailures: fc.tuple(str),
+  parseMochaSpec: fc.tuple(str),
+  parseRunnerReport: fc.tuple(str),
 };
 // The record validators take (value: unknown, basePath?: string).
 for (const name of Object.keys(core)) {
