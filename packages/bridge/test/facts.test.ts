@@ -346,6 +346,29 @@ describe("facts.gate_input", () => {
       }),
     ).toEqual({ code: "invalid_regex", path: "options.ignore_patterns.0" });
   });
+
+  // Issue 36 (fuzz seed 1563118123, path 17870): a single-string pattern was named `.0`,
+  // and a list's blank or repeated entries shifted the index of the ones after them.
+  test("a bad pattern is named as sent: the string itself, or its index in the list", () => {
+    const at = (patterns: unknown) =>
+      wireError("facts.gate_input", {
+        previous: null,
+        current: "x",
+        options: { ignore_patterns: patterns, strip_patterns: ["ok", ""] },
+      });
+    expect(at("~+PM@Rf!{(")).toEqual({ code: "invalid_regex", path: "options.ignore_patterns" });
+    expect(at(["", "a", " a ", "("])).toEqual({
+      code: "invalid_regex",
+      path: "options.ignore_patterns.3",
+    });
+    expect(
+      wireError("facts.diagnostic_delta", {
+        previous: null,
+        current: "x",
+        options: { strip_patterns: [" ", "[z-a]"] },
+      }),
+    ).toEqual({ code: "invalid_regex", path: "options.strip_patterns.1" });
+  });
 });
 
 describe("facts.parse_diagnostics", () => {

@@ -1,9 +1,14 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { VerificationCommand } from "@turngate/core";
-import { checkCwdProblem, TurngateError, TurngateValidationError } from "@turngate/core";
+import {
+  checkCwdProblem,
+  InvalidRegexError,
+  TurngateError,
+  TurngateValidationError,
+} from "@turngate/core";
 import { VerificationCommandSchema } from "@turngate/core/schemas";
-import { MIN_COMMAND_TIMEOUT_MS, rewritePathProblem } from "@turngate/node";
+import { checkVersionPatterns, MIN_COMMAND_TIMEOUT_MS, rewritePathProblem } from "@turngate/node";
 import * as z from "zod";
 
 /** File name looked up in the workspace root when `--config` is not given. */
@@ -87,7 +92,26 @@ export const CacheConfigSchema = z
     env: z
       .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: "must be a variable name" }))
       .optional(),
-    toolchain: z.array(z.record(z.string(), z.unknown())).optional(),
+    toolchain: z
+      .array(z.record(z.string(), z.unknown()))
+      .superRefine((rows, ctx) => {
+        // A version pattern that does not compile is refused here, at its field (issue 36).
+        try {
+          checkVersionPatterns(rows);
+        } catch (error) {
+          if (!(error instanceof InvalidRegexError)) throw error;
+          ctx.addIssue({
+            code: "custom",
+            // rows.<i>.<field…> → cache.toolchain.<i>.<field…>
+            path: error.path
+              .split(".")
+              .slice(1)
+              .map((k) => (/^\d+$/.test(k) ? Number(k) : k)),
+            message: `Invalid regex: ${error.detail}`,
+          });
+        }
+      })
+      .optional(),
   })
   .strict();
 

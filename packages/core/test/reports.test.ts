@@ -52,6 +52,16 @@ describe("deriveReportStatus (A3S §1.3.1)", () => {
 });
 
 describe("createReport (A3S §1.3)", () => {
+  // Issue 36 fuzz rounds 1974754608 and 358082945: null options threw a TypeError.
+  test("options that are not an object are a typed error at options", () => {
+    for (const options of [null, "x", 5, []]) {
+      expect(() => createReport("s", [], options as never)).toThrow(
+        new TurngateValidationError("verification report", [
+          { path: "options", message: "expected an object" },
+        ]),
+      );
+    }
+  });
   test("writes verification_report.v1 with derived status and normalised checks", () => {
     expect(
       createReport("host:tests", [

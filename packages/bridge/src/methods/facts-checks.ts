@@ -87,7 +87,7 @@ export const factsCheckMethods = {
 
   "facts.toolchain": defineMethod({
     description:
-      "Toolchain identity facts (harn-verification.md §1.6): each row's version probe (row.versionProbe ?? row.probe: a spec or {spec, versionPattern}) runs in parallel, bounded by options.timeout_ms; {id, name, available, version (first capture of versionPattern, default the first dotted number), raw_version, cache_identity, probe: {status, exit, durationMs, stdout, stderr, error?}}. A missing binary or a failing probe is available: false, never an error.",
+      "Toolchain identity facts (harn-verification.md §1.6): each row's version probe (row.versionProbe ?? row.probe: a spec or {spec, versionPattern}) runs in parallel, bounded by options.timeout_ms; {id, name, available, version (first capture of versionPattern, default the first dotted number), raw_version, cache_identity, probe: {status, exit, durationMs, stdout, stderr, error?}}. A missing binary or a failing probe is available: false, never an error. Errors: invalid_regex naming the field (options.version_pattern, rows.N.probe.versionPattern, rows.N.versionPattern, …) for a version pattern that is not a valid JavaScript regular expression (unicode mode), before any probe runs.",
     params: z.strictObject({
       root: Root,
       rows: Rows,

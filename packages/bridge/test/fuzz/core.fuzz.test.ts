@@ -10,7 +10,7 @@ import * as core from "@turngate/core";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { deepRecipe, fuzzValue, materialize, weirdString } from "./lib/arbitraries.js";
-import { fcParams, fuzzTimeout } from "./lib/config.js";
+import { fcRuns, fuzzTimeout } from "./lib/config.js";
 
 type Fn = (...args: unknown[]) => unknown;
 const isClass = (f: unknown): boolean =>
@@ -75,6 +75,27 @@ const TYPED: Record<string, fc.Arbitrary<unknown[]>> = {
   unescapeLedgerField: fc.tuple(str),
   unverifiedMutationMessage: fc.tuple(str),
   exceedsJsonDepth: fc.tuple(argument, fc.integer({ min: -1, max: 2000 })),
+  // The failure digest's text readers (found by fuzz rounds 552538367 and 10891511 after the
+  // failure-digest merge): typed string and record arguments, fuzzed with hostile values of
+  // those types.
+  failureDigest: fc.tuple(
+    fc.record(
+      {
+        output: fc.oneof(str, ledgerText),
+        maxChars: fc.integer({ min: -5, max: 20_000 }),
+        logPath: fc.option(str, { nil: null }),
+      },
+      { requiredKeys: ["output"] },
+    ),
+  ),
+  messageLines: fc.tuple(fc.option(str, { nil: null }), fc.integer({ min: -5, max: 50 })),
+  plainOutput: fc.tuple(
+    fc.option(fc.constantFrom(...core.TEST_RESULT_FORMATS), { nil: null }),
+    str,
+  ),
+  sniffFailures: fc.tuple(str),
+  parseMochaSpec: fc.tuple(str),
+  parseRunnerReport: fc.tuple(str),
 };
 // The record validators take (value: unknown, basePath?: string).
 for (const name of Object.keys(core)) {
@@ -121,10 +142,11 @@ describe("fuzz: @turngate/core functions", () => {
     "%s returns or throws a TurngateError",
     (name) => {
       const fn = functions.find(([n]) => n === name)?.[1] as Fn;
-      fc.assert(
-        fc.property(TYPED[name] ?? args, (xs) => typed(name, () => fn(...xs.map(materialize)))),
-        fcParams(40, SHARE),
-      );
+      for (const params of fcRuns(40, SHARE))
+        fc.assert(
+          fc.property(TYPED[name] ?? args, (xs) => typed(name, () => fn(...xs.map(materialize)))),
+          params,
+        );
     },
     fuzzTimeout(30_000, SHARE),
   );
@@ -136,22 +158,23 @@ describe("fuzz: @turngate/core functions", () => {
         (m) => m !== "constructor",
       );
       expect(methods.length).toBeGreaterThan(3);
-      fc.assert(
-        fc.property(
-          fc.array(fc.tuple(fc.constantFrom(...methods), args), { maxLength: 6 }),
-          (steps) => {
-            const ledger = new core.MutationLedger();
-            for (const [m, xs] of steps) {
-              const member = (ledger as unknown as Record<string, unknown>)[m];
-              if (typeof member === "function")
-                typed(`MutationLedger.${m}`, () =>
-                  (member as Fn).apply(ledger, xs.map(materialize)),
-                );
-            }
-          },
-        ),
-        fcParams(300, SHARE),
-      );
+      for (const params of fcRuns(300, SHARE))
+        fc.assert(
+          fc.property(
+            fc.array(fc.tuple(fc.constantFrom(...methods), args), { maxLength: 6 }),
+            (steps) => {
+              const ledger = new core.MutationLedger();
+              for (const [m, xs] of steps) {
+                const member = (ledger as unknown as Record<string, unknown>)[m];
+                if (typeof member === "function")
+                  typed(`MutationLedger.${m}`, () =>
+                    (member as Fn).apply(ledger, xs.map(materialize)),
+                  );
+              }
+            },
+          ),
+          params,
+        );
     },
     fuzzTimeout(30_000, SHARE),
   );

@@ -15,7 +15,7 @@ import {
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { type Call, callArbitrary, matrixSeeds } from "./lib/arbitraries.js";
-import { fcParams, fuzzTimeout } from "./lib/config.js";
+import { fcRuns, fuzzTimeout } from "./lib/config.js";
 import { errorProblem, PROTOCOL, resultProblem } from "./lib/protocol-schema.js";
 
 const methods = statelessMethodNames().filter((m) => m !== "shutdown");
@@ -57,13 +57,14 @@ describe("fuzz: stateless methods in process", () => {
   test(
     "mutated and random params: a success validates against protocol.json, a refusal is typed at a real field",
     () => {
-      fc.assert(
-        fc.property(callArbitrary(seeds, methods), (call) => {
-          const p = problem(call);
-          if (p !== null) throw new Error(`${call.method}: ${p}`);
-        }),
-        fcParams(1500, 0.3),
-      );
+      for (const params of fcRuns(1500, 0.3))
+        fc.assert(
+          fc.property(callArbitrary(seeds, methods), (call) => {
+            const p = problem(call);
+            if (p !== null) throw new Error(`${call.method}: ${p}`);
+          }),
+          params,
+        );
     },
     fuzzTimeout(60_000, 0.3),
   );
@@ -77,19 +78,23 @@ describe("fuzz: stateless methods in process", () => {
         fc.constantFrom("1.0", "1e3", "-0", "0.1000000000000000055511151231257827", "1E+400"),
         fc.string().map((s) => JSON.stringify(s)),
       );
-      fc.assert(
-        fc.property(callArbitrary(seeds, methods), id, (call, idText) => {
-          const line = `{"jsonrpc":"2.0","id":${idText},"method":${JSON.stringify(call.method)},"params":${JSON.stringify(call.params)}}`;
-          const out = handleStatelessLine(line);
-          if (typeof out !== "string") throw new Error("no answer");
-          const prefix = `{"jsonrpc":"2.0","id":${idText},`;
-          if (!out.startsWith(prefix))
-            throw new Error(`answer does not echo id ${idText}: ${out.slice(0, 120)}`);
-          const reply = JSON.parse(out) as { result?: unknown; error?: { data: { code: string } } };
-          if (reply.error?.data.code === "internal_error") throw new Error(out.slice(0, 300));
-        }),
-        fcParams(400, 0.1),
-      );
+      for (const params of fcRuns(400, 0.1))
+        fc.assert(
+          fc.property(callArbitrary(seeds, methods), id, (call, idText) => {
+            const line = `{"jsonrpc":"2.0","id":${idText},"method":${JSON.stringify(call.method)},"params":${JSON.stringify(call.params)}}`;
+            const out = handleStatelessLine(line);
+            if (typeof out !== "string") throw new Error("no answer");
+            const prefix = `{"jsonrpc":"2.0","id":${idText},`;
+            if (!out.startsWith(prefix))
+              throw new Error(`answer does not echo id ${idText}: ${out.slice(0, 120)}`);
+            const reply = JSON.parse(out) as {
+              result?: unknown;
+              error?: { data: { code: string } };
+            };
+            if (reply.error?.data.code === "internal_error") throw new Error(out.slice(0, 300));
+          }),
+          params,
+        );
     },
     fuzzTimeout(60_000, 0.1),
   );

@@ -10,7 +10,7 @@ import { dispatchStateless, isBridgeError } from "@turngate/bridge/pure";
 import { DIAGNOSTIC_FORMATS, DiagnosticParseError, parseDiagnostics } from "@turngate/core";
 import fc from "fast-check";
 import { describe, test } from "vitest";
-import { fcParams, fuzzTimeout } from "./lib/config.js";
+import { fcRuns, fuzzTimeout } from "./lib/config.js";
 import { resultProblem } from "./lib/protocol-schema.js";
 import { toolOutput } from "./lib/tool-output.js";
 
@@ -20,47 +20,48 @@ describe("fuzz: diagnostic parsers", () => {
   test.each(DIAGNOSTIC_FORMATS)(
     "%s: a result valid against protocol.json, or diagnostic_parse_error",
     (format) => {
-      fc.assert(
-        fc.property(toolOutput(format), (text) => {
-          let direct: unknown;
-          try {
-            direct = parseDiagnostics(format, text);
-          } catch (error) {
-            if (!(error instanceof DiagnosticParseError)) {
-              throw new Error(
-                `${format} threw ${(error as Error)?.name}: ${(error as Error)?.message}`,
-              );
+      for (const params of fcRuns(220, SHARE))
+        fc.assert(
+          fc.property(toolOutput(format), (text) => {
+            let direct: unknown;
+            try {
+              direct = parseDiagnostics(format, text);
+            } catch (error) {
+              if (!(error instanceof DiagnosticParseError)) {
+                throw new Error(
+                  `${format} threw ${(error as Error)?.name}: ${(error as Error)?.message}`,
+                );
+              }
+              direct = error;
             }
-            direct = error;
-          }
-          let wire: unknown;
-          try {
-            wire = dispatchStateless("facts.parse_diagnostics", { format, text });
-          } catch (error) {
-            if (
-              !isBridgeError(error) ||
-              error.code !== "diagnostic_parse_error" ||
-              error.path !== "text"
-            ) {
-              throw new Error(
-                `bridge refused ${format} with ${JSON.stringify(isBridgeError(error) ? error.toWire() : String(error))}`,
-              );
+            let wire: unknown;
+            try {
+              wire = dispatchStateless("facts.parse_diagnostics", { format, text });
+            } catch (error) {
+              if (
+                !isBridgeError(error) ||
+                error.code !== "diagnostic_parse_error" ||
+                error.path !== "text"
+              ) {
+                throw new Error(
+                  `bridge refused ${format} with ${JSON.stringify(isBridgeError(error) ? error.toWire() : String(error))}`,
+                );
+              }
+              if (!(direct instanceof DiagnosticParseError))
+                throw new Error("bridge refused what core parsed");
+              return;
             }
-            if (!(direct instanceof DiagnosticParseError))
-              throw new Error("bridge refused what core parsed");
-            return;
-          }
-          if (direct instanceof DiagnosticParseError)
-            throw new Error("bridge parsed what core refused");
-          const problem = resultProblem(
-            "facts.parse_diagnostics",
-            JSON.parse(JSON.stringify(wire)),
-          );
-          if (problem !== null)
-            throw new Error(`${format} result outside protocol.json: ${problem}`);
-        }),
-        fcParams(220, SHARE),
-      );
+            if (direct instanceof DiagnosticParseError)
+              throw new Error("bridge parsed what core refused");
+            const problem = resultProblem(
+              "facts.parse_diagnostics",
+              JSON.parse(JSON.stringify(wire)),
+            );
+            if (problem !== null)
+              throw new Error(`${format} result outside protocol.json: ${problem}`);
+          }),
+          params,
+        );
     },
     fuzzTimeout(60_000, SHARE),
   );

@@ -15,7 +15,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, test } from "vitest";
 import { type Call, callArbitrary, deepText, matrixSeeds, weirdString } from "./lib/arbitraries.js";
-import { fuzzCount, fuzzTimeout, SEED } from "./lib/config.js";
+import { FUZZ_SECONDS, fuzzTimeout, LONG, RUN_SEEDS } from "./lib/config.js";
 import { errorProblem, PROTOCOL, resultProblem } from "./lib/protocol-schema.js";
 import { StdioDriver } from "./lib/stdio-driver.js";
 
@@ -98,11 +98,20 @@ describe("fuzz: one bridge over stdio", () => {
   const root = mkdtempSync(join(tmpdir(), "turngate-fuzz-"));
   writeFileSync(join(root, "a.txt"), "hello");
   afterAll(() => rmSync(root, { recursive: true, force: true }));
-  const count = fuzzCount(2000, 0.3);
+  // CI: 2,000 lines per seed. Fuzz mode: batches of 2,000 written (with backpressure) until
+  // 70% of the test's share of the budget is spent, the rest left for the replies. Before
+  // issue 36 the count scaled as 2,000 × seconds × share (144,000 for 240 s), which only
+  // finished because the unpaced writes failed.
+  const BATCH = 2000;
+  const writeMs = LONG ? FUZZ_SECONDS * 1000 * 0.3 * 0.7 : 0;
+  const count = LONG
+    ? `hostile lines for about ${Math.round(writeMs / 1000)} s`
+    : `${BATCH} hostile lines`;
 
-  test(
-    `${count} hostile lines: one reply per id, exact ids, typed errors, results valid against protocol.json, server stays up`,
-    async () => {
+  // One bridge per seed: the fixed seed and each regression seed (lib/config.ts).
+  test.each(RUN_SEEDS)(
+    `seed %i: ${count}: one reply per id, exact ids, typed errors, results valid against protocol.json, server stays up`,
+    async (runSeed) => {
       const seeds = [...matrixSeeds(), ...sessionSeeds(root)].filter(
         (s) => !EXCLUDED.has(s.method),
       );
@@ -227,19 +236,32 @@ describe("fuzz: one bridge over stdio", () => {
             .map((v) => ({ text: JSON.stringify(v), idText: null, mayNull: true })),
         },
       );
-      const lines = fc.sample(line, { numRuns: count, seed: SEED });
       // Always sent, whatever the seed: each session seed once as is (use_git true outside a
       // git work tree must fail at the wire name options.use_git).
-      for (const seed of sessionSeeds(root))
-        lines.push(request(seed, [`"seed-${++n}"`, `seed-${n}`]));
-
+      const tail = (): Line[] =>
+        sessionSeeds(root).map((seed) => request(seed, [`"seed-${++n}"`, `seed-${n}`]));
+      const lines: Line[] = [];
+      let longest = 0;
       const driver = new StdioDriver();
       try {
-        driver.line(
+        await driver.line(
           `{"jsonrpc":"2.0","id":"create","method":"session.create","params":{"root":${JSON.stringify(root)},"options":{"use_git":false}}}`,
         );
-        for (const l of lines) driver.line(l.text);
-        driver.line('{"jsonrpc":"2.0","id":"final","method":"initialize","params":{}}');
+        const deadline = Date.now() + writeMs;
+        for (let batch = 0; batch === 0 || (LONG && Date.now() < deadline); batch++) {
+          // Batch k is sampled from seed + k: a replay with the same seed sends the same lines.
+          for (const l of fc.sample(line, { numRuns: BATCH, seed: runSeed + batch })) {
+            await driver.line(l.text);
+            longest = Math.max(longest, Buffer.byteLength(l.text));
+            // Only what the checks below read is kept (a deep line is up to 500 KB).
+            lines.push({ ...l, text: typeof l.text === "string" ? l.text.slice(0, 120) : "" });
+          }
+        }
+        for (const l of tail()) {
+          await driver.line(l.text);
+          lines.push(l);
+        }
+        await driver.line('{"jsonrpc":"2.0","id":"final","method":"initialize","params":{}}');
         const idLines = lines.filter((l) => l.idText !== null);
         // Every request must be answered: wait for the last id'd ones and the final initialize.
         const answered = await driver.waitForId('"final"', 60_000);
@@ -299,6 +321,13 @@ describe("fuzz: one bridge over stdio", () => {
             problems.push(`internal_error: ${r.line}`);
         expect(problems.slice(0, 20)).toEqual([]);
         expect(driver.bridge.nonJson).toEqual([]);
+        // Issue 36: the driver never held much more than one line unsent, its writes never
+        // failed, and the bridge was still running with its input open.
+        expect(driver.maxBuffered).toBeLessThanOrEqual(
+          longest + 1 + driver.bridge.child.stdin.writableHighWaterMark,
+        );
+        expect(driver.stdinError).toBe(null);
+        expect(driver.bridge.child.exitCode).toBe(null);
         expect(await driver.end()).toBe(0);
       } finally {
         driver.kill();

@@ -13,7 +13,6 @@ import {
   isNil,
   RUST_WHITESPACE_CLASS,
   rustTrim,
-  stringList,
   toInt,
   trimmedText,
 } from "./harn-values.js";
@@ -190,6 +189,27 @@ export interface CompiledNormalization {
 }
 
 /**
+ * The patterns of a `stringList` option (trimmed, blanks and repeats dropped, in order),
+ * compiled; an error names the entry as sent: `<key>.<index>` in a list (blanks and
+ * repeats keep their index), `<key>` for a single string (issue 36: it was `<key>.0`).
+ */
+function compilePatternList(value: unknown, key: string): RustRegex[] {
+  if (isNil(value)) return [];
+  const entries: Array<[unknown, string]> = Array.isArray(value)
+    ? value.map((v, i) => [v, `${key}.${i}`])
+    : [[value, key]];
+  const out: RustRegex[] = [];
+  const seen = new Set<string>();
+  for (const [entry, path] of entries) {
+    const text = trimmedText(entry);
+    if (text === "" || seen.has(text)) continue;
+    seen.add(text);
+    out.push(compileRustRegex(text, path));
+  }
+  return out;
+}
+
+/**
  * Compiles the patterns of a merged config (Rust regex syntax). Throws `InvalidRegexError`
  * (code `invalid_regex`, path e.g. `replacements.0.pattern`) for a bad pattern.
  */
@@ -209,10 +229,8 @@ export function compileNormalization(config: DiagnosticNormalization): CompiledN
   });
   const stripKey = isNil(config.strip_patterns) ? "stripPatterns" : "strip_patterns";
   const ignoreKey = isNil(config.ignore_patterns) ? "ignorePatterns" : "ignore_patterns";
-  const strip = stringList(config[stripKey]).map((p, i) => compileRustRegex(p, `${stripKey}.${i}`));
-  const ignore = stringList(config[ignoreKey]).map((p, i) =>
-    compileRustRegex(p, `${ignoreKey}.${i}`),
-  );
+  const strip = compilePatternList(config[stripKey], stripKey);
+  const ignore = compilePatternList(config[ignoreKey], ignoreKey);
   return {
     config,
     stripAnsi: config.strip_ansi !== false,

@@ -19,7 +19,16 @@ export function isJsonObject(value: unknown): value is Record<string, unknown> {
  * "nests deeper than 512 levels".
  */
 export function assertJsonValue(value: unknown, label: string, path = ""): void {
-  walk(value, label, path, new Set(), 0, path);
+  walk(value, label, path, new Set(), 0, path, true);
+}
+
+/**
+ * The path of member `key` below `path`. Below the base every key is a segment, an empty
+ * key too (`a.` names key "" of `a`, `.1` item 1 of the root's key ""; issue 36: the empty
+ * segment was dropped, so the path named another field); at the base `joinPath` applies.
+ */
+function child(path: string, key: string, atBase: boolean): string {
+  return atBase ? joinPath(path, key) : `${path}.${key}`;
 }
 
 /**
@@ -39,6 +48,7 @@ function walk(
   stack: Set<object>,
   depth: number,
   root: string,
+  atBase: boolean,
 ): void {
   switch (typeof value) {
     case "string":
@@ -61,19 +71,27 @@ function walk(
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       if (value[i] !== undefined)
-        walk(value[i], label, joinPath(path, String(i)), stack, depth + 1, root);
+        walk(value[i], label, child(path, String(i), atBase), stack, depth + 1, root, false);
     }
   } else {
     const toJSON = (value as { toJSON?: unknown }).toJSON;
     if (typeof toJSON === "function") {
-      walk((value as { toJSON: () => unknown }).toJSON(), label, path, stack, depth + 1, root);
+      walk(
+        (value as { toJSON: () => unknown }).toJSON(),
+        label,
+        path,
+        stack,
+        depth + 1,
+        root,
+        atBase,
+      );
     } else {
       for (const key of Object.keys(value)) {
         if (hasLoneSurrogate(key))
-          fail(label, joinPath(path, key), "key holds an unpaired surrogate");
+          fail(label, child(path, key, atBase), "key holds an unpaired surrogate");
         const v = (value as Record<string, unknown>)[key];
         if (v === undefined) continue;
-        walk(v, label, joinPath(path, key), stack, depth + 1, root);
+        walk(v, label, child(path, key, atBase), stack, depth + 1, root, false);
       }
     }
   }

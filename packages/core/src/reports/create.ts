@@ -18,8 +18,8 @@ export interface CreateReportOptions {
  * false), the status is `deriveReportStatus(checks, residualRisks)`, `residual_risks` is
  * omitted when empty and `effect_digest` when not given. Key order: schema, subject,
  * status, checks, residual_risks, effect_digest.
- * Throws `TurngateValidationError` (path `subject`, `checks.N.field`, `residualRisks.N`,
- * `effectDigest`) for bad input.
+ * Throws `TurngateValidationError` (path `subject`, `checks.N.field`, `options` when it is
+ * not an object, `residualRisks.N`, `effectDigest`) for bad input.
  */
 export function createReport(
   subject: string,
@@ -31,6 +31,9 @@ export function createReport(
   };
   if (typeof subject !== "string") fail("subject", "expected a string");
   if (!Array.isArray(checks)) fail("checks", "expected an array");
+  // A null or non-object options was read as an object (issue 36 fuzz rounds: a TypeError).
+  if (typeof options !== "object" || options === null || Array.isArray(options))
+    fail("options", "expected an object");
   const parsed = checks.map((c, i) => parseVerificationCheck(c, `checks.${i}`));
   const risks = options.residualRisks ?? [];
   if (!Array.isArray(risks)) fail("residualRisks", "expected an array of strings");

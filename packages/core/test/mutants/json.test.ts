@@ -84,6 +84,20 @@ describe("metadata without a canonical JSON form: exact errors", () => {
     );
   });
 
+  // Issue 36 (fuzz seed 1563118123, path 20254): an empty key's segment was dropped, so
+  // {"": [x, bad]} named `1`, a field that does not exist.
+  test("an empty key is a segment of the path below the root", () => {
+    expect(message(() => contentDigest({ "": ["a", "x\udfffy"] }))).toBe(
+      "invalid tool metadata at .1: holds an unpaired UTF-16 surrogate",
+    );
+    expect(message(() => contentDigest({ a: { "": "x\udfffy" } }))).toBe(
+      "invalid tool metadata at a.: holds an unpaired UTF-16 surrogate",
+    );
+    expect(message(() => contentDigest({ a: { "": { "": [Number.NaN] } } }))).toBe(
+      "invalid tool metadata at a...0: is NaN, not a JSON number",
+    );
+  });
+
   test("a circular reference", () => {
     const a: Record<string, unknown> = { n: 1 };
     a.self = a;

@@ -3,7 +3,7 @@
  * (harn-verification.md §1.4, §1.6, §2.3, §2.4). The snapshot is taken before the check
  * starts, so a check that edits what it verifies binds the old bytes and shows up stale.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fnv1a64, snapshotStaleness } from "@turngate/core";
@@ -210,7 +210,6 @@ describe("toolchainFacts", () => {
         { id: "probe-over-row", versionProbe: out({ versionPattern: go }), versionPattern: "(x)" },
         { id: "options", versionProbe: out({}) },
         { id: "no-capture", versionProbe: out({ versionPattern: "rustc ([0-9.]+)" }) },
-        { id: "bad-regex", versionProbe: out({ versionPattern: "go(" }) },
         { id: "unavailable", versionProbe: { spec: ["false"], versionPattern: go } },
       ],
       { root, version_pattern: "(toolbox) " },
@@ -224,7 +223,6 @@ describe("toolchainFacts", () => {
       ["probe-over-row", true, "1.22.5"],
       ["options", true, "toolbox"],
       ["no-capture", true, null],
-      ["bad-regex", true, null],
       ["unavailable", false, null],
     ]);
     expect(facts[0]).toMatchObject({
@@ -233,5 +231,41 @@ describe("toolchainFacts", () => {
     });
     const [plain] = await toolchainFacts([{ id: "default", versionProbe: out({}) }], { root });
     expect(plain?.version).toBe("0.9.1");
+  });
+
+  // Issue 36: a pattern that did not compile gave `version: null` without a word.
+  test("a version pattern that does not compile is refused at its field before any probe runs", async () => {
+    const marker = join(root, "probed");
+    const probe = { mode: "shell", command: `echo 1.2.3; touch ${JSON.stringify(marker)}` };
+    const refusal = async (rows: unknown[], options: Record<string, unknown> = {}) => {
+      const error = await toolchainFacts(rows, { root, ...options }).then(
+        () => null,
+        (e: unknown) => e as { code: string; path: string; message: string },
+      );
+      return error && { code: error.code, path: error.path, message: error.message };
+    };
+    expect(
+      await refusal([
+        { id: "a", probe },
+        { id: "b", probe: { spec: probe, versionPattern: "(-B" } },
+      ]),
+    ).toEqual({
+      code: "invalid_regex",
+      path: "rows.1.probe.versionPattern",
+      message: `Invalid regex at rows.1.probe.versionPattern: Invalid regular expression: /(-B/u: Unterminated group (pattern "(-B")`,
+    });
+    expect((await refusal([{ id: "a", versionProbe: probe, version_pattern: "\\-" }]))?.path).toBe(
+      "rows.0.version_pattern",
+    );
+    expect((await refusal([{ id: "a", probe }], { version_pattern: "[" }))?.path).toBe(
+      "options.version_pattern",
+    );
+    expect(existsSync(marker)).toBe(false);
+    const [fact] = await toolchainFacts(
+      [{ id: "a", probe: { spec: probe, versionPattern: "(\\d+)\\." } }],
+      { root },
+    );
+    expect(fact?.version).toBe("1");
+    expect(existsSync(marker)).toBe(true);
   });
 });

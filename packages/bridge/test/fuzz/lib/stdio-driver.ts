@@ -38,14 +38,51 @@ export function replyIdText(line: string): string | null {
   return comma === -1 ? null : rest.slice(0, comma);
 }
 
-/** One bridge under fuzz. */
+/**
+ * One bridge under fuzz. Writes respect the pipe's backpressure (issue 36): 144,000 lines
+ * written in one synchronous loop piled up in the driver's stream buffer, whose single
+ * `writev` of all of it failed with `ENOBUFS`; the failed stream was destroyed, so the
+ * bridge saw EOF after 11 replies and exited 0, as it must on EOF.
+ */
 export class StdioDriver {
   readonly bridge = new BridgeProcess();
+  /** The error of the bridge's stdin, if a write failed (the test reports it). */
+  stdinError: Error | null = null;
+  /** Largest number of bytes the driver ever held unsent. */
+  maxBuffered = 0;
 
-  /** Writes one raw line (a newline is appended). */
-  line(text: string | Buffer): void {
-    if (typeof text === "string") this.bridge.write(`${text}\n`);
-    else this.bridge.write(Buffer.concat([text, Buffer.from("\n")]));
+  constructor() {
+    this.bridge.child.stdin.on("error", (error) => {
+      this.stdinError ??= error;
+    });
+  }
+
+  /**
+   * Writes one raw line (a newline is appended); resolves once the stream can take more
+   * (at once, or on `drain`), so no more than about one line is ever buffered here.
+   * Rejects with the stream's error if the write fails.
+   */
+  async line(text: string | Buffer): Promise<void> {
+    const stdin = this.bridge.child.stdin;
+    if (this.stdinError !== null) throw this.stdinError;
+    const ok = stdin.write(
+      typeof text === "string" ? `${text}\n` : Buffer.concat([text, Buffer.from("\n")]),
+    );
+    this.maxBuffered = Math.max(this.maxBuffered, stdin.writableLength);
+    if (ok) return;
+    await new Promise<void>((resolve, reject) => {
+      const done = (error?: Error) => {
+        stdin.off("drain", done);
+        stdin.off("error", done);
+        stdin.off("close", done);
+        if (error) reject(error);
+        else if (this.stdinError !== null) reject(this.stdinError);
+        else resolve();
+      };
+      stdin.on("drain", done);
+      stdin.on("error", done);
+      stdin.on("close", done);
+    });
   }
 
   /** Every reply (lines with `result` or `error`), notifications left out. */

@@ -13,6 +13,7 @@ import {
   unwrapSnapshot,
 } from "../harn-values.js";
 import { truncateChars } from "../normalization.js";
+import { SafeIntLike, SafeNonNegNumber } from "./safe-int.js";
 import type { CheckObservation } from "./schemas.js";
 import { validated } from "./validate.js";
 
@@ -22,28 +23,27 @@ export const TIMEOUT_EXIT_CODE = 124;
 export const DEFAULT_FAILURE_SIGNATURE_CHARS = 4000;
 
 const Int = z.number().int();
-const IntLike = z.union([z.number(), z.string()]);
 
 /** The fields of a `CommandResult` (§2.5) these rules read; others are kept and ignored. */
 export const CommandResultSchema = z.looseObject({
   ok: z.boolean().nullish(),
   success: z.boolean().nullish(),
   status: z.string().nullish(),
-  exit_code: IntLike.nullish(),
+  exit_code: SafeIntLike.nullish(),
   timed_out: z.boolean().nullish(),
   stdout: z.string().nullish(),
   stderr: z.string().nullish(),
   combined: z.string().nullish(),
-  duration_ms: z.number().min(0).nullish(),
-  execution_duration_ms: z.number().min(0).nullish(),
+  duration_ms: SafeNonNegNumber.nullish(),
+  execution_duration_ms: SafeNonNegNumber.nullish(),
 });
 
 /** Options of `observationFromCommandResult` (and of the check functions built on it). */
 export const ObservationOptionsSchema = z.looseObject({
   warm: z.boolean().nullish(),
   cold: z.boolean().nullish(),
-  duration_ms: z.number().min(0).nullish(),
-  exit: IntLike.nullish(),
+  duration_ms: SafeNonNegNumber.nullish(),
+  exit: SafeIntLike.nullish(),
   snapshot: z.record(z.string(), z.unknown()).nullish(),
   failure_signature: z.union([z.string(), z.number(), z.boolean()]).nullish(),
   failure_signature_from: z.string().nullish(),

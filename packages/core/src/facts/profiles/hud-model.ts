@@ -3,6 +3,7 @@
  */
 import * as z from "zod";
 import {
+  clampSafeInteger,
   coalesce,
   display,
   field,
@@ -22,11 +23,13 @@ import {
   LadderPlanOptionsSchema,
   ladderPlan,
 } from "./ladder-plan.js";
+import { SafeIntLike } from "./safe-int.js";
 import { validated } from "./validate.js";
 
 export const HUD_MODEL_SCHEMA = "harn.verification.hud_model.v1";
 
-const Ms = z.union([z.number(), z.string()]).nullish();
+// Times in ms: integers within ±(2^53−1) (issue 36; a string is read by Harn's to_int).
+const Ms = SafeIntLike.nullish();
 const Text = z.union([z.string(), z.number()]).nullish();
 const Dict = z.record(z.string(), z.unknown());
 
@@ -50,6 +53,14 @@ export const HudStateSchema = z.looseObject({
   currentSnapshot: Dict.nullish(),
 });
 
+/** The times `hudModel` reads from a last check (`state.last_check` / `lastCheck`). */
+const HudLastCheckTimesSchema = z.looseObject({
+  at_ms: Ms,
+  atMs: Ms,
+  ended_ms: Ms,
+  started_ms: Ms,
+});
+
 /** Options of `hudModel` (§1.10 plus turngate's `profiles`). */
 export const HudOptionsSchema = z.looseObject({
   profiles: z.unknown().optional(),
@@ -58,7 +69,7 @@ export const HudOptionsSchema = z.looseObject({
   query: Dict.nullish(),
   plan_options: Dict.nullish(),
   full_plan_options: Dict.nullish(),
-  next_limit: z.union([z.number(), z.string()]).nullish(),
+  next_limit: SafeIntLike.nullish(),
   full_min_rung: z.union([z.string(), z.number()]).nullish(),
   full_max_rung: z.union([z.string(), z.number()]).nullish(),
   current_hashes: Dict.nullish(),
@@ -160,7 +171,9 @@ function trimmedNonBlank(value: unknown): string | undefined {
  * `bound_snapshot ?? boundSnapshot ?? snapshot` against the current hashes by
  * `snapshotStaleness`; with no current hashes `unknown_current_hashes`; with no binding
  * `unbound`. Not a dict → `{visible: false, reason: "missing_state", lines: []}`.
- * Throws `TurngateValidationError` (path `state.*`, `options.*`).
+ * Every time (`now_ms`, `started_ms`, `last_edit_ms`, the last check's `at_ms`, …) and
+ * `next_limit` must read as an integer within ±(2^53−1); elapsed, since-edit and age are
+ * clamped to that range. Throws `TurngateValidationError` (path `state.*`, `options.*`).
  */
 export function hudModel(state: unknown, options: unknown = {}): HudModel {
   if (!isDict(state)) {
@@ -222,9 +235,12 @@ export function hudModel(state: unknown, options: unknown = {}): HudModel {
   const last = coalesce(s.last_check, s.lastCheck);
   let lastCheck: HudLastCheck | null = null;
   if (isDict(last)) {
+    const lastKey = isNil(s.last_check) ? "lastCheck" : "last_check";
+    validated(HudLastCheckTimesSchema, last, "hud state", `state.${lastKey}`);
     const atMs =
       toInt(coalesce(last.at_ms, last.atMs, last.ended_ms, last.started_ms, nowMs)) ?? nowMs;
-    const ageMs = nowMs - atMs;
+    // Two times within ±(2^53−1) may lie 2^54 apart: the age is clamped to the schema's range.
+    const ageMs = clampSafeInteger(nowMs - atMs);
     const bound = coalesce(last.bound_snapshot, last.boundSnapshot, last.snapshot);
     let freshness: HudFreshness;
     if (isDict(bound) && isDict(current)) freshness = snapshotStaleness(bound, current);
@@ -255,8 +271,8 @@ export function hudModel(state: unknown, options: unknown = {}): HudModel {
   const nextCheck = hudEntry(nextPlan.selected[0]);
   const fullCheck = hudEntry(fullPlan.selected[0]);
   const visible = lastCheck !== null || nextCheck !== null || fullCheck !== null;
-  const elapsedMs = nowMs - startedMs;
-  const sinceMs = lastEditMs === null ? null : nowMs - lastEditMs;
+  const elapsedMs = clampSafeInteger(nowMs - startedMs);
+  const sinceMs = lastEditMs === null ? null : clampSafeInteger(nowMs - lastEditMs);
   return {
     schema: HUD_MODEL_SCHEMA,
     visible,

@@ -81,6 +81,9 @@ function checkStats(v: unknown, at: () => string): void {
   if (!isDict(v)) fail(at(), "object", v);
   for (const key of ["p50", "p95", "p99"] as const) {
     if (badNonNegInt(v[key])) fail(`${at()}.${key}`, "nonnegative int", v[key]);
+    // A p95 lands in the plan's p95_ms: past 2^53−1 it would leave the schema (issue 36).
+    if ((v[key] as number) > Number.MAX_SAFE_INTEGER)
+      invalid(LABEL, `${at()}.${key}`, `Too big: expected int to be <=${Number.MAX_SAFE_INTEGER}`);
   }
 }
 

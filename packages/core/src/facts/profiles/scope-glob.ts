@@ -58,7 +58,17 @@ function globRegExp(pattern: string): RegExp | null {
   return new RegExp(`^(?:${out})$`, "u");
 }
 
+/**
+ * `c` as a literal outside a class. Unicode mode allows only the syntax characters and `/`
+ * to be escaped there (`\-` is a SyntaxError: issue 36), and every other character stands
+ * for itself.
+ */
 function escapeChar(c: string): string {
+  return /[\\^$.*+?()[\]{}|/]/.test(c) ? `\\${c}` : c;
+}
+
+/** `c` as a literal inside a class: the syntax characters, `/` and `-` may be escaped there. */
+function escapeClassChar(c: string): string {
   return /[\\^$.*+?()[\]{}|/-]/.test(c) ? `\\${c}` : c;
 }
 
@@ -80,10 +90,10 @@ function parseClass(chars: string[], start: number): { source: string; end: numb
     if (chars[i + 1] === "-" && chars[i + 2] !== undefined && chars[i + 2] !== "]") {
       const hi = chars[i + 2] as string;
       if ((hi.codePointAt(0) as number) < (c.codePointAt(0) as number)) return null;
-      ranges.push(`${escapeChar(c)}-${escapeChar(hi)}`);
+      ranges.push(`${escapeClassChar(c)}-${escapeClassChar(hi)}`);
       i += 3;
     } else {
-      ranges.push(escapeChar(c));
+      ranges.push(escapeClassChar(c));
       i++;
     }
   }

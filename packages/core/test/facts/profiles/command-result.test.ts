@@ -116,6 +116,50 @@ describe("observationFromCommandResult (§1.4)", () => {
     );
     expect(path({}, [])).toBe("options");
   });
+
+  // Issue 36: options.exit -1e20 gave a success whose exit its own schema rejects.
+  test("an exit or a duration past ±(2^53−1) is refused at its field, never a success", () => {
+    const refusal = (r: unknown, o?: unknown) => {
+      try {
+        return observationFromCommandResult(r, o);
+      } catch (error) {
+        const e = error as TurngateValidationError;
+        return { path: e.path, message: e.message };
+      }
+    };
+    const range = "Out of range: expected an integer from -9007199254740991 to 9007199254740991";
+    expect(refusal({ ok: true, stderr: "warning" }, { exit: -1e20 })).toEqual({
+      path: "options.exit",
+      message: `invalid observation options at options.exit: ${range}`,
+    });
+    expect(refusal({ exit_code: "9007199254740993" })).toEqual({
+      path: "result.exit_code",
+      message: `invalid command result at result.exit_code: ${range}`,
+    });
+    expect(refusal({ exit_code: 2 ** 53 })).toMatchObject({ path: "result.exit_code" });
+    expect(refusal({ ok: true, duration_ms: 1e20 })).toEqual({
+      path: "result.duration_ms",
+      message:
+        "invalid command result at result.duration_ms: Too big: expected number to be <=9007199254740991",
+    });
+    expect(refusal({ ok: true, execution_duration_ms: 2 ** 53 })).toMatchObject({
+      path: "result.execution_duration_ms",
+    });
+    expect(refusal({ ok: true }, { duration_ms: 1.7e308 })).toMatchObject({
+      path: "options.duration_ms",
+    });
+    // The edges themselves, and Harn's nil for a string that is no integer (or past i64).
+    expect(refusal({ exit_code: -(2 ** 53 - 1), duration_ms: 2 ** 53 - 1 })).toEqual({
+      warm: true,
+      durationMs: 2 ** 53 - 1,
+      exit: -(2 ** 53 - 1),
+      failureSignature: "check failed exit=-9007199254740991",
+    });
+    expect(refusal({ ok: false }, { exit: "99999999999999999999" })).toMatchObject({ exit: 1 });
+    expect(() => recordCheckResult("unit", { exit_code: 0 }, { exit: 1e20 })).toThrow(
+      `invalid observation options at options.exit: ${range}`,
+    );
+  });
 });
 
 describe("recordCheckResult (pure reducer)", () => {

@@ -237,4 +237,36 @@ describe("hudModel (§1.10)", () => {
     );
     expect(path({}, { resource_classes: 5 })).toBe("options.resource_classes");
   });
+
+  // Issue 36: a time past ±(2^53−1) gave a model outside its own schema.
+  test("times past ±(2^53−1) are refused at their field; differences are clamped", () => {
+    const path = (state: unknown, options?: unknown) => {
+      try {
+        hudModel(state, options);
+      } catch (error) {
+        expect(error).toBeInstanceOf(TurngateValidationError);
+        return (error as TurngateValidationError).path;
+      }
+      return "no error";
+    };
+    expect(path({}, { now_ms: 1e20 })).toBe("options.now_ms");
+    expect(path({ started_ms: "9007199254740993" }, { now_ms: NOW })).toBe("state.started_ms");
+    expect(path({ lastEditMs: -(2 ** 53) }, { now_ms: NOW })).toBe("state.lastEditMs");
+    expect(path({ last_check: { at_ms: 1e300 } }, { now_ms: NOW })).toBe("state.last_check.at_ms");
+    expect(path({ lastCheck: { ended_ms: -1e20 } }, { now_ms: NOW })).toBe(
+      "state.lastCheck.ended_ms",
+    );
+    expect(path({}, { now_ms: NOW, next_limit: 1e20, profiles })).toBe("options.next_limit");
+    const max = Number.MAX_SAFE_INTEGER;
+    const model = hudModel(
+      { started_ms: -max, last_edit_ms: -max, last_check: { at_ms: -max, rung: "R1" } },
+      { now_ms: max },
+    );
+    if (!("plans" in model)) throw new Error("expected a full model");
+    expect([model.elapsed_ms, model.since_last_edit_ms, model.last_check?.age_ms]).toEqual([
+      max,
+      max,
+      max,
+    ]);
+  });
 });

@@ -324,6 +324,15 @@ describe("ladderPlan rejects malformed options and rows", () => {
       "options.profiles.rows.0.timings.coldMs.p95",
     ],
     [{ profiles: { rows: ["a"] } }, "options.profiles.rows.0"],
+    // Issue 36: a p95 past 2^53−1 became a p95_ms outside the plan's schema.
+    [
+      { profiles: { rows: [{ id: "a", timings: { warmMs: { p95: 2 ** 53 } } }] } },
+      "options.profiles.rows.0.timings.warmMs.p95",
+    ],
+    [
+      { profiles: { rows: [{ id: "a", timings: { coldMs: { p95: 1e20 } } }] } },
+      "options.profiles.rows.0.timings.coldMs.p95",
+    ],
   ])("%j → %s", (options, expected) => {
     expect(path(options)).toBe(expected);
   });

@@ -1,5 +1,11 @@
+import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { matchName, profileMatches, TurngateValidationError } from "../../../src/index.js";
+import {
+  compileGlob,
+  matchName,
+  profileMatches,
+  TurngateValidationError,
+} from "../../../src/index.js";
 
 describe("scope.dir glob (§3.5)", () => {
   test("* matches everything, a pattern without * ? [ is equality", () => {
@@ -41,6 +47,48 @@ describe("scope.dir glob (§3.5)", () => {
     expect(matchName("*x[", "ax[")).toBe(true);
     expect(matchName("a{b*c", "a{bxc")).toBe(false);
     expect(matchName("[z-a]", "[z-a]")).toBe(true);
+  });
+
+  // Issue 36: `-` outside a class was escaped as `\-`, a SyntaxError in unicode mode.
+  test('a dash outside a class is a literal (issue 36: compileGlob("-B") threw a SyntaxError)', () => {
+    expect(compileGlob("-B")?.source).toBe("^(?:-B)$");
+    expect(compileGlob("-B")?.test("-B")).toBe(true);
+    expect(matchName("src-*?", "src-ab")).toBe(true);
+    expect(matchName("src-*?", "src_ab")).toBe(false);
+    expect(matchName("a\\-?", "a-b")).toBe(true);
+    expect(matchName("{-x,y}?", "-xz")).toBe(true);
+    expect(matchName("x[-a]", "x-")).toBe(true);
+    expect(matchName("x[a-]", "x-")).toBe(true);
+    expect(matchName("x[!-]", "x-")).toBe(false);
+    expect(matchName("x[+--]?", "x,q")).toBe(true);
+  });
+
+  test("every escaped ASCII character matches itself, inside and outside a class", () => {
+    for (let code = 0x20; code < 0x7f; code++) {
+      const c = String.fromCharCode(code);
+      expect([c, compileGlob(`\\${c}`)?.test(c)]).toEqual([c, true]);
+      if (c !== "]" && c !== "!" && c !== "^")
+        expect([c, matchName(`?[${c}]`, `x${c}`)]).toEqual([c, true]);
+    }
+  });
+
+  test("any glob compiles to a RegExp or falls back (null); none throws", () => {
+    const glob = fc.string({
+      unit: fc.oneof(
+        fc.constantFrom(..."*?[]{},!^-\\/.$+()|"),
+        fc.constantFrom("a", "B", "ü", "\u{1F600}", "\ud800"),
+        fc.string({ unit: "binary", minLength: 1, maxLength: 1 }),
+      ),
+      maxLength: 12,
+    });
+    fc.assert(
+      fc.property(glob, fc.string({ maxLength: 8 }), (g, name) => {
+        const re = compileGlob(g);
+        expect(re === null || re instanceof RegExp).toBe(true);
+        expect(typeof matchName(g, name)).toBe("boolean");
+      }),
+      { seed: 36, numRuns: 5000 },
+    );
   });
 });
 

@@ -26,6 +26,7 @@ export {
 } from "./store-dir.js";
 export { ProfileStoreError } from "./store-error.js";
 export {
+  checkVersionPatterns,
   DEFAULT_PROBE_TIMEOUT_MS,
   DEFAULT_VERSION_PATTERN,
   type ToolchainFact,

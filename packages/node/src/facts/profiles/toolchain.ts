@@ -1,8 +1,10 @@
 /**
  * Toolchain identity facts (harn-verification.md §1.6): which tool versions a row's checks
  * ran with, from the rows' version probes. A missing or failing probe is a fact with
- * `available: false`, never an exception.
+ * `available: false`, never an exception; a version pattern that does not compile is
+ * refused before any probe runs.
  */
+import { InvalidRegexError } from "@turngate/core";
 import { runShellCommand } from "../../runner/shell.js";
 import { type CheckCommandResult, toCommandResult } from "./command-result.js";
 import { resolveSpec } from "./command-spec.js";
@@ -46,6 +48,55 @@ const asDict = (v: unknown): Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 const text = (v: unknown): string => (v === undefined || v === null ? "" : String(v)).trim();
 
+/** The version pattern of row `i` and the field it came from (a wire path). */
+function versionPatternOf(
+  row: Record<string, unknown>,
+  i: number,
+  options: { version_pattern?: unknown },
+): { pattern: string; path: string } {
+  const probeValue = row.versionProbe ?? row.probe;
+  const probeKey =
+    row.versionProbe !== undefined && row.versionProbe !== null ? "versionProbe" : "probe";
+  const probe = asDict(probeValue);
+  const candidates: Array<[unknown, string]> = [
+    [probe.versionPattern, `rows.${i}.${probeKey}.versionPattern`],
+    [probe.version_pattern, `rows.${i}.${probeKey}.version_pattern`],
+    [row.versionPattern, `rows.${i}.versionPattern`],
+    [row.version_pattern, `rows.${i}.version_pattern`],
+    [options.version_pattern, "options.version_pattern"],
+  ];
+  for (const [value, path] of candidates)
+    if (value !== undefined && value !== null) return { pattern: String(value), path };
+  return { pattern: DEFAULT_VERSION_PATTERN, path: "" };
+}
+
+/** A compiled version pattern (JavaScript syntax, unicode mode). */
+function compileVersionPattern(pattern: string, path: string): RegExp {
+  try {
+    return new RegExp(pattern, "u");
+  } catch (error) {
+    // Before issue 36 a pattern that did not compile silently gave `version: null`.
+    throw new InvalidRegexError(pattern, (error as Error).message, path);
+  }
+}
+
+/**
+ * Checks every row's version pattern (harn-verification.md §1.6) without running a probe.
+ * `rows`: toolchain rows as {@link toolchainFacts} takes them; `options.version_pattern`:
+ * the default pattern. Throws {@link InvalidRegexError} (code `invalid_regex`) whose `path`
+ * names the field, e.g. `rows.2.versionProbe.versionPattern` or `options.version_pattern`,
+ * for a pattern that is not a valid JavaScript regular expression in unicode mode.
+ */
+export function checkVersionPatterns(
+  rows: readonly unknown[],
+  options: { version_pattern?: unknown } = {},
+): void {
+  rows.forEach((row, i) => {
+    const { pattern, path } = versionPatternOf(asDict(row), i, options);
+    compileVersionPattern(pattern, path);
+  });
+}
+
 /**
  * One fact per row, probes run in parallel (each bounded by `timeout_ms`): `id` = trimmed
  * `row.id ?? row.name`, else `toolchain/<i>`; the probe is `row.versionProbe ?? row.probe`
@@ -53,12 +104,15 @@ const text = (v: unknown): string => (v === undefined || v === null ? "" : Strin
  * trimmed output; `version` = first capture of `versionPattern` / `version_pattern`
  * (default {@link DEFAULT_VERSION_PATTERN}) when available; `cache_identity` =
  * options' merged with the row's; `probe` = `{status, exit, durationMs, stdout, stderr}`
- * (`not_configured` without a probe; a bad spec → status `failed` with `error`). Never rejects.
+ * (`not_configured` without a probe; a bad spec → status `failed` with `error`). Rejects
+ * only with {@link InvalidRegexError} (see {@link checkVersionPatterns}), before any probe
+ * runs, when a version pattern does not compile.
  */
 export async function toolchainFacts(
   rows: readonly unknown[],
   options: ToolchainFactsOptions,
 ): Promise<ToolchainFact[]> {
+  checkVersionPatterns(rows, options);
   return Promise.all(rows.map((row, i) => probeRow(asDict(row), i, options)));
 }
 
@@ -73,14 +127,7 @@ async function probeRow(
   const probeValue = row.versionProbe ?? row.probe;
   const probe = asDict(probeValue);
   const spec = probe.spec ?? probeValue;
-  const pattern = String(
-    probe.versionPattern ??
-      probe.version_pattern ??
-      row.versionPattern ??
-      row.version_pattern ??
-      options.version_pattern ??
-      DEFAULT_VERSION_PATTERN,
-  );
+  const { pattern, path } = versionPatternOf(row, i, options);
   const cacheIdentity = {
     ...(options.cache_identity ?? {}),
     ...asDict(row.cacheIdentity ?? row.cache_identity),
@@ -112,11 +159,7 @@ async function probeRow(
   fact.available = result.ok;
   fact.raw_version = result.stdout.trim() !== "" ? result.stdout.trim() : result.stderr.trim();
   if (fact.available) {
-    try {
-      fact.version = new RegExp(pattern, "u").exec(fact.raw_version)?.[1] ?? null;
-    } catch {
-      fact.version = null;
-    }
+    fact.version = compileVersionPattern(pattern, path).exec(fact.raw_version)?.[1] ?? null;
   }
   fact.probe = {
     status: result.status,

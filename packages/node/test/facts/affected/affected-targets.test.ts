@@ -67,6 +67,28 @@ describe("affectedTargets on real workspaces and real processes", () => {
     ]);
   });
 
+  // Issue 36 audit: pnpm globs become RegExps; every regex syntax character is a literal.
+  test("pnpm globs holding regex syntax (-, (, [, {, +, |, $) are literals and never throw", async () => {
+    const manifest = (name: string) => JSON.stringify({ name });
+    const root = workspace({
+      "pnpm-workspace.yaml":
+        "packages:\n  - 'libs/-B(x)+*'\n  - 'apps/[a|b]{c}$'\n  - 'tools/\\\\'\n  - '(unclosed/*'\n",
+      "libs/-B(x)+y/package.json": manifest("lib"),
+      "libs/-Bx+y/package.json": manifest("not-lib"),
+      "apps/[a|b]{c}$/package.json": manifest("app"),
+      "apps/a/package.json": manifest("not-app"),
+    });
+    const fact = await affectedTargets(
+      ["libs/-B(x)+y/a.ts", "apps/[a|b]{c}$/a.ts", "libs/-Bx+y/a.ts", "apps/a/a.ts"],
+      detectAdapters(root),
+      { root },
+    );
+    expect(fact.adapters[0]?.project_roots).toEqual({
+      "pnpm:app": "apps/[a|b]{c}$",
+      "pnpm:lib": "libs/-B(x)+y",
+    });
+  });
+
   test("paths with spaces and quotes reach the command intact through changed_paths_space", async () => {
     const root = workspace({ "x.txt": "" });
     const paths = ["dir with space/a b.ts", 'it\'s "quoted".ts', "$(touch pwned).ts"];
