@@ -141,6 +141,7 @@ def test_session_methods_send_their_session_id_and_params():
                 "report": report_wire,
                 "binding": {"bound": True, "effect_digest": "d"},
                 "runs": [RUN],
+                "isolation": {"mode": "in-place", "requested": "in-place", "available": True},
             },
             "session.close": {},
         }
@@ -154,6 +155,7 @@ def test_session_methods_send_their_session_id_and_params():
         assert result.report.effect_digest == "d"
         assert result.binding == turngate.ReportBinding(bound=True, effect_digest="d")
         assert result.runs[0].exit_code == 0 and result.runs[0].signal is None
+        assert result.isolation == turngate.Isolation(mode="in-place", requested="in-place", available=True)
         assert result.to_wire()["runs"] == [RUN]  # required-nullable "signal" stays null
         assert session.decide().terminal == turngate.CompletionTerminal(kind="verified", effect_digest="d")
     sent = [(method, params, timeout) for method, params, timeout in transport.calls[1:]]

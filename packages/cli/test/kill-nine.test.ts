@@ -13,9 +13,10 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { testTimeout } from "../../../test-time.js";
+import { SKIP_REASON } from "./clean-room/helpers.js";
 import { cliBundleArgs } from "./cli-bundle.js";
 import { gitProject } from "./helpers.js";
-import { runningGroupMembers, stillRunningAfter } from "./process-groups.js";
+import { runningGroupMembers, stillRunningAfter, waitForArgv } from "./process-groups.js";
 
 // Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
 vi.setConfig({ testTimeout: testTimeout(60_000), hookTimeout: testTimeout(60_000) });
@@ -74,6 +75,9 @@ describe("kill -9 of turngate mid-check", () => {
         "run",
         "--root",
         p.root,
+        // The check's pid file is read from outside; a clean room has its own /tmp and pids.
+        "--isolation",
+        "in-place",
         "--check",
         longCheck(pidFile, "43.11"),
         "--",
@@ -134,4 +138,41 @@ describe("kill -9 of turngate mid-check", () => {
     expect(await exited).toEqual({ code: null, signal: "SIGKILL" });
     expect(await stillRunningAfter(group.pgid, group.members, 1000)).toEqual([]);
   });
+
+  test.skipIf(SKIP_REASON !== "")(
+    `turngate run in a clean room: no process of the sandboxed check remains after 1 s${SKIP_REASON}`,
+    async () => {
+      const p = gitProject({ "value.txt": "41\n" });
+      const agent = p.agent("agent.js", `require("node:fs").writeFileSync("value.txt", "42\\n");`);
+      const run = spawn(
+        process.execPath,
+        [
+          ...nodeArgs,
+          "run",
+          "--root",
+          p.root,
+          "--isolation",
+          "clean-room",
+          "--check",
+          "sleep 43.13 & sleep 43.13; wait",
+          "--",
+          "node",
+          agent,
+        ],
+        { cwd: repoRoot, stdio: "ignore" },
+      );
+      let sleeps: number[] = [];
+      cleanup = () => {
+        if (run.exitCode === null && run.signalCode === null) run.kill("SIGKILL");
+        killAll(sleeps);
+        p.cleanup();
+      };
+      const exited = exitOf(run);
+      // The sleeps run in the sandbox's own pid namespace; the test finds them by argv.
+      sleeps = await waitForArgv(["sleep", "43.13"], 2);
+      run.kill("SIGKILL");
+      expect(await exited).toEqual({ code: null, signal: "SIGKILL" });
+      expect(await stillRunningAfter(-1, sleeps, 1000)).toEqual([]);
+    },
+  );
 });

@@ -51,3 +51,40 @@ export async function stillRunningAfter(
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+/**
+ * Pids of the running (non-zombie) processes whose argv is exactly `argv` (Linux
+ * /proc/<pid>/cmdline). Finds a check's processes in a clean room too, where they run in
+ * their own pid namespace and cannot tell the test their host pids.
+ */
+export function runningWithArgv(argv: readonly string[]): number[] {
+  const want = `${argv.join("\0")}\0`;
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      let cmdline: string;
+      try {
+        cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      } catch {
+        return false;
+      }
+      const stat = procStat(entry);
+      return cmdline === want && stat !== undefined && running(stat.state);
+    })
+    .map(Number);
+}
+
+/** Polls (every 25 ms, at most `ms`) until `count` processes run `argv`; returns their pids. */
+export async function waitForArgv(
+  argv: readonly string[],
+  count: number,
+  ms = testTimeout(30_000),
+): Promise<number[]> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const pids = runningWithArgv(argv);
+    if (pids.length >= count) return pids;
+    if (Date.now() >= deadline) throw new Error(`never saw ${count} × ${argv.join(" ")}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

@@ -11,9 +11,15 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, test } from "vitest";
 import { testTimeout } from "../../../test-time.js";
+import { SKIP_REASON } from "./clean-room/helpers.js";
 import { cliBundleArgs } from "./cli-bundle.js";
 import { gitProject } from "./helpers.js";
-import { runningGroupMembers, stillRunningAfter } from "./process-groups.js";
+import {
+  processRunning,
+  runningGroupMembers,
+  stillRunningAfter,
+  waitForArgv,
+} from "./process-groups.js";
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "../../..");
 const nodeArgs = cliBundleArgs();
@@ -111,6 +117,9 @@ describe("turngate run: signals while a check runs", () => {
           "run",
           "--root",
           p.root,
+          // The check's pid file is read from outside; a clean room has its own /tmp and pids.
+          "--isolation",
+          "in-place",
           "--check",
           longCheck(pidFile, seconds),
           "--",
@@ -141,6 +150,62 @@ describe("turngate run: signals while a check runs", () => {
         );
         expect(stderr).toMatch(
           /\nturngate: check check:1 cancelled after \d+\.\ds \(cancelled\)\n/,
+        );
+      } else {
+        expect(stdout).toBe("");
+      }
+    },
+    60_000,
+  );
+});
+
+describe(`turngate run in a clean room: signals while a check runs${SKIP_REASON}`, () => {
+  test.skipIf(SKIP_REASON !== "").each([
+    ["SIGHUP", 129, "44.11"],
+    ["SIGTERM", 2, "44.12"],
+    ["SIGINT", 2, "44.13"],
+  ] as const)(
+    "%s: no process of the sandboxed check survives; exit %i",
+    async (signal, code, seconds) => {
+      const p = gitProject({ "value.txt": "41\n" });
+      const agent = p.agent("agent.js", `require("node:fs").writeFileSync("value.txt", "42\\n");`);
+      const check = `sleep ${seconds} & sleep ${seconds}; wait`;
+      const run = spawn(
+        process.execPath,
+        [
+          ...nodeArgs,
+          "run",
+          "--root",
+          p.root,
+          "--isolation",
+          "clean-room",
+          "--check",
+          check,
+          "--",
+          "node",
+          agent,
+        ],
+        { cwd: repoRoot },
+      );
+      let sleeps: number[] = [];
+      cleanup = () => {
+        if (run.exitCode === null && run.signalCode === null) run.kill("SIGKILL");
+        for (const pid of sleeps.filter(processRunning)) process.kill(pid, "SIGKILL");
+        p.cleanup();
+      };
+      let stdout = "";
+      run.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        stdout += chunk;
+      });
+      const exited = exitOf(run);
+      // The sleeps run in the sandbox's own pid namespace; the test finds them by argv.
+      sleeps = await waitForArgv(["sleep", seconds], 2);
+      run.kill(signal);
+      expect(await exited).toEqual({ code, signal: null });
+      expect(await stillRunningAfter(-1, sleeps)).toEqual([]);
+      if (code === 2) {
+        expect(stdout).toContain(
+          `failed (cancelled): check:1: cancelled before it finished: ${check}\n`,
         );
       } else {
         expect(stdout).toBe("");
