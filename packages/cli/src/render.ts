@@ -178,6 +178,11 @@ export function renderTurnText(result: TurnResult): string {
   if (agentLine !== null) lines.push(agentLine);
   if (result.proofPath) lines.push(`proof: ${rel(result.proofPath)}`);
   if (result.proofError) lines.push(`proof: not written: ${result.proofError}`);
+  if (result.chainError) {
+    lines.push(
+      `turn chain: not written: ${result.chainError} (the next run cannot start from the state this one was judged on)`,
+    );
+  }
   const copied = result.verification?.outputs;
   if (copied !== undefined) {
     lines.push(
@@ -378,6 +383,7 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
     outcome: result.outcome,
     proof_path: result.proofPath ?? null,
     proof_error: result.proofError ?? null,
+    chain_error: result.chainError ?? null,
     proof_format: result.proofSignature?.format ?? null,
     proof_keyid: result.proofSignature?.keyid ?? null,
     trust: result.trust,

@@ -180,6 +180,8 @@ export interface TurnResult {
    * verdict stands and is printed, the exit code is 1 (issue 34 item 6).
    */
   proofError?: string;
+  /** Why the turn chain (the next run's baseline) could not be written; exit 1. */
+  chainError?: string;
   /** How the proof was written: its format and the signing key's id. */
   proofSignature?: { format: ProofFormat; keyid: string };
   /** The host's claim about the agent: printed as `trust: …`. */
@@ -466,7 +468,14 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
       snapshot: judged,
     };
     if (judgedTree !== undefined) chain.gitTree = judgedTree;
-    await writeTurnChain(request.chain.path, chain);
+    try {
+      await writeTurnChain(request.chain.path, chain);
+    } catch (error) {
+      // The verdict is still printed; without the chain the next run could not start from
+      // the state this one was judged on, so the exit code says it is missing.
+      result.chainError = stateWriteProblem(error, dirname(request.chain.path));
+      if (result.exitCode === 0) result.exitCode = EXIT_INTERNAL;
+    }
   }
   if (agent) result.agent = agent;
   if (affected) result.affected = affected;

@@ -6,7 +6,7 @@ import { TURN_VIEW_LIMITS } from "@turngate/core";
 import { TurnViewSchema } from "@turngate/core/schemas";
 import { afterEach, describe, expect, test } from "vitest";
 import { renderViewText, useColor } from "../src/show/render-view-text.js";
-import { cli, gitProject } from "./helpers.js";
+import { cli, cliFresh, gitProject } from "./helpers.js";
 
 const sha256 = (text: string | Buffer) => createHash("sha256").update(text).digest("hex");
 
@@ -177,9 +177,10 @@ describe("turngate show", () => {
     const old = JSON.parse(readFileSync(join(views, earlier as string), "utf8"));
     old.finished_at = new Date(Date.now() - 10 * 60_000).toISOString();
     writeFileSync(join(views, earlier as string), JSON.stringify(old));
-    // The same agent again from the same baseline: the same bytes, so the same digest.
+    // The same agent again from the same baseline (the host starts over, the workspace
+    // reset): the same bytes, so the same digest.
     p.write("calc.py", CALC["calc.py"] as string);
-    const second = await cli(
+    const second = await cliFresh(
       ["run", "--check", "python3 test_calc.py", "--", "node", agent],
       p.root,
     );

@@ -85,6 +85,10 @@ describe.skipIf(asRoot && !setpriv)("a read-only state folder (issue 34 item 6)"
       expect(r.stdout).toContain(
         `proof: not written: turngate cannot write its state folder ${state} (EACCES on ${join(state, "proofs")}): make it writable, or give a writable folder outside the workspace with --state-dir DIR\n`,
       );
+      // Nor can the turn chain be written: said in the same words, the verdict stands.
+      expect(r.stdout).toContain(
+        `turn chain: not written: turngate cannot write its state folder ${state} (EACCES on ${state}/turn-chain.json.`,
+      );
       expect(r.stderr).not.toContain("turngate: error:");
       expect(r.status).toBe(1);
     },

@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { testTimeout } from "../../../../test-time.js";
 import { signalExitCode } from "../../src/runner/exit-on-signal.js";
 import { runningGroupMembers, stillRunningAfter, tempDir } from "./helpers.js";
 
@@ -30,7 +31,6 @@ async function hostWithLongCheck(marker: string) {
 import { exitOnTerminationSignals } from ${JSON.stringify(exitOnSignal)};
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { testTimeout } from "../../../../test-time.js";
 const dir = process.argv[1];
 exitOnTerminationSignals({ beforeExit: (signal) => writeFileSync(join(dir, "before-exit"), signal) });
 void runShellCommand("echo $$ > group.pid && sleep ${marker} & sleep ${marker}", { cwd: dir });`;
