@@ -386,6 +386,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
         stateDir: state.dir ?? join(request.root, TURNGATE_DIR),
         signingKey: key,
         env,
+        confined,
         warn: (line) => ctx.stderr.write(`turngate: ${line}\n`),
       });
     }
