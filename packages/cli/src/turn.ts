@@ -1,4 +1,3 @@
-import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type {
   CompletionWaiver,
@@ -18,6 +17,7 @@ import {
   createTurnMarker,
   DEFAULT_AGENT_GRACE_MS,
   type EnvironmentBaseline,
+  ensureDirectory,
   exitOnTerminationSignals,
   type IsolationRequest,
   killTrackedProcessGroups,
@@ -279,6 +279,12 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     request.chain !== undefined && request.chain.fresh !== true
       ? await readTurnChain(request.chain.path, request.root)
       : undefined;
+  if (confined) {
+    // The state folder inside the workspace exists before the baseline, so that it is bound
+    // read-only for the confined agent (which could otherwise create it and plant files).
+    const stateDir = state.dir ?? join(request.root, TURNGATE_DIR);
+    if (stateDir.startsWith(`${request.root}/`)) await ensureDirectory(stateDir);
+  }
   const baseline = request.baseline ?? previous?.snapshot;
   const startTree = request.baseline ? request.baselineTree : previous?.gitTree;
   const session = await Session.start({
@@ -317,9 +323,6 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     let confinement: ConfinedAgent | undefined;
     if (confined) {
       const stateDir = state.dir ?? join(request.root, TURNGATE_DIR);
-      // The state folder inside the workspace exists before the agent runs, so that it is
-      // bound read-only (the agent could otherwise create it and plant files there).
-      if (stateDir.startsWith(`${request.root}/`)) mkdirSync(stateDir, { recursive: true });
       confinement = await confineAgent(request.agent, {
         root: request.root,
         cwd: request.agentCwd ?? request.root,
