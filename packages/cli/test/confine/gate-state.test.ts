@@ -205,31 +205,50 @@ attempt("tmp", () => { fs.writeFileSync(path.join(process.env.TMPDIR, "scratch")
     );
 
     test(
-      "a nested turngate run that would seed a forged local cache entry cannot run confined; the broken change stays incomplete",
+      "the round-3 cache forgery (the agent turns trust_own_key on and seeds a pass with a nested turngate run whose `node` is a fake): verified on the code before issue 32, refused unconfined now (item 5) and confined (turngate cannot run, the config cannot be written)",
       async () => {
         const files = { ...CONFIG_FILES, "turngate.config.json": '{"cache":{"read":true}}\n' };
-        const w = world(files);
-        mkdirSync(join(w.home, ".config", "turngate"), { recursive: true });
-        writeFileSync(
-          join(w.home, ".config", "turngate", "cache.json"),
-          '{"trust_own_key":true}\n',
-        );
         const body = `
-attempt("nested", () => cp.execFileSync(process.execPath, [${JSON.stringify(CLI_BIN)}, "run", "--isolation", "in-place", "--check", "node test.js", "--", "true"], { stdio: "ignore" }) && "ran");
+const cfg = path.join(process.env.HOME, ".config", "turngate", "cache.json");
+attempt("cacheConfig", () => fs.writeFileSync(cfg, '{"trust_own_key":true}'));
+const fake = path.join(require("node:os").tmpdir(), "fakebin-" + process.pid);
+attempt("nested", () => {
+  fs.mkdirSync(fake, { recursive: true });
+  fs.writeFileSync(path.join(fake, "node"), "#!/bin/sh\\nexit 0\\n", { mode: 0o755 });
+  cp.execFileSync(process.execPath, [${JSON.stringify(CLI_BIN)}, "run", "--isolation", "in-place", "--check", "node test.js", "--", "sh", "-c", "echo 'module.exports = () => 3;' > lib.js"], { env: { ...process.env, PATH: fake + ":" + process.env.PATH }, stdio: "ignore" });
+  return "ran";
+});
 `;
-        const result = await turn(w, agent(w, BROKEN, body), "node test.js", {
-          confine: true,
-        });
-        expect(JSON.parse(readFileSync(join(w.p.root, "probe.json"), "utf8")).nested).toMatch(
-          /^refused: Command failed/,
-        );
-        expect(result.code).toBe(2);
-        expect(result.json.verdict).toBe("incomplete");
-        expect(more(result.json).checks.map((c) => [c.status, c.cached])).toEqual([
+        const attack = async (confine: boolean) => {
+          const w = world(files);
+          mkdirSync(join(w.home, ".config", "turngate"));
+          // The agent leaves lib.js as it was; its nested run breaks it (lib.js = () => 3).
+          const result = await turn(w, agent(w, LIB, body), "node test.js", { confine });
+          return {
+            w,
+            result,
+            probe: JSON.parse(readFileSync(join(w.p.root, "probe.json"), "utf8")),
+          };
+        };
+        const confined = await attack(true);
+        expect(confined.probe.cacheConfig).toBe("refused: EROFS");
+        expect(confined.probe.nested).toMatch(/^refused: Command failed/);
+        expect(readFileSync(join(confined.w.p.root, "lib.js"), "utf8")).toBe(LIB);
+        expect(confined.result.json.verdict).toBe("verified");
+
+        const open = await attack(false);
+        expect(open.probe).toEqual({ cacheConfig: "done", nested: "ran" });
+        expect(readFileSync(join(open.w.p.root, "lib.js"), "utf8")).toBe(BROKEN);
+        expect(open.result.code).toBe(2);
+        expect(open.result.json.verdict).toBe("incomplete");
+        expect(more(open.result.json).checks.map((c) => [c.status, c.cached])).toEqual([
           ["failed", "none"],
         ]);
+        expect(more(open.result.json).cache?.warnings[0]).toBe(
+          `cache: ${join(open.w.home, ".config", "turngate", "cache.json")} trust_own_key: refused: the agent runs as your user and could have written this file (run the agent with --confine, make the file read-only to that user, or give keys in TURNGATE_CACHE_TRUSTED_KEYS)`,
+        );
       },
-      testTimeout(60_000),
+      testTimeout(90_000),
     );
 
     test('"agent_writable": [".git"] lets a confined agent commit; .git/hooks stays read-only', async () => {
