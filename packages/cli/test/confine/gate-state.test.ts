@@ -205,7 +205,7 @@ attempt("tmp", () => { fs.writeFileSync(path.join(process.env.TMPDIR, "scratch")
     );
 
     test(
-      "the round-3 cache forgery (the agent turns trust_own_key on and seeds a pass with a nested turngate run whose `node` is a fake): verified on the code before issue 32, refused unconfined now (item 5) and confined (turngate cannot run, the config cannot be written)",
+      "the round-3 cache forgery (the agent turns trust_own_key on and seeds a pass with a nested turngate run whose node is a fake): verified on the code before issue 32, refused unconfined now (item 5) and confined (turngate cannot run, the config cannot be written)",
       async () => {
         const files = { ...CONFIG_FILES, "turngate.config.json": '{"cache":{"read":true}}\n' };
         const body = `
