@@ -22,12 +22,13 @@ type ProofFileFormat string
 // Values lists every allowed value, in the schema's order.
 func (ProofFileFormat) Values() []string { return []string{"plain", "dsse", "in-toto", "unknown"} }
 
-// TurnProofTrust is the host's sandbox claim recorded in a proof: "unsandboxed" or
-// "sandboxed".
+// TurnProofTrust is what stood between the agent and the gate, recorded in a proof:
+// "confined" (turngate ran the agent in its sandbox), "sandboxed" (the host's claim) or
+// "unsandboxed".
 type TurnProofTrust string
 
 // Values lists every allowed value, in the schema's order.
-func (TurnProofTrust) Values() []string { return []string{"unsandboxed", "sandboxed"} }
+func (TurnProofTrust) Values() []string { return []string{"unsandboxed", "sandboxed", "confined"} }
 
 // AuthenticationStatus is ProofAuthentication.Status.
 type AuthenticationStatus string

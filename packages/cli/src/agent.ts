@@ -10,6 +10,11 @@ export interface AgentExit {
   pid?: number;
   /** True when it ran in its own session and process group (`setsid`). */
   detached: boolean;
+  /**
+   * With `startReport`: whether the command wrote `started` to its file descriptor 3 (the
+   * confined agent's sandbox was set up and the agent about to start).
+   */
+  started?: boolean;
 }
 
 const FORWARDED: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
@@ -44,6 +49,12 @@ export interface AgentOptions {
    * terminal (`agentDetachedByDefault`).
    */
   detached?: boolean;
+  /**
+   * Give the command a pipe as file descriptor 3 and report whether it wrote `started` there
+   * (`AgentExit.started`): the confined agent's launcher writes it once its sandbox is set
+   * up, so a sandbox that could not be built is told apart from an agent that failed.
+   */
+  startReport?: boolean;
 }
 
 /**
@@ -82,14 +93,26 @@ export function runAgent(
   return new Promise((resolve, reject) => {
     const detached = options.detached ?? agentDetachedByDefault();
     const sink = options.output;
+    const stdio: ("inherit" | "pipe" | number)[] = sink
+      ? ["inherit", "pipe", "pipe"]
+      : ["inherit", options.stdoutToStderr ? 2 : "inherit", "inherit"];
+    if (options.startReport === true) stdio.push("pipe");
     const child = spawn(program, args, {
       cwd,
-      stdio: sink
-        ? ["inherit", "pipe", "pipe"]
-        : ["inherit", options.stdoutToStderr ? 2 : "inherit", "inherit"],
+      stdio,
       env: options.env ?? process.env,
       detached,
     });
+    let startText = "";
+    const startPipe =
+      options.startReport === true ? (child.stdio[3] as import("node:stream").Readable) : undefined;
+    if (startPipe) {
+      startPipe.setEncoding("utf8");
+      startPipe.on("data", (text: string) => {
+        startText += text;
+      });
+      startPipe.on("error", () => undefined);
+    }
     if (sink) {
       for (const stream of [child.stdout, child.stderr]) {
         stream?.setEncoding("utf8");
@@ -136,6 +159,25 @@ export function runAgent(
         detached,
       };
       if (child.pid !== undefined) exit.pid = child.pid;
+      if (startPipe) {
+        // The pipe's last bytes may arrive after "exit": wait for its end, or give up soon.
+        let settled = false;
+        const done = () => {
+          if (settled) return;
+          settled = true;
+          exit.started = startText.startsWith("started");
+          resolve(exit);
+        };
+        if (startText.startsWith("started") || startPipe.readableEnded) done();
+        else {
+          const timer = setTimeout(done, 500);
+          startPipe.once("end", () => {
+            clearTimeout(timer);
+            done();
+          });
+        }
+        return;
+      }
       resolve(exit);
     });
   });

@@ -8,7 +8,12 @@ import {
   TurngateValidationError,
 } from "@turngate/core";
 import { VerificationCommandSchema } from "@turngate/core/schemas";
-import { checkVersionPatterns, MIN_COMMAND_TIMEOUT_MS, rewritePathProblem } from "@turngate/node";
+import {
+  agentWritableProblem,
+  checkVersionPatterns,
+  MIN_COMMAND_TIMEOUT_MS,
+  rewritePathProblem,
+} from "@turngate/node";
 import * as z from "zod";
 
 /** File name looked up in the workspace root when `--config` is not given. */
@@ -182,7 +187,10 @@ export function cacheConfigToWire(config: CacheConfig): CacheConfigWire {
  * and `cache` (the result cache, issue 20: {@link CacheConfigSchema}), `isolation`
  * (`clean-room` or `in-place`, docs/design.md §3b; absent: clean-room where the sandbox
  * starts, else in-place) and `network` (clean-room checks may reach the network; default
- * false). Both are read from the configuration captured when the turn starts.
+ * false), `confine_agent` (`run` confines the agent as `--confine` does, README "Confined
+ * agents") and `agent_writable` (what a confined agent may write besides the workspace:
+ * `.git`, or absolute / `~/` folders outside it). All are read from the configuration
+ * captured when the turn starts.
  * A check record's `cwd` is the folder it runs in, relative to the workspace root (no `..`
  * segment, not absolute: `checks.N.cwd` names a bad one); with `checks_from_affected`, a
  * check with a `cwd` and no `targets` maps to the target whose root holds that folder.
@@ -222,6 +230,15 @@ export const TurngateConfigSchema = z
       })
       .optional(),
     network: z.boolean().optional(),
+    confine_agent: z.boolean().optional(),
+    agent_writable: z
+      .array(
+        z.string().superRefine((entry, ctx) => {
+          const problem = agentWritableProblem(entry);
+          if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+        }),
+      )
+      .optional(),
   })
   .strict();
 
@@ -269,6 +286,14 @@ export interface TurngateConfig {
   isolation?: "clean-room" | "in-place";
   /** `network`: clean-room checks may reach the network; undefined: no. */
   network?: boolean;
+  /** `confine_agent` (README "Confined agents"): `run` confines the agent as `--confine` does. */
+  confineAgent?: boolean;
+  /**
+   * `agent_writable`: what a confined agent may write besides the workspace: `.git` (it
+   * commits) and absolute folders outside the workspace (`~/` expanded against `HOME` when
+   * the turn starts); undefined: none.
+   */
+  agentWritable?: string[];
 }
 
 /**
@@ -348,6 +373,8 @@ export function loadConfig(root: string, explicitPath?: string): TurngateConfig 
   }
   if (config.isolation !== undefined) loaded.isolation = config.isolation;
   if (config.network !== undefined) loaded.network = config.network;
+  if (config.confine_agent !== undefined) loaded.confineAgent = config.confine_agent;
+  if (config.agent_writable !== undefined) loaded.agentWritable = config.agent_writable;
   if (config.max_infrastructure_attempts !== undefined) {
     loaded.maxInfrastructureAttempts = config.max_infrastructure_attempts;
   }

@@ -282,15 +282,20 @@ export function isolationLine(result: Pick<TurnResult, "isolation">): string {
 }
 
 /**
- * The last line of a turn's text: `trust: unsandboxed` with what it means, or `trust:
- * sandboxed (host claim)` when the host said the agent runs as another user or in a
- * sandbox (`--sandboxed`, `TURNGATE_SANDBOXED=1`; issue 10).
+ * The last line of a turn's text (README "Confined agents"): `trust: confined` when turngate
+ * ran the agent in its sandbox (`--confine`), `trust: sandboxed (host claim)` when the host
+ * said the agent runs as another user or in a sandbox (`--sandboxed`,
+ * `TURNGATE_SANDBOXED=1`; issue 10), else `trust: unsandboxed`, saying plainly that such an
+ * agent can forge a waiver or a prompt event and that `--confine` stops it (issue 32 item 4).
  */
 export function trustLine(result: Pick<TurnResult, "trust">): string {
+  if (result.trust === "confined") {
+    return "trust: confined (turngate ran the agent in its sandbox: it could not write .git/, .turngate/ or the gate's configuration, nor see turngate's state or signing key)";
+  }
   if (result.trust === "sandboxed") {
     return "trust: sandboxed (host claim: the agent runs as another user or in a sandbox)";
   }
-  return "trust: unsandboxed (the agent runs as your user and could read the signing key; run it sandboxed for a stronger proof)";
+  return "trust: unsandboxed (the agent runs as your user: it could read the signing key and forge a waiver or a prompt event; run it with --confine to stop that)";
 }
 
 /**

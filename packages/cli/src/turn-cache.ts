@@ -45,7 +45,9 @@ export interface TurnCache {
 /**
  * Set up the result cache for a turn (issue 20 items 3–4): the key context (tree from the
  * baseline tree and the delta, lockfiles, toolchain, os/arch, out-of-scope ledger rows),
- * the host settings (trusted keys, uploads: from outside the workspace), the remote client
+ * the host settings (trusted keys, uploads: from outside the workspace; the user config's
+ * `trusted_keys` and `trust_own_key` only when `confined` or out of the agent user's
+ * reach), the remote client
  * (token from the variable `token_env` names) and the per-turn `ResultCache` under
  * `<state>/cache`. Without a key (no git tree) the cache is off for the turn, with a warning.
  * Input: the config's `cache` block, the session after `observeWorkspace`, its delta, the
@@ -61,9 +63,11 @@ export async function setUpTurnCache(options: {
   signingKey: SigningKey;
   env: NodeJS.ProcessEnv;
   warn: (line: string) => void;
+  /** The agent was confined: the user cache config's bar-lowering settings are honoured. */
+  confined?: boolean;
 }): Promise<TurnCache> {
   const { config, session, env } = options;
-  const host = cacheHostSettings(env, options.root);
+  const host = cacheHostSettings(env, options.root, { confined: options.confined === true });
   const report: TurnCacheReport = {
     checks: {},
     keys: {},

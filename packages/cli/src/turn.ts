@@ -17,6 +17,7 @@ import {
   createTurnMarker,
   DEFAULT_AGENT_GRACE_MS,
   type EnvironmentBaseline,
+  ensureDirectory,
   exitOnTerminationSignals,
   type IsolationRequest,
   killTrackedProcessGroups,
@@ -42,9 +43,10 @@ import {
   withTurnMarker,
   writeJsonAtomic,
 } from "@turngate/node";
-import { type AgentExit, runAgent } from "./agent.js";
+import { type AgentExit, agentDetachedByDefault, runAgent } from "./agent.js";
 import { recordTurnTimingsReported } from "./check-profiles.js";
 import { CONFIG_FILE_NAME, loadConfig, type TurngateConfig } from "./config.js";
+import { type ConfinedAgent, confineAgent, confineFailed } from "./confine-agent.js";
 import {
   CLI_VERSION,
   type CliContext,
@@ -106,6 +108,11 @@ export interface TurnRequest {
   signing?: { keyFile?: string; format: ProofFormat };
   /** The host's claim about the agent (`--sandboxed`); default `unsandboxed`. */
   trust?: TurnProofTrust;
+  /**
+   * `run --confine` (README "Confined agents"): run the agent in turngate's sandbox; also
+   * on with the configuration's `confine_agent`. The proof then records `trust: confined`.
+   */
+  confine?: boolean;
   /** `--verifier CMD`: the read-only verifier command (issue 13), off when absent. */
   verifier?: string;
   /** With `baseline`: its git tree id as stored by `turngate baseline`. */
@@ -184,7 +191,10 @@ export interface TurnResult {
   chainError?: string;
   /** How the proof was written: its format and the signing key's id. */
   proofSignature?: { format: ProofFormat; keyid: string };
-  /** The host's claim about the agent: printed as `trust: …`. */
+  /**
+   * What stood between the agent and the gate, printed as `trust: …`: `confined` when the
+   * agent ran in turngate's sandbox, else the host's claim (`sandboxed`) or `unsandboxed`.
+   */
   trust: TurnProofTrust;
   /** Where the checks ran (docs/design.md §3b), as the session decided it: never a claim. */
   isolation: SessionIsolation;
@@ -259,7 +269,11 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     root: request.root,
     cwd: ctx.cwd,
   });
-  const trust = request.trust ?? "unsandboxed";
+  // Recorded from what runs, never from a claim: a confined agent that cannot be started
+  // fails the turn before anything happens (confineAgent).
+  const confined =
+    request.agent !== undefined && (request.confine === true || config.confineAgent === true);
+  const trust: TurnProofTrust = confined ? "confined" : (request.trust ?? "unsandboxed");
   // The agent and the checks never see the signing key, even one given inline, nor the
   // host's consent to drop the turn chain.
   const { [SIGNING_KEY_ENV]: _key, [ALLOW_FRESH_ENV]: _fresh, ...env } = ctx.env;
@@ -267,6 +281,12 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     request.chain !== undefined && request.chain.fresh !== true
       ? await readTurnChain(request.chain.path, request.root)
       : undefined;
+  if (confined) {
+    // The state folder inside the workspace exists before the baseline, so that it is bound
+    // read-only for the confined agent (which could otherwise create it and plant files).
+    const stateDir = state.dir ?? join(request.root, TURNGATE_DIR);
+    if (stateDir.startsWith(`${request.root}/`)) await ensureDirectory(stateDir);
+  }
   const baseline = request.baseline ?? previous?.snapshot;
   const startTree = request.baseline ? request.baselineTree : previous?.gitTree;
   const session = await Session.start({
@@ -301,7 +321,28 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
       : [];
 
   let agent: TurnResult["agent"];
-  if (request.agent) agent = await runAgentTurn(request.agent, session, config, request, ctx, env);
+  if (request.agent) {
+    let confinement: ConfinedAgent | undefined;
+    if (confined) {
+      const stateDir = state.dir ?? join(request.root, TURNGATE_DIR);
+      confinement = await confineAgent(request.agent, {
+        root: request.root,
+        cwd: request.agentCwd ?? request.root,
+        hostEnv: ctx.env,
+        agentEnv: env,
+        stateDir,
+        ...(key.path !== undefined ? { keyFile: key.path } : {}),
+        ...(config.path !== undefined ? { configFile: config.path } : {}),
+        ...(config.agentWritable !== undefined ? { agentWritable: config.agentWritable } : {}),
+        newSession: agentDetachedByDefault(),
+      });
+    }
+    try {
+      agent = await runAgentTurn(request.agent, session, config, request, ctx, env, confinement);
+    } finally {
+      confinement?.cleanup();
+    }
+  }
 
   const delta = await session.observeWorkspace();
   const affected = delta.changes.some((c) => c.scope === "source")
@@ -350,6 +391,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
         stateDir: state.dir ?? join(request.root, TURNGATE_DIR),
         signingKey: key,
         env,
+        confined,
         warn: (line) => ctx.stderr.write(`turngate: ${line}\n`),
       });
     }
@@ -561,6 +603,7 @@ async function runAgentTurn(
   request: TurnRequest,
   ctx: CliContext,
   env: NodeJS.ProcessEnv,
+  confinement?: ConfinedAgent,
 ): Promise<TurnAgent> {
   const marker = createTurnMarker();
   // turngate's own children (e.g. a loader's service process) are never the agent's orphans.
@@ -573,11 +616,13 @@ async function runAgentTurn(
   const onSignal = () => hurry.abort();
   for (const name of SETTLE_SIGNALS) process.on(name, onSignal);
   try {
-    const exit = await runAgent(command, request.agentCwd ?? request.root, {
-      env: withTurnMarker(env, marker),
+    const exit = await runAgent(confinement?.argv ?? command, request.agentCwd ?? request.root, {
+      env: withTurnMarker(confinement?.env ?? env, marker),
       stdoutToStderr: request.agentStdoutToStderr === true,
       ...(ctx.agentOutput ? { output: ctx.agentOutput } : {}),
+      ...(confinement ? { startReport: true } : {}),
     });
+    if (confinement !== undefined && exit.started !== true) throw confineFailed(exit.exitCode);
     ctx.stderr.write(`turngate: agent exited with code ${exit.exitCode}\n`);
     const graceMs = config.agentGraceMs ?? DEFAULT_AGENT_GRACE_MS;
     const settlement = await session.settleAgentProcesses({

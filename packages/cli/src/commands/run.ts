@@ -24,7 +24,7 @@ export const runCommand: CliCommand = {
         .command("run")
         .summary("run an agent command as one turn and gate it")
         .description(
-          "Take a baseline of the workspace, run the agent command (stdio inherited; with --json its stdout goes to stderr), observe what it changed, run the checks, bind their report to the effect digest and decide whether the turn may end. Writes .turngate/proofs/<digest>.json (or <state-dir>/proofs/) when it may: a DSSE envelope signed with Ed25519 (--key, TURNGATE_SIGNING_KEY or the user's key), checked by `turngate proof verify`. Prints `trust: unsandboxed` unless the host claims a sandbox (--sandboxed).",
+          "Take a baseline of the workspace, run the agent command (stdio inherited; with --json its stdout goes to stderr), observe what it changed, run the checks, bind their report to the effect digest and decide whether the turn may end. Writes .turngate/proofs/<digest>.json (or <state-dir>/proofs/) when it may: a DSSE envelope signed with Ed25519 (--key, TURNGATE_SIGNING_KEY or the user's key), checked by `turngate proof verify`. Prints `trust: confined` when the agent ran in turngate's sandbox (--confine), `trust: sandboxed` when the host claims one (--sandboxed), else `trust: unsandboxed`.",
         )
         .argument("<agent...>", "the agent command and its arguments (put them after --)")
         .option(
@@ -34,6 +34,10 @@ export const runCommand: CliCommand = {
         .option(
           "--fresh",
           `start a new turn chain: the baseline is the workspace as it is now, not the state the previous turn was judged on, so what earlier turns left unverified is no longer checked (prints a warning). Only the host may ask: it needs an interactive terminal or ${ALLOW_FRESH_ENV}=1 in turngate's environment (removed from the agent's)`,
+        )
+        .option(
+          "--confine",
+          'run the agent in a bubblewrap sandbox (README "Confined agents"; also "confine_agent": true in the config): it writes only the workspace and a private TMPDIR, .git/, .turngate/ and the gate\'s configuration stay read-only ("agent_writable": [".git"] lets it commit), turngate\'s state, keys and cache configuration are invisible, TURNGATE_* variables are removed and its processes die with it; the proof records trust: confined. Fails when the sandbox cannot start. Without it, the agent runs as your user and can forge a waiver or a prompt event',
         )
         .option(
           "--fail-on-agent-error",
@@ -50,7 +54,12 @@ export const runCommand: CliCommand = {
       .action(
         async (
           agent: string[],
-          flags: TurnFlags & { failOnAgentError?: boolean; html?: string; fresh?: boolean },
+          flags: TurnFlags & {
+            failOnAgentError?: boolean;
+            html?: string;
+            fresh?: boolean;
+            confine?: boolean;
+          },
         ) => {
           if (!/\S/.test(agent[0] ?? "")) {
             throw new TurngateValidationError("agent command", [
@@ -82,6 +91,7 @@ export const runCommand: CliCommand = {
               waivers,
               state: paths,
               failOnAgentError: flags.failOnAgentError === true,
+              ...(flags.confine === true ? { confine: true } : {}),
               chain: { path: chainPath, fresh: flags.fresh === true },
               ...(configPath ? { configPath } : {}),
             },

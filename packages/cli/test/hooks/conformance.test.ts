@@ -22,6 +22,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { resolveSigningKey } from "@turngate/node";
 import { afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import { testTimeout } from "../../../../test-time.js";
 import { HARNESSES, type Harness } from "../../src/hooks/adapters/index.js";
@@ -275,15 +276,20 @@ describe.each(HARNESSES)("%s adapter", (harness) => {
     expect(runs(env)).toBe(3);
   });
 
-  test("result cache in hook answers: each check says cached none or local; a later turn back on verified bytes gets a local hit (trust_own_key) and does not run the check", () => {
+  test("result cache in hook answers: each check says cached none or local; a later turn back on verified bytes gets a local hit (own key trusted by the host's environment) and does not run the check", () => {
     const env = project(undefined, { cache: { read: true } });
-    // Local entries signed with the host's own key count only where the host says the agent
-    // cannot read that key (user cache config, outside the workspace).
-    mkdirSync(join(env.home, ".config", "turngate"), { recursive: true });
-    writeFileSync(
-      join(env.home, ".config", "turngate", "cache.json"),
-      `${JSON.stringify({ trust_own_key: true })}\n`,
-    );
+    // Local entries signed with the host's own key count only where the host says so from
+    // outside the agent's reach: an unconfined hook agent could write the user cache config
+    // (issue 32 item 5: its trust_own_key is refused), not the hook's environment.
+    const own = resolveSigningKey({ env: process.env });
+    const previous = process.env.TURNGATE_CACHE_TRUSTED_KEYS;
+    process.env.TURNGATE_CACHE_TRUSTED_KEYS = own.publicKey
+      .export({ type: "spki", format: "pem" })
+      .toString();
+    cleanups.push(() => {
+      if (previous === undefined) delete process.env.TURNGATE_CACHE_TRUSTED_KEYS;
+      else process.env.TURNGATE_CACHE_TRUSTED_KEYS = previous;
+    });
     expect(send(env, harness, "turn_start").status).toBe(0);
     env.write("value.js", "module.exports = 43;\n");
     const failing = stop(env, harness);

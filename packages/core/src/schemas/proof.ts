@@ -40,12 +40,16 @@ export const TurnProofEvidenceLogSchema = z
   .describe("An evidence log cited by a bound report, with its SHA-256 and size.");
 
 /**
- * Whether the agent ran sandboxed, as the host claims: `sandboxed` only when the host said
- * the agent runs as another OS user or in a sandbox (`--sandboxed`, `TURNGATE_SANDBOXED=1`,
- * `SessionOptions.trust`); otherwise `unsandboxed`, and then a key the agent's user can
- * read does not stop an agent that reads it.
+ * What stood between the agent and what judges it (docs/design.md §3b, "Trust levels"):
+ * `confined` only when turngate itself ran the agent in its sandbox (`turngate run
+ * --confine`, `"confine_agent": true`: the agent could not write `.git/`, `.turngate/` or the
+ * gate's configuration, nor see turngate's state, keys or cache configuration);
+ * `sandboxed` when the host said the agent runs as another OS user or in a sandbox
+ * (`--sandboxed`, `TURNGATE_SANDBOXED=1`, `SessionOptions.trust`: the host's claim, not
+ * checked); otherwise `unsandboxed`, and then a key the agent's user can read does not stop
+ * an agent that reads it, and the agent can forge a waiver or a prompt event.
  */
-export const TurnProofTrustSchema = z.enum(["unsandboxed", "sandboxed"]);
+export const TurnProofTrustSchema = z.enum(["unsandboxed", "sandboxed", "confined"]);
 
 /**
  * Where the turn's checks ran (docs/design.md §3b), recorded from what ran, never a claim:

@@ -11,6 +11,15 @@
  * Key files inside the workspace are refused (the agent could replace them), also through a
  * symlinked path (both sides are compared after `realpath`).
  *
+ * Settings that lower the bar — `trusted_keys` and `trust_own_key` of the user config file —
+ * are honoured only where the agent cannot write that file (issue 32 item 5, README
+ * "Confined agents"): when the agent is confined (`turngate run --confine`: the user config
+ * folder is invisible to it), or when the file and every folder above it are not writable by
+ * this process's user (an administrator's read-only file). Otherwise they are refused with a
+ * warning naming `--confine`: an unconfined agent runs as the same user and could add its own
+ * key, or turn `trust_own_key` on and sign a forged pass with the key it can read.
+ * `TURNGATE_CACHE_TRUSTED_KEYS` is the host's environment, out of the agent's reach.
+ *
  * `trust_own_key` (default false): local store entries signed with this host's own turn
  * signing key are accepted. Off by default because an agent running as the same user can
  * read that key (`~/.local/state/turngate/signing-key.pem`) and sign a forged pass into the
@@ -19,9 +28,9 @@
  * locally) are accepted either way.
  */
 import { createPublicKey, type KeyObject } from "node:crypto";
-import { readFileSync, realpathSync } from "node:fs";
+import { accessSync, constants, readFileSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { keyIdOf } from "../proofs/signing-key.js";
 
 /** Environment variable naming the trusted cache signers. */
@@ -61,11 +70,44 @@ export function userCacheConfigPath(env: NodeJS.ProcessEnv = process.env): strin
 }
 
 /**
- * Read the host's cache settings (see the module docs). Input: the environment and the
- * workspace root (key files inside it are refused). Output: {@link CacheHostSettings}
- * (duplicate keys kept once). Never throws: an unreadable file or a bad key is a warning.
+ * True when this process's user could replace `path`: the file itself or any folder above
+ * it is writable (`access W_OK`). An unconfined agent runs as this user.
  */
-export function cacheHostSettings(env: NodeJS.ProcessEnv, root: string): CacheHostSettings {
+export function userCanReplace(path: string): boolean {
+  let current = resolve(path);
+  for (;;) {
+    try {
+      accessSync(current, constants.W_OK);
+      return true;
+    } catch {
+      // not writable (or absent): look at the folder above
+    }
+    const parent = dirname(current);
+    if (parent === current) return false;
+    current = parent;
+  }
+}
+
+/** Options of {@link cacheHostSettings}. */
+export interface CacheHostOptions {
+  /**
+   * The agent of this turn is confined (`turngate run --confine`): it cannot write the user
+   * config file, so its `trusted_keys` and `trust_own_key` are honoured. Default false.
+   */
+  confined?: boolean;
+}
+
+/**
+ * Read the host's cache settings (see the module docs). Input: the environment, the
+ * workspace root (key files inside it are refused) and whether the agent is confined.
+ * Output: {@link CacheHostSettings} (duplicate keys kept once). Never throws: an unreadable
+ * file, a bad key or a bar-lowering setting the agent could have written is a warning.
+ */
+export function cacheHostSettings(
+  env: NodeJS.ProcessEnv,
+  root: string,
+  options: CacheHostOptions = {},
+): CacheHostSettings {
   const warnings: string[] = [];
   const keys = new Map<string, TrustedCacheKey>();
   const add = (spec: string, source: "env" | "user_config", label: string) => {
@@ -97,9 +139,21 @@ export function cacheHostSettings(env: NodeJS.ProcessEnv, root: string): CacheHo
           write?: unknown;
           trust_own_key?: unknown;
         };
-        if (value.trust_own_key === true) trustOwnKey = true;
+        const agentWritable = options.confined !== true && userCanReplace(path);
+        const lowers = [
+          ...(value.trust_own_key === true ? ["trust_own_key"] : []),
+          ...(Array.isArray(value.trusted_keys) && value.trusted_keys.length > 0
+            ? ["trusted_keys"]
+            : []),
+        ];
+        if (agentWritable && lowers.length > 0) {
+          warnings.push(
+            `${path} ${lowers.join(" and ")}: refused: the agent runs as your user and could have written this file (run the agent with --confine, make the file read-only to that user, or give keys in TURNGATE_CACHE_TRUSTED_KEYS)`,
+          );
+        } else if (value.trust_own_key === true) trustOwnKey = true;
         if (Array.isArray(value.trusted_keys)) {
-          for (const [i, spec] of value.trusted_keys.entries()) {
+          // Refused above when the agent could have written them.
+          for (const [i, spec] of agentWritable ? [] : value.trusted_keys.entries()) {
             if (typeof spec === "string") add(spec, "user_config", `${path} trusted_keys.${i}`);
             else warnings.push(`${path} trusted_keys.${i}: not a string`);
           }

@@ -1,5 +1,18 @@
 export { CLEAN_ROOM_SCHEMA, CleanRoom, cleanRoomDir, type RoomPreparation } from "./clean-room.js";
 export {
+  AGENT_WRITABLE_IN_WORKSPACE,
+  agentWritableProblem,
+  CONFINE_READ_ONLY,
+  type ConfinePlan,
+  type ConfineRequest,
+  confineArgs,
+  confinedAgentEnv,
+  confinePlan,
+  GIT_ALWAYS_READ_ONLY,
+  type HiddenPath,
+  SCRUBBED_ENV_PREFIX,
+} from "./confine.js";
+export {
   DEPENDENCY_DIR_NAMES,
   type DependencyFolder,
   dependencyMounts,
@@ -26,6 +39,7 @@ export {
   bwrapArgs,
   findBwrap,
   HOME_TOOLCHAINS,
+  namespaceArgs,
   probeSandbox,
   type RoomMount,
   resetSandboxProbe,

@@ -85,15 +85,7 @@ export type SandboxAvailability =
  * earlier ones).
  */
 export function bwrapArgs(plan: SandboxPlan): string[] {
-  const args = [
-    "--die-with-parent",
-    "--unshare-pid",
-    "--unshare-ipc",
-    "--unshare-uts",
-    "--unshare-cgroup-try",
-    "--new-session",
-  ];
-  if (plan.network !== true) args.push("--unshare-net");
+  const args = namespaceArgs({ network: plan.network === true, newSession: true });
   for (const dir of SYSTEM_DIRS) {
     let link: string | undefined;
     try {
@@ -124,6 +116,27 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
   }
   for (const bind of plan.writable) args.push("--bind", bind.src, bind.dest);
   args.push("--chdir", plan.cwd);
+  return args;
+}
+
+/**
+ * The namespace part shared by both sandbox profiles (the check sandbox here, the confined
+ * agent in `confine.ts`): `--die-with-parent` and its own PID, IPC, UTS and (where the
+ * kernel allows) cgroup namespaces, so every process started inside dies with the
+ * sandbox's first process and with turngate; `--new-session` when `newSession` (no
+ * controlling terminal: nothing inside can push keystrokes into the host's terminal);
+ * `--unshare-net` unless `network`. Output: bubblewrap arguments.
+ */
+export function namespaceArgs(options: { network: boolean; newSession: boolean }): string[] {
+  const args = [
+    "--die-with-parent",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+  ];
+  if (options.newSession) args.push("--new-session");
+  if (!options.network) args.push("--unshare-net");
   return args;
 }
 

@@ -329,12 +329,19 @@ describe("cached check artifacts (issue 20 item 2)", () => {
       XDG_CONFIG_HOME: join(home, "config"),
       TURNGATE_CACHE_TRUSTED_KEYS: `${pem(a)}`,
     };
-    const settings = cacheHostSettings(env, root);
+    // The user config's keys count only where the agent cannot write the file (confined).
+    const settings = cacheHostSettings(env, root, { confined: true });
     expect(settings.trustedKeys.map((k) => [k.keyid, k.source])).toEqual([
       [a.keyid, "env"],
       [b.keyid, "user_config"],
     ]);
     expect(settings.write).toBe(true);
+    const unconfined = cacheHostSettings(env, root);
+    expect(unconfined.trustedKeys.map((k) => [k.keyid, k.source])).toEqual([[a.keyid, "env"]]);
+    expect(unconfined.write).toBe(true);
+    expect(unconfined.warnings).toEqual([
+      `${join(home, "config/turngate/cache.json")} trusted_keys: refused: the agent runs as your user and could have written this file (run the agent with --confine, make the file read-only to that user, or give keys in TURNGATE_CACHE_TRUSTED_KEYS)`,
+    ]);
     const planted = cacheHostSettings(
       {
         HOME: home,
@@ -415,12 +422,18 @@ describe("local entries and this host's own key (issue 20 item 2, attacker revie
       XDG_CONFIG_HOME: join(home, "config"),
       TURNGATE_CACHE_TRUSTED_KEYS: join(home, "ws-link", "keys.pem"),
     };
-    const settings = cacheHostSettings(env, root);
+    const settings = cacheHostSettings(env, root, { confined: true });
     expect(settings.trustOwnKey).toBe(true);
     expect(settings.trustedKeys).toEqual([]);
     expect(settings.warnings).toEqual([
       `TURNGATE_CACHE_TRUSTED_KEYS: ${join(home, "ws-link", "keys.pem")} is inside the workspace: ignored (the agent could replace it)`,
     ]);
+    // Unconfined, the agent's user can write the file: trust_own_key is refused (issue 32 item 5).
+    const unconfined = cacheHostSettings(env, root);
+    expect(unconfined.trustOwnKey).toBe(false);
+    expect(unconfined.warnings[1]).toBe(
+      `${join(home, "config/turngate/cache.json")} trust_own_key: refused: the agent runs as your user and could have written this file (run the agent with --confine, make the file read-only to that user, or give keys in TURNGATE_CACHE_TRUSTED_KEYS)`,
+    );
     expect(
       cacheHostSettings({ HOME: home, XDG_CONFIG_HOME: join(home, "none") }, root).trustOwnKey,
     ).toBe(false);

@@ -1,0 +1,141 @@
+/**
+ * `turngate run --confine` (README "Confined agents", docs/design.md §3b): set up the
+ * confined agent's sandbox for one turn — probe bubblewrap (failing closed), make the
+ * private `TMPDIR`, resolve what the agent may write, read and see (`confinePlan` of
+ * `@turngate/node`) and wrap the agent command in the launcher.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { isAbsolute, join } from "node:path";
+import { TurngateError } from "@turngate/core";
+import {
+  type ConfinePlan,
+  confineArgs,
+  confinedAgentEnv,
+  confinePlan,
+  findOnPath,
+  probeSandbox,
+} from "@turngate/node";
+import { AgentSpawnError } from "./agent.js";
+import { cliPackageRoot } from "./package-root.js";
+
+/** The launcher run inside the sandbox: reports the start on fd 3, closes it, runs the agent. */
+const LAUNCHER = 'printf started >&3; exec 3>&-; exec "$@"';
+
+/** A confined agent, ready to start (`confineAgent`). */
+export interface ConfinedAgent {
+  /** The command to spawn: bubblewrap, its arguments, the launcher and the agent command. */
+  argv: string[];
+  /** The agent's environment (`TURNGATE_*` removed, `TMPDIR` private). */
+  env: NodeJS.ProcessEnv;
+  /** What the sandbox gives (for tests and `--json`'s future use). */
+  plan: ConfinePlan;
+  /** Remove the private `TMPDIR`. Never throws. */
+  cleanup(): void;
+}
+
+/** What `confineAgent` needs besides the agent command. */
+export interface ConfineAgentOptions {
+  /** The workspace root and where the agent starts. */
+  root: string;
+  cwd: string;
+  /** The host's environment (turngate's own: it names the hidden folders). */
+  hostEnv: NodeJS.ProcessEnv;
+  /** The agent's environment before scrubbing (signing key and consent already removed). */
+  agentEnv: NodeJS.ProcessEnv;
+  stateDir?: string;
+  keyFile?: string;
+  configFile?: string;
+  /** `agent_writable` entries from the configuration (`~/` expanded here). */
+  agentWritable?: readonly string[];
+  /** Whether the agent gets its own session (no terminal); see `agentDetachedByDefault`. */
+  newSession: boolean;
+}
+
+/**
+ * Prepare the confined agent of one turn. bubblewrap must start here (`probeSandbox`);
+ * otherwise the turn fails before the agent runs — a confined turn is never silently run
+ * unconfined.
+ * Output: {@link ConfinedAgent}; the caller runs `argv` with `env` and a start report on fd 3,
+ * and calls `cleanup` after the turn.
+ * Errors: `TurngateError` `confine_unavailable` naming why bubblewrap cannot start and the
+ * fix; `AgentSpawnError` when the agent program is not found on the agent's `PATH`.
+ */
+export async function confineAgent(
+  agent: readonly string[],
+  options: ConfineAgentOptions,
+): Promise<ConfinedAgent> {
+  const sandbox = await probeSandbox(options.hostEnv);
+  if (!sandbox.available) {
+    throw new TurngateError(
+      "confine_unavailable",
+      `--confine (or "confine_agent": true) needs bubblewrap, which cannot start a sandbox here: ${sandbox.reason}. turngate does not run a confined turn unconfined: fix the sandbox, or drop --confine / "confine_agent" (then the agent runs as your user and can forge a waiver or a prompt event)`,
+    );
+  }
+  const program = agent[0] ?? "";
+  if (!program.includes("/") && findOnPath(program, options.agentEnv.PATH ?? "") === undefined) {
+    throw new AgentSpawnError(
+      agent.join(" "),
+      `${program} not found on PATH; check the command after --`,
+    );
+  }
+  const home = options.hostEnv.HOME || homedir();
+  const writable = (options.agentWritable ?? []).map((entry) =>
+    entry.startsWith("~/") ? join(home, entry.slice(2)) : entry,
+  );
+  const privateTmp = mkdtempSync(join(tmpBase(options.root), "turngate-agent-tmp-"));
+  let cliRoot: string | undefined;
+  try {
+    cliRoot = cliPackageRoot();
+  } catch {
+    cliRoot = undefined;
+  }
+  const plan = confinePlan({
+    workspace: options.root,
+    cwd: options.cwd,
+    tmpdir: privateTmp,
+    env: options.hostEnv,
+    ...(options.stateDir !== undefined ? { stateDir: options.stateDir } : {}),
+    ...(options.keyFile !== undefined ? { keyFile: options.keyFile } : {}),
+    ...(options.configFile !== undefined ? { configFile: options.configFile } : {}),
+    hide: cliRoot !== undefined ? [cliRoot] : [],
+    agentWritable: writable,
+    newSession: options.newSession,
+  });
+  return {
+    argv: [
+      sandbox.bwrap,
+      ...confineArgs(plan),
+      "--",
+      "/bin/sh",
+      "-c",
+      LAUNCHER,
+      "turngate-agent",
+      ...agent,
+    ],
+    env: confinedAgentEnv(options.agentEnv, plan.tmpdir),
+    plan,
+    cleanup() {
+      rmSync(privateTmp, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The folder the private `TMPDIR` is made in: the system's, unless it lies in the workspace. */
+function tmpBase(root: string): string {
+  const base = tmpdir();
+  const rel = base.startsWith(root) ? base.slice(root.length) : undefined;
+  if (rel !== undefined && (rel === "" || rel.startsWith("/"))) return "/tmp";
+  return isAbsolute(base) ? base : "/tmp";
+}
+
+/**
+ * The error of a confined turn whose sandbox was not set up (bubblewrap exited before the
+ * agent started): its message is above, on stderr. `TurngateError` `confine_failed`.
+ */
+export function confineFailed(exitCode: number): TurngateError {
+  return new TurngateError(
+    "confine_failed",
+    `bubblewrap could not set up the confined agent's sandbox (exit ${exitCode}; its message is above): the agent did not run. Check that the workspace, the state folder and every agent_writable folder exist, or drop --confine`,
+  );
+}
