@@ -181,8 +181,10 @@ export function cacheConfigToWire(config: CacheConfig): CacheConfigWire {
  * `checks_from_affected` (opt-in, default false: affected targets may narrow the checks)
  * and `cache` (the result cache, issue 20: {@link CacheConfigSchema}), `isolation`
  * (`clean-room` or `in-place`, docs/design.md §3b; absent: clean-room where the sandbox
- * starts, else in-place) and `network` (clean-room checks may reach the network; default
- * false). Both are read from the configuration captured when the turn starts.
+ * starts, else in-place), `network` (clean-room checks may reach the network; default
+ * false) and `setup` (the clean room's dependency setup: a command, or false; default the
+ * preset's, README "Isolation: clean-room checks"). All three are read from the
+ * configuration captured when the turn starts.
  * A check record's `cwd` is the folder it runs in, relative to the workspace root (no `..`
  * segment, not absolute: `checks.N.cwd` names a bad one); with `checks_from_affected`, a
  * check with a `cwd` and no `targets` maps to the target whose root holds that folder.
@@ -222,6 +224,12 @@ export const TurngateConfigSchema = z
       })
       .optional(),
     network: z.boolean().optional(),
+    setup: z
+      .union([z.string().regex(/\S/, { message: "must not be blank" }), z.literal(false)], {
+        message:
+          'must be a shell command (the dependency setup run in the clean room when a dependency folder changed, e.g. "npm ci") or false (never: a changed dependency folder stays hidden from the checks)',
+      })
+      .optional(),
   })
   .strict();
 
@@ -269,6 +277,11 @@ export interface TurngateConfig {
   isolation?: "clean-room" | "in-place";
   /** `network`: clean-room checks may reach the network; undefined: no. */
   network?: boolean;
+  /**
+   * `setup`: the clean room's dependency setup command, or false (never); undefined: the
+   * preset default (`@turngate/node`'s `detectSetup`).
+   */
+  setup?: string | false;
 }
 
 /**
@@ -348,6 +361,7 @@ export function loadConfig(root: string, explicitPath?: string): TurngateConfig 
   }
   if (config.isolation !== undefined) loaded.isolation = config.isolation;
   if (config.network !== undefined) loaded.network = config.network;
+  if (config.setup !== undefined) loaded.setup = config.setup;
   if (config.max_infrastructure_attempts !== undefined) {
     loaded.maxInfrastructureAttempts = config.max_infrastructure_attempts;
   }
