@@ -58,7 +58,9 @@ def test_clean_room_checks_write_only_the_copy(repo, monkeypatch, tmp_path_facto
         assert not (repo / "new.txt").exists()
 
 
-def test_the_setup_option_runs_the_configured_setup_when_a_dependency_folder_changed(repo, monkeypatch, tmp_path_factory):
+def test_the_setup_option_runs_the_configured_setup_when_a_dependency_folder_changed(
+    repo, monkeypatch, tmp_path_factory
+):
     monkeypatch.setenv("TURNGATE_ROOM_DIR", str(tmp_path_factory.mktemp("rooms")))
     (repo / ".gitignore").write_text("node_modules/\n")
     setup = "echo setting up; exit 3"
