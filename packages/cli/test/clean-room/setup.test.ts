@@ -240,3 +240,118 @@ fs.writeFileSync("lib.js", ${JSON.stringify(ADDS)});`,
     testTimeout(120_000),
   );
 });
+
+/** A pure-Python wheel `dep-1.0-py3-none-any.whl` in `dest` whose `dep.f()` returns `value`. */
+function wheel(dest: string, value: number): void {
+  mkdirSync(dest, { recursive: true });
+  const script = `import sys, zipfile
+files = {
+  "dep/__init__.py": "def f():\\n    return ${value}\\n",
+  "dep-1.0.dist-info/METADATA": "Metadata-Version: 2.1\\nName: dep\\nVersion: 1.0\\n",
+  "dep-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\\nGenerator: test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n",
+}
+files["dep-1.0.dist-info/RECORD"] = "".join(f"{name},,\\n" for name in files) + "dep-1.0.dist-info/RECORD,,\\n"
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    for name, text in files.items():
+        z.writestr(name, text)
+`;
+  execFileSync("python3", ["-c", script, join(dest, "dep-1.0-py3-none-any.whl")]);
+}
+
+/** A Python project using `dep` from a local wheel (requirements.txt), installed in `.venv/`. */
+function pythonProject(): Project {
+  const p = gitProject({
+    ".gitignore": ".venv/\n",
+    "requirements.txt": "./vendor/dep-1.0-py3-none-any.whl\n",
+    "lib.py": "import dep\n\ndef g():\n    return dep.f()\n",
+    "test.py": "import lib\nassert lib.g() == 3, f'expected 3, got {lib.g()}'\n",
+  });
+  cleanups.push(p.cleanup);
+  wheel(join(p.root, "vendor"), 1);
+  execFileSync("python3", ["-m", "venv", ".venv"], { cwd: p.root });
+  execFileSync(
+    ".venv/bin/python",
+    [
+      "-m",
+      "pip",
+      "install",
+      "-q",
+      "--no-index",
+      "--disable-pip-version-check",
+      "-r",
+      "requirements.txt",
+    ],
+    { cwd: p.root },
+  );
+  execFileSync("git", ["add", "-A"], { cwd: p.root });
+  execFileSync(
+    "git",
+    ["-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "deps"],
+    { cwd: p.root },
+  );
+  return p;
+}
+
+describe.skipIf(!sandbox.available)(
+  `dependency setup in the clean room: Python${SKIP_REASON}`,
+  () => {
+    const PY_CHECK = ".venv/bin/python test.py";
+    const pyTurn = (p: Project, agent: string, mode?: string) =>
+      turngate(
+        [
+          "run",
+          "--json",
+          ...(mode !== undefined ? ["--isolation", mode] : []),
+          "--check",
+          PY_CHECK,
+          "--",
+          "node",
+          agent,
+        ],
+        p.root,
+        { PIP_NO_INDEX: "1" },
+      );
+    /** An agent that writes `lib` and patches the installed `dep` (null: adds a harmless file beside it). */
+    const patcher = (p: Project, lib: string, value: number | null, name: string) =>
+      p.agent(
+        name,
+        `const fs = require("node:fs"); const path = require("node:path");
+const site = path.join(".venv/lib", fs.readdirSync(".venv/lib")[0], "site-packages");
+if (${value === null}) fs.writeFileSync(path.join(site, "notes.txt"), "hello\\n");
+else fs.writeFileSync(path.join(site, "dep/__init__.py"), "def f():\\n    return ${value}\\n");
+fs.writeFileSync("lib.py", ${JSON.stringify(lib)});`,
+      );
+
+    test(
+      "an agent that patches a package in .venv: the checks see the room venv pip built from requirements.txt, not the patch",
+      async () => {
+        // Positive control: a harmless write in the venv and an honest fix end verified.
+        const honest = pythonProject();
+        const ok = await pyTurn(
+          honest,
+          patcher(honest, "import dep\n\ndef g():\n    return dep.f() + 2\n", null, "honest.js"),
+        );
+        expect(ok.json.isolation.mode).toBe("clean-room");
+        expect(runs(ok.stderr)).toEqual([
+          expect.stringMatching(
+            /^turngate: setup: running `python3 -m venv \.venv && \.venv\/bin\/python -m pip install --disable-pip-version-check -q -r requirements\.txt` in the clean room \(\.venv changed during the turn; cache miss [0-9a-f]{12}\)…$/,
+          ),
+        ]);
+        expect(ok.json.verdict).toBe("verified");
+
+        const attack = (p: Project) =>
+          patcher(p, "import dep\n\ndef g():\n    return dep.f()\n", 3, "attack.js");
+        const p = pythonProject();
+        const refused = await pyTurn(p, attack(p));
+        expect(refused.json.verdict).toBe("incomplete");
+        expect(refused.json.checks.map((c) => [c.id, c.status])).toEqual([["check:1", "failed"]]);
+        expect(readFileSync(refused.json.checks[0]?.log_path as string, "utf8")).toContain(
+          "expected 3, got 1",
+        );
+        const q = pythonProject();
+        expect((await pyTurn(q, attack(q), "in-place")).json.verdict).toBe("verified");
+      },
+      testTimeout(180_000),
+    );
+  },
+);
