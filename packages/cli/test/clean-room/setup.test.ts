@@ -112,6 +112,12 @@ describe.skipIf(!sandbox.available)(`dependency setup in the clean room${SKIP_RE
       const p = project();
       const first = await turn(p, addDependency(p, ADDS));
       expect(first.json.isolation.mode).toBe("clean-room");
+      // On failure, show what the turn said (the setup line, the outcome, the checks).
+      expect({
+        verdict: first.json.verdict,
+        outcome: first.json.outcome,
+        stderr: first.stderr,
+      }).toMatchObject({ verdict: "verified" });
       expect(first.json.checks.map((c) => [c.id, c.status])).toEqual([["check:1", "passed"]]);
       expect(first.json.verdict).toBe("verified");
       expect(runs(first.stderr)).toHaveLength(1);
