@@ -97,6 +97,11 @@ type SessionOptions struct {
 	Isolation IsolationMode `json:"isolation,omitempty"`
 	// Network lets clean-room checks reach the network (default: loopback only).
 	Network *bool `json:"network,omitempty"`
+	// Setup is the clean room's dependency setup (docs/design.md §3b): a shell command
+	// (string) run in the room with network when a dependency folder changed during the
+	// turn, or false to never run one (a changed folder stays hidden); nil: the preset's
+	// default (npm ci, pnpm install --frozen-lockfile, pip install -e . into a room venv).
+	Setup any `json:"setup,omitempty"`
 }
 
 // SessionCreateParams are the params of session.create: the workspace root (absolute, or

@@ -56,3 +56,31 @@ def test_clean_room_checks_write_only_the_copy(repo, monkeypatch, tmp_path_facto
             bound=True, effect_digest=sha256("workspace|a.txt|" + sha256("a\n"))
         )
         assert not (repo / "new.txt").exists()
+
+
+def test_the_setup_option_runs_the_configured_setup_when_a_dependency_folder_changed(
+    repo, monkeypatch, tmp_path_factory
+):
+    monkeypatch.setenv("TURNGATE_ROOM_DIR", str(tmp_path_factory.mktemp("rooms")))
+    (repo / ".gitignore").write_text("node_modules/\n")
+    setup = "echo setting up; exit 3"
+    options = {"isolation": "auto", "setup": setup}
+    with turngate.Client() as client, client.create_session(repo, options=options) as session:
+        (repo / "node_modules" / "dep").mkdir(parents=True)
+        (repo / "node_modules" / "dep" / "index.js").write_text("module.exports = 1;\n")
+        result = session.verify_commands("tests", [command("true")], bind=True)
+        if result.isolation.mode != "clean-room":
+            pytest.skip(f"clean-room test skipped: the sandbox cannot start here ({result.isolation.reason})")
+        assert [(run.id, run.status) for run in result.runs] == [("setup", "failed")]
+        outcome = session.decide()
+        assert outcome.kind == "incomplete"
+        assert outcome.message is not None
+        assert outcome.message.startswith(
+            f"completion gate: the dependency setup `{setup}` failed in the clean room"
+            " (it ran because node_modules changed during the turn), so no check ran"
+        )
+
+
+def test_a_setup_option_other_than_a_command_or_false_is_refused_naming_the_field(bridge, repo):
+    with pytest.raises(turngate.TurngateError, match=r"options\.setup"):
+        bridge.create_session(repo, options={"setup": True})

@@ -186,11 +186,12 @@ export function cacheConfigToWire(config: CacheConfig): CacheConfigWire {
  * `checks_from_affected` (opt-in, default false: affected targets may narrow the checks)
  * and `cache` (the result cache, issue 20: {@link CacheConfigSchema}), `isolation`
  * (`clean-room` or `in-place`, docs/design.md §3b; absent: clean-room where the sandbox
- * starts, else in-place) and `network` (clean-room checks may reach the network; default
- * false), `confine_agent` (`run` confines the agent as `--confine` does, README "Confined
- * agents") and `agent_writable` (what a confined agent may write besides the workspace:
- * `.git`, or absolute / `~/` folders outside it). All are read from the configuration
- * captured when the turn starts.
+ * starts, else in-place), `network` (clean-room checks may reach the network; default
+ * false), `setup` (the clean room's dependency setup: a command, or false; default the
+ * preset's, README "Isolation: clean-room checks"), `confine_agent` (`run` confines the
+ * agent as `--confine` does, README "Confined agents") and `agent_writable` (what a
+ * confined agent may write besides the workspace: `.git`, or absolute / `~/` folders
+ * outside it). All are read from the configuration captured when the turn starts.
  * A check record's `cwd` is the folder it runs in, relative to the workspace root (no `..`
  * segment, not absolute: `checks.N.cwd` names a bad one); with `checks_from_affected`, a
  * check with a `cwd` and no `targets` maps to the target whose root holds that folder.
@@ -238,6 +239,12 @@ export const TurngateConfigSchema = z
           if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
         }),
       )
+      .optional(),
+    setup: z
+      .union([z.string().regex(/\S/, { message: "must not be blank" }), z.literal(false)], {
+        message:
+          'must be a shell command (the dependency setup run in the clean room when a dependency folder changed, e.g. "npm ci") or false (never: a changed dependency folder stays hidden from the checks)',
+      })
       .optional(),
   })
   .strict();
@@ -294,6 +301,11 @@ export interface TurngateConfig {
    * the turn starts); undefined: none.
    */
   agentWritable?: string[];
+  /**
+   * `setup`: the clean room's dependency setup command, or false (never); undefined: the
+   * preset default (`@turngate/node`'s `detectSetup`).
+   */
+  setup?: string | false;
 }
 
 /**
@@ -375,6 +387,7 @@ export function loadConfig(root: string, explicitPath?: string): TurngateConfig 
   if (config.network !== undefined) loaded.network = config.network;
   if (config.confine_agent !== undefined) loaded.confineAgent = config.confine_agent;
   if (config.agent_writable !== undefined) loaded.agentWritable = config.agent_writable;
+  if (config.setup !== undefined) loaded.setup = config.setup;
   if (config.max_infrastructure_attempts !== undefined) {
     loaded.maxInfrastructureAttempts = config.max_infrastructure_attempts;
   }

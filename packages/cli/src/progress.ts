@@ -1,4 +1,4 @@
-import type { VerifyProgressEvent } from "@turngate/node";
+import type { SetupProgressEvent, VerifyProgressEvent } from "@turngate/node";
 import { failureClassOf, progressOutcome } from "./check-outcome.js";
 import { formatSeconds } from "./duration.js";
 import { escapeControls } from "./terminal-text.js";
@@ -80,4 +80,19 @@ export function createProgressReporter(stream: ProgressStream): {
     },
     close: stop,
   };
+}
+
+/**
+ * The one progress line of the clean room's dependency setup (docs/design.md §3b), for
+ * stderr: `turngate: setup: running \`npm ci --no-audit --no-fund\` in the clean room
+ * (node_modules changed during the turn; cache miss 0123456789ab)…` before it runs, or
+ * `turngate: setup: reusing the result of \`…\` (…; cache hit 0123456789ab)` when the
+ * result sealed for the same inputs is reused. No trailing newline.
+ */
+export function setupProgressLine(event: SetupProgressEvent): string {
+  const command = escapeControls(event.command);
+  const reason = escapeControls(event.reason);
+  return event.cache === "miss"
+    ? `turngate: setup: running \`${command}\` in the clean room (${reason}; cache miss ${event.key})…`
+    : `turngate: setup: reusing the result of \`${command}\` (${reason}; cache hit ${event.key})`;
 }

@@ -54,7 +54,7 @@ import {
   EXIT_INTERNAL,
   EXIT_OK,
 } from "./context.js";
-import { createProgressReporter } from "./progress.js";
+import { createProgressReporter, setupProgressLine } from "./progress.js";
 import { type StatePaths, stateWriteProblem } from "./state-dir.js";
 import {
   type SkippedCheck,
@@ -307,6 +307,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     ...(request.verifier !== undefined ? { verifier: { command: request.verifier } } : {}),
     isolation: request.isolation ?? config.isolation ?? isolationFromEnv(ctx.env) ?? "auto",
     ...(config.network !== undefined ? { network: config.network } : {}),
+    ...(config.setup !== undefined ? { setup: config.setup } : {}),
   });
   const isolation = session.isolation;
   if (isolation.mode === "in-place" && isolation.reason !== undefined) {
@@ -402,6 +403,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
           return await session.verifyCommands(TURN_CHECKS_SUBJECT, commands, {
             bind: true,
             onProgress: progress.onProgress,
+            onSetup: (event) => ctx.stderr.write(`${setupProgressLine(event)}\n`),
             signal,
             ...(turnCache ? { cache: turnCache.hook } : {}),
           });

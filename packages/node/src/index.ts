@@ -152,7 +152,12 @@ export {
   proofWorkspaceRoot,
   verifyTurnProof,
 } from "./session/proof-verify.js";
-export { type DecideOptions, Session } from "./session/session.js";
+export {
+  type DecideOptions,
+  SETUP_CHECK_ID,
+  Session,
+  setupFailedMessage,
+} from "./session/session.js";
 export type {
   CachedCommandResult,
   CheckRewrite,
@@ -163,6 +168,7 @@ export type {
   SessionCheckEnvironment,
   SessionIsolation,
   SessionOptions,
+  SetupProgressEvent,
   VerifyCommandsOptions,
   VerifyCommandsResult,
   VerifyProgressEvent,

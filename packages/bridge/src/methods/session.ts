@@ -179,6 +179,12 @@ export const sessionMethods = {
             .boolean()
             .optional()
             .describe("clean-room checks may reach the network; default false (loopback only)"),
+          setup: z
+            .union([z.string().regex(/\S/, { message: "must not be blank" }), z.literal(false)])
+            .optional()
+            .describe(
+              "the clean room's dependency setup (docs/design.md §3b): a shell command run in the room, in the sandbox, with network, when a dependency folder changed during the turn (or node_modules is absent but declared), its result cached by the digest of its inputs; false: never (a changed folder stays hidden); default the preset's (npm ci, pnpm install --frozen-lockfile, pip install -e . into a room venv)",
+            ),
         })
         .default({}),
     }),
@@ -209,6 +215,7 @@ export const sessionMethods = {
           : {}),
         ...(p.options.isolation !== undefined ? { isolation: p.options.isolation } : {}),
         ...(p.options.network !== undefined ? { network: p.options.network } : {}),
+        ...(p.options.setup !== undefined ? { setup: p.options.setup } : {}),
       }).catch(withOptionPath);
       return { session_id: ctx.sessions.add(session) };
     },

@@ -24,6 +24,8 @@ export interface OpenSessionInput {
   isolation?: "clean-room" | "in-place" | "auto";
   /** Clean-room checks may reach the network (`options.network`). */
   network?: boolean;
+  /** The clean room's dependency setup (`options.setup`): a command, or false (never). */
+  setup?: string | false;
 }
 
 /**
@@ -48,5 +50,6 @@ export async function openHostSession(input: OpenSessionInput): Promise<Session>
       : {}),
     ...(input.isolation !== undefined ? { isolation: input.isolation } : {}),
     ...(input.network !== undefined ? { network: input.network } : {}),
+    ...(input.setup !== undefined ? { setup: input.setup } : {}),
   });
 }

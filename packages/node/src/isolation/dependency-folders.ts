@@ -26,6 +26,11 @@ export interface DependencyFolder {
   path: string;
   /** False when a ledger row lies below it (the agent changed it during the turn). */
   visible: boolean;
+  /**
+   * Where its bytes are read from on the host when not the workspace: the folder of a
+   * sealed setup result (`room-setup.ts`). Such a folder is shown even when not `visible`.
+   */
+  src?: string;
 }
 
 /**
@@ -70,7 +75,9 @@ export function findDependencyFolders(
 /**
  * The room mounts that show the visible `folders` (see the module docs): a tmpfs at each,
  * then each entry of the real folder bound read-only (a symlink recreated with its text).
- * `workspace` is both where the real folders are read and where the room is mounted.
+ * `workspace` is where the room is mounted and where the real folders are read, except a
+ * folder with `src` (a setup result), which is read from `src` and shown even when the
+ * workspace's folder is not visible.
  * Errors: none (an entry that vanished is left out).
  */
 export function dependencyMounts(
@@ -79,11 +86,12 @@ export function dependencyMounts(
 ): RoomMount[] {
   const mounts: RoomMount[] = [];
   for (const folder of folders) {
-    if (!folder.visible) continue;
+    if (!folder.visible && folder.src === undefined) continue;
     const dir = join(workspace, folder.path);
+    const from = folder.src ?? dir;
     let children: Dirent[];
     try {
-      children = readdirSync(dir, { withFileTypes: true });
+      children = readdirSync(from, { withFileTypes: true });
     } catch {
       continue;
     }
@@ -91,14 +99,15 @@ export function dependencyMounts(
     children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const child of children) {
       const abs = join(dir, child.name);
+      const src = join(from, child.name);
       if (child.isSymbolicLink()) {
         try {
-          mounts.push({ op: "symlink", target: readlinkSync(abs), dest: abs });
+          mounts.push({ op: "symlink", target: readlinkSync(src), dest: abs });
         } catch {
           // vanished
         }
       } else if (child.isDirectory() || child.isFile()) {
-        mounts.push({ op: "ro-bind", src: abs, dest: abs });
+        mounts.push({ op: "ro-bind", src, dest: abs });
       }
     }
   }

@@ -18,7 +18,18 @@ export {
   dependencyMounts,
   findDependencyFolders,
 } from "./dependency-folders.js";
-export { RoomChecks, type RoomChecksOptions, roomCheckEnv } from "./room-checks.js";
+export {
+  HOME_VALUE_NAMES,
+  homeValues,
+  readCargoRegistries,
+  readNpmRegistry,
+} from "./home-values.js";
+export {
+  RoomChecks,
+  type RoomChecksOptions,
+  type RoomSetupPlan,
+  roomCheckEnv,
+} from "./room-checks.js";
 export {
   isKeptCacheDir,
   KEPT_CACHE_DIRS,
@@ -35,6 +46,20 @@ export {
 } from "./room-git.js";
 export { dropKept, type KeptFingerprint, keptDirs, keptFingerprint } from "./room-kept.js";
 export { type CopiedOutputs, copyRoomOutputs } from "./room-outputs.js";
+export {
+  detectSetup,
+  isSetupInput,
+  SETUP_CACHE_KEEP,
+  SETUP_SCHEMA,
+  SetupCache,
+  type SetupCommand,
+  type SetupConfig,
+  type SetupNeed,
+  type SetupResult,
+  setupKey,
+  setupNeed,
+  toolchainFingerprint,
+} from "./room-setup.js";
 export {
   bwrapArgs,
   findBwrap,

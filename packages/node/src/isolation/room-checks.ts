@@ -5,6 +5,15 @@ import type { EntryState } from "../workspace/snapshot.js";
 import { CleanRoom, cleanRoomDir, type RoomPreparation } from "./clean-room.js";
 import { dependencyMounts, findDependencyFolders } from "./dependency-folders.js";
 import type { BaselineHead } from "./room-git.js";
+import {
+  SetupCache,
+  type SetupConfig,
+  type SetupNeed,
+  type SetupResult,
+  setupKey,
+  setupNeed,
+  toolchainFingerprint,
+} from "./room-setup.js";
 import { bwrapArgs, type SandboxBind, toolchainBinds } from "./sandbox.js";
 
 /**
@@ -36,6 +45,19 @@ export interface RoomChecksOptions {
    * from then on may be the agent's and is not trusted (`CleanRoom.open`). Default now.
    */
   turnStartMs?: number;
+  /**
+   * The turn-start configuration's `"setup"` (`room-setup.ts`): a command, `false` (never
+   * run one: a changed dependency folder stays hidden), undefined (the preset default).
+   */
+  setup?: SetupConfig;
+}
+
+/** The dependency setup a turn's checks need (`RoomChecks.planSetup`). */
+export interface RoomSetupPlan extends SetupNeed {
+  /** The cache key ({@link setupKey}). */
+  key: string;
+  /** The proven cached result, when the cache hits. */
+  cached?: SetupResult;
 }
 
 /** One turn's clean-room checks; `close()` when the checks are done. */
@@ -45,13 +67,21 @@ export class RoomChecks {
   readonly #workspace: string;
   readonly #toolchains: SandboxBind[];
   readonly #home: string | undefined;
+  readonly #setupCache: SetupCache;
   #entries: ReadonlyMap<string, EntryState> = new Map();
   #changed: readonly string[] = [];
+  /** The setup result the checks of this turn see instead of the workspace's folders. */
+  #setupResult: SetupResult | undefined;
 
   private constructor(room: CleanRoom, options: RoomChecksOptions, workspace: string) {
     this.#room = room;
     this.#options = options;
     this.#workspace = workspace;
+    const turnStartMs = options.turnStartMs ?? Date.now();
+    this.#setupCache = new SetupCache(
+      join(room.dir, "setup"),
+      BigInt(Math.floor(turnStartMs) - 50) * 1_000_000n,
+    );
     this.#home = options.env.HOME ?? homedir();
     this.#toolchains = toolchainBinds(
       this.#home,
@@ -104,6 +134,74 @@ export class RoomChecks {
     return this.#room.prepare(entries, this.#options.head);
   }
 
+  /**
+   * The dependency setup this turn's checks need, after a `prepare` (`room-setup.ts`): none
+   * (undefined) when no dependency folder changed and none is missing, or no setup applies;
+   * else the command, why, its cache key and the proven cached result when there is one.
+   * A hit is adopted at once (the checks see it). Never throws.
+   */
+  planSetup(): RoomSetupPlan | undefined {
+    const need = setupNeed(
+      this.#workspace,
+      this.#room.tree,
+      this.#entries,
+      this.#changed,
+      this.#options.setup,
+    );
+    if (need === undefined) return undefined;
+    const key = setupKey(
+      need.setup,
+      this.#entries,
+      toolchainFingerprint(need.setup, this.#options.checkPath),
+    );
+    const cached = this.#setupCache.lookup(key);
+    if (cached !== undefined) this.#setupResult = cached;
+    return { ...need, key, ...(cached !== undefined ? { cached } : {}) };
+  }
+
+  /**
+   * The `launch` wrapper of the setup command: the sandbox of a check, **with** network, the
+   * room at the workspace path and no dependency folder mounted (the setup builds them from
+   * the in-scope bytes alone); `writable` as for {@link launcher}.
+   */
+  setupLauncher(
+    writable: readonly string[],
+  ): (program: { file: string; args: string[] }) => { file: string; args: string[] } {
+    const args = bwrapArgs({
+      room: this.#room.tree,
+      workspace: this.#workspace,
+      cwd: this.#workspace,
+      home: this.#home,
+      readOnly: this.#toolchains,
+      inside: [],
+      writable: writable.map((dir) => ({ src: dir, dest: dir })),
+      network: true,
+    });
+    return (program) => ({
+      file: this.#options.bwrap,
+      args: [...args, program.file, ...program.args],
+    });
+  }
+
+  /**
+   * After the setup of `plan` passed: move the dependency folders it produced out of the
+   * room into the cache and seal them (`SetupCache.adopt`); the checks then see them.
+   * Errors: `fs` errors.
+   */
+  async adoptSetup(plan: RoomSetupPlan): Promise<SetupResult> {
+    const candidates = findDependencyFolders(this.#room.tree, this.#entries.keys(), []).map(
+      (folder) => folder.path,
+    );
+    const result = await this.#setupCache.adopt(
+      plan.key,
+      plan.setup.command,
+      this.#room.tree,
+      candidates,
+    );
+    this.#setupResult = result;
+    return result;
+  }
+
   /** Record what the check left in the room's caches (`CleanRoom.afterCheck`). */
   async afterCheck(): Promise<void> {
     await this.#room.afterCheck();
@@ -120,6 +218,19 @@ export class RoomChecks {
     writable: readonly string[],
   ): (program: { file: string; args: string[] }) => { file: string; args: string[] } {
     const folders = findDependencyFolders(this.#workspace, this.#entries.keys(), this.#changed);
+    const result = this.#setupResult;
+    if (result !== undefined) {
+      // The setup's folders replace the workspace's (changed or not: one consistent install).
+      const produced = new Set(result.folders);
+      for (const folder of folders) {
+        if (produced.has(folder.path)) folder.src = join(result.dir, folder.path);
+      }
+      for (const path of result.folders) {
+        if (!folders.some((folder) => folder.path === path)) {
+          folders.push({ path, visible: false, src: join(result.dir, path) });
+        }
+      }
+    }
     const args = bwrapArgs({
       room: this.#room.tree,
       workspace: this.#workspace,
@@ -147,9 +258,13 @@ export class RoomChecks {
  * kept caches (`__pycache__/`, `target/`, revalidated against the mtimes turngate sets), so
  * `PYTHONPYCACHEPREFIX` and `CARGO_TARGET_DIR` are removed; `GIT_OPTIONAL_LOCKS=0` keeps a
  * check's `git status` from rewriting the room's index (any change to the room's `.git`
- * makes the next check clone it again). `TMPDIR` is the sandbox's private `/tmp`.
+ * makes the next check clone it again). `TMPDIR` is the sandbox's private `/tmp`. `home` is
+ * the HOME allow-list read at baseline time (`home-values.ts`), added as values.
  */
-export function roomCheckEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+export function roomCheckEnv(
+  env: NodeJS.ProcessEnv,
+  home: Readonly<Record<string, string>> = {},
+): NodeJS.ProcessEnv {
   const { PYTHONPYCACHEPREFIX: _p, CARGO_TARGET_DIR: _c, ...rest } = env;
-  return { ...rest, GIT_OPTIONAL_LOCKS: "0", TMPDIR: "/tmp" };
+  return { ...home, ...rest, GIT_OPTIONAL_LOCKS: "0", TMPDIR: "/tmp" };
 }

@@ -1,4 +1,6 @@
+import { homeValues } from "../isolation/home-values.js";
 import { type BaselineHead, readBaselineHead } from "../isolation/room-git.js";
+import type { SetupConfig } from "../isolation/room-setup.js";
 import { probeSandbox } from "../isolation/sandbox.js";
 import type { SessionIsolation, SessionOptions } from "./types.js";
 
@@ -19,6 +21,13 @@ export interface IsolationSetup {
   network: boolean;
   /** Whether the host set `SessionOptions.isolation` (then proofs record it). */
   explicit: boolean;
+  /** `SessionOptions.setup` (clean room: the dependency setup). */
+  setup?: SetupConfig;
+  /**
+   * The HOME allow-list read at baseline time (`home-values.ts`): variables the clean-room
+   * checks get as values. Empty in place (the checks see the real HOME there).
+   */
+  homeValues: Record<string, string>;
 }
 
 /** The message of a clean-room turn whose sandbox cannot start (reason `isolation_unavailable`). */
@@ -29,11 +38,11 @@ export function isolationUnavailableMessage(reason: string): string {
 /**
  * Decide the session's isolation: `in-place` (the default for the API) needs nothing;
  * `clean-room` and `auto` start the sandbox once (`probeSandbox`, kept per process) and read
- * the baseline's HEAD. `auto` falls back to `in-place` with the reason; `clean-room` stays
+ * the baseline's HEAD and the HOME allow-list (`homeValues`). `auto` falls back to `in-place` with the reason; `clean-room` stays
  * `clean-room` with `available: false` (fail closed). Never throws.
  */
 export async function decideIsolation(
-  options: Pick<SessionOptions, "isolation" | "roomDir" | "network">,
+  options: Pick<SessionOptions, "isolation" | "roomDir" | "network" | "setup">,
   root: string,
   env: NodeJS.ProcessEnv,
 ): Promise<IsolationSetup> {
@@ -42,6 +51,8 @@ export async function decideIsolation(
   const extra = {
     explicit: options.isolation !== undefined,
     ...(options.roomDir !== undefined ? { roomDir: options.roomDir } : {}),
+    ...(options.setup !== undefined ? { setup: options.setup } : {}),
+    homeValues: {} as Record<string, string>,
   };
   if (requested === "in-place") {
     return {
@@ -53,6 +64,7 @@ export async function decideIsolation(
   }
   const [sandbox, head] = await Promise.all([probeSandbox(env), readBaselineHead(root, env)]);
   if (sandbox.available) {
+    extra.homeValues = homeValues(env);
     return {
       record: { mode: "clean-room", requested, available: true },
       head,

@@ -184,6 +184,8 @@ export class Session {
   readonly #isolationOverrides = new Map<IsolationRequest, IsolationSetup>();
   /** The configuration's `outputs` (clean room: the reports copied out of the room). */
   readonly #outputPatterns: readonly string[];
+  /** The clean room's dependency setup that failed in the last bound checks (decide's message). */
+  #setupFailure: { command: string; reason: string; log: string | undefined } | undefined;
 
   private constructor(
     options: SessionOptions,
@@ -650,6 +652,7 @@ export class Session {
     this.#ranIsolation = setup;
     if (setup.record.mode === "clean-room")
       return this.#verifyInRoom(subject, parsed, options, setup);
+    this.#setupFailure = undefined;
 
     const before = await this.#observer.snapshot();
     const agentView = this.#applySnapshot(before).changes;
@@ -725,9 +728,21 @@ export class Session {
     const rewrittenBy = new Map<string, string>();
     const reviews = this.#checkEnvironment.reviewChecks();
     const prepared = this.#checkEnvironment.prepare();
+    const homeValues = this.#ranIsolation.homeValues;
+    let setupDone = room === undefined;
     try {
       for (const [index, command] of parsed.entries()) {
         if (options.signal?.aborted) break;
+        if (!setupDone && room) {
+          setupDone = true;
+          const failed = await this.#roomSetup(room, prepared, options, homeValues);
+          if (failed !== undefined) {
+            // No check runs on dependencies that could not be set up from the in-scope bytes.
+            runs.push(failed);
+            checks.push(failed.check);
+            break;
+          }
+        }
         options.onProgress?.({ type: "start", index, total: parsed.length, command });
         const hit = await options.cache?.lookup(command, index);
         if (hit !== undefined) {
@@ -767,7 +782,7 @@ export class Session {
         const run = await runVerificationCommand(command, {
           root: room ? room.checks.workspace : this.root,
           logDir: this.#logDir,
-          env: room ? roomCheckEnv(prepared.env) : prepared.env,
+          env: room ? roomCheckEnv(prepared.env, homeValues) : prepared.env,
           shell: prepared.shell,
           ...(options.signal ? { signal: options.signal } : {}),
           ...(room ? await this.#roomLaunch(room, command, prepared.dir) : {}),
@@ -841,6 +856,7 @@ export class Session {
     options: VerifyCommandsOptions,
     setup: IsolationSetup,
   ): Promise<VerifyCommandsResult> {
+    this.#setupFailure = undefined;
     // The snapshot comes first: a turn whose checks cannot run still has its ledger.
     const before = await this.#observer.snapshot();
     this.#applySnapshot(before);
@@ -863,6 +879,7 @@ export class Session {
       exclude: [dirname(this.#logDir)],
       network: setup.network,
       turnStartMs: this.#baseline.taken_at_ms,
+      ...(setup.setup !== undefined ? { setup: setup.setup } : {}),
     });
     let run: { runs: CommandRun[]; checks: VerificationCheck[] } | undefined;
     let moved: string | undefined;
@@ -911,6 +928,65 @@ export class Session {
     return result;
   }
 
+  /**
+   * The clean room's dependency setup (docs/design.md §3b, `isolation/room-setup.ts`), before
+   * the first check that runs: the room is prepared, and when a dependency folder changed
+   * during the turn (or is absent but needed) the setup's cached result is reused, or the
+   * setup command runs in the room, in the sandbox, with network, and what it produced is
+   * sealed in the cache. Output: undefined (no setup needed, a cache hit, or it passed), or
+   * the failed setup's run (check id {@link SETUP_CHECK_ID}): the turn's checks do not run.
+   */
+  async #roomSetup(
+    room: { checks: RoomChecks; snapshot: WorkspaceSnapshot },
+    prepared: ReturnType<SessionEnvironment["prepare"]>,
+    options: VerifyCommandsOptions,
+    homeValues: Readonly<Record<string, string>>,
+  ): Promise<CommandRun | undefined> {
+    await room.checks.prepare(
+      room.snapshot.entries,
+      this.#ledger.records.map((record) => record.path),
+    );
+    const plan = room.checks.planSetup();
+    if (plan === undefined) return undefined;
+    options.onSetup?.({
+      command: plan.setup.command,
+      reason: plan.reason,
+      cache: plan.cached !== undefined ? "hit" : "miss",
+      key: plan.key.slice(0, 12),
+    });
+    if (plan.cached !== undefined) return undefined;
+    const command: VerificationCommand = {
+      id: SETUP_CHECK_ID,
+      kind: "command",
+      description: `dependency setup in the clean room: ${plan.setup.command}`,
+      command: plan.setup.command,
+      required: true,
+      expect_exit: 0,
+      timeout_ms: SETUP_TIMEOUT_MS,
+    };
+    const run = await runVerificationCommand(command, {
+      root: room.checks.workspace,
+      logDir: this.#logDir,
+      env: roomCheckEnv(prepared.env, homeValues),
+      shell: prepared.shell,
+      ...(options.signal ? { signal: options.signal } : {}),
+      launch: room.checks.setupLauncher([prepared.dir]),
+    });
+    if (run.check.status === "passed") {
+      await room.checks.adoptSetup(plan);
+      return undefined;
+    }
+    if (run.execution.log) this.#evidenceLogs.set(run.execution.log.uri, run.execution.log.sha256);
+    const log = run.execution.log?.path;
+    const check: VerificationCheck = {
+      ...run.check,
+      status: "failed",
+      residual_risk: `the dependency setup \`${plan.setup.command}\` failed in the clean room (${plan.reason})${log !== undefined ? `; its log: ${log}` : ""}: no check ran. Make \`${plan.setup.command}\` succeed on a clean copy of the change (commit the lockfile that matches the manifests), or set "setup" in turngate.config.json to the command that installs the dependencies`,
+    };
+    this.#setupFailure = { command: plan.setup.command, reason: plan.reason, log };
+    return { command, check, execution: run.execution };
+  }
+
   /** The sandbox launcher of one check in the room (after the room is prepared for it). */
   async #roomLaunch(
     room: { checks: RoomChecks; snapshot: WorkspaceSnapshot },
@@ -954,6 +1030,7 @@ export class Session {
           isolation: request,
           network: base.network,
           ...(base.roomDir !== undefined ? { roomDir: base.roomDir } : {}),
+          ...(base.setup !== undefined ? { setup: base.setup } : {}),
         },
         this.root,
         this.#env,
@@ -1008,6 +1085,15 @@ export class Session {
         reason: "isolation_unavailable",
         message: isolationUnavailableMessage(this.#ranIsolation.record.reason ?? "unknown"),
       };
+    }
+    // docs/design.md §3b: the dependency setup failed, so no check ran: name it, its log and the fix.
+    const setupFailure = this.#setupFailure;
+    if (
+      outcome.kind === "incomplete" &&
+      outcome.reason === "unverified_mutation" &&
+      setupFailure !== undefined
+    ) {
+      outcome = { ...outcome, message: setupFailedMessage(setupFailure) };
     }
     if (outcome.kind === "continue") this.#continuations += 1;
     const at = new Date();
@@ -1311,6 +1397,24 @@ export class Session {
 }
 
 /** Source-scope paths whose entry differs between two snapshots (added, changed or removed), sorted. */
+/** The check id of a clean-room dependency setup that failed (`Session.verifyCommands`). */
+export const SETUP_CHECK_ID = "setup";
+
+/** How long a dependency setup may run, ms (10 minutes). */
+const SETUP_TIMEOUT_MS = 600_000;
+
+/**
+ * The gate's message for a turn whose clean-room dependency setup failed (docs/design.md
+ * §3b): the command, why it ran, its log and what to do.
+ */
+export function setupFailedMessage(failure: {
+  command: string;
+  reason: string;
+  log: string | undefined;
+}): string {
+  return `completion gate: the dependency setup \`${failure.command}\` failed in the clean room (it ran because ${failure.reason}), so no check ran${failure.log !== undefined ? `; its log: ${failure.log}` : ""}. Make \`${failure.command}\` succeed on a clean copy of the change (a lockfile that matches the manifests, dependencies that can be fetched), or set "setup" in turngate.config.json to the command that installs them ("setup": false hides a changed dependency folder instead)`;
+}
+
 function changedSourcePaths(before: WorkspaceSnapshot, after: WorkspaceSnapshot): string[] {
   const paths: string[] = [];
   for (const [path, entry] of after.entries) {

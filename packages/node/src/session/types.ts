@@ -110,6 +110,15 @@ export interface SessionOptions {
   /** Whether clean-room checks may reach the network (config `"network": true`); default false. */
   network?: boolean;
   /**
+   * The dependency setup of clean-room checks (config `"setup"`, docs/design.md §3b,
+   * `isolation/room-setup.ts`): a shell command run in the room, in the sandbox, with
+   * network, when a dependency folder changed during the turn (or is absent but needed);
+   * `false`: never (a changed folder stays hidden); undefined: the preset default
+   * (`npm ci`, `pnpm install --frozen-lockfile`, `pip install -e .` into a room venv).
+   * Read when the session starts, like `isolation` and `network`.
+   */
+  setup?: string | false;
+  /**
    * Issue 13 item 4, default false: let an existence check in a `bash` command (`test -f P`,
    * `[ -e P ]`, `[[ -f P ]]`) on a mutated path whose bytes match the ledger bind the turn's
    * passing reports, or synthesise `shell:mutation_path_verify:<path>`
@@ -193,6 +202,24 @@ export interface VerifyCommandsOptions {
    * to fix it at baseline time. Ignored without `bind` (unbound checks run in place).
    */
   isolation?: IsolationRequest;
+  /**
+   * Called when the clean room's dependency setup is needed (`SessionOptions.setup`), before
+   * it runs (`cache: "miss"`) or when a cached result is reused (`cache: "hit"`): the CLI
+   * prints one progress line on stderr.
+   */
+  onSetup?: (event: SetupProgressEvent) => void;
+}
+
+/** What `VerifyCommandsOptions.onSetup` is told. */
+export interface SetupProgressEvent {
+  /** The setup's shell command. */
+  command: string;
+  /** Why it is needed ("node_modules changed during the turn"). */
+  reason: string;
+  /** `miss`: it runs now; `hit`: the result sealed for the same inputs is reused. */
+  cache: "hit" | "miss";
+  /** The first 12 hex of the cache key. */
+  key: string;
 }
 
 /** A stored result of one command, as the result cache hands it to `verifyCommands`. */
