@@ -19,6 +19,7 @@ import {
   cacheConfigToWire,
   type TurngateConfig,
 } from "./config.js";
+import type { TurnCarry } from "./turn-chain.js";
 
 /** Schema id of the file `turngate baseline` stores (`<state dir>/baseline.json`). */
 export const BASELINE_FILE_SCHEMA = "turngate.baseline.v1";
@@ -68,6 +69,19 @@ const BaselineFileSchema = z
       })
       .strict()
       .optional(),
+    /** Gapless turns (issue 32 item 3); absent: the baseline starts a new chain. */
+    chain: z
+      .object({
+        previous: z
+          .object({ verdict: z.string(), reason: z.string().nullable(), ended_at: z.string() })
+          .strict()
+          .nullable(),
+        unverified_paths: z.array(z.string()),
+        unverified_digests: z.array(z.string()),
+        between_turns: z.array(z.string()),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -82,6 +96,11 @@ export interface StoredBaseline {
   gitTree?: SourceTree;
   /** Issue 10: the checks' shell and PATH, user-level and review file fingerprints. */
   environment: EnvironmentBaseline;
+  /**
+   * README "Gapless turns": what this baseline's turn inherits from the turn whose judged
+   * state it is (absent: a first or fresh baseline, or a file written before issue 32).
+   */
+  carry?: TurnCarry;
 }
 
 /** The baseline id of stored bytes: lowercase hex SHA-256 (64 characters). */
@@ -99,8 +118,11 @@ export function baselineIdOf(bytes: string | Uint8Array): string {
  * fingerprints), so verify neither re-resolves the shell nor trusts files edited since.
  * With `gitTree` (`Session.baselineTree`), the source scope's git tree id is stored as
  * `git_tree: {tree, reason}` for the proof's `workspace.baseline_tree`.
+ * With `carry` (README "Gapless turns": the snapshot is the state the previous turn was
+ * judged on), it stores `chain: {previous, unverified_paths, unverified_digests,
+ * between_turns}` for `turngate verify`.
  * Input: file path, snapshot, loaded configuration, turngate version, environment,
- * optional tree.
+ * optional tree, optional carry.
  * Output: the baseline id (SHA-256 of the bytes written, 64 lowercase hex characters).
  * Errors: the `fs` error of the write.
  */
@@ -111,6 +133,7 @@ export async function writeBaseline(
   version: string,
   environment: EnvironmentBaseline,
   gitTree?: SourceTree,
+  carry?: TurnCarry,
 ): Promise<string> {
   const file: Record<string, unknown> = {
     schema: BASELINE_FILE_SCHEMA,
@@ -145,6 +168,21 @@ export async function writeBaseline(
     snapshot: serializeSnapshot(snapshot),
   };
   if (gitTree) file.git_tree = { tree: gitTree.tree, reason: gitTree.reason };
+  if (carry) {
+    file.chain = {
+      previous:
+        carry.previous === null
+          ? null
+          : {
+              verdict: carry.previous.verdict,
+              reason: carry.previous.reason,
+              ended_at: carry.previous.endedAt,
+            },
+      unverified_paths: carry.unverifiedPaths,
+      unverified_digests: carry.unverifiedDigests,
+      between_turns: carry.betweenTurns,
+    };
+  }
   const text = `${JSON.stringify(file, null, 2)}\n`;
   await writeFileAtomic(path, text);
   return baselineIdOf(text);
@@ -309,6 +347,22 @@ export async function readBaseline(
       tree.tree !== null
         ? { tree: tree.tree, reason: null }
         : { tree: null, reason: tree.reason ?? "no git tree id" };
+  }
+  const chain = parsed.data.chain;
+  if (chain) {
+    stored.carry = {
+      previous:
+        chain.previous === null
+          ? null
+          : {
+              verdict: chain.previous.verdict,
+              reason: chain.previous.reason,
+              endedAt: chain.previous.ended_at,
+            },
+      unverifiedPaths: chain.unverified_paths,
+      unverifiedDigests: chain.unverified_digests,
+      betweenTurns: chain.between_turns,
+    };
   }
   return stored;
 }

@@ -10,6 +10,7 @@ import {
   writeFileAtomic,
 } from "@turngate/node";
 import * as z from "zod";
+import type { CliContext } from "./context.js";
 
 /** Schema id of the turn chain file (`<state dir>/turn-chain.json`). */
 export const TURN_CHAIN_SCHEMA = "turngate.turn-chain.v1";
@@ -48,6 +49,64 @@ export interface TurnChain {
   snapshot: WorkspaceSnapshot;
   /** Its git tree id of the source scope, or why there is none. */
   gitTree?: SourceTree;
+}
+
+/**
+ * What one turn inherits from the turns before it (README "Gapless turns"), when the caller
+ * already knows it instead of `runTurn` reading the chain file: `turngate verify` (read from
+ * the baseline `turngate baseline` stored) and the hooks' stop (from the session file).
+ */
+export interface TurnCarry {
+  /** The previous judged turn, or null (none, or a fresh start). */
+  previous: { verdict: string; reason: string | null; endedAt: string } | null;
+  /** Paths the previous turns left unverified (sorted); `[]` after an allowed turn. */
+  unverifiedPaths: string[];
+  /** Their effect digests, oldest first (`TurnChain.unverifiedDigests`). */
+  unverifiedDigests: string[];
+  /**
+   * Paths that changed after the previous turn was judged and before this turn's baseline
+   * was stored: "changed between turns, by you or another process" (rows of this turn).
+   */
+  betweenTurns: string[];
+}
+
+/** The carry of a chain read back (`readTurnChain`), with the paths changed since it. */
+export function carryOf(chain: TurnChain, betweenTurns: readonly string[]): TurnCarry {
+  return {
+    previous: { verdict: chain.verdict, reason: chain.reason, endedAt: chain.endedAt },
+    unverifiedPaths: [...chain.unverifiedPaths],
+    unverifiedDigests: [...chain.unverifiedDigests],
+    betweenTurns: [...betweenTurns],
+  };
+}
+
+/**
+ * The host's request to start a turn chain over (`turngate run --fresh`, `turngate baseline
+ * --fresh`; README "Gapless turns") for the chain at `chainPath`. Allowed when standard
+ * input is a terminal or `TURNGATE_ALLOW_FRESH=1` is in turngate's environment; then prints
+ * a warning on stderr naming what the previous turn left unverified (a damaged chain is
+ * only named). Errors: `TurngateError` `fresh_needs_host` otherwise, saying how to consent.
+ */
+export async function startFresh(chainPath: string, root: string, ctx: CliContext): Promise<void> {
+  const tty = ctx.stdinIsTTY ?? process.stdin.isTTY === true;
+  if (!tty && ctx.env[ALLOW_FRESH_ENV] !== "1") {
+    throw new TurngateError(
+      "fresh_needs_host",
+      `--fresh drops the turn chain (what the previous turns were judged on and left unverified), so only the host may ask for it: run turngate from an interactive terminal, or set ${ALLOW_FRESH_ENV}=1 in turngate's environment (turngate removes it from the agent's)`,
+    );
+  }
+  let unverified = "";
+  try {
+    const chain = await readTurnChain(chainPath, root);
+    if (chain !== undefined && chain.unverifiedPaths.length > 0) {
+      unverified = ` (the previous turn left these unverified: ${chain.unverifiedPaths.join(", ")})`;
+    }
+  } catch (error) {
+    unverified = ` (the previous chain could not be read: ${(error as Error).message})`;
+  }
+  ctx.stderr.write(
+    `turngate: warning: --fresh: starting over: this turn's baseline is the workspace as it is now, so changes made before it are not checked by this turn${unverified}\n`,
+  );
 }
 
 const ChainFileSchema = z
@@ -186,12 +245,14 @@ export function unverifiedDigestsAfter(
  * The gate outcome of a turn that changed nothing after turns that left `paths` (effect
  * digests `digests`) unverified: `waived` (the last digest) when the host's `waivers` name
  * every one of `digests`, else `incomplete` with reason `unverified_carry_over` — never
- * `narrative`. Pure.
+ * `narrative`. `fresh` names the host's way to start over (default `turngate run --fresh`).
+ * Pure.
  */
 export function carryOverOutcome(
   paths: readonly string[],
   digests: readonly string[],
   waivers: readonly CompletionWaiver[],
+  fresh = "turngate run --fresh",
 ): GateOutcome {
   const waived = new Set(waivers.map((waiver) => waiver.effect_digest));
   const last = digests.at(-1);
@@ -205,7 +266,7 @@ export function carryOverOutcome(
   return {
     kind: "incomplete",
     reason: "unverified_carry_over",
-    message: `completion gate: this turn changed nothing, but an earlier turn's changes are still unverified (${paths.join(", ")}): they are in the workspace and no passing check covers them. Change the code so the checks pass (the next turn's checks run on them)${waive}, or, as the host, start over with \`turngate run --fresh\``,
+    message: `completion gate: this turn changed nothing, but an earlier turn's changes are still unverified (${paths.join(", ")}): they are in the workspace and no passing check covers them. Change the code so the checks pass (the next turn's checks run on them)${waive}, or, as the host, start over with \`${fresh}\``,
     effect_digest: "",
     paths: [...paths],
   };

@@ -65,8 +65,10 @@ import {
 import { setUpTurnCache, type TurnCache, type TurnCacheReport } from "./turn-cache.js";
 import {
   ALLOW_FRESH_ENV,
+  carryOf,
   carryOverOutcome,
   readTurnChain,
+  type TurnCarry,
   type TurnChain,
   unverifiedAfter,
   unverifiedDigestsAfter,
@@ -120,9 +122,12 @@ export interface TurnRequest {
   /**
    * `turngate run`'s turn chain (README "Gapless turns"): the turn starts from the state the
    * previous turn was judged on (read from `path`; none yet, or `fresh`: a new baseline),
-   * and the state this turn is judged on is written there when it is decided.
+   * and the state this turn is judged on is written there when it is decided. With
+   * `carried` (`turngate verify`, the hooks' stop), the chain file is not read: the turn
+   * starts from `baseline`, and what it inherits (unverified paths and digests, the paths
+   * changed between turns) is `carried`.
    */
-  chain?: { path: string; fresh?: boolean };
+  chain?: { path: string; fresh?: boolean; carried?: TurnCarry };
   /**
    * `--isolation` (docs/design.md §3b); absent: the configuration's `isolation`, else
    * `auto` (clean-room where the sandbox starts, else in-place with one line saying why).
@@ -277,8 +282,9 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
   // The agent and the checks never see the signing key, even one given inline, nor the
   // host's consent to drop the turn chain.
   const { [SIGNING_KEY_ENV]: _key, [ALLOW_FRESH_ENV]: _fresh, ...env } = ctx.env;
+  const carried = request.chain?.carried;
   const previous: TurnChain | undefined =
-    request.chain !== undefined && request.chain.fresh !== true
+    request.chain !== undefined && request.chain.fresh !== true && carried === undefined
       ? await readTurnChain(request.chain.path, request.root)
       : undefined;
   if (confined) {
@@ -287,6 +293,8 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     const stateDir = state.dir ?? join(request.root, TURNGATE_DIR);
     if (stateDir.startsWith(`${request.root}/`)) await ensureDirectory(stateDir);
   }
+  const prior: TurnCarry | undefined =
+    carried ?? (previous !== undefined ? carryOf(previous, []) : undefined);
   const baseline = request.baseline ?? previous?.snapshot;
   const startTree = request.baseline ? request.baselineTree : previous?.gitTree;
   const session = await Session.start({
@@ -317,9 +325,11 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
   // What changed since the previous turn was judged, before this turn's agent ran: by the
   // user or another process; those changes are rows of this turn's ledger.
   const betweenTurns =
-    previous !== undefined
-      ? (await session.observeWorkspace()).changes.map((change) => change.path)
-      : [];
+    carried !== undefined
+      ? carried.betweenTurns
+      : previous !== undefined
+        ? (await session.observeWorkspace()).changes.map((change) => change.path)
+        : [];
 
   let agent: TurnResult["agent"];
   if (request.agent) {
@@ -421,13 +431,14 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
   if (
     outcome.kind === "allow" &&
     outcome.terminal.kind === "narrative" &&
-    previous !== undefined &&
-    previous.unverifiedPaths.length > 0
+    prior !== undefined &&
+    prior.unverifiedPaths.length > 0
   ) {
     outcome = carryOverOutcome(
-      previous.unverifiedPaths,
-      previous.unverifiedDigests,
+      prior.unverifiedPaths,
+      prior.unverifiedDigests,
       request.waivers,
+      carried !== undefined ? "turngate baseline --fresh" : "turngate run --fresh",
     );
   }
   if (verification) await recordTurnTimingsReported(state, verification, delta, startedMs, ctx);
@@ -482,16 +493,13 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
   if (request.chain !== undefined) {
     const unverified = unverifiedAfter(
       outcome,
-      previous?.unverifiedPaths ?? [],
+      prior?.unverifiedPaths ?? [],
       outcome.kind !== "allow" && outcome.paths !== undefined
         ? outcome.paths
         : session.records.map((record) => record.path),
     );
     result.chain = {
-      previous:
-        previous === undefined
-          ? null
-          : { verdict: previous.verdict, reason: previous.reason, endedAt: previous.endedAt },
+      previous: prior?.previous ?? null,
       fresh: request.chain.fresh === true,
       betweenTurns,
       unverified,
@@ -506,7 +514,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
       unverifiedPaths: unverified,
       unverifiedDigests: unverifiedDigestsAfter(
         outcome,
-        previous?.unverifiedDigests ?? [],
+        prior?.unverifiedDigests ?? [],
         session.effectDigest,
       ),
       snapshot: judged,

@@ -1,13 +1,13 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { TurngateError } from "@turngate/core";
-import { Session } from "@turngate/node";
 import { baselineIdOf, recordBaselineHistory, writeBaseline } from "../baseline-store.js";
+import { startChainedBaseline } from "../chained-baseline.js";
 import { loadConfig } from "../config.js";
 import { CLI_VERSION, EXIT_OK } from "../context.js";
 import { resolveStatePaths, stateWriteProblem } from "../state-dir.js";
-import { shownPath } from "../terminal-text.js";
-import { turnCheckEnvironment } from "../turn.js";
+import { displayPath, shownPath } from "../terminal-text.js";
+import { ALLOW_FRESH_ENV, readTurnChain, startFresh, turnChainPath } from "../turn-chain.js";
 import { addLocationOptions, resolveWorkspaceRoot } from "./options.js";
 import type { CliCommand } from "./types.js";
 
@@ -27,7 +27,11 @@ export const baselineCommand: CliCommand = {
         .command("baseline")
         .summary("store the workspace baseline a later `turngate verify` compares against")
         .description(
-          "For hosts and hooks that cannot wrap the agent: take a snapshot of the workspace (file hashes, stat cache) and store it atomically, with the effective configuration (checks, timeouts, ignores), in .turngate/baseline.json (or <state-dir>/baseline.json). Prints the baseline id (SHA-256 of the stored file): pass it to `turngate verify --baseline-id` so a baseline changed in between is refused. Run it when a turn starts; run `turngate verify` when it ends.",
+          'For hosts and hooks that cannot wrap the agent: take a snapshot of the workspace (file hashes, stat cache) and store it atomically, with the effective configuration (checks, timeouts, ignores), in .turngate/baseline.json (or <state-dir>/baseline.json). Prints the baseline id (SHA-256 of the stored file): pass it to `turngate verify --baseline-id` so a baseline changed in between is refused. Run it when a turn starts; run `turngate verify` when it ends. Gapless turns: after a `turngate verify` (or `turngate run`) with the same state folder, the baseline is the state that turn was judged on, not the workspace now, so changes made in between join the next turn\'s ledger (named "changed between turns, by you or another process"), and a turn that changes nothing after an unverified one is incomplete (unverified_carry_over).',
+        )
+        .option(
+          "--fresh",
+          `start a new turn chain: the baseline is the workspace as it is now, so what earlier turns left unverified is no longer checked (prints a warning). Only the host may ask: it needs an interactive terminal or ${ALLOW_FRESH_ENV}=1 in turngate's environment`,
         )
         .option(
           "--config <file>",
@@ -35,20 +39,28 @@ export const baselineCommand: CliCommand = {
         )
         .option(
           "--json",
-          "print {schema, baseline_id, path, root, files, config_path, taken_at, replaced} as JSON instead of text",
+          "print {schema, baseline_id, path, root, files, config_path, taken_at, replaced, chain} as JSON instead of text (chain: null for a first or --fresh baseline, else {previous: {verdict, reason, ended_at}, unverified_paths, changed_between_turns})",
         ),
     ).action(
-      async (flags: { config?: string; root?: string; stateDir?: string; json?: boolean }) => {
+      async (flags: {
+        config?: string;
+        root?: string;
+        stateDir?: string;
+        json?: boolean;
+        fresh?: boolean;
+      }) => {
         const root = resolveWorkspaceRoot(ctx.cwd, flags.root, (line) => ctx.stderr.write(line));
         const paths = resolveStatePaths(root, flags.stateDir, ctx.cwd);
         const config = loadConfig(root, flags.config ? resolve(ctx.cwd, flags.config) : undefined);
-        const session = await Session.start({
+        const chainPath = turnChainPath(paths.dir);
+        if (flags.fresh === true) await startFresh(chainPath, root, ctx);
+        const chain = flags.fresh === true ? undefined : await readTurnChain(chainPath, root);
+        const { session, carry } = await startChainedBaseline({
           root,
-          ignores: config.ignores,
-          ...(config.outputs !== undefined ? { outputs: config.outputs } : {}),
-          ...(config.defaultOutputs !== undefined ? { defaultOutputs: config.defaultOutputs } : {}),
+          config,
+          stateDir: paths.dir,
           env: ctx.env,
-          checkEnvironment: turnCheckEnvironment(root, config, paths.dir, undefined),
+          chain,
         });
         const before = await readFile(paths.baseline).catch(() => undefined);
         let id: string;
@@ -62,6 +74,7 @@ export const baselineCommand: CliCommand = {
             CLI_VERSION,
             session.environmentBaseline,
             session.baselineTree,
+            carry,
           );
           previous = await recordBaselineHistory(paths.baselineHistory, { id, taken_at: takenAt });
         } catch (error) {
@@ -86,6 +99,20 @@ export const baselineCommand: CliCommand = {
             config_path: config.path ?? null,
             taken_at: takenAt,
             replaced,
+            chain:
+              carry === undefined
+                ? null
+                : {
+                    previous: carry.previous
+                      ? {
+                          verdict: carry.previous.verdict,
+                          reason: carry.previous.reason,
+                          ended_at: carry.previous.endedAt,
+                        }
+                      : null,
+                    unverified_paths: carry.unverifiedPaths,
+                    changed_between_turns: carry.betweenTurns,
+                  },
           };
           ctx.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
         } else {
@@ -94,7 +121,7 @@ export const baselineCommand: CliCommand = {
               ? ""
               : `replaced: the previous baseline ${replaced.id}${replaced.taken_at ? ` (taken at ${replaced.taken_at})` : ""}; \`turngate verify --baseline-id\` refuses its id from now on\n`;
           ctx.stdout.write(
-            `baseline: ${count} ${count === 1 ? "file" : "files"} recorded in ${shownPath(root, paths.baseline)}\nbaseline id: ${id}\n${note}`,
+            `baseline: ${count} ${count === 1 ? "file" : "files"} recorded in ${shownPath(root, paths.baseline)}\nbaseline id: ${id}\n${note}${carry ? chainNote(carry) : ""}`,
           );
         }
         state.exitCode = EXIT_OK;
@@ -102,3 +129,28 @@ export const baselineCommand: CliCommand = {
     );
   },
 };
+
+/**
+ * The lines `turngate baseline` prints for a chained baseline (README "Gapless turns"): it
+ * continues from the state the previous turn was judged on, the paths changed since, and
+ * what is still unverified.
+ */
+function chainNote(
+  carry: NonNullable<Awaited<ReturnType<typeof startChainedBaseline>>["carry"]>,
+): string {
+  const previous = carry.previous;
+  const lines = [
+    `continues from the state the previous turn was judged on${previous ? ` (${previous.verdict}${previous.reason ? `, ${previous.reason}` : ""}, at ${previous.endedAt})` : ""}; \`turngate baseline --fresh\` (host only) starts over`,
+  ];
+  if (carry.betweenTurns.length > 0) {
+    lines.push(
+      `changed between turns, by you or another process: ${carry.betweenTurns.map(displayPath).join(", ")} (rows of the next turn, checked with it)`,
+    );
+  }
+  if (carry.unverifiedPaths.length > 0) {
+    lines.push(
+      `still unverified from earlier turns: ${carry.unverifiedPaths.map(displayPath).join(", ")} (a turn that changes nothing ends incomplete, unverified_carry_over)`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}

@@ -1,10 +1,9 @@
-import { TurngateError, TurngateValidationError } from "@turngate/core";
-import type { CliContext } from "../context.js";
+import { TurngateValidationError } from "@turngate/core";
 import { outputLocationsHelp } from "../outputs-help.js";
 import { renderTurnText, turnJson } from "../render.js";
 import { recordTurnView } from "../show/record-view.js";
 import { runTurn } from "../turn.js";
-import { ALLOW_FRESH_ENV, readTurnChain, turnChainPath } from "../turn-chain.js";
+import { ALLOW_FRESH_ENV, startFresh, turnChainPath } from "../turn-chain.js";
 import {
   addTurnOptions,
   isolationRequest,
@@ -105,32 +104,3 @@ export const runCommand: CliCommand = {
       );
   },
 };
-
-/**
- * `--fresh` (README "Gapless turns"): the host's request to drop the turn chain at
- * `chainPath`. Allowed when standard input is a terminal or `TURNGATE_ALLOW_FRESH=1` is in
- * turngate's environment; then prints a warning naming what the previous turn left
- * unverified (a damaged chain is only named). Errors: `TurngateError` `fresh_needs_host`
- * otherwise, saying how to consent.
- */
-async function startFresh(chainPath: string, root: string, ctx: CliContext): Promise<void> {
-  const tty = ctx.stdinIsTTY ?? process.stdin.isTTY === true;
-  if (!tty && ctx.env[ALLOW_FRESH_ENV] !== "1") {
-    throw new TurngateError(
-      "fresh_needs_host",
-      `--fresh drops the turn chain (what the previous turns were judged on and left unverified), so only the host may ask for it: run turngate from an interactive terminal, or set ${ALLOW_FRESH_ENV}=1 in turngate's environment (turngate removes it from the agent's)`,
-    );
-  }
-  let unverified = "";
-  try {
-    const chain = await readTurnChain(chainPath, root);
-    if (chain !== undefined && chain.unverifiedPaths.length > 0) {
-      unverified = ` (the previous turn left these unverified: ${chain.unverifiedPaths.join(", ")})`;
-    }
-  } catch (error) {
-    unverified = ` (the previous chain could not be read: ${(error as Error).message})`;
-  }
-  ctx.stderr.write(
-    `turngate: warning: --fresh: starting over: this turn's baseline is the workspace as it is now, so changes made before it are not checked by this turn${unverified}\n`,
-  );
-}

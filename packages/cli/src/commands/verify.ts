@@ -6,6 +6,7 @@ import { renderTurnText, turnJson } from "../render.js";
 import { recordTurnView } from "../show/record-view.js";
 import { displayPath, shownPath } from "../terminal-text.js";
 import { runTurn } from "../turn.js";
+import { turnChainPath } from "../turn-chain.js";
 import {
   addTurnOptions,
   isolationRequest,
@@ -25,7 +26,7 @@ export const verifyCommand: CliCommand = {
         .command("verify")
         .summary("gate the changes made since `turngate baseline`")
         .description(
-          "Observe what changed since the baseline stored by `turngate baseline`, run the checks, bind their report to the effect digest and decide whether the turn may end. The configuration (checks, timeouts, ignores) is the one captured in the baseline; a configuration file changed since is reported on stderr and not used. With --baseline-id, a baseline whose id differs (it was changed or replaced) is refused. Writes .turngate/proofs/<digest>.json (or <state-dir>/proofs/) when the turn may end, signed as under `turngate run`. The baseline is kept, so verify can run again after more changes.",
+          "Observe what changed since the baseline stored by `turngate baseline`, run the checks, bind their report to the effect digest and decide whether the turn may end. The configuration (checks, timeouts, ignores) is the one captured in the baseline; a configuration file changed since is reported on stderr and not used. With --baseline-id, a baseline whose id differs (it was changed or replaced) is refused. Writes .turngate/proofs/<digest>.json (or <state-dir>/proofs/) when the turn may end, signed as under `turngate run`. The baseline is kept, so verify can run again after more changes. Gapless turns: verify records the state it judged (<state-dir>/turn-chain.json), and the next `turngate baseline` continues from it; after an unverified turn, a verify that finds no change is incomplete (unverified_carry_over), naming the paths.",
         )
         .option(
           "--html <file>",
@@ -70,6 +71,17 @@ export const verifyCommand: CliCommand = {
             checks,
             waivers,
             state: paths,
+            // Gapless turns: what the baseline's turn inherits, and the judged state for the
+            // next `turngate baseline` (README "Gapless turns").
+            chain: {
+              path: turnChainPath(paths.dir),
+              carried: baseline.carry ?? {
+                previous: null,
+                unverifiedPaths: [],
+                unverifiedDigests: [],
+                betweenTurns: [],
+              },
+            },
           },
           ctx,
         );
