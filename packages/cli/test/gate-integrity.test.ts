@@ -193,6 +193,7 @@ describe("baseline and verify: trust", () => {
       config_path: null,
       taken_at: out.taken_at,
       replaced: null,
+      chain: null,
     });
     expect(out.taken_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     p.write("a.txt", "new\n");

@@ -83,6 +83,7 @@ export const waiveCommand: CliCommand = {
                 reason: flags.reason.trim(),
                 by: "terminal",
                 at: new Date().toISOString(),
+                baseline_id: s.baseline_id,
               });
             },
           );

@@ -1,10 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { isAbsolute, relative } from "node:path";
-import { Session } from "@turngate/node";
 import { baselineIdOf, recordBaselineHistory, writeBaseline } from "../baseline-store.js";
+import { startChainedBaseline } from "../chained-baseline.js";
 import { loadConfig } from "../config.js";
 import { CLI_VERSION, type CliContext } from "../context.js";
-import { turnCheckEnvironment } from "../turn.js";
+import { displayPath } from "../terminal-text.js";
+import { readTurnChain, type TurnCarry, type TurnChain, turnChainPath } from "../turn-chain.js";
 import type { HarnessAdapter, HookAnswer } from "./adapters/index.js";
 import { decideOptIn, type OptIn } from "./opt-in.js";
 import {
@@ -17,8 +18,18 @@ import {
 } from "./session-state.js";
 import { parseWaivePrompt } from "./waive-prompt.js";
 
-/** Terminals after which the next prompt starts from a fresh baseline. */
+/**
+ * Terminals after which the next prompt starts a new baseline: the state the last stop
+ * judged (README "Gapless turns"), never the workspace as it is at the prompt.
+ */
 export const ENDED_OK: readonly string[] = ["verified", "waived", "narrative", "distinct"];
+
+/**
+ * Item 4 of issue 32, said where a waiver is recorded and used: a prompt or a terminal is
+ * not a channel an unconfined agent cannot reach.
+ */
+export const FORGEABLE_WAIVER =
+  "An agent that runs unconfined as your user can forge this prompt (it can run `turngate hook` itself) or `turngate waive` (under a fake terminal such as `script`); run the agent confined to rule that out.";
 
 /** What every event handler gets. */
 export interface HookEventContext {
@@ -42,6 +53,13 @@ export interface HookEventContext {
  * session's state folder (outside the workspace) and its id kept in the session file —
  * unless the last turn did not end verified, waived or narrative: then the baseline is
  * carried over, so changes no check passed stay in the next stop's digest (fail closed).
+ * Gapless turns (README "Gapless turns", issue 32 item 3): after a turn that ended verified,
+ * waived or narrative, the new baseline is the state its last stop judged
+ * (`<session dir>/turn-chain.json`, written by the stop), not the workspace at the prompt:
+ * whatever changed in between — by the person, a background process, or the agent itself
+ * after a stop it ran on its own — is a change of the new turn, named "changed between
+ * turns, by you or another process". When that judged state is missing or is not the last
+ * stop's (its effect digest differs), the old baseline is kept, so no change is dropped.
  * A turn with no stop and no tool event yet is reused (SessionStart then UserPromptSubmit).
  * A user-level hook (`event.userLevel`) first decides whether the project opted in
  * (`decideOptIn`; kept when unverified changes are carried over): a project that did not
@@ -66,12 +84,13 @@ export async function handleTurnStart(event: HookEventContext): Promise<HookAnsw
           reason: waive.reason,
           by: "prompt",
           at: new Date().toISOString(),
+          baseline_id: session.baseline_id,
         });
       },
     );
     return {
       kind: "handled",
-      notice: `turngate: waiver recorded for effect digest ${waive.digest} (${waive.reason}); the next stop whose changes have exactly this digest ends as waived.`,
+      notice: `turngate: waiver recorded for effect digest ${waive.digest} (${waive.reason}); the next stop of this turn whose changes have exactly this digest ends as waived. ${FORGEABLE_WAIVER}`,
     };
   }
   const notice = await withSession(
@@ -88,12 +107,30 @@ export async function handleTurnStart(event: HookEventContext): Promise<HookAnsw
       ) {
         return undefined;
       }
-      const carry =
+      let carry =
         session.baseline_id !== null &&
         turn !== null &&
         !(turn.last !== null && ENDED_OK.includes(turn.last.verdict));
+      // Gapless turns: the next baseline is the state the last stop judged.
+      let chain: TurnChain | undefined;
+      let unchained: string | undefined;
+      if (!carry && session.baseline_id !== null && turn?.last) {
+        chain = await readTurnChain(turnChainPath(paths.dir), root).catch((error: unknown) => {
+          unchained = (error as Error).message;
+          return undefined;
+        });
+        if (chain === undefined || chain.effectDigest !== turn.last.effect_digest) {
+          unchained ??=
+            chain === undefined
+              ? "it is not recorded"
+              : "the recorded state is not the one the last stop judged";
+          chain = undefined;
+          carry = true;
+        }
+      }
       let startError: string | undefined;
       let optIn: OptIn | undefined;
+      let between: string[] = [];
       if (event.userLevel === true) {
         // Changes no check passed yet keep the project gated, whatever its config says now.
         if (carry && turn?.opt_in?.gated !== false) {
@@ -119,7 +156,7 @@ export async function handleTurnStart(event: HookEventContext): Promise<HookAnsw
         session.baseline_taken_at = null;
       } else if (!carry && startError === undefined) {
         try {
-          await takeBaseline(session, paths, root, ctx);
+          between = await takeBaseline(session, paths, root, ctx, chain);
         } catch (error) {
           startError = (error as Error).message;
         }
@@ -139,29 +176,39 @@ export async function handleTurnStart(event: HookEventContext): Promise<HookAnsw
       if (startError !== undefined) {
         return `turngate: this turn could not start: ${startError}. The next stop will be blocked until this is fixed.`;
       }
-      return carry
-        ? `turngate: the last turn did not end verified, waived or narrative (${turn?.last ? `${turn.last.verdict}${turn.last.reason ? `, ${turn.last.reason}` : ""}` : "no stop was judged"}); its changes stay in this turn's digest until a passing check or a waiver covers them.`
+      if (unchained !== undefined && carry) {
+        return `turngate: the state the last stop judged cannot be used (${unchained}); this turn keeps the last turn's baseline, so no change is dropped: the last turn's changes stay in this turn's digest.`;
+      }
+      if (carry) {
+        return `turngate: the last turn did not end verified, waived or narrative (${turn?.last ? `${turn.last.verdict}${turn.last.reason ? `, ${turn.last.reason}` : ""}` : "no stop was judged"}); its changes stay in this turn's digest until a passing check or a waiver covers them.`;
+      }
+      return between.length > 0
+        ? `turngate: changed between turns, by you or another process: ${between.map(displayPath).join(", ")} (after the last stop was judged and before this prompt); these changes are checked with this turn.`
         : undefined;
     },
   );
   return notice === undefined ? { kind: "allow" } : { kind: "allow", notice };
 }
 
-/** Take a baseline for `session` into `paths.baseline` and record its id. */
+/**
+ * Take a baseline for `session` into `paths.baseline` and record its id: with `chain`, the
+ * state the last stop judged (`startChainedBaseline`), else the workspace now.
+ * Output: the paths changed since the judged state (`[]` without a chain).
+ */
 async function takeBaseline(
   session: HookSession,
   paths: HookSessionPaths,
   root: string,
   ctx: CliContext,
-): Promise<void> {
+  chain: TurnChain | undefined,
+): Promise<string[]> {
   const config = loadConfig(root, undefined);
-  const started = await Session.start({
+  const { session: started, carry } = await startChainedBaseline({
     root,
-    ignores: config.ignores,
-    ...(config.outputs !== undefined ? { outputs: config.outputs } : {}),
-    ...(config.defaultOutputs !== undefined ? { defaultOutputs: config.defaultOutputs } : {}),
+    config,
+    stateDir: paths.dir,
     env: ctx.env,
-    checkEnvironment: turnCheckEnvironment(root, config, paths.dir, undefined),
+    chain,
   });
   const id = await writeBaseline(
     paths.baseline,
@@ -170,6 +217,7 @@ async function takeBaseline(
     CLI_VERSION,
     started.environmentBaseline,
     started.baselineTree,
+    carry,
   );
   // The id is the SHA-256 of the bytes written; re-read to be sure what is on disk is ours.
   const written = await readFile(paths.baseline);
@@ -180,6 +228,12 @@ async function takeBaseline(
   await recordBaselineHistory(paths.baselineHistory, { id, taken_at: takenAt });
   session.baseline_id = id;
   session.baseline_taken_at = takenAt;
+  return carry?.betweenTurns ?? [];
+}
+
+/** What a stop's turn inherits from its stored baseline (none for a first turn). */
+export function hookCarry(carry: TurnCarry | undefined): TurnCarry {
+  return carry ?? { previous: null, unverifiedPaths: [], unverifiedDigests: [], betweenTurns: [] };
 }
 
 /**

@@ -66,6 +66,13 @@ const SessionFileSchema = z.object({
       reason: z.string(),
       by: z.enum(["terminal", "prompt"]),
       at: z.string(),
+      /**
+       * The session's baseline when the waiver was recorded (README "Gapless turns"): it
+       * applies only to stops judged against that baseline, so a digest reproduced against a
+       * later baseline (other bytes around the same rows) is not waived. Absent in files
+       * written before issue 32: any baseline.
+       */
+      baseline_id: z.string().nullable().optional(),
     }),
   ),
   updated_at: z.string(),

@@ -129,3 +129,19 @@ export function changedLines(result: TurnResult, tools: ReadonlyMap<string, stri
   const more = changes.length > 10 ? `, and ${changes.length - 10} more` : "";
   return [`changed since the turn started: ${shown.join(", ")}${more}`];
 }
+
+/**
+ * README "Gapless turns": the paths that changed between the last judged stop and this
+ * turn's start — by the person, another process, or the agent outside a turn — that are
+ * still among this turn's changes, in one line (none: `[]`). Pure.
+ */
+export function betweenTurnsLines(result: TurnResult): string[] {
+  const changed = new Set(result.delta.changes.map((change) => change.path));
+  const between = (result.chain?.betweenTurns ?? []).filter((path) => changed.has(path));
+  if (between.length === 0) return [];
+  const shown = between.slice(0, 10).map(displayPath).join(", ");
+  const more = between.length > 10 ? `, and ${between.length - 10} more` : "";
+  return [
+    `changed between turns, by you or another process: ${shown}${more} (after the last stop was judged and before this turn started; checked as this turn's changes)`,
+  ];
+}

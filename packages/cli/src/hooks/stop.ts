@@ -19,11 +19,12 @@ import { readBaseline } from "../baseline-store.js";
 import { CLI_VERSION, type CliContext, type TextStream } from "../context.js";
 import { cachedChecksLine, verdictOf } from "../render.js";
 import { runTurn, type TurnResult } from "../turn.js";
+import { turnChainPath } from "../turn-chain.js";
 import type { HookAnswer } from "./adapters/index.js";
-import type { HookEventContext } from "./events.js";
+import { FORGEABLE_WAIVER, type HookEventContext, hookCarry } from "./events.js";
 import { decideOptIn, type OptIn } from "./opt-in.js";
 import { type HookSession, newSession, readSession, withSession } from "./session-state.js";
-import { changedLines, summarizeFailure } from "./stop-text.js";
+import { betweenTurnsLines, changedLines, summarizeFailure } from "./stop-text.js";
 
 /** Schema id of a cached check failure (`<session dir>/failures/<key>.json`). */
 export const CACHED_FAILURE_SCHEMA = "turngate.cached_failure.v1";
@@ -261,10 +262,11 @@ async function judge(event: HookEventContext, session: HookSession): Promise<Jud
   const hookCtx: CliContext = { ...ctx, stdout: quiet, stderr: quiet };
   let cacheKey: string | undefined;
   let replay: string[] | undefined;
-  const waivers = session.waivers.map((w) => ({
-    effect_digest: w.effect_digest,
-    reason: w.reason,
-  }));
+  // A waiver applies to the baseline it was recorded against (gapless turns): with another
+  // baseline the same digest names other bytes around its rows.
+  const waivers = session.waivers
+    .filter((w) => w.baseline_id === undefined || w.baseline_id === session.baseline_id)
+    .map((w) => ({ effect_digest: w.effect_digest, reason: w.reason }));
   const result = await runTurn(
     {
       root,
@@ -277,6 +279,8 @@ async function judge(event: HookEventContext, session: HookSession): Promise<Jud
       state: paths,
       trust: "unsandboxed",
       signing: { format: "dsse" },
+      // Gapless turns: the state this stop judges is the next turn's baseline.
+      chain: { path: turnChainPath(paths.dir), carried: hookCarry(baseline.carry) },
       beforeChecks: async ({ effectDigest, commands, session: turnSession }) => {
         if (waivers.some((w) => w.effect_digest === effectDigest)) return false;
         const tree = await sourceTreeId(root, ctx.env);
@@ -308,7 +312,7 @@ async function judge(event: HookEventContext, session: HookSession): Promise<Jud
         effectDigest: result.effectDigest,
         allowed: verdict as "verified" | "waived" | "narrative" | "distinct",
         cached: false,
-        lines: changedLines(result, tools),
+        lines: [...betweenTurnsLines(result), ...changedLines(result, tools)],
         ...(cachedChecks !== null ? { cachedChecks } : {}),
         ...(result.proofPath ? { proofPath: result.proofPath } : {}),
         ...(result.writeProof && result.proofFile
@@ -328,6 +332,7 @@ async function judge(event: HookEventContext, session: HookSession): Promise<Jud
         lines: [
           ...replay,
           "(cached: the files are byte for byte those of the last failing run, so the checks were not run again)",
+          ...betweenTurnsLines(result),
         ],
         ...(result.writeProof && result.proofFile
           ? { writeProof: result.writeProof, proofFile: result.proofFile }
@@ -349,6 +354,7 @@ async function judge(event: HookEventContext, session: HookSession): Promise<Jud
       lines: [
         ...summary.lines,
         ...(cachedChecks !== null ? [cachedChecks] : []),
+        ...betweenTurnsLines(result),
         ...changedLines(result, tools),
       ],
       ...(result.writeProof && result.proofFile
@@ -370,7 +376,8 @@ function answerText(
   if (decided.action === "allow" && decided.reason === null) {
     const proof = result.proofPath ? `\nproof: ${result.proofPath}` : "";
     const cached = result.cachedChecks ? `\n${result.cachedChecks}` : "";
-    return `turngate: ${decided.verdict}${result.effectDigest ? ` (effect digest ${digest})` : ""}${proof}${cached}`;
+    const forgeable = decided.verdict === "waived" ? `\n${FORGEABLE_WAIVER}` : "";
+    return `turngate: ${decided.verdict}${result.effectDigest ? ` (effect digest ${digest})` : ""}${proof}${cached}${forgeable}`;
   }
   if (decided.action === "allow" && decided.reason === "escalated") {
     return [
