@@ -59,6 +59,7 @@ var Bindings = []Binding{
 	{Wire: "proof.verify", Go: "Client.VerifyProof", Params: typeOf[ProofVerifyParams](), Result: typeOf[ProofVerification]()},
 	{Wire: "report.derive_status", Go: "Client.DeriveReportStatus", Params: typeOf[ReportDeriveStatusParams](), Result: typeOf[ReportDeriveStatusResult](), Unwrap: "status"},
 	{Wire: "report.turn_view", Go: "Client.TurnView", Params: typeOf[ReportTurnViewParams](), Result: typeOf[ReportTurnViewResult](), Unwrap: "view"},
+	{Wire: "session.baseline", Go: "Session.Baseline", Result: typeOf[SessionBaselineResult](), Unwrap: "baseline"},
 	{Wire: "session.close", Go: "Session.Close", Result: typeOf[Empty]()},
 	{Wire: "session.create", Go: "Client.CreateSession", Params: typeOf[SessionCreateParams](), Result: typeOf[SessionCreateResult](), Unwrap: "session_id"},
 	{Wire: "session.decide", Go: "Session.Decide", Result: typeOf[GateOutcome]()},

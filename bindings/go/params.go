@@ -102,6 +102,12 @@ type SessionOptions struct {
 	// turn, or false to never run one (a changed folder stays hidden); nil: the preset's
 	// default (npm ci, pnpm install --frozen-lockfile, pip install -e . into a room venv).
 	Setup any `json:"setup,omitempty"`
+	// ContinueFrom is the baseline an earlier session's Session.Baseline returned (a
+	// turngate.workspace_snapshot.v1 of this root; README "Gapless turns"): the session
+	// starts from it instead of the workspace now, so whatever changed since is in its
+	// ledger. nil: a fresh baseline. Refused (invalid_snapshot) when malformed or of
+	// another root.
+	ContinueFrom map[string]any `json:"continue_from,omitzero"`
 }
 
 // SessionCreateParams are the params of session.create: the workspace root (absolute, or
@@ -170,6 +176,12 @@ type SessionSettleChildResult struct {
 // digest ("" while the ledger is empty).
 type SessionEffectDigestResult struct {
 	EffectDigest string `json:"effect_digest"`
+}
+
+// SessionBaselineResult is the result of session.baseline: the current turn's baseline as a
+// turngate.workspace_snapshot.v1 object, to pass as SessionOptions.ContinueFrom.
+type SessionBaselineResult struct {
+	Baseline map[string]any `json:"baseline"`
 }
 
 // SessionRecordReportsParams are the params of session.record_reports (without session_id).

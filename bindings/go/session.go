@@ -166,6 +166,17 @@ func (s *Session) EffectDigest(ctx context.Context) (string, error) {
 	return r.EffectDigest, err
 }
 
+// Baseline returns the current turn's baseline (session.baseline; README "Gapless turns"):
+// after EndTurn ended a turn, the state that turn was judged on; while a turn is open, that
+// turn's baseline. Pass it as SessionOptions.ContinueFrom of a later session (another bridge
+// process, a restarted host) so no change made between the two sessions is dropped. It holds
+// one entry per file; keep it where the agent cannot write it.
+func (s *Session) Baseline(ctx context.Context) (map[string]any, error) {
+	var r SessionBaselineResult
+	err := s.call(ctx, "session.baseline", nil, &r)
+	return r.Baseline, err
+}
+
 // Decide runs the completion gate over the session's ledger, reports and waivers
 // (session.decide; a3s-completion-gate.md §2.7); the host attestor, when set, runs first.
 // The outcome is kept for Proof.

@@ -89,6 +89,11 @@ export const ERROR_CODES = {
     description:
       "session.create: an option the workspace observer refuses (`path` names it under options).",
   },
+  invalid_snapshot: {
+    rpc_code: -32602,
+    description:
+      "session.create: options.continue_from is not a baseline session.baseline returned (malformed, or of another root); `path` names the field under options.continue_from.",
+  },
   git_failed: {
     rpc_code: -32602,
     description:

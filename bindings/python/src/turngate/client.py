@@ -489,7 +489,10 @@ class Client(FactsMethods, FactsProfileMethods, TestResultsMethods):
 
         Input: ``root`` (absolute, or relative to the bridge's cwd), host ``waivers`` the
         gate honours, and host ``options`` (``ignores``, ``use_git``, ``sandboxed``: the
-        host's claim that the agent runs sandboxed, recorded as the proof's ``trust``).
+        host's claim that the agent runs sandboxed, recorded as the proof's ``trust``;
+        ``continue_from``: an earlier session's :meth:`Session.baseline`, so the session
+        starts from it and everything changed since is in its ledger — README "Gapless
+        turns"; refused with code ``invalid_snapshot`` when malformed or of another root).
         Output: a :class:`Session` (also a context manager that closes it). Raises :class:`InvalidParams` for a bad
         root and :class:`NotSupported` under Pyodide.
         """

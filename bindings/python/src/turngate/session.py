@@ -224,6 +224,19 @@ class Session:
         """The ledger's current effect digest (``""`` while the ledger is empty)."""
         return str(_field(self._call("session.effect_digest", timeout=timeout), "effect_digest"))
 
+    @bridge_method("session.baseline", unwrap="baseline")
+    def baseline(self, *, timeout: float | None = None) -> dict[str, Any]:
+        """The current turn's baseline as a ``turngate.workspace_snapshot.v1`` dict (README
+        "Gapless turns"): after :meth:`end_turn` ended a turn, the state that turn was
+        judged on; while a turn is open, that turn's baseline. Pass it as a later
+        ``create_session(root, options={"continue_from": ...})`` (another bridge process, a
+        restarted host) so no change made between the two sessions is dropped. It holds one
+        entry per file; keep it where the agent cannot write it."""
+        result = _field(self._call("session.baseline", timeout=timeout), "baseline")
+        if not isinstance(result, dict):
+            raise ProtocolError(f"session.baseline: expected an object, got {result!r:.200}", code="bad_result")
+        return result
+
     @bridge_method("session.decide")
     def decide(self, *, timeout: float | None = None) -> GateOutcome:
         """The completion gate over the session's ledger, reports and waivers

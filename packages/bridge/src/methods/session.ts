@@ -3,7 +3,14 @@
  * `session.create`, addressed by `session_id` — so a binding drives the same host session a
  * Node host gets in-process (docs/design.md §1, §3, a3s-completion-gate.md §2.16).
  */
-import { rewritePathProblem, TurngateGateError, type VerifyProgressEvent } from "@turngate/node";
+import {
+  deserializeSnapshot,
+  rewritePathProblem,
+  serializeSnapshot,
+  TurngateGateError,
+  type VerifyProgressEvent,
+  type WorkspaceSnapshot,
+} from "@turngate/node";
 import * as z from "zod";
 import { BridgeError } from "../errors.js";
 import { defineMethod, type MethodContext } from "../method.js";
@@ -121,6 +128,35 @@ function withOptionPath(error: unknown): never {
   throw error;
 }
 
+/**
+ * `options.continue_from` as a snapshot (README "Gapless turns"). Errors: `BridgeError`
+ * `invalid_snapshot` at `options.continue_from.<field>` (`entries[2].path` → `entries.2.path`).
+ */
+function restoredSnapshot(value: Record<string, unknown>): WorkspaceSnapshot {
+  try {
+    return deserializeSnapshot(value);
+  } catch (error) {
+    const field = (error as { field?: unknown }).field;
+    const tail =
+      typeof field === "string" && field !== "snapshot"
+        ? `.${field.replace(/\[(\d+)\]/g, ".$1")}`
+        : "";
+    throw new BridgeError(
+      "invalid_snapshot",
+      `options.continue_from is not a baseline session.baseline returned: ${(error as Error).message}`,
+      `options.continue_from${tail}`,
+    );
+  }
+}
+
+/** The observer's refusal of a snapshot taken on another root. */
+function isSnapshotRootError(error: unknown): boolean {
+  return (
+    (error as { code?: unknown }).code === "invalid_snapshot" &&
+    (error as { field?: unknown }).field === "root"
+  );
+}
+
 export const sessionMethods = {
   "session.create": define(
     "Starts a host session on a workspace root (absolute, or relative to the bridge's cwd): waivers are validated and the workspace baseline is taken before this returns.",
@@ -185,13 +221,23 @@ export const sessionMethods = {
             .describe(
               "the clean room's dependency setup (docs/design.md §3b): a shell command run in the room, in the sandbox, with network, when a dependency folder changed during the turn (or node_modules is absent but declared), its result cached by the digest of its inputs; false: never (a changed folder stays hidden); default the preset's (npm ci, pnpm install --frozen-lockfile, pip install -e . into a room venv)",
             ),
+          continue_from: jsonObject()
+            .optional()
+            .describe(
+              "gapless turns (README \"Gapless turns\"): the `baseline` an earlier session's session.baseline returned (a turngate.workspace_snapshot.v1 of this root). The session starts from it instead of the workspace now, so whatever changed since — by anyone, between the two sessions — is in this session's ledger. Refused at options.continue_from.<field> when malformed or of another root",
+            ),
         })
         .default({}),
     }),
     z.strictObject({ session_id: SessionId }),
     async (p, ctx) => {
+      const continueFrom =
+        p.options.continue_from !== undefined
+          ? restoredSnapshot(p.options.continue_from)
+          : undefined;
       const session = await openHostSession({
         root: p.root,
+        ...(continueFrom !== undefined ? { baseline: continueFrom } : {}),
         waivers: p.waivers,
         ...(p.options.ignores ? { ignores: p.options.ignores } : {}),
         ...(p.options.use_git !== undefined ? { useGit: p.options.use_git } : {}),
@@ -216,7 +262,17 @@ export const sessionMethods = {
         ...(p.options.isolation !== undefined ? { isolation: p.options.isolation } : {}),
         ...(p.options.network !== undefined ? { network: p.options.network } : {}),
         ...(p.options.setup !== undefined ? { setup: p.options.setup } : {}),
-      }).catch(withOptionPath);
+      }).catch((error: unknown) =>
+        withOptionPath(
+          continueFrom !== undefined && isSnapshotRootError(error)
+            ? new BridgeError(
+                "invalid_snapshot",
+                `options.continue_from: ${(error as Error).message}: pass the baseline of a session on this root`,
+                "options.continue_from.root",
+              )
+            : error,
+        ),
+      );
       return { session_id: ctx.sessions.add(session) };
     },
   ),
@@ -389,6 +445,13 @@ export const sessionMethods = {
       };
     },
   ),
+  "session.baseline": defineRead(
+    "The current turn's baseline as a turngate.workspace_snapshot.v1 object (README \"Gapless turns\"): after session.end_turn ended a turn, the state that turn was judged on; while a turn is open, that turn's baseline, so its changes — verified or not — stay in the ledger of whoever continues from it. Pass it as a later session.create's options.continue_from (another bridge process, a restarted host) so no change made between the two sessions is dropped. One entry per file (paths, content digests, stat data): keep it where the agent cannot write it.",
+    z.strictObject({ baseline: jsonObject() }),
+    (session) => ({
+      baseline: serializeSnapshot(session.baseline) as unknown as Record<string, unknown>,
+    }),
+  ),
   "session.effect_digest": defineRead(
     "The session ledger's current effect digest.",
     z.strictObject({ effect_digest: Digest }),
@@ -400,7 +463,7 @@ export const sessionMethods = {
     (session) => session.decide(),
   ),
   "session.end_turn": defineRead(
-    "Ends the turn (issue 13; a3s-completion-gate.md §1.17): re-reads the workspace and decides. When the gate allows, ended is true, result carries A3S's result fields (completion, verification_status, pending/failed/report counts, summary text) over the turn's own reports, its refused tool reports and proof, and the next turn begins with a fresh baseline and an empty ledger (the session keeps its reports, but an earlier turn's report is never a later turn's gate input). Otherwise ended is false and outcome says why; the turn stays open.",
+    "Ends the turn (issue 13; a3s-completion-gate.md §1.17): re-reads the workspace and decides. When the gate allows, ended is true, result carries A3S's result fields (completion, verification_status, pending/failed/report counts, summary text) over the turn's own reports, its refused tool reports and proof, and the next turn begins with an empty ledger and, as its baseline, the state this turn was judged on (gapless turns: a change made after the decision is the next turn's) (the session keeps its reports, but an earlier turn's report is never a later turn's gate input). Otherwise ended is false and outcome says why; the turn stays open.",
     TurnEndSchema,
     async (session) => {
       try {

@@ -2,7 +2,7 @@
  * Creates the `@turngate/node` session behind `session.create`.
  */
 import type { CompletionWaiver } from "@turngate/core";
-import { Session } from "@turngate/node";
+import { Session, type WorkspaceSnapshot } from "@turngate/node";
 
 /** What `session.create` passes on (wire names already mapped to the Node API). */
 export interface OpenSessionInput {
@@ -26,10 +26,13 @@ export interface OpenSessionInput {
   network?: boolean;
   /** The clean room's dependency setup (`options.setup`): a command, or false (never). */
   setup?: string | false;
+  /** The baseline to continue from (`options.continue_from`, README "Gapless turns"). */
+  baseline?: WorkspaceSnapshot;
 }
 
 /**
- * Starts a host session on `root`: waivers validated, workspace baseline taken.
+ * Starts a host session on `root`: waivers validated, workspace baseline taken (or, with
+ * `baseline`, restored: README "Gapless turns").
  * @throws `TurngateValidationError` (a waiver, path `waivers.N.field`) or
  *   `WorkspaceObserverError` (`invalid_root`, `invalid_option`, `git_failed`).
  */
@@ -51,5 +54,6 @@ export async function openHostSession(input: OpenSessionInput): Promise<Session>
     ...(input.isolation !== undefined ? { isolation: input.isolation } : {}),
     ...(input.network !== undefined ? { network: input.network } : {}),
     ...(input.setup !== undefined ? { setup: input.setup } : {}),
+    ...(input.baseline !== undefined ? { baseline: input.baseline } : {}),
   });
 }

@@ -1226,8 +1226,9 @@ export class Session {
    * End the turn (issue 13; A3S §1.17 `AgentResult`, §2.6): re-read the workspace
    * (`observeWorkspace()`), decide (`decide()`), and when the gate allows, return the
    * `TurnResult` (completion terminal, the summary counts and text over the turn's reports,
-   * its refused tool reports and proof) and start the next turn: a fresh baseline taken now,
-   * an empty ledger, no adopted check outputs, the attestor free to be asked again, and the
+   * its refused tool reports and proof) and start the next turn: its baseline is the state
+   * this turn was judged on (`judgedSnapshot()`, README "Gapless turns": whatever changes
+   * after the decision, by anyone, is a change of the next turn), an empty ledger, no adopted check outputs, the attestor free to be asked again, and the
    * shell-evidence candidates re-read. The session's reports are kept
    * (`verificationReports()`), but a report of an earlier turn is never a gate input of a
    * later one: a digest is relative to its baseline, so the same digest later can name other
@@ -1255,7 +1256,16 @@ export class Session {
       refused: this.#turn.turnRefused(),
       proof: this.proof(),
     });
-    const baseline = await this.#observer.baseline();
+    // Gapless turns (README "Gapless turns"): the next turn starts from the state this one
+    // was judged on, so a change made after the decision is a change of the next turn.
+    const judged = this.judgedSnapshot();
+    let baseline: WorkspaceSnapshot;
+    if (judged !== undefined) {
+      this.#observer.restoreBaseline(judged);
+      baseline = judged;
+    } else {
+      baseline = await this.#observer.baseline();
+    }
     this.#baseline = baseline;
     if (decision.finalTree !== undefined) this.#baselineTree = decision.finalTree;
     this.#startedAt = new Date();

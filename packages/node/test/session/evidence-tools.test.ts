@@ -354,3 +354,32 @@ describe("endTurn: per-turn result and a fresh ledger per turn (A3S §1.17)", ()
     });
   });
 });
+
+describe("gapless turns (README \"Gapless turns\"): endTurn starts the next turn from the judged state", () => {
+  test("a file written while the turn was being decided (after its last observation) is the next turn's change, not part of a fresh baseline", async () => {
+    const r = await repo({ "a.txt": "base\n" });
+    let wrote = false;
+    const session = await Session.start({
+      root: r.root,
+      // The host attestor runs after the observation and before the decision: it stands in
+      // for another process that writes between the judgement and the next turn.
+      attestor: (effectDigest) => {
+        r.write("between.txt", "written while the turn was decided\n");
+        wrote = true;
+        return passingReport("attestor", effectDigest);
+      },
+    });
+    r.write("a.txt", "v1\n");
+    const result = await session.endTurn();
+    expect(wrote).toBe(true);
+    expect(result.completion).toEqual({ kind: "verified", effect_digest: changedA("v1\n") });
+    // The next turn's baseline is what the turn was judged on: between.txt is not in it.
+    expect(session.baseline.entries.has("between.txt")).toBe(false);
+    expect(session.baseline.entries.get("a.txt")?.content_digest).toBe(sha256("v1\n"));
+    const delta = await session.observeWorkspace();
+    expect(delta.changes.map((c) => [c.path, c.change])).toEqual([["between.txt", "added"]]);
+    expect(session.effectDigest).toBe(
+      sha256(`workspace|between.txt|${sha256("written while the turn was decided\n")}`),
+    );
+  });
+});
