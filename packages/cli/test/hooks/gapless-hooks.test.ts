@@ -262,7 +262,7 @@ tick();`;
   });
 
   test.skipIf(!HAS_SCRIPT)(
-    `(2) \`turngate waive\` under \`script\` (a faked terminal): recorded, bound to the session's baseline, and named as forgeable${HAS_SCRIPT ? "" : " (skipped: util-linux script is not installed)"}`,
+    `(2) turngate waive under script (a faked terminal): recorded, bound to the session's baseline, and named as forgeable${HAS_SCRIPT ? "" : " (skipped: util-linux script is not installed)"}`,
     () => {
       const env = project();
       send(env, "turn_start");
