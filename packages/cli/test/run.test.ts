@@ -183,7 +183,11 @@ describe("turngate run", () => {
   test("an agent that changes nothing ends as narrative without running checks", async () => {
     const p = project({ "value.txt": "41\n" });
     const agent = p.agent("agent.js", NOTHING);
-    const result = await cli(["run", "--json", "--check", "exit 1", "--", "node", agent], p.root);
+    // In place: the stderr is exact, and a machine without bubblewrap adds a fallback line.
+    const result = await cli(
+      ["run", "--json", "--isolation", "in-place", "--check", "exit 1", "--", "node", agent],
+      p.root,
+    );
     expect(result.code).toBe(0);
     const json = JSON.parse(result.stdout);
     expect(json).toMatchObject({

@@ -461,7 +461,10 @@ describe("CLI usability: the agent's exit code", () => {
   test("item 14: a crashed agent that changed nothing stays narrative (exit 0) and says so; --fail-on-agent-error exits 1", async () => {
     const p = project({ "value.txt": "41\n" });
     const crash = p.agent("crash.js", `console.error("agent: boom"); process.exit(3);`);
-    const plain = await cliWithAgent(["run", "--", "node", crash], p.root);
+    const plain = await cliWithAgent(
+      ["run", "--isolation", "in-place", "--", "node", crash],
+      p.root,
+    );
     expect(plain).toEqual({
       code: 0,
       stdout: `changed: nothing\nnarrative: the turn changed no files; nothing to verify\nagent: exited with code 3; the verdict does not depend on it (pass --fail-on-agent-error to exit 1 when the agent fails)\n${UNSANDBOXED_LINE}\n`,

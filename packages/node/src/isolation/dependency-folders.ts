@@ -113,3 +113,65 @@ export function dependencyMounts(
   }
   return mounts;
 }
+
+/**
+ * Dependency lockfiles that are shown like dependency folders when the project ignores
+ * them: a library crate's `.gitignore` usually names `Cargo.lock`, so it is not in the
+ * source scope, yet cargo without it resolves every dependency, optional ones included,
+ * against the registry index, which the sandbox's network does not reach. The file the
+ * developer resolved is what an in-place check uses; the clean room shows it read-only.
+ */
+export const DEPENDENCY_FILE_NAMES: readonly string[] = Object.freeze(["Cargo.lock"]);
+
+/**
+ * Find the ignored dependency lockfiles of `workspace` ({@link DEPENDENCY_FILE_NAMES}) in
+ * the root and in every folder that holds a source-scope entry: regular files only (never
+ * a symlink), and only those **not** in the source scope (`entries`; a tracked lockfile is
+ * in the room already). `changed` are the turn's ledger paths: a lockfile with a row (the
+ * agent wrote it during the turn) is found but not visible. Output: sorted by path.
+ */
+export function findDependencyFiles(
+  workspace: string,
+  entries: Iterable<string>,
+  changed: Iterable<string>,
+): DependencyFolder[] {
+  const scope = new Set<string>();
+  const parents = new Set<string>([""]);
+  for (const path of entries) {
+    scope.add(path);
+    let slash = path.indexOf("/");
+    while (slash >= 0) {
+      parents.add(path.slice(0, slash));
+      slash = path.indexOf("/", slash + 1);
+    }
+  }
+  const changedPaths = new Set(changed);
+  const found: DependencyFolder[] = [];
+  for (const parent of parents) {
+    for (const name of DEPENDENCY_FILE_NAMES) {
+      const rel = parent === "" ? name : `${parent}/${name}`;
+      if (scope.has(rel)) continue;
+      try {
+        if (!lstatSync(join(workspace, rel)).isFile()) continue;
+      } catch {
+        continue;
+      }
+      found.push({ path: rel, visible: !changedPaths.has(rel) });
+    }
+  }
+  return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** Read-only binds of the visible `files` (from {@link findDependencyFiles}) at their own paths under `workspace`. */
+export function dependencyFileMounts(
+  workspace: string,
+  files: readonly DependencyFolder[],
+): RoomMount[] {
+  return files
+    .filter((file) => file.visible)
+    .map((file) => ({
+      op: "ro-bind" as const,
+      src: join(workspace, file.path),
+      dest: join(workspace, file.path),
+    }));
+}

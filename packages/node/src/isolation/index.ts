@@ -14,8 +14,11 @@ export {
 } from "./confine.js";
 export {
   DEPENDENCY_DIR_NAMES,
+  DEPENDENCY_FILE_NAMES,
   type DependencyFolder,
+  dependencyFileMounts,
   dependencyMounts,
+  findDependencyFiles,
   findDependencyFolders,
 } from "./dependency-folders.js";
 export {

@@ -3,7 +3,12 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import type { EntryState } from "../workspace/snapshot.js";
 import { CleanRoom, cleanRoomDir, type RoomPreparation } from "./clean-room.js";
-import { dependencyMounts, findDependencyFolders } from "./dependency-folders.js";
+import {
+  dependencyFileMounts,
+  dependencyMounts,
+  findDependencyFiles,
+  findDependencyFolders,
+} from "./dependency-folders.js";
 import type { BaselineHead } from "./room-git.js";
 import {
   SetupCache,
@@ -209,7 +214,7 @@ export class RoomChecks {
 
   /**
    * The `launch` wrapper of one check: bubblewrap with the plan of `sandbox.ts`, the room at
-   * the workspace path, the unchanged dependency folders, the toolchains under home, and
+   * the workspace path, the unchanged dependency folders and ignored lockfiles, the toolchains under home, and
    * `writable` folders (the check environment's fresh folder) bound read-write; `cwd` is the
    * check's folder (under the workspace's real path).
    */
@@ -231,13 +236,17 @@ export class RoomChecks {
         }
       }
     }
+    const files = findDependencyFiles(this.#workspace, this.#entries.keys(), this.#changed);
     const args = bwrapArgs({
       room: this.#room.tree,
       workspace: this.#workspace,
       cwd,
       home: this.#home,
       readOnly: this.#toolchains,
-      inside: dependencyMounts(this.#workspace, folders),
+      inside: [
+        ...dependencyMounts(this.#workspace, folders),
+        ...dependencyFileMounts(this.#workspace, files),
+      ],
       writable: writable.map((dir) => ({ src: dir, dest: dir })),
       network: this.#options.network === true,
     });

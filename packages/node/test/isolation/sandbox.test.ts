@@ -9,7 +9,9 @@ import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import {
   bwrapArgs,
+  dependencyFileMounts,
   dependencyMounts,
+  findDependencyFiles,
   findDependencyFolders,
   probeSandbox,
   toolchainBinds,
@@ -149,5 +151,34 @@ describe("probeSandbox", () => {
       reason:
         "bubblewrap (bwrap) is not installed: apt-get install bubblewrap (or set TURNGATE_BWRAP to its absolute path)",
     });
+  });
+
+  test("an ignored Cargo.lock is shown read-only unless the agent wrote it; a tracked one or a symlink is not bound", () => {
+    const ws = temp();
+    writeFileSync(join(ws, "Cargo.lock"), "# root lock\n");
+    mkdirSync(join(ws, "crates/a"), { recursive: true });
+    writeFileSync(join(ws, "crates/a/Cargo.lock"), "# a\n");
+    mkdirSync(join(ws, "crates/b"), { recursive: true });
+    writeFileSync(join(ws, "crates/b/Cargo.lock"), "# b\n");
+    mkdirSync(join(ws, "crates/c"), { recursive: true });
+    symlinkSync("../../Cargo.lock", join(ws, "crates/c/Cargo.lock"));
+    const found = findDependencyFiles(
+      ws,
+      [
+        "Cargo.toml",
+        "crates/a/Cargo.toml",
+        "crates/b/Cargo.toml",
+        "crates/b/Cargo.lock",
+        "crates/c/Cargo.toml",
+      ],
+      ["crates/a/Cargo.lock"],
+    );
+    expect(found).toEqual([
+      { path: "Cargo.lock", visible: true },
+      { path: "crates/a/Cargo.lock", visible: false },
+    ]);
+    expect(dependencyFileMounts(ws, found)).toEqual([
+      { op: "ro-bind", src: join(ws, "Cargo.lock"), dest: join(ws, "Cargo.lock") },
+    ]);
   });
 });
