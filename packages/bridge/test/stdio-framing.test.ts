@@ -59,6 +59,7 @@ describe("bridge stdio framing", () => {
       "proof.verify",
       "report.derive_status",
       "report.turn_view",
+      "session.baseline",
       "session.close",
       "session.create",
       "session.decide",
