@@ -62,6 +62,24 @@ export const STORE_READING_METHODS: ReadonlySet<string> = new Set([
   "facts.hud_text",
 ]);
 
+/**
+ * `run(options)` over the profiles a store-reading call plans with: `options` as given
+ * without `store_dir`; else, once the store is read (`storeProfiles`, same errors),
+ * `options` with the store's record set as `profiles`. Returns `run`'s result, or a promise
+ * of it when the store is read.
+ */
+function withStoreProfiles<O extends { profiles?: unknown }, R>(
+  read: ProfileStoreReader | undefined,
+  storeDir: string | undefined,
+  options: O,
+  dir: unknown,
+  dirPath: string,
+  run: (options: O) => R,
+): R | Promise<R> {
+  const store = storeProfiles(read, storeDir, options.profiles, dir, dirPath);
+  return store === null ? run(options) : store.then((profiles) => run({ ...options, profiles }));
+}
+
 const STORE_DIR = z
   .string()
   .min(1)
@@ -130,16 +148,7 @@ export function storeReadingProfileMethods(read?: ProfileStoreReader) {
         const run = (options: Parameters<typeof profileMatches>[1]) => ({
           matches: profileMatches(p.query, options) as Out<typeof ProfileMatchSchema>[],
         });
-        const store = storeProfiles(
-          read,
-          p.store_dir,
-          p.options.profiles,
-          p.options.dir,
-          "options.dir",
-        );
-        return store === null
-          ? run(p.options)
-          : store.then((profiles) => run({ ...p.options, profiles }));
+        return withStoreProfiles(read, p.store_dir, p.options, p.options.dir, "options.dir", run);
       },
     }),
 
@@ -155,16 +164,7 @@ export function storeReadingProfileMethods(read?: ProfileStoreReader) {
       handler: (p) => {
         const run = (options: unknown) =>
           ladderPlan(p.query, options) as Out<typeof LadderPlanSchema>;
-        const store = storeProfiles(
-          read,
-          p.store_dir,
-          p.options.profiles,
-          p.options.dir,
-          "options.dir",
-        );
-        return store === null
-          ? run(p.options)
-          : store.then((profiles) => run({ ...p.options, profiles }));
+        return withStoreProfiles(read, p.store_dir, p.options, p.options.dir, "options.dir", run);
       },
     }),
 
@@ -180,10 +180,7 @@ export function storeReadingProfileMethods(read?: ProfileStoreReader) {
       handler: (p) => {
         const run = (options: unknown) => hudModel(p.state, options) as Out<typeof HudModelSchema>;
         const [dir, dirPath] = hudDir(p.options.dir, p.state, "state");
-        const store = storeProfiles(read, p.store_dir, p.options.profiles, dir, dirPath);
-        return store === null
-          ? run(p.options)
-          : store.then((profiles) => run({ ...p.options, profiles }));
+        return withStoreProfiles(read, p.store_dir, p.options, dir, dirPath, run);
       },
     }),
 
@@ -206,10 +203,7 @@ export function storeReadingProfileMethods(read?: ProfileStoreReader) {
           ),
         });
         const [dir, dirPath] = hudDir(p.options.dir, p.model_or_state, "model_or_state");
-        const store = storeProfiles(read, p.store_dir, p.options.profiles, dir, dirPath);
-        return store === null
-          ? run(p.options)
-          : store.then((profiles) => run({ ...p.options, profiles }));
+        return withStoreProfiles(read, p.store_dir, p.options, dir, dirPath, run);
       },
     }),
   };
