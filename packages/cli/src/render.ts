@@ -324,7 +324,7 @@ export function trustLine(result: Pick<TurnResult, "trust">): string {
  * found_by: process_group|session|environment_marker|subreaper, outcome: exited|killed|unkillable}]`.
  * `turn_chain` (`turngate run` only, else null; README "Gapless turns") is `{previous:
  * {verdict, reason, ended_at} | null, fresh, changed_between_turns: [path],
- * changed_between_turns_note, unverified_paths: [path], error: why the chain was not written | null}`.
+ * changed_between_turns_note, unverified_paths: [path]}`; `chain_error` says why the chain was not written (else null).
  */
 export function turnJson(result: TurnResult): Record<string, unknown> {
   return {
@@ -429,7 +429,6 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
               ? "changed between turns, by you or another process"
               : null,
           unverified_paths: result.chain.unverified,
-          error: result.chainError ?? null,
         }
       : null,
   };
