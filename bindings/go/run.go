@@ -128,19 +128,23 @@ type SourceChange struct {
 // signal number when killed; nil if it never ran), Signal name, whether it TimedOut or was
 // Aborted, the timeout and wall time in milliseconds, the combined stdout+stderr Output
 // (first 64 KiB, a notice, last 36 KiB when longer; TotalBytes counts all of it), the
-// LogURI of the full log when one was written, and SpawnError when it could not start.
+// LogURI of the full log when one was written, SpawnError when it could not start, and
+// FailureDigest: for a check that did not pass, its failing tests each with the first lines
+// of its failure, then the output's last lines (the lines `turngate run` prints); empty when
+// it passed.
 type CommandRun struct {
-	ID         string             `json:"id"`
-	Status     VerificationStatus `json:"status"`
-	ExitCode   *int               `json:"exit_code"`
-	Signal     *string            `json:"signal"`
-	TimedOut   bool               `json:"timed_out"`
-	Aborted    bool               `json:"aborted"`
-	TimeoutMS  float64            `json:"timeout_ms"`
-	DurationMS float64            `json:"duration_ms"`
-	Output     string             `json:"output"`
-	TotalBytes int64              `json:"total_bytes"`
-	Truncated  bool               `json:"truncated"`
-	LogURI     *string            `json:"log_uri,omitempty"`
-	SpawnError *string            `json:"spawn_error,omitempty"`
+	ID            string             `json:"id"`
+	Status        VerificationStatus `json:"status"`
+	ExitCode      *int               `json:"exit_code"`
+	Signal        *string            `json:"signal"`
+	TimedOut      bool               `json:"timed_out"`
+	Aborted       bool               `json:"aborted"`
+	TimeoutMS     float64            `json:"timeout_ms"`
+	DurationMS    float64            `json:"duration_ms"`
+	Output        string             `json:"output"`
+	TotalBytes    int64              `json:"total_bytes"`
+	Truncated     bool               `json:"truncated"`
+	LogURI        *string            `json:"log_uri,omitempty"`
+	SpawnError    *string            `json:"spawn_error,omitempty"`
+	FailureDigest []string           `json:"failure_digest"`
 }

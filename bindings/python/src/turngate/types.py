@@ -745,7 +745,10 @@ class CommandRun(WireModel):
     """One verification command as it ran. ``exit_code`` is 128 + the signal number when it
     was killed and ``None`` when it never ran; times are milliseconds, ``total_bytes`` is
     the size of the whole output; ``output`` keeps the first 64 KiB and the last 36 KiB with
-    a notice between; ``log_uri`` points at the full log when it was written."""
+    a notice between; ``log_uri`` points at the full log when it was written;
+    ``failure_digest`` is, for a check that did not pass, its failing tests each with the
+    first lines of its failure, then the output's last lines (what ``turngate run`` prints),
+    and empty when it passed."""
 
     id: str
     status: VerificationStatus
@@ -760,6 +763,7 @@ class CommandRun(WireModel):
     truncated: bool
     log_uri: str | None = None
     spawn_error: str | None = None
+    failure_digest: list[str]
 
 
 @dataclass(kw_only=True)

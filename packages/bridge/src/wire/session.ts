@@ -3,6 +3,8 @@
  * the workspace delta, the binding of a `verifyCommands` report and each command run
  * (docs/design.md §3 "verifyCommands can bind"), and converters from the Node API's values.
  */
+
+import { failureDigest } from "@turngate/core";
 import type { CommandRun, ReportBinding, WorkspaceDelta } from "@turngate/node";
 import * as z from "zod";
 import { VerificationStatusSchema } from "./domain.js";
@@ -125,6 +127,11 @@ export const CommandRunSchema = z.strictObject({
   truncated: z.boolean(),
   log_uri: z.string().optional().describe("the full log, when it was written"),
   spawn_error: z.string().optional(),
+  failure_digest: z
+    .array(z.string())
+    .describe(
+      "a check that did not pass: its failing tests, each with the first lines of its failure, then the output's last lines — the lines `turngate run` prints under it; [] when it passed",
+    ),
 });
 
 /** Converts a Node `WorkspaceDelta` to the wire. */
@@ -206,5 +213,13 @@ export function wireRun(run: CommandRun): z.output<typeof CommandRunSchema> {
     truncated: e.truncated,
     ...(e.log ? { log_uri: e.log.uri } : {}),
     ...(e.spawnError !== undefined ? { spawn_error: e.spawnError } : {}),
+    failure_digest:
+      run.check.status === "passed"
+        ? []
+        : failureDigest({
+            results: run.testResults ?? null,
+            output: e.output,
+            logPath: e.log?.uri ?? null,
+          }).lines,
   };
 }
