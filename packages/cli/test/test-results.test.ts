@@ -69,6 +69,17 @@ describe("turngate run with structured test results", () => {
       "        Expected values to be strictly equal:0 !== 4",
     ]);
     expect(lines[at + 6]).toMatch(/^ {2}last \d+ lines:$/);
+    // `show` and `--json` say the same as `run` (issue 34 item 1: every channel).
+    const digest: string[] = [];
+    for (const line of lines.slice(at + 1)) {
+      if (!line.startsWith("  ")) break;
+      digest.push(line.slice(2));
+    }
+    const shown = (await cli(["show", "last"], p.root)).stdout.split("\n");
+    const from = shown.findIndex((l) => l.startsWith("      failing tests ("));
+    expect(shown.slice(from, from + digest.length).map((l) => l.slice(6))).toEqual(digest);
+    const view = JSON.parse((await cli(["show", "last", "--json"], p.root)).stdout);
+    expect(view.checks[0].failure_digest).toEqual(digest);
   });
 
   test("--json carries the counts and the failing test ids; a passing run is verified", async () => {

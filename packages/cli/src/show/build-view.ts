@@ -13,12 +13,16 @@ import {
 import { keepTrees, turnDiffs } from "@turngate/node";
 import { failureClassOf } from "../check-outcome.js";
 import { hintOf } from "../render.js";
+import { failureDigestOf } from "../render-tests.js";
+import { shownPath } from "../terminal-text.js";
 import type { TurnResult } from "../turn.js";
 
 /**
  * The view of a turn `run`/`verify` just decided: the turn's facts (its ledger rows,
  * reports, waivers, outcome, trees), every check's run (command, duration, exit code,
- * failure class, output, log path and SHA-256), the observer's changes with their scope,
+ * failure class, output, log path and SHA-256, the failure digest `run` prints under a check
+ * that did not pass), the observer's changes with their scope, the clean room's copied
+ * outputs,
  * and the diffs between the baseline tree and the end's tree (`turnDiffs`). When diffs were
  * made, both trees are kept under `refs/turngate/trees/` (`keepTrees`).
  *
@@ -41,6 +45,14 @@ export async function viewOfResult(
     log_path: run.execution.log?.path ?? null,
     log_sha256: run.execution.log?.sha256 ?? null,
     hint: hintOf(run, result.shell),
+    ...(run.check.status === "passed"
+      ? {}
+      : {
+          failure_digest: failureDigestOf(
+            run,
+            run.execution.log ? shownPath(result.root, run.execution.log.path) : null,
+          ),
+        }),
   }));
   const input: TurnViewInput = {
     source: "result",
@@ -62,6 +74,7 @@ export async function viewOfResult(
     },
     runs,
     changes: result.delta.changes.map((c) => ({ path: c.path, change: c.change, scope: c.scope })),
+    ...(result.verification?.outputs ? { outputs: result.verification.outputs } : {}),
   };
   if (result.affected && "fact" in result.affected) {
     input.affected_targets = result.affected.fact.targets.map((t) => ({

@@ -15,6 +15,8 @@
  * all" buttons; it reads no data and writes no HTML.
  */
 import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { TurnView, TurnViewCheck, TurnViewFile } from "@turngate/core";
 import { CLI_VERSION } from "../context.js";
 import { formatSeconds } from "../duration.js";
@@ -117,16 +119,21 @@ function checkHtml(check: TurnViewCheck): string {
   const parts: string[] = [];
   const why = check.hint ?? check.residual_risk;
   if (why !== null) parts.push(`<p class="risk">${t(why)}</p>`);
-  if (check.failing_tests.length > 0) {
+  if (check.failure_digest.length > 0) {
+    // The lines `run` printed under this check: failing tests with their failures, then the tail.
+    parts.push(`<pre class="failure-digest">${check.failure_digest.map(t).join("\n")}</pre>`);
+  } else if (check.failing_tests.length > 0) {
     parts.push(
       `<p class="failing-tests">failing tests: ${check.failing_tests.map((name) => `<code>${t(name)}</code>`).join(", ")}</p>`,
     );
   }
-  if (check.output_tail.length > 0) {
+  if (check.failure_digest.length === 0 && check.output_tail.length > 0) {
     parts.push(
       `<p class="muted">last ${check.output_tail.length} of ${check.output_lines} output lines</p><pre class="output">${check.output_tail.map((line) => t(line.replace(/\r$/, ""))).join("\n")}</pre>`,
     );
-  } else parts.push(`<p class="muted">no output recorded in this view</p>`);
+  } else if (check.failure_digest.length === 0) {
+    parts.push(`<p class="muted">no output recorded in this view</p>`);
+  }
   if (check.log !== null) {
     const where = check.log.path ?? check.log.uri ?? "";
     parts.push(
@@ -185,8 +192,9 @@ function plural(n: number, one: string, many = `${one}s`): string {
 /**
  * The HTML page of `view` (issue 21), as a string: a complete document with its own CSP
  * (`VIEW_HTML_CSP`), the summary (verdict, digest, the gate's reason and message, counts of
- * checks, files and diff lines, trust, waivers, attempts, affected targets, HUD), the checks
- * (open when they did not pass) and the files with their diffs (open, unless there are more
+ * checks, files and diff lines, trust, the clean room's copied outputs as file links,
+ * waivers, attempts, affected targets, HUD), the checks (open when they did not pass; a
+ * failing one shows the failure digest `run` printed) and the files with their diffs (open, unless there are more
  * than 30). Pure apart from hashing the inline style and script.
  */
 export function renderViewHtml(view: TurnView, nowMs: number = Date.now()): string {
@@ -228,6 +236,15 @@ export function renderViewHtml(view: TurnView, nowMs: number = Date.now()): stri
     facts.push(`diffs not available: ${t(view.diffs.reason ?? "unknown")}`);
   } else if (view.diffs.baseline_tree !== null && view.files.length > 0) {
     facts.push(`baseline tree <code>${t(view.diffs.baseline_tree)}</code>`);
+  }
+  if (view.outputs !== null && view.outputs.paths.length > 0) {
+    const { dir, paths } = view.outputs;
+    const links = paths.map(
+      (path) => `<a href="${t(pathToFileURL(join(dir, path)).href)}"><code>${t(path)}</code></a>`,
+    );
+    facts.push(
+      `outputs copied out of the clean room to <code>${t(dir)}</code>: ${links.join(", ")}`,
+    );
   }
   for (const waiver of view.waivers) facts.push(`waiver: ${t(waiver.reason)}`);
   if (view.attempts !== null) facts.push(`attempts: ${view.attempts}`);

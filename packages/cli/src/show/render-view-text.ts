@@ -5,6 +5,7 @@
  * check ids and commands, output, diff lines — goes through the terminal-text helpers, so
  * it cannot forge turngate's lines, move the cursor or change colours.
  */
+import { join } from "node:path";
 import type { TurnView, TurnViewCheck, TurnViewFile } from "@turngate/core";
 import { formatSeconds } from "../duration.js";
 import {
@@ -16,6 +17,9 @@ import {
 import { ageText, checkLabel, plainReason, plainTargetReason } from "./plain-words.js";
 
 /** SGR codes used by the view (only ever wrapped around turngate's own text). */
+/** Copied outputs listed by path in the summary; the rest are counted. */
+const OUTPUTS_SHOWN = 10;
+
 const SGR = {
   bold: "1",
   dim: "2",
@@ -122,13 +126,15 @@ function diffNote(file: TurnViewFile): string {
  *    it was decided and how long ago (`nowMs`, default now); counts of checks, files and
  *    diff lines; the trust claim; when diffs are not available, why;
  * 2. `checks`: one line per check (mark, status with failure class, id, command, duration),
- *    then for a check that did not pass its residual risk or hint, its failing tests, the
- *    last lines of its output (escape sequences stripped) and its log's path and SHA-256;
+ *    then for a check that did not pass its residual risk or hint, its failure digest (the
+ *    lines `run` printed: failing tests with their failures, then the last lines) or, from
+ *    a proof, its failing tests and the last lines of its output (escape sequences
+ *    stripped), and its log's path and SHA-256;
  * 3. `files`: one line per path (`A`/`M`/`D`/`I`/`O`/`H`/`E`/`?`, path, what its diff is);
  * 4. the diffs, coloured (`+` green, `-` red, `@@` cyan, headers bold), every line's
  *    controls escaped so a file's bytes show literally (`\x1b[2J`), never act.
- * Waivers, attempts and affected targets (reasons in words) follow the summary when
- * present. A check turngate named itself (`check:1`) is shown by its command. The stored
+ * Copied outputs (clean room: each file's path, the first ten), waivers, attempts and
+ * affected targets (reasons in words) follow the summary when present. A check turngate named itself (`check:1`) is shown by its command. The stored
  * HUD, a snapshot of its moment, is left to `--json` and `turngate hud`.
  *
  * Input: a view and whether to colour. Output: text ending in a newline.
@@ -161,6 +167,17 @@ export function renderViewText(
   for (const waiver of view.waivers) {
     out.push(`  waiver: ${waiver.effect_digest}: ${escapeControls(waiver.reason)}`);
   }
+  if (view.outputs !== null && view.outputs.paths.length > 0) {
+    const n = view.outputs.paths.length;
+    out.push(
+      `  outputs: ${plural(n, "file")} the checks wrote, copied out of the clean room to ${displayPath(view.outputs.dir)}`,
+    );
+    for (const path of view.outputs.paths.slice(0, OUTPUTS_SHOWN)) {
+      out.push(`    ${displayPath(join(view.outputs.dir, path))}`);
+    }
+    if (n > OUTPUTS_SHOWN)
+      out.push(`    … ${n - OUTPUTS_SHOWN} more in ${displayPath(view.outputs.dir)}`);
+  }
   if (view.attempts !== null) out.push(`  attempts: ${view.attempts}`);
   if (view.affected_targets !== null) {
     const targets = view.affected_targets.map((t) =>
@@ -188,10 +205,13 @@ export function renderViewText(
       if (check.status === "passed") continue;
       const why = check.hint ?? check.residual_risk;
       if (why !== null) out.push(`      ${escapeControls(why)}`);
-      if (check.failing_tests.length > 0) {
+      if (check.failure_digest.length > 0) {
+        // The lines `run` printed under this check (already terminal-safe).
+        for (const line of check.failure_digest) out.push(`      ${line}`);
+      } else if (check.failing_tests.length > 0) {
         out.push(`      failing tests: ${check.failing_tests.map(escapeControls).join(", ")}`);
       }
-      if (check.output_tail.length > 0) {
+      if (check.failure_digest.length === 0 && check.output_tail.length > 0) {
         out.push(
           `      last ${plural(check.output_tail.length, "line")} of ${check.output_lines}:`,
         );

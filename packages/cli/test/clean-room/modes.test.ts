@@ -8,7 +8,7 @@
  * sandbox off with TURNGATE_BWRAP=none).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { effectDigest } from "@turngate/core";
 import { afterEach, describe, expect, test, vi } from "vitest";
@@ -147,6 +147,22 @@ describe.skipIf(!sandbox.available)(
       expect(existsSync(join(dir, "other.txt"))).toBe(false);
       expect(existsSync(join(p.root, "coverage"))).toBe(false);
       expect(existsSync(join(p.root, "junit.xml"))).toBe(false);
+      // `show` lists them with their paths outside the workspace; the page links them.
+      const shown = await turngate(["show", "last"], p.root);
+      const lines = shown.stdout.split("\n");
+      const at = lines.findIndex((l) => l.startsWith("  outputs: "));
+      expect(lines.slice(at, at + 4)).toEqual([
+        `  outputs: 3 files the checks wrote, copied out of the clean room to ${dir}`,
+        `    ${dir}/coverage/html/index.html`,
+        `    ${dir}/coverage/lcov.info`,
+        `    ${dir}/junit.xml`,
+      ]);
+      const html = join(p.root, "..", `${p.root.split("/").pop()}-view.html`);
+      cleanups.push(() => rmSync(html, { force: true }));
+      await turngate(["show", "last", "--html", html], p.root);
+      expect(readFileSync(html, "utf8")).toContain(
+        `<a href="file://${dir}/junit.xml"><code>junit.xml</code></a>`,
+      );
     });
 
     test("cargo creating Cargo.lock in a crate that had none", async () => {

@@ -31,6 +31,8 @@ export interface RealProject {
   bug: Edit[];
   /** The name of a test the bug fails, as the turn's output names it. */
   failing: string;
+  /** A line of that test's assertion message (expected vs got), as the failure digest quotes it. */
+  assertion: string;
   /** Check outputs that must not appear in the workspace (they stay in the clean room). */
   absent: string[];
 }
@@ -134,6 +136,7 @@ export const PROJECTS: readonly RealProject[] = [
       },
     ],
     failing: "ChunkedTests::test_even",
+    assertion: "TODO",
     absent: [".pytest_cache", "more_itertools/__pycache__"],
   },
   {
@@ -151,6 +154,7 @@ export const PROJECTS: readonly RealProject[] = [
       },
     ],
     failing: "test_byte2int",
+    assertion: "TODO",
     absent: [".pytest_cache", "__pycache__"],
   },
   {
@@ -172,6 +176,7 @@ export const PROJECTS: readonly RealProject[] = [
       },
     ],
     failing: "test_canonicalize_name",
+    assertion: "TODO",
     absent: [".pytest_cache", "src/packaging/__pycache__"],
   },
   {
@@ -189,6 +194,7 @@ export const PROJECTS: readonly RealProject[] = [
       },
     ],
     failing: "TestOptions",
+    assertion: "TODO",
     absent: [],
   },
   {
@@ -206,6 +212,7 @@ export const PROJECTS: readonly RealProject[] = [
       },
     ],
     failing: "TestWeightedTryAcquire",
+    assertion: "TODO",
     absent: [],
   },
   {
@@ -224,6 +231,7 @@ export const PROJECTS: readonly RealProject[] = [
       },
     ],
     failing: "test_exact",
+    assertion: "TODO",
     absent: ["target"],
   },
   {
@@ -241,6 +249,7 @@ export const PROJECTS: readonly RealProject[] = [
       },
     ],
     failing: "test_u64_half",
+    assertion: "TODO",
     absent: ["target"],
   },
   {
@@ -287,6 +296,7 @@ export const PROJECTS: readonly RealProject[] = [
     ],
     bug: [{ file: "index.js", find: "(/^0x[0-9a-f]+$/i)", replace: "(/^0x[0-9]+$/i)" }],
     failing: "nums",
+    assertion: "TODO",
     absent: [".nyc_output", "coverage"],
   },
   {
@@ -343,6 +353,7 @@ export const PROJECTS: readonly RealProject[] = [
     ],
     bug: [{ file: "src/slug.ts", find: "    .join(sep);\n", replace: '    .join("-");\n' }],
     failing: "takes a separator",
+    assertion: "TODO",
     absent: ["node_modules/.vite", "node_modules/.vitest"],
   },
 ];

@@ -1,10 +1,13 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { findOnPath } from "@turngate/node";
 import { afterAll, describe, expect, test, vi } from "vitest";
 import { testTimeout } from "../../../../test-time.js";
 import { SKIP_REASON, sandbox, turngate } from "../clean-room/helpers.js";
+import { EVENT_NAMES, type FixtureEvent, payload, readStop } from "../hooks/fixtures.js";
 import { PROJECTS } from "./projects.js";
 import { agentScript, checkout, git } from "./workspace.js";
 
@@ -15,6 +18,23 @@ const OFF_REASON = enabled
   ? SKIP_REASON
   : " (skipped: slow and needs the registries; set TURNGATE_REAL_PROJECTS=1 or run ./scripts/dev real-projects)";
 if (!enabled || !sandbox.available) console.log(`real projects${OFF_REASON}`);
+
+const bin = join(dirname(fileURLToPath(import.meta.url)), "../../dist/bin.js");
+
+/** One Claude Code hook event for `root`, as the harness sends it (project-level hook). */
+function claudeCode(root: string, state: string, kind: FixtureEvent) {
+  const r = spawnSync(
+    process.execPath,
+    [bin, "hook", "claude-code", EVENT_NAMES["claude-code"][kind]],
+    {
+      cwd: root,
+      input: JSON.stringify(payload("claude-code", kind, { session: "real", root })),
+      encoding: "utf8",
+      env: { ...process.env, TURNGATE_HOOK_STATE_DIR: state },
+    },
+  );
+  return { stdout: r.stdout, stderr: r.stderr, status: r.status };
+}
 
 const timings: string[] = [];
 const started = performance.now();
@@ -60,6 +80,24 @@ describe.skipIf(!enabled || !sandbox.available)(`real projects, clean room${OFF_
         expect(broken.code, broken.stdout).not.toBe(0);
         expect(broken.stdout).toMatch(/^incomplete \(unverified_mutation\)/m);
         expect(broken.stdout).toContain(project.failing);
+        expect(broken.stdout).toContain(project.assertion);
+        // The same bug under the Claude Code hook (issue 34 item 1): the block text the model
+        // reads names the failing test and its assertion too. The bug is undone first (its
+        // edits reversed), so the hook turn starts from the last verified turn's bytes.
+        const undo = project.bug.map((e) => {
+          if (!("find" in e)) throw new Error(`${project.name}: a bug edit must be find/replace`);
+          return { file: e.file, find: e.replace, replace: e.find };
+        });
+        const unbug = agentScript(agents, "unbug.js", undo);
+        expect(spawnSync(process.execPath, [unbug], { cwd: root }).status).toBe(0);
+        const hookState = join(agents, "hook-state");
+        claudeCode(root, hookState, "turn_start");
+        expect(spawnSync(process.execPath, [bug], { cwd: root }).status).toBe(0);
+        const stop = readStop("claude-code", claudeCode(root, hookState, "stop"));
+        expect(stop.decision, JSON.stringify(stop)).toBe("block");
+        const reason = stop.decision === "block" ? stop.reason : "";
+        expect(reason).toContain(project.failing);
+        expect(reason).toContain(project.assertion);
         for (const path of project.absent) {
           expect(existsSync(join(root, path)), `${path} in the workspace`).toBe(false);
         }

@@ -97,6 +97,12 @@ export const TurnViewRunSchema = z
       .regex(/^[0-9a-f]{64}$/)
       .nullable(),
     hint: z.string().nullable().optional(),
+    failure_digest: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "a check that did not pass: its failing tests with the first lines of each failure, then the output's last lines (the lines `turngate run` prints under it)",
+      ),
   })
   .describe("How one check ran (turn result).");
 
@@ -123,6 +129,12 @@ export const TurnViewCheckSchema = z
       })
       .nullable(),
     failing_tests: z.array(z.string()),
+    failure_digest: z
+      .array(z.string())
+      .default([])
+      .describe(
+        "the run's failure digest (failing tests with their failures, then the tail) when the view has the run and the check did not pass; [] otherwise",
+      ),
     output_tail: z.array(z.string()).describe("The last lines of the output (at most 40)."),
     output_lines: z.number().int().nonnegative().describe("Lines in the whole output."),
     log: z
@@ -186,6 +198,14 @@ export const TurnViewInputSchema = z
     attempts: z.number().int().nonnegative().nullable().optional(),
     affected_targets: z.array(TurnViewAffectedTargetSchema).nullable().optional(),
     hud: z.string().nullable().optional(),
+    outputs: z
+      .object({
+        dir: z.string().describe("the folder outside the workspace the files were copied to"),
+        paths: z.array(z.string()).describe("the copied files, relative to dir"),
+      })
+      .nullable()
+      .optional()
+      .describe('clean room: the files "outputs" named that the checks wrote, copied out'),
   })
   .describe("Input of the turn view builder.");
 
@@ -237,6 +257,16 @@ export const TurnViewSchema = z
     attempts: z.number().int().nonnegative().nullable(),
     affected_targets: z.array(TurnViewAffectedTargetSchema).nullable(),
     hud: z.string().nullable(),
+    outputs: z
+      .object({
+        dir: z.string().describe("the folder outside the workspace the files were copied to"),
+        paths: z.array(z.string()).describe("the copied files, relative to dir"),
+      })
+      .nullable()
+      .default(null)
+      .describe(
+        'clean room: the files the configuration\'s "outputs" named that the checks wrote, copied out of the room (null when none or not known, e.g. from a proof)',
+      ),
   })
   .describe("turngate.turn_view.v1");
 

@@ -100,15 +100,16 @@ function outsideScopeOf(path: string): "harness" | "ignored" {
  * ran: command, duration in ms, exit code, failure class, output, log path and SHA-256),
  * `changes` (the observer's `{path, change, scope}`), `diffs` (`{path, change?, diff}` from
  * the baseline tree) or `diffs_unavailable` (why there are none), `source`, `attempts`,
- * `affected_targets`, `hud`.
+ * `affected_targets`, `hud`, `outputs` (the clean room's copied outputs, `{dir, paths}`).
  *
  * Output: `turngate.turn_view.v1` ({@link TurnView}):
  * - `verdict`: the terminal kind when the gate allowed the turn, else the outcome kind;
  *   `reason` and `message` are the gate's when it did not (else null);
  * - `checks`: every check of every report, in report order, joined by id with its run:
  *   `failure_class`, `duration_ms`, `exit_code` from the run (null without one), the last
- *   40 output lines, and the log (`path` and `sha256` from the run, else the check's first
- *   `evidence_uris` entry with the SHA-256 the proof's `evidence_logs` records);
+ *   40 output lines, the run's `failure_digest` when it did not pass (else []), and the log
+ *   (`path` and `sha256` from the run, else the check's first `evidence_uris` entry with the
+ *   SHA-256 the proof's `evidence_logs` records);
  * - `files`: one row per ledger path (the first row of a path in canonical order):
  *   `environment` rows are `environment`; with `changes`, a source path takes the
  *   observer's `added`/`modified`/`deleted`, any other its scope (`ignored`, `output`,
@@ -164,6 +165,7 @@ export function buildTurnView(input: TurnViewInput): TurnView {
         hint: run?.hint ?? null,
         tests: check.tests ?? null,
         failing_tests: check.failing_tests ?? [],
+        failure_digest: check.status === "passed" ? [] : (run?.failure_digest ?? []),
         output_tail: tail,
         output_lines: lines,
         log,
@@ -283,5 +285,6 @@ export function buildTurnView(input: TurnViewInput): TurnView {
     attempts: parsed.attempts ?? null,
     affected_targets: parsed.affected_targets ?? null,
     hud: parsed.hud ?? null,
+    outputs: parsed.outputs ?? null,
   };
 }
