@@ -18,8 +18,8 @@ type CacheKey struct {
 	Schema   string `json:"schema"`
 }
 
-// CacheKey computes the result-cache key of one check (cache.key; README "Many
-// machines"). A malformed input is an *InvalidParamsError whose Path names the field
+// CacheKey computes the result-cache key of one check (cache.key; docs/scale-out.md
+// "Many machines"). A malformed input is an *InvalidParamsError whose Path names the field
 // inside input ("tree", "check.command", …).
 func (c *Client) CacheKey(ctx context.Context, input any) (*CacheKey, error) {
 	var r CacheKey

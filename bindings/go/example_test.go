@@ -11,7 +11,8 @@ import (
 )
 
 // A Go host ends an agent's turn only when a passing report is bound to the bytes the turn
-// changed. This is the README's "Go" example (readme_test.go keeps the two identical).
+// changed. This is the "Go" example of docs/bindings.md (docs_example_test.go keeps the two
+// identical).
 func Example_verifiedTurn() {
 	ctx := context.Background()
 	// Finds the bridge: $TURNGATE_BRIDGE, the repository's built CLI, or `turngate` on PATH.

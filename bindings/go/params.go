@@ -103,7 +103,7 @@ type SessionOptions struct {
 	// default (npm ci, pnpm install --frozen-lockfile, pip install -e . into a room venv).
 	Setup any `json:"setup,omitempty"`
 	// ContinueFrom is the baseline an earlier session's Session.Baseline returned (a
-	// turngate.workspace_snapshot.v1 of this root; README "Gapless turns"): the session
+	// turngate.workspace_snapshot.v1 of this root; docs/cli.md "Gapless turns"): the session
 	// starts from it instead of the workspace now, so whatever changed since is in its
 	// ledger. nil: a fresh baseline. Refused (invalid_snapshot) when malformed or of
 	// another root.

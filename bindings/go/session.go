@@ -166,7 +166,7 @@ func (s *Session) EffectDigest(ctx context.Context) (string, error) {
 	return r.EffectDigest, err
 }
 
-// Baseline returns the current turn's baseline (session.baseline; README "Gapless turns"):
+// Baseline returns the current turn's baseline (session.baseline; docs/cli.md "Gapless turns"):
 // after EndTurn ended a turn, the state that turn was judged on; while a turn is open, that
 // turn's baseline. Pass it as SessionOptions.ContinueFrom of a later session (another bridge
 // process, a restarted host) so no change made between the two sessions is dropped. It holds

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// README "Gapless turns" (issue 32 item 3): Session.Baseline and SessionOptions.ContinueFrom
+// docs/cli.md "Gapless turns" (issue 32 item 3): Session.Baseline and SessionOptions.ContinueFrom
 // chain sessions across bridge processes, against the real bridge on a real git repository.
 func TestRealBridgeContinueFromKeepsAnUnverifiedChangeAcrossBridges(t *testing.T) {
 	root := gitWorkspace(t)

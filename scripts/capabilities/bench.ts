@@ -44,7 +44,7 @@ function makeRepo(root: string): void {
   });
   write(
     root,
-    "README.md",
+    "docs/capabilities.md",
     `## Capability map\n\n| Area | What |\n| --- | --- |\n${names.map((n) => `| ${n} | x |`).join("\n")}\n`,
   );
   write(

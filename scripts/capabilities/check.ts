@@ -1,12 +1,12 @@
 /**
  * The capability ledger check (issue 6 "Deliver" item 3; extends
- * reference/a3s-completion-gate.md §7): README areas and ledger areas agree, every row names
+ * reference/a3s-completion-gate.md §7): capability map areas and ledger areas agree, every row names
  * tests, links stay inside the repository, and every named test passed in this run's
  * machine-readable results.
  */
 import fs from "node:fs";
 import path from "node:path";
-import { GAP_LEVEL, LEDGER_FILE, README_FILE, RUNTIME_SURFACES } from "./layout.js";
+import { GAP_LEVEL, LEDGER_FILE, MAP_FILE, RUNTIME_SURFACES } from "./layout.js";
 import { readLedgerFiles } from "./ledger-files.js";
 import { checkLinkTarget, findLocalLinks, type LocalLink } from "./links.js";
 import { perfProfileProblems } from "./perf-profiles.js";
@@ -16,7 +16,7 @@ import { parseTestsCell, type TestReference } from "./test-references.js";
 
 /** Options of {@link checkCapabilities}. */
 export interface CheckCapabilitiesOptions {
-  /** Repository root holding README.md and CAPABILITY_VERIFICATION.md. */
+  /** Repository root holding docs/capabilities.md and CAPABILITY_VERIFICATION.md. */
   root: string;
   /** Directory with vitest.json, pytest.xml and go.json (relative: from `root`); default `<root>/results`. */
   resultsDir?: string;
@@ -60,7 +60,7 @@ interface NamedRefs {
 }
 
 const NA_WITHOUT_REASON = /^n\/a\s*[—–-]?\s*$/i;
-const README_MAP = "the README capability map";
+const MAP = "the capability map (docs/capabilities.md)";
 const EVIDENCE_LEDGER = "the capability evidence ledger";
 const SURFACE_LEDGER = "the runtime surface ledger";
 
@@ -111,11 +111,11 @@ function validateOptions(options: CheckCapabilitiesOptions): {
 /**
  * Runs the capability ledger check on a repository.
  *
- * Reads `README.md` "## Capability map" and `CAPABILITY_VERIFICATION.md` ("## Evidence
+ * Reads `docs/capabilities.md` "## Capability map" and `CAPABILITY_VERIFICATION.md` ("## Evidence
  * levels", "## Capability evidence ledger", "## Runtime surface ledger") and, unless
  * `skipResults`, `vitest.json`, `pytest.xml` and `go.json` in the results directory (each at
- * most once). Every problem is collected, in this order: file structure, area parity, README
- * descriptions, evidence rows, surface parity, surface rows, other ledger links, test
+ * most once). Every problem is collected, in this order: file structure, area parity, capability
+ * map descriptions, evidence rows, surface parity, surface rows, other ledger links, test
  * references (by row), unreadable results files. Content problems are never thrown.
  *
  * @param options repository root, results directory, structure-only switch
@@ -149,30 +149,28 @@ export function checkCapabilities(options: CheckCapabilitiesOptions): Capability
     return refs;
   };
 
-  // Areas: README capability map ↔ capability evidence ledger.
+  // Areas: capability map ↔ capability evidence ledger.
   if (files.map && files.evidence) {
     const diff = compareSequences(
       files.map.map((r) => r.area),
       files.evidence.map((r) => r.area),
     );
-    for (const d of diff.duplicatesA)
-      problems.push(`${d.name}: listed ${d.count} times in ${README_MAP}`);
+    for (const d of diff.duplicatesA) problems.push(`${d.name}: listed ${d.count} times in ${MAP}`);
     for (const d of diff.duplicatesB)
       problems.push(`${d.name}: listed ${d.count} times in ${EVIDENCE_LEDGER}`);
     for (const n of diff.onlyA)
-      problems.push(`${n}: in ${README_MAP} but missing from ${EVIDENCE_LEDGER}`);
+      problems.push(`${n}: in ${MAP} but missing from ${EVIDENCE_LEDGER}`);
     for (const n of diff.onlyB)
-      problems.push(`${n}: in ${EVIDENCE_LEDGER} but missing from ${README_MAP}`);
+      problems.push(`${n}: in ${EVIDENCE_LEDGER} but missing from ${MAP}`);
     for (const m of diff.moved) {
       problems.push(
-        `${m.name}: out of order — row ${m.positionA} in ${README_MAP}, row ${m.positionB} in ${EVIDENCE_LEDGER}`,
+        `${m.name}: out of order — row ${m.positionA} in ${MAP}, row ${m.positionB} in ${EVIDENCE_LEDGER}`,
       );
     }
   }
   for (const row of files.map ?? []) {
-    if (!row.area) problems.push(`${README_FILE}:${row.line}: Area cell is empty`);
-    else if (!row.described)
-      problems.push(`${row.area}: README capability map description is empty`);
+    if (!row.area) problems.push(`${MAP_FILE}:${row.line}: Area cell is empty`);
+    else if (!row.described) problems.push(`${row.area}: capability map description is empty`);
   }
 
   for (const row of files.evidence ?? []) {

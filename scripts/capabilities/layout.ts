@@ -4,14 +4,14 @@
  * extends is reference/a3s-completion-gate.md §7).
  */
 
-/** README file, relative to the repository root. */
-export const README_FILE = "README.md";
+/** File holding the capability map, relative to the repository root. */
+export const MAP_FILE = "docs/capabilities.md";
 /** Ledger file, relative to the repository root. */
 export const LEDGER_FILE = "CAPABILITY_VERIFICATION.md";
 
-/** Heading of the README table that lists every advertised capability. */
+/** Heading of the table in {@link MAP_FILE} that lists every advertised capability. */
 export const CAPABILITY_MAP_HEADING = "## Capability map";
-/** Heading of the ledger table with one evidence row per README area. */
+/** Heading of the ledger table with one evidence row per capability map area. */
 export const EVIDENCE_LEDGER_HEADING = "## Capability evidence ledger";
 /** Heading of the ledger table with one row per runtime surface. */
 export const SURFACE_LEDGER_HEADING = "## Runtime surface ledger";

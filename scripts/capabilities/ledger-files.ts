@@ -1,5 +1,5 @@
 /**
- * Reads README.md and CAPABILITY_VERIFICATION.md into typed rows (issue 6 "Deliver" items
+ * Reads docs/capabilities.md and CAPABILITY_VERIFICATION.md into typed rows (issue 6 "Deliver" items
  * 1–2). Missing files, headings, tables and columns become problems; a table with problems
  * still yields its well-formed rows, a table that cannot be used yields `undefined`.
  */
@@ -11,12 +11,12 @@ import {
   EVIDENCE_LEDGER_HEADING,
   EVIDENCE_LEVELS_HEADING,
   LEDGER_FILE,
-  README_FILE,
+  MAP_FILE,
   SURFACE_LEDGER_HEADING,
 } from "./layout.js";
 import { tableAfterHeading } from "./markdown-table.js";
 
-/** A README capability map row. `described` is false when any other cell is empty. */
+/** A capability map row. `described` is false when any other cell is empty. */
 export interface MapRow {
   line: number;
   area: string;
@@ -105,18 +105,18 @@ function readText(root: string, file: string, problems: string[]): string | unde
  */
 export function readLedgerFiles(root: string): LedgerFiles {
   const problems: string[] = [];
-  const readme = readText(root, README_FILE, problems);
+  const mapText = readText(root, MAP_FILE, problems);
   const ledger = readText(root, LEDGER_FILE, problems);
 
   const mapRows = readTable(
-    readme,
-    README_FILE,
+    mapText,
+    MAP_FILE,
     CAPABILITY_MAP_HEADING,
     { area: COLUMNS.area },
     problems,
   );
   if (mapRows?.length === 0) {
-    problems.push(`${README_FILE}: "${CAPABILITY_MAP_HEADING}" table has no rows`);
+    problems.push(`${MAP_FILE}: "${CAPABILITY_MAP_HEADING}" table has no rows`);
   }
   const levels = readTable(
     ledger,

@@ -70,7 +70,7 @@ export function splitRow(line: string): string[] | undefined {
  *
  * @param text whole file contents
  * @param heading heading line, e.g. `## Capability map`
- * @param file file name used as the problem prefix, e.g. `README.md`
+ * @param file file name used as the problem prefix, e.g. `docs/capabilities.md`
  */
 export function tableAfterHeading(text: string, heading: string, file: string): TableParse {
   const lines = text.split(/\r?\n/);

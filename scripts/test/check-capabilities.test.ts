@@ -28,7 +28,7 @@ describe("checkCapabilities", () => {
   test("bad options throw a typed error naming the field", () => {
     expect(() => checkCapabilities({ root: "" })).toThrow(CapabilityCheckInputError);
     expect(() => checkCapabilities({ root: "" })).toThrow("root: must be a non-empty path string");
-    const root = `${makeRepo()}/README.md`;
+    const root = `${makeRepo()}/CAPABILITY_VERIFICATION.md`;
     expect(() => checkCapabilities({ root })).toThrow(`root: is not a directory: ${root}`);
   });
 });
@@ -37,22 +37,22 @@ describe("capability areas", () => {
   test("an area missing from the ledger is named", () => {
     const root = makeRepo({ ledger: (s) => s.replace(/^\| Go binding \|.*\n/m, "") });
     expect(problemsOf(root)).toEqual([
-      "Go binding: in the README capability map but missing from the capability evidence ledger",
+      "Go binding: in the capability map (docs/capabilities.md) but missing from the capability evidence ledger",
     ]);
   });
 
-  test("an area missing from the README is named", () => {
-    const root = makeRepo({ readme: (s) => s.replace(/^\| Go binding \|.*\n/m, "") });
+  test("an area missing from the capability map is named", () => {
+    const root = makeRepo({ map: (s) => s.replace(/^\| Go binding \|.*\n/m, "") });
     expect(problemsOf(root)).toEqual([
-      "Go binding: in the capability evidence ledger but missing from the README capability map",
+      "Go binding: in the capability evidence ledger but missing from the capability map (docs/capabilities.md)",
     ]);
   });
 
   test("a duplicate area is named with its count", () => {
-    const root = makeRepo({ readme: (s) => s.replace("| Go binding |", "| Python binding |") });
+    const root = makeRepo({ map: (s) => s.replace("| Go binding |", "| Python binding |") });
     expect(problemsOf(root)).toEqual([
-      "Python binding: listed 2 times in the README capability map",
-      "Go binding: in the capability evidence ledger but missing from the README capability map",
+      "Python binding: listed 2 times in the capability map (docs/capabilities.md)",
+      "Go binding: in the capability evidence ledger but missing from the capability map (docs/capabilities.md)",
     ]);
   });
 
@@ -64,22 +64,22 @@ describe("capability areas", () => {
       },
     });
     expect(problemsOf(root)).toEqual([
-      "Python binding: out of order — row 2 in the README capability map, row 3 in the capability evidence ledger",
+      "Python binding: out of order — row 2 in the capability map (docs/capabilities.md), row 3 in the capability evidence ledger",
     ]);
   });
 
-  test("an empty README description is named", () => {
-    const root = makeRepo({ readme: (s) => s.replace("| drives the gate from Go |", "| |") });
-    expect(problemsOf(root)).toEqual(["Go binding: README capability map description is empty"]);
+  test("an empty capability map description is named", () => {
+    const root = makeRepo({ map: (s) => s.replace("| drives the gate from Go |", "| |") });
+    expect(problemsOf(root)).toEqual(["Go binding: capability map description is empty"]);
   });
 
   test("a missing heading and a missing column are reported per file", () => {
     const root = makeRepo({
-      readme: (s) => s.replace("## Capability map", "## Capabilities"),
+      map: (s) => s.replace("## Capability map", "## Capabilities"),
       ledger: (s) => s.replace("| Current evidence state |", "| State |"),
     });
     expect(problemsOf(root)).toEqual([
-      'README.md: missing heading "## Capability map"',
+      'docs/capabilities.md: missing heading "## Capability map"',
       'CAPABILITY_VERIFICATION.md: "## Capability evidence ledger" table has no "Current evidence state" column',
     ]);
   });
@@ -148,13 +148,13 @@ describe("ledger rows", () => {
 
   test("every problem is printed, not only the first", () => {
     const root = makeRepo({
-      readme: (s) => s.replace(/^\| Go binding \|.*\n/m, ""),
+      map: (s) => s.replace(/^\| Go binding \|.*\n/m, ""),
       ledger: (s) =>
         s.replace("| [bench](bench/gate.ts) | required CI |", "| [bench](bench/gate.ts) | |"),
       vitest: (f) => ({ "test/gate.test.ts": (f["test/gate.test.ts"] ?? []).slice(0, 1) }),
     });
     expect(problemsOf(root)).toEqual([
-      "Go binding: in the capability evidence ledger but missing from the README capability map",
+      "Go binding: in the capability evidence ledger but missing from the capability map (docs/capabilities.md)",
       'Completion gate: current evidence state is empty (write "gap" when there is no evidence)',
       `Completion gate: ${GATE_BLOCKS} — absent from results/vitest.json`,
     ]);
@@ -172,12 +172,14 @@ describe("ledger links", () => {
   test("a link escaping the repository is named, even when the target exists", () => {
     const root = makeRepo({
       ledger: (s) =>
-        s.replace("(bench/gate.ts)", "(../outside.md)").replace("(README.md)", "(READ%20ME.md)"),
+        s
+          .replace("(bench/gate.ts)", "(../outside.md)")
+          .replace("(docs/capabilities.md)", "(docs/capa%20bilities.md)"),
       files: { "../outside.md": "outside\n" },
     });
     expect(problemsOf(root)).toEqual([
       "Completion gate: link escapes the repository: ../outside.md",
-      "CAPABILITY_VERIFICATION.md:3: link target does not exist: READ%20ME.md",
+      "CAPABILITY_VERIFICATION.md:3: link target does not exist: docs/capa%20bilities.md",
     ]);
   });
 });

@@ -33,14 +33,14 @@ describe("check-capabilities CLI", () => {
 
   test("prints every problem on its own line, then a count, and exits 1", async () => {
     const root = makeRepo({
-      readme: (s) => s.replace(/^\| Go binding \|.*\n/m, ""),
+      map: (s) => s.replace(/^\| Go binding \|.*\n/m, ""),
       go: (events) => events.filter(([, t]) => t !== "TestDecide/waived"),
     });
     expect(await run(["--root", root])).toEqual({
       code: 1,
       stdout: "",
       stderr:
-        "Go binding: in the capability evidence ledger but missing from the README capability map\n" +
+        "Go binding: in the capability evidence ledger but missing from the capability map (docs/capabilities.md)\n" +
         "Go binding: go:example.com/tg/bindings/go TestDecide/waived — absent from results/go.json\n" +
         "capability verification failed: 2 problem(s)\n",
     });

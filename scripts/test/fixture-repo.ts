@@ -8,7 +8,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-export const README = `# fixture
+/** docs/capabilities.md of the default repo: the capability map. */
+export const MAP = `# Capabilities
 
 ## Capability map
 
@@ -23,7 +24,7 @@ export const README = `# fixture
 
 export const LEDGER = `# Capability verification
 
-Rows follow [the README](README.md).
+Rows follow [the capability map](docs/capabilities.md).
 
 ## Evidence levels
 
@@ -130,7 +131,8 @@ export function goJson(events: GoEvent[]): string {
 
 /** Changes to the default repo. A results entry set to `null` leaves that file out. */
 export interface FixtureEdits {
-  readme?: (text: string) => string;
+  /** Changes docs/capabilities.md. */
+  map?: (text: string) => string;
   ledger?: (text: string) => string;
   vitest?: ((files: Record<string, VitestCase[]>) => Record<string, VitestCase[]>) | null;
   pytest?: ((cases: Record<string, string>) => Record<string, string>) | null;
@@ -151,7 +153,7 @@ export function makeRepo(edits: FixtureEdits = {}): string {
   temps.push(parent);
   const root = path.join(parent, "repo");
   const files: Record<string, string | null> = {
-    "README.md": (edits.readme ?? ((s) => s))(README),
+    "docs/capabilities.md": (edits.map ?? ((s) => s))(MAP),
     "CAPABILITY_VERIFICATION.md": (edits.ledger ?? ((s) => s))(LEDGER),
     "test/gate.test.ts": "// fixture\n",
     "bindings/python/tests/test_client.py": "# fixture\n",

@@ -30,7 +30,7 @@ export async function loadTurngatePyodide(
     pyodide.FS.mkdirTree(at);
     pyodide.mountNodeFS(at, host);
   }
-  // The module namespace itself, exactly as README's "Python" section tells hosts to do.
+  // The module namespace itself, exactly as docs/bindings.md's "Python" section tells hosts to do.
   pyodide.registerJsModule("turngate_bridge", bridgePure);
   pyodide.runPython(`
 import sys

@@ -1,4 +1,4 @@
-"""README "Gapless turns" (issue 32 item 3): ``Session.baseline`` and ``create_session``'s
+"""docs/cli.md "Gapless turns" (issue 32 item 3): ``Session.baseline`` and ``create_session``'s
 ``options["continue_from"]`` chain sessions across bridge processes, on real temporary git
 repositories with the real bridge."""
 

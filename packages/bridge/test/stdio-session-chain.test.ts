@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { BridgeProcess } from "./helpers/bridge-process.js";
 
-// README "Gapless turns" (issue 32 item 3) for the bindings' sessions: session.baseline and
+// docs/cli.md "Gapless turns" (issue 32 item 3) for the bindings' sessions: session.baseline and
 // session.create's options.continue_from chain sessions across bridge processes, so no change
 // made between two sessions is dropped. Real bridge processes on real temporary folders.
 

@@ -1,12 +1,12 @@
 /**
- * Clean-room turn overhead (issue 31, "Cost"; README, "Isolation: clean-room checks"): a
- * whole `turngate run` (the built CLI, a real process, zero configuration) on real
- * projects from the registries (test/real-projects), in the clean room against in place,
- * measured in the same run as interleaved pairs (in-place turn, clean-room turn) after one
- * warm-up turn of each. Every turn's agent appends one line to a source file, so every turn
- * has a change and runs the project's checks; each must end `verified` in the mode asked.
- * Targets: clean-room ≤ 1.3× in-place on the more-itertools suite, ≤ 1.1× + 0.2 s on the
- * others. The load average (1 min) is printed with every pair: the machine is shared.
+ * Clean-room turn overhead (issue 31, "Cost"; docs/guarantees.md, "Isolation: clean-room checks"):
+ * a whole `turngate run` (the built CLI, a real process, zero configuration) on real projects from
+ * the registries (test/real-projects), in the clean room against in place, measured in the same run
+ * as interleaved pairs (in-place turn, clean-room turn) after one warm-up turn of each. Every
+ * turn's agent appends one line to a source file, so every turn has a change and runs the project's
+ * checks; each must end `verified` in the mode asked. Targets: clean-room ≤ 1.3× in-place on the
+ * more-itertools suite, ≤ 1.1× + 0.2 s on the others. The load average (1 min) is printed with
+ * every pair: the machine is shared.
  *
  *   pnpm --filter turngate exec tsx bench/clean-room-turn.bench.ts   (after ./scripts/dev setup)
  *

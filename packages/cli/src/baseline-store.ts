@@ -97,7 +97,7 @@ export interface StoredBaseline {
   /** Issue 10: the checks' shell and PATH, user-level and review file fingerprints. */
   environment: EnvironmentBaseline;
   /**
-   * README "Gapless turns": what this baseline's turn inherits from the turn whose judged
+   * docs/cli.md "Gapless turns": what this baseline's turn inherits from the turn whose judged
    * state it is (absent: a first or fresh baseline, or a file written before issue 32).
    */
   carry?: TurnCarry;
@@ -118,7 +118,7 @@ export function baselineIdOf(bytes: string | Uint8Array): string {
  * fingerprints), so verify neither re-resolves the shell nor trusts files edited since.
  * With `gitTree` (`Session.baselineTree`), the source scope's git tree id is stored as
  * `git_tree: {tree, reason}` for the proof's `workspace.baseline_tree`.
- * With `carry` (README "Gapless turns": the snapshot is the state the previous turn was
+ * With `carry` (docs/cli.md "Gapless turns": the snapshot is the state the previous turn was
  * judged on), it stores `chain: {previous, unverified_paths, unverified_digests,
  * between_turns}` for `turngate verify`.
  * Input: file path, snapshot, loaded configuration, turngate version, environment,

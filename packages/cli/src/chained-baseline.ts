@@ -16,7 +16,7 @@ export interface ChainedBaseline {
 }
 
 /**
- * Start a turn's baseline the gapless way (README "Gapless turns", issue 32 item 3; used by
+ * Start a turn's baseline the gapless way (docs/cli.md "Gapless turns", issue 32 item 3; used by
  * `turngate baseline` and the hooks' turn start): with `chain` (the state the previous turn
  * was judged on), the baseline is that state, not the workspace now, and the paths that
  * changed since — by the user or another process — are read now and returned in

@@ -69,14 +69,14 @@ function rewritePathRefinement(entry: string, ctx: z.RefinementCtx): void {
 }
 
 /**
- * `cache` (issue 20, README "Many machines"): the result cache. `remote` names a Turborepo
- * remote cache — `url`, `team` (sent as `teamId`; `slug:NAME` sends `slug`), `token_env`
- * (the environment variable holding the bearer token: never the token itself) and
- * `timeout_ms` (each request's bound, default 2,000); `read` (default true) looks results
- * up; `write` (default false) only lets a host that enabled uploads outside the workspace
- * (`TURNGATE_CACHE_WRITE=1` or the user config) upload — `false` turns uploads off even there;
- * `env` (variable names whose values join the key) and `toolchain` (rows `{id, probe}`
- * whose version probes join the key, as `facts.toolchain` takes them).
+ * `cache` (issue 20, docs/scale-out.md "Many machines"): the result cache. `remote` names a
+ * Turborepo remote cache — `url`, `team` (sent as `teamId`; `slug:NAME` sends `slug`), `token_env`
+ * (the environment variable holding the bearer token: never the token itself) and `timeout_ms`
+ * (each request's bound, default 2,000); `read` (default true) looks results up; `write` (default
+ * false) only lets a host that enabled uploads outside the workspace (`TURNGATE_CACHE_WRITE=1` or
+ * the user config) upload — `false` turns uploads off even there; `env` (variable names whose
+ * values join the key) and `toolchain` (rows `{id, probe}` whose version probes join the key, as
+ * `facts.toolchain` takes them).
  */
 export const CacheConfigSchema = z
   .object({
@@ -188,8 +188,8 @@ export function cacheConfigToWire(config: CacheConfig): CacheConfigWire {
  * (`clean-room` or `in-place`, docs/design.md §3b; absent: clean-room where the sandbox
  * starts, else in-place), `network` (clean-room checks may reach the network; default
  * false), `setup` (the clean room's dependency setup: a command, or false; default the
- * preset's, README "Isolation: clean-room checks"), `confine_agent` (`run` confines the
- * agent as `--confine` does, README "Confined agents") and `agent_writable` (what a
+ * preset's, docs/guarantees.md "Isolation: clean-room checks"), `confine_agent` (`run` confines the
+ * agent as `--confine` does, docs/guarantees.md "Confined agents") and `agent_writable` (what a
  * confined agent may write besides the workspace: `.git`, or absolute / `~/` folders
  * outside it). All are read from the configuration captured when the turn starts.
  * A check record's `cwd` is the folder it runs in, relative to the workspace root (no `..`
@@ -293,7 +293,10 @@ export interface TurngateConfig {
   isolation?: "clean-room" | "in-place";
   /** `network`: clean-room checks may reach the network; undefined: no. */
   network?: boolean;
-  /** `confine_agent` (README "Confined agents"): `run` confines the agent as `--confine` does. */
+  /**
+   * `confine_agent` (docs/guarantees.md "Confined agents"): `run` confines the agent as
+   * `--confine` does.
+   */
   confineAgent?: boolean;
   /**
    * `agent_writable`: what a confined agent may write besides the workspace: `.git` (it

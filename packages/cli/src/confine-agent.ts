@@ -1,5 +1,5 @@
 /**
- * `turngate run --confine` (README "Confined agents", docs/design.md §3b): set up the
+ * `turngate run --confine` (docs/guarantees.md "Confined agents", docs/design.md §3b): set up the
  * confined agent's sandbox for one turn — probe bubblewrap (failing closed), make the
  * private `TMPDIR`, resolve what the agent may write, read and see (`confinePlan` of
  * `@turngate/node`) and wrap the agent command in the launcher.

@@ -282,11 +282,11 @@ export function isolationLine(result: Pick<TurnResult, "isolation">): string {
 }
 
 /**
- * The last line of a turn's text (README "Confined agents"): `trust: confined` when turngate
- * ran the agent in its sandbox (`--confine`), `trust: sandboxed (host claim)` when the host
- * said the agent runs as another user or in a sandbox (`--sandboxed`,
- * `TURNGATE_SANDBOXED=1`; issue 10), else `trust: unsandboxed`, saying plainly that such an
- * agent can forge a waiver or a prompt event and that `--confine` stops it (issue 32 item 4).
+ * The last line of a turn's text (docs/guarantees.md "Confined agents"): `trust: confined` when
+ * turngate ran the agent in its sandbox (`--confine`), `trust: sandboxed (host claim)` when the
+ * host said the agent runs as another user or in a sandbox (`--sandboxed`, `TURNGATE_SANDBOXED=1`;
+ * issue 10), else `trust: unsandboxed`, saying plainly that such an agent can forge a waiver or a
+ * prompt event and that `--confine` stops it (issue 32 item 4).
  */
 export function trustLine(result: Pick<TurnResult, "trust">): string {
   if (result.trust === "confined") {
@@ -322,7 +322,7 @@ export function trustLine(result: Pick<TurnResult, "trust">): string {
  * `agent` is `{command, exit_code, signal, detached, grace_ms, subreaper, survivors}` —
  * `subreaper` `"active"` or `"unavailable (reason)"`, `survivors` `[{pid, command_line,
  * found_by: process_group|session|environment_marker|subreaper, outcome: exited|killed|unkillable}]`.
- * `turn_chain` (`turngate run` only, else null; README "Gapless turns") is `{previous:
+ * `turn_chain` (`turngate run` only, else null; docs/cli.md "Gapless turns") is `{previous:
  * {verdict, reason, ended_at} | null, fresh, changed_between_turns: [path],
  * changed_between_turns_note, unverified_paths: [path]}`; `chain_error` says why the chain was not written (else null).
  */

@@ -22,7 +22,7 @@ export const TURN_CHAIN_FILE = "turn-chain.json";
 export const ALLOW_FRESH_ENV = "TURNGATE_ALLOW_FRESH";
 
 /**
- * What `turngate run` keeps between turns (README "Gapless turns", issue 32 item 3): the
+ * What `turngate run` keeps between turns (docs/cli.md "Gapless turns", issue 32 item 3): the
  * state the last turn was judged on — the next turn's baseline — and the paths it left
  * unverified.
  */
@@ -52,7 +52,7 @@ export interface TurnChain {
 }
 
 /**
- * What one turn inherits from the turns before it (README "Gapless turns"), when the caller
+ * What one turn inherits from the turns before it (docs/cli.md "Gapless turns"), when the caller
  * already knows it instead of `runTurn` reading the chain file: `turngate verify` (read from
  * the baseline `turngate baseline` stored) and the hooks' stop (from the session file).
  */
@@ -82,7 +82,7 @@ export function carryOf(chain: TurnChain, betweenTurns: readonly string[]): Turn
 
 /**
  * The host's request to start a turn chain over (`turngate run --fresh`, `turngate baseline
- * --fresh`; README "Gapless turns") for the chain at `chainPath`. Allowed when standard
+ * --fresh`; docs/cli.md "Gapless turns") for the chain at `chainPath`. Allowed when standard
  * input is a terminal or `TURNGATE_ALLOW_FRESH=1` is in turngate's environment; then prints
  * a warning on stderr naming what the previous turn left unverified (a damaged chain is
  * only named). Errors: `TurngateError` `fresh_needs_host` otherwise, saying how to consent.

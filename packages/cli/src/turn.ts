@@ -111,8 +111,8 @@ export interface TurnRequest {
   /** The host's claim about the agent (`--sandboxed`); default `unsandboxed`. */
   trust?: TurnProofTrust;
   /**
-   * `run --confine` (README "Confined agents"): run the agent in turngate's sandbox; also
-   * on with the configuration's `confine_agent`. The proof then records `trust: confined`.
+   * `run --confine` (docs/guarantees.md "Confined agents"): run the agent in turngate's sandbox;
+   * also on with the configuration's `confine_agent`. The proof then records `trust: confined`.
    */
   confine?: boolean;
   /** `--verifier CMD`: the read-only verifier command (issue 13), off when absent. */
@@ -120,7 +120,7 @@ export interface TurnRequest {
   /** With `baseline`: its git tree id as stored by `turngate baseline`. */
   baselineTree?: SourceTree;
   /**
-   * `turngate run`'s turn chain (README "Gapless turns"): the turn starts from the state the
+   * `turngate run`'s turn chain (docs/cli.md "Gapless turns"): the turn starts from the state the
    * previous turn was judged on (read from `path`; none yet, or `fresh`: a new baseline),
    * and the state this turn is judged on is written there when it is decided. With
    * `carried` (`turngate verify`, the hooks' stop), the chain file is not read: the turn
@@ -427,7 +427,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
 
   let outcome = await session.decide();
   // A turn that changed nothing after an unverified one is not "narrative": the earlier
-  // change is still in the tree, unchecked (README "Gapless turns").
+  // change is still in the tree, unchecked (docs/cli.md "Gapless turns").
   if (
     outcome.kind === "allow" &&
     outcome.terminal.kind === "narrative" &&
@@ -707,8 +707,9 @@ async function withInterruptibleChecks<T>(run: (signal: AbortSignal) => Promise<
 
 /**
  * `commands` with `timeoutMs` (the configuration's top-level `timeout_ms`) set on those
- * without their own: the default applies to `--check` and preset checks as README says, not
- * only to checks listed in the configuration (issue #12 item 1). Unchanged when undefined.
+ * without their own: the default applies to `--check` and preset checks as docs/configuration.md
+ * says, not only to checks listed in the configuration (issue #12 item 1). Unchanged when
+ * undefined.
  */
 export function withDefaultTimeout(
   commands: readonly VerificationCommand[],

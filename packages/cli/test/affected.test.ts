@@ -32,7 +32,7 @@ function workspace() {
 }
 
 describe("turngate affected", () => {
-  test("a change in a: a direct, b and c dependent with via (the README sample)", async () => {
+  test("a change in a: a direct, b and c dependent with via (the docs/facts.md sample)", async () => {
     const p = workspace();
     p.write("packages/a/src/index.ts", "export const a = 2;\n");
     const r = await cli(["affected"], p.root);

@@ -226,7 +226,8 @@ describe("turngate run: processes the agent left running", () => {
       subreaper: "unavailable (disabled by TURNGATE_NATIVE_DISABLE=1)",
       survivors: [],
     });
-    // The documented degradation: this daemon escapes (README, per-OS guarantees).
+    // The documented degradation: this daemon escapes (docs/guarantees.md "Processes", per-OS
+    // table).
     expect(processRunning(pid)).toBe(true);
   });
 

@@ -46,7 +46,7 @@ describe("turngate bin", () => {
       "incomplete (unverified_mutation): the change (effect digest ",
     );
     p.write("value.txt", "41\n");
-    // A new first turn (README "Gapless turns": --fresh with the host's consent).
+    // A new first turn (docs/cli.md "Gapless turns": --fresh with the host's consent).
     const verified = turngate(
       ["run", "--fresh", "--root", p.root, "--check", "grep -q 42 value.txt", "--", "node", agent],
       { ...process.env, ...ALLOW_FRESH_ENV },

@@ -1,6 +1,6 @@
 /**
- * `cache.toolchain` rows in turngate.config.json (README "Many machines"): a version pattern
- * that does not compile is refused when the file is loaded, at its field (issue 36), not
+ * `cache.toolchain` rows in turngate.config.json (docs/scale-out.md "Many machines"): a version
+ * pattern that does not compile is refused when the file is loaded, at its field (issue 36), not
  * turned into a silent `version: null` in every cache key.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

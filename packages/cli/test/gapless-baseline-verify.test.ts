@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type Project, row, turngate } from "./clean-room/helpers.js";
 import { gitProject } from "./helpers.js";
 
-// README "Gapless turns" (issue 32 item 3) for `turngate baseline` / `turngate verify`: a new
+// docs/cli.md "Gapless turns" (issue 32 item 3) for `turngate baseline` / `turngate verify`: a new
 // baseline continues from the state the last verify judged, on real temporary git
 // repositories (in-place checks: what is tested is the chain, not the sandbox).
 

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type Project, row, SKIP_REASON, sandbox, turngate } from "./clean-room/helpers.js";
 import { gitProject } from "./helpers.js";
 
-// README "Gapless turns" (issue 32 item 3): each `turngate run` starts from the state the
+// docs/cli.md "Gapless turns" (issue 32 item 3): each `turngate run` starts from the state the
 // previous run was judged on, on real temporary git repositories with real agent processes.
 
 const LIB_OK = "module.exports = (a, b) => a + b;\n";

@@ -46,13 +46,13 @@ export async function cli(
   return { code, stdout, stderr };
 }
 
-/** The host's consent to `turngate run --fresh` (README "Gapless turns"). */
+/** The host's consent to `turngate run --fresh` (docs/cli.md "Gapless turns"). */
 export const ALLOW_FRESH_ENV = { TURNGATE_ALLOW_FRESH: "1" } as const;
 
 /**
  * `cli(["run", …])` as `turngate run --fresh …` with the host's consent
  * (`TURNGATE_ALLOW_FRESH=1`): a turn that starts over from the workspace as it is now
- * instead of from the state the previous run was judged on (README "Gapless turns"). For a
+ * instead of from the state the previous run was judged on (docs/cli.md "Gapless turns"). For a
  * test that resets the workspace between runs and means each run as a first turn.
  */
 export async function cliFresh(

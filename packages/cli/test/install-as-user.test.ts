@@ -1,6 +1,6 @@
 /**
  * Installing turngate as a user would, outside this repository (issue 34 item 7; README
- * "Install"), each on a fresh HOME:
+ * "Install", docs/install.md), each on a fresh HOME:
  * - `npm pack` of the CLI, then `npm i -g --prefix <tmp> ./turngate-*.tgz`: the installed
  *   `turngate` runs a verified turn in a new git repository, and `hook install` writes the
  *   project's file with the installed CLI's path;

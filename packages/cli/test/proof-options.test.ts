@@ -54,7 +54,7 @@ describe("turngate run: trust line and proof options", () => {
     const sandboxedLine =
       "trust: sandboxed (host claim: the agent runs as another user or in a sandbox)\n";
     p.write("value.txt", "41\n");
-    // Each run starts over (README "Gapless turns"): the same change, judged as a first turn.
+    // Each run starts over (docs/cli.md "Gapless turns"): the same change, judged as a first turn.
     const fresh = { ...process.env, ...ALLOW_FRESH_ENV };
     const flagged = await cliWith(
       ["run", "--fresh", "--sandboxed", ...args.slice(1)],

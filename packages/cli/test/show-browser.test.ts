@@ -9,7 +9,7 @@
  *   `javascript:` URLs and terminal escape sequences never execute (a `window` flag stays
  *   unset, no console errors, no CSP violation) and are shown literally.
  * With TURNGATE_UPDATE_SCREENSHOT=1 the laptop screenshot of the demo turn is written to
- * docs/images/turngate-show.png (the picture in README).
+ * docs/images/turngate-show.png (the picture in docs/cli.md, "Reviewing a turn").
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -23,7 +23,7 @@ import { cli, cliWithAgent, gitProject } from "./helpers.js";
 vi.setConfig({ testTimeout: testTimeout(120_000), hookTimeout: testTimeout(120_000) });
 
 const CHROMIUM = process.env.TURNGATE_CHROMIUM ?? "/usr/bin/chromium";
-const README_SCREENSHOT = join(import.meta.dirname, "../../../docs/images/turngate-show.png");
+const DOCS_SCREENSHOT = join(import.meta.dirname, "../../../docs/images/turngate-show.png");
 
 let browser: Browser;
 const cleanups: Array<() => void> = [];
@@ -145,9 +145,9 @@ describe("turngate show --html in chromium", () => {
         "+3 −1 lines",
       ]);
       if (size.width === 1000 && process.env.TURNGATE_UPDATE_SCREENSHOT === "1") {
-        // README's picture: the page as it opens, whole
-        mkdirSync(join(README_SCREENSHOT, ".."), { recursive: true });
-        writeFileSync(README_SCREENSHOT, await page.screenshot({ fullPage: true }));
+        // docs/cli.md's picture: the page as it opens, whole
+        mkdirSync(join(DOCS_SCREENSHOT, ".."), { recursive: true });
+        writeFileSync(DOCS_SCREENSHOT, await page.screenshot({ fullPage: true }));
       }
       const check = page.locator("details.check");
       expect(await check.count()).toBe(1);

@@ -57,7 +57,7 @@ export interface FleetParams {
   drift_variants: number;
 }
 
-/** The defaults the README figures are measured with. */
+/** The defaults the figures of docs/scale-out.md are measured with. */
 export const DEFAULT_PARAMS: Readonly<FleetParams> = Object.freeze({
   seed: 20,
   agents: 1000,

@@ -44,7 +44,7 @@ export function formatRun(run: FleetRun): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** Markdown table of several runs (the README's scale-out table). */
+/** Markdown table of several runs (the scale-out table of docs/scale-out.md). */
 export function formatTable(runs: readonly FleetRun[]): string {
   const head =
     "| key scope | writers | hit rate (all / agents' remote) | checks saved | check-minutes saved | checks run | worst-case staleness | runtime |\n|---|---|---|---|---|---|---|---|";

@@ -491,8 +491,8 @@ class Client(FactsMethods, FactsProfileMethods, TestResultsMethods):
         gate honours, and host ``options`` (``ignores``, ``use_git``, ``sandboxed``: the
         host's claim that the agent runs sandboxed, recorded as the proof's ``trust``;
         ``continue_from``: an earlier session's :meth:`Session.baseline`, so the session
-        starts from it and everything changed since is in its ledger — README "Gapless
-        turns"; refused with code ``invalid_snapshot`` when malformed or of another root).
+        starts from it and everything changed since is in its ledger — docs/cli.md
+        "Gapless turns"; refused with code ``invalid_snapshot`` when malformed or of another root).
         Output: a :class:`Session` (also a context manager that closes it). Raises :class:`InvalidParams` for a bad
         root and :class:`NotSupported` under Pyodide.
         """

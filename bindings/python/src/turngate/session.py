@@ -226,7 +226,7 @@ class Session:
 
     @bridge_method("session.baseline", unwrap="baseline")
     def baseline(self, *, timeout: float | None = None) -> dict[str, Any]:
-        """The current turn's baseline as a ``turngate.workspace_snapshot.v1`` dict (README
+        """The current turn's baseline as a ``turngate.workspace_snapshot.v1`` dict (docs/cli.md
         "Gapless turns"): after :meth:`end_turn` ended a turn, the state that turn was
         judged on; while a turn is open, that turn's baseline. Pass it as a later
         ``create_session(root, options={"continue_from": ...})`` (another bridge process, a

@@ -1,8 +1,8 @@
 /**
- * `cache.key` (stateless, pure): the result-cache key of one check (issue 20 item 1, README
- * "Many machines"), core's `cacheKey` / `cacheKeyMaterial` over `turngate.cache_key.v1`.
- * The input is validated by core (unknown fields refused); a malformed input is an
- * `invalid_params` error whose path is the wire path of the field (`input.tree`,
+ * `cache.key` (stateless, pure): the result-cache key of one check (issue 20 item 1,
+ * docs/scale-out.md "Many machines"), core's `cacheKey` / `cacheKeyMaterial` over
+ * `turngate.cache_key.v1`. The input is validated by core (unknown fields refused); a malformed
+ * input is an `invalid_params` error whose path is the wire path of the field (`input.tree`,
  * `input.check.command`, …).
  */
 import {

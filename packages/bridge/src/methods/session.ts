@@ -129,7 +129,7 @@ function withOptionPath(error: unknown): never {
 }
 
 /**
- * `options.continue_from` as a snapshot (README "Gapless turns"). Errors: `BridgeError`
+ * `options.continue_from` as a snapshot (docs/cli.md "Gapless turns"). Errors: `BridgeError`
  * `invalid_snapshot` at `options.continue_from.<field>` (`entries[2].path` → `entries.2.path`).
  */
 function restoredSnapshot(value: Record<string, unknown>): WorkspaceSnapshot {
@@ -224,7 +224,7 @@ export const sessionMethods = {
           continue_from: jsonObject()
             .optional()
             .describe(
-              "gapless turns (README \"Gapless turns\"): the `baseline` an earlier session's session.baseline returned (a turngate.workspace_snapshot.v1 of this root). The session starts from it instead of the workspace now, so whatever changed since — by anyone, between the two sessions — is in this session's ledger. Refused at options.continue_from.<field> when malformed or of another root",
+              "gapless turns (docs/cli.md \"Gapless turns\"): the `baseline` an earlier session's session.baseline returned (a turngate.workspace_snapshot.v1 of this root). The session starts from it instead of the workspace now, so whatever changed since — by anyone, between the two sessions — is in this session's ledger. Refused at options.continue_from.<field> when malformed or of another root",
             ),
         })
         .default({}),
@@ -446,7 +446,7 @@ export const sessionMethods = {
     },
   ),
   "session.baseline": defineRead(
-    "The current turn's baseline as a turngate.workspace_snapshot.v1 object (README \"Gapless turns\"): after session.end_turn ended a turn, the state that turn was judged on; while a turn is open, that turn's baseline, so its changes — verified or not — stay in the ledger of whoever continues from it. Pass it as a later session.create's options.continue_from (another bridge process, a restarted host) so no change made between the two sessions is dropped. One entry per file (paths, content digests, stat data): keep it where the agent cannot write it.",
+    "The current turn's baseline as a turngate.workspace_snapshot.v1 object (docs/cli.md \"Gapless turns\"): after session.end_turn ended a turn, the state that turn was judged on; while a turn is open, that turn's baseline, so its changes — verified or not — stay in the ledger of whoever continues from it. Pass it as a later session.create's options.continue_from (another bridge process, a restarted host) so no change made between the two sessions is dropped. One entry per file (paths, content digests, stat data): keep it where the agent cannot write it.",
     z.strictObject({ baseline: jsonObject() }),
     (session) => ({
       baseline: serializeSnapshot(session.baseline) as unknown as Record<string, unknown>,

@@ -26,13 +26,13 @@ export interface OpenSessionInput {
   network?: boolean;
   /** The clean room's dependency setup (`options.setup`): a command, or false (never). */
   setup?: string | false;
-  /** The baseline to continue from (`options.continue_from`, README "Gapless turns"). */
+  /** The baseline to continue from (`options.continue_from`, docs/cli.md "Gapless turns"). */
   baseline?: WorkspaceSnapshot;
 }
 
 /**
  * Starts a host session on `root`: waivers validated, workspace baseline taken (or, with
- * `baseline`, restored: README "Gapless turns").
+ * `baseline`, restored: docs/cli.md "Gapless turns").
  * @throws `TurngateValidationError` (a waiver, path `waivers.N.field`) or
  *   `WorkspaceObserverError` (`invalid_root`, `invalid_option`, `git_failed`).
  */

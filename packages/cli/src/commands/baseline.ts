@@ -131,7 +131,7 @@ export const baselineCommand: CliCommand = {
 };
 
 /**
- * The lines `turngate baseline` prints for a chained baseline (README "Gapless turns"): it
+ * The lines `turngate baseline` prints for a chained baseline (docs/cli.md "Gapless turns"): it
  * continues from the state the previous turn was judged on, the paths changed since, and
  * what is still unverified.
  */

@@ -21,7 +21,7 @@ export const cacheCommand: CliCommand = {
       .command("cache")
       .summary("the result cache shared across machines (stats)")
       .description(
-        'The result cache (README "Many machines"): checks whose key (source tree, lockfiles, command, toolchain, os/arch) matches a signed result from a trusted key are not run again.',
+        'The result cache (docs/scale-out.md "Many machines"): checks whose key (source tree, lockfiles, command, toolchain, os/arch) matches a signed result from a trusted key are not run again.',
       );
     addLocationOptions(
       cache

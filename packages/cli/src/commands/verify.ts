@@ -72,7 +72,7 @@ export const verifyCommand: CliCommand = {
             waivers,
             state: paths,
             // Gapless turns: what the baseline's turn inherits, and the judged state for the
-            // next `turngate baseline` (README "Gapless turns").
+            // next `turngate baseline` (docs/cli.md "Gapless turns").
             chain: {
               path: turnChainPath(paths.dir),
               carried: baseline.carry ?? {

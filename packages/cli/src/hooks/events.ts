@@ -20,7 +20,7 @@ import { parseWaivePrompt } from "./waive-prompt.js";
 
 /**
  * Terminals after which the next prompt starts a new baseline: the state the last stop
- * judged (README "Gapless turns"), never the workspace as it is at the prompt.
+ * judged (docs/cli.md "Gapless turns"), never the workspace as it is at the prompt.
  */
 export const ENDED_OK: readonly string[] = ["verified", "waived", "narrative", "distinct"];
 
@@ -53,7 +53,7 @@ export interface HookEventContext {
  * session's state folder (outside the workspace) and its id kept in the session file —
  * unless the last turn did not end verified, waived or narrative: then the baseline is
  * carried over, so changes no check passed stay in the next stop's digest (fail closed).
- * Gapless turns (README "Gapless turns", issue 32 item 3): after a turn that ended verified,
+ * Gapless turns (docs/cli.md "Gapless turns", issue 32 item 3): after a turn that ended verified,
  * waived or narrative, the new baseline is the state its last stop judged
  * (`<session dir>/turn-chain.json`, written by the stop), not the workspace at the prompt:
  * whatever changed in between — by the person, a background process, or the agent itself

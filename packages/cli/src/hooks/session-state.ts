@@ -67,7 +67,7 @@ const SessionFileSchema = z.object({
       by: z.enum(["terminal", "prompt"]),
       at: z.string(),
       /**
-       * The session's baseline when the waiver was recorded (README "Gapless turns"): it
+       * The session's baseline when the waiver was recorded (docs/cli.md "Gapless turns"): it
        * applies only to stops judged against that baseline, so a digest reproduced against a
        * later baseline (other bytes around the same rows) is not waived. Absent in files
        * written before issue 32: any baseline.
@@ -97,7 +97,8 @@ export interface HookSessionPaths extends StatePaths {
  * The folder every hook session lives under: `TURNGATE_HOOK_STATE_DIR`, else
  * `$XDG_STATE_HOME/turngate/hooks`, else `~/.local/state/turngate/hooks` — outside the
  * workspace, so the agent does not write it through its file tools (it runs as the same OS
- * user, so it could through a shell: README's trust model says what that means).
+ * user, so it could through a shell: docs/hooks.md "Trust model of the hooks" says what that
+ * means).
  */
 export function hookStateBase(env: NodeJS.ProcessEnv): string {
   if (env[HOOK_STATE_DIR_ENV]) return env[HOOK_STATE_DIR_ENV] as string;

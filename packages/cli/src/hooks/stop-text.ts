@@ -131,7 +131,7 @@ export function changedLines(result: TurnResult, tools: ReadonlyMap<string, stri
 }
 
 /**
- * README "Gapless turns": the paths that changed between the last judged stop and this
+ * docs/cli.md "Gapless turns": the paths that changed between the last judged stop and this
  * turn's start — by the person, another process, or the agent outside a turn — that are
  * still among this turn's changes, in one line (none: `[]`). Pure.
  */

@@ -1,11 +1,11 @@
 /**
- * The clean room's dependency setup (docs/design.md §3b, "Dependency folders"; README
- * "Isolation: clean-room checks"), through the real CLI (`turngate run`, real agent, npm and
- * check processes) on real temporary git repositories. A dependency folder the agent
- * changed is never shown as the agent left it: the preset's setup (`npm ci`) rebuilds it in
- * the room from the in-scope bytes, the result is cached by the digest of the setup's
- * inputs, and a second turn with the same inputs reuses it. npm stays offline: the
- * dependencies are local tarballs (`file:` specs) in the source scope.
+ * The clean room's dependency setup (docs/design.md §3b, "Dependency folders";
+ * docs/guarantees.md "Isolation: clean-room checks"), through the real CLI (`turngate run`, real
+ * agent, npm and check processes) on real temporary git repositories. A dependency folder the agent
+ * changed is never shown as the agent left it: the preset's setup (`npm ci`) rebuilds it in the
+ * room from the in-scope bytes, the result is cached by the digest of the setup's inputs, and a
+ * second turn with the same inputs reuses it. npm stays offline: the dependencies are local
+ * tarballs (`file:` specs) in the source scope.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

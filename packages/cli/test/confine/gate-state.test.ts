@@ -1,11 +1,11 @@
 /**
- * Confined agents (README "Confined agents", issue 32 items 1, 4 and 5) against what judges
- * them: `.git/` hooks, `.turngate/`, the gate's configuration and the harness settings are
- * read-only; turngate's state, signing key, user cache configuration and turngate itself are
- * out of sight; `TURNGATE_*` variables are scrubbed; the process tree dies with the turn;
- * the proof, `--json`, the text and `show` record `trust: confined` only when the sandbox
- * ran, and a confined turn that cannot start its sandbox fails closed. Real temporary git
- * repositories, real agent and check processes, `--isolation in-place`.
+ * Confined agents (docs/guarantees.md "Confined agents", issue 32 items 1, 4 and 5) against what
+ * judges them: `.git/` hooks, `.turngate/`, the gate's configuration and the harness settings are
+ * read-only; turngate's state, signing key, user cache configuration and turngate itself are out of
+ * sight; `TURNGATE_*` variables are scrubbed; the process tree dies with the turn; the proof,
+ * `--json`, the text and `show` record `trust: confined` only when the sandbox ran, and a confined
+ * turn that cannot start its sandbox fails closed. Real temporary git repositories, real agent and
+ * check processes, `--isolation in-place`.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";

@@ -1,9 +1,8 @@
 /**
- * Shared set-up of the confined-agent suites (README "Confined agents", issue 32): a real
- * temporary git repository, a temporary HOME and tools folder (so no attack touches the
- * machine's own files), and `turn`, which runs `turngate run --json --isolation in-place`
- * — in place, so the clean room's private home is not what defends — with or without
- * `--confine`.
+ * Shared set-up of the confined-agent suites (docs/guarantees.md "Confined agents", issue 32): a
+ * real temporary git repository, a temporary HOME and tools folder (so no attack touches the
+ * machine's own files), and `turn`, which runs `turngate run --json --isolation in-place` — in
+ * place, so the clean room's private home is not what defends — with or without `--confine`.
  */
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

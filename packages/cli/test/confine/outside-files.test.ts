@@ -1,5 +1,5 @@
 /**
- * Confined agents (README "Confined agents", issue 32 item 1) against the third attack
+ * Confined agents (docs/guarantees.md "Confined agents", issue 32 item 1) against the third attack
  * round's "files outside the workspace that checks read": with `--confine --isolation
  * in-place` (in place, so the clean room's private home is not what defends) each attack
  * is refused, because the agent cannot write outside the workspace. Each test has three

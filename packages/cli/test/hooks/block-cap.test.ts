@@ -1,5 +1,5 @@
 /**
- * Each harness adapter's block cap (README "Hook adapters" table, issue 35 item 3): the
+ * Each harness adapter's block cap (docs/hooks.md harness table, issue 35 item 3): the
  * defaults a harness documents, the harness's own variable where it has one
  * (`GOOSE_STOP_HOOK_BLOCK_CAP`), and turngate's override `TURNGATE_HOOK_BLOCK_CAP`. The
  * cap is fed to core's `decideStop` exactly as `turngate hook <harness> Stop` feeds it, so

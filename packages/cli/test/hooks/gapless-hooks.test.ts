@@ -1,5 +1,5 @@
 /**
- * Gapless turns in hook mode (README "Gapless turns", issue 32 item 3): the four hook-mode
+ * Gapless turns in hook mode (docs/cli.md "Gapless turns", issue 32 item 3): the four hook-mode
  * attacks of the issue, each on a real temporary git repository driving the real
  * `turngate hook claude-code <event>` binary as the harness and as an unconfined agent would
  * (payload on stdin), with real check processes. A prompt event no longer re-baselines: the

@@ -1,8 +1,8 @@
 /**
- * The nine real projects of issue 31's "Done when" (README, "Isolation: clean-room checks"):
- * where each comes from (a registry), how its dependencies are installed before the turn
- * (so the dependency folders are in the baseline, unchanged), two correct changes, and a
- * real bug whose failing test must be named. Versions are pinned.
+ * The nine real projects of issue 31's "Done when" (docs/guarantees.md, "Isolation: clean-room
+ * checks"): where each comes from (a registry), how its dependencies are installed before the turn
+ * (so the dependency folders are in the baseline, unchanged), two correct changes, and a real bug
+ * whose failing test must be named. Versions are pinned.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";

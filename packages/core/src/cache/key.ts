@@ -120,7 +120,7 @@ export function cacheKeyMaterial(raw: CacheKeyInput): string {
 }
 
 /**
- * The result-cache key of one check (issue 20 item 1, README "Many machines"): lowercase
+ * The result-cache key of one check (issue 20 item 1, docs/scale-out.md "Many machines"): lowercase
  * hex SHA-256 of `cacheKeyMaterial(input)`. Any byte of the source tree, a lockfile, an
  * out-of-scope row, the command, shell, cwd, env allow-list value, expected exit, results
  * format, timeout, toolchain fact, os, arch or turngate version gives another key.

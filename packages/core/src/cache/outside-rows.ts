@@ -3,7 +3,8 @@ import { parseWith } from "../schemas/parse.js";
 
 /**
  * A ledger row the result-cache key leaves out, with why the controlled check environment
- * (`prepareCheckEnvironment`) keeps it from influencing any check (README "Many machines").
+ * (`prepareCheckEnvironment`) keeps it from influencing any check (docs/scale-out.md "Many
+ * machines").
  */
 export interface CacheKeyExclusion {
   /** Stable id (`pycache`). */
@@ -45,7 +46,7 @@ export interface CacheKeyOutsideRows {
  * folder is exactly `__pycache__` (`a/__pycache__/m.cpython-311.pyc`; not `a/x__pycache__/…`,
  * not `__pycache__/data.json`, not `__pycache__/top.pyc`, not `__pycache__/sub/m.cpython-311.pyc`).
  * Residual: a check that itself runs or reads such a file by path sees bytes the key does
- * not cover (README "Many machines").
+ * not cover (docs/scale-out.md "Many machines").
  * Input: rows `{path, content_digest}` (the caller passes only rows outside the source
  * scope; extra fields ignored). Output: {@link CacheKeyOutsideRows}.
  * Errors: `TurngateValidationError` (path `N.path` / `N.content_digest`) for a malformed row.

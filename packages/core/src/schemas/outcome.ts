@@ -9,7 +9,7 @@ import { CompletionTerminalSchema } from "./terminal.js";
  * the stop at its own block cap, or a host stopped the turn at a budget limit). A host that
  * requires clean-room checks (docs/design.md §3b) adds `isolation_unavailable`: the check
  * sandbox cannot start, so no check ran (fail closed). `turngate run` (issue 32 item 3,
- * README "Gapless turns") adds `unverified_carry_over`: the turn changed nothing, but the
+ * docs/cli.md "Gapless turns") adds `unverified_carry_over`: the turn changed nothing, but the
  * turn before it ended unverified, so its changes are still in the tree unchecked.
  */
 export const GateReasonSchema = z.enum([

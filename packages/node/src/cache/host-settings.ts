@@ -12,12 +12,12 @@
  * symlinked path (both sides are compared after `realpath`).
  *
  * Settings that lower the bar — `trusted_keys` and `trust_own_key` of the user config file —
- * are honoured only where the agent cannot write that file (issue 32 item 5, README
- * "Confined agents"): when the agent is confined (`turngate run --confine`: the user config
- * folder is invisible to it), or when the file and every folder above it are not writable by
- * this process's user (an administrator's read-only file). Otherwise they are refused with a
- * warning naming `--confine`: an unconfined agent runs as the same user and could add its own
- * key, or turn `trust_own_key` on and sign a forged pass with the key it can read.
+ * are honoured only where the agent cannot write that file (issue 32 item 5,
+ * docs/guarantees.md "Confined agents"): when the agent is confined (`turngate run --confine`: the
+ * user config folder is invisible to it), or when the file and every folder above it are not
+ * writable by this process's user (an administrator's read-only file). Otherwise they are refused
+ * with a warning naming `--confine`: an unconfined agent runs as the same user and could add its
+ * own key, or turn `trust_own_key` on and sign a forged pass with the key it can read.
  * `TURNGATE_CACHE_TRUSTED_KEYS` is the host's environment, out of the agent's reach.
  *
  * `trust_own_key` (default false): local store entries signed with this host's own turn

@@ -1,8 +1,8 @@
 /**
- * The confined agent (docs/design.md §3b, README "Confined agents"): the second profile of
- * the sandbox launcher (`sandbox.ts` is the check sandbox). `turngate run --confine` (or
- * `"confine_agent": true`) runs the agent command inside bubblewrap so that it cannot reach
- * what judges it:
+ * The confined agent (docs/design.md §3b, docs/guarantees.md "Confined agents"): the second profile
+ * of the sandbox launcher (`sandbox.ts` is the check sandbox). `turngate run --confine` (or
+ * `"confine_agent": true`) runs the agent command inside bubblewrap so that it cannot reach what
+ * judges it:
  *
  * - **writable**: the workspace and a private `TMPDIR` (a fresh host folder, removed after
  *   the turn), plus the folders outside the workspace the configuration's `agent_writable`

@@ -5,11 +5,11 @@ import { isAbsolute, join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 
 /**
- * The `HOME` allow-list of clean-room checks (docs/design.md §3b; README "Isolation:
- * clean-room checks"). A check in the sandbox sees a private, empty `HOME`; the few settings
- * checks legitimately need are read at baseline time (before the agent runs) and passed as
- * **values**, in environment variables, never as copied files (a copied `~/.gitconfig` or
- * cargo config can run code: `core.fsmonitor`, `[alias]`, build `rustc-wrapper`).
+ * The `HOME` allow-list of clean-room checks (docs/design.md §3b; docs/guarantees.md
+ * "Isolation: clean-room checks"). A check in the sandbox sees a private, empty `HOME`; the few
+ * settings checks legitimately need are read at baseline time (before the agent runs) and passed as
+ * **values**, in environment variables, never as copied files (a copied `~/.gitconfig` or cargo
+ * config can run code: `core.fsmonitor`, `[alias]`, build `rustc-wrapper`).
  *
  * | setting | read from | passed as |
  * | --- | --- | --- |

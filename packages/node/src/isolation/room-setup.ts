@@ -18,17 +18,16 @@ import { keptFingerprint } from "./room-kept.js";
 
 /**
  * The dependency `setup` of a clean-room turn (docs/design.md §3b, "Dependency folders";
- * README "Isolation: clean-room checks"). A dependency folder the agent changed during the
- * turn (a ledger row below it), or one that is absent although the manifest declares
- * dependencies, is never shown to the checks as the agent left it. Instead a `setup`
- * command (per-preset default {@link detectSetup}, or the configuration's `"setup"`) runs in
- * the clean room, in the sandbox, **with** network, from the in-scope bytes only; the
- * dependency folders it produced are moved out of the room into a cache under the room's
- * folder (`<room dir>/setup/<key>/`), keyed by {@link setupKey}: the digest of every input
- * of the setup (manifests, lockfiles, `patches/`, install scripts, local package archives,
- * the command and the toolchain). The checks then see that result, read-only, instead of
- * the workspace's folder. A second turn with the same inputs reuses the cached result (the
- * setup does not run again).
+ * docs/guarantees.md "Isolation: clean-room checks"). A dependency folder the agent changed during
+ * the turn (a ledger row below it), or one that is absent although the manifest declares
+ * dependencies, is never shown to the checks as the agent left it. Instead a `setup` command
+ * (per-preset default {@link detectSetup}, or the configuration's `"setup"`) runs in the clean
+ * room, in the sandbox, **with** network, from the in-scope bytes only; the dependency folders it
+ * produced are moved out of the room into a cache under the room's folder
+ * (`<room dir>/setup/<key>/`), keyed by {@link setupKey}: the digest of every input of the setup
+ * (manifests, lockfiles, `patches/`, install scripts, local package archives, the command and the
+ * toolchain). The checks then see that result, read-only, instead of the workspace's folder. A
+ * second turn with the same inputs reuses the cached result (the setup does not run again).
  *
  * A cached result is used only when it is proven to be what turngate sealed: its seal
  * (`sealed.json`) was written before the turn started, and the fingerprint of the result

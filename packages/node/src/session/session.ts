@@ -1227,7 +1227,7 @@ export class Session {
    * (`observeWorkspace()`), decide (`decide()`), and when the gate allows, return the
    * `TurnResult` (completion terminal, the summary counts and text over the turn's reports,
    * its refused tool reports and proof) and start the next turn: its baseline is the state
-   * this turn was judged on (`judgedSnapshot()`, README "Gapless turns": whatever changes
+   * this turn was judged on (`judgedSnapshot()`, docs/cli.md "Gapless turns": whatever changes
    * after the decision, by anyone, is a change of the next turn), an empty ledger, no adopted check outputs, the attestor free to be asked again, and the
    * shell-evidence candidates re-read. The session's reports are kept
    * (`verificationReports()`), but a report of an earlier turn is never a gate input of a
@@ -1256,7 +1256,7 @@ export class Session {
       refused: this.#turn.turnRefused(),
       proof: this.proof(),
     });
-    // Gapless turns (README "Gapless turns"): the next turn starts from the state this one
+    // Gapless turns (docs/cli.md "Gapless turns"): the next turn starts from the state this one
     // was judged on, so a change made after the decision is a change of the next turn.
     const judged = this.judgedSnapshot();
     let baseline: WorkspaceSnapshot;

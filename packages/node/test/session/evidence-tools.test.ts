@@ -355,7 +355,7 @@ describe("endTurn: per-turn result and a fresh ledger per turn (A3S §1.17)", ()
   });
 });
 
-describe('gapless turns (README "Gapless turns"): endTurn starts the next turn from the judged state', () => {
+describe('gapless turns (docs/cli.md "Gapless turns"): endTurn starts the next turn from the judged state', () => {
   test("a file written while the turn was being decided (after its last observation) is the next turn's change, not part of a fresh baseline", async () => {
     const r = await repo({ "a.txt": "base\n" });
     let wrote = false;

@@ -49,7 +49,7 @@ export interface InstallEntry {
  */
 export interface HarnessAdapter {
   name: Harness;
-  /** The published hook documentation this adapter follows (cited in README). */
+  /** The published hook documentation this adapter follows (cited in docs/hooks.md). */
   docs: readonly string[];
   /** The kind of an event name (case as the harness sends it), undefined when turngate has no use for it. */
   eventKind(event: string): HookEventKind | undefined;

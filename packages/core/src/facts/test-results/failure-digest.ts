@@ -18,7 +18,7 @@ import type { ParsedTest, ParsedTestResults, TestResultFormat, TestSuiteError } 
  * Characters a failure digest may take by default: Claude Code injects hook output into the
  * model's context up to 10,000 characters and replaces a longer one by a file path and a
  * 2 KB preview (code.claude.com/docs/en/hooks, "Hook output"); no other harness turngate
- * plugs into documents a smaller bound. README "Hooks" cites it.
+ * plugs into documents a smaller bound. docs/hooks.md cites it.
  */
 export const FAILURE_DIGEST_MAX_CHARS = 10_000;
 

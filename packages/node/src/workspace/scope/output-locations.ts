@@ -9,7 +9,7 @@ import { absolutePath } from "../stat/stat-cache.js";
  * test reports. gitignore syntax, matched at any depth; `target/` only in a directory that
  * holds a `Cargo.toml` (a Rust crate or workspace). Files there that git does not track are
  * outside the source scope (`scope: "output"`); `"default_outputs": false` turns the list
- * off, `"outputs"` adds patterns. Shown in `turngate run --help` and README.
+ * off, `"outputs"` adds patterns. Shown in `turngate run --help` and docs/guarantees.md ("Scope").
  */
 export const DEFAULT_OUTPUT_LOCATIONS: readonly string[] = Object.freeze([
   "__pycache__/",

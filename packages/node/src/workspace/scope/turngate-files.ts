@@ -12,7 +12,7 @@
  *   `code-index.json` (the code index, issue #15: data turngate reads, never code),
  *   `verification-profiles.json` (the check timing profile store `turngate run` / `verify`
  *   record into, issue #14 item 7: data, never code), `turn-chain.json` (the state the last
- *   `turngate run` was judged on, README "Gapless turns": data turngate reads, never code);
+ *   `turngate run` was judged on, docs/cli.md "Gapless turns": data turngate reads, never code);
  * - `logs/<sha256>.log` (content-addressed check logs): turngate's own only when the SHA-256
  *   of its bytes equals its name — the observer hashes it ({@link turngateLogDigest});
  *   a log whose bytes do not match its name is a harness row;

@@ -7,13 +7,13 @@ const coreDir = fileURLToPath(new URL("../../../", import.meta.url));
 const repoRoot = fileURLToPath(new URL("../../../../../", import.meta.url));
 const example = readFileSync(new URL("../../../examples/ladder-hud.ts", import.meta.url), "utf8");
 
-describe("README Check timing, ladder and HUD example", () => {
-  test("the README shows examples/ladder-hud.ts exactly", () => {
-    const readme = readFileSync(`${repoRoot}README.md`, "utf8");
-    const section = readme.slice(
-      readme.indexOf("## Check timing, ladder and HUD"),
-      readme.indexOf("## Capability map"),
-    );
+describe("docs/facts.md Check timing, ladder and HUD example", () => {
+  test("docs/facts.md shows examples/ladder-hud.ts exactly", () => {
+    const doc = readFileSync(`${repoRoot}docs/facts.md`, "utf8");
+    const start = doc.indexOf("\n## Check timing, ladder and HUD\n");
+    expect(start).toBeGreaterThanOrEqual(0);
+    const end = doc.indexOf("\n## ", start + 1);
+    const section = doc.slice(start, end < 0 ? undefined : end);
     expect(section).toContain(`\`\`\`ts\n${example}\`\`\``);
   });
 

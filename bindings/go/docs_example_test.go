@@ -7,22 +7,23 @@ import (
 	"testing"
 )
 
-// The README's "## Go" example is Example_verifiedTurn's body (dedented, without the
-// // Output: block), so the compiled, executed example is the one readers copy.
-func TestReadmeGoExampleIsTheCompiledExample(t *testing.T) {
+// The "## Go" example of docs/bindings.md is Example_verifiedTurn's body (dedented, without
+// the // Output: block), so the compiled, executed example is the one readers copy.
+func TestDocsGoExampleIsTheCompiledExample(t *testing.T) {
 	wd, _ := os.Getwd()
-	readme, ok := findUp(wd, "README.md")
-	for ok && !strings.Contains(mustRead(t, readme), "\n## Go\n") {
-		readme, ok = findUp(filepath.Dir(filepath.Dir(readme)), "README.md")
-	}
+	doc, ok := findUp(wd, filepath.Join("docs", "bindings.md"))
 	if !ok {
-		t.Fatal(`no README.md with a "## Go" section above ` + wd)
+		t.Fatal("no docs/bindings.md above " + wd)
 	}
-	text := mustRead(t, readme)
-	section := text[strings.Index(text, "\n## Go\n"):]
+	text := mustRead(t, doc)
+	at := strings.Index(text, "\n## Go\n")
+	if at < 0 {
+		t.Fatal(`docs/bindings.md has no "## Go" section`)
+	}
+	section := text[at:]
 	start := strings.Index(section, "```go\n")
 	if start < 0 {
-		t.Fatal(`README "## Go" has no go code block`)
+		t.Fatal(`docs/bindings.md "## Go" has no go code block`)
 	}
 	block := section[start+len("```go\n"):]
 	block = block[:strings.Index(block, "\n```")]
@@ -41,7 +42,7 @@ func TestReadmeGoExampleIsTheCompiledExample(t *testing.T) {
 		body = append(body, strings.TrimPrefix(line, "\t"))
 	}
 	if want := strings.Join(body, "\n"); block != want {
-		t.Fatalf("README example differs from Example_verifiedTurn:\n--- README\n%s\n--- example_test.go\n%s", block, want)
+		t.Fatalf("docs/bindings.md example differs from Example_verifiedTurn:\n--- docs/bindings.md\n%s\n--- example_test.go\n%s", block, want)
 	}
 }
 
