@@ -43,6 +43,22 @@ export function jsonReporterRunner(script: string): "vitest" | "jest" | null {
   return null;
 }
 
+/**
+ * Whether `script` is `node --test` followed only by flags, so reporter flags that
+ * `npm test -- …` appends reach node's test runner. With a file or folder after it
+ * (`node --test test/`), node reads every later word as another file to run
+ * ("Could not find '…/--test-reporter=spec'"), so such a script keeps its command and its
+ * default (TAP) output is read for the failure digest.
+ */
+export function nodeTestTakesFlags(script: string): boolean {
+  const text = script.trim();
+  if (/[;&|<>`$()\n]/.test(text)) return false;
+  const words = text.split(/\s+/);
+  return (
+    words[0] === "node" && words[1] === "--test" && words.slice(2).every((w) => w.startsWith("-"))
+  );
+}
+
 function nodeTestScript(root: string): string | null {
   try {
     const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
@@ -68,7 +84,8 @@ function nodeTestScript(root: string): string | null {
  * - `rust:test` `cargo test` → `cargo test --no-fail-fast` (one failing test binary does not
  *   hide the others nor the doctests; issue 34 item 3), results `libtest` read from its
  *   output;
- * - `node:test` `npm test` whose `test` script starts with `node --test` →
+ * - `node:test` `npm test` whose `test` script is `node --test` with only flags after it
+ *   (`nodeTestTakesFlags`; a script that names files keeps `npm test`) →
  *   `npm test -- --test-reporter=spec --test-reporter-destination=stdout
  *   --test-reporter=junit --test-reporter-destination={results}`, `junit` (spec output
  *   still goes to the log);
@@ -109,7 +126,7 @@ export function withStructuredResults(
     };
   if (command.id === "node:test" && command.command === "npm test") {
     const script = nodeTestScript(root);
-    if (script !== null && /^node --test(\s|$)/.test(script.trim()))
+    if (script !== null && nodeTestTakesFlags(script))
       return {
         ...command,
         command: `npm test -- ${NODE_TEST_RESULTS_ARGS}`,

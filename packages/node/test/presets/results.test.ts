@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { testTimeout } from "../../../../test-time.js";
 import { verificationPresets } from "../../src/presets/detect.js";
 import { requiredPresetCommands } from "../../src/presets/required.js";
+import { nodeTestTakesFlags } from "../../src/presets/results.js";
 import { runVerificationCommand } from "../../src/runner/verify-command.js";
 import { pythonTestEnv } from "../python-env.js";
 import { tempDir } from "../runner/helpers.js";
@@ -99,6 +100,28 @@ describe("preset commands with structured results", () => {
     expect(run.check.tests).toEqual({ passed: 1, failed: 1, skipped: 0, errored: 0 });
     expect(run.check.failing_tests).toEqual(["test::bad"]);
     expect(run.execution.output).toContain("✖ bad");
+  });
+
+  test("node: a node --test script that names its files keeps npm test (appended flags would be read as files); its TAP names the failing test", async () => {
+    write({
+      "package.json": JSON.stringify({
+        name: "m",
+        private: true,
+        scripts: { test: "node --test test/" },
+      }),
+      "test/m.test.js":
+        'const { test } = require("node:test");\nconst assert = require("node:assert");\ntest("ok", () => {});\ntest("bad", () => assert.strictEqual(1, 2));\n',
+    });
+    const { command, run } = await runPreset();
+    expect(command.command).toBe("npm test");
+    expect(command.results).toBeUndefined();
+    expect(run.check.status).toBe("failed");
+    expect(run.execution.output).not.toContain("Could not find");
+    expect(run.execution.output).toMatch(/^not ok 2 - bad$/m);
+    expect(nodeTestTakesFlags("node --test")).toBe(true);
+    expect(nodeTestTakesFlags("node --test --test-concurrency=1")).toBe(true);
+    expect(nodeTestTakesFlags("node --test test/")).toBe(false);
+    expect(nodeTestTakesFlags("node --test && eslint .")).toBe(false);
   });
 
   test("node: another test script keeps npm test without results", () => {
