@@ -400,13 +400,26 @@ function answerText(
   }
   const attempt = `attempt ${decided.attempts.attempts} of ${maxAttempts} on these exact changes`;
   const could = result.failure === "could_not_run";
-  const todo = could
-    ? "Make the check able to run (a missing program, a wrong path, a hang), or tell the person it cannot run here; then stop again. Do not edit the check's configuration to make it pass: turngate uses the configuration from the start of the turn."
-    : "Fix what failed, then stop again: turngate re-runs the checks on the bytes on disk (every edit changes the digest).";
   const capLine =
     decided.reason === "capped"
       ? `\nThis is the ${cap}th block in this turn, the harness's cap: the turn is recorded INCOMPLETE (capped), not verified.`
       : "";
+  // No digest and a gate failure: turngate could not judge the turn at all (no baseline, a
+  // turn start that failed, an untrusted baseline, an internal error). Nothing in the code
+  // failed, so the model is not told to fix it.
+  const unjudged = result.failure === "gate" && result.effectDigest === "";
+  if (unjudged) {
+    return [
+      `turngate blocked the stop: it could not judge this turn (attempt ${decided.attempts.attempts} of ${maxAttempts}).`,
+      body,
+      `This is not a failure of your code: do what the line above says, or tell the person; then stop again.${capLine}`,
+    ]
+      .filter((l) => l !== "")
+      .join("\n");
+  }
+  const todo = could
+    ? "Make the check able to run (a missing program, a wrong path, a hang), or tell the person it cannot run here; then stop again. Do not edit the check's configuration to make it pass: turngate uses the configuration from the start of the turn."
+    : "Fix what failed, then stop again: turngate re-runs the checks on the bytes on disk (every edit changes the digest).";
   return [
     `turngate blocked the stop: the changes of this turn are not verified (effect digest ${digest}; ${attempt}).`,
     body,

@@ -451,6 +451,14 @@ describe.each(HARNESSES)("%s adapter", (harness) => {
     expect(r.decision === "block" ? r.reason : "").toContain(
       `turngate has no baseline for this ${harness} session`,
     );
+    // A turn turngate could not judge is not the code's failure: the model is not told to fix it.
+    const said = r.decision === "block" ? r.reason.split("\n") : [];
+    expect(said[0]).toBe(
+      "turngate blocked the stop: it could not judge this turn (attempt 1 of 3).",
+    );
+    expect(said.at(-1)).toBe(
+      "This is not a failure of your code: do what the line above says, or tell the person; then stop again.",
+    );
     send(env, harness, "turn_start", { session: "s-plant" });
     env.write("value.js", "module.exports = 44;\n");
     const planted2 = {
