@@ -17,7 +17,9 @@ export const DOCS_MARKERS = /\b(guarantee[sd]?|always|fails? closed|proven|prove
 export const EXEMPT_DOCS: readonly string[] = ["capabilities.md", "contributing.md", "design.md"];
 
 const CODE_SPANS = /(`+)[^`]*?\1/g;
+const TABLE_SEPARATOR = /^\s*\|(\s*:?-+:?\s*\|)+\s*$/;
 const INLINE_LINK_TARGET = /\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g;
+const INLINE_LINK = /!?\[([^\]]*)\]\([^)]*\)/g;
 const MAP_LINK = /(?:^|\/)capabilities\.md#(.+)$/;
 
 /** A paragraph, list item or table row: its first line and its text (lines joined by spaces). */
@@ -26,7 +28,7 @@ interface Block {
   text: string;
 }
 
-/** Splits Markdown into blocks, leaving out headings, blank lines and fenced code. */
+/** Splits Markdown into blocks, leaving out headings, table headers, blank lines and fenced code. */
 function blocksOf(markdown: string): Block[] {
   const blocks: Block[] = [];
   let current: Block | undefined;
@@ -42,7 +44,9 @@ function blocksOf(markdown: string): Block[] {
       continue;
     }
     if (raw.trimStart().startsWith("|")) {
-      blocks.push({ line: i + 1, text: raw });
+      // A separator row makes the row above it a header: column names state nothing.
+      if (TABLE_SEPARATOR.test(raw)) blocks.pop();
+      else blocks.push({ line: i + 1, text: raw });
       current = undefined;
     } else if (/^\s*([-*+]|\d+[.)])\s/.test(raw) || current === undefined) {
       current = { line: i + 1, text: raw.trim() };
@@ -89,7 +93,7 @@ export function markerProblems(
     if (linked) continue;
     const prose = block.text
       .replace(CODE_SPANS, "code")
-      .replace(INLINE_LINK_TARGET, "]")
+      .replace(INLINE_LINK, "$1")
       .replace(/^\s*([-*+]|\d+[.)])\s+/, "");
     const marker = markers.exec(prose);
     if (!marker) continue;
