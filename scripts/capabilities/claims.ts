@@ -1,5 +1,5 @@
 /**
- * The claim-level capability map (docs/capabilities.md "Capability map"; issue 35 item 1):
+ * The claim-level capability map (docs/capabilities.md "Claims"; issue 35 item 1):
  * one `### <Area>` section per area, each a numbered list of claims, each claim one
  * sentence followed by the tests that fail when it stops being true. The format is written
  * down in CAPABILITY_VERIFICATION.md "Claims" and docs/contributing.md.
@@ -95,7 +95,7 @@ function sentenceProblem(text: string): string | undefined {
  * - `<Area>, claim <n> ("…"): <reference problem>` for an item that is not a reference
  *
  * @param text whole map file
- * @param heading the map section's heading line, e.g. `## Capability map`
+ * @param heading the map section's heading line, e.g. `## Claims`
  * @param file file name used as a problem prefix, e.g. `docs/capabilities.md`
  */
 export function parseClaims(text: string, heading: string, file: string): ClaimMap {
