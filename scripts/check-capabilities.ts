@@ -5,9 +5,9 @@
  *
  * --root DIR      repository root (default: the directory above this script)
  * --results DIR   directory with vitest.json, pytest.xml, go.json (default: <root>/results)
- * --no-results    structure only: do not look tests up in the results
+ * --no-results    structure only: cited tests are looked up in the sources, not in the results
  *
- * Exit 0 with `capability verification complete: N areas, M surfaces, K tests` on stdout;
+ * Exit 0 with `capability verification complete: N areas, C claims, M surfaces, K tests` on stdout;
  * exit 1 with one problem per line on stderr, then a closing count line; exit 2 on bad usage.
  */
 import path from "node:path";
@@ -42,10 +42,10 @@ function main(argv: string[]): number {
     resultsDir: values.results === undefined ? undefined : path.resolve(values.results),
     skipResults: values["no-results"] === true,
   });
-  const { areas, surfaces, tests } = result.counts;
+  const { areas, claims, surfaces, tests } = result.counts;
   if (!result.resultsChecked) {
     process.stdout.write(
-      `skipped result checks (--no-results): ${tests} test reference(s) were not looked up\n`,
+      `skipped result checks (--no-results): ${tests} test reference(s) were looked up in the sources only\n`,
     );
   }
   if (!result.ok) {
@@ -55,12 +55,12 @@ function main(argv: string[]): number {
   }
   if (!result.resultsChecked) {
     process.stdout.write(
-      `capability structure check complete: ${areas} areas, ${surfaces} surfaces, ${tests} tests\n`,
+      `capability structure check complete: ${areas} areas, ${claims} claims, ${surfaces} surfaces, ${tests} tests\n`,
     );
     return 0;
   }
   process.stdout.write(
-    `capability verification complete: ${areas} areas, ${surfaces} surfaces, ${tests} tests\n`,
+    `capability verification complete: ${areas} areas, ${claims} claims, ${surfaces} surfaces, ${tests} tests\n`,
   );
   return 0;
 }

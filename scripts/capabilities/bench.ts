@@ -5,8 +5,9 @@
  *
  *   pnpm exec tsx scripts/capabilities/bench.ts [--areas 100] [--tests 20000]
  *
- * Synthetic repo: `areas` ledger rows, each naming 3 vitest, 1 pytest and 1 go test; the
- * results hold `tests` vitest assertions and `tests / 4` pytest and go tests each.
+ * Synthetic repo: `areas` areas of one claim each, citing 3 vitest, 1 pytest and 1 go test
+ * that the test sources declare; the results hold `tests` vitest assertions and `tests / 4`
+ * pytest and go tests each.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -35,29 +36,47 @@ function makeRepo(root: string): void {
   const names = Array.from({ length: areas }, (_, i) => `Area ${i}`);
   const files = 50;
   const vitestFile = (i: number) => `test/f${i % files}.test.ts`;
-  const rows = names.map((name, i) => {
+  const sections = names.map((name, i) => {
     const refs = [0, 1, 2].map(
       (k) => `\`vitest:${vitestFile(i * 3 + k)} > suite > case ${i * 3 + k}\``,
     );
     refs.push(`\`pytest:py/tests/test_m.py::test_${i}\``, `\`go:example.com/m/pkg Test${i}\``);
-    return `| ${name} | ${refs.join("<br>")} | n/a — synthetic | required CI |`;
+    return `### ${name}\n\n1. It holds.\n${refs.map((r) => `   - ${r}`).join("\n")}\n`;
   });
-  write(
-    root,
-    "docs/capabilities.md",
-    `## Capability map\n\n| Area | What |\n| --- | --- |\n${names.map((n) => `| ${n} | x |`).join("\n")}\n`,
+  const rows = names.map(
+    (name, i) =>
+      `| ${name} | [1](docs/capabilities.md#area-${i}) | n/a — synthetic | required CI |`,
   );
+  write(root, "docs/capabilities.md", `## Claims\n\n${sections.join("\n")}`);
   write(
     root,
     "CAPABILITY_VERIFICATION.md",
     [
       "## Evidence levels\n\n| Level | Meaning |\n| --- | --- |\n| required CI | x |\n| gap | x |\n",
-      `## Capability evidence ledger\n\n| Area | Tests | Performance and resource evidence | Current evidence state |\n| --- | --- | --- | --- |\n${rows.join("\n")}\n`,
+      `## Capability evidence ledger\n\n| Area | Claims | Performance and resource evidence | Current evidence state |\n| --- | --- | --- | --- |\n${rows.join("\n")}\n`,
       `## Runtime surface ledger\n\n| Surface | Tests | Current gate |\n| --- | --- | --- |\n${RUNTIME_SURFACES.map((s) => `| ${s} | | gap |`).join("\n")}\n`,
     ].join("\n"),
   );
-  for (let f = 0; f < files; f++) write(root, vitestFile(f), "");
-  write(root, "py/tests/test_m.py", "");
+  // Test sources that declare every cited test, so the structure look-up finds them.
+  const titles = new Map<number, string[]>();
+  for (let t = 0; t < areas * 3; t++) {
+    titles.set(t % files, [...(titles.get(t % files) ?? []), `  test("case ${t}", () => {});`]);
+  }
+  for (let f = 0; f < files; f++) {
+    write(
+      root,
+      vitestFile(f),
+      `describe("suite", () => {\n${(titles.get(f) ?? []).join("\n")}\n});\n`,
+    );
+  }
+  const ids = Array.from({ length: areas }, (_, i) => i);
+  write(root, "py/tests/test_m.py", ids.map((i) => `def test_${i}():\n    pass\n`).join("\n"));
+  write(root, "go.mod", "module example.com/m\n\ngo 1.24\n");
+  write(
+    root,
+    "pkg/m_test.go",
+    `package pkg\n\nimport "testing"\n\n${ids.map((i) => `func Test${i}(t *testing.T) {}\n`).join("")}`,
+  );
   const byFile = new Map<number, unknown[]>();
   for (let t = 0; t < tests; t++) {
     const list = byFile.get(t % files) ?? [];

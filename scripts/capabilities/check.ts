@@ -1,17 +1,21 @@
 /**
- * The capability ledger check (issue 6 "Deliver" item 3; extends
- * reference/a3s-completion-gate.md §7): capability map areas and ledger areas agree, every row names
- * tests, links stay inside the repository, and every named test passed in this run's
- * machine-readable results.
+ * The capability ledger check (issue 6 "Deliver" item 3, claims: issue 35 item 1; extends
+ * reference/a3s-completion-gate.md §7): capability map areas and ledger areas agree, every
+ * claim of the map cites tests, every cited test is in the sources and passed in this run's
+ * machine-readable results, README and docs/ state no capability outside the map, and links
+ * stay inside the repository.
  */
 import fs from "node:fs";
 import path from "node:path";
+import { claimMarkerProblems } from "./claim-markers.js";
+import { claimOwner, headingAnchor } from "./claims.js";
 import { GAP_LEVEL, LEDGER_FILE, MAP_FILE, RUNTIME_SURFACES } from "./layout.js";
 import { readLedgerFiles } from "./ledger-files.js";
 import { checkLinkTarget, findLocalLinks, type LocalLink } from "./links.js";
 import { perfProfileProblems } from "./perf-profiles.js";
 import { openResults } from "./results/index.js";
 import { compareSequences } from "./sequences.js";
+import { openTestPresence } from "./test-presence.js";
 import { parseTestsCell, type TestReference } from "./test-references.js";
 
 /** Options of {@link checkCapabilities}. */
@@ -20,13 +24,14 @@ export interface CheckCapabilitiesOptions {
   root: string;
   /** Directory with vitest.json, pytest.xml and go.json (relative: from `root`); default `<root>/results`. */
   resultsDir?: string;
-  /** Structure only: parse references and check their files exist, but read no results. */
+  /** Structure only: parse references and look them up in the sources, but read no results. */
   skipResults?: boolean;
 }
 
-/** What was checked: ledger rows and distinct test references. */
+/** What was checked: ledger rows, the map's claims and distinct test references. */
 export interface CapabilityCounts {
   areas: number;
+  claims: number;
   surfaces: number;
   tests: number;
 }
@@ -35,7 +40,10 @@ export interface CapabilityCounts {
 export interface CapabilityCheckResult {
   /** True iff `problems` is empty. */
   ok: boolean;
-  /** One line per problem, prefixed by the area or surface name, or by `<file>:`. */
+  /**
+   * One line per problem, prefixed by `<Area>, claim <n> ("<first words>…")`, the area or
+   * surface name, or by `<file>:`.
+   */
   problems: string[];
   counts: CapabilityCounts;
   /** False when `skipResults` was set. */
@@ -53,13 +61,14 @@ export class CapabilityCheckInputError extends Error {
   }
 }
 
-/** A ledger row's name (area or surface) and the references its Tests cell names. */
+/** A claim (or surface row) and the references it cites. */
 interface NamedRefs {
   owner: string;
   refs: TestReference[];
 }
 
 const NA_WITHOUT_REASON = /^n\/a\s*[—–-]?\s*$/i;
+const CLAIMS_CELL = /^\[(\d+)\]\(([^)#\s]+)#([^)\s]+)\)$/;
 const MAP = "the capability map (docs/capabilities.md)";
 const EVIDENCE_LEDGER = "the capability evidence ledger";
 const SURFACE_LEDGER = "the runtime surface ledger";
@@ -109,14 +118,39 @@ function validateOptions(options: CheckCapabilitiesOptions): {
 }
 
 /**
+ * Problem with an evidence row's Claims cell: it must be `[<n>](docs/capabilities.md#<anchor>)`
+ * with `n` the area's claim count in the map and `anchor` the area's heading anchor.
+ */
+function claimsCellProblem(
+  owner: string,
+  cell: string,
+  claims: number | undefined,
+  anchor: string,
+): string | undefined {
+  const m = CLAIMS_CELL.exec(cell);
+  const expected = `[${claims ?? "<n>"}](${MAP_FILE}#${anchor})`;
+  if (!m)
+    return `${owner}: Claims cell "${cell}" is not a claim count linking the area (write ${expected})`;
+  if (claims !== undefined && Number(m[1]) !== claims) {
+    return `${owner}: Claims cell says ${m[1]} claims, ${MAP} has ${claims} (write ${expected})`;
+  }
+  if (m[2] !== MAP_FILE || m[3] !== anchor) {
+    return `${owner}: Claims cell links ${m[2]}#${m[3]}, expected ${MAP_FILE}#${anchor}`;
+  }
+  return undefined;
+}
+
+/**
  * Runs the capability ledger check on a repository.
  *
- * Reads `docs/capabilities.md` "## Capability map" and `CAPABILITY_VERIFICATION.md` ("## Evidence
- * levels", "## Capability evidence ledger", "## Runtime surface ledger") and, unless
- * `skipResults`, `vitest.json`, `pytest.xml` and `go.json` in the results directory (each at
- * most once). Every problem is collected, in this order: file structure, area parity, capability
- * map descriptions, evidence rows, surface parity, surface rows, other ledger links, test
- * references (by row), unreadable results files. Content problems are never thrown.
+ * Reads `docs/capabilities.md` "## Claims" (one `### <Area>` section of numbered claims each)
+ * and `CAPABILITY_VERIFICATION.md` ("## Evidence levels", "## Capability evidence ledger",
+ * "## Runtime surface ledger"), README.md and docs/*.md for claim markers, the test files the
+ * references name and, unless `skipResults`, `vitest.json`, `pytest.xml`, `go.json` and
+ * `matrix.json` in the results directory (each at most once). Every problem is collected, in
+ * this order: file structure, area parity, claims, evidence rows, surface parity, surface
+ * rows, other ledger links, claim markers, test references (by claim, then surface),
+ * unreadable results files. Content problems are never thrown.
  *
  * @param options repository root, results directory, structure-only switch
  * @returns `{ok, problems, counts, resultsChecked}`; `counts.tests` counts distinct references
@@ -141,18 +175,11 @@ export function checkCapabilities(options: CheckCapabilitiesOptions): Capability
     }
     linksByLine.delete(line);
   };
-  /** Parses a Tests cell, reporting malformed items, and remembers the references. */
-  const testsOf = (owner: string, cell: string): TestReference[] => {
-    const { refs, malformed } = parseTestsCell(cell);
-    for (const m of malformed) problems.push(`${owner}: ${m}`);
-    named.push({ owner, refs });
-    return refs;
-  };
 
   // Areas: capability map ↔ capability evidence ledger.
   if (files.map && files.evidence) {
     const diff = compareSequences(
-      files.map.map((r) => r.area),
+      files.map.map((a) => a.area),
       files.evidence.map((r) => r.area),
     );
     for (const d of diff.duplicatesA) problems.push(`${d.name}: listed ${d.count} times in ${MAP}`);
@@ -164,20 +191,30 @@ export function checkCapabilities(options: CheckCapabilitiesOptions): Capability
       problems.push(`${n}: in ${EVIDENCE_LEDGER} but missing from ${MAP}`);
     for (const m of diff.moved) {
       problems.push(
-        `${m.name}: out of order — row ${m.positionA} in ${MAP}, row ${m.positionB} in ${EVIDENCE_LEDGER}`,
+        `${m.name}: out of order — area ${m.positionA} in ${MAP}, row ${m.positionB} in ${EVIDENCE_LEDGER}`,
       );
     }
   }
-  for (const row of files.map ?? []) {
-    if (!row.area) problems.push(`${MAP_FILE}:${row.line}: Area cell is empty`);
-    else if (!row.described) problems.push(`${row.area}: capability map description is empty`);
+
+  // Claims: their own problems, then the references they cite.
+  problems.push(...files.claimProblems);
+  const claimCount = new Map<string, number>();
+  for (const area of files.map ?? []) {
+    claimCount.set(area.area, area.claims.length);
+    for (const claim of area.claims) {
+      named.push({ owner: claimOwner(area.area, claim), refs: claim.refs });
+    }
   }
 
   for (const row of files.evidence ?? []) {
     const owner = row.area || `${LEDGER_FILE}:${row.line}`;
-    if (testsOf(owner, row.tests).length === 0) {
-      problems.push(`${owner}: names no test (the Tests cell needs at least one reference)`);
-    }
+    const cell = claimsCellProblem(
+      owner,
+      row.claims,
+      claimCount.get(row.area),
+      headingAnchor(row.area),
+    );
+    if (cell) problems.push(cell);
     if (!row.performance) {
       problems.push(`${owner}: performance and resource evidence is empty`);
     } else if (NA_WITHOUT_REASON.test(row.performance)) {
@@ -215,7 +252,9 @@ export function checkCapabilities(options: CheckCapabilitiesOptions): Capability
   }
   for (const row of files.surfaces ?? []) {
     const owner = row.surface || `${LEDGER_FILE}:${row.line}`;
-    const refs = testsOf(owner, row.tests);
+    const { refs, malformed } = parseTestsCell(row.tests);
+    for (const m of malformed) problems.push(`${owner}: ${m}`);
+    named.push({ owner, refs });
     const gate = levelProblem(owner, "current gate", row.gate, files.levels);
     if (gate) problems.push(gate);
     else if (refs.length === 0 && !startsWithLevel(row.gate, [GAP_LEVEL])) {
@@ -227,25 +266,29 @@ export function checkCapabilities(options: CheckCapabilitiesOptions): Capability
   // Links anywhere else in the ledger file.
   for (const line of [...linksByLine.keys()]) checkLinks(`${LEDGER_FILE}:${line}`, line);
 
-  // Test references: the file exists, and the test passed in this run.
+  // Capability sentences outside the map.
+  if (files.map) {
+    problems.push(
+      ...claimMarkerProblems(root, new Set(files.map.map((a) => headingAnchor(a.area)))),
+    );
+  }
+
+  // Test references: named in the sources, and passed in this run.
+  const presence = openTestPresence(root);
   const results = skipResults ? undefined : openResults(root, resultsDir);
-  const fileExists = new Map<string, boolean>();
   const distinct = new Set<string>();
   for (const { owner, refs } of named) {
     for (const ref of refs) {
       distinct.add(ref.text);
-      if (ref.runner === "vitest" || ref.runner === "pytest") {
-        if (!fileExists.has(ref.file))
-          fileExists.set(ref.file, fs.existsSync(path.join(root, ref.file)));
-        if (!fileExists.get(ref.file)) {
-          problems.push(`${owner}: ${ref.text} — test file does not exist`);
-          continue;
-        }
+      const missing = presence.problem(ref);
+      if (missing) {
+        problems.push(`${owner}: cited test ${ref.text} is not in the sources: ${missing}`);
+        continue;
       }
       const outcome = results?.outcome(ref);
       if (outcome && outcome.status !== "passed") {
         problems.push(
-          `${owner}: ${ref.text} — ${outcome.status}${outcome.detail ? ` ${outcome.detail}` : ""}`,
+          `${owner}: cited test ${ref.text} did not pass (${outcome.status}${outcome.detail ? ` ${outcome.detail}` : ""})`,
         );
       }
     }
@@ -257,6 +300,7 @@ export function checkCapabilities(options: CheckCapabilitiesOptions): Capability
     problems,
     counts: {
       areas: files.evidence?.length ?? 0,
+      claims: (files.map ?? []).reduce((n, a) => n + a.claims.length, 0),
       surfaces: files.surfaces?.length ?? 0,
       tests: distinct.size,
     },

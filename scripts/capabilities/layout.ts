@@ -1,16 +1,16 @@
 /**
  * Where the capability ledger lives and what it must contain: file names, headings, column
- * names and the fixed runtime surface list (issue 6, "Deliver" items 1–2; the A3S layout it
- * extends is reference/a3s-completion-gate.md §7).
+ * names and the fixed runtime surface list (issue 6, "Deliver" items 1–2; claims per area:
+ * issue 35 item 1; the A3S layout it extends is reference/a3s-completion-gate.md §7).
  */
 
-/** File holding the capability map, relative to the repository root. */
+/** File holding the capability map (its areas and their claims), relative to the repository root. */
 export const MAP_FILE = "docs/capabilities.md";
 /** Ledger file, relative to the repository root. */
 export const LEDGER_FILE = "CAPABILITY_VERIFICATION.md";
 
-/** Heading of the table in {@link MAP_FILE} that lists every advertised capability. */
-export const CAPABILITY_MAP_HEADING = "## Capability map";
+/** Heading of the section of {@link MAP_FILE} whose `### <Area>` sections list every claim. */
+export const CLAIMS_HEADING = "## Claims";
 /** Heading of the ledger table with one evidence row per capability map area. */
 export const EVIDENCE_LEDGER_HEADING = "## Capability evidence ledger";
 /** Heading of the ledger table with one row per runtime surface. */
@@ -23,6 +23,7 @@ export const COLUMNS = {
   area: "Area",
   level: "Level",
   tests: "Tests",
+  claims: "Claims",
   performance: "Performance and resource evidence",
   state: "Current evidence state",
   surface: "Surface",

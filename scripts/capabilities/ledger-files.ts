@@ -1,12 +1,14 @@
 /**
- * Reads docs/capabilities.md and CAPABILITY_VERIFICATION.md into typed rows (issue 6 "Deliver" items
- * 1–2). Missing files, headings, tables and columns become problems; a table with problems
- * still yields its well-formed rows, a table that cannot be used yields `undefined`.
+ * Reads docs/capabilities.md (areas and their claims) and CAPABILITY_VERIFICATION.md (tables)
+ * into typed rows (issue 6 "Deliver" items 1–2, issue 35 item 1). Missing files, headings,
+ * tables and columns become problems; a table with problems still yields its well-formed
+ * rows, a table that cannot be used yields `undefined`.
  */
 import fs from "node:fs";
 import path from "node:path";
+import { type ClaimArea, parseClaims } from "./claims.js";
 import {
-  CAPABILITY_MAP_HEADING,
+  CLAIMS_HEADING,
   COLUMNS,
   EVIDENCE_LEDGER_HEADING,
   EVIDENCE_LEVELS_HEADING,
@@ -16,18 +18,12 @@ import {
 } from "./layout.js";
 import { tableAfterHeading } from "./markdown-table.js";
 
-/** A capability map row. `described` is false when any other cell is empty. */
-export interface MapRow {
-  line: number;
-  area: string;
-  described: boolean;
-}
-
 /** A capability evidence ledger row (cells trimmed). */
 export interface EvidenceRow {
   line: number;
   area: string;
-  tests: string;
+  /** The Claims cell: `[<count>](docs/capabilities.md#<area anchor>)`. */
+  claims: string;
   performance: string;
   state: string;
 }
@@ -42,11 +38,14 @@ export interface SurfaceRow {
 
 /** Everything the check reads from the two Markdown files. */
 export interface LedgerFiles {
-  /** Problems found while reading, prefixed with `<file>:` or `<file>:<line>:`. */
+  /** Problems found while reading the files' structure, prefixed with `<file>:` or `<file>:<line>:`. */
   problems: string[];
+  /** Problems with the map's areas and claims (see {@link parseClaims}). */
+  claimProblems: string[];
   /** Ledger file text ("" when unreadable), for the link check. */
   ledgerText: string;
-  map: MapRow[] | undefined;
+  /** The map's areas with their claims; `undefined` when the file or heading is missing. */
+  map: ClaimArea[] | undefined;
   /** Evidence levels from the legend's `Level` column, as written. */
   levels: string[] | undefined;
   evidence: EvidenceRow[] | undefined;
@@ -99,7 +98,8 @@ function readText(root: string, file: string, problems: string[]): string | unde
 }
 
 /**
- * Reads the capability map, the evidence levels, the evidence ledger and the surface ledger.
+ * Reads the capability map's claims, the evidence levels, the evidence ledger and the surface
+ * ledger.
  *
  * @param root repository root (absolute)
  */
@@ -108,15 +108,14 @@ export function readLedgerFiles(root: string): LedgerFiles {
   const mapText = readText(root, MAP_FILE, problems);
   const ledger = readText(root, LEDGER_FILE, problems);
 
-  const mapRows = readTable(
-    mapText,
-    MAP_FILE,
-    CAPABILITY_MAP_HEADING,
-    { area: COLUMNS.area },
-    problems,
-  );
-  if (mapRows?.length === 0) {
-    problems.push(`${MAP_FILE}: "${CAPABILITY_MAP_HEADING}" table has no rows`);
+  let map: ClaimArea[] | undefined;
+  let claimProblems: string[] = [];
+  if (mapText !== undefined) {
+    const parsed = parseClaims(mapText, CLAIMS_HEADING, MAP_FILE);
+    const missing = `${MAP_FILE}: missing heading "${CLAIMS_HEADING}"`;
+    if (parsed.problems.includes(missing)) problems.push(missing);
+    else map = parsed.areas;
+    claimProblems = parsed.problems.filter((p) => p !== missing);
   }
   const levels = readTable(
     ledger,
@@ -131,7 +130,7 @@ export function readLedgerFiles(root: string): LedgerFiles {
     EVIDENCE_LEDGER_HEADING,
     {
       area: COLUMNS.area,
-      tests: COLUMNS.tests,
+      claims: COLUMNS.claims,
       performance: COLUMNS.performance,
       state: COLUMNS.state,
     },
@@ -147,12 +146,9 @@ export function readLedgerFiles(root: string): LedgerFiles {
 
   return {
     problems,
+    claimProblems,
     ledgerText: ledger ?? "",
-    map: mapRows?.map((r) => ({
-      line: r.line,
-      area: r.values.area,
-      described: r.cells.every((c) => c !== ""),
-    })),
+    map,
     levels: levels?.map((r) => r.values.level),
     evidence: evidence?.map((r) => ({ line: r.line, ...r.values })),
     surfaces: surfaces?.map((r) => ({ line: r.line, ...r.values })),

@@ -69,7 +69,7 @@ export function splitRow(line: string): string[] | undefined {
  * - `<line>: table row has <n> cells; expected <m>`
  *
  * @param text whole file contents
- * @param heading heading line, e.g. `## Capability map`
+ * @param heading heading line, e.g. `## Capability evidence ledger`
  * @param file file name used as the problem prefix, e.g. `docs/capabilities.md`
  */
 export function tableAfterHeading(text: string, heading: string, file: string): TableParse {

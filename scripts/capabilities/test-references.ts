@@ -1,8 +1,10 @@
 /**
- * Test references in the ledger's Tests cells (CAPABILITY_VERIFICATION.md "Test references";
+ * Test references cited by the map's claims and the surface ledger's Tests cells
+ * (CAPABILITY_VERIFICATION.md "Test references";
  * issue 6 "Deliver" item 2: a reference names a test exactly as its runner reports it).
  *
- * Syntax, one reference per backtick span, several separated by `<br>`:
+ * Syntax, one reference per backtick span (one per `- ` item under a claim; several separated
+ * by `<br>` in a Tests cell):
  * - `vitest:<file from repo root> > <describe> > … > <test name>`
  * - `pytest:<node id with the file path from the repo root>`
  * - `go:<package import path> <TestName>` (subtests `TestName/sub`)

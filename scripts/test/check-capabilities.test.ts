@@ -4,14 +4,30 @@ import { afterAll, describe, expect, test } from "vitest";
 import { CapabilityCheckInputError, checkCapabilities } from "../capabilities/check.js";
 import { type GoEvent, makeRepo, removeRepos } from "./fixture-repo.js";
 
+/*
+ * The ledger's structure and the with-results checks. Claims, the structure-only look-up of
+ * cited tests and claim markers: check-capabilities-claims.test.ts.
+ */
+
 afterAll(removeRepos);
 
 const check = (root: string) => checkCapabilities({ root });
 const problemsOf = (root: string) => check(root).problems;
 
+const GATE_ALLOWS = "vitest:test/gate.test.ts > gate > allows a bound pass";
 const GATE_BLOCKS = "vitest:test/gate.test.ts > gate > blocks an unbound pass";
+const PY_VERIFIED = "pytest:bindings/python/tests/test_client.py::test_verified";
+const GO_DECIDE = "go:example.com/tg/bindings/go TestDecide";
 const PY_WAIVED = "pytest:bindings/python/tests/test_client.py::TestWaiver::test_waived[host]";
 const GO_WAIVED = "go:example.com/tg/bindings/go TestDecide/waived";
+/** How the check names each claim of the default repo. */
+const GATE_1 = 'Completion gate, claim 1 ("A pass bound to…")';
+const GATE_2 = 'Completion gate, claim 2 ("An unbound pass never…")';
+const PY_1 = 'Python binding, claim 1 ("The gate runs from…")';
+const GO_1 = 'Go binding, claim 1 ("The gate runs from…")';
+/** The problem of a cited test that did not pass. */
+const notPassed = (owner: string, ref: string, why: string) =>
+  `${owner}: cited test ${ref} did not pass (${why})`;
 const SURFACES =
   "TypeScript core, Node host, CLI, Python (CPython), Python (Pyodide), Go, Native accelerator";
 
@@ -20,7 +36,7 @@ describe("checkCapabilities", () => {
     expect(check(makeRepo())).toEqual({
       ok: true,
       problems: [],
-      counts: { areas: 3, surfaces: 7, tests: 6 },
+      counts: { areas: 3, claims: 4, surfaces: 7, tests: 6 },
       resultsChecked: true,
     });
   });
@@ -42,17 +58,19 @@ describe("capability areas", () => {
   });
 
   test("an area missing from the capability map is named", () => {
-    const root = makeRepo({ map: (s) => s.replace(/^\| Go binding \|.*\n/m, "") });
+    const root = makeRepo({ map: (s) => s.replace(/^### Go binding\n[^#]*/m, "") });
     expect(problemsOf(root)).toEqual([
       "Go binding: in the capability evidence ledger but missing from the capability map (docs/capabilities.md)",
+      "docs/guide.md:5: links capabilities.md#go-binding, which is no area of the capability map",
     ]);
   });
 
   test("a duplicate area is named with its count", () => {
-    const root = makeRepo({ map: (s) => s.replace("| Go binding |", "| Python binding |") });
+    const root = makeRepo({ map: (s) => s.replace("### Go binding", "### Python binding") });
     expect(problemsOf(root)).toEqual([
       "Python binding: listed 2 times in the capability map (docs/capabilities.md)",
       "Go binding: in the capability evidence ledger but missing from the capability map (docs/capabilities.md)",
+      "docs/guide.md:5: links capabilities.md#go-binding, which is no area of the capability map",
     ]);
   });
 
@@ -64,22 +82,17 @@ describe("capability areas", () => {
       },
     });
     expect(problemsOf(root)).toEqual([
-      "Python binding: out of order — row 2 in the capability map (docs/capabilities.md), row 3 in the capability evidence ledger",
+      "Python binding: out of order — area 2 in the capability map (docs/capabilities.md), row 3 in the capability evidence ledger",
     ]);
-  });
-
-  test("an empty capability map description is named", () => {
-    const root = makeRepo({ map: (s) => s.replace("| drives the gate from Go |", "| |") });
-    expect(problemsOf(root)).toEqual(["Go binding: capability map description is empty"]);
   });
 
   test("a missing heading and a missing column are reported per file", () => {
     const root = makeRepo({
-      map: (s) => s.replace("## Capability map", "## Capabilities"),
+      map: (s) => s.replace("## Claims", "## Capabilities"),
       ledger: (s) => s.replace("| Current evidence state |", "| State |"),
     });
     expect(problemsOf(root)).toEqual([
-      'docs/capabilities.md: missing heading "## Capability map"',
+      'docs/capabilities.md: missing heading "## Claims"',
       'CAPABILITY_VERIFICATION.md: "## Capability evidence ledger" table has no "Current evidence state" column',
     ]);
   });
@@ -113,42 +126,49 @@ describe("ledger rows", () => {
     ]);
   });
 
-  test("a row without tests and empty or reasonless performance cells are named", () => {
+  test("a wrong claim count or anchor and empty or reasonless performance cells are named", () => {
     const root = makeRepo({
       ledger: (s) =>
         s
-          .replace(/^\| Completion gate \|.*\n/m, "| Completion gate | | | required CI |\n")
+          .replace(
+            /^\| Completion gate \|.*\n/m,
+            "| Completion gate | [3](docs/capabilities.md#completion-gate) | | required CI |\n",
+          )
+          .replace("[1](docs/capabilities.md#python-binding)", "[1](docs/capabilities.md#python)")
           .replace("| n/a — thin wrapper | targeted CI |", "| n/a | targeted CI |"),
     });
     expect(problemsOf(root)).toEqual([
-      "Completion gate: names no test (the Tests cell needs at least one reference)",
+      "Completion gate: Claims cell says 3 claims, the capability map (docs/capabilities.md) has 2 (write [2](docs/capabilities.md#completion-gate))",
       "Completion gate: performance and resource evidence is empty",
+      "Python binding: Claims cell links docs/capabilities.md#python, expected docs/capabilities.md#python-binding",
       'Go binding: performance and resource evidence "n/a" needs a reason (write "n/a — <reason>")',
     ]);
   });
 
-  test("a malformed test reference is named", () => {
+  test("a malformed test reference is named by its claim or surface", () => {
     const root = makeRepo({
-      ledger: (s) => s.replace(`\`${GO_WAIVED}\``, "`jest:gate.test.ts > x`<br>test_waived"),
+      map: (s) => s.replace(`\`${GO_WAIVED}\``, "`jest:gate.test.ts > x`\n   - test_waived"),
+      ledger: (s) => s.replace(`| \`${GO_DECIDE}\` |`, `| \`${GO_DECIDE}\`<br>test_waived |`),
     });
     expect(problemsOf(root)).toEqual([
-      'Go binding: "jest:gate.test.ts > x" is not a test reference (vitest:…, pytest:…, go:… or matrix:…)',
-      'Go binding: "test_waived" is not a test reference in backticks',
+      `${GO_1}: "jest:gate.test.ts > x" is not a test reference (vitest:…, pytest:…, go:… or matrix:…)`,
+      `${GO_1}: "test_waived" is not a test reference in backticks (text belongs in the claim's sentence)`,
+      'Go: "test_waived" is not a test reference in backticks',
     ]);
   });
 
-  test("a reference to a deleted test file names every row that uses it", () => {
+  test("a reference to a deleted test file names every claim and surface that cites it", () => {
     const root = makeRepo({ files: { "test/gate.test.ts": null } });
     expect(problemsOf(root)).toEqual([
-      "Completion gate: vitest:test/gate.test.ts > gate > allows a bound pass — test file does not exist",
-      `Completion gate: ${GATE_BLOCKS} — test file does not exist`,
-      "TypeScript core: vitest:test/gate.test.ts > gate > allows a bound pass — test file does not exist",
+      `${GATE_1}: cited test ${GATE_ALLOWS} is not in the sources: test file does not exist`,
+      `${GATE_2}: cited test ${GATE_BLOCKS} is not in the sources: test file does not exist`,
+      `TypeScript core: cited test ${GATE_ALLOWS} is not in the sources: test file does not exist`,
     ]);
   });
 
   test("every problem is printed, not only the first", () => {
     const root = makeRepo({
-      map: (s) => s.replace(/^\| Go binding \|.*\n/m, ""),
+      map: (s) => s.replace(/^### Go binding\n[^#]*/m, ""),
       ledger: (s) =>
         s.replace("| [bench](bench/gate.ts) | required CI |", "| [bench](bench/gate.ts) | |"),
       vitest: (f) => ({ "test/gate.test.ts": (f["test/gate.test.ts"] ?? []).slice(0, 1) }),
@@ -156,7 +176,8 @@ describe("ledger rows", () => {
     expect(problemsOf(root)).toEqual([
       "Go binding: in the capability evidence ledger but missing from the capability map (docs/capabilities.md)",
       'Completion gate: current evidence state is empty (write "gap" when there is no evidence)',
-      `Completion gate: ${GATE_BLOCKS} — absent from results/vitest.json`,
+      "docs/guide.md:5: links capabilities.md#go-binding, which is no area of the capability map",
+      notPassed(GATE_2, GATE_BLOCKS, "absent from results/vitest.json"),
     ]);
   });
 });
@@ -195,34 +216,36 @@ describe("vitest results", () => {
       }),
     });
 
-  test("a failed, skipped, todo or absent vitest test fails its row", () => {
-    expect(problemsOf(setStatus("failed"))).toEqual([`Completion gate: ${GATE_BLOCKS} — failed`]);
-    expect(problemsOf(setStatus("skipped"))).toEqual([`Completion gate: ${GATE_BLOCKS} — skipped`]);
+  test("a failed, skipped, todo or absent vitest test fails the claim citing it", () => {
+    expect(problemsOf(setStatus("failed"))).toEqual([notPassed(GATE_2, GATE_BLOCKS, "failed")]);
+    expect(problemsOf(setStatus("skipped"))).toEqual([notPassed(GATE_2, GATE_BLOCKS, "skipped")]);
     expect(problemsOf(setStatus("todo"))).toEqual([
-      `Completion gate: ${GATE_BLOCKS} — skipped (todo)`,
+      notPassed(GATE_2, GATE_BLOCKS, "skipped (todo)"),
     ]);
     const absent = makeRepo({
       vitest: () => ({ "test/gate.test.ts": [[["gate"], "allows a bound pass", "passed"]] }),
     });
     expect(problemsOf(absent)).toEqual([
-      `Completion gate: ${GATE_BLOCKS} — absent from results/vitest.json`,
+      notPassed(GATE_2, GATE_BLOCKS, "absent from results/vitest.json"),
     ]);
   });
 
   test("a missing vitest.json makes every vitest reference absent", () => {
+    const why = "absent (no results/vitest.json — did the runner run?)";
     expect(problemsOf(makeRepo({ vitest: null }))).toEqual([
-      "Completion gate: vitest:test/gate.test.ts > gate > allows a bound pass — absent (no results/vitest.json — did the runner run?)",
-      `Completion gate: ${GATE_BLOCKS} — absent (no results/vitest.json — did the runner run?)`,
-      "TypeScript core: vitest:test/gate.test.ts > gate > allows a bound pass — absent (no results/vitest.json — did the runner run?)",
+      notPassed(GATE_1, GATE_ALLOWS, why),
+      notPassed(GATE_2, GATE_BLOCKS, why),
+      notPassed("TypeScript core", GATE_ALLOWS, why),
     ]);
   });
 
   test("an unreadable vitest.json is reported once and its references are absent", () => {
     const root = makeRepo({ files: { "results/vitest.json": '{"numTotalTests":0}' } });
+    const why = "absent (results/vitest.json could not be read)";
     expect(problemsOf(root)).toEqual([
-      "Completion gate: vitest:test/gate.test.ts > gate > allows a bound pass — absent (results/vitest.json could not be read)",
-      `Completion gate: ${GATE_BLOCKS} — absent (results/vitest.json could not be read)`,
-      "TypeScript core: vitest:test/gate.test.ts > gate > allows a bound pass — absent (results/vitest.json could not be read)",
+      notPassed(GATE_1, GATE_ALLOWS, why),
+      notPassed(GATE_2, GATE_BLOCKS, why),
+      notPassed("TypeScript core", GATE_ALLOWS, why),
       "results/vitest.json: has no testResults array",
     ]);
   });
@@ -239,18 +262,18 @@ describe("pytest results", () => {
       },
     });
 
-  test("a failed, errored, skipped or absent pytest test fails its row", () => {
+  test("a failed, errored, skipped or absent pytest test fails the claim citing it", () => {
     expect(
       problemsOf(withWaived('<failure message="assert False">E   assert False</failure>')),
-    ).toEqual([`Python binding: ${PY_WAIVED} — failed`]);
+    ).toEqual([notPassed(PY_1, PY_WAIVED, "failed")]);
     expect(
       problemsOf(withWaived('<error message="failed on setup">E   RuntimeError</error>')),
-    ).toEqual([`Python binding: ${PY_WAIVED} — failed (error)`]);
+    ).toEqual([notPassed(PY_1, PY_WAIVED, "failed (error)")]);
     expect(problemsOf(withWaived('<skipped type="pytest.skip" message="no">no</skipped>'))).toEqual(
-      [`Python binding: ${PY_WAIVED} — skipped`],
+      [notPassed(PY_1, PY_WAIVED, "skipped")],
     );
     expect(problemsOf(withWaived(undefined))).toEqual([
-      `Python binding: ${PY_WAIVED} — absent from results/pytest.xml`,
+      notPassed(PY_1, PY_WAIVED, "absent from results/pytest.xml"),
     ]);
   });
 
@@ -265,10 +288,11 @@ describe("pytest results", () => {
   });
 
   test("a missing pytest.xml makes every pytest reference absent", () => {
+    const why = "absent (no results/pytest.xml — did the runner run?)";
     expect(problemsOf(makeRepo({ pytest: null }))).toEqual([
-      "Python binding: pytest:bindings/python/tests/test_client.py::test_verified — absent (no results/pytest.xml — did the runner run?)",
-      `Python binding: ${PY_WAIVED} — absent (no results/pytest.xml — did the runner run?)`,
-      "Python (CPython): pytest:bindings/python/tests/test_client.py::test_verified — absent (no results/pytest.xml — did the runner run?)",
+      notPassed(PY_1, PY_VERIFIED, why),
+      notPassed(PY_1, PY_WAIVED, why),
+      notPassed("Python (CPython)", PY_VERIFIED, why),
     ]);
   });
 });
@@ -285,22 +309,23 @@ describe("go results", () => {
         }),
     });
 
-  test("a failed, skipped, unfinished or absent go test fails its row", () => {
-    expect(problemsOf(withWaived("fail"))).toEqual([`Go binding: ${GO_WAIVED} — failed`]);
-    expect(problemsOf(withWaived("skip"))).toEqual([`Go binding: ${GO_WAIVED} — skipped`]);
+  test("a failed, skipped, unfinished or absent go test fails the claim citing it", () => {
+    expect(problemsOf(withWaived("fail"))).toEqual([notPassed(GO_1, GO_WAIVED, "failed")]);
+    expect(problemsOf(withWaived("skip"))).toEqual([notPassed(GO_1, GO_WAIVED, "skipped")]);
     expect(problemsOf(withWaived("output"))).toEqual([
-      `Go binding: ${GO_WAIVED} — failed (started but never finished)`,
+      notPassed(GO_1, GO_WAIVED, "failed (started but never finished)"),
     ]);
     expect(problemsOf(withWaived(null))).toEqual([
-      `Go binding: ${GO_WAIVED} — absent from results/go.json`,
+      notPassed(GO_1, GO_WAIVED, "absent from results/go.json"),
     ]);
   });
 
   test("a missing go.json makes every go reference absent", () => {
+    const why = "absent (no results/go.json — did the runner run?)";
     expect(problemsOf(makeRepo({ go: null }))).toEqual([
-      "Go binding: go:example.com/tg/bindings/go TestDecide — absent (no results/go.json — did the runner run?)",
-      `Go binding: ${GO_WAIVED} — absent (no results/go.json — did the runner run?)`,
-      "Go: go:example.com/tg/bindings/go TestDecide — absent (no results/go.json — did the runner run?)",
+      notPassed(GO_1, GO_DECIDE, why),
+      notPassed(GO_1, GO_WAIVED, why),
+      notPassed("Go", GO_DECIDE, why),
     ]);
   });
 });
@@ -349,8 +374,8 @@ describe("runtime surfaces", () => {
       }),
     });
     expect(problemsOf(root)).toEqual([
-      `Completion gate: ${GATE_BLOCKS} — failed`,
-      `Node host: ${GATE_BLOCKS} — failed`,
+      notPassed(GATE_2, GATE_BLOCKS, "failed"),
+      notPassed("Node host", GATE_BLOCKS, "failed"),
     ]);
   });
 });
@@ -363,12 +388,12 @@ describe("results directory", () => {
     expect(checkCapabilities({ root, resultsDir: path.join(root, "run-1") }).problems).toEqual([]);
   });
 
-  test("skipResults checks structure and file existence but reads no results", () => {
+  test("skipResults checks structure and the test sources but reads no results", () => {
     const root = makeRepo({ vitest: null, pytest: null, go: null });
     expect(checkCapabilities({ root, skipResults: true })).toEqual({
       ok: true,
       problems: [],
-      counts: { areas: 3, surfaces: 7, tests: 6 },
+      counts: { areas: 3, claims: 4, surfaces: 7, tests: 6 },
       resultsChecked: false,
     });
   });

@@ -26,23 +26,24 @@ describe("check-capabilities CLI", () => {
   test("prints the exact success line and exits 0", async () => {
     expect(await run(["--root", makeRepo()])).toEqual({
       code: 0,
-      stdout: "capability verification complete: 3 areas, 7 surfaces, 6 tests\n",
+      stdout: "capability verification complete: 3 areas, 4 claims, 7 surfaces, 6 tests\n",
       stderr: "",
     });
   });
 
   test("prints every problem on its own line, then a count, and exits 1", async () => {
     const root = makeRepo({
-      map: (s) => s.replace(/^\| Go binding \|.*\n/m, ""),
-      go: (events) => events.filter(([, t]) => t !== "TestDecide/waived"),
+      map: (s) => s.replace(/^### Go binding\n[^#]*/m, ""),
+      vitest: (f) => ({ "test/gate.test.ts": (f["test/gate.test.ts"] ?? []).slice(0, 1) }),
     });
     expect(await run(["--root", root])).toEqual({
       code: 1,
       stdout: "",
       stderr:
         "Go binding: in the capability evidence ledger but missing from the capability map (docs/capabilities.md)\n" +
-        "Go binding: go:example.com/tg/bindings/go TestDecide/waived — absent from results/go.json\n" +
-        "capability verification failed: 2 problem(s)\n",
+        "docs/guide.md:5: links capabilities.md#go-binding, which is no area of the capability map\n" +
+        'Completion gate, claim 2 ("An unbound pass never…"): cited test vitest:test/gate.test.ts > gate > blocks an unbound pass did not pass (absent from results/vitest.json)\n' +
+        "capability verification failed: 3 problem(s)\n",
     });
   });
 
@@ -51,8 +52,8 @@ describe("check-capabilities CLI", () => {
     expect(await run(["--root", root, "--no-results"])).toEqual({
       code: 0,
       stdout:
-        "skipped result checks (--no-results): 6 test reference(s) were not looked up\n" +
-        "capability structure check complete: 3 areas, 7 surfaces, 6 tests\n",
+        "skipped result checks (--no-results): 6 test reference(s) were looked up in the sources only\n" +
+        "capability structure check complete: 3 areas, 4 claims, 7 surfaces, 6 tests\n",
       stderr: "",
     });
     expect(await run(["--bogus"])).toMatchObject({ code: 2, stdout: "" });

@@ -1,26 +1,87 @@
 /**
  * Small fixture repositories for the capability ledger check, written to a temp directory.
- * The default repo passes: three areas (vitest, pytest and go tests), seven surfaces, and a
- * results/ directory in the exact shapes vitest 4, pytest 9 (rootdir = bindings/python) and
- * `go test -json` write. Each test changes one thing through the `edit` hooks.
+ * The default repo passes: three areas with four claims (vitest, pytest and go tests, whose
+ * sources declare them), seven surfaces, a README and a docs page whose guarantee sentences
+ * link their map area, and a results/ directory in the exact shapes vitest 4, pytest 9
+ * (rootdir = bindings/python) and `go test -json` write. Each test changes one thing through
+ * the `edit` hooks.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-/** docs/capabilities.md of the default repo: the capability map. */
+/** docs/capabilities.md of the default repo: the capability map, as claims per area. */
 export const MAP = `# Capabilities
 
-## Capability map
+Each area lists its claims.
 
-| Area | What it advertises |
-| --- | --- |
-| Completion gate | ends a turn only on bound evidence |
-| Python binding | drives the gate from CPython |
-| Go binding | drives the gate from Go |
+## Claims
+
+### Completion gate
+
+1. A pass bound to the digest ends the turn.
+   - \`vitest:test/gate.test.ts > gate > allows a bound pass\`
+2. An unbound pass never ends the turn.
+   - \`vitest:test/gate.test.ts > gate > blocks an unbound pass\`
+
+### Python binding
+
+1. The gate runs from CPython, waivers included.
+   - \`pytest:bindings/python/tests/test_client.py::test_verified\`
+   - \`pytest:bindings/python/tests/test_client.py::TestWaiver::test_waived[host]\`
+
+### Go binding
+
+1. The gate runs from Go, waivers included.
+   - \`go:example.com/tg/bindings/go TestDecide\`
+   - \`go:example.com/tg/bindings/go TestDecide/waived\`
 
 ## Contributing
 `;
+
+/** README.md of the default repo: its one guarantee links its map area. */
+export const README = `# tg
+
+tg never ends a turn on the model's word ([claims](docs/capabilities.md#completion-gate)).
+It runs from Python and Go.
+`;
+
+/** docs/guide.md of the default repo: a table row and a list item with linked guarantees. */
+export const GUIDE = `# Guide
+
+| Binding | What it guarantees |
+| --- | --- |
+| Go | the same verdicts ([claims](capabilities.md#go-binding)) |
+
+- Waivers from Python are always the host's
+  ([claims](capabilities.md#python-binding)).
+`;
+
+/** Test sources of the default repo: they declare every cited test. */
+export const SOURCES: Record<string, string> = {
+  "test/gate.test.ts": `describe("gate", () => {
+  test("allows a bound pass", () => {});
+  test.each([["unbound"]])("blocks an %s pass", () => {});
+});
+`,
+  "bindings/python/tests/test_client.py": `def test_verified():
+    pass
+
+
+class TestWaiver:
+    def test_waived(self, author):
+        pass
+`,
+  "bindings/go/go.mod": "module example.com/tg/bindings/go\n\ngo 1.24\n",
+  "bindings/go/decide_test.go": `package tg
+
+import "testing"
+
+func TestDecide(t *testing.T) {
+\tt.Run("waived", func(t *testing.T) {})
+}
+`,
+};
 
 export const LEDGER = `# Capability verification
 
@@ -37,11 +98,11 @@ Rows follow [the capability map](docs/capabilities.md).
 
 ## Capability evidence ledger
 
-| Area | Tests | Performance and resource evidence | Current evidence state |
+| Area | Claims | Performance and resource evidence | Current evidence state |
 | --- | --- | --- | --- |
-| Completion gate | \`vitest:test/gate.test.ts > gate > allows a bound pass\`<br>\`vitest:test/gate.test.ts > gate > blocks an unbound pass\` | [bench](bench/gate.ts) | required CI |
-| Python binding | \`pytest:bindings/python/tests/test_client.py::test_verified\`<br>\`pytest:bindings/python/tests/test_client.py::TestWaiver::test_waived[host]\` | n/a — thin wrapper | required CI |
-| Go binding | \`go:example.com/tg/bindings/go TestDecide\`<br>\`go:example.com/tg/bindings/go TestDecide/waived\` | n/a — thin wrapper | targeted CI |
+| Completion gate | [2](docs/capabilities.md#completion-gate) | [bench](bench/gate.ts) | required CI |
+| Python binding | [1](docs/capabilities.md#python-binding) | n/a — thin wrapper | required CI |
+| Go binding | [1](docs/capabilities.md#go-binding) | n/a — thin wrapper | targeted CI |
 
 ## Runtime surface ledger
 
@@ -134,6 +195,7 @@ export interface FixtureEdits {
   /** Changes docs/capabilities.md. */
   map?: (text: string) => string;
   ledger?: (text: string) => string;
+  readme?: (text: string) => string;
   vitest?: ((files: Record<string, VitestCase[]>) => Record<string, VitestCase[]>) | null;
   pytest?: ((cases: Record<string, string>) => Record<string, string>) | null;
   go?: ((events: GoEvent[]) => GoEvent[]) | null;
@@ -155,8 +217,9 @@ export function makeRepo(edits: FixtureEdits = {}): string {
   const files: Record<string, string | null> = {
     "docs/capabilities.md": (edits.map ?? ((s) => s))(MAP),
     "CAPABILITY_VERIFICATION.md": (edits.ledger ?? ((s) => s))(LEDGER),
-    "test/gate.test.ts": "// fixture\n",
-    "bindings/python/tests/test_client.py": "# fixture\n",
+    "README.md": (edits.readme ?? ((s) => s))(README),
+    "docs/guide.md": GUIDE,
+    ...SOURCES,
     "bench/gate.ts": "// fixture\n",
   };
   if (edits.vitest !== null)
