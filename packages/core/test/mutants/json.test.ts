@@ -96,6 +96,10 @@ describe("metadata without a canonical JSON form: exact errors", () => {
     expect(message(() => contentDigest({ a: { "": { "": [Number.NaN] } } }))).toBe(
       "invalid tool metadata at a...0: is NaN, not a JSON number",
     );
+    // …and so below an array element (an element is never at the base).
+    expect(message(() => contentDigest({ a: [{ "": "x\udfffy" }] }))).toBe(
+      "invalid tool metadata at a.0.: holds an unpaired UTF-16 surrogate",
+    );
   });
 
   test("a circular reference", () => {
