@@ -106,6 +106,7 @@ describe("buildTurnView (turngate.turn_view.v1)", () => {
           hint: null,
           tests: { passed: 3, failed: 1, skipped: 0, errored: 0 },
           failing_tests: ["math > adds"],
+          failure_digest: [],
           output_tail: [],
           output_lines: 0,
           log: {
@@ -166,6 +167,7 @@ describe("buildTurnView (turngate.turn_view.v1)", () => {
       attempts: null,
       affected_targets: null,
       hud: null,
+      outputs: null,
     });
   });
 
@@ -198,8 +200,10 @@ describe("buildTurnView (turngate.turn_view.v1)", () => {
           output,
           log_path: "/w/l.log",
           log_sha256: LOG,
+          failure_digest: ["failing tests (1 of 4; full log: l.log):", "  ✗ math > adds"],
         },
       ],
+      outputs: { dir: "/state/outputs/d", paths: ["junit.xml"] },
       changes: [
         { path: "new.ts", change: "added", scope: "source" },
         { path: "node_modules/x.js", change: "added", scope: "ignored" },
@@ -221,6 +225,12 @@ describe("buildTurnView (turngate.turn_view.v1)", () => {
     expect(check?.output_tail).toHaveLength(TURN_VIEW_LIMITS.outputTailLines);
     expect(check?.output_tail[0]).toBe("line 6");
     expect(check?.output_tail[39]).toBe("line 45");
+    // The run's failure digest (what `run` printed) is kept for a check that did not pass.
+    expect(check?.failure_digest).toEqual([
+      "failing tests (1 of 4; full log: l.log):",
+      "  ✗ math > adds",
+    ]);
+    expect(view.outputs).toEqual({ dir: "/state/outputs/d", paths: ["junit.xml"] });
     expect(check?.log).toEqual({
       path: "/w/l.log",
       uri: `file:///w/.turngate/logs/${LOG}.log`,
