@@ -99,6 +99,16 @@ type TurnViewRun struct {
 	LogPath      *string  `json:"log_path"`
 	LogSHA256    *string  `json:"log_sha256"`
 	Hint         *string  `json:"hint,omitempty"`
+	// FailureDigest is what `turngate run` printed under a check that did not pass: its
+	// failing tests with the first lines of each failure, then the output's last lines.
+	FailureDigest []string `json:"failure_digest,omitzero"`
+}
+
+// TurnViewOutputs are the files the configuration's "outputs" named that the checks wrote
+// in the clean room, copied out to Dir (outside the workspace); Paths are relative to Dir.
+type TurnViewOutputs struct {
+	Dir   string   `json:"dir"`
+	Paths []string `json:"paths"`
 }
 
 // TurnViewAffectedTarget is an affected target, passed through from the facts.
@@ -146,6 +156,7 @@ type ReportTurnViewParams struct {
 	Attempts         *int                     `json:"attempts,omitempty"`
 	AffectedTargets  []TurnViewAffectedTarget `json:"affected_targets,omitzero"`
 	Hud              *string                  `json:"hud,omitempty"`
+	Outputs          *TurnViewOutputs         `json:"outputs,omitempty"`
 }
 
 // TurnViewLog is a check's log: its local path, file: URL and SHA-256 (nil when unknown).
@@ -171,9 +182,12 @@ type TurnViewCheck struct {
 	Hint         *string            `json:"hint"`
 	Tests        *CheckTestCounts   `json:"tests"`
 	FailingTests []string           `json:"failing_tests"`
-	OutputTail   []string           `json:"output_tail"`
-	OutputLines  int                `json:"output_lines"`
-	Log          *TurnViewLog       `json:"log"`
+	// FailureDigest is the run's failure digest (failing tests with their failures, then
+	// the tail) when the view has the run and the check did not pass; empty otherwise.
+	FailureDigest []string     `json:"failure_digest"`
+	OutputTail    []string     `json:"output_tail"`
+	OutputLines   int          `json:"output_lines"`
+	Log           *TurnViewLog `json:"log"`
 }
 
 // TurnViewFile is a path the turn changed, with its diff against the baseline.
@@ -239,6 +253,8 @@ type TurnView struct {
 	Attempts        *int                     `json:"attempts"`
 	AffectedTargets []TurnViewAffectedTarget `json:"affected_targets"`
 	Hud             *string                  `json:"hud"`
+	// Outputs are the clean room's copied outputs; nil when none or not known (a proof).
+	Outputs *TurnViewOutputs `json:"outputs"`
 }
 
 // ReportTurnViewResult is the result of report.turn_view.

@@ -40,6 +40,7 @@ RUN = {
     "output": "ok\n",
     "total_bytes": 3,
     "truncated": False,
+    "failure_digest": [],
 }
 REPORT = {"schema": "verification_report.v1", "subject": "tests", "status": "passed", "checks": [CHECK]}
 

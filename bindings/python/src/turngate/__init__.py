@@ -93,6 +93,7 @@ from .turn_view import (
     TurnViewCheck,
     TurnViewDiff,
     TurnViewFile,
+    TurnViewOutputs,
 )
 from .types import (
     VerifierRun,
@@ -223,6 +224,7 @@ __all__ = [
     "TurnProof",
     "TurnProofLoop",
     "TurnView",
+    "TurnViewOutputs",
     "TurnViewCheck",
     "TurnViewDiff",
     "TurnViewFile",

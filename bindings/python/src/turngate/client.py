@@ -319,6 +319,7 @@ class Client(FactsMethods, FactsProfileMethods, TestResultsMethods):
         attempts: int | None = None,
         affected_targets: Sequence[Mapping[str, Any]] | None = None,
         hud: str | None = None,
+        outputs: Mapping[str, Any] | None = None,
         *,
         timeout: float | None = None,
     ) -> TurnView:
@@ -328,9 +329,10 @@ class Client(FactsMethods, FactsProfileMethods, TestResultsMethods):
         optional ``workspace``, ``evidence_logs``, ``trust``, ``started_at``,
         ``finished_at``); optionally how the checks ran (``runs``: ``id``, ``command``,
         ``duration_ms`` in ms, ``exit_code``, ``timed_out``, ``failure_class``, ``output``,
-        ``log_path``, ``log_sha256``), the observer's ``changes`` (``path``, ``change``,
+        ``log_path``, ``log_sha256``, ``failure_digest``), the observer's ``changes`` (``path``, ``change``,
         ``scope``), ``diffs`` (``path``, ``change``, ``diff``) or ``diffs_unavailable`` (why
-        there are none), ``attempts``, ``affected_targets`` and ``hud``. Output: a
+        there are none), ``attempts``, ``affected_targets``, ``hud`` and the clean room's
+        copied ``outputs`` (``dir``, ``paths``). Output: a
         :class:`TurnView`. Raises :class:`InvalidParams` naming the bad field
         (``turn.outcome.kind``)."""
         params: dict[str, Any] = {"turn": to_wire(turn), "source": source}
@@ -342,6 +344,7 @@ class Client(FactsMethods, FactsProfileMethods, TestResultsMethods):
             "attempts": attempts,
             "affected_targets": None if affected_targets is None else wire_list(affected_targets, "affected_targets"),
             "hud": hud,
+            "outputs": None if outputs is None else dict(outputs),
         }
         params.update({key: value for key, value in optional.items() if value is not None})
         result = self._send("report.turn_view", params, timeout=timeout)

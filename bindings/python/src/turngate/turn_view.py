@@ -9,7 +9,7 @@ changes, diffs).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from ._wire import WireModel
@@ -77,6 +77,9 @@ class TurnViewCheck(WireModel):
     hint: str | None
     tests: CheckTestCounts | None
     failing_tests: list[str]
+    #: What ``turngate run`` printed under a check that did not pass (failing tests with
+    #: their failures, then the tail); empty when the view has no run or the check passed.
+    failure_digest: list[str] = field(default_factory=list)
     output_tail: list[str]
     output_lines: int
     log: TurnViewLog | None
@@ -133,6 +136,15 @@ class TurnViewAffectedTarget(WireModel):
 
 
 @dataclass(kw_only=True)
+class TurnViewOutputs(WireModel):
+    """Files the configuration's ``"outputs"`` named that the checks wrote in the clean room,
+    copied to ``dir`` outside the workspace; ``paths`` are relative to ``dir``."""
+
+    dir: str
+    paths: list[str]
+
+
+@dataclass(kw_only=True)
 class TurnView(WireModel):
     """``turngate.turn_view.v1`` (issue 21)."""
 
@@ -154,3 +166,6 @@ class TurnView(WireModel):
     attempts: int | None
     affected_targets: list[TurnViewAffectedTarget] | None
     hud: str | None
+    #: The clean room's copied outputs (files the configuration's ``"outputs"`` named);
+    #: ``None`` when none or not known (a view from a proof).
+    outputs: TurnViewOutputs | None = None
