@@ -88,7 +88,7 @@ export function confineCodexToml(
     for (const [key, value] of excludes) wanted[key] = value;
     expected.sandbox_workspace_write = wanted;
   }
-  if (JSON.stringify(expected) === JSON.stringify(doc)) return text;
+  if (canonical(expected) === canonical(doc)) return text;
   const lines = text === "" ? [] : text.replace(/\n$/, "").split("\n");
   const header = (line: string) => /^\s*\[/.test(line);
   const firstHeader = lines.findIndex(header);
@@ -124,7 +124,7 @@ export function confineCodexToml(
   } catch {
     reparsed = {};
   }
-  if (JSON.stringify(reparsed) !== JSON.stringify(expected)) {
+  if (canonical(reparsed) !== canonical(expected)) {
     throw new Error(
       `${file} sets sandbox_mode or [sandbox_workspace_write] in a form turngate does not edit (an inline table, dotted keys); set sandbox_mode = "${CODEX_SANDBOX_MODE}"${excludes.map(([k]) => ` and sandbox_workspace_write.${k} = true`).join("")} by hand; nothing was written`,
     );
@@ -198,8 +198,8 @@ export function judgeCodexConfig(
  * or `read-only`, and under its `file_system_sandbox_policy` no protected path and no
  * `guarded` file (the config and hook files, the transcript itself) may be writable: each
  * path's access is the one of the longest entry holding it (`root` is `/`, `slash_tmp`
- * `/tmp`, `tmpdir` `$TMPDIR`; an entry of another kind that grants writes counts as covering
- * everything). This is what Codex applied, command-line flags included
+ * `/tmp`, `tmpdir` `$TMPDIR` when set; an entry of another kind that grants writes makes the
+ * turn unsandboxed). This is what Codex applied, command-line flags included
  * (`--sandbox danger-full-access` overrides `config.toml`). Otherwise `unsandboxed`.
  * Output: `confined-writes` at best (Codex's sandbox reads the whole disk).
  */
@@ -238,18 +238,19 @@ export function judgeCodexTranscript(
     if (where.type === "path" && typeof where.path === "string") path = where.path;
     else if (where.type === "special" && isObject(where.value)) {
       const kind = where.value.kind;
-      path =
-        kind === "root"
-          ? "/"
-          : kind === "slash_tmp"
-            ? "/tmp"
-            : kind === "tmpdir"
-              ? env.TMPDIR
-              : undefined;
-      if (path === undefined && write)
+      const known: Record<string, string | undefined> = {
+        root: "/",
+        slash_tmp: "/tmp",
+        // Unset in Codex's environment (which the hook inherits), it names no folder.
+        tmpdir: env.TMPDIR,
+      };
+      if (!(typeof kind === "string" && kind in known) && write)
         return unsandboxed(
           `Codex's sandbox grants writes to ${JSON.stringify(kind)}, which turngate cannot place`,
         );
+      path = typeof kind === "string" ? known[kind] : undefined;
+    } else if (write) {
+      return unsandboxed("Codex's sandbox grants writes to a path turngate cannot read");
     }
     if (path !== undefined) rules.push({ path, write });
   }
@@ -270,6 +271,15 @@ function parse(text: string, file: string): Json {
       `${file} is not TOML (${(error as Error).message.split("\n")[0]}); fix it by hand, nothing was written`,
     );
   }
+}
+
+/** JSON with every object's keys sorted: equal for equal TOML values whatever the key order. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    isObject(inner) && !(inner instanceof Date)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : inner,
+  );
 }
 
 function unsandboxed(why: string): HookTrustJudgement {
