@@ -106,10 +106,16 @@ export const hookCommand: CliCommand = {
                     { confine: flags.confine === true, cwd: ctx.cwd },
                   )
                 : await planUninstall(harness, scope, root, ctx.env);
-            if (scope === "project") {
+            if (scope === "project" && flags.confine === true) {
+              ctx.stderr.write(
+                `turngate: note: ${plan.files[0]?.path} is inside the workspace; the harness's sandbox written here keeps it read-only to the agent while that sandbox is in force (each stop's trust says whether it was)\n`,
+              );
+            } else if (scope === "project") {
               ctx.stderr.write(
                 `turngate: note: ${plan.files[0]?.path} is inside the workspace: the agent can edit or delete it and so switch turngate off (a user-level install, --user, is out of the project's reach)\n`,
               );
+            }
+            if (scope === "project") {
               const userFile = hookFiles(harness, "user", root, ctx.env).config;
               if (verb === "install" && holdsOurCommand(await readText(userFile), harness)) {
                 ctx.stderr.write(

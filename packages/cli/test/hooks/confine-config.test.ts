@@ -264,3 +264,51 @@ test("--confine for a harness turngate cannot confine names the supported ones",
     );
   }
 });
+
+describe("the command: turngate hook install <harness> --confine", () => {
+  test("codex --user --dry-run prints both diffs; the install writes them and says what Codex gives; twice changes nothing; cursor is refused", async () => {
+    const { mkdtempSync, readFileSync, realpathSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { main } = await import("../../src/index.js");
+    const { Collector } = await import("../helpers.js");
+    const home = realpathSync(mkdtempSync(join(tmpdir(), "turngate-confine-cli-")));
+    try {
+      const env = { PATH: process.env.PATH, HOME: home, XDG_STATE_HOME: join(home, "xdg") };
+      const run = async (args: string[]) => {
+        const stdout = new Collector();
+        const stderr = new Collector();
+        const code = await main(args, { stdout, stderr, cwd: home, env });
+        return { code, stdout: stdout.text, stderr: stderr.text };
+      };
+      const args = ["hook", "install", "codex", "--user", "--confine", "--command", "tg"];
+      const dry = await run([...args, "--dry-run"]);
+      expect(dry.code).toBe(0);
+      expect(dry.stdout).toContain(
+        // turngate's state is under /tmp here, which workspace-write leaves writable: excluded.
+        `--- /dev/null\n+++ ${join(home, ".codex", "config.toml")}\n+sandbox_mode = "workspace-write"\n+\n+[sandbox_workspace_write]\n+exclude_slash_tmp = true\n`,
+      );
+      expect(dry.stdout).toContain(`+++ ${join(home, ".codex", "hooks.json")}\n`);
+      const installed = await run(args);
+      expect(installed.code).toBe(0);
+      expect(installed.stdout).toContain(`wrote ${join(home, ".codex", "config.toml")}\n`);
+      expect(installed.stdout).toContain(
+        "Confined writes: Codex runs the agent's commands in its workspace-write sandbox, which cannot write turngate's state folder; it can still read the whole disk, the signing key included, so proofs record trust confined-writes, not confined.",
+      );
+      expect(readFileSync(join(home, ".codex", "config.toml"), "utf8")).toBe(
+        'sandbox_mode = "workspace-write"\n\n[sandbox_workspace_write]\nexclude_slash_tmp = true\n',
+      );
+      const again = await run(args);
+      expect(again.stdout).toBe(
+        "install: codex (user level) already has turngate's hooks: nothing changed\n",
+      );
+      const cursor = await run(["hook", "install", "cursor", "--confine", "--command", "tg"]);
+      expect(cursor.code).not.toBe(0);
+      expect(cursor.stderr).toContain(
+        "--confine writes a harness's sandbox settings for claude-code and codex only; turngate cannot confine cursor's agent (nothing was written)",
+      );
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
