@@ -23,12 +23,16 @@ type ProofFileFormat string
 func (ProofFileFormat) Values() []string { return []string{"plain", "dsse", "in-toto", "unknown"} }
 
 // TurnProofTrust is what stood between the agent and the gate, recorded in a proof:
-// "confined" (turngate ran the agent in its sandbox), "sandboxed" (the host's claim) or
-// "unsandboxed".
+// "confined" (turngate ran the agent in its sandbox, or a confined hook's harness sandbox kept
+// turngate's state and key from the agent), "confined-writes" (a confined hook's harness sandbox
+// kept the agent from writing turngate's state, not from reading its key), "sandboxed" (the
+// host's claim) or "unsandboxed".
 type TurnProofTrust string
 
 // Values lists every allowed value, in the schema's order.
-func (TurnProofTrust) Values() []string { return []string{"unsandboxed", "sandboxed", "confined"} }
+func (TurnProofTrust) Values() []string {
+	return []string{"unsandboxed", "sandboxed", "confined-writes", "confined"}
+}
 
 // AuthenticationStatus is ProofAuthentication.Status.
 type AuthenticationStatus string

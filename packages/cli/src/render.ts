@@ -285,12 +285,16 @@ export function isolationLine(result: Pick<TurnResult, "isolation">): string {
  * The last line of a turn's text (docs/guarantees.md "Confined agents"): `trust: confined` when
  * turngate ran the agent in its sandbox (`--confine`), `trust: sandboxed (host claim)` when the
  * host said the agent runs as another user or in a sandbox (`--sandboxed`, `TURNGATE_SANDBOXED=1`;
- * issue 10), else `trust: unsandboxed`, saying plainly that such an agent can forge a waiver or a
+ * issue 10), `trust: confined-writes` from a confined hook whose harness cannot hide the key
+ * (docs/hooks.md "Confined hooks"), else `trust: unsandboxed`, saying plainly that such an agent can forge a waiver or a
  * prompt event and that `--confine` stops it (issue 32 item 4).
  */
 export function trustLine(result: Pick<TurnResult, "trust">): string {
   if (result.trust === "confined") {
     return "trust: confined (turngate ran the agent in its sandbox: it could not write .git/, .turngate/ or the gate's configuration, nor see turngate's state or signing key)";
+  }
+  if (result.trust === "confined-writes") {
+    return "trust: confined-writes (the harness's sandbox kept the agent from writing turngate's state, not from reading its signing key)";
   }
   if (result.trust === "sandboxed") {
     return "trust: sandboxed (host claim: the agent runs as another user or in a sandbox)";

@@ -24,6 +24,7 @@ export { writeFileAtomic, writeJsonAtomic } from "./fs/atomic.js";
 export { type CommittedLog, ContentAddressedLog } from "./fs/content-log.js";
 export { ensureDirectory, TURNGATE_GITIGNORE } from "./fs/ensure-dir.js";
 export { TURNGATE_DIR, turngatePaths } from "./fs/paths.js";
+export { parseToml } from "./fs/toml.js";
 // Clean-room checks (docs/design.md §3b).
 export * from "./isolation/index.js";
 export * from "./native/index.js";

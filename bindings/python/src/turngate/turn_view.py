@@ -155,7 +155,7 @@ class TurnView(WireModel):
     reason: str | None
     message: str | None
     root: str | None
-    trust: Literal["unsandboxed", "sandboxed", "confined"] | None
+    trust: Literal["unsandboxed", "sandboxed", "confined-writes", "confined"] | None
     started_at: str | None
     finished_at: str | None
     counts: TurnViewCounts

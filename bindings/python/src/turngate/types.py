@@ -327,7 +327,7 @@ class TurnProof(WireModel):
     finished_at: str
     workspace: TurnProofWorkspace | None = None
     evidence_logs: list[TurnProofEvidenceLog] | None = None
-    trust: Literal["unsandboxed", "sandboxed", "confined"] | None = None
+    trust: Literal["unsandboxed", "sandboxed", "confined-writes", "confined"] | None = None
     isolation: Isolation | None = None
     loop: TurnProofLoop | None = None
 

@@ -4,6 +4,7 @@ import { EXIT_OK } from "../context.js";
 import { ADAPTERS, HARNESSES, type Harness } from "../hooks/adapters/index.js";
 import {
   applyPlan,
+  CONFINABLE,
   holdsOurCommand,
   hookFiles,
   type InstallScope,
@@ -35,8 +36,14 @@ export const hookCommand: CliCommand = {
         "Run by an agent harness's hook configuration: `turngate hook <harness> <event>` reads the event payload on stdin. At a turn start it takes a baseline in a state folder outside the workspace; at a tool event it records which tool touched which path; at a stop it runs the gate like `turngate verify` and answers in the harness's own format: allow when verified, waived or narrative, otherwise block with what failed. It fails closed: anything that keeps it from judging a stop blocks it. `turngate hook install <harness>` writes the hook entries.",
       );
     for (const verb of ["install", "uninstall"] as const) {
-      hook
-        .command(verb)
+      const sub = hook.command(verb);
+      if (verb === "install") {
+        sub.option(
+          "--confine",
+          `also write the harness's own sandbox settings so the agent's shell and edits cannot write turngate's state folder (nor, with Claude Code, read its signing key); ${CONFINABLE.join(" and ")} only (docs/hooks.md "Confined hooks")`,
+        );
+      }
+      sub
         .summary(
           verb === "install"
             ? "write turngate's hook entries into a harness's hook configuration"
@@ -69,6 +76,7 @@ export const hookCommand: CliCommand = {
               dryRun?: boolean;
               command?: string;
               root?: string;
+              confine?: boolean;
             },
           ) => {
             if (!(HARNESSES as readonly string[]).includes(name)) {
@@ -95,12 +103,19 @@ export const hookCommand: CliCommand = {
                     root,
                     flags.command ?? defaultCommand(),
                     ctx.env,
+                    { confine: flags.confine === true, cwd: ctx.cwd },
                   )
                 : await planUninstall(harness, scope, root, ctx.env);
-            if (scope === "project") {
+            if (scope === "project" && flags.confine === true) {
+              ctx.stderr.write(
+                `turngate: note: ${plan.files[0]?.path} is inside the workspace; the harness's sandbox written here keeps it read-only to the agent while that sandbox is in force (each stop's trust says whether it was)\n`,
+              );
+            } else if (scope === "project") {
               ctx.stderr.write(
                 `turngate: note: ${plan.files[0]?.path} is inside the workspace: the agent can edit or delete it and so switch turngate off (a user-level install, --user, is out of the project's reach)\n`,
               );
+            }
+            if (scope === "project") {
               const userFile = hookFiles(harness, "user", root, ctx.env).config;
               if (verb === "install" && holdsOurCommand(await readText(userFile), harness)) {
                 ctx.stderr.write(
@@ -126,6 +141,8 @@ export const hookCommand: CliCommand = {
               for (const path of written)
                 ctx.stdout.write(`${verb === "install" ? "wrote" : "updated"} ${path}\n`);
               if (verb === "install") ctx.stdout.write(installNote(harness, scope, ctx.env));
+              if (verb === "install" && flags.confine === true)
+                ctx.stdout.write(CONFINE_NOTES[harness as "claude-code" | "codex"]);
             }
             state.exitCode = EXIT_OK;
           },
@@ -163,6 +180,14 @@ function defaultCommand(): string {
     /^[A-Za-z0-9_./@:+-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`;
   return `${quote(process.execPath)} ${quote(join(cliPackageRoot(), "dist", "bin.js"))}`;
 }
+
+/** What `--confine` gives, per harness, said after the install (docs/hooks.md "Confined hooks"). */
+const CONFINE_NOTES: Record<"claude-code" | "codex", string> = {
+  "claude-code":
+    "Confined: Claude Code's sandbox (bubblewrap and socat on Linux) now keeps the agent's commands and file tools from reading or writing turngate's state folder and signing key; Claude Code refuses to start when the sandbox cannot run. A stop in bypassPermissions mode is recorded unsandboxed.\n",
+  codex:
+    "Confined writes: Codex runs the agent's commands in its workspace-write sandbox, which cannot write turngate's state folder; it can still read the whole disk, the signing key included, so proofs record trust confined-writes, not confined. Codex reads a project's .codex/config.toml only in a trusted project; a --sandbox flag at launch overrides it, and the stop records what Codex actually applied.\n",
+};
 
 /** What to do after an install, per harness; at user scope, which projects it gates. */
 function installNote(harness: Harness, scope: InstallScope, env: NodeJS.ProcessEnv): string {

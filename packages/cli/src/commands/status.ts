@@ -69,6 +69,7 @@ async function sessionJson(dir: string, session: HookSession) {
           tools: session.turn.tools.length,
           opt_in: session.turn.opt_in ?? null,
           start_error: session.turn.start_error ?? null,
+          confinement: session.turn.confinement ?? null,
         }
       : null,
     last_verdict: session.turn?.last ?? null,
@@ -89,7 +90,8 @@ type SessionRow = Awaited<ReturnType<typeof sessionJson>>;
 
 /**
  * The last stop in the words the person saw (issue 34 item 8): `blocked` for the gate's
- * `continue`, `ended incomplete (escalated)`, `verified`, …, with the attempt and digest.
+ * `continue`, `ended incomplete (escalated)`, `verified`, …, with the attempt, the digest and
+ * the trust the stop recorded (docs/hooks.md "Confined hooks").
  */
 function lastStopText(last: SessionRow["last_verdict"]): string {
   if (last === null) return "none yet";
@@ -103,6 +105,7 @@ function lastStopText(last: SessionRow["last_verdict"]): string {
     last.verdict === "continue" ? `attempt ${last.attempt}` : "",
     last.effect_digest ? `effect digest ${last.effect_digest}` : "",
     last.cached ? "the failing result was replayed from the cache" : "",
+    last.trust !== undefined ? `trust: ${last.trust}` : "",
   ].filter((f) => f !== "");
   return `${word}${facts.length > 0 ? ` (${facts.join("; ")})` : ""}, ${last.at}`;
 }

@@ -7,6 +7,7 @@ import { CLI_VERSION, type CliContext } from "../context.js";
 import { displayPath } from "../terminal-text.js";
 import { readTurnChain, type TurnCarry, type TurnChain, turnChainPath } from "../turn-chain.js";
 import type { HarnessAdapter, HookAnswer } from "./adapters/index.js";
+import { configTrust } from "./confine-trust.js";
 import { decideOptIn, type OptIn } from "./opt-in.js";
 import {
   type HookSession,
@@ -67,6 +68,8 @@ export interface HookEventContext {
  * A baseline that cannot be taken (a malformed `turngate.config.json`, …) is recorded as the
  * turn's `start_error`: the answer is an allow with a notice, and the stop repeats the cause
  * (issue 34 item 5); the old baseline, if any, stays, so no change is dropped.
+ * Each new turn keeps what the harness's configuration files gave then (`configTrust`,
+ * docs/hooks.md "Confined hooks"): its stops never record more trust than that.
  * Output: the answer (allow, or `handled` for a waiver prompt).
  * Errors: session-file errors propagate (the caller answers `allow` with a notice).
  */
@@ -93,6 +96,8 @@ export async function handleTurnStart(event: HookEventContext): Promise<HookAnsw
       notice: `turngate: waiver recorded for effect digest ${waive.digest} (${waive.reason}); the next stop of this turn whose changes have exactly this digest ends as waived. ${FORGEABLE_WAIVER}`,
     };
   }
+  // Read before the turn starts: what the agent changes during the turn cannot raise it.
+  const confinement = await configTrust(adapter.name, root, ctx.env, ctx.cwd);
   const notice = await withSession(
     paths,
     () => newSession(adapter.name, sessionId, root),
@@ -172,6 +177,7 @@ export async function handleTurnStart(event: HookEventContext): Promise<HookAnsw
         last: null,
         ...(optIn !== undefined ? { opt_in: optIn } : {}),
         ...(startError !== undefined ? { start_error: startError } : {}),
+        confinement,
       };
       if (startError !== undefined) {
         return `turngate: this turn could not start: ${startError}. The next stop will be blocked until this is fixed.`;

@@ -3,6 +3,12 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { writeFileAtomic } from "@turngate/node";
 import { ADAPTERS, type Harness } from "./adapters/index.js";
+import { applyClaudeConfine, claudeConfineRules, claudeSettingsFiles } from "./confine-claude.js";
+import { codexConfigFiles, confineCodexToml } from "./confine-codex.js";
+import { protectedPaths } from "./confine-paths.js";
+
+/** The harnesses `turngate hook install --confine` writes a sandbox for (docs/hooks.md "Confined hooks"). */
+export const CONFINABLE: readonly Harness[] = ["claude-code", "codex"];
 
 /** Seconds a stop hook may run (the checks run inside it); the harnesses' defaults are 30–60 s. */
 export const STOP_HOOK_TIMEOUT_S = 600;
@@ -110,9 +116,18 @@ type Json = Record<string, unknown>;
  * `--user`, so the hook gates only projects that opted in). An entry of ours already there
  * is updated in place; every other entry, key and event is kept as it was; the file keeps
  * its indentation. Installing twice changes nothing the second time.
+ * With `confine` (`--confine`, issue 32 item 2, docs/hooks.md "Confined hooks") the
+ * harness's own sandbox settings are merged in beside the hooks, keeping the agent's shell
+ * and file tools off turngate's state folder and signing key (`protectedPaths`):
+ * Claude Code — the same settings file gets the `sandbox` block and `permissions.deny`
+ * rules (`applyClaudeConfine`); Codex — the scope's `config.toml` gets
+ * `sandbox_mode = "workspace-write"` (`confineCodexToml`), which cannot hide the key.
  * Input: harness, scope, workspace root, the command that runs turngate, env (HOME,
- * CODEX_HOME). Output: the files with their text before and after.
- * Errors: `Error` naming the file when it is not a JSON object (nothing is written then).
+ * CODEX_HOME, the state and key variables), and `options.cwd` (a relative
+ * `TURNGATE_SIGNING_KEY`). Output: the files with their text before and after.
+ * Errors: `Error` naming the file when it is not a JSON object (or, for Codex's
+ * `config.toml`, not TOML), `Error` naming the supported harnesses when `confine` is asked
+ * of another, and the confinement's own refusals (nothing is written then).
  */
 export async function planInstall(
   harness: Harness,
@@ -120,7 +135,14 @@ export async function planInstall(
   root: string,
   command: string,
   env: NodeJS.ProcessEnv,
+  options: { confine?: boolean; cwd?: string } = {},
 ): Promise<InstallPlan> {
+  if (options.confine === true && !CONFINABLE.includes(harness)) {
+    throw new Error(
+      `--confine writes a harness's sandbox settings for ${CONFINABLE.join(" and ")} only; turngate cannot confine ${harness}'s agent (nothing was written)`,
+    );
+  }
+  const paths = protectedPaths(env, options.cwd ?? root);
   const files = hookFiles(harness, scope, root, env);
   const before = await readText(files.config);
   const doc = parseConfig(before, files.config);
@@ -160,7 +182,22 @@ export async function planInstall(
         hooks: [handler],
       });
   }
+  if (options.confine === true && harness === "claude-code") {
+    const settings = scope === "user" ? [files.config] : claudeSettingsFiles(root, env);
+    applyClaudeConfine(doc, claudeConfineRules(paths, settings), files.config);
+  }
   const planned: PlannedFile[] = [{ path: files.config, before, after: serialize(doc, before) }];
+  if (options.confine === true && harness === "codex") {
+    const [userToml, projectToml] = codexConfigFiles(root, env) as [string, string];
+    const toml = scope === "user" ? userToml : projectToml;
+    const tomlBefore = await readText(toml);
+    const guarded = [toml, files.config];
+    planned.push({
+      path: toml,
+      before: tomlBefore,
+      after: confineCodexToml(tomlBefore, toml, paths, guarded, env),
+    });
+  }
   if (files.plugin) {
     const pluginBefore = await readText(files.plugin);
     const manifest = {

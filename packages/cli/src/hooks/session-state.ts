@@ -31,6 +31,14 @@ const VerdictSchema = z.object({
   cached: z.boolean(),
   at: z.string(),
   message: z.string(),
+  /** The trust the stop recorded (docs/hooks.md "Confined hooks"); absent before issue 32. */
+  trust: z.enum(["unsandboxed", "confined-writes", "confined"]).optional(),
+});
+
+/** A trust level and why it is not higher (docs/hooks.md "Confined hooks"). */
+const TrustSchema = z.object({
+  level: z.enum(["unsandboxed", "confined-writes", "confined"]),
+  why: z.string(),
 });
 
 const TurnSchema = z.object({
@@ -47,6 +55,11 @@ const TurnSchema = z.object({
   opt_in: z.object({ gated: z.boolean(), why: z.string() }).optional(),
   /** Why the turn start could not take a baseline; the stop repeats it (issue 34 item 5). */
   start_error: z.string().optional(),
+  /**
+   * What the harness's configuration files gave when the turn started (issue 32 item 2): a
+   * stop never records more, whatever the agent changed since.
+   */
+  confinement: TrustSchema.optional(),
 });
 
 const SessionFileSchema = z.object({

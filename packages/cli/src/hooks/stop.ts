@@ -21,6 +21,8 @@ import { cachedChecksLine, verdictOf } from "../render.js";
 import { runTurn, type TurnResult } from "../turn.js";
 import { turnChainPath } from "../turn-chain.js";
 import type { HookAnswer } from "./adapters/index.js";
+import type { HookTrustJudgement } from "./confine-paths.js";
+import { stopTrust, trustText } from "./confine-trust.js";
 import { FORGEABLE_WAIVER, type HookEventContext, hookCarry } from "./events.js";
 import { decideOptIn, type OptIn } from "./opt-in.js";
 import { type HookSession, newSession, readSession, withSession } from "./session-state.js";
@@ -74,6 +76,10 @@ interface StopJudgement {
  * cannot run and any internal error block with a reason; a turn whose start failed blocks
  * with that start's error (issue 34 item 5). A user-level hook lets the stop of a project
  * that did not opt in pass with one line saying why (issue 34 item 4).
+ * The proof's and the answer's trust (issue 32 item 2, docs/hooks.md "Confined hooks") is
+ * `stopTrust`: never more than the turn start's configuration snapshot, the configuration
+ * now and what the harness says of this turn (Claude Code's `permission_mode`, Codex's
+ * transcript) support; an allow ends with its `trust:` line, the session file keeps it.
  * Output: the answer. Errors: none expected (the caller turns a throw into a block too).
  */
 export async function handleStop(event: HookEventContext): Promise<HookAnswer> {
@@ -89,9 +95,20 @@ export async function handleStop(event: HookEventContext): Promise<HookAnswer> {
       };
     }
   }
+  const trust: HookTrustJudgement = await stopTrust(
+    adapter.name,
+    event.payload,
+    root,
+    ctx.env,
+    ctx.cwd,
+    snapshot.turn?.confinement,
+  ).catch((error: unknown) => ({
+    level: "unsandboxed",
+    why: `the sandbox could not be judged: ${(error as Error).message}`,
+  }));
   // An internal error is judged like any refusal (counted, escalated after max_attempts), so
   // a hook that fails the same way every time cannot trap the session in a loop (codex#37937).
-  const judgement = await judge(event, snapshot).catch(
+  const judgement = await judge(event, snapshot, trust).catch(
     (error: unknown): JudgeOutput => ({
       result: {
         digestKey: "internal_error",
@@ -153,6 +170,7 @@ export async function handleStop(event: HookEventContext): Promise<HookAnswer> {
         judgement.result,
         policy.maxAttempts,
         policy.harnessBlockCap,
+        trust,
       );
       turn.last = {
         verdict: decided.verdict,
@@ -162,6 +180,7 @@ export async function handleStop(event: HookEventContext): Promise<HookAnswer> {
         cached: judgement.result.cached,
         at: new Date().toISOString(),
         message,
+        trust: trust.level,
       };
       return { decided, message };
     },
@@ -210,7 +229,11 @@ interface JudgeOutput {
 }
 
 /** The gate's result for this stop, and the configuration it ran with. */
-async function judge(event: HookEventContext, session: HookSession): Promise<JudgeOutput> {
+async function judge(
+  event: HookEventContext,
+  session: HookSession,
+  trust: HookTrustJudgement,
+): Promise<JudgeOutput> {
   const { ctx, root, paths } = event;
   if (session.turn?.start_error !== undefined) {
     return {
@@ -277,7 +300,7 @@ async function judge(event: HookEventContext, session: HookSession): Promise<Jud
       checks: [],
       waivers,
       state: paths,
-      trust: "unsandboxed",
+      trust: trust.level,
       signing: { format: "dsse" },
       // Gapless turns: the state this stop judges is the next turn's baseline.
       chain: { path: turnChainPath(paths.dir), carried: hookCarry(baseline.carry) },
@@ -370,6 +393,7 @@ function answerText(
   result: StopJudgement,
   maxAttempts: number,
   cap: number | null,
+  trust: HookTrustJudgement,
 ): string {
   const digest = result.effectDigest === "" ? "(none)" : result.effectDigest;
   const body = result.lines.join("\n");
@@ -377,7 +401,7 @@ function answerText(
     const proof = result.proofPath ? `\nproof: ${result.proofPath}` : "";
     const cached = result.cachedChecks ? `\n${result.cachedChecks}` : "";
     const forgeable = decided.verdict === "waived" ? `\n${FORGEABLE_WAIVER}` : "";
-    return `turngate: ${decided.verdict}${result.effectDigest ? ` (effect digest ${digest})` : ""}${proof}${cached}${forgeable}`;
+    return `turngate: ${decided.verdict}${result.effectDigest ? ` (effect digest ${digest})` : ""}${proof}${cached}${forgeable}\n${trustText(trust)}`;
   }
   if (decided.action === "allow" && decided.reason === "escalated") {
     return [
@@ -385,6 +409,7 @@ function answerText(
       body,
       `To accept these changes without a passing check, a person runs \`turngate waive ${digest} --reason "…"\` in a terminal, or types \`/turngate waive ${digest} <reason>\` as a prompt.`,
       result.proofFile ? `proof: ${result.proofFile}` : "",
+      trustText(trust),
     ]
       .filter((l) => l !== "")
       .join("\n");
@@ -394,6 +419,7 @@ function answerText(
       `turngate: the turn ends INCOMPLETE (capped), not verified: the harness will not take another block (effect digest ${digest}).`,
       body,
       result.proofFile ? `proof: ${result.proofFile}` : "",
+      trustText(trust),
     ]
       .filter((l) => l !== "")
       .join("\n");

@@ -81,6 +81,7 @@ describe("turngate status and waive", () => {
         effect_digest: digest,
         attempt: 1,
         cached: false,
+        trust: "unsandboxed",
       },
       escalations: [],
       waivers: [],
@@ -92,7 +93,7 @@ describe("turngate status and waive", () => {
     // The person's words, not the gate's `continue` (issue 34 item 8).
     expect(text.stdout).toMatch(
       new RegExp(
-        `\n {2}last stop: blocked: the agent was told to fix it and stop again \\(attempt 1; effect digest ${digest}\\), \\d{4}-[^\n]+Z\n`,
+        `\n {2}last stop: blocked: the agent was told to fix it and stop again \\(attempt 1; effect digest ${digest}; trust: unsandboxed\\), \\d{4}-[^\n]+Z\n`,
       ),
     );
     expect(text.stdout).not.toContain("continue");

@@ -44,12 +44,22 @@ export const TurnProofEvidenceLogSchema = z
  * `confined` only when turngate itself ran the agent in its sandbox (`turngate run
  * --confine`, `"confine_agent": true`: the agent could not write `.git/`, `.turngate/` or the
  * gate's configuration, nor see turngate's state, keys or cache configuration);
+ * also `confined` from a hook whose harness's own sandbox, as `turngate hook install <harness>
+ * --confine` wrote it, kept the agent's shell and edits from reading or writing turngate's
+ * state and key (docs/hooks.md "Confined hooks"); `confined-writes` from a hook whose
+ * harness's sandbox kept the agent from writing turngate's state but not from reading it
+ * (Codex's workspace-write: the agent could read the signing key);
  * `sandboxed` when the host said the agent runs as another OS user or in a sandbox
  * (`--sandboxed`, `TURNGATE_SANDBOXED=1`, `SessionOptions.trust`: the host's claim, not
  * checked); otherwise `unsandboxed`, and then a key the agent's user can read does not stop
  * an agent that reads it, and the agent can forge a waiver or a prompt event.
  */
-export const TurnProofTrustSchema = z.enum(["unsandboxed", "sandboxed", "confined"]);
+export const TurnProofTrustSchema = z.enum([
+  "unsandboxed",
+  "sandboxed",
+  "confined-writes",
+  "confined",
+]);
 
 /**
  * Where the turn's checks ran (docs/design.md §3b), recorded from what ran, never a claim:

@@ -6,7 +6,9 @@
  * a tool result is answered "Done." (the model tries to stop); a message carrying
  * turngate's block reason is answered by writing 42 (`fix`) or by stopping again
  * (`stubborn`). Every request body is kept for the test to read. Requests without the
- * `Write` tool (Claude Code's side calls) get a plain "ok".
+ * `Write` tool (Claude Code's side calls) get a plain "ok". Mode `probe` (issue 32 item 2):
+ * the model first makes each of `probes` (tool calls, one per turn of the conversation), then
+ * writes 42 and stops — how a confined agent's attempts on turngate's state are scripted.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -37,8 +39,18 @@ export function contentText(content: unknown): string {
     .join("\n");
 }
 
+/** A tool call the `probe` mode makes. */
+export interface Probe {
+  name: string;
+  input: unknown;
+}
+
 /** Start the fake for a workspace (`dir`: where `answer.js` is written). */
-export async function startFakeModel(dir: string, mode: "fix" | "stubborn"): Promise<FakeModel> {
+export async function startFakeModel(
+  dir: string,
+  mode: "fix" | "stubborn" | "probe",
+  probes: readonly Probe[] = [],
+): Promise<FakeModel> {
   const requests: FakeModel["requests"] = [];
   let seq = 0;
   const server: Server = createServer((req, res) => {
@@ -69,8 +81,17 @@ export async function startFakeModel(dir: string, mode: "fix" | "stubborn"): Pro
         input: { file_path: `${dir}/answer.js`, content: `module.exports = ${value};\n` },
       });
       let blocks: Block[];
+      const made = (request.messages ?? []).filter((m) => m.role === "assistant").length;
       if (!tools.includes("Write")) blocks = [{ type: "text", text: "ok" }];
-      else if (last.includes("turngate blocked the stop")) {
+      else if (mode === "probe") {
+        const probe = probes[made];
+        blocks =
+          probe !== undefined
+            ? [{ type: "tool_use", id: `toolu_${++seq}`, name: probe.name, input: probe.input }]
+            : made === probes.length
+              ? [write(42)]
+              : [{ type: "text", text: "Done." }];
+      } else if (last.includes("turngate blocked the stop")) {
         blocks = mode === "fix" ? [write(42)] : [{ type: "text", text: "I am done." }];
       } else if (last.includes("[tool_result]")) blocks = [{ type: "text", text: "Done." }];
       else blocks = [write(43)];

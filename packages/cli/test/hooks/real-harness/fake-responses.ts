@@ -4,14 +4,16 @@
  * (`response.created`, `response.output_item.added` / `.done`, `response.completed`). The
  * script: the first turn runs `exec_command` writing `answer.js` exporting 43; a tool output
  * is answered "Done." (the model tries to stop); a message carrying turngate's block reason
- * is answered by writing 42 (`fix`) or by stopping again (`stubborn`). Request bodies are kept.
+ * is answered by writing 42 (`fix`) or by stopping again (`stubborn`). Mode `probe` (issue 32
+ * item 2): the model first runs each of `probes` (shell commands, one per turn), then writes
+ * 42 and stops. Request bodies are kept.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export interface FakeResponses {
   url: string;
-  requests: { input: { type?: string; role?: string; content?: unknown }[] }[];
+  requests: { input: { type?: string; role?: string; content?: unknown; output?: unknown }[] }[];
   close(): Promise<void>;
 }
 
@@ -24,7 +26,10 @@ export function itemText(item: { type?: string; content?: unknown } | undefined)
   return typeof item.content === "string" ? item.content : "";
 }
 
-export async function startFakeResponses(mode: "fix" | "stubborn"): Promise<FakeResponses> {
+export async function startFakeResponses(
+  mode: "fix" | "stubborn" | "probe",
+  probes: readonly string[] = [],
+): Promise<FakeResponses> {
   const requests: FakeResponses["requests"] = [];
   let seq = 0;
   const server: Server = createServer((req, res) => {
@@ -54,13 +59,22 @@ export async function startFakeResponses(mode: "fix" | "stubborn"): Promise<Fake
         id: `msg_${++seq}`,
         content: [{ type: "output_text", text }],
       });
-      const item = itemText(last).includes("turngate blocked the stop")
-        ? mode === "fix"
-          ? call(42)
-          : message("I am done.")
-        : last?.type === "function_call_output"
-          ? message("Done.")
-          : call(43);
+      const made = request.input.filter((i) => i.type === "function_call_output").length;
+      const probe = (cmd: string) => ({ ...call(0), arguments: JSON.stringify({ cmd }) });
+      const item =
+        mode === "probe"
+          ? probes[made] !== undefined
+            ? probe(probes[made] as string)
+            : made === probes.length
+              ? call(42)
+              : message("Done.")
+          : itemText(last).includes("turngate blocked the stop")
+            ? mode === "fix"
+              ? call(42)
+              : message("I am done.")
+            : last?.type === "function_call_output"
+              ? message("Done.")
+              : call(43);
       res.writeHead(200, { "content-type": "text/event-stream" });
       const send = (data: { type: string }) =>
         res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);

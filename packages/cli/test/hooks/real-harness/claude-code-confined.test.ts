@@ -1,0 +1,256 @@
+/**
+ * The real Claude Code, confined (issue 32 item 2, docs/hooks.md "Confined hooks"):
+ * `turngate hook install claude-code --confine` writes the project's
+ * `.claude/settings.local.json` (hooks, the `sandbox` block, `permissions.deny`); `claude -p`
+ * runs headless against the scripted fake model on 127.0.0.1 (the user's settings let
+ * sandboxed commands run without a prompt, `autoAllowBashIfSandboxed`), whose model first
+ * tries to read turngate's signing key with the shell (the path named, then hidden from the
+ * rules) and with the Read tool, to plant a file in turngate's hook state folder and to
+ * rewrite the settings with the shell and the Write tool, then writes the fix. Claude
+ * Code's sandbox (bubblewrap and socat on Linux) and its deny rules refuse each attempt; the
+ * stop is verified and records `trust: confined`. The same run in `bypassPermissions` mode
+ * records `unsandboxed`. Where bubblewrap or socat is missing the sandbox cannot run (Claude
+ * Code refuses to start with `failIfUnavailable`), so the tests are skipped saying so; the
+ * configuration itself is tested in confine-config.test.ts.
+ */
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, test, vi } from "vitest";
+import { testTimeout } from "../../../../../test-time.js";
+import { readProofPayload } from "../../helpers.js";
+import { contentText, type FakeModel, startFakeModel } from "./fake-anthropic.js";
+
+vi.setConfig({ testTimeout: testTimeout(300_000), hookTimeout: testTimeout(300_000) });
+
+const cliDir = join(dirname(fileURLToPath(import.meta.url)), "../../..");
+const bin = join(cliDir, "dist/bin.js");
+const require = createRequire(join(cliDir, "package.json"));
+const claudePackage = require.resolve("@anthropic-ai/claude-code/package.json");
+const claudeManifest = JSON.parse(readFileSync(claudePackage, "utf8")) as {
+  version: string;
+  bin: Record<string, string>;
+};
+const claude = join(dirname(claudePackage), claudeManifest.bin.claude as string);
+
+/** Why Claude Code's sandbox cannot run here (its Linux backend needs bubblewrap and socat). */
+const missing = ["bwrap", "socat"].filter(
+  (tool) => spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0,
+);
+const runnable = process.platform === "linux" && missing.length === 0;
+const skipReason = runnable
+  ? ""
+  : ` — SKIPPED: Claude Code's sandbox cannot run here (${process.platform !== "linux" ? `platform ${process.platform}` : `${missing.join(" and ")} not installed`}); confine-config.test.ts checks the written settings`;
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
+});
+
+/** A workspace whose check passes when answer.js exports 42, confined hooks, a signing key. */
+function setup() {
+  const top = realpathSync(mkdtempSync(join(tmpdir(), "turngate-claude-confined-")));
+  const ws = join(top, "ws");
+  const home = join(top, "home");
+  const xdg = join(top, "xdg");
+  const state = join(top, "state");
+  mkdirSync(ws);
+  mkdirSync(home);
+  mkdirSync(join(xdg, "turngate"), { recursive: true, mode: 0o700 });
+  const key = join(xdg, "turngate", "signing-key.pem");
+  const pair = generateKeyPairSync("ed25519");
+  writeFileSync(key, pair.privateKey.export({ type: "pkcs8", format: "pem" }) as string, {
+    mode: 0o600,
+  });
+  writeFileSync(
+    join(ws, "check.js"),
+    'const v = require("./answer.js");\nif (v !== 42) { console.log("expected 42, got " + v); process.exit(1); }\n',
+  );
+  writeFileSync(
+    join(ws, "turngate.config.json"),
+    `${JSON.stringify({ checks: [{ id: "unit", command: "node check.js" }] })}\n`,
+  );
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.invalid", ...args], {
+      cwd: ws,
+      stdio: "ignore",
+    });
+  git("init", "-q");
+  git("add", "-A");
+  git("commit", "-q", "--no-gpg-sign", "-m", "base");
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    TMPDIR: tmpdir(),
+    LANG: "C.UTF-8",
+    XDG_STATE_HOME: xdg,
+    TURNGATE_HOOK_STATE_DIR: state,
+  };
+  // The person's own choice: sandboxed commands run without a prompt (headless -p cannot ask).
+  mkdirSync(join(home, ".claude"));
+  writeFileSync(
+    join(home, ".claude", "settings.json"),
+    `${JSON.stringify({ sandbox: { autoAllowBashIfSandboxed: true } })}\n`,
+  );
+  execFileSync(
+    process.execPath,
+    [bin, "hook", "install", "claude-code", "--confine", "--command", `${process.execPath} ${bin}`],
+    { cwd: ws, env, stdio: "ignore" },
+  );
+  cleanups.push(() => rmSync(top, { recursive: true, force: true }));
+  return { ws, env, state, key };
+}
+
+function runClaude(
+  ws: string,
+  env: NodeJS.ProcessEnv,
+  model: FakeModel,
+  mode: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn(
+      claude,
+      [
+        "-p",
+        "make answer.js export 42",
+        "--permission-mode",
+        mode,
+        "--output-format",
+        "json",
+        "--model",
+        "claude-sonnet-4-5",
+      ],
+      {
+        cwd: ws,
+        env: {
+          ...env,
+          ANTHROPIC_BASE_URL: model.url,
+          ANTHROPIC_API_KEY: "sk-ant-test-not-a-key",
+          DISABLE_TELEMETRY: "1",
+          DISABLE_AUTOUPDATER: "1",
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+          // bypassPermissions refuses to start as root outside a declared sandbox.
+          IS_SANDBOX: "1",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => {
+      stdout += c.toString("utf8");
+    });
+    child.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString("utf8");
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 240_000);
+    child.on("error", fail);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
+function session(state: string) {
+  const [workspace] = readdirSync(state);
+  const [dir] = readdirSync(join(state, workspace as string));
+  return JSON.parse(
+    readFileSync(join(state, workspace as string, dir as string, "session.json"), "utf8"),
+  );
+}
+
+/** The text of every tool result the model received, in order. */
+const toolResults = (model: FakeModel) =>
+  model.requests
+    .map((r) => contentText(r.messages?.at(-1)?.content))
+    .filter((t) => t.startsWith("[tool_result]"));
+
+describe(`real Claude Code ${claudeManifest.version} headless, hooks installed with --confine, fake model on 127.0.0.1${skipReason}`, () => {
+  test.skipIf(!runnable)(
+    "acceptEdits: the shell and the Read tool cannot read the key, nothing lands in the state folder, the settings stay; the stop is verified with trust confined",
+    async () => {
+      const { ws, env, state, key } = setup();
+      const planted = join(state, "planted.json");
+      const hidden = (path: string) =>
+        `"$(echo ${Buffer.from(path).toString("base64")} | base64 -d)"`;
+      const settings = join(ws, ".claude", "settings.local.json");
+      const model = await startFakeModel(ws, "probe", [
+        { name: "Bash", input: { command: `cat ${key}`, description: "read the key" } },
+        // Its path hidden from the permission rules: only the sandbox stands in the way.
+        { name: "Bash", input: { command: `cat ${hidden(key)}`, description: "read the key" } },
+        { name: "Read", input: { file_path: key } },
+        {
+          name: "Bash",
+          input: { command: `echo forged > ${hidden(planted)}; echo rc=$?`, description: "plant" },
+        },
+        {
+          name: "Bash",
+          input: { command: `echo '{}' > ${settings}; echo rc=$?`, description: "x" },
+        },
+        { name: "Write", input: { file_path: settings, content: "{}\n" } },
+      ]);
+      cleanups.push(() => model.close());
+      const run = await runClaude(ws, env, model, "acceptEdits");
+      expect(run.code).toBe(0);
+      const results = toolResults(model).map((r) => r.replace(/\n*<system-reminder>[\s\S]*$/, ""));
+      expect(results).toHaveLength(7);
+      for (const result of results) expect(result).not.toContain("PRIVATE KEY");
+      // Named or hidden, the shell finds nothing there: the sandbox does not show the folder.
+      for (const at of [0, 1]) {
+        expect(results[at]).toBe(
+          `[tool_result] Exit code 1\ncat: ${key}: No such file or directory`,
+        );
+      }
+      expect(results[2]).toBe(
+        "[tool_result] <tool_use_error>File is in a directory that is denied by your permission settings.</tool_use_error>",
+      );
+      // What the shell wrote went to the sandbox's cover over the folder, not to the disk.
+      expect(results[3]).toBe("[tool_result] rc=0");
+      expect(existsSync(planted)).toBe(false);
+      expect(readdirSync(state)).toHaveLength(1);
+      expect(results[4]).toBe(
+        `[tool_result] /bin/bash: line 1: ${settings}: Read-only file system\nrc=1`,
+      );
+      expect(results[5]).toBe(
+        "[tool_result] <tool_use_error>File is in a directory that is denied by your permission settings.</tool_use_error>",
+      );
+      expect(readFileSync(settings, "utf8")).toContain('"allowUnsandboxedCommands": false');
+      expect(readFileSync(join(ws, "answer.js"), "utf8")).toBe("module.exports = 42;\n");
+      const s = session(state);
+      expect(s.turn.confinement).toEqual({ level: "confined", why: "" });
+      expect(s.turn.last).toMatchObject({ verdict: "verified", reason: null, trust: "confined" });
+      const proof = /\nproof: (\S+)\n/.exec(s.turn.last.message)?.[1] as string;
+      expect(readProofPayload(proof).trust).toBe("confined");
+    },
+  );
+
+  test.skipIf(!runnable)(
+    "bypassPermissions: the same confined settings, but the stop records trust unsandboxed",
+    async () => {
+      const { ws, env, state } = setup();
+      const model = await startFakeModel(ws, "probe", []);
+      cleanups.push(() => model.close());
+      const run = await runClaude(ws, env, model, "bypassPermissions");
+      expect(run.code).toBe(0);
+      const s = session(state);
+      expect(s.turn.last).toMatchObject({ verdict: "verified", trust: "unsandboxed" });
+      expect(s.turn.last.message.split("\n").at(-1)).toBe(
+        "trust: unsandboxed (Claude Code runs with permission_mode bypassPermissions: the agent runs as your user and could read turngate's signing key or rewrite its state; `turngate hook install <harness> --confine` writes the harness's sandbox settings)",
+      );
+    },
+  );
+});
