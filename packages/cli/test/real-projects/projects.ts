@@ -136,7 +136,8 @@ export const PROJECTS: readonly RealProject[] = [
       },
     ],
     failing: "ChunkedTests::test_even",
-    assertion: "TODO",
+    assertion:
+      "AssertionError: Lists differ: [['A', 'B', 'C', 'D'], ['E', 'F']] != [['A', 'B', 'C'], ['D', 'E', 'F']]",
     absent: [".pytest_cache", "more_itertools/__pycache__"],
   },
   {
@@ -154,7 +155,7 @@ export const PROJECTS: readonly RealProject[] = [
       },
     ],
     failing: "test_byte2int",
-    assertion: "TODO",
+    assertion: "AssertionError: assert 4 == 3",
     absent: [".pytest_cache", "__pycache__"],
   },
   {
@@ -176,7 +177,7 @@ export const PROJECTS: readonly RealProject[] = [
       },
     ],
     failing: "test_canonicalize_name",
-    assertion: "TODO",
+    assertion: "AssertionError: assert 'Foo' == 'foo'",
     absent: [".pytest_cache", "src/packaging/__pycache__"],
   },
   {
@@ -194,7 +195,7 @@ export const PROJECTS: readonly RealProject[] = [
       },
     ],
     failing: "TestOptions",
-    assertion: "TODO",
+    assertion: "Equal = true, want false",
     absent: [],
   },
   {
@@ -212,7 +213,7 @@ export const PROJECTS: readonly RealProject[] = [
       },
     ],
     failing: "TestWeightedTryAcquire",
-    assertion: "TODO",
+    assertion: "panic: semaphore: released more than held",
     absent: [],
   },
   {
@@ -231,7 +232,7 @@ export const PROJECTS: readonly RealProject[] = [
       },
     ],
     failing: "test_exact",
-    assertion: "TODO",
+    assertion: "matched 1.0.1",
     absent: ["target"],
   },
   {
@@ -249,7 +250,7 @@ export const PROJECTS: readonly RealProject[] = [
       },
     ],
     failing: "test_u64_half",
-    assertion: "TODO",
+    assertion: 'left: "4294967259"',
     absent: ["target"],
   },
   {
@@ -296,7 +297,7 @@ export const PROJECTS: readonly RealProject[] = [
     ],
     bug: [{ file: "index.js", find: "(/^0x[0-9a-f]+$/i)", replace: "(/^0x[0-9]+$/i)" }],
     failing: "nums",
-    assertion: "TODO",
+    assertion: "hex: '0xdeadbeef'",
     absent: [".nyc_output", "coverage"],
   },
   {
@@ -353,7 +354,7 @@ export const PROJECTS: readonly RealProject[] = [
     ],
     bug: [{ file: "src/slug.ts", find: "    .join(sep);\n", replace: '    .join("-");\n' }],
     failing: "takes a separator",
-    assertion: "TODO",
+    assertion: "AssertionError: expected 'a-b-c' to be 'a_b_c'",
     absent: ["node_modules/.vite", "node_modules/.vitest"],
   },
 ];
