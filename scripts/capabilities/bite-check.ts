@@ -187,7 +187,8 @@ function rate(bitten: number, judged: number): string {
 
 /**
  * The lines the CLI prints: one per area (`bite rate <Area>: n/m (p%)`, `[strict]` for the
- * areas that must reach 100%), one per wrong change run, one per claim outside the strict
+ * areas that must reach 100%), one per wrong change run, one per claim judged by Stryker
+ * (its mutants killed by a cited test over its counted mutants), one per claim outside the strict
  * areas whose mutants its tests do not kill (not a failure), and the total.
  */
 export function formatBiteCheck(result: BiteCheckResult): string[] {
@@ -195,6 +196,11 @@ export function formatBiteCheck(result: BiteCheckResult): string[] {
   for (const v of result.wrongChanges) {
     lines.push(
       `wrong change ${v.caught ? "caught" : "NOT caught"}: ${v.owner}: ${v.change.file} (${v.change.why}); ${v.outcome.failed}/${v.outcome.ran} cited test(s) failed`,
+    );
+  }
+  for (const s of result.stryker) {
+    lines.push(
+      `mutants ${s.ok ? "bitten" : "NOT bitten"}: ${s.owner}: ${s.bitten}/${s.mutants} on its lines killed by a cited test`,
     );
   }
   for (const s of result.stryker) {
