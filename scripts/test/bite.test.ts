@@ -1,12 +1,20 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, test } from "vitest";
 import { type BiteReport, biteFromStryker } from "../capabilities/bite.js";
-import { biteRates, formatBiteCheck, isStrictArea } from "../capabilities/bite-check.js";
+import {
+  biteRates,
+  EQUIVALENTS_DIR,
+  formatBiteCheck,
+  isStrictArea,
+  STRYKER_INCREMENTAL_FILE,
+} from "../capabilities/bite-check.js";
 import { parseClaims } from "../capabilities/claims.js";
 import { codeRangeProblem, parseCodeRange } from "../capabilities/code-ranges.js";
-import { parseEquivalents } from "../mutation/equivalents.js";
+import { CLAIMS_HEADING, MAP_FILE } from "../capabilities/layout.js";
+import { parseEquivalents, readEquivalents } from "../mutation/equivalents.js";
 
 /*
  * The bite check's Stryker half (issue 35 item 2): a claim's code lines, and whether the
@@ -261,5 +269,26 @@ describe("bite from Stryker's results (scripts/capabilities/bite.ts)", () => {
       "bite rate Reports: 1/2 (50%)",
       "bite rate: 2/4 (50%) of judged claims",
     ]);
+  });
+});
+
+describe("the repository", () => {
+  test("every claim with code lines is bitten by Stryker's committed results", () => {
+    const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+    const { areas } = parseClaims(
+      fs.readFileSync(path.join(root, MAP_FILE), "utf8"),
+      CLAIMS_HEADING,
+      MAP_FILE,
+    );
+    const report = JSON.parse(
+      fs.readFileSync(path.join(root, STRYKER_INCREMENTAL_FILE), "utf8"),
+    ) as BiteReport;
+    const verdicts = biteFromStryker(
+      areas,
+      report,
+      readEquivalents(path.join(root, EQUIVALENTS_DIR)),
+    );
+    expect(verdicts.length).toBeGreaterThanOrEqual(30);
+    expect(verdicts.filter((v) => !v.ok).map((v) => `${v.owner}: ${v.problem}`)).toEqual([]);
   });
 });
