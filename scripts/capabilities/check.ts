@@ -197,7 +197,8 @@ export function checkCapabilities(options: CheckCapabilitiesOptions): Capability
     }
   }
 
-  // Claims: their own problems, then the references they cite.
+  // Claims: their own problems, their code lines (the file exists and holds the range:
+  // `<owner>: code <path>:<s>-<e>: …`), then the references they cite.
   problems.push(...files.claimProblems);
   const claimCount = new Map<string, number>();
   const lineCount = new Map<string, number | null>();
