@@ -284,3 +284,32 @@ describe("check-capabilities.ts --bite on a fixture repository (real vitest runs
     testTimeout(60_000),
   );
 });
+
+describe("the repository's list", () => {
+  test("every entry names a claim with vitest tests and text found once; three always run", () => {
+    const map = parseClaims(
+      fs.readFileSync(path.join(REPO, "docs/capabilities.md"), "utf8"),
+      "## Claims",
+      "docs/capabilities.md",
+    );
+    const { changes, problems } = parseWrongChanges(
+      fs.readFileSync(path.join(REPO, "scripts/capabilities/wrong-changes.json"), "utf8"),
+      "scripts/capabilities/wrong-changes.json",
+    );
+    expect(problems).toEqual([]);
+    const read = (file: string) => {
+      try {
+        return fs.readFileSync(path.join(REPO, file), "utf8");
+      } catch {
+        return null;
+      }
+    };
+    expect(wrongChangeProblems(changes, map.areas, read)).toEqual([]);
+    expect(changes.filter((c) => c.always === true).map((c) => `${c.area} ${c.claim}`)).toEqual([
+      "Check ladder 3",
+      "Hook adapter: Goose 3",
+      "turngate baseline and verify 3",
+    ]);
+    expect(changes.length).toBeGreaterThanOrEqual(11);
+  });
+});
