@@ -63,6 +63,8 @@ export interface AreaRate {
   bitten: number;
   judged: number;
   strict: boolean;
+  /** The area's claims in the map (judged or not); undefined when the map was not given. */
+  claims?: number;
 }
 
 /** Outcome of {@link runBiteCheck}. */
@@ -93,8 +95,18 @@ export interface BiteCheckOptions {
 /**
  * Per-area bite rates from both sources: a claim is judged when it has a Stryker verdict or a
  * wrong change ran for it, and bitten when every verdict on it is positive.
+ *
+ * @param areas the map's areas, when given: rates come in map order with each area's claim
+ *   count, and a strict area no claim of which was judged is listed too (0 judged), so the
+ *   claims the check does not reach stay visible
+ * @returns one rate per area with a judged claim (and, with `areas`, per strict area);
+ *   without `areas`, in the order the areas first appear in `stryker`, then `changes`
  */
-export function biteRates(stryker: ClaimBite[], changes: WrongChangeVerdict[]): AreaRate[] {
+export function biteRates(
+  stryker: ClaimBite[],
+  changes: WrongChangeVerdict[],
+  areas?: ClaimArea[],
+): AreaRate[] {
   const claims = new Map<string, { area: string; ok: boolean }>();
   const note = (area: string, claim: number, ok: boolean) => {
     const key = `${area}\u0000${claim}`;
@@ -110,7 +122,14 @@ export function biteRates(stryker: ClaimBite[], changes: WrongChangeVerdict[]): 
     if (ok) r.bitten++;
     rates.set(area, r);
   }
-  return [...rates.values()];
+  if (areas === undefined) return [...rates.values()];
+  return areas.flatMap((a) => {
+    const r = rates.get(a.area);
+    if (r === undefined && !isStrictArea(a.area)) return [];
+    return [
+      { ...(r ?? { area: a.area, bitten: 0, judged: 0, strict: true }), claims: a.claims.length },
+    ];
+  });
 }
 
 /**
@@ -164,7 +183,7 @@ export async function runBiteCheck(options: BiteCheckOptions): Promise<BiteCheck
     const p = wrongChangeProblem(v);
     if (p) problems.push(p);
   }
-  const rates = biteRates(stryker, verdicts);
+  const rates = biteRates(stryker, verdicts, areas);
   const total = rates.reduce(
     (t, r) => ({ bitten: t.bitten + r.bitten, judged: t.judged + r.judged }),
     { bitten: 0, judged: 0 },
@@ -186,10 +205,12 @@ function rate(bitten: number, judged: number): string {
 }
 
 /**
- * The lines the CLI prints: one per area (`bite rate <Area>: n/m (p%)`, `[strict]` for the
- * areas that must reach 100%), one per wrong change run, one per claim judged by Stryker
- * (its mutants killed by a cited test over its counted mutants), one per claim outside the strict
- * areas whose mutants its tests do not kill (not a failure), and the total.
+ * The lines the CLI prints: the seed; one per wrong change run; one per claim judged by
+ * Stryker (its mutants killed by a cited test over its counted mutants); one per claim outside
+ * the strict areas whose mutants its tests do not kill (not a failure); one per area
+ * (`bite rate <Area>: n/m (p%)`, `[strict]` for the areas that must reach 100%, and
+ * `, <judged> of <claims> claim(s) judged` when the rates carry the map's claim counts; a
+ * strict area with no judged claim prints `0/0 (100%)`); and the total.
  */
 export function formatBiteCheck(result: BiteCheckResult): string[] {
   const lines = [`bite check seed: ${result.seed} (replay: --bite --seed ${result.seed})`];
@@ -208,7 +229,10 @@ export function formatBiteCheck(result: BiteCheckResult): string[] {
       lines.push(`not bitten: ${s.owner}: ${s.problem}`);
   }
   for (const r of result.rates) {
-    lines.push(`bite rate ${r.area}: ${rate(r.bitten, r.judged)}${r.strict ? " [strict]" : ""}`);
+    const reach = r.claims === undefined ? "" : `, ${r.judged} of ${r.claims} claim(s) judged`;
+    lines.push(
+      `bite rate ${r.area}: ${rate(r.bitten, r.judged)}${r.strict ? " [strict]" : ""}${reach}`,
+    );
   }
   lines.push(`bite rate: ${rate(result.total.bitten, result.total.judged)} of judged claims`);
   return lines;

@@ -239,6 +239,13 @@ describe("bite from Stryker's results (scripts/capabilities/bite.ts)", () => {
       { area: "Completion gate", bitten: 1, judged: 2, strict: true },
       { area: "Reports", bitten: 1, judged: 2, strict: false },
     ]);
+    // With the map: map order, claim counts, and a strict area nothing judged is listed.
+    const withMap = `${MAP}\n### Hook install\n\n1. It installs.\n   - \`vitest:t.test.ts > x\`\n`;
+    expect(biteRates(verdicts, [], parseClaims(withMap, "## Claims", "m.md").areas)).toEqual([
+      { area: "Completion gate", bitten: 1, judged: 2, strict: true, claims: 3 },
+      { area: "Reports", bitten: 1, judged: 2, strict: false, claims: 2 },
+      { area: "Hook install", bitten: 0, judged: 0, strict: true, claims: 1 },
+    ]);
     expect(
       ["Completion gate", "Mutation ledger and effect digest", "Workspace observer"].map(
         isStrictArea,

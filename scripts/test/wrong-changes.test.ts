@@ -234,7 +234,7 @@ describe("check-capabilities.ts --bite on a fixture repository (real vitest runs
         "bite check seed: 5",
         'wrong change caught: Hook loop control, claim 1 ("Doubling multiplies by two."): src/double.ts (claim 1 broken); 1/1 cited test(s) failed',
         'wrong change NOT caught: Hook loop control, claim 2 ("Halving divides by two."): src/double.ts (claim 2 broken); 0/1 cited test(s) failed',
-        "bite rate Hook loop control: 1/2 (50%) [strict]",
+        "bite rate Hook loop control: 1/2 (50%) [strict], 2 of 3 claim(s) judged",
         "bite rate: 1/2 (50%) of judged claims",
         "",
       ]);
@@ -258,7 +258,7 @@ describe("check-capabilities.ts --bite on a fixture repository (real vitest runs
       const r = bite(fixture([CAUGHT]), "9");
       expect(r.stderr).toBe("");
       expect(r.stdout.split("\n").slice(-4)).toEqual([
-        "bite rate Hook loop control: 1/1 (100%) [strict]",
+        "bite rate Hook loop control: 1/1 (100%) [strict], 1 of 3 claim(s) judged",
         "bite rate: 1/1 (100%) of judged claims",
         "bite check complete: 0 claim(s) judged by Stryker, 1 wrong change(s) caught",
         "",
