@@ -9,6 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { claimMarkerProblems } from "./claim-markers.js";
 import { claimOwner, headingAnchor } from "./claims.js";
+import { codeRangeProblem } from "./code-ranges.js";
 import { GAP_LEVEL, LEDGER_FILE, MAP_FILE, RUNTIME_SURFACES } from "./layout.js";
 import { readLedgerFiles } from "./ledger-files.js";
 import { checkLinkTarget, findLocalLinks, type LocalLink } from "./links.js";
@@ -196,13 +197,20 @@ export function checkCapabilities(options: CheckCapabilitiesOptions): Capability
     }
   }
 
-  // Claims: their own problems, then the references they cite.
+  // Claims: their own problems, their code lines (the file exists and holds the range:
+  // `<owner>: code <path>:<s>-<e>: …`), then the references they cite.
   problems.push(...files.claimProblems);
   const claimCount = new Map<string, number>();
+  const lineCount = new Map<string, number | null>();
   for (const area of files.map ?? []) {
     claimCount.set(area.area, area.claims.length);
     for (const claim of area.claims) {
-      named.push({ owner: claimOwner(area.area, claim), refs: claim.refs });
+      const owner = claimOwner(area.area, claim);
+      named.push({ owner, refs: claim.refs });
+      for (const range of claim.code) {
+        const problem = codeRangeProblem(root, range, lineCount);
+        if (problem) problems.push(`${owner}: ${problem}`);
+      }
     }
   }
 

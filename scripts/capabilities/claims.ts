@@ -11,9 +11,12 @@
  *        - `pytest:bindings/python/tests/test_client.py::test_waived`
  *
  * Every non-blank line of an area section is a claim line (`N. <sentence>`) or one of its
- * reference lines (indented `- \`<reference>\``); anything else is a problem, so no sentence
- * can sit in an area without tests.
+ * reference lines (indented `- \`<reference>\``) or code lines (indented
+ * `- code: \`<path>:<start>-<end>\``, the lines that implement the sentence, read by the bite
+ * check: `./bite.ts`); anything else is a problem, so no sentence can sit in an area without
+ * tests.
  */
+import { type CodeRange, parseCodeRange } from "./code-ranges.js";
 import { parseTestReference, type TestReference } from "./test-references.js";
 
 /** One claim: its number, line, sentence and the references listed under it. */
@@ -25,6 +28,8 @@ export interface Claim {
   /** The sentence as written, trimmed. */
   text: string;
   refs: TestReference[];
+  /** The lines that implement the sentence (`- code: \`<path>:<start>-<end>\`` items), in order. */
+  code: CodeRange[];
 }
 
 /** One area of the map: its heading and its claims in order. */
@@ -46,6 +51,7 @@ const AREA_HEADING = /^###\s+(.+?)\s*#*\s*$/;
 const CLAIM_LINE = /^(\d+)\.\s+(.*)$/;
 const REFERENCE_LINE = /^\s+[-*]\s+(.*)$/;
 const CODE_SPAN_ITEM = /^`([^`]+)`$/;
+const CODE_RANGE_ITEM = /^code:\s*(.*)$/;
 const CODE_SPANS = /(`+)[^`]*?\1/g;
 const LINK_TARGETS = /\]\([^)]*\)/g;
 /** A sentence end followed by the start of another sentence. */
@@ -93,6 +99,7 @@ function sentenceProblem(text: string): string | undefined {
  * - `<Area>, claim <n> ("…"): sentence is empty | does not end with a full stop | holds more than one sentence …`
  * - `<Area>, claim <n> ("…"): cites no test`
  * - `<Area>, claim <n> ("…"): <reference problem>` for an item that is not a reference
+ * - `<Area>, claim <n> ("…"): code: …` for a `code:` item that is not `\`<path>:<start>-<end>\``
  *
  * @param text whole map file
  * @param heading the map section's heading line, e.g. `## Claims`
@@ -124,7 +131,7 @@ export function parseClaims(text: string, heading: string, file: string): ClaimM
     const claimLine = CLAIM_LINE.exec(raw);
     if (claimLine) {
       const number = Number(claimLine[1]);
-      claim = { number, line: lineNo, text: (claimLine[2] ?? "").trim(), refs: [] };
+      claim = { number, line: lineNo, text: (claimLine[2] ?? "").trim(), refs: [], code: [] };
       area.claims.push(claim);
       const own: string[] = [];
       const expected = area.claims.length;
@@ -137,6 +144,13 @@ export function parseClaims(text: string, heading: string, file: string): ClaimM
     const refLine = REFERENCE_LINE.exec(raw);
     if (refLine && claim !== undefined) {
       const item = (refLine[1] ?? "").trim();
+      const codeItem = CODE_RANGE_ITEM.exec(item);
+      if (codeItem) {
+        const range = parseCodeRange((codeItem[1] ?? "").trim(), lineNo);
+        if (typeof range === "string") pending.get(claim)?.push(range);
+        else claim.code.push(range);
+        continue;
+      }
       const span = CODE_SPAN_ITEM.exec(item);
       const parsed = span
         ? parseTestReference((span[1] ?? "").trim())

@@ -106,6 +106,31 @@ describe("claims cite tests that passed", () => {
       "Go binding: Claims cell says 1 claims, the capability map (docs/capabilities.md) has 0 (write [0](docs/capabilities.md#go-binding))",
     ]);
   });
+
+  test("a claim's code lines must name a file that exists and lines inside it (bite check, issue 35 item 2)", () => {
+    const gateLines = (GATE_SOURCE.match(/\n/g) ?? []).length + 1;
+    const withCode = (...items: string[]) => ({
+      map: (s: string) =>
+        s.replace(
+          "   - `vitest:test/gate.test.ts > gate > allows a bound pass`\n",
+          `   - \`vitest:test/gate.test.ts > gate > allows a bound pass\`\n${items.map((i) => `   - code: ${i}\n`).join("")}`,
+        ),
+    });
+    expect(problemsOf(withCode(`\`test/gate.test.ts:1-${gateLines}\``))).toEqual([]);
+    expect(
+      problemsOf(
+        withCode(
+          `\`test/gate.test.ts:2-${gateLines + 1}\``,
+          "`src/gone.ts:1-2`",
+          "`test/gate.test.ts:3-2`",
+        ),
+      ),
+    ).toEqual([
+      `${GATE_1}: code: "\`test/gate.test.ts:3-2\`" is not \`<path>:<start>-<end>\` (repository-relative path, 1-based lines, start ≤ end)`,
+      `${GATE_1}: code test/gate.test.ts:2-${gateLines + 1}: ends past line ${gateLines}, the file's last`,
+      `${GATE_1}: code src/gone.ts:1-2: no such file`,
+    ]);
+  });
 });
 
 describe("structure only (--no-results) looks cited tests up in the sources", () => {

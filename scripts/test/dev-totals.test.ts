@@ -40,7 +40,7 @@ describe("scripts/dev closing total (issue #12 item 15)", () => {
   test("scripts/dev prints the breakdown before the closing line", () => {
     const dev = readFileSync(path.join(repoRoot, "scripts/dev"), "utf8");
     expect(dev).toContain(
-      'node scripts/ci/totals.mjs "tests=$TESTS_P:$TESTS_F" "tests on the TypeScript path=${TS_P:-0}:${TS_F:-0}" \\\n      "matrix cells=$CELLS_P:$CELLS_F" "ledger check=$LEDGER_P:$LEDGER_F"',
+      'node scripts/ci/totals.mjs "tests=$TESTS_P:$TESTS_F" "tests on the TypeScript path=${TS_P:-0}:${TS_F:-0}" \\\n      "matrix cells=$CELLS_P:$CELLS_F" "ledger check=$LEDGER_P:$LEDGER_F" "bite check=$BITE_P:$BITE_F"',
     );
   });
 });
