@@ -279,13 +279,18 @@ fs.writeFileSync("out.txt", ${JSON.stringify(output)});`,
       ]),
     );
     const failed = page.locator("details.check.failed");
-    expect(await failed.locator("pre.output").isVisible()).toBe(true);
-    expect((await rendered(failed.locator("pre.output"))).split("\n")).toEqual([
-      "<script>window.__pwned=4</script>",
-      '"><img src=x onerror=window.__pwned=5>',
-      '<a href="javascript:window.__pwned=6">click</a>',
-      "\\x1b[2J\\x1b[31mred\\x1b[0m",
-      "</pre></details><style>body{display:none}</style>",
+    // The failing check shows its failure digest (what `run` printed): here no test is named,
+    // so the output's last lines, each quoted literally.
+    expect(await failed.locator("pre.failure-digest").isVisible()).toBe(true);
+    const digest = (await rendered(failed.locator("pre.failure-digest"))).split("\n");
+    expect(digest[0]).toMatch(/^last 5 lines \(full log: .+\.log\):$/);
+    expect(digest.slice(1)).toEqual([
+      "| <script>window.__pwned=4</script>",
+      '| "><img src=x onerror=window.__pwned=5>',
+      '| <a href="javascript:window.__pwned=6">click</a>',
+      // escape sequences are dropped, as in `run`'s text
+      "| red",
+      "| </pre></details><style>body{display:none}</style>",
     ]);
     const diff = page.locator("details.file", { hasText: "page.html" }).locator("pre.diff");
     expect(await diff.locator(".add").allInnerTexts()).toEqual([
