@@ -176,6 +176,9 @@ describe("turngate show", () => {
     // The earlier turn was decided ten minutes ago (a stored view is a display: edit its time).
     const old = JSON.parse(readFileSync(join(views, earlier as string), "utf8"));
     old.finished_at = new Date(Date.now() - 10 * 60_000).toISOString();
+    // …and stored before views had `outputs` and `failure_digest`: it still shows.
+    delete old.outputs;
+    for (const check of old.checks) delete check.failure_digest;
     writeFileSync(join(views, earlier as string), JSON.stringify(old));
     // The same agent again from the same baseline (the host starts over, the workspace
     // reset): the same bytes, so the same digest.

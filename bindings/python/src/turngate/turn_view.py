@@ -168,4 +168,4 @@ class TurnView(WireModel):
     hud: str | None
     #: The clean room's copied outputs (files the configuration's ``"outputs"`` named);
     #: ``None`` when none or not known (a view from a proof).
-    outputs: TurnViewOutputs | None = None
+    outputs: TurnViewOutputs | None

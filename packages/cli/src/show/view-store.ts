@@ -59,11 +59,14 @@ export function viewFilesOf(stateDir: string, digest: string): string[] {
 }
 
 /**
- * Parse a stored or given view file's JSON. Errors: `TurngateValidationError` naming the file
- * and the first bad field.
+ * Parse a stored or given view file's JSON. A view stored before `outputs` existed reads as
+ * having none (`outputs: null`). Errors: `TurngateValidationError` naming the file and the
+ * first bad field.
  */
 export function parseViewJson(value: unknown, file: string): TurnView {
-  const parsed = TurnViewSchema.safeParse(value);
+  const older =
+    typeof value === "object" && value !== null && !Array.isArray(value) && !("outputs" in value);
+  const parsed = TurnViewSchema.safeParse(older ? { ...value, outputs: null } : value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   throw new TurngateValidationError(`turn view ${file}`, [

@@ -263,7 +263,6 @@ export const TurnViewSchema = z
         paths: z.array(z.string()).describe("the copied files, relative to dir"),
       })
       .nullable()
-      .default(null)
       .describe(
         'clean room: the files the configuration\'s "outputs" named that the checks wrote, copied out of the room (null when none or not known, e.g. from a proof)',
       ),
