@@ -59,6 +59,17 @@ export function nodeTestTakesFlags(script: string): boolean {
   );
 }
 
+/**
+ * Whether `script` is `node --test` followed by flags and file or folder names (no shell
+ * syntax): node reads reporter flags from `NODE_OPTIONS` for such a script.
+ */
+export function nodeTestNamesFiles(script: string): boolean {
+  const text = script.trim();
+  if (/[;&|<>`$()\n"'\\]/.test(text)) return false;
+  const words = text.split(/\s+/);
+  return words[0] === "node" && words[1] === "--test" && !nodeTestTakesFlags(text);
+}
+
 function nodeTestScript(root: string): string | null {
   try {
     const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
@@ -85,10 +96,12 @@ function nodeTestScript(root: string): string | null {
  *   hide the others nor the doctests; issue 34 item 3), results `libtest` read from its
  *   output;
  * - `node:test` `npm test` whose `test` script is `node --test` with only flags after it
- *   (`nodeTestTakesFlags`; a script that names files keeps `npm test`) →
+ *   (`nodeTestTakesFlags`) →
  *   `npm test -- --test-reporter=spec --test-reporter-destination=stdout
  *   --test-reporter=junit --test-reporter-destination={results}`, `junit` (spec output
- *   still goes to the log);
+ *   still goes to the log); when the script also names files or folders (`node --test
+ *   test/`, `nodeTestNamesFiles`), node would read appended flags as more files, so the same
+ *   reporters go in through `NODE_OPTIONS` (kept ahead of them) and `npm test` runs as it is;
  * - `node:test` `npm test` whose `test` script is one `vitest` or `jest` command
  *   (`jsonReporterRunner`) → `npm test -- --reporter=default --reporter=json
  *   --outputFile.json={results}` (vitest) or `npm test -- --json --outputFile={results}`
@@ -130,6 +143,15 @@ export function withStructuredResults(
       return {
         ...command,
         command: `npm test -- ${NODE_TEST_RESULTS_ARGS}`,
+        results: { format: "junit" },
+      };
+    // A script that names its files would read appended flags as more files: the reporters
+    // go in through NODE_OPTIONS instead (node's runner and its per-file children read them),
+    // so such a project keeps structured results and the vanished-tests rules.
+    if (script !== null && nodeTestNamesFiles(script))
+      return {
+        ...command,
+        command: `NODE_OPTIONS="\${NODE_OPTIONS:-} ${NODE_TEST_RESULTS_ARGS}" npm test`,
         results: { format: "junit" },
       };
     const runner = script === null ? null : jsonReporterRunner(script);

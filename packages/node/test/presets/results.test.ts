@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { testTimeout } from "../../../../test-time.js";
 import { verificationPresets } from "../../src/presets/detect.js";
 import { requiredPresetCommands } from "../../src/presets/required.js";
-import { nodeTestTakesFlags } from "../../src/presets/results.js";
+import { nodeTestNamesFiles, nodeTestTakesFlags } from "../../src/presets/results.js";
 import { runVerificationCommand } from "../../src/runner/verify-command.js";
 import { pythonTestEnv } from "../python-env.js";
 import { tempDir } from "../runner/helpers.js";
@@ -102,7 +102,7 @@ describe("preset commands with structured results", () => {
     expect(run.execution.output).toContain("✖ bad");
   });
 
-  test("node: a node --test script that names its files keeps npm test (appended flags would be read as files); its TAP names the failing test", async () => {
+  test("node: a node --test script that names its files gets the reporters through NODE_OPTIONS (appended flags would be read as files): junit results name the failing test", async () => {
     write({
       "package.json": JSON.stringify({
         name: "m",
@@ -111,17 +111,27 @@ describe("preset commands with structured results", () => {
       }),
       "test/m.test.js":
         'const { test } = require("node:test");\nconst assert = require("node:assert");\ntest("ok", () => {});\ntest("bad", () => assert.strictEqual(1, 2));\n',
+      "test/n.test.js": 'const { test } = require("node:test");\ntest("also ok", () => {});\n',
     });
     const { command, run } = await runPreset();
-    expect(command.command).toBe("npm test");
-    expect(command.results).toBeUndefined();
+    expect(command.command).toBe(
+      'NODE_OPTIONS="${NODE_OPTIONS:-} --test-reporter=spec --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination={results}" npm test',
+    );
+    expect(command.results).toEqual({ format: "junit" });
     expect(run.check.status).toBe("failed");
     expect(run.execution.output).not.toContain("Could not find");
-    expect(run.execution.output).toMatch(/^not ok 2 - bad$/m);
+    // Both files' tests are in the results: the per-file runs report to the one runner.
+    expect(run.check.tests).toEqual({ passed: 2, failed: 1, skipped: 0, errored: 0 });
+    expect(run.check.failing_tests).toEqual(["test::bad"]);
     expect(nodeTestTakesFlags("node --test")).toBe(true);
     expect(nodeTestTakesFlags("node --test --test-concurrency=1")).toBe(true);
     expect(nodeTestTakesFlags("node --test test/")).toBe(false);
     expect(nodeTestTakesFlags("node --test && eslint .")).toBe(false);
+    expect(nodeTestNamesFiles("node --test test/")).toBe(true);
+    expect(nodeTestNamesFiles("node --test --test-concurrency=1 test/ lib/")).toBe(true);
+    expect(nodeTestNamesFiles("node --test")).toBe(false);
+    expect(nodeTestNamesFiles('node --test "test/*.js"')).toBe(false);
+    expect(nodeTestNamesFiles("node --test test/ && eslint .")).toBe(false);
   });
 
   test("node: another test script keeps npm test without results", () => {
