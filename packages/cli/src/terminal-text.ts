@@ -17,7 +17,12 @@ const BEL = 0x07;
  * True for characters that control a terminal or the direction/visibility of text: C0
  * controls (U+0000–U+001F), DEL, C1 controls (U+0080–U+009F), the Arabic letter mark,
  * zero-width and direction marks (U+200B–U+200F), line and paragraph separators,
- * bidi embeddings/overrides/isolates (U+202A–U+202E, U+2066–U+2069) and the BOM.
+ * bidi embeddings/overrides/isolates (U+202A–U+202E, U+2066–U+2069), the BOM, and the
+ * characters that are invisible in a terminal but read by a model: the soft hyphen
+ * (U+00AD), the Mongolian vowel separator (U+180E), word joiner and invisible operators
+ * (U+2060–U+2064), deprecated format characters (U+206A–U+206F), interlinear annotation
+ * marks (U+FFF9–U+FFFB) and the tag characters (U+E0000–U+E007F), which can spell out a
+ * hidden sentence.
  */
 function isUnsafeCodePoint(cp: number): boolean {
   return (
@@ -29,8 +34,19 @@ function isUnsafeCodePoint(cp: number): boolean {
     cp === 0x2029 ||
     (cp >= 0x202a && cp <= 0x202e) ||
     (cp >= 0x2066 && cp <= 0x2069) ||
-    cp === 0xfeff
+    cp === 0xfeff ||
+    cp === 0x00ad ||
+    cp === 0x180e ||
+    (cp >= 0x2060 && cp <= 0x2064) ||
+    (cp >= 0x206a && cp <= 0x206f) ||
+    (cp >= 0xfff9 && cp <= 0xfffb) ||
+    (cp >= 0xe0000 && cp <= 0xe007f)
   );
+}
+
+/** `\uXXXX`, or `\u{XXXXX}` beyond the BMP (a tag character). */
+function unicodeEscape(cp: number): string {
+  return cp > 0xffff ? `\\u{${hex(cp, 5)}}` : `\\u${hex(cp, 4)}`;
 }
 
 function hasUnsafe(text: string): boolean {
@@ -66,7 +82,7 @@ export function displayPath(path: string): string {
     const cp = char.codePointAt(0) as number;
     if (char === '"' || char === "\\") out += `\\${char}`;
     else if (SHORT_ESCAPES[char] !== undefined) out += SHORT_ESCAPES[char];
-    else if (isUnsafeCodePoint(cp)) out += `\\u${hex(cp, 4)}`;
+    else if (isUnsafeCodePoint(cp)) out += unicodeEscape(cp);
     else out += char;
   }
   return `${out}"`;
@@ -85,7 +101,7 @@ export function escapeControls(text: string): string {
     if (char === "\t" || !isUnsafeCodePoint(cp)) out += char;
     else if (char === "\n" || char === "\r") out += SHORT_ESCAPES[char];
     else if (cp <= 0x9f) out += `\\x${hex(cp, 2)}`;
-    else out += `\\u${hex(cp, 4)}`;
+    else out += unicodeEscape(cp);
   }
   return out;
 }

@@ -25,6 +25,16 @@ describe("terminal text", () => {
     expect(escapeControls("a\rb\nc\x07d\x9be\u202e")).toBe("a\\rb\\nc\\x07d\\x9be\\u202e");
   });
 
+  test("characters a terminal hides but a model reads are escaped: tag characters, soft hyphen, word joiner", () => {
+    // "hi" spelt in Unicode tag characters after a visible test name (a security review).
+    const hidden = `cart total${String.fromCodePoint(0xe0068, 0xe0069)}`;
+    expect(terminalSafeTailLine(hidden)).toBe("cart total\\u{e0068}\\u{e0069}");
+    expect(escapeControls("a\u00adb\u2060c\u180ed\ufff9e")).toBe(
+      "a\\u00adb\\u2060c\\u180ed\\ufff9e",
+    );
+    expect(displayPath(`f${String.fromCodePoint(0xe007f)}.txt`)).toBe('"f\\u{e007f}.txt"');
+  });
+
   test("stripEscapeSequences removes CSI, OSC, DCS and two-character sequences", () => {
     expect(stripEscapeSequences("\x1b[1;31mred\x1b[0m")).toBe("red");
     expect(stripEscapeSequences("a\x1b]0;title\x07b\x1b]8;;http://x\x1b\\c")).toBe("abc");

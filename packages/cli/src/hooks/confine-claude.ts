@@ -128,6 +128,14 @@ export function judgeClaudeSettings(
       return unsandboxed(`${file.path} cannot be read as a JSON object`);
     }
   }
+  // CLAUDE_CONFIG_DIR moves Claude Code's user settings out of ~/.claude: --confine neither
+  // wrote nor protected the file it then reads.
+  const configDir = env.CLAUDE_CONFIG_DIR;
+  if (configDir !== undefined && configDir !== "") {
+    return unsandboxed(
+      `CLAUDE_CONFIG_DIR (${configDir}) moves Claude Code's user settings where --confine did not write or protect them`,
+    );
+  }
   const sandboxes = docs.map((d) => (isObject(d.sandbox) ? d.sandbox : {}));
   const flag = (key: string) => sandboxes.map((s) => s[key]);
   if (!flag("enabled").includes(true) || flag("enabled").includes(false))
@@ -146,6 +154,14 @@ export function judgeClaudeSettings(
   }
   if (sandboxes.some((s) => Array.isArray(s.excludedCommands) && s.excludedCommands.length > 0))
     return unsandboxed("sandbox.excludedCommands runs some commands outside Claude Code's sandbox");
+  // A Unix socket is a way out of the sandbox to a process outside it.
+  const networks = sandboxes.map((s) => (isObject(s.network) ? s.network : {}));
+  for (const holder of [...sandboxes, ...networks]) {
+    if (holder.allowAllUnixSockets === true || strings(holder.allowUnixSockets).length > 0)
+      return unsandboxed(
+        "sandbox allows Unix sockets (allowUnixSockets / allowAllUnixSockets): a command could reach a process outside the sandbox",
+      );
+  }
   const filesystems = sandboxes.map((s) => (isObject(s.filesystem) ? s.filesystem : {}));
   if (filesystems.some((f) => f.disabled === true))
     return unsandboxed("sandbox.filesystem.disabled turns the sandbox's file rules off");
@@ -158,6 +174,11 @@ export function judgeClaudeSettings(
       return match ? [`/${match[1]}`] : [];
     });
   for (const path of [...paths.dirs, ...paths.files]) {
+    // allowRead takes precedence over denyRead (Claude Code settings docs): an entry at, above
+    // or below a protected path opens (part of) it again.
+    const reopened = merged("allowRead").find((a) => within(path, a) || within(a, path));
+    if (reopened !== undefined)
+      return unsandboxed(`sandbox.filesystem.allowRead ${reopened} re-opens ${path}`);
     if (!merged("denyRead").some((d) => within(path, d)))
       return unsandboxed(`sandbox.filesystem.denyRead does not cover ${path}`);
     if (!merged("denyWrite").some((d) => within(path, d)))

@@ -107,6 +107,47 @@ describe("Claude Code: settings and permission_mode", () => {
       level: "unsandboxed",
       why: "permissions.deny does not deny Edit of /h/.claude/settings.json",
     });
+    // Settings that open the sandbox again (a security review's findings): allowRead wins over
+    // denyRead, a Unix socket leads out, CLAUDE_CONFIG_DIR moves the user settings.
+    expect(
+      await gap(() => {}, {
+        sandbox: { filesystem: { allowRead: ["/h/.local/state/turngate"] } },
+      }),
+    ).toEqual({
+      level: "unsandboxed",
+      why: "sandbox.filesystem.allowRead /h/.local/state/turngate re-opens /h/.local/state/turngate",
+    });
+    expect(
+      await gap((d) => (d.sandbox.filesystem.allowRead = ["/h/.local/state/turngate/hooks"])),
+    ).toEqual({
+      level: "unsandboxed",
+      why: "sandbox.filesystem.allowRead /h/.local/state/turngate/hooks re-opens /h/.local/state/turngate",
+    });
+    expect(await gap((d) => (d.sandbox.filesystem.allowRead = ["/w/proj/docs"]))).toEqual({
+      level: "confined",
+      why: "",
+    });
+    const socket = {
+      level: "unsandboxed",
+      why: "sandbox allows Unix sockets (allowUnixSockets / allowAllUnixSockets): a command could reach a process outside the sandbox",
+    };
+    expect(await gap(() => {}, { sandbox: { allowAllUnixSockets: true } })).toEqual(socket);
+    expect(
+      await gap((d) => (d.sandbox.network = { allowUnixSockets: ["/run/docker.sock"] })),
+    ).toEqual(socket);
+    expect(
+      judgeClaudeSettings(
+        [
+          { path: files[0] as string, text: null },
+          { path: files[2] as string, text: JSON.stringify(await written()) },
+        ],
+        paths,
+        { ...env, CLAUDE_CONFIG_DIR: "/h/other-claude" },
+      ),
+    ).toEqual({
+      level: "unsandboxed",
+      why: "CLAUDE_CONFIG_DIR (/h/other-claude) moves Claude Code's user settings where --confine did not write or protect them",
+    });
     // A broader rule covers: the whole home folder denied.
     expect(
       await gap((d) => {

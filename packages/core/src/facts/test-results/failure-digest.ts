@@ -75,13 +75,18 @@ export interface FailureDigest {
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-const ESCAPES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const ESCAPES =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\u{e0000}-\u{e007f}]/gu;
 
 function defaultSafe(line: string): string {
   const clean = line
     // biome-ignore lint/suspicious/noControlCharactersInRegex: terminal escapes are removed
     .replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, "")
-    .replace(ESCAPES, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    .replace(ESCAPES, (c) => {
+      // Controls, and characters invisible in a terminal that a model still reads (tags).
+      const cp = c.codePointAt(0) as number;
+      return cp > 0xffff ? `\\u{${cp.toString(16)}}` : `\\u${cp.toString(16).padStart(4, "0")}`;
+    });
   return clean.length > FAILURE_DIGEST_LINE_CHARS
     ? `${clean.slice(0, FAILURE_DIGEST_LINE_CHARS)}…`
     : clean;

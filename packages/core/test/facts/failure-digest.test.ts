@@ -1,0 +1,43 @@
+/** The failure digest's text (docs/facts.md, the failure digest): exact lines from a TAP stream. */
+import { describe, expect, test } from "vitest";
+import { failureDigest } from "../../src/facts/test-results/index.js";
+
+const TAP = (name: string) =>
+  [
+    "TAP version 13",
+    "ok 1 - adds",
+    `not ok 2 - ${name}`,
+    "  ---",
+    "    expected: 1",
+    "    actual:   2",
+    "  ...",
+    "1..2",
+  ].join("\n");
+
+describe("failureDigest", () => {
+  test("names the failing test with its assertion, then the output's last lines", () => {
+    const digest = failureDigest({ output: TAP("subtracts"), logPath: "l.log" });
+    expect(digest.source).toBe("output");
+    expect(digest.lines).toEqual([
+      "failing tests (1 of 2; full log: l.log):",
+      "  ✗ subtracts",
+      "      expected: 1",
+      "      actual: 2",
+      "last 8 lines:",
+      "| TAP version 13",
+      "| ok 1 - adds",
+      "| not ok 2 - subtracts",
+      "|   ---",
+      "|     expected: 1",
+      "|     actual:   2",
+      "|   ...",
+      "| 1..2",
+    ]);
+  });
+
+  test("characters a terminal hides but a model reads are escaped (a sentence in tag characters)", () => {
+    const hidden = `cart total${String.fromCodePoint(0xe0068, 0xe0069)}\u2060`;
+    const digest = failureDigest({ output: TAP(hidden) });
+    expect(digest.lines[1]).toBe("  ✗ cart total\\u{e0068}\\u{e0069}\\u2060");
+  });
+});
