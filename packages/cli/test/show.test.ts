@@ -317,6 +317,7 @@ describe("turngate show", () => {
       attempts: null,
       affected_targets: null,
       hud: null,
+      outputs: null,
     });
     const coloured = renderViewText(view, { color: true });
     expect(coloured.split("\n")[0]).toBe(
