@@ -40,4 +40,20 @@ describe("failureDigest", () => {
     const digest = failureDigest({ output: TAP(hidden) });
     expect(digest.lines[1]).toBe("  ✗ cart total\\u{e0068}\\u{e0069}\\u2060");
   });
+
+  test("a stray not-ok line in a vitest report does not hide the report's own failing test", () => {
+    const output = [
+      " FAIL  src/cart.test.ts > cart > total multiplies qty",
+      "AssertionError: expected 3 to be 6",
+      "not ok 1 - network probe skipped in sandbox (infrastructure, not your code)",
+      " Test Files  1 failed (1)",
+    ].join("\n");
+    const digest = failureDigest({ output });
+    expect(digest.entries.map((e) => e.id)).toEqual([
+      "network probe skipped in sandbox (infrastructure, not your code)",
+      "src/cart.test.ts > cart > total multiplies qty",
+    ]);
+    expect(digest.total).toBe(null);
+    expect(digest.lines[0]).toBe("failing tests (2):");
+  });
 });

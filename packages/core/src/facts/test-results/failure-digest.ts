@@ -166,7 +166,9 @@ function tryParse(format: TestResultFormat, text: string): ParsedTestResults | n
  * lines, such as nyc's coverage table after the failures, are skipped), `go test -json`
  * (a `{"Action":` event), cargo's libtest text (`test … ... FAILED`), mocha's default
  * report (`N failing`), vitest's and jest's default reports (`FAIL  file > test`,
- * `● suite › test`). Pure; never throws.
+ * `● suite › test`). When more than one reading names failing tests, all of them are listed
+ * (the first reading's format, the total unknown), so a stray `not ok` line cannot hide the
+ * runner's own report. Pure; never throws.
  */
 export function sniffFailures(output: string): {
   format: FailureDigest["format"];
@@ -174,6 +176,8 @@ export function sniffFailures(output: string): {
   failing: number;
   total: number | null;
 } | null {
+  type Found = NonNullable<ReturnType<typeof sniffFailures>>;
+  const found: Found[] = [];
   const structured: Array<[TestResultFormat, RegExp]> = [
     ["tap", /^\s*not ok\b/m],
     ["go_test_json", /^\s*\{.*"Action":/m],
@@ -187,20 +191,40 @@ export function sniffFailures(output: string): {
     // only as "no plan": those say nothing about the code.
     const entries = entriesOf(parsed.tests, format === "tap" ? [] : parsed.errors);
     if (entries.length === 0) continue;
-    return {
+    found.push({
       format,
       entries,
       failing: entries.filter((e) => e.kind !== "suite").length,
       total: parsed.totals.tests,
-    };
+    });
   }
   for (const read of [parseMochaSpec, parseRunnerReport]) {
-    const found = read(output);
-    if (found === null || found.tests.length === 0) continue;
-    const entries = entriesOf(found.tests, []);
-    return { format: found.format, entries, failing: entries.length, total: null };
+    const report = read(output);
+    if (report === null || report.tests.length === 0) continue;
+    const entries = entriesOf(report.tests, []);
+    found.push({ format: report.format, entries, failing: entries.length, total: null });
   }
-  return null;
+  const [first, ...others] = found;
+  if (first === undefined) return null;
+  if (others.length === 0) return first;
+  // Several readings name failing tests (e.g. one stray `not ok` line logged inside a vitest
+  // report): every one is listed, so a line the check printed cannot hide the real failure,
+  // and the total is unknown.
+  const seen = new Set<string>();
+  const entries = found
+    .flatMap((f) => f.entries)
+    .filter((e) => {
+      const key = `${e.kind}\u0000${e.id}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  return {
+    format: first.format,
+    entries,
+    failing: entries.filter((e) => e.kind !== "suite").length,
+    total: null,
+  };
 }
 
 interface Shape {
