@@ -106,16 +106,26 @@ export function parseRunnerReport(output: string): RunnerTextFailures | null {
     current = null;
   };
   for (const line of lines) {
-    const vitest = /^\s*FAIL\s+(.+ > .+?)\s*$/.exec(line);
-    if (vitest) {
+    // Matched on the trimmed line with patterns that cannot backtrack: a lazy group before
+    // optional trailing space took quadratic time on a long line of spaces.
+    const trimmed = line.trim();
+    const head = /^(FAIL|PASS)\s+(\S.*)$/.exec(trimmed);
+    const rest = head?.[2] ?? "";
+    const arrow = rest.indexOf(" > ");
+    if (head?.[1] === "FAIL" && arrow > 0 && arrow + 3 < rest.length) {
       flush();
-      current = { id: vitest[1] as string, message: [] };
+      current = { id: rest, message: [] };
       continue;
     }
-    const jestFile = /^\s*(FAIL|PASS)\s+(\S.*?)\s*(\(\d.*\))?$/.exec(line);
-    if (jestFile) {
+    if (head) {
       flush();
-      file = (jestFile[2] as string).replace(/^\.\//, "");
+      // A jest file line: `FAIL  src/a.test.ts (5.2 s)`; the duration is not part of the name.
+      const paren = rest.lastIndexOf(" (");
+      const name =
+        paren > 0 && /^\(\d/.test(rest.slice(paren + 1)) && rest.endsWith(")")
+          ? rest.slice(0, paren).trimEnd()
+          : rest;
+      file = name.replace(/^\.\//, "");
       continue;
     }
     const jest = /^\s*● (.+?)\s*$/.exec(line);
