@@ -9,13 +9,14 @@ import {
 } from "./adapters/index.js";
 import { handleTool, handleTurnStart } from "./events.js";
 import { parsePayload } from "./payload.js";
+import { locateSessionWorkspace, withWorkspaceNote } from "./session-pin.js";
 import { hookSessionPaths } from "./session-state.js";
 import { handleStop } from "./stop.js";
-import { findWorkspace } from "./workspace.js";
 
 /**
  * `turngate hook <harness> <event>` (issue 19 item 1): read the event payload, find the
- * workspace and the harness session, handle the event and answer in the harness's own
+ * harness session and its workspace (pinned by the session's first turn start:
+ * `locateSessionWorkspace`, docs/hooks.md "Where the workspace is"), handle the event and answer in the harness's own
  * format, channel and exit code. **Fail closed**: at a stop, every problem — malformed
  * JSON, no session id, a workspace that cannot be used, an internal error — is a block with
  * a reason the harness shows (never exit 1, which Claude Code treats as "go on"); at a turn
@@ -57,7 +58,15 @@ export async function runHook(
         ),
       );
     }
-    const root = findWorkspace(adapter.workspaceDir(payload, ctx.env), ctx.cwd);
+    const { root, note } = await locateSessionWorkspace({
+      harness,
+      adapter,
+      kind,
+      payload,
+      sessionId,
+      env: ctx.env,
+      cwd: ctx.cwd,
+    });
     const paths = hookSessionPaths(root, harness, sessionId, ctx.env);
     const context = {
       ctx,
@@ -72,7 +81,10 @@ export async function runHook(
     if (kind === "turn_start") answer = await handleTurnStart(context);
     else if (kind === "tool") answer = await handleTool(context);
     else answer = await handleStop(context);
-    return adapter.reply(kind, boundAnswer(answer, adapter.reasonMaxChars));
+    return adapter.reply(
+      kind,
+      boundAnswer(withWorkspaceNote(answer, note), adapter.reasonMaxChars),
+    );
   } catch (error) {
     return adapter.reply(kind, failed(kind, `internal error: ${(error as Error).message}`));
   }

@@ -8,7 +8,10 @@ import { GIT_SAFETY_ENV, gitSafetyArgs } from "@turngate/node";
  * (`cwd`, `CLAUDE_PROJECT_DIR`, Cursor's first `workspace_roots` entry, Goose's
  * `working_dir` — the adapter picks), else the hook process's cwd, raised to the top of its
  * git work tree (`git rev-parse --show-toplevel` with turngate's git safety options).
- * Outside a git work tree the directory itself is the workspace.
+ * Outside a git work tree the directory itself is the workspace. A hook event does not call
+ * this directly: `locateSessionWorkspace` (docs/hooks.md "Where the workspace is") resolves
+ * a session's first workspace with it and pins it, since the payload's `cwd` follows the
+ * agent's shell.
  * Input: the payload's directory (or undefined) and the process cwd.
  * Output: an absolute, symlink-resolved path.
  * Errors: `Error` naming the directory when it does not exist or is not a directory.

@@ -35,6 +35,7 @@ import {
   type FixtureOptions,
   payload,
   readStop,
+  workspaceStateDirs,
 } from "./fixtures.js";
 
 // Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
@@ -151,7 +152,7 @@ function runs(env: Env): number {
 
 /** The one session file under the state folder. */
 function sessionFile(env: Env): HookSession & { turn: NonNullable<HookSession["turn"]> } {
-  const [workspace] = readdirSync(env.state);
+  const [workspace] = workspaceStateDirs(env.state);
   const [session] = readdirSync(join(env.state, workspace as string));
   return JSON.parse(
     readFileSync(join(env.state, workspace as string, session as string, "session.json"), "utf8"),
@@ -164,7 +165,7 @@ function sessionFile(env: Env): HookSession & { turn: NonNullable<HookSession["t
  * its `loop` field read from the DSSE payload.
  */
 function proofOf(env: Env, digest: string) {
-  const [workspace] = readdirSync(env.state);
+  const [workspace] = workspaceStateDirs(env.state);
   const [session] = readdirSync(join(env.state, workspace as string));
   const path = join(env.state, workspace as string, session as string, "proofs", `${digest}.json`);
   const { TURNGATE_SIGNING_KEY: _k, ...base } = process.env;
@@ -480,7 +481,7 @@ describe("state folder attacks", () => {
   test("a baseline rewritten after the turn started is refused (fail closed)", () => {
     const env = project();
     send(env, "claude-code", "turn_start");
-    const [workspace] = readdirSync(env.state);
+    const [workspace] = workspaceStateDirs(env.state);
     const [session] = readdirSync(join(env.state, workspace as string));
     const baseline = join(env.state, workspace as string, session as string, "baseline.json");
     writeFileSync(baseline, `${readFileSync(baseline, "utf8")} `);
@@ -496,7 +497,7 @@ describe("state folder attacks", () => {
     const env = project();
     send(env, "claude-code", "turn_start");
     env.write("value.js", "module.exports = 42;\n");
-    const [workspace] = readdirSync(env.state);
+    const [workspace] = workspaceStateDirs(env.state);
     const [session] = readdirSync(join(env.state, workspace as string));
     const dir = join(env.state, workspace as string, session as string);
     expect(stop(env, "claude-code").reading.decision).toBe("allow");

@@ -15,7 +15,17 @@
  * - Goose: goose's hooks guide (event, session_id, message, tool_name, tool_input,
  *   working_dir, last_assistant_message; exit 2 or {"decision":"block"} blocks).
  */
+import { readdirSync } from "node:fs";
 import type { Harness } from "../../src/hooks/adapters/index.js";
+import { SESSION_ROOTS_DIR } from "../../src/hooks/session-pin.js";
+
+/**
+ * The workspace folders under a hook state folder: every entry but the sessions' pinned
+ * workspaces (`session-roots/`, docs/hooks.md "Where the workspace is").
+ */
+export function workspaceStateDirs(state: string): string[] {
+  return readdirSync(state).filter((name) => name !== SESSION_ROOTS_DIR);
+}
 
 /** The kinds of event the scenarios send. */
 export type FixtureEvent = "turn_start" | "tool" | "stop";

@@ -33,6 +33,7 @@ import {
   type FixtureOptions,
   payload,
   readStop,
+  workspaceStateDirs,
 } from "./fixtures.js";
 
 vi.setConfig({ testTimeout: testTimeout(180_000), hookTimeout: testTimeout(180_000) });
@@ -116,7 +117,7 @@ function stop(env: Env) {
 }
 
 function sessionDir(env: Env): string {
-  const [workspace] = readdirSync(env.state);
+  const [workspace] = workspaceStateDirs(env.state);
   const [session] = readdirSync(join(env.state, workspace as string));
   return join(env.state, workspace as string, session as string);
 }

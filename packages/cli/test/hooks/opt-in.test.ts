@@ -50,9 +50,10 @@ function send(
   kind: FixtureEvent,
   user: boolean,
   path?: string,
+  session = "s-1",
 ) {
   const { TURNGATE_SIGNING_KEY: _k, ...base } = process.env;
-  const body = payload(harness, kind, { session: "s-1", root, ...(path ? { path } : {}) });
+  const body = payload(harness, kind, { session, root, ...(path ? { path } : {}) });
   const r = spawnSync(
     process.execPath,
     [bin, "hook", harness, EVENT_NAMES[harness][kind], ...(user ? ["--user"] : [])],
@@ -72,10 +73,21 @@ function send(
   return { stdout: r.stdout, stderr: r.stderr, status: r.status };
 }
 
-function turn(root: string, outside: string, harness: Harness, user: boolean, edit: () => void) {
-  send(root, outside, harness, "turn_start", user);
+/**
+ * One turn of session `session` in `root`. A session's workspace is pinned by its first turn
+ * start (docs/hooks.md "Where the workspace is"): another project is another session.
+ */
+function turn(
+  root: string,
+  outside: string,
+  harness: Harness,
+  user: boolean,
+  edit: () => void,
+  session = "s-1",
+) {
+  send(root, outside, harness, "turn_start", user, undefined, session);
   edit();
-  return readStop(harness, send(root, outside, harness, "stop", user));
+  return readStop(harness, send(root, outside, harness, "stop", user, undefined, session));
 }
 
 const CONFIG = `${JSON.stringify({ checks: [{ id: "unit", command: 'node -e "process.exit(1)"' }] })}\n`;
@@ -137,8 +149,13 @@ describe("a user-level hook gates only projects that opted in (issue 34 item 4)"
     expect(gated.decision === "block" && gated.reason).toContain(
       "turngate has no checks to run for this workspace",
     );
-    const passed = turn(other.root, outside, "claude-code", true, () =>
-      writeFileSync(join(other.root, "a.txt"), "b\n"),
+    const passed = turn(
+      other.root,
+      outside,
+      "claude-code",
+      true,
+      () => writeFileSync(join(other.root, "a.txt"), "b\n"),
+      "s-2",
     );
     expect(passed).toEqual({
       decision: "allow",

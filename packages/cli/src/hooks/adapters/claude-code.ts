@@ -35,6 +35,7 @@ export const claudeCodeAdapter: HarnessAdapter = {
   },
   sessionId: (payload) => text(payload.session_id),
   workspaceDir: (payload, env) => text(payload.cwd) ?? text(env.CLAUDE_PROJECT_DIR),
+  projectDir: (env) => text(env.CLAUDE_PROJECT_DIR),
   prompt: (payload) => text(payload.prompt),
   toolTouch(payload) {
     const tool = text(payload.tool_name);

@@ -57,6 +57,13 @@ export interface HarnessAdapter {
   sessionId(payload: Record<string, unknown>): string | undefined;
   /** The directory the payload names for the workspace, before the git top level is found. */
   workspaceDir(payload: Record<string, unknown>, env: NodeJS.ProcessEnv): string | undefined;
+  /**
+   * The project folder the harness gives its hooks apart from the shell's current directory
+   * (Claude Code's `CLAUDE_PROJECT_DIR`), preferred over `workspaceDir` when a session's
+   * workspace is pinned (docs/hooks.md "Where the workspace is"); absent when the harness
+   * gives none.
+   */
+  projectDir?(env: NodeJS.ProcessEnv): string | undefined;
   /** The prompt text of a prompt-submit event. */
   prompt(payload: Record<string, unknown>): string | undefined;
   /** The tool and paths of a tool event. */

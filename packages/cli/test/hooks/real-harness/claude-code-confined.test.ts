@@ -32,6 +32,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { testTimeout } from "../../../../../test-time.js";
 import { readProofPayload } from "../../helpers.js";
+import { workspaceStateDirs } from "../fixtures.js";
 import { contentText, type FakeModel, startFakeModel } from "./fake-anthropic.js";
 
 vi.setConfig({ testTimeout: testTimeout(300_000), hookTimeout: testTimeout(300_000) });
@@ -166,7 +167,7 @@ function runClaude(
 }
 
 function session(state: string) {
-  const [workspace] = readdirSync(state);
+  const [workspace] = workspaceStateDirs(state);
   const [dir] = readdirSync(join(state, workspace as string));
   return JSON.parse(
     readFileSync(join(state, workspace as string, dir as string, "session.json"), "utf8"),
@@ -221,7 +222,7 @@ describe(`real Claude Code ${claudeManifest.version} headless, hooks installed w
       // What the shell wrote went to the sandbox's cover over the folder, not to the disk.
       expect(results[3]).toBe("[tool_result] rc=0");
       expect(existsSync(planted)).toBe(false);
-      expect(readdirSync(state)).toHaveLength(1);
+      expect(workspaceStateDirs(state)).toHaveLength(1);
       expect(results[4]).toBe(
         `[tool_result] /bin/bash: line 1: ${settings}: Read-only file system\nrc=1`,
       );

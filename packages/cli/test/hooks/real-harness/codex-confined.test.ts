@@ -31,6 +31,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { testTimeout } from "../../../../../test-time.js";
 import { readProofPayload } from "../../helpers.js";
+import { workspaceStateDirs } from "../fixtures.js";
 import { type FakeResponses, startFakeResponses } from "./fake-responses.js";
 
 vi.setConfig({ testTimeout: testTimeout(300_000), hookTimeout: testTimeout(300_000) });
@@ -181,7 +182,7 @@ function runCodex(
 }
 
 function session(state: string) {
-  const [workspace] = readdirSync(state);
+  const [workspace] = workspaceStateDirs(state);
   const [dir] = readdirSync(join(state, workspace as string));
   return JSON.parse(
     readFileSync(join(state, workspace as string, dir as string, "session.json"), "utf8"),

@@ -25,6 +25,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { testTimeout } from "../../../../../test-time.js";
+import { workspaceStateDirs } from "../fixtures.js";
 import { type FakeResponses, itemText, startFakeResponses } from "./fake-responses.js";
 
 // Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
@@ -122,7 +123,7 @@ function runCodex(
 }
 
 function session(state: string) {
-  const [workspace] = readdirSync(state);
+  const [workspace] = workspaceStateDirs(state);
   const [dir] = readdirSync(join(state, workspace as string));
   return JSON.parse(
     readFileSync(join(state, workspace as string, dir as string, "session.json"), "utf8"),
