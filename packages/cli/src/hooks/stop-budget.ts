@@ -1,4 +1,4 @@
-import { type CommandRun, SETUP_CHECK_ID } from "@turngate/node";
+import { type CommandRun, killTrackedProcessGroups, SETUP_CHECK_ID } from "@turngate/node";
 import { escapeControls } from "../terminal-text.js";
 import { STOP_HOOK_TIMEOUT_S } from "./install.js";
 
@@ -81,4 +81,40 @@ export function budgetLine(ms: number, runs: readonly CommandRun[]): string {
     what = `the check \`${id}\` (\`${escapeControls(stopped.command.command)}\`) was still running and was stopped`;
   }
   return `the checks did not finish within the stop's time budget (${budgetSeconds(ms)}, below the hook's ${STOP_HOOK_TIMEOUT_S} s timeout): ${what}. A hook that outlives its timeout does not block, so turngate blocks now: make the setup and the checks finish sooner (a hanging test, a slow or hanging install script).`;
+}
+
+/**
+ * `work`, or — when it has not ended `graceMs` after `budget` ran out — `late()`, after
+ * `abandon` was called (docs/hooks.md "Time budget of a stop": the stop answers before the
+ * hook's timeout even when turngate's own work hangs). The default `abandon` kills the checks'
+ * process groups and makes the process exit 5 s later (time to write the answer), whatever is
+ * still pending. Input: the budget, the work, the late result, the grace in ms (default
+ * {@link STOP_ANSWER_GRACE_MS}) and `abandon`. Output: the first of the two. Errors: `work`'s.
+ */
+export async function withinBudget<T>(
+  budget: StopBudget,
+  work: Promise<T>,
+  late: () => T,
+  graceMs: number = STOP_ANSWER_GRACE_MS,
+  abandon: () => void = abandonStop,
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const fallback = new Promise<T>((resolve) => {
+    timer = setTimeout(() => {
+      abandon();
+      resolve(late());
+    }, budget.ms + graceMs);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([work, fallback]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Kill the checks' process groups; exit 5 s later (the answer is written by then). */
+function abandonStop(): void {
+  killTrackedProcessGroups();
+  setTimeout(() => process.exit(), 5_000).unref();
 }

@@ -9,7 +9,6 @@ import {
   type StopFailureKind,
 } from "@turngate/core";
 import {
-  killTrackedProcessGroups,
   serializeEnvironmentBaseline,
   sourceTreeId,
   writeFileAtomic,
@@ -34,6 +33,7 @@ import {
   type StopBudget,
   startStopBudget,
   stopBudgetMs,
+  withinBudget,
 } from "./stop-budget.js";
 import { betweenTurnsLines, changedLines, summarizeFailure } from "./stop-text.js";
 
@@ -126,7 +126,9 @@ export async function handleStop(event: HookEventContext): Promise<HookAnswer> {
   // An internal error is judged like any refusal (counted, escalated after max_attempts), so
   // a hook that fails the same way every time cannot trap the session in a loop (codex#37937).
   const budget = startStopBudget(stopBudgetMs(ctx.env));
-  const judgement = await withinBudget(budget, judge(event, snapshot, trust, budget)).catch(
+  const judgement = await withinBudget(budget, judge(event, snapshot, trust, budget), () =>
+    lateJudgement(budget),
+  ).catch(
     (error: unknown): JudgeOutput => ({
       result: {
         digestKey: "internal_error",
@@ -232,39 +234,19 @@ export async function handleStop(event: HookEventContext): Promise<HookAnswer> {
   return { kind: "allow", notice: message };
 }
 
-/**
- * `judging`, or — when it has not ended `STOP_ANSWER_GRACE_MS` after the budget ran out — a
- * `could_not_run` judgement naming the budget: the checks' process groups are killed and the
- * process exits 5 s later (after the answer is written), whatever is still pending.
- */
-async function withinBudget(
-  budget: StopBudget,
-  judging: Promise<JudgeOutput>,
-): Promise<JudgeOutput> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<JudgeOutput>((resolve) => {
-    timer = setTimeout(() => {
-      killTrackedProcessGroups();
-      setTimeout(() => process.exit(), 5_000).unref();
-      resolve({
-        result: {
-          digestKey: "stop_budget",
-          effectDigest: "",
-          failure: "could_not_run",
-          cached: false,
-          lines: [
-            `${budgetLine(budget.ms, [])} turngate stopped waiting ${budgetSeconds(STOP_ANSWER_GRACE_MS)} after the budget ran out.`,
-          ],
-        },
-      });
-    }, budget.ms + STOP_ANSWER_GRACE_MS);
-    timer.unref();
-  });
-  try {
-    return await Promise.race([judging, late]);
-  } finally {
-    clearTimeout(timer);
-  }
+/** The judgement of a stop whose own work outlived the budget by `STOP_ANSWER_GRACE_MS`. */
+function lateJudgement(budget: StopBudget): JudgeOutput {
+  return {
+    result: {
+      digestKey: "stop_budget",
+      effectDigest: "",
+      failure: "could_not_run",
+      cached: false,
+      lines: [
+        `${budgetLine(budget.ms, [])} turngate stopped waiting ${budgetSeconds(STOP_ANSWER_GRACE_MS)} after the budget ran out.`,
+      ],
+    },
+  };
 }
 
 /** The opt-in decision now, for a stop with no turn recorded; undefined when it cannot be made. */

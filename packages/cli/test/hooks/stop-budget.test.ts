@@ -21,7 +21,9 @@ import {
   budgetSeconds,
   STOP_BUDGET_ENV,
   STOP_BUDGET_MS,
+  startStopBudget,
   stopBudgetMs,
+  withinBudget,
 } from "../../src/hooks/stop-budget.js";
 import { SKIP_REASON, sandbox } from "../clean-room/helpers.js";
 import { gitProject } from "../helpers.js";
@@ -229,5 +231,36 @@ describe("stopBudgetMs", () => {
     for (const bad of ["0", "-5", "", "3e3", "1.5", " 3000", "abc", "00"]) {
       expect([bad, stopBudgetMs({ [STOP_BUDGET_ENV]: bad })]).toEqual([bad, 540_000]);
     }
+  });
+});
+
+describe("withinBudget", () => {
+  test("work that ends in time is the answer; abandon is never called and the budget's signal stays unaborted", async () => {
+    const budget = startStopBudget(1_000);
+    const abandoned: string[] = [];
+    const out = await withinBudget(
+      budget,
+      Promise.resolve("judged"),
+      () => "late",
+      50,
+      () => abandoned.push("abandon"),
+    );
+    budget.release();
+    expect([out, abandoned, budget.signal.aborted]).toEqual(["judged", [], false]);
+  });
+
+  test("work still pending the grace after the budget: the signal aborted, abandon called once, the late answer given", async () => {
+    const budget = startStopBudget(30);
+    const abandoned: string[] = [];
+    const started = Date.now();
+    const out = await withinBudget(
+      budget,
+      new Promise<string>(() => {}),
+      () => "late",
+      40,
+      () => abandoned.push("abandon"),
+    );
+    expect([out, abandoned, budget.signal.aborted]).toEqual(["late", ["abandon"], true]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(65);
   });
 });
