@@ -144,6 +144,12 @@ export interface TurnRequest {
     commands: VerificationCommand[];
     session: Session;
   }) => Promise<boolean>;
+  /**
+   * A deadline of the caller (the hooks' stop budget, docs/hooks.md "Time budget of a
+   * stop"): when it aborts, the running dependency setup or check is stopped (its process
+   * group killed; it fails as `cancelled`) and no later check starts, as on a first SIGINT.
+   */
+  signal?: AbortSignal;
 }
 
 /** The agent of a `turngate run` turn: how it ended and what it left running. */
@@ -407,7 +413,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
       });
     }
     if (commands.length > 0 && !skip) {
-      verification = await withInterruptibleChecks(async (signal) => {
+      verification = await withInterruptibleChecks(request.signal, async (signal) => {
         const progress = createProgressReporter(ctx.stderr);
         try {
           return await session.verifyCommands(TURN_CHECKS_SUBJECT, commands, {
@@ -682,8 +688,12 @@ export function turnCheckEnvironment(
  * - a second SIGINT or SIGTERM, and any SIGHUP (the terminal is gone: nobody reads a
  *   verdict), SIGKILL the checks' process groups and exit with 128 + the signal number
  *   (130, 143, 129) — Node's default death on a signal would leave them running.
+ * `deadline` (the request's `signal`), when given, aborts `signal` as a first SIGINT does.
  */
-async function withInterruptibleChecks<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+async function withInterruptibleChecks<T>(
+  deadline: AbortSignal | undefined,
+  run: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const controller = new AbortController();
   const releaseHangup = exitOnTerminationSignals({ signals: ["SIGHUP"] });
   const onSignal = (signal: NodeJS.Signals) => {
@@ -697,7 +707,9 @@ async function withInterruptibleChecks<T>(run: (signal: AbortSignal) => Promise<
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   try {
-    return await run(controller.signal);
+    return await run(
+      deadline !== undefined ? AbortSignal.any([controller.signal, deadline]) : controller.signal,
+    );
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);

@@ -26,6 +26,15 @@ import { stopTrust, trustText } from "./confine-trust.js";
 import { FORGEABLE_WAIVER, type HookEventContext, hookCarry } from "./events.js";
 import { decideOptIn, type OptIn } from "./opt-in.js";
 import { type HookSession, newSession, readSession, withSession } from "./session-state.js";
+import {
+  budgetLine,
+  budgetSeconds,
+  STOP_ANSWER_GRACE_MS,
+  type StopBudget,
+  startStopBudget,
+  stopBudgetMs,
+  withinBudget,
+} from "./stop-budget.js";
 import { betweenTurnsLines, changedLines, summarizeFailure } from "./stop-text.js";
 
 /** Schema id of a cached check failure (`<session dir>/failures/<key>.json`). */
@@ -76,6 +85,14 @@ interface StopJudgement {
  * cannot run and any internal error block with a reason; a turn whose start failed blocks
  * with that start's error (issue 34 item 5). A user-level hook lets the stop of a project
  * that did not opt in pass with one line saying why (issue 34 item 4).
+ * The whole stop has one time budget below the installed hook's timeout (`stopBudgetMs`,
+ * docs/hooks.md "Time budget of a stop"): the clean room's dependency setup and the checks
+ * draw from it; when it runs out the running process group is killed, no later check starts,
+ * and the stop blocks as `could_not_run` naming the budget and what was running (counted
+ * like any check that could not run, so `max_infrastructure_attempts` still escalates). If
+ * turngate's own work has not ended `STOP_ANSWER_GRACE_MS` after the budget, the stop
+ * answers that block anyway, kills the checks' process groups and the process exits soon
+ * after the answer is written.
  * The proof's and the answer's trust (issue 32 item 2, docs/hooks.md "Confined hooks") is
  * `stopTrust`: never more than the turn start's configuration snapshot, the configuration
  * now and what the harness says of this turn (Claude Code's `permission_mode`, Codex's
@@ -108,7 +125,10 @@ export async function handleStop(event: HookEventContext): Promise<HookAnswer> {
   }));
   // An internal error is judged like any refusal (counted, escalated after max_attempts), so
   // a hook that fails the same way every time cannot trap the session in a loop (codex#37937).
-  const judgement = await judge(event, snapshot, trust).catch(
+  const budget = startStopBudget(stopBudgetMs(ctx.env));
+  const judgement = await withinBudget(budget, judge(event, snapshot, trust, budget), () =>
+    lateJudgement(budget),
+  ).catch(
     (error: unknown): JudgeOutput => ({
       result: {
         digestKey: "internal_error",
@@ -121,6 +141,7 @@ export async function handleStop(event: HookEventContext): Promise<HookAnswer> {
       },
     }),
   );
+  budget.release();
   const config = judgement.config;
   const policy = {
     maxAttempts: config?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
@@ -213,6 +234,21 @@ export async function handleStop(event: HookEventContext): Promise<HookAnswer> {
   return { kind: "allow", notice: message };
 }
 
+/** The judgement of a stop whose own work outlived the budget by `STOP_ANSWER_GRACE_MS`. */
+function lateJudgement(budget: StopBudget): JudgeOutput {
+  return {
+    result: {
+      digestKey: "stop_budget",
+      effectDigest: "",
+      failure: "could_not_run",
+      cached: false,
+      lines: [
+        `${budgetLine(budget.ms, [])} turngate stopped waiting ${budgetSeconds(STOP_ANSWER_GRACE_MS)} after the budget ran out.`,
+      ],
+    },
+  };
+}
+
 /** The opt-in decision now, for a stop with no turn recorded; undefined when it cannot be made. */
 function undefinedOnError(env: NodeJS.ProcessEnv, root: string): OptIn | undefined {
   try {
@@ -233,6 +269,7 @@ async function judge(
   event: HookEventContext,
   session: HookSession,
   trust: HookTrustJudgement,
+  budget: StopBudget,
 ): Promise<JudgeOutput> {
   const { ctx, root, paths } = event;
   if (session.turn?.start_error !== undefined) {
@@ -302,6 +339,7 @@ async function judge(
       state: paths,
       trust: trust.level,
       signing: { format: "dsse" },
+      signal: budget.signal,
       // Gapless turns: the state this stop judges is the next turn's baseline.
       chain: { path: turnChainPath(paths.dir), carried: hookCarry(baseline.carry) },
       beforeChecks: async ({ effectDigest, commands, session: turnSession }) => {
@@ -364,6 +402,27 @@ async function judge(
     };
   }
   const summary = summarizeFailure(result, tools, event.adapter.reasonMaxChars);
+  if (budget.signal.aborted) {
+    // The budget ran out: whatever the checks that ended said, the stop could not run them all.
+    return {
+      config: baseline.config,
+      result: {
+        digestKey: result.effectDigest,
+        effectDigest: result.effectDigest,
+        failure: "could_not_run",
+        cached: false,
+        lines: [
+          budgetLine(budget.ms, result.verification?.runs ?? []),
+          ...summary.lines,
+          ...betweenTurnsLines(result),
+          ...changedLines(result, tools),
+        ],
+        ...(result.writeProof && result.proofFile
+          ? { writeProof: result.writeProof, proofFile: result.proofFile }
+          : {}),
+      },
+    };
+  }
   if (summary.kind === "assertion" && cacheKey !== undefined) {
     await writeCachedFailure(paths.failures, cacheKey, result, summary.lines);
   }
