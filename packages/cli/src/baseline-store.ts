@@ -49,6 +49,14 @@ const CapturedConfigSchema = z
     check_targets: z.record(z.string(), z.array(z.string())).optional(),
     /** Issue 20; absent: no result cache. */
     cache: CacheConfigSchema.optional(),
+    /**
+     * Issue 31 (docs/design.md §3b): the settings that weaken or require the sandbox, captured
+     * at the turn's start like the checks; absent in older baselines: auto, no network, the
+     * preset's setup.
+     */
+    isolation: z.enum(["clean-room", "in-place"]).optional(),
+    network: z.boolean().optional(),
+    setup: z.union([z.string(), z.literal(false)]).optional(),
   })
   .strict();
 
@@ -152,6 +160,9 @@ export async function writeBaseline(
       ...(config.maxInfrastructureAttempts !== undefined
         ? { max_infrastructure_attempts: config.maxInfrastructureAttempts }
         : {}),
+      ...(config.isolation !== undefined ? { isolation: config.isolation } : {}),
+      ...(config.network !== undefined ? { network: config.network } : {}),
+      ...(config.setup !== undefined ? { setup: config.setup } : {}),
       ...(config.affectedAdapters !== undefined
         ? { affected_adapters: config.affectedAdapters }
         : {}),
@@ -324,6 +335,9 @@ export async function readBaseline(
     throw invalid(label, `${(error as Error).message}; run \`turngate baseline\` again`);
   }
   if (captured.outputs !== undefined) config.outputs = captured.outputs;
+  if (captured.isolation !== undefined) config.isolation = captured.isolation;
+  if (captured.network !== undefined) config.network = captured.network;
+  if (captured.setup !== undefined) config.setup = captured.setup;
   if (captured.affected_adapters !== undefined)
     config.affectedAdapters = captured.affected_adapters;
   if (captured.affected_global_files !== undefined) {

@@ -278,6 +278,26 @@ describe("modes", () => {
     );
   });
 
+  test('baseline → verify: the captured "isolation": "clean-room" holds though the agent switches the file to in-place (it failed open: the captured configuration dropped isolation, setup and network)', async () => {
+    const p = project({
+      "lib.js": LIB,
+      "test.js": TEST,
+      "turngate.config.json": '{"isolation": "clean-room", "checks": ["node test.js"]}\n',
+    });
+    expect((await turngate(["baseline"], p.root, none)).code).toBe(0);
+    p.write("turngate.config.json", '{"isolation": "in-place", "checks": ["node test.js"]}\n');
+    p.write("lib.js", HONEST);
+    const result = await turngate(["verify", "--json"], p.root, none);
+    expect(result.code).toBe(2);
+    expect(result.json.outcome.reason).toBe("isolation_unavailable");
+    expect(result.json.isolation).toEqual({
+      mode: "clean-room",
+      requested: "clean-room",
+      available: false,
+      reason: "TURNGATE_BWRAP=none",
+    });
+  });
+
   test.skipIf(!sandbox.available)(
     "the mode is read from the configuration captured at the turn's start, and the proof records the mode that ran",
     async () => {
