@@ -74,8 +74,8 @@ export interface FailureDigest {
   lines: string[];
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
 const ESCAPES =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
   /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\u{e0000}-\u{e007f}]/gu;
 
 function defaultSafe(line: string): string {
