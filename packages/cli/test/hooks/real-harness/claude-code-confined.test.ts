@@ -25,27 +25,21 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { testTimeout } from "../../../../../test-time.js";
 import { readProofPayload } from "../../helpers.js";
 import { workspaceStateDirs } from "../fixtures.js";
+import { bin, harnessBinary } from "./binaries.js";
 import { contentText, type FakeModel, startFakeModel } from "./fake-anthropic.js";
 
 vi.setConfig({ testTimeout: testTimeout(300_000), hookTimeout: testTimeout(300_000) });
 
-const cliDir = join(dirname(fileURLToPath(import.meta.url)), "../../..");
-const bin = join(cliDir, "dist/bin.js");
-const require = createRequire(join(cliDir, "package.json"));
-const claudePackage = require.resolve("@anthropic-ai/claude-code/package.json");
-const claudeManifest = JSON.parse(readFileSync(claudePackage, "utf8")) as {
-  version: string;
-  bin: Record<string, string>;
-};
-const claude = join(dirname(claudePackage), claudeManifest.bin.claude as string);
+const { path: claude, version: claudeVersion } = harnessBinary(
+  "@anthropic-ai/claude-code",
+  "claude",
+);
 
 /** Why Claude Code's sandbox cannot run here (its Linux backend needs bubblewrap and socat). */
 const missing = ["bwrap", "socat"].filter(
@@ -180,7 +174,7 @@ const toolResults = (model: FakeModel) =>
     .map((r) => contentText(r.messages?.at(-1)?.content))
     .filter((t) => t.startsWith("[tool_result]"));
 
-describe(`real Claude Code ${claudeManifest.version} headless, hooks installed with --confine, fake model on 127.0.0.1${skipReason}`, () => {
+describe(`real Claude Code ${claudeVersion} headless, hooks installed with --confine, fake model on 127.0.0.1${skipReason}`, () => {
   test.skipIf(!runnable)(
     "acceptEdits: the shell and the Read tool cannot read the key, nothing lands in the state folder, the settings stay; the stop is verified with trust confined",
     async () => {

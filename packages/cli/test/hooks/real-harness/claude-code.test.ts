@@ -19,27 +19,21 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { testTimeout } from "../../../../../test-time.js";
 import { workspaceStateDirs } from "../fixtures.js";
+import { bin, harnessBinary } from "./binaries.js";
 import { contentText, type FakeModel, startFakeModel } from "./fake-anthropic.js";
 
 // Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
 vi.setConfig({ testTimeout: testTimeout(300_000), hookTimeout: testTimeout(300_000) });
 
-const cliDir = join(dirname(fileURLToPath(import.meta.url)), "../../..");
-const bin = join(cliDir, "dist/bin.js");
-const require = createRequire(join(cliDir, "package.json"));
-const claudePackage = require.resolve("@anthropic-ai/claude-code/package.json");
-const claudeManifest = JSON.parse(readFileSync(claudePackage, "utf8")) as {
-  version: string;
-  bin: Record<string, string>;
-};
-const claude = join(dirname(claudePackage), claudeManifest.bin.claude as string);
+const { path: claude, version: claudeVersion } = harnessBinary(
+  "@anthropic-ai/claude-code",
+  "claude",
+);
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -159,7 +153,7 @@ const blocksSeen = (model: FakeModel) =>
     contentText(r.messages?.at(-1)?.content).includes("turngate blocked the stop"),
   ).length;
 
-describe(`real Claude Code ${claudeManifest.version} headless, hooks installed, fake model on 127.0.0.1`, () => {
+describe(`real Claude Code ${claudeVersion} headless, hooks installed, fake model on 127.0.0.1`, () => {
   test("a broken file is blocked with the failing check, the reason reaches the model, the fix is verified", async () => {
     const { ws, env, state } = setup(3);
     const model = await startFakeModel(ws, "fix");

@@ -25,26 +25,17 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { testTimeout } from "../../../../../test-time.js";
 import { readProofPayload } from "../../helpers.js";
 import { workspaceStateDirs } from "../fixtures.js";
+import { bin, cliDir, harnessBinary } from "./binaries.js";
 import { type FakeResponses, startFakeResponses } from "./fake-responses.js";
 
 vi.setConfig({ testTimeout: testTimeout(300_000), hookTimeout: testTimeout(300_000) });
 
-const cliDir = join(dirname(fileURLToPath(import.meta.url)), "../../..");
-const bin = join(cliDir, "dist/bin.js");
-const require = createRequire(join(cliDir, "package.json"));
-const codexPackage = require.resolve("@openai/codex/package.json");
-const codexManifest = JSON.parse(readFileSync(codexPackage, "utf8")) as {
-  version: string;
-  bin: Record<string, string>;
-};
-const codex = join(dirname(codexPackage), codexManifest.bin.codex as string);
+const { path: codex, version: codexVersion } = harnessBinary("@openai/codex", "codex");
 /** Not under /tmp (see above): the CLI package's own ignored cache folder. */
 const scratch = join(cliDir, "node_modules", ".cache");
 
@@ -195,7 +186,7 @@ const outputs = (model: FakeResponses) =>
     .filter((i) => i.type === "function_call_output")
     .map((i) => (typeof i.output === "string" ? i.output : JSON.stringify(i.output)));
 
-describe(`real Codex CLI ${codexManifest.version} (codex exec), hooks installed with --confine, fake Responses API on 127.0.0.1${skipReason}`, () => {
+describe(`real Codex CLI ${codexVersion} (codex exec), hooks installed with --confine, fake Responses API on 127.0.0.1${skipReason}`, () => {
   test.skipIf(unavailable !== "")(
     "workspace-write from config.toml: the agent reads the key but cannot write turngate's state or Codex's config; the stop records trust confined-writes",
     async () => {

@@ -19,27 +19,18 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { testTimeout } from "../../../../../test-time.js";
 import { workspaceStateDirs } from "../fixtures.js";
+import { bin, harnessBinary } from "./binaries.js";
 import { type FakeResponses, itemText, startFakeResponses } from "./fake-responses.js";
 
 // Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
 vi.setConfig({ testTimeout: testTimeout(300_000), hookTimeout: testTimeout(300_000) });
 
-const cliDir = join(dirname(fileURLToPath(import.meta.url)), "../../..");
-const bin = join(cliDir, "dist/bin.js");
-const require = createRequire(join(cliDir, "package.json"));
-const codexPackage = require.resolve("@openai/codex/package.json");
-const codexManifest = JSON.parse(readFileSync(codexPackage, "utf8")) as {
-  version: string;
-  bin: Record<string, string>;
-};
-const codex = join(dirname(codexPackage), codexManifest.bin.codex as string);
+const { path: codex, version: codexVersion } = harnessBinary("@openai/codex", "codex");
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -130,7 +121,7 @@ function session(state: string) {
   );
 }
 
-describe(`real Codex CLI ${codexManifest.version} (codex exec), hooks installed, fake Responses API on 127.0.0.1`, () => {
+describe(`real Codex CLI ${codexVersion} (codex exec), hooks installed, fake Responses API on 127.0.0.1`, () => {
   test("a broken file is blocked with the failing check, the reason reaches the model, the fix is verified", async () => {
     const model = await startFakeResponses("fix");
     cleanups.push(() => model.close());
