@@ -234,6 +234,27 @@ describe(`real Claude Code ${claudeVersion} headless, hooks installed with --con
   );
 
   test.skipIf(!runnable)(
+    "acceptEdits: a broken answer is blocked with the failing check, the reason reaches the model, the fix is verified with trust confined",
+    async () => {
+      const { ws, env, state } = setup();
+      const model = await startFakeModel(ws, "fix");
+      cleanups.push(() => model.close());
+      const run = await runClaude(ws, env, model, "acceptEdits");
+      expect(run.code).toBe(0);
+      const reasons = model.requests
+        .map((r) => contentText(r.messages?.at(-1)?.content))
+        .filter((t) => t.includes("turngate blocked the stop"));
+      expect(reasons).toHaveLength(1);
+      expect(reasons[0]).toContain("the check `unit` failed (assertion): exit code 1, expected 0.");
+      expect(reasons[0]).toContain("  | expected 42, got 43");
+      expect(readFileSync(join(ws, "answer.js"), "utf8")).toBe("module.exports = 42;\n");
+      const s = session(state);
+      expect(s.turn.blocks).toBe(1);
+      expect(s.turn.last).toMatchObject({ verdict: "verified", reason: null, trust: "confined" });
+    },
+  );
+
+  test.skipIf(!runnable)(
     "bypassPermissions: the same confined settings, but the stop records trust unsandboxed",
     async () => {
       const { ws, env, state } = setup();

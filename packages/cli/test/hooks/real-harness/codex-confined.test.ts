@@ -31,7 +31,7 @@ import { testTimeout } from "../../../../../test-time.js";
 import { readProofPayload } from "../../helpers.js";
 import { workspaceStateDirs } from "../fixtures.js";
 import { bin, cliDir, harnessBinary } from "./binaries.js";
-import { type FakeResponses, startFakeResponses } from "./fake-responses.js";
+import { type FakeResponses, itemText, startFakeResponses } from "./fake-responses.js";
 
 vi.setConfig({ testTimeout: testTimeout(300_000), hookTimeout: testTimeout(300_000) });
 
@@ -227,6 +227,33 @@ describe(`real Codex CLI ${codexVersion} (codex exec), hooks installed with --co
       );
       const proof = /\nproof: (\S+)\n/.exec(s.turn.last.message)?.[1] as string;
       expect(readProofPayload(proof).trust).toBe("confined-writes");
+    },
+  );
+
+  test.skipIf(unavailable !== "")(
+    "workspace-write from config.toml: a broken answer is blocked with the failing check, the reason reaches the model, the fix is verified with trust confined-writes",
+    async () => {
+      const model = await startFakeResponses("fix");
+      cleanups.push(() => model.close());
+      const { ws, env, state } = setup(model);
+      const run = await runCodex(ws, env, []);
+      expect(run.code).toBe(0);
+      expect(run.out).toContain("sandbox: workspace-write");
+      expect(run.out).toContain("hook: Stop Blocked");
+      const reasons = model.requests
+        .map((r) => itemText(r.input.at(-1)))
+        .filter((t) => t.includes("turngate blocked the stop"));
+      expect(reasons).toHaveLength(1);
+      expect(reasons[0]).toContain("the check `unit` failed (assertion): exit code 1, expected 0.");
+      expect(reasons[0]).toContain("  | expected 42, got 43");
+      expect(readFileSync(join(ws, "answer.js"), "utf8")).toBe("module.exports = 42;\n");
+      const s = session(state);
+      expect(s.turn.blocks).toBe(1);
+      expect(s.turn.last).toMatchObject({
+        verdict: "verified",
+        reason: null,
+        trust: "confined-writes",
+      });
     },
   );
 
