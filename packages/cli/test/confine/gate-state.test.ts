@@ -8,7 +8,9 @@
  * check processes, `--isolation in-place`.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, test } from "vitest";
@@ -279,6 +281,61 @@ attempt("hook", () => fs.writeFileSync(".git/hooks/pre-commit", "#!/bin/sh\\nexi
         /^refused: Command failed/,
       );
       expect(commits(readOnly)).toBe("1");
+    });
+
+    test("the network stays on; everything else the user can read is readable and read-only, /tmp included", async () => {
+      const server = createServer((_req, res) => res.end("model says hi"));
+      await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      try {
+        const probe = async (confine: boolean) => {
+          const w = world();
+          writeFileSync(join(w.home, "notes.txt"), "home notes\n");
+          const outside = join(w.tools, "shared.txt");
+          writeFileSync(outside, "tools notes\n");
+          const body = `
+attempt("network", () => cp.execFileSync(process.execPath, ["-e", ${JSON.stringify(`fetch(${JSON.stringify(url)}).then((r) => r.text()).then((t) => process.stdout.write(t))`)}]).toString());
+attempt("readHome", () => fs.readFileSync(path.join(process.env.HOME, "notes.txt"), "utf8"));
+attempt("writeHome", () => fs.writeFileSync(path.join(process.env.HOME, "notes.txt"), "planted"));
+attempt("readOutside", () => fs.readFileSync(${JSON.stringify(outside)}, "utf8"));
+attempt("writeOutside", () => fs.writeFileSync(${JSON.stringify(outside)}, "planted"));
+attempt("writeTmp", () => fs.writeFileSync(${JSON.stringify(join(w.tools, "..", `turngate-confine-probe-${process.pid}-${confine}`))}, "x"));
+`;
+          const result = await turn(w, agent(w, HONEST, body), "node test.js", { confine });
+          return {
+            w,
+            result,
+            seen: JSON.parse(readFileSync(join(w.p.root, "probe.json"), "utf8")),
+          };
+        };
+        const confined = await probe(true);
+        expect(confined.seen).toEqual({
+          network: "model says hi",
+          readHome: "home notes\n",
+          writeHome: "refused: EROFS",
+          readOutside: "tools notes\n",
+          writeOutside: "refused: EROFS",
+          writeTmp: "refused: EROFS",
+        });
+        expect(readFileSync(join(confined.w.home, "notes.txt"), "utf8")).toBe("home notes\n");
+        expect(confined.result.json.verdict).toBe("verified");
+        expect(more(confined.result.json).trust).toBe("confined");
+
+        const open = await probe(false);
+        expect(open.seen).toEqual({
+          network: "model says hi",
+          readHome: "home notes\n",
+          writeHome: "done",
+          readOutside: "tools notes\n",
+          writeOutside: "done",
+          writeTmp: "done",
+        });
+        rmSync(join(open.w.tools, "..", `turngate-confine-probe-${process.pid}-false`), {
+          force: true,
+        });
+      } finally {
+        server.close();
+      }
     });
 
     test("what the agent left running dies with it: a setsid'd background writer never writes", async () => {
