@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
+import type { ClaudeLaunch } from "./claude-launch.js";
 import {
   expandHome,
   type HookTrustJudgement,
@@ -109,16 +110,37 @@ export function applyClaudeConfine(doc: Json, rules: ClaudeConfineRules, file: s
  * non-empty `excludedCommands`), the merged `denyRead` and `denyWrite` cover every protected
  * path and `permissions.deny` holds `Read` and `Edit` rules covering each, and the settings
  * files themselves are denied to `Edit`; otherwise `unsandboxed`, naming the first gap.
- * A file that is not a JSON object counts as a gap.
- * Input: each settings file's path and text (null: absent), the protected paths, the env (`~`).
+ * A file that is not a JSON object counts as a gap. Claude Code's launch (`claudeLaunch`)
+ * joins in: a weakening flag is a gap, and the managed settings and `--settings` join the
+ * merge (not the `Edit` check: the agent cannot change how Claude Code was launched); a gap
+ * they cause is named "(set by …)".
+ * Input: each settings file's path and text (null: absent), the protected paths, the env
+ * (`~`), the launch (default: none).
  */
 export function judgeClaudeSettings(
   files: readonly { path: string; text: string | null }[],
   paths: ProtectedPaths,
   env: NodeJS.ProcessEnv,
+  launch: ClaudeLaunch = { settings: [], gap: null },
+): HookTrustJudgement {
+  if (launch.gap !== null) return unsandboxed(launch.gap);
+  const given = launch.settings.filter((f) => f.text !== null && f.text.trim() !== "");
+  const judged = judgeSettingsFiles(files, given, paths, env);
+  if (judged.level === "confined" || given.length === 0) return judged;
+  // Name the launch settings when they, not the files, are what lowers the trust.
+  const filesAlone = judgeSettingsFiles(files, [], paths, env);
+  if (filesAlone.level !== "confined") return judged;
+  return unsandboxed(`${judged.why} (set by ${given.map((f) => f.path).join(" and ")})`);
+}
+
+function judgeSettingsFiles(
+  files: readonly { path: string; text: string | null }[],
+  launched: readonly { path: string; text: string | null }[],
+  paths: ProtectedPaths,
+  env: NodeJS.ProcessEnv,
 ): HookTrustJudgement {
   const docs: Json[] = [];
-  for (const file of files) {
+  for (const file of [...files, ...launched]) {
     if (file.text === null || file.text.trim() === "") continue;
     try {
       const value = JSON.parse(file.text.replace(/^\uFEFF/, "")) as unknown;

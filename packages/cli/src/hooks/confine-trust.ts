@@ -1,6 +1,8 @@
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Harness } from "./adapters/index.js";
+import { claudeLaunch, hookAncestry } from "./claude-launch.js";
 import { claudeSettingsFiles, judgeClaudeMode, judgeClaudeSettings } from "./confine-claude.js";
 import { codexConfigFiles, judgeCodexConfig, judgeCodexTranscript } from "./confine-codex.js";
 import {
@@ -31,7 +33,7 @@ export async function configTrust(
   const paths = protectedPaths(env, cwd);
   if (harness === "claude-code") {
     const files = await readAll(claudeSettingsFiles(root, env));
-    return judgeClaudeSettings(files, paths, env);
+    return judgeClaudeSettings(files, paths, env, claudeLaunch(hookAncestry(), readOrNull));
   }
   if (harness === "codex") {
     const files = await readAll(codexConfigFiles(root, env));
@@ -100,6 +102,15 @@ function codexGuarded(root: string, env: NodeJS.ProcessEnv): string[] {
     join(userConfig, "..", "hooks.json"),
     join(projectConfig, "..", "hooks.json"),
   ];
+}
+
+/** A file's text; null when absent; `"\u0000"` (not JSON: a gap) when it cannot be read. */
+function readOrNull(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    return missing(error as NodeJS.ErrnoException);
+  }
 }
 
 async function readAll(paths: string[]): Promise<{ path: string; text: string | null }[]> {

@@ -114,6 +114,7 @@ function runClaude(
   env: NodeJS.ProcessEnv,
   model: FakeModel,
   mode: string,
+  extra: string[] = [],
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done, fail) => {
     const child = spawn(
@@ -127,6 +128,7 @@ function runClaude(
         "json",
         "--model",
         "claude-sonnet-4-5",
+        ...extra,
       ],
       {
         cwd: ws,
@@ -266,6 +268,35 @@ describe(`real Claude Code ${claudeVersion} headless, hooks installed with --con
       expect(s.turn.last).toMatchObject({ verdict: "verified", trust: "unsandboxed" });
       expect(s.turn.last.message.split("\n").at(-1)).toBe(
         "trust: unsandboxed (Claude Code runs with permission_mode bypassPermissions: the agent runs as your user and could read turngate's signing key or rewrite its state; `turngate hook install <harness> --confine` writes the harness's sandbox settings)",
+      );
+    },
+  );
+
+  test.skipIf(!runnable)(
+    "--settings at launch turns the sandbox off: the shell reads the key, and the stop records trust unsandboxed naming the flag",
+    async () => {
+      const { ws, env, state, key } = setup();
+      const model = await startFakeModel(ws, "probe", [
+        {
+          name: "Bash",
+          input: {
+            command: `head -c 27 "$(echo ${Buffer.from(key).toString("base64")} | base64 -d)"`,
+            description: "read the key",
+          },
+        },
+      ]);
+      cleanups.push(() => model.close());
+      const run = await runClaude(ws, env, model, "acceptEdits", [
+        "--settings",
+        JSON.stringify({ sandbox: { enabled: false }, permissions: { allow: ["Bash"] } }),
+      ]);
+      expect(run.code).toBe(0);
+      const results = toolResults(model).map((r) => r.replace(/\n*<system-reminder>[\s\S]*$/, ""));
+      expect(results[0]).toBe("[tool_result] -----BEGIN PRIVATE KEY-----");
+      const s = session(state);
+      expect(s.turn.last).toMatchObject({ verdict: "verified", trust: "unsandboxed" });
+      expect(s.turn.last.message.split("\n").at(-1)).toBe(
+        "trust: unsandboxed (Claude Code's sandbox is not enabled (sandbox.enabled) (set by --settings (inline JSON)): the agent runs as your user and could read turngate's signing key or rewrite its state; `turngate hook install <harness> --confine` writes the harness's sandbox settings)",
       );
     },
   );
