@@ -103,14 +103,85 @@ async function blobSizes(
 const ZERO_ID = /^0+$/;
 
 /**
+ * Split the output of one `git diff-tree -p` over many files into each file's part, keyed by
+ * its repository path (git's `diff --git a/P b/P` header; with `core.quotePath=true` a path
+ * with special bytes is C-quoted, `"a/P" "b/P"`, and decoded here). A file git prints as two
+ * parts (a type change) keeps both, in order. A line starting `diff --git ` is always a
+ * header: patch lines start with a space, `+`, `-`, `\`, `@@` or a header keyword.
+ */
+export function splitPatch(text: string): Map<string, string> {
+  const parts = new Map<string, string>();
+  const starts: number[] = [];
+  if (text.startsWith("diff --git ")) starts.push(0);
+  for (let at = text.indexOf("\ndiff --git "); at >= 0; at = text.indexOf("\ndiff --git ", at + 1))
+    starts.push(at + 1);
+  for (const [i, start] of starts.entries()) {
+    const part = text.slice(start, starts[i + 1] ?? text.length);
+    const header = part.slice("diff --git ".length, part.indexOf("\n") >>> 0);
+    const path = headerPath(header);
+    if (path === null) continue;
+    parts.set(path, (parts.get(path) ?? "") + part);
+  }
+  return parts;
+}
+
+/** The path of a `diff --git` header's rest (`a/P b/P` or `"a/P" "b/P"`), or null. */
+function headerPath(rest: string): string | null {
+  if (rest.startsWith('"')) {
+    const quoted = cUnquote(rest);
+    return quoted?.startsWith("a/") ? quoted.slice(2) : null;
+  }
+  // `a/P b/P`: both sides are the same path (no renames), so P is half of what is left.
+  const length = (rest.length - 5) / 2;
+  if (!Number.isInteger(length) || !rest.startsWith("a/")) return null;
+  const path = rest.slice(2, 2 + length);
+  return rest === `a/${path} b/${path}` ? path : null;
+}
+
+const C_ESCAPES: Record<string, number> = {
+  a: 7,
+  b: 8,
+  t: 9,
+  n: 10,
+  v: 11,
+  f: 12,
+  r: 13,
+  '"': 34,
+  "\\": 92,
+};
+
+/** Decode git's C-quoted string at the start of `text` (`"…"`, `\ooo` octal bytes); null if malformed. */
+function cUnquote(text: string): string | null {
+  const bytes: number[] = [];
+  for (let i = 1; i < text.length; i += 1) {
+    const c = text[i] as string;
+    if (c === '"') return Buffer.from(bytes).toString("utf8");
+    if (c !== "\\") {
+      bytes.push(...Buffer.from(c, "utf8"));
+      continue;
+    }
+    const next = text[i + 1] ?? "";
+    if (/^[0-7]{3}$/.test(text.slice(i + 1, i + 4))) {
+      bytes.push(Number.parseInt(text.slice(i + 1, i + 4), 8));
+      i += 3;
+    } else if (next in C_ESCAPES) {
+      bytes.push(C_ESCAPES[next] as number);
+      i += 1;
+    } else return null;
+  }
+  return null;
+}
+
+/**
  * The unified diff of every source file that differs between two git trees (issue 21),
  * keyed by the path relative to `root` (the workspace root; files of the repository outside
  * it are left out).
  *
  * One `git diff-tree -r --raw` and one `--numstat` list the changes (no rename detection:
  * a rename is a deletion and an addition, as the ledger records it), `git cat-file
- * --batch-check` gives the sizes, and each file's diff is `git diff-tree -p -U3 --no-color
- * --no-ext-diff --no-textconv` with the format fixed against the user's configuration.
+ * --batch-check` gives the sizes, and one `git diff-tree -p -U3 --no-color --no-ext-diff
+ * --no-textconv` over every text file (issue 33 item 2: one batched call, not one per file),
+ * with the format fixed against the user's configuration, gives the diffs (`splitPatch`).
  * Limits (`TURN_VIEW_LIMITS`): a side larger than `blobBytes` is `too_large` (not read);
  * a binary file (git's rule: a NUL in the first 8000 bytes, or a `binary` attribute) is
  * `binary` with its sizes; a submodule entry is `unavailable`; past `diffFiles` files the
@@ -163,13 +234,19 @@ export async function turnDiffs(
       .flatMap((entry) => [entry.oldId, entry.newId])
       .filter((id) => !ZERO_ID.test(id));
     const sizes = await blobSizes(top, [...new Set(ids)], env);
-    const diffs: TurnViewFileDiff[] = [];
+    // First pass: what each entry shows without its patch; the text entries wait for one
+    // batched `git diff-tree -p` over all of them.
+    const pending: {
+      path: string;
+      change: TurnViewFileDiff["change"];
+      diff: TurnViewDiff | RawEntry;
+    }[] = [];
     for (const [index, entry] of entries.entries()) {
       const path = entry.path.slice(prefix.length);
       const change = entry.status === "A" ? "added" : entry.status === "D" ? "deleted" : "modified";
       const oldBytes = ZERO_ID.test(entry.oldId) ? null : (sizes.get(entry.oldId) ?? null);
       const newBytes = ZERO_ID.test(entry.newId) ? null : (sizes.get(entry.newId) ?? null);
-      let diff: TurnViewDiff;
+      let diff: TurnViewDiff | RawEntry;
       if (index >= TURN_VIEW_LIMITS.diffFiles) {
         diff = {
           kind: "unavailable",
@@ -190,37 +267,54 @@ export async function turnDiffs(
       } else if (stats.get(entry.path) === null) {
         diff = { kind: "binary", old_bytes: oldBytes, new_bytes: newBytes };
       } else {
-        const patch = await runGit(
-          [
-            ...DIFF_FORMAT,
-            "diff-tree",
-            "-p",
-            "-U3",
-            "--no-color",
-            "--no-ext-diff",
-            "--no-textconv",
-            "--no-renames",
-            "--src-prefix=a/",
-            "--dst-prefix=b/",
-            baselineTree,
-            finalTree,
-            "--",
-            `:(literal)${entry.path}`,
-          ],
-          top,
-          { env },
-        );
-        const counts = stats.get(entry.path) ?? { additions: 0, deletions: 0 };
-        diff =
-          patch.code === 0
-            ? { kind: "text", unified: patch.stdout.toString("utf8"), ...counts, truncated: false }
+        diff = entry;
+      }
+      pending.push({ path, change, diff });
+    }
+    const texts = pending.flatMap((p) => ("kind" in p.diff ? [] : [p.diff.path]));
+    let patches = new Map<string, string>();
+    let failed: string | null = null;
+    if (texts.length > 0) {
+      const patch = await runGit(
+        [
+          ...DIFF_FORMAT,
+          "diff-tree",
+          "-r",
+          "-p",
+          "-U3",
+          "--no-color",
+          "--no-ext-diff",
+          "--no-textconv",
+          "--no-renames",
+          "--src-prefix=a/",
+          "--dst-prefix=b/",
+          baselineTree,
+          finalTree,
+          "--",
+          ...texts.map((path) => `:(literal)${path}`),
+        ],
+        top,
+        { env },
+      );
+      if (patch.code === 0) patches = splitPatch(patch.stdout.toString("utf8"));
+      else failed = `git diff-tree failed: ${patch.stderr || `exit ${patch.code}`}`;
+    }
+    const diffs: TurnViewFileDiff[] = pending.map(({ path, change, diff }) => {
+      if ("kind" in diff) return { path, change, diff };
+      const counts = stats.get(diff.path) ?? { additions: 0, deletions: 0 };
+      const unified = patches.get(diff.path);
+      return {
+        path,
+        change,
+        diff:
+          unified !== undefined
+            ? { kind: "text", unified, ...counts, truncated: false }
             : {
                 kind: "unavailable",
-                reason: `git diff-tree failed: ${patch.stderr || `exit ${patch.code}`}`,
-              };
-      }
-      diffs.push({ path, change, diff });
-    }
+                reason: failed ?? "git diff-tree printed no patch for this file",
+              },
+      };
+    });
     return { diffs, reason: null };
   } catch (error) {
     return { diffs: null, reason: `git cannot run (${(error as Error).message})` };

@@ -77,6 +77,48 @@ describe("turnDiffs", () => {
     expect(readFileSync(join(root, ".git/index")).equals(indexBefore)).toBe(true);
   });
 
+  test("one batched git diff-tree -p for every text file: odd names, a type change and patch-like content each get their own part", async () => {
+    const { root, git } = repo();
+    const odd = ["sp ace.txt", "naïve.txt", 'q"uote\\.txt', "a b/c b/d.txt", "x b/x.txt"];
+    mkdirSync(join(root, "a b/c b"), { recursive: true });
+    mkdirSync(join(root, "x b"));
+    for (const name of odd) writeFileSync(join(root, name), "old\n");
+    writeFileSync(join(root, "link"), "was a file\n");
+    writeFileSync(join(root, "patchy.txt"), "start\n");
+    git("add", "-A");
+    git("commit", "-qm", "base");
+    const before = await tree(root);
+    for (const name of odd) writeFileSync(join(root, name), `new ${name}\n`);
+    rmSync(join(root, "link"));
+    execFileSync("ln", ["-s", "patchy.txt", join(root, "link")]);
+    writeFileSync(join(root, "patchy.txt"), "start\ndiff --git a/link b/link\n");
+    const after = await tree(root);
+    const trace = join(root, "..", `${root.split("/").at(-1)}-trace`);
+    dirs.push(trace);
+    const made = await turnDiffs(root, before, after, { ...process.env, GIT_TRACE: trace });
+    const texts = (made.diffs ?? []).map((d) =>
+      d.diff.kind === "text"
+        ? [d.path, d.diff.unified.match(/^[-+][^-+].*$/gm)]
+        : [d.path, d.diff.kind],
+    );
+    expect(texts).toEqual([
+      ["a b/c b/d.txt", ["-old", "+new a b/c b/d.txt"]],
+      ["link", ["-was a file", "+patchy.txt"]],
+      ["naïve.txt", ["-old", "+new naïve.txt"]],
+      ["patchy.txt", ["+diff --git a/link b/link"]],
+      ['q"uote\\.txt', ["-old", '+new q"uote\\.txt']],
+      ["sp ace.txt", ["-old", "+new sp ace.txt"]],
+      ["x b/x.txt", ["-old", "+new x b/x.txt"]],
+    ]);
+    // The type change is git's two parts (the file deleted, the link added) under one path.
+    const link = made.diffs?.find((d) => d.path === "link")?.diff;
+    expect(link?.kind === "text" && link.unified.split("\ndiff --git ").length).toBe(2);
+    const patchCalls = readFileSync(trace, "utf8")
+      .split("\n")
+      .filter((line) => line.includes("trace: built-in: git") && line.includes(" -p "));
+    expect(patchCalls).toHaveLength(1);
+  });
+
   test("a workspace below the repository top: paths relative to it, files outside it left out", async () => {
     const { root, git } = repo();
     mkdirSync(join(root, "pkg"));
