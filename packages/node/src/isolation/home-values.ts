@@ -63,25 +63,35 @@ export function homeValues(env: NodeJS.ProcessEnv): Record<string, string> {
   return found;
 }
 
-function gitIdentity(env: NodeJS.ProcessEnv): { name?: string; email?: string } {
-  const read = (key: string): string | undefined => {
-    try {
-      return execFileSync("git", ["config", "--global", "--get", key], {
+/**
+ * `user.name` and `user.email` of the global git configuration, in one `git config --global
+ * -z --get-regexp` (the last value of each wins, as `git config --get` reads it). Never throws.
+ */
+export function gitIdentity(env: NodeJS.ProcessEnv): { name?: string; email?: string } {
+  let out: string;
+  try {
+    out = execFileSync(
+      "git",
+      ["config", "--global", "-z", "--get-regexp", "^user\\.(name|email)$"],
+      {
         env: { ...env, GIT_CONFIG_NOSYSTEM: "1" },
         encoding: "utf8",
         stdio: ["ignore", "pipe", "ignore"],
         timeout: 5_000,
-      }).trim();
-    } catch {
-      return undefined;
-    }
-  };
-  const name = read("user.name");
-  const email = read("user.email");
-  return {
-    ...(name !== undefined ? { name } : {}),
-    ...(email !== undefined ? { email } : {}),
-  };
+      },
+    );
+  } catch {
+    return {};
+  }
+  const found: { name?: string; email?: string } = {};
+  for (const entry of out.split("\0")) {
+    const at = entry.indexOf("\n");
+    const key = at < 0 ? entry : entry.slice(0, at);
+    const value = at < 0 ? "" : entry.slice(at + 1).trim();
+    if (key === "user.name") found.name = value;
+    if (key === "user.email") found.email = value;
+  }
+  return found;
 }
 
 function isRegistryUrl(value: string): boolean {

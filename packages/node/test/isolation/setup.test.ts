@@ -233,6 +233,21 @@ describe("the HOME allow-list", () => {
     ).toBeUndefined();
   });
 
+  test("the git identity is read in one git call: the last value wins and keys are case-insensitive, as git config --get reads them", () => {
+    const home = temp("turngate-home-");
+    write(
+      home,
+      ".gitconfig",
+      "[user]\n\tname = First\n\temail = first@example.invalid\n[User]\n\tName = Second Name\n[useragent]\n\tname = not-me\n",
+    );
+    expect(homeValues({ HOME: home, PATH: process.env.PATH })).toEqual({
+      GIT_AUTHOR_NAME: "Second Name",
+      GIT_COMMITTER_NAME: "Second Name",
+      GIT_AUTHOR_EMAIL: "first@example.invalid",
+      GIT_COMMITTER_EMAIL: "first@example.invalid",
+    });
+  });
+
   test("values that are not one-line registry URLs are left out", () => {
     const home = temp("turngate-home-");
     // biome-ignore lint/suspicious/noTemplateCurlyInString: an unexpanded ${VAR} is the input
