@@ -13,13 +13,12 @@
  * Code refuses to start with `failIfUnavailable`), so the tests are skipped saying so; the
  * configuration itself is tested in confine-config.test.ts.
  */
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import {
   existsSync,
   mkdirSync,
   mkdtempSync,
-  readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
@@ -31,24 +30,23 @@ import { afterEach, describe, expect, test, vi } from "vitest";
 import { testTimeout } from "../../../../../test-time.js";
 import { readProofPayload } from "../../helpers.js";
 import { workspaceStateDirs } from "../fixtures.js";
-import { bin, harnessBinary } from "./binaries.js";
-import { contentText, type FakeModel, startFakeModel } from "./fake-anthropic.js";
+import { bin } from "./binaries.js";
+import {
+  blockReasons,
+  claudeSandbox,
+  claudeVersion,
+  runClaude,
+  session,
+  toolResults,
+} from "./claude-run.js";
+import { startFakeModel } from "./fake-anthropic.js";
 
 vi.setConfig({ testTimeout: testTimeout(300_000), hookTimeout: testTimeout(300_000) });
 
-const { path: claude, version: claudeVersion } = harnessBinary(
-  "@anthropic-ai/claude-code",
-  "claude",
-);
-
-/** Why Claude Code's sandbox cannot run here (its Linux backend needs bubblewrap and socat). */
-const missing = ["bwrap", "socat"].filter(
-  (tool) => spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0,
-);
-const runnable = process.platform === "linux" && missing.length === 0;
+const { runnable } = claudeSandbox;
 const skipReason = runnable
   ? ""
-  : ` — SKIPPED: Claude Code's sandbox cannot run here (${process.platform !== "linux" ? `platform ${process.platform}` : `${missing.join(" and ")} not installed`}); confine-config.test.ts checks the written settings`;
+  : ` — SKIPPED: ${claudeSandbox.why}; confine-config.test.ts checks the written settings`;
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -108,73 +106,6 @@ function setup() {
   cleanups.push(() => rmSync(top, { recursive: true, force: true }));
   return { ws, env, state, key };
 }
-
-function runClaude(
-  ws: string,
-  env: NodeJS.ProcessEnv,
-  model: FakeModel,
-  mode: string,
-  extra: string[] = [],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(
-      claude,
-      [
-        "-p",
-        "make answer.js export 42",
-        "--permission-mode",
-        mode,
-        "--output-format",
-        "json",
-        "--model",
-        "claude-sonnet-4-5",
-        ...extra,
-      ],
-      {
-        cwd: ws,
-        env: {
-          ...env,
-          ANTHROPIC_BASE_URL: model.url,
-          ANTHROPIC_API_KEY: "sk-ant-test-not-a-key",
-          DISABLE_TELEMETRY: "1",
-          DISABLE_AUTOUPDATER: "1",
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-          // bypassPermissions refuses to start as root outside a declared sandbox.
-          IS_SANDBOX: "1",
-        },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => {
-      stdout += c.toString("utf8");
-    });
-    child.stderr.on("data", (c: Buffer) => {
-      stderr += c.toString("utf8");
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), 240_000);
-    child.on("error", fail);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr });
-    });
-  });
-}
-
-function session(state: string) {
-  const [workspace] = workspaceStateDirs(state);
-  const [dir] = readdirSync(join(state, workspace as string));
-  return JSON.parse(
-    readFileSync(join(state, workspace as string, dir as string, "session.json"), "utf8"),
-  );
-}
-
-/** The text of every tool result the model received, in order. */
-const toolResults = (model: FakeModel) =>
-  model.requests
-    .map((r) => contentText(r.messages?.at(-1)?.content))
-    .filter((t) => t.startsWith("[tool_result]"));
 
 describe(`real Claude Code ${claudeVersion} headless, hooks installed with --confine, fake model on 127.0.0.1${skipReason}`, () => {
   test.skipIf(!runnable)(
@@ -243,9 +174,7 @@ describe(`real Claude Code ${claudeVersion} headless, hooks installed with --con
       cleanups.push(() => model.close());
       const run = await runClaude(ws, env, model, "acceptEdits");
       expect(run.code).toBe(0);
-      const reasons = model.requests
-        .map((r) => contentText(r.messages?.at(-1)?.content))
-        .filter((t) => t.includes("turngate blocked the stop"));
+      const reasons = blockReasons(model);
       expect(reasons).toHaveLength(1);
       expect(reasons[0]).toContain("the check `unit` failed (assertion): exit code 1, expected 0.");
       expect(reasons[0]).toContain("  | expected 42, got 43");

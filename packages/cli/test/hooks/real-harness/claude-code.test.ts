@@ -9,31 +9,18 @@
  * consecutive Stop blocks and ends the turn at the 9th, reporting success — turngate
  * records that turn `incomplete` / `capped`.
  */
-import { execFileSync, spawn } from "node:child_process";
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { testTimeout } from "../../../../../test-time.js";
-import { workspaceStateDirs } from "../fixtures.js";
-import { bin, harnessBinary } from "./binaries.js";
-import { contentText, type FakeModel, startFakeModel } from "./fake-anthropic.js";
+import { bin } from "./binaries.js";
+import { blockReasons, claudeVersion, runClaude, session } from "./claude-run.js";
+import { startFakeModel } from "./fake-anthropic.js";
 
 // Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
 vi.setConfig({ testTimeout: testTimeout(300_000), hookTimeout: testTimeout(300_000) });
-
-const { path: claude, version: claudeVersion } = harnessBinary(
-  "@anthropic-ai/claude-code",
-  "claude",
-);
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -90,69 +77,6 @@ function setup(maxAttempts: number) {
   return { ws, env, state: join(top, "state") };
 }
 
-/** Run `claude -p` to the end (async: the fake model serves from this process). */
-function runClaude(
-  ws: string,
-  env: NodeJS.ProcessEnv,
-  model: FakeModel,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(
-      claude,
-      [
-        "-p",
-        "make answer.js export 42",
-        "--permission-mode",
-        "acceptEdits",
-        "--output-format",
-        "json",
-        "--model",
-        "claude-sonnet-4-5",
-      ],
-      {
-        cwd: ws,
-        env: {
-          ...env,
-          ANTHROPIC_BASE_URL: model.url,
-          ANTHROPIC_API_KEY: "sk-ant-test-not-a-key",
-          DISABLE_TELEMETRY: "1",
-          DISABLE_AUTOUPDATER: "1",
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-        },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => {
-      stdout += c.toString("utf8");
-    });
-    child.stderr.on("data", (c: Buffer) => {
-      stderr += c.toString("utf8");
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), 240_000);
-    child.on("error", fail);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr });
-    });
-  });
-}
-
-function session(state: string) {
-  const [workspace] = workspaceStateDirs(state);
-  const [dir] = readdirSync(join(state, workspace as string));
-  return JSON.parse(
-    readFileSync(join(state, workspace as string, dir as string, "session.json"), "utf8"),
-  );
-}
-
-/** How many requests carried turngate's block reason in their last message. */
-const blocksSeen = (model: FakeModel) =>
-  model.requests.filter((r) =>
-    contentText(r.messages?.at(-1)?.content).includes("turngate blocked the stop"),
-  ).length;
-
 describe(`real Claude Code ${claudeVersion} headless, hooks installed, fake model on 127.0.0.1`, () => {
   test("a broken file is blocked with the failing check, the reason reaches the model, the fix is verified", async () => {
     const { ws, env, state } = setup(3);
@@ -160,9 +84,7 @@ describe(`real Claude Code ${claudeVersion} headless, hooks installed, fake mode
     cleanups.push(() => model.close());
     const run = await runClaude(ws, env, model);
     expect(run.code).toBe(0);
-    const reasons = model.requests
-      .map((r) => contentText(r.messages?.at(-1)?.content))
-      .filter((t) => t.includes("turngate blocked the stop"));
+    const reasons = blockReasons(model);
     expect(reasons).toHaveLength(1);
     expect(reasons[0]).toContain("the check `unit` failed (assertion): exit code 1, expected 0.");
     // The block text names the failing test and its assertion (issue 34), then a tail.
@@ -190,7 +112,7 @@ describe(`real Claude Code ${claudeVersion} headless, hooks installed, fake mode
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ subtype: "success", is_error: false });
     // Claude Code handed 8 blocks back to the model and ended the turn at the 9th stop.
-    expect(blocksSeen(model)).toBe(8);
+    expect(blockReasons(model)).toHaveLength(8);
     const s = session(state);
     expect(s.turn.blocks).toBe(9);
     expect(s.turn.last).toMatchObject({ verdict: "incomplete", reason: "capped" });

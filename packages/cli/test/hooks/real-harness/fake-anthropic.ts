@@ -9,6 +9,11 @@
  * `Write` tool (Claude Code's side calls) get a plain "ok". Mode `probe` (issue 32 item 2):
  * the model first makes each of `probes` (tool calls, one per turn of the conversation), then
  * writes 42 and stops — how a confined agent's attempts on turngate's state are scripted.
+ * In mode `fix`, `probes` (when given) replace the first turn's write of 43: the model makes
+ * them, then stops; only turngate's block makes it write the fix (issue 32: an attack in one
+ * shell command, then the honest fix). `fix` is the tool call that fixes the workspace, for
+ * `fix` and `probe` alike (default: `Write` of `answer.js` exporting 42; Claude Code's `Write`
+ * refuses a file that exists and was not read, so a fix of such a file is a shell command).
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -45,11 +50,18 @@ export interface Probe {
   input: unknown;
 }
 
-/** Start the fake for a workspace (`dir`: where `answer.js` is written). */
+/**
+ * Start the fake for a workspace (`dir`: where `answer.js` is written). Modes, `probes` and
+ * `fix` as above; `fix` defaults to the `Write` of `answer.js` = `module.exports = 42;`.
+ */
 export async function startFakeModel(
   dir: string,
   mode: "fix" | "stubborn" | "probe",
   probes: readonly Probe[] = [],
+  fix: Probe = {
+    name: "Write",
+    input: { file_path: `${dir}/answer.js`, content: "module.exports = 42;\n" },
+  },
 ): Promise<FakeModel> {
   const requests: FakeModel["requests"] = [];
   let seq = 0;
@@ -74,27 +86,36 @@ export async function startFakeModel(
       requests.push(request);
       const tools = (request.tools ?? []).map((t) => t.name);
       const last = contentText(request.messages?.at(-1)?.content);
-      const write = (value: number): Block => ({
+      const probe = (p: Probe): Block => ({
         type: "tool_use",
         id: `toolu_${++seq}`,
-        name: "Write",
-        input: { file_path: `${dir}/answer.js`, content: `module.exports = ${value};\n` },
+        name: p.name,
+        input: p.input,
       });
       let blocks: Block[];
       const made = (request.messages ?? []).filter((m) => m.role === "assistant").length;
       if (!tools.includes("Write")) blocks = [{ type: "text", text: "ok" }];
       else if (mode === "probe") {
-        const probe = probes[made];
+        const next = probes[made];
         blocks =
-          probe !== undefined
-            ? [{ type: "tool_use", id: `toolu_${++seq}`, name: probe.name, input: probe.input }]
+          next !== undefined
+            ? [probe(next)]
             : made === probes.length
-              ? [write(42)]
+              ? [probe(fix)]
               : [{ type: "text", text: "Done." }];
       } else if (last.includes("turngate blocked the stop")) {
-        blocks = mode === "fix" ? [write(42)] : [{ type: "text", text: "I am done." }];
+        blocks = mode === "fix" ? [probe(fix)] : [{ type: "text", text: "I am done." }];
+      } else if (mode === "fix" && probes[made] !== undefined) {
+        blocks = [probe(probes[made] as Probe)];
       } else if (last.includes("[tool_result]")) blocks = [{ type: "text", text: "Done." }];
-      else blocks = [write(43)];
+      else {
+        blocks = [
+          probe({
+            name: "Write",
+            input: { file_path: `${dir}/answer.js`, content: "module.exports = 43;\n" },
+          }),
+        ];
+      }
       const stop = blocks.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn";
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
       const send = (event: string, data: unknown) =>
