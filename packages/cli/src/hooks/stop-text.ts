@@ -39,7 +39,8 @@ const COULD_NOT_RUN: readonly string[] = ["infrastructure", "timeout", "cancelle
  * did not pass with its failure class and what went wrong, then its failure digest — the
  * failing tests, each with the first lines of its failure, then the output's last lines
  * (`failureDigestLines`, the same lines `run` prints; issue 34); an unbound report with the
- * paths another process changed while the checks ran; or the gate's own message.
+ * paths another process changed while the checks ran; the user-level files the checks may
+ * read that changed during the turn (environment rows); or the gate's own message.
  * `maxChars` bounds the whole text the harness shows (default `FAILURE_DIGEST_MAX_CHARS`):
  * after `REASON_FRAME_CHARS` for turngate's own lines, the failing checks share the rest
  * equally. Input: the turn, the tool that last touched each path, the bound. Output: the
@@ -94,6 +95,17 @@ export function summarizeFailure(
     });
     lines.push(
       `the checks' report does not bind: ${shown.join(", ")} changed while the checks ran. Another process changed it — a background process still running in the workspace, or a hook of another tool running at the same time (Codex runs matching hooks concurrently). Stop that process, then stop again.`,
+    );
+  }
+  const environment = result.environmentChanges ?? [];
+  if (environment.length > 0) {
+    const shown = environment.slice(0, 10).map((change) => {
+      const kind = change.contentDigest === "deleted" ? "deleted" : "changed";
+      return `${displayPath(change.path)} (${kind})`;
+    });
+    const more = environment.length > 10 ? `, and ${environment.length - 10} more` : "";
+    lines.push(
+      `user-level files the checks may read changed during this turn: ${shown.join(", ")}${more}. turngate cannot tell whether the checks passed because of them, so these changes are not verified: undo them, or, if the person made them, ask the person to waive the digest.`,
     );
   }
   if (failed.length === 0 && lines.length === 0) {

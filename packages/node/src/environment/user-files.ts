@@ -83,7 +83,7 @@ export interface UserFilesOptions {
 /** `~/…` label → content digest (see `fingerprintUserFiles`). */
 export type UserFileFingerprints = Record<string, string>;
 
-/** Files larger than this are fingerprinted by metadata (size, mtime, inode), not bytes. */
+/** Files larger than this are fingerprinted by metadata (size, mtime, ctime, inode), not bytes. */
 export const USER_FILE_HASH_LIMIT_BYTES = 1024 * 1024;
 const MAX_FILES_PER_FOLDER = 2000;
 const MAX_DEPTH = 3;
@@ -346,9 +346,20 @@ function labelOf(path: string, home: string): string {
 /** The read buffer of `fileDigest` (sync, so one is enough), allocated on first use. */
 let readBuffer: Buffer | undefined;
 
-/** SHA-256 hex of a file's bytes (≤ 1 MiB) or of `size:mtime_ns:ino` (larger); null if unreadable. */
-function fileDigest(path: string, size: number, mtimeNs: bigint, ino: bigint): string {
-  if (size > USER_FILE_HASH_LIMIT_BYTES) return hash("sha256", `stat:${size}:${mtimeNs}:${ino}`);
+/**
+ * SHA-256 hex of a file's bytes (≤ 1 MiB) or of `stat:size:mtime_ns:ctime_ns:ino` (larger:
+ * size, mtime and inode can all be kept by a rewrite in place with the mtime set back, the
+ * ctime cannot); null if unreadable.
+ */
+function fileDigest(
+  path: string,
+  size: number,
+  mtimeNs: bigint,
+  ctimeNs: bigint,
+  ino: bigint,
+): string {
+  if (size > USER_FILE_HASH_LIMIT_BYTES)
+    return hash("sha256", `stat:${size}:${mtimeNs}:${ctimeNs}:${ino}`);
   const digest = createHash("sha256");
   let fd: number | undefined;
   try {
@@ -406,7 +417,13 @@ function visit(
   if (!stat.isFile()) return;
   if (depth > 0 && location.match !== undefined && !location.match.test(basename(path))) return;
   budget.files--;
-  out[labelOf(path, home)] = fileDigest(path, Number(stat.size), stat.mtimeNs, stat.ino);
+  out[labelOf(path, home)] = fileDigest(
+    path,
+    Number(stat.size),
+    stat.mtimeNs,
+    stat.ctimeNs,
+    stat.ino,
+  );
 }
 
 /**
@@ -547,7 +564,7 @@ export function userFilesHome(options: UserFilesOptions = {}): string {
 /**
  * Fingerprint the user-level files (see the list above): label (`~/.gitconfig`, or the
  * absolute path outside the home directory) → lowercase hex SHA-256 of the bytes (files
- * ≤ 1 MiB), of `stat:size:mtime_ns:ino` (larger files), of `symlink:TARGET` (a symlink,
+ * ≤ 1 MiB), of `stat:size:mtime_ns:ctime_ns:ino` (larger files), of `symlink:TARGET` (a symlink,
  * not followed), of `unreadable:CODE`, or `pathStatDigest` (stat-only folders: `PATH`
  * folders outside home, ancestor `node_modules/`). With `options.root`, the workspace's
  * ancestors too (`ancestorLocations`). Missing files are absent. Folders are walked 3

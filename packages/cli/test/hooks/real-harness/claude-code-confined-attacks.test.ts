@@ -16,7 +16,7 @@
  *   unconfined Claude Code's Bash tool does), between a turn start and a stop piped by hand
  *   into the installed hook: the plant lands and the stop allows the cheating code as
  *   `verified` — the hole the sandbox closes. Two attacks are caught without confinement and
- *   say so: the PATH tool over 1 MiB (the observer's environment row) and the cache
+ *   say so: the PATH tool over 1 MiB (its ctime changed: an environment row) and the cache
  *   configuration's `trust_own_key` (refused with a warning, so the cheating code's check runs
  *   and fails).
  * Skipped, saying why, where Claude Code's sandbox cannot run (no bubblewrap or socat).
@@ -255,22 +255,28 @@ describe.skipIf(!claudeSandbox.runnable)(
       expectOpenHole(PREFIX_LIB_NODE);
     });
 
-    test("a PATH tool over 1 MiB in the home folder rewritten in place, size, mtime and inode kept (no observer in hook mode: unconfined it is verified)", async () => {
+    test("a PATH tool over 1 MiB in the home folder rewritten in place, size, mtime and inode kept (unconfined, its ctime gives it away: the stop blocks on an environment row)", async () => {
       await expectConfinedRefusal(
         HOME_PATH_TOOL,
         // dd's message is dropped with its chatter: the refusal is its exit status.
         () => "rc=1",
       );
-      // `turngate run` names this rewrite (its observer watches the agent's writes: an
-      // environment row); a hook has only the fingerprints, which stat a file over 1 MiB
-      // (size, mtime, inode: all kept).
-      const open = expectOpenHole(HOME_PATH_TOOL);
+      // A hook has only the user-level fingerprints; for a file over 1 MiB they are its size,
+      // mtime, ctime and inode. The rewrite keeps all but the ctime, which cannot be set back.
+      const open = openRun(HOME_PATH_TOOL);
+      expect(open.shell).toBe("rc=0\n");
+      expect(landed(HOME_PATH_TOOL, open.w)).toBe(true);
       const after = statSync(HOME_PATH_TOOL.target(open.w), { bigint: true });
       expect([after.size, after.mtimeNs, after.ino]).toEqual([
         open.before?.size,
         open.before?.mtimeNs,
         open.before?.ino,
       ]);
+      expect(open.stop).toMatchObject({ decision: "block" });
+      expect((open.stop as { reason: string }).reason.split("\n")[1]).toBe(
+        "user-level files the checks may read changed during this turn: ~/bin/runtests (changed). turngate cannot tell whether the checks passed because of them, so these changes are not verified: undo them, or, if the person made them, ask the person to waive the digest.",
+      );
+      expect(open.session.turn.last).toMatchObject({ verdict: "continue", trust: "unsandboxed" });
     });
 
     test("the 2,001st file of ~/.node_modules (past the fingerprint's 2,000-file budget)", async () => {
