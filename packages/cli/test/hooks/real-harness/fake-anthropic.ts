@@ -103,7 +103,8 @@ export async function startFakeModel(
             : made === probes.length
               ? [probe(fix)]
               : [{ type: "text", text: "Done." }];
-      } else if (last.includes("turngate blocked the stop")) {
+      } else if (!last.startsWith("[tool_result]") && last.includes("turngate blocked the stop")) {
+        // A Stop hook's block, not a tool's output that quotes one (an agent's own hook call).
         blocks = mode === "fix" ? [probe(fix)] : [{ type: "text", text: "I am done." }];
       } else if (mode === "fix" && probes[made] !== undefined) {
         blocks = [probe(probes[made] as Probe)];
