@@ -19,6 +19,8 @@ import { testTimeout } from "../../../../test-time.js";
 import { cleanWorlds, SKIP_REASON, sandbox, turn, type World } from "./helpers.js";
 import {
   GLOBAL_NPMRC,
+  GO_BIN,
+  GO_MODULE_CACHE,
   HOME_PATH_TOOL,
   landed,
   NODE_MODULES_2001,
@@ -122,6 +124,12 @@ describe.skipIf(!sandbox.available)(
       "the 2,001st file of ~/.node_modules (past the fingerprint's 2,000-file budget)",
       () => expectConfineRefuses(NODE_MODULES_2001),
       testTimeout(60_000),
+    );
+
+    test.skipIf(GO_BIN === "")(
+      `the Go module cache (a module's source rewritten in place, size and mtime kept)${GO_BIN === "" ? " — SKIPPED: go is not on PATH" : ""}`,
+      () => expectConfineRefuses(GO_MODULE_CACHE),
+      testTimeout(120_000),
     );
   },
 );

@@ -40,6 +40,8 @@ import { cleanWorlds, type World } from "../../confine/helpers.js";
 import {
   CACHE_TRUST_OWN_KEY,
   GLOBAL_NPMRC,
+  GO_BIN,
+  GO_MODULE_CACHE,
   HOME_PATH_TOOL,
   landed,
   NODE_MODULES_2001,
@@ -47,7 +49,7 @@ import {
   PREFIX_LIB_NODE,
   PTH_IN_VENV,
   plantSh,
-  shellWord,
+  printfText,
 } from "../../confine/outside-attacks.js";
 import { payload, readStop } from "../fixtures.js";
 import { bin } from "./binaries.js";
@@ -122,7 +124,7 @@ function hookWorld(a: OutsideAttack, confine: boolean, config = {}): HookWorld {
 
 /** The cheating agent's one shell command: the broken code, the plant, its exit status. */
 const attackCommand = (a: OutsideAttack, w: World) =>
-  `printf %s ${shellWord(a.cheat)} > ${a.file}; ${plantSh(a, w)}; echo rc=$?`;
+  `${printfText(a.cheat)} > ${a.file}; ${plantSh(a, w)}; echo rc=$?`;
 
 /**
  * The confined run: the real Claude Code with `--confine`'s settings, the fake model's one
@@ -139,7 +141,7 @@ async function confinedRun(a: OutsideAttack, config = {}) {
     // Claude Code's Write refuses a file it has not read: the fix is a shell command too.
     {
       name: "Bash",
-      input: { command: `printf %s ${shellWord(a.honest)} > ${a.file}`, description: "fix" },
+      input: { command: `${printfText(a.honest)} > ${a.file}`, description: "fix" },
     },
   );
   cleanups.push(() => model.close());
@@ -305,5 +307,14 @@ describe.skipIf(!claudeSandbox.runnable)(
         `turngate: cache: ${CACHE_TRUST_OWN_KEY.target(open.w)} trust_own_key: refused: the agent runs as your user and could have written this file (run the agent with --confine, make the file read-only to that user, or give keys in TURNGATE_CACHE_TRUSTED_KEYS)\n`,
       );
     });
+
+    test.skipIf(GO_BIN === "")(
+      `the Go module cache (a module's source rewritten in place, size and mtime kept)${GO_BIN === "" ? " — SKIPPED: go is not on PATH" : ""}`,
+      async () => {
+        // dd's message is dropped with its chatter: the refusal is its exit status.
+        await expectConfinedRefusal(GO_MODULE_CACHE, () => "rc=1");
+        expectOpenHole(GO_MODULE_CACHE);
+      },
+    );
   },
 );
