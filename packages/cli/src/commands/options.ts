@@ -105,7 +105,7 @@ export function addTurnOptions(command: Command, jsonHelp: string): Command {
       )
       .option(
         "--verifier <command>",
-        "read-only verifier command (issue 13, A3S §2.18): run once before the gate when the turn changed files; refused unrun when it contains >, rm , mv  or tee ; any change it makes voids its report",
+        "read-only verifier command (docs/cli.md): run once before the gate when the turn changed files; refused unrun when it contains >, rm , mv  or tee ; any change it makes voids its report",
       )
       .option(
         "--isolation <mode>",
