@@ -21,17 +21,8 @@
  *   and fails).
  * Skipped, saying why, where Claude Code's sandbox cannot run (no bubblewrap or socat).
  */
-import { execFileSync, spawnSync } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test, vi } from "vitest";
@@ -57,6 +48,7 @@ import {
   blockReasons,
   claudeSandbox,
   claudeVersion,
+  installClaudeHooks,
   runClaude,
   session,
   sessionDir,
@@ -101,24 +93,7 @@ function hookWorld(a: OutsideAttack, confine: boolean, config = {}): HookWorld {
     TMPDIR: tmpdir(),
     LANG: "C.UTF-8",
   });
-  mkdirSync(join(w.home, ".claude"));
-  writeFileSync(
-    join(w.home, ".claude", "settings.json"),
-    `${JSON.stringify({ sandbox: { autoAllowBashIfSandboxed: true } })}\n`,
-  );
-  execFileSync(
-    process.execPath,
-    [
-      bin,
-      "hook",
-      "install",
-      "claude-code",
-      ...(confine ? ["--confine"] : []),
-      "--command",
-      `${process.execPath} ${bin}`,
-    ],
-    { cwd: w.p.root, env: w.env, stdio: "ignore" },
-  );
+  installClaudeHooks(w.p.root, w.env, confine);
   return { w, state };
 }
 

@@ -22,19 +22,21 @@
  *   gapless turns (gapless-hooks.test.ts).
  * Skipped, saying why, where Claude Code's sandbox cannot run (no bubblewrap or socat).
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { testTimeout } from "../../../../../test-time.js";
+import { gitProject } from "../../helpers.js";
 import { payload, readStop } from "../fixtures.js";
 import { bin } from "./binaries.js";
 import {
   blockReasons,
   claudeSandbox,
   claudeVersion,
+  installClaudeHooks,
   runClaude,
   session,
   toolResults,
@@ -56,34 +58,23 @@ type Scenario = "waive-prompt" | "waive-script" | "own-stop" | "writer";
 
 /** A fresh world: a git repository (answer.js = 41, check.js), hooks installed, its env. */
 function world(confine: boolean) {
+  const p = gitProject({
+    "answer.js": "module.exports = 41;\n",
+    "check.js":
+      'const v = require("./answer.js");\nif (v !== 42) { console.log("expected 42, got " + v); process.exit(1); }\n',
+    "turngate.config.json": `${JSON.stringify({ isolation: "in-place", checks: [{ id: "unit", command: "node check.js" }] })}\n`,
+  });
   const top = realpathSync(mkdtempSync(join(tmpdir(), "turngate-claude-gate-")));
-  cleanups.push(() => rmSync(top, { recursive: true, force: true }));
-  const ws = join(top, "ws");
+  cleanups.push(() => {
+    p.cleanup();
+    rmSync(top, { recursive: true, force: true });
+  });
   const home = join(top, "home");
   const state = join(top, "state");
-  mkdirSync(ws);
-  mkdirSync(join(home, ".claude"), { recursive: true });
   // What Claude Code's sandbox adds to the global git ignore on its first sandboxed write; a
   // fresh HOME without it sees that write as a user-level change during the turn (a block).
   mkdirSync(join(home, ".config", "git"), { recursive: true });
   writeFileSync(join(home, ".config", "git", "ignore"), "**/.claude/.cc-writes/\n");
-  writeFileSync(join(ws, "answer.js"), "module.exports = 41;\n");
-  writeFileSync(
-    join(ws, "check.js"),
-    'const v = require("./answer.js");\nif (v !== 42) { console.log("expected 42, got " + v); process.exit(1); }\n',
-  );
-  writeFileSync(
-    join(ws, "turngate.config.json"),
-    `${JSON.stringify({ isolation: "in-place", checks: [{ id: "unit", command: "node check.js" }] })}\n`,
-  );
-  const git = (...args: string[]) =>
-    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.invalid", ...args], {
-      cwd: ws,
-      stdio: "ignore",
-    });
-  git("init", "-q");
-  git("add", "-A");
-  git("commit", "-q", "--no-gpg-sign", "-m", "base");
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: home,
@@ -94,25 +85,8 @@ function world(confine: boolean) {
     ATTACK_NODE: process.execPath,
     ATTACK_BIN: bin,
   };
-  // The person's own choice: sandboxed commands run without a prompt (headless -p cannot ask).
-  writeFileSync(
-    join(home, ".claude", "settings.json"),
-    `${JSON.stringify({ sandbox: { autoAllowBashIfSandboxed: true } })}\n`,
-  );
-  execFileSync(
-    process.execPath,
-    [
-      bin,
-      "hook",
-      "install",
-      "claude-code",
-      ...(confine ? ["--confine"] : []),
-      "--command",
-      `${process.execPath} ${bin}`,
-    ],
-    { cwd: ws, env, stdio: "ignore" },
-  );
-  return { ws, env, state };
+  installClaudeHooks(p.root, env, confine);
+  return { ws: p.root, env, state };
 }
 
 /** The attack's shell command, as the model sends it. */
@@ -214,9 +188,6 @@ function expectWaivedUnconfined(scenario: Scenario, waiveLine: (digest: string) 
   return digest;
 }
 
-/** `text` as a literal inside a regular expression. */
-const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
 /** What the agent's own Stop sees in the sandbox: an empty state folder, no turn to judge. */
 const COVER_STOP =
   "stop: exit 2: turngate blocked the stop: it could not judge this turn (attempt 1 of 3)., digest none";
@@ -244,10 +215,9 @@ describe.skipIf(!claudeSandbox.runnable)(
         const run = await confinedRun("waive-script", digest);
         // `turngate waive` answered, but what it wrote was the sandbox's cover: the real
         // session's waivers stay empty and the real stop blocks.
-        expect(run.attack).toMatch(
-          new RegExp(
-            `^\\[tool_result\\] ${literal(COVER_STOP)}\nturngate waive under script: exit 0: waiver recorded for claude-code session [0-9a-f-]{36}: effect digest ${digest} \\(forged\\); the next stop whose changes have exactly this digest ends as waived$`,
-          ),
+        // (Claude Code's session id is random: it is replaced by <id>.)
+        expect(run.attack.replace(/session [0-9a-f-]{36}:/, "session <id>:")).toBe(
+          `[tool_result] ${COVER_STOP}\nturngate waive under script: exit 0: waiver recorded for claude-code session <id>: effect digest ${digest} (forged); the next stop whose changes have exactly this digest ends as waived`,
         );
         expectBlockedThenVerified(run, digest);
       },

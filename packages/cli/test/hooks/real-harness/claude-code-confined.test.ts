@@ -30,11 +30,11 @@ import { afterEach, describe, expect, test, vi } from "vitest";
 import { testTimeout } from "../../../../../test-time.js";
 import { readProofPayload } from "../../helpers.js";
 import { workspaceStateDirs } from "../fixtures.js";
-import { bin } from "./binaries.js";
 import {
   blockReasons,
   claudeSandbox,
   claudeVersion,
+  installClaudeHooks,
   runClaude,
   session,
   toolResults,
@@ -92,17 +92,7 @@ function setup() {
     XDG_STATE_HOME: xdg,
     TURNGATE_HOOK_STATE_DIR: state,
   };
-  // The person's own choice: sandboxed commands run without a prompt (headless -p cannot ask).
-  mkdirSync(join(home, ".claude"));
-  writeFileSync(
-    join(home, ".claude", "settings.json"),
-    `${JSON.stringify({ sandbox: { autoAllowBashIfSandboxed: true } })}\n`,
-  );
-  execFileSync(
-    process.execPath,
-    [bin, "hook", "install", "claude-code", "--confine", "--command", `${process.execPath} ${bin}`],
-    { cwd: ws, env, stdio: "ignore" },
-  );
+  installClaudeHooks(ws, env, true);
   cleanups.push(() => rmSync(top, { recursive: true, force: true }));
   return { ws, env, state, key };
 }

@@ -4,11 +4,11 @@
  * run left: the hook session file and what the model was sent. Shared by the real-harness
  * Claude Code test files.
  */
-import { spawn, spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { workspaceStateDirs } from "../fixtures.js";
-import { harnessBinary } from "./binaries.js";
+import { bin, harnessBinary } from "./binaries.js";
 import { contentText, type FakeModel } from "./fake-anthropic.js";
 
 /** The pinned Claude Code executable and its version (for the test titles). */
@@ -29,6 +29,35 @@ export const claudeSandbox: { runnable: boolean; why: string } = {
   runnable: process.platform === "linux" && missing.length === 0,
   why: `Claude Code's sandbox cannot run here (${process.platform !== "linux" ? `platform ${process.platform}` : `${missing.join(" and ")} not installed`})`,
 };
+
+/**
+ * Set a test world up for Claude Code's hooks: the person's own choice in
+ * `$HOME/.claude/settings.json` (`env.HOME`), `sandbox.autoAllowBashIfSandboxed` (headless
+ * `-p` cannot answer a prompt), then `turngate hook install claude-code [--confine]` in `ws`
+ * with `env`, the hook command being this Node and the built CLI (docs/hooks.md "Confined
+ * hooks"). Throws when the install exits non-zero.
+ */
+export function installClaudeHooks(ws: string, env: NodeJS.ProcessEnv, confine: boolean): void {
+  const dir = join(env.HOME as string, ".claude");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, "settings.json"),
+    `${JSON.stringify({ sandbox: { autoAllowBashIfSandboxed: true } })}\n`,
+  );
+  execFileSync(
+    process.execPath,
+    [
+      bin,
+      "hook",
+      "install",
+      "claude-code",
+      ...(confine ? ["--confine"] : []),
+      "--command",
+      `${process.execPath} ${bin}`,
+    ],
+    { cwd: ws, env, stdio: "ignore" },
+  );
+}
 
 /** What a `claude -p` run ended with: its exit code (null when killed) and output. */
 export interface ClaudeRun {
