@@ -282,6 +282,75 @@ function statDigestListing(folder, max) {
   return native.statDigestListing(folder, max);
 }
 
+/**
+ * The entries of a clean-room proof, joined (see index.d.ts `roomEntries`). Throws ERR_TURNGATE_INVALID_ARG naming `entries[i]`.
+ */
+function roomEntries(entries) {
+  if (!Array.isArray(entries))
+    throw invalid("entries", "expected an array of [path, kind, digest]");
+  const parts = new Array(entries.length * 3);
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i];
+    if (!Array.isArray(entry) || entry.length !== 3 || entry.some((f) => typeof f !== "string")) {
+      throw invalid(`entries[${i}]`, "expected [path, kind, digest] strings");
+    }
+    if (entry[0].includes("\0")) throw invalid(`entries[${i}]`, "must not hold a NUL byte");
+    parts[i * 3] = entry[0];
+    parts[i * 3 + 1] = entry[1];
+    parts[i * 3 + 2] = entry[2];
+  }
+  return { joined: parts.join("\0"), count: entries.length };
+}
+
+function checkRecorded(recorded) {
+  if (
+    typeof recorded !== "object" ||
+    recorded === null ||
+    !Number.isInteger(recorded.count) ||
+    !Buffer.isBuffer(recorded.records) ||
+    !Buffer.isBuffer(recorded.paths)
+  ) {
+    throw invalid("recorded", "expected {count, records: Buffer, paths: Buffer}");
+  }
+}
+
+function checkEntries(entries) {
+  if (
+    typeof entries !== "object" ||
+    entries === null ||
+    typeof entries.joined !== "string" ||
+    !Number.isInteger(entries.count)
+  ) {
+    throw invalid("entries", "expected the result of roomEntries");
+  }
+}
+
+/** See index.d.ts `roomProve`. */
+function roomProve(room, recorded, entries, stampNs) {
+  try {
+    const native = api();
+    checkRoot(room);
+    checkRecorded(recorded);
+    checkEntries(entries);
+    if (typeof stampNs !== "bigint") throw invalid("stampNs", "expected a bigint (ns)");
+    return native
+      .roomProveAsync(
+        room,
+        recorded.records,
+        recorded.paths,
+        recorded.count,
+        entries.joined,
+        entries.count,
+        String(stampNs),
+      )
+      .catch((error) => {
+        throw typed(error);
+      });
+  } catch (error) {
+    return Promise.reject(typed(error));
+  }
+}
+
 function call(name) {
   return (...args) => api()[name](...args);
 }
@@ -302,4 +371,6 @@ module.exports = {
   sha256Concat,
   ledgerDigest,
   statDigestListing,
+  roomEntries,
+  roomProve,
 };

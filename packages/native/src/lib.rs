@@ -7,6 +7,7 @@
 //! - `stat_listing`: the stat-only fingerprints of a folder's entries (`statDigestListing`,
 //!   the user-level fingerprints' `PATH` folders);
 //! - `ledger`: the mutation ledger's order and effect digest in one call (`ledgerDigest`);
+//! - `room`: the clean room's proof against its manifest (`roomProve`);
 //! - `errors`: the typed errors that cross the boundary (a code and the path).
 #![deny(clippy::all)]
 
@@ -15,6 +16,7 @@ mod hash;
 mod ledger;
 mod paths;
 mod process;
+mod room;
 mod stat;
 mod stat_listing;
 mod walk;

@@ -202,13 +202,13 @@ pub fn run_name(root: &str, rel: &str) -> Option<std::ffi::CString> {
 /// spreads over the pool, as `(start, end)` index ranges covering `paths` in order. Each run
 /// opens its parent once and works on the names in it (`fstatat`, `openat`): the kernel
 /// then walks one component per path instead of the whole path.
-pub fn runs(paths: &[String]) -> Vec<(usize, usize)> {
+pub fn runs<S: AsRef<str>>(paths: &[S]) -> Vec<(usize, usize)> {
     let mut out: Vec<(usize, usize)> = Vec::new();
     let mut start = 0;
     for i in 1..=paths.len() {
         if i == paths.len()
             || i - start >= RUN_PATHS
-            || parent_of(&paths[i]) != parent_of(&paths[start])
+            || parent_of(paths[i].as_ref()) != parent_of(paths[start].as_ref())
         {
             if i > start {
                 out.push((start, i));

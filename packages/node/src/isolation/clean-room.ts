@@ -5,9 +5,16 @@ import { isAbsolute, join } from "node:path";
 import lockfile from "proper-lockfile";
 import writeFileAtomicLib from "write-file-atomic";
 import type { EntryState } from "../workspace/snapshot.js";
-import { type RoomEntry, syncRoomFiles } from "./room-files.js";
+import { syncRoomFiles } from "./room-files.js";
 import { type BaselineHead, ensureRoomClone, updateRoomIndex } from "./room-git.js";
 import { dropKept, type KeptFingerprint, keptDirs, keptFingerprint } from "./room-kept.js";
+import {
+  decodeRoomManifest,
+  encodeRoomManifest,
+  NO_RECORDS,
+  type RoomManifestHeader,
+  type RoomRecords,
+} from "./room-manifest.js";
 
 /**
  * The clean room (docs/design.md §3b): a per-workspace folder outside the workspace that
@@ -15,34 +22,29 @@ import { dropKept, type KeptFingerprint, keptDirs, keptFingerprint } from "./roo
  * cloned from the workspace at the baseline commit. The checks of a clean-room turn run in
  * it, mounted at the workspace's own path inside the check sandbox (`sandbox.ts`).
  *
- * Layout of `<dir>`: `tree/` (the room), `manifest.json` (what turngate wrote: each entry's
- * digest and `lstat`, the fingerprints of the kept folders, the last mtime), `stamp` (its
- * ctime marks the last proof; see `room-files.ts`), `manifest.json.lock` while a turn uses
- * the room. The room persists between turns, so build caches stay warm; it is updated from
+ * Layout of `<dir>`: `tree/` (the room), `manifest.bin` (what turngate wrote: each entry's
+ * digest and `lstat`, the fingerprint of `.git`, the last mtime; format in
+ * `room-manifest.ts`), `stamp` (its ctime marks the last proof; see `room-files.ts`),
+ * `manifest.bin.lock` while a turn uses the room. The room persists between turns, so build caches stay warm; it is updated from
  * each turn's snapshot, so the cost per turn is O(changed files) plus one `lstat` per entry.
  *
  * Before every check ({@link CleanRoom.prepare}):
- * 1. kept folders are proven: the room's `.git` must be exactly what turngate last left
- *    there, the build caches exactly what the last check left; a mismatch (the agent, or
- *    anyone, wrote the room) drops them (`.git` is cloned again);
- * 2. the files are made equal to the snapshot and proven (`syncRoomFiles`);
- * 3. `.git` is cloned or fetched, HEAD set to the baseline commit, the index updated.
+ * 1. the room's `.git` must be exactly what turngate last left there (its fingerprint); a
+ *    mismatch (the agent, or anyone, wrote the room) drops it;
+ * 2. the files are made equal to the snapshot and proven (`syncRoomFiles`, one walk that
+ *    also finds the build caches); caches that are not exactly what the last check of this
+ *    turn left are dropped;
+ * 3. `.git` is cloned or fetched and HEAD set to the baseline commit, unless it was proven
+ *    at that very HEAD; then the index is updated with the paths written and removed.
  * After every check ({@link CleanRoom.afterCheck}) the caches' fingerprint is recorded.
  */
 
 /** Schema id of the room's manifest. */
-export const CLEAN_ROOM_SCHEMA = "turngate.clean_room.v1";
+export const CLEAN_ROOM_SCHEMA = "turngate.clean_room.v2";
 
-interface Manifest {
-  schema: typeof CLEAN_ROOM_SCHEMA;
-  workspace: string;
-  mtime_s: number;
-  stamp_ns: string;
-  /** Fingerprint of `.git` after turngate's own git work (null: no `.git`, or racy). */
-  git: string | null;
-  /** The HEAD the room's `.git` was set to. */
+interface Manifest extends RoomManifestHeader {
   head: BaselineHead | null;
-  entries: Record<string, RoomEntry>;
+  entries: RoomRecords;
 }
 
 /** What {@link CleanRoom.prepare} did, for the turn's notes and the benchmarks. */
@@ -117,8 +119,10 @@ export class CleanRoom {
     turnStartMs: number = Date.now(),
   ): Promise<CleanRoom> {
     mkdirSync(join(dir, "tree"), { recursive: true, mode: 0o700 });
-    const manifestPath = join(dir, "manifest.json");
-    if (lstatOrUndefined(manifestPath) === undefined) writeFileSync(manifestPath, "{}\n");
+    const manifestPath = join(dir, MANIFEST);
+    if (lstatOrUndefined(manifestPath) === undefined) writeFileSync(manifestPath, "");
+    // A room of an earlier turngate (manifest.json) is re-proven by hashing, once.
+    rmSync(join(dir, "manifest.json"), { force: true });
     const release = await lockfile.lock(manifestPath, {
       realpath: false,
       stale: 60_000,
@@ -168,9 +172,8 @@ export class CleanRoom {
     const tree = this.tree;
     const m = this.#manifest;
     const dropped: string[] = [];
-    const kept = keptDirs(tree, entries);
-    const caches = kept.filter((dir) => dir !== ".git");
-    if (kept.includes(".git")) {
+    let gitProven = false;
+    if (lstatOrUndefined(join(tree, ".git")) !== undefined) {
       const now = keptFingerprint(tree, [".git"]);
       const same =
         m.git !== null &&
@@ -178,15 +181,33 @@ export class CleanRoom {
         now.maxCtimeNs < this.#trustBeforeNs &&
         head !== null &&
         sameHead(m.head, head);
-      if (!same && !(m.git !== null && now.digest === m.git && this.#gitOwnThisTurn)) {
+      gitProven = same || (m.git !== null && now.digest === m.git && this.#gitOwnThisTurn);
+      if (!gitProven) {
         dropKept(tree, [".git"]);
         dropped.push(".git");
       }
     }
+    // A .git proven to be what turngate left at this very HEAD needs no git work but the
+    // index; any other is cloned or fetched and pointed at the baseline.
+    const ready = gitProven && head !== null && sameHead(m.head, head);
+    const files = await syncRoomFiles(
+      {
+        room: tree,
+        workspace: this.#workspace,
+        entries,
+        recorded: m.entries,
+        stampNs: min(BigInt(m.stamp_ns), this.#trustBeforeNs),
+        lastMtimeS: m.mtime_s,
+      },
+      this.#env,
+    );
+    m.entries = files.recorded;
+    m.mtime_s = files.mtimeS;
     // Build caches live for one turn: a cache an earlier turn's checks wrote was written by
     // code the agent controlled then (a check runs the project's code), and tools trust
     // their caches (cargo's dep-info and mtimes, unchecked-hash bytecode). Within a turn the
     // checks share them, as they would in CI, when proven to be what the last check left.
+    const caches = files.kept;
     if (
       caches.length > 0 &&
       (this.#caches === null || keptFingerprint(tree, caches).digest !== this.#caches)
@@ -195,25 +216,11 @@ export class CleanRoom {
       dropped.push(...caches);
     }
 
-    const previous = m.entries;
-    const files = syncRoomFiles({
-      room: tree,
-      workspace: this.#workspace,
-      entries,
-      recorded: previous,
-      stampNs: min(BigInt(m.stamp_ns), this.#trustBeforeNs),
-      lastMtimeS: m.mtime_s,
-    });
-    m.entries = files.recorded;
-    m.mtime_s = files.mtimeS;
-
     let cloned = false;
     if (head !== null) {
-      cloned = await ensureRoomClone(tree, this.#workspace, head, this.#env);
+      if (!ready) cloned = await ensureRoomClone(tree, this.#workspace, head, this.#env);
       const rebuild = cloned || dropped.includes(".git") || !sameHead(m.head, head);
-      const changed = rebuild
-        ? [...entries.keys()]
-        : [...files.written, ...Object.keys(previous).filter((path) => !entries.has(path))];
+      const changed = rebuild ? [...entries.keys()] : [...files.written, ...files.gone];
       await updateRoomIndex(tree, head, changed, rebuild, this.#env);
       m.head = head;
     } else if (lstatOrUndefined(join(tree, ".git")) !== undefined) {
@@ -280,11 +287,15 @@ export class CleanRoom {
 
   /** Write the manifest: atomic (rename) but not fsynced (a lost one rebuilds the room). */
   async #writeManifest(): Promise<void> {
-    await writeFileAtomicLib(join(this.#dir, "manifest.json"), JSON.stringify(this.#manifest), {
+    const { entries, ...header } = this.#manifest;
+    await writeFileAtomicLib(join(this.#dir, MANIFEST), encodeRoomManifest(header, entries), {
       fsync: false,
     });
   }
 }
+
+/** The manifest's file name in the room's folder. */
+const MANIFEST = "manifest.bin";
 
 /** ms before the turn's start from which room state is distrusted (the coarse clock lags). */
 const TRUST_MARGIN_MS = 50;
@@ -305,18 +316,24 @@ function emptyManifest(workspace: string): Manifest {
     stamp_ns: "0",
     git: null,
     head: null,
-    entries: {},
+    entries: NO_RECORDS,
   };
 }
 
 function readManifest(path: string): Manifest | undefined {
+  let bytes: Buffer;
   try {
-    const value = JSON.parse(readFileSync(path, "utf8")) as Partial<Manifest>;
-    if (value.schema !== CLEAN_ROOM_SCHEMA || typeof value.workspace !== "string") return undefined;
-    return value as Manifest;
+    bytes = readFileSync(path);
   } catch {
     return undefined;
   }
+  const decoded = decodeRoomManifest(bytes);
+  if (decoded === undefined || decoded.header.schema !== CLEAN_ROOM_SCHEMA) return undefined;
+  return {
+    ...decoded.header,
+    head: decoded.header.head as BaselineHead | null,
+    entries: decoded.entries,
+  };
 }
 
 function lstatOrUndefined(abs: string) {

@@ -36,7 +36,6 @@ export {
 export {
   isKeptCacheDir,
   KEPT_CACHE_DIRS,
-  type RoomEntry,
   RoomSourceChangedError,
   syncRoomFiles,
 } from "./room-files.js";
@@ -48,7 +47,20 @@ export {
   updateRoomIndex,
 } from "./room-git.js";
 export { dropKept, type KeptFingerprint, keptDirs, keptFingerprint } from "./room-kept.js";
+export {
+  decodeRoomManifest,
+  encodeRoomManifest,
+  NO_RECORDS,
+  RECORD_BYTES,
+  ROOM_MANIFEST_VERSION,
+  type RoomManifestHeader,
+  type RoomRecord,
+  type RoomRecords,
+  readRecord,
+  writeRecord,
+} from "./room-manifest.js";
 export { type CopiedOutputs, copyRoomOutputs } from "./room-outputs.js";
+export { type ProofEntry, proveRoom, proveRoomTs, type RoomProof } from "./room-proof.js";
 export {
   detectSetup,
   isSetupInput,

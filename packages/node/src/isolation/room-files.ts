@@ -3,15 +3,12 @@ import {
   type BigIntStats,
   closeSync,
   constants,
-  type Dirent,
   fstatSync,
   lstatSync,
   mkdirSync,
   openSync,
-  readdirSync,
   readFileSync,
   readlinkSync,
-  readSync,
   rmSync,
   symlinkSync,
   unlinkSync,
@@ -20,6 +17,8 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import type { EntryState } from "../workspace/snapshot.js";
+import { joinPaths, type RoomRecords, writeRecord } from "./room-manifest.js";
+import { type ProofEntry, proveRoom } from "./room-proof.js";
 
 /**
  * The clean room's files (docs/design.md §3b, "Clean room"): make a folder hold exactly
@@ -44,17 +43,6 @@ import type { EntryState } from "../workspace/snapshot.js";
  *    by source mtime (Python's bytecode stores whole seconds and the size) always see a
  *    rewritten file as new. turngate never copies the agent's mtimes.
  */
-
-/** What the room recorded about one entry it wrote (stat fields as decimal strings, ns). */
-export interface RoomEntry {
-  kind: EntryState["kind"];
-  digest: string;
-  size: string;
-  mtime_ns: string;
-  ctime_ns: string;
-  ino: string;
-  mode: string;
-}
 
 /** Build-cache folder names kept between checks (when their bytes are proven unchanged). */
 export const KEPT_CACHE_DIRS: readonly string[] = Object.freeze([
@@ -96,8 +84,8 @@ export interface RoomFilesInput {
   workspace: string;
   /** The source scope to hold: relative `/` path → state (the snapshot's `entries`). */
   entries: ReadonlyMap<string, EntryState>;
-  /** What the room recorded at its last sync (empty for a new room). */
-  recorded: Record<string, RoomEntry>;
+  /** What the room recorded at its last sync (`NO_RECORDS` of `room-manifest.ts` for a new room). */
+  recorded: RoomRecords;
   /**
    * ctime (ns) from which a recorded entry is not trusted unread: the earlier of the last
    * proof's stamp and the turn's start. Entries with a ctime at or after it are re-hashed.
@@ -109,8 +97,8 @@ export interface RoomFilesInput {
 
 /** Output of {@link syncRoomFiles}. */
 export interface RoomFilesResult {
-  /** What the room now records (every entry of `entries`). */
-  recorded: Record<string, RoomEntry>;
+  /** What the room now records: every entry of `entries`, in its order. */
+  recorded: RoomRecords;
   /** Paths written (copied) by this sync, sorted. */
   written: string[];
   /** Paths removed (files, links and whole folders the snapshot does not name), sorted. */
@@ -119,6 +107,10 @@ export interface RoomFilesResult {
   rehashed: number;
   /** The mtime (whole seconds) this sync wrote, or `lastMtimeS` when it wrote nothing. */
   mtimeS: number;
+  /** Recorded paths that `entries` no longer names, sorted. */
+  gone: string[];
+  /** The build-cache folders ({@link isKeptCacheDir}) left in place, sorted. */
+  kept: string[];
 }
 
 /**
@@ -127,101 +119,72 @@ export interface RoomFilesResult {
  * `fs` errors of the room (`ENOSPC`, `EACCES`) and of reading the workspace (`ENOENT` when a
  * named file vanished is reported as {@link RoomSourceChangedError}).
  */
-export function syncRoomFiles(input: RoomFilesInput): RoomFilesResult {
+export async function syncRoomFiles(
+  input: RoomFilesInput,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<RoomFilesResult> {
   const { room, entries } = input;
   mkdirSync(room, { recursive: true, mode: 0o700 });
+  const list: ProofEntry[] = [];
+  for (const [path, state] of entries) list.push([path, state.kind, state.content_digest]);
+  const proof = await proveRoom(room, input.recorded, list, input.stampNs, env);
+
+  // Prune: what the snapshot does not name goes, build caches excepted.
   const removed: string[] = [];
-  pruneRoom(room, "", dirPrefixes(entries), entries, removed);
-
-  const recorded: Record<string, RoomEntry> = {};
-  const toWrite: string[] = [];
-  let rehashed = 0;
-  for (const [path, state] of entries) {
-    const before = input.recorded[path];
-    const abs = join(room, path);
-    const stat = lstatOrUndefined(abs);
-    if (stat !== undefined && kindOf(stat) === state.kind) {
-      const now = roomEntry(state, stat);
-      if (
-        before !== undefined &&
-        before.digest === state.content_digest &&
-        sameStat(before, now) &&
-        BigInt(now.ctime_ns) < input.stampNs
-      ) {
-        recorded[path] = before;
-        continue;
-      }
-      // Racy, changed, or not recorded by a trusted manifest: the bytes decide.
-      if (roomDigest(abs, stat) === state.content_digest) {
-        rehashed += 1;
-        recorded[path] = now;
-        continue;
-      }
-    }
-    toWrite.push(path);
-  }
-
-  let mtimeS = input.lastMtimeS;
-  if (toWrite.length > 0) {
-    mtimeS = Math.max(Math.ceil(Date.now() / 1000), input.lastMtimeS + 1);
-    const made = new Set<string>();
-    for (const path of toWrite.sort()) {
-      const state = entries.get(path) as EntryState;
-      recorded[path] = copyEntry(input.workspace, room, path, state, mtimeS, made);
-    }
-  }
-  return { recorded, written: toWrite, removed: removed.sort(), rehashed, mtimeS };
-}
-
-/** Every folder that is an ancestor of a named entry (`a`, `a/b` for `a/b/c.txt`). */
-function dirPrefixes(entries: ReadonlyMap<string, EntryState>): Set<string> {
-  const dirs = new Set<string>();
-  for (const path of entries.keys()) {
-    let slash = path.indexOf("/");
-    while (slash >= 0) {
-      dirs.add(path.slice(0, slash));
-      slash = path.indexOf("/", slash + 1);
-    }
-  }
-  return dirs;
-}
-
-function pruneRoom(
-  room: string,
-  rel: string,
-  dirs: ReadonlySet<string>,
-  entries: ReadonlyMap<string, EntryState>,
-  removed: string[],
-): void {
-  const abs = rel === "" ? room : join(room, rel);
-  let children: Dirent[];
-  try {
-    children = readdirSync(abs, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const child of children) {
-    const name = child.name;
-    const path = rel === "" ? name : `${rel}/${name}`;
-    if (path === ".git") continue;
-    const childAbs = join(abs, name);
-    if (child.isDirectory()) {
-      if (dirs.has(path)) {
-        pruneRoom(room, path, dirs, entries, removed);
-        continue;
-      }
-      if (isKeptCacheDir(path, entries)) continue;
-      rmSync(childAbs, { recursive: true, force: true });
-      removed.push(path);
+  const kept: string[] = [];
+  for (const dir of proof.extraDirs) {
+    if (isKeptCacheDir(dir, entries)) {
+      kept.push(dir);
       continue;
     }
-    const named = entries.get(path);
-    const kind = child.isFile() ? "file" : child.isSymbolicLink() ? "symlink" : "other";
-    if (named === undefined || named.kind !== kind) {
-      rmSync(childAbs, { force: true });
-      removed.push(path);
+    rmSync(join(room, dir), { recursive: true, force: true });
+    removed.push(dir);
+  }
+  for (const file of proof.extraFiles) {
+    rmSync(join(room, file), { force: true });
+    removed.push(file);
+  }
+  const copy = new Set(proof.copy);
+  if (removed.length > 0) {
+    // An entry below a removed link or folder was proven through it: it is copied anew.
+    const pruned = new Set(removed);
+    list.forEach(([path], index) => {
+      for (let slash = path.indexOf("/"); slash >= 0; slash = path.indexOf("/", slash + 1)) {
+        if (pruned.has(path.slice(0, slash))) copy.add(index);
+      }
+    });
+  }
+
+  const records = proof.records;
+  const written: string[] = [];
+  let mtimeS = input.lastMtimeS;
+  if (copy.size > 0) {
+    mtimeS = Math.max(Math.ceil(Date.now() / 1000), input.lastMtimeS + 1);
+    const made = new Set<string>();
+    const order = [...copy].sort((a, b) =>
+      compare((list[a] as ProofEntry)[0], (list[b] as ProofEntry)[0]),
+    );
+    for (const index of order) {
+      const [path, kind, digest] = list[index] as ProofEntry;
+      const state = entries.get(path) as EntryState;
+      const stat = copyEntry(input.workspace, room, path, state, mtimeS, made);
+      writeRecord(records, index, kind, digest, stat);
+      written.push(path);
     }
   }
+  return {
+    recorded: { count: list.length, records, paths: joinPaths(entries.keys()) },
+    written,
+    removed: removed.sort(compare),
+    rehashed: proof.rehashed,
+    mtimeS,
+    gone: proof.gone.sort(compare),
+    kept: kept.sort(compare),
+  };
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function copyEntry(
@@ -231,7 +194,7 @@ function copyEntry(
   state: EntryState,
   mtimeS: number,
   made: Set<string>,
-): RoomEntry {
+): BigIntStats {
   const source = join(workspace, path);
   const target = join(room, path);
   ensureParent(room, path, made);
@@ -256,7 +219,7 @@ function copyEntry(
     writeFileSync(target, bytes, { mode: state.mode & 0o755 });
     utimesSync(target, mtimeS, mtimeS);
   }
-  return roomEntry(state, lstatSync(target, { bigint: true }));
+  return lstatSync(target, { bigint: true });
 }
 
 /**
@@ -292,49 +255,6 @@ function readRegular(source: string, path: string): Buffer {
   } finally {
     closeSync(fd);
   }
-}
-
-function roomDigest(abs: string, stat: BigIntStats): string {
-  if (stat.isSymbolicLink()) return sha256(readlinkSync(abs, { encoding: "buffer" }));
-  const fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  try {
-    const hash = createHash("sha256");
-    const buffer = Buffer.allocUnsafe(256 * 1024);
-    for (;;) {
-      const n = readSync(fd, buffer, 0, buffer.length, null);
-      if (n === 0) break;
-      hash.update(buffer.subarray(0, n));
-    }
-    return hash.digest("hex");
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function roomEntry(state: EntryState, stat: BigIntStats): RoomEntry {
-  return {
-    kind: state.kind,
-    digest: state.content_digest,
-    size: String(stat.size),
-    mtime_ns: String(stat.mtimeNs),
-    ctime_ns: String(stat.ctimeNs),
-    ino: String(stat.ino),
-    mode: String(stat.mode),
-  };
-}
-
-function sameStat(a: RoomEntry, b: RoomEntry): boolean {
-  return (
-    a.size === b.size &&
-    a.mtime_ns === b.mtime_ns &&
-    a.ctime_ns === b.ctime_ns &&
-    a.ino === b.ino &&
-    a.mode === b.mode
-  );
-}
-
-function kindOf(stat: BigIntStats): EntryState["kind"] | "other" {
-  return stat.isFile() ? "file" : stat.isSymbolicLink() ? "symlink" : "other";
 }
 
 function lstatOrUndefined(abs: string): BigIntStats | undefined {

@@ -1,4 +1,14 @@
-import { existsSync, mkdtempSync, realpathSync, renameSync, rmSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+} from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { runGit } from "../workspace/listing/git.js";
@@ -86,7 +96,8 @@ async function git(args: string[], cwd: string, env: NodeJS.ProcessEnv, input?: 
     ...(input !== undefined ? { input } : {}),
   });
   if (result.code !== 0) {
-    throw new RoomGitError(`git ${args[0]} failed: ${result.stderr || `exit ${result.code}`}`);
+    const command = args.find((arg, i) => arg !== "-c" && args[i - 1] !== "-c");
+    throw new RoomGitError(`git ${command} failed: ${result.stderr || `exit ${result.code}`}`);
   }
   return result;
 }
@@ -156,6 +167,15 @@ export async function ensureRoomClone(
   return fresh;
 }
 
+/** `-c` options that turn git's fsync off (`core.fsync` from git 2.36, the older key before). */
+const NO_FSYNC = ["-c", "core.fsync=none"];
+
+/** Above this many bytes of changed blobs, git writes them as loose objects (no pack in memory). */
+const PACK_MAX_BYTES = 64 * 2 ** 20;
+
+/** Packs in the room's `.git` from which they are merged into one (`git repack -a -d`). */
+const MAX_PACKS = 32;
+
 /**
  * Make the room's index hold `paths` as they are in the room: with `rebuild`, start from
  * the baseline tree (`read-tree`, or an empty index on an unborn branch) and add every path
@@ -184,6 +204,50 @@ export async function updateRoomIndex(
     }
   }
   if (all.length === 0) return;
+  if (!rebuild) await packBlobs(room, all, env);
   const input = Buffer.from(`${all.join("\0")}\0`, "utf8");
-  await git(["update-index", "--add", "--remove", "-z", "--stdin"], room, env, input);
+  // The room's .git is disposable (cloned again on any doubt): nothing in it is fsynced.
+  await git([...NO_FSYNC, "update-index", "--add", "--remove", "-z", "--stdin"], room, env, input);
 }
+
+/**
+ * Write the blobs of the room's files and symlinks among `paths` into the room's `.git` as
+ * one pack (`git fast-import`), so that `update-index` finds them and writes no loose
+ * object: a loose object is a new file per changed file, and creating files in `objects/xx/`
+ * is the slowest step of an incremental update. Blobs the repository has are not written
+ * again. More than {@link PACK_MAX_BYTES} bytes: nothing is packed (git writes loose objects).
+ * Over {@link MAX_PACKS} packs are merged first. Errors: {@link RoomGitError}.
+ */
+async function packBlobs(room: string, paths: readonly string[], env: NodeJS.ProcessEnv) {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (const path of paths) {
+    const abs = join(room, path);
+    let bytes: Buffer;
+    try {
+      const stat = lstatSync(abs);
+      if (stat.isSymbolicLink()) bytes = readlinkSync(abs, { encoding: "buffer" });
+      else if (stat.isFile()) bytes = readFileSync(abs);
+      else continue;
+    } catch {
+      continue; // removed: only its index entry goes
+    }
+    total += bytes.length;
+    if (total > PACK_MAX_BYTES) return;
+    chunks.push(Buffer.from(`blob\ndata ${bytes.length}\n`, "latin1"), bytes, NEWLINE);
+  }
+  if (chunks.length === 0) return;
+  const packs = readdirSync(join(room, ".git", "objects", "pack")).filter((name) =>
+    name.endsWith(".pack"),
+  );
+  if (packs.length > MAX_PACKS) await git([...NO_FSYNC, "repack", "-a", "-d", "-q"], room, env);
+  // unpackLimit 0: fast-import keeps even a few objects as a pack (the default unpacks under 100).
+  await git(
+    [...NO_FSYNC, "-c", "fastimport.unpackLimit=0", "fast-import", "--quiet"],
+    room,
+    env,
+    Buffer.concat(chunks),
+  );
+}
+
+const NEWLINE = Buffer.from("\n");

@@ -26,6 +26,23 @@ export interface NativeAddon {
     digest: string;
   };
   statDigestListing(folder: string, max: number): string[];
+  roomEntries(entries: ReadonlyArray<readonly [string, string, string]>): {
+    joined: string;
+    count: number;
+  };
+  roomProve(
+    room: string,
+    recorded: { count: number; records: Buffer; paths: Buffer },
+    entries: { joined: string; count: number },
+    stampNs: bigint,
+  ): Promise<{
+    records: Buffer;
+    copy: number[];
+    rehashed: number;
+    extraFiles: string[];
+    extraDirs: string[];
+    gone: string[];
+  }>;
 }
 
 /** A per-path failure reported by the addon. */

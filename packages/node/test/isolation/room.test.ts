@@ -25,9 +25,17 @@ import { dirname, join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import {
   CleanRoom,
+  decodeRoomManifest,
+  encodeRoomManifest,
+  NO_RECORDS,
+  proveRoom,
+  proveRoomTs,
+  type RoomProof,
   RoomSourceChangedError,
   readBaselineHead,
+  readRecord,
   syncRoomFiles,
+  writeRecord,
 } from "../../src/isolation/index.js";
 import type { EntryState } from "../../src/workspace/snapshot.js";
 
@@ -63,16 +71,16 @@ function entries(files: Record<string, string>): Map<string, EntryState> {
 }
 
 describe("syncRoomFiles", () => {
-  test("the room holds exactly the named entries: check outputs and stray folders are pruned, caches kept", () => {
+  test("the room holds exactly the named entries: check outputs and stray folders are pruned, caches kept", async () => {
     const ws = temp("tg-ws-");
     const room = temp("tg-room-");
     const files = { "a.js": "a\n", "src/b.js": "b\n", "Cargo.toml": "[package]\n" };
     for (const [p, t] of Object.entries(files)) write(ws, p, t);
-    const first = syncRoomFiles({
+    const first = await syncRoomFiles({
       room,
       workspace: ws,
       entries: entries(files),
-      recorded: {},
+      recorded: NO_RECORDS,
       stampNs: 0n,
       lastMtimeS: 0,
     });
@@ -81,7 +89,7 @@ describe("syncRoomFiles", () => {
     write(room, "src/__pycache__/b.pyc", "bytecode");
     write(room, "target/debug/x", "build");
     write(room, "stray.txt", "x");
-    const second = syncRoomFiles({
+    const second = await syncRoomFiles({
       room,
       workspace: ws,
       entries: entries(files),
@@ -95,15 +103,15 @@ describe("syncRoomFiles", () => {
     expect(existsSync(join(room, "target/debug/x"))).toBe(true);
   });
 
-  test("a room file rewritten with the same size and mtime is found by its ctime and copied again", () => {
+  test("a room file rewritten with the same size and mtime is found by its ctime and copied again", async () => {
     const ws = temp("tg-ws-");
     const room = temp("tg-room-");
     write(ws, "a.js", "good\n");
-    const first = syncRoomFiles({
+    const first = await syncRoomFiles({
       room,
       workspace: ws,
       entries: entries({ "a.js": "good\n" }),
-      recorded: {},
+      recorded: NO_RECORDS,
       stampNs: 0n,
       lastMtimeS: 0,
     });
@@ -111,7 +119,7 @@ describe("syncRoomFiles", () => {
     writeFileSync(join(room, "a.js"), "evil\n");
     utimesSync(join(room, "a.js"), before.atime, before.mtime);
     const far = BigInt(Date.now() + 60_000) * 1_000_000n;
-    const second = syncRoomFiles({
+    const second = await syncRoomFiles({
       room,
       workspace: ws,
       entries: entries({ "a.js": "good\n" }),
@@ -123,19 +131,19 @@ describe("syncRoomFiles", () => {
     expect(readFileSync(join(room, "a.js"), "utf8")).toBe("good\n");
   });
 
-  test("a racily clean entry (ctime at or after the stamp) is re-hashed, and kept when its bytes are right", () => {
+  test("a racily clean entry (ctime at or after the stamp) is re-hashed, and kept when its bytes are right", async () => {
     const ws = temp("tg-ws-");
     const room = temp("tg-room-");
     write(ws, "a.js", "good\n");
-    const first = syncRoomFiles({
+    const first = await syncRoomFiles({
       room,
       workspace: ws,
       entries: entries({ "a.js": "good\n" }),
-      recorded: {},
+      recorded: NO_RECORDS,
       stampNs: 0n,
       lastMtimeS: 0,
     });
-    const second = syncRoomFiles({
+    const second = await syncRoomFiles({
       room,
       workspace: ws,
       entries: entries({ "a.js": "good\n" }),
@@ -147,20 +155,20 @@ describe("syncRoomFiles", () => {
     expect(second.written).toEqual([]);
   });
 
-  test("every sync that writes gives its files one mtime, whole seconds, later than any earlier sync's", () => {
+  test("every sync that writes gives its files one mtime, whole seconds, later than any earlier sync's", async () => {
     const ws = temp("tg-ws-");
     const room = temp("tg-room-");
     write(ws, "a.py", "x = 1\n");
-    const one = syncRoomFiles({
+    const one = await syncRoomFiles({
       room,
       workspace: ws,
       entries: entries({ "a.py": "x = 1\n" }),
-      recorded: {},
+      recorded: NO_RECORDS,
       stampNs: 0n,
       lastMtimeS: 0,
     });
     write(ws, "a.py", "x = 2\n");
-    const two = syncRoomFiles({
+    const two = await syncRoomFiles({
       room,
       workspace: ws,
       entries: entries({ "a.py": "x = 2\n" }),
@@ -174,23 +182,23 @@ describe("syncRoomFiles", () => {
     expect(Math.floor(lstatSync(join(room, "a.py")).mtimeMs / 1000)).not.toBe(one.mtimeS);
   });
 
-  test("bytes that changed in the workspace after the snapshot are refused, naming the path", () => {
+  test("bytes that changed in the workspace after the snapshot are refused, naming the path", async () => {
     const ws = temp("tg-ws-");
     const room = temp("tg-room-");
     write(ws, "a.js", "later\n");
-    expect(() =>
+    await expect(
       syncRoomFiles({
         room,
         workspace: ws,
         entries: entries({ "a.js": "observed\n" }),
-        recorded: {},
+        recorded: NO_RECORDS,
         stampNs: 0n,
         lastMtimeS: 0,
       }),
-    ).toThrow(new RoomSourceChangedError("a.js"));
+    ).rejects.toThrow(new RoomSourceChangedError("a.js"));
   });
 
-  test("symlinks are copied as links, never followed; executable bits are kept", () => {
+  test("symlinks are copied as links, never followed; executable bits are kept", async () => {
     const ws = temp("tg-ws-");
     const room = temp("tg-room-");
     write(ws, "run.sh", "#!/bin/sh\n");
@@ -200,16 +208,82 @@ describe("syncRoomFiles", () => {
       ["run.sh", fileEntry("#!/bin/sh\n", 0o100755)],
       ["link", { ...fileEntry("/etc/passwd"), kind: "symlink" }],
     ]);
-    syncRoomFiles({
+    await syncRoomFiles({
       room,
       workspace: ws,
       entries: named,
-      recorded: {},
+      recorded: NO_RECORDS,
       stampNs: 0n,
       lastMtimeS: 0,
     });
     expect(readlinkSync(join(room, "link"))).toBe("/etc/passwd");
     expect(lstatSync(join(room, "run.sh")).mode & 0o777).toBe(0o755);
+  });
+});
+
+describe("proveRoom", () => {
+  test("the native and TypeScript proofs give the same result on a tampered room: proven, racy, rewritten, missing, wrong kind, symlink, extras, caches, gone", async () => {
+    const ws = temp("tg-ws-");
+    const room = temp("tg-room-");
+    const files = {
+      "a.js": "a\n",
+      "b.js": "b\n",
+      "c.js": "c\n",
+      "d.js": "d\n",
+      "e.js": "e\n",
+      "src/f.js": "f\n",
+      "old.js": "old\n",
+    };
+    for (const [p, t] of Object.entries(files)) write(ws, p, t);
+    symlinkSync("a.js", join(ws, "link"));
+    const named = entries(files);
+    named.set("link", { ...fileEntry("a.js"), kind: "symlink" });
+    const first = await syncRoomFiles({
+      room,
+      workspace: ws,
+      entries: named,
+      recorded: NO_RECORDS,
+      stampNs: 0n,
+      lastMtimeS: 0,
+    });
+    // Tamper: b.js rewritten, c.js removed, d.js replaced by a folder, e.js touched with its
+    // own bytes (racy, same bytes), plants and caches; old.js leaves the snapshot.
+    writeFileSync(join(room, "b.js"), "evil\n");
+    rmSync(join(room, "c.js"));
+    rmSync(join(room, "d.js"));
+    mkdirSync(join(room, "d.js"));
+    writeFileSync(join(room, "e.js"), "e\n");
+    write(room, "coverage/impl.js", "planted");
+    write(room, "src/__pycache__/f.pyc", "bytecode");
+    write(room, "src/stray.txt", "x");
+    const next = new Map(named);
+    next.delete("old.js");
+    const list = [...next].map(([p, st]) => [p, st.kind, st.content_digest] as const);
+    // The stamp is after every write above: only e.js is racy by ctime, and a.js (untouched)
+    // is proven from its record only when the stamp is later than its ctime.
+    const stamp = BigInt(Date.now() + 60_000) * 1_000_000n;
+    const native = await proveRoom(room, first.recorded, list, stamp, { TURNGATE_NATIVE: "1" });
+    const ts = proveRoomTs(room, first.recorded, list, stamp);
+    const sorted = (p: RoomProof) => ({
+      ...p,
+      extraFiles: [...p.extraFiles].sort(),
+      extraDirs: [...p.extraDirs].sort(),
+      gone: [...p.gone].sort(),
+    });
+    expect(sorted(native)).toEqual(sorted(ts));
+    const order = list.map(([p]) => p);
+    expect(native.copy.map((i) => order[i])).toEqual(["b.js", "c.js", "d.js"]);
+    expect(native.rehashed).toBe(1);
+    expect(sorted(native).extraFiles).toEqual(["old.js", "src/stray.txt"]);
+    expect(sorted(native).extraDirs).toEqual(["coverage", "d.js", "src/__pycache__"]);
+    expect(native.gone).toEqual(["old.js"]);
+    // Proven entries keep their records byte for byte; the copied ones are zeros.
+    const at = (path: string) => order.indexOf(path);
+    expect(readRecord(native.records, at("a.js"))).toEqual(
+      readRecord(first.recorded.records, [...named.keys()].indexOf("a.js")),
+    );
+    expect(readRecord(native.records, at("b.js")).kind).toBeNull();
+    expect(readRecord(native.records, at("link")).kind).toBe("symlink");
   });
 });
 
@@ -310,18 +384,15 @@ describe("CleanRoom", () => {
     // good lib.js holds them (with its exact stat and a stamp far in the future).
     write(ws, "lib.js", "broken\n");
     const stat = lstatSync(join(roomDir, "tree/lib.js"), { bigint: true });
-    const manifest = JSON.parse(readFileSync(join(roomDir, "manifest.json"), "utf8"));
-    manifest.stamp_ns = "99999999999999999999";
-    manifest.entries["lib.js"] = {
-      kind: "file",
-      digest: sha("broken\n"),
-      size: String(stat.size),
-      mtime_ns: String(stat.mtimeNs),
-      ctime_ns: String(stat.ctimeNs),
-      ino: String(stat.ino),
-      mode: String(stat.mode),
-    };
-    writeFileSync(join(roomDir, "manifest.json"), JSON.stringify(manifest));
+    const decoded = decodeRoomManifest(readFileSync(join(roomDir, "manifest.bin")));
+    if (decoded === undefined) throw new Error("the room's manifest does not decode");
+    const records = Buffer.from(decoded.entries.records);
+    writeRecord(records, 0, "file", sha("broken\n"), stat);
+    const forged = encodeRoomManifest(
+      { ...decoded.header, stamp_ns: "99999999999999999999" },
+      { ...decoded.entries, records },
+    );
+    writeFileSync(join(roomDir, "manifest.bin"), forged);
     room = await CleanRoom.open(ws, roomDir, process.env, turnStart);
     try {
       const prepared = await room.prepare(entries({ "lib.js": "broken\n" }), head);

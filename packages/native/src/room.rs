@@ -1,0 +1,499 @@
+//! The clean room's proof (`roomProveAsync`; `@turngate/node`'s
+//! `isolation/room-proof.ts` has the same rules on the TypeScript path, and
+//! `isolation/room-manifest.ts` the record layout).
+//!
+//! One call walks the room (one `readdir` per folder that holds a named entry, in parallel
+//! per level), `lstat`s every named entry in parallel and compares it with the record the
+//! manifest kept when turngate wrote it. An entry is proven unread only when kind, digest,
+//! size, mtime, ctime, inode and mode all equal the record and its ctime is before the stamp;
+//! an entry of the right kind that is not proven is re-hashed (SHA-256 of the bytes, or of a
+//! symlink's link text) and kept when the bytes are the snapshot's; every other entry is to
+//! be copied. What the room holds that the snapshot does not name is listed for removal.
+
+use crate::errors::{thrown, INVALID_ARG};
+use crate::paths::{check_relative, check_root, join};
+use crate::stat::{open_parent, run_name, runs};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+use std::collections::{HashMap, HashSet};
+use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+
+/// Bytes per record (see `room-manifest.ts`).
+const RECORD: usize = 72;
+const KIND_AT: usize = 68;
+const FILE: u8 = 1;
+const SYMLINK: u8 = 2;
+
+/// What `roomProveAsync` found.
+#[napi(object)]
+pub struct RoomProof {
+    /// One record per snapshot entry, in its order: the kept record (proven), a new one
+    /// (re-hashed), or zeros with kind 0 (to copy).
+    pub records: Buffer,
+    /// Indices of the entries to copy from the workspace, ascending.
+    pub copy: Vec<u32>,
+    /// Entries proven by re-hashing.
+    pub rehashed: u32,
+    /// Non-folders in the room the snapshot does not name as that kind (any order).
+    pub extra_files: Vec<String>,
+    /// Folders in the room that hold no named entry (kept caches included; any order).
+    pub extra_dirs: Vec<String>,
+    /// Recorded paths the snapshot no longer names (any order).
+    pub gone: Vec<String>,
+}
+
+enum Outcome {
+    Proven(usize),
+    Rehashed([u8; RECORD]),
+    Copy,
+}
+
+fn invalid(field: &str, message: &str) -> Error {
+    thrown(INVALID_ARG, field, &format!("{field}: {message}"))
+}
+
+fn hex_digest(text: &str) -> Option<[u8; 32]> {
+    if text.len() != 64 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, pair) in text.as_bytes().chunks(2).enumerate() {
+        let hi = (pair[0] as char).to_digit(16)?;
+        let lo = (pair[1] as char).to_digit(16)?;
+        out[i] = (hi * 16 + lo) as u8;
+    }
+    Some(out)
+}
+
+/// The manifest's records and the snapshot's entries, checked; paths borrow the inputs.
+struct Parsed<'a> {
+    records: &'a [u8],
+    recorded: Vec<&'a str>,
+    paths: Vec<&'a str>,
+    kinds: Vec<u8>,
+    digests: Vec<[u8; 32]>,
+}
+
+impl<'a> Parsed<'a> {
+    fn new(
+        records: &'a [u8],
+        paths: &'a [u8],
+        recorded_count: u32,
+        joined: &'a str,
+        count: u32,
+    ) -> Result<Parsed<'a>> {
+        let recorded_count = recorded_count as usize;
+        if records.len() != recorded_count * RECORD {
+            return Err(invalid("records", "expected recordedCount × 72 bytes"));
+        }
+        let recorded: Vec<&str> = if recorded_count == 0 {
+            Vec::new()
+        } else {
+            std::str::from_utf8(paths)
+                .map_err(|_| invalid("paths", "expected UTF-8"))?
+                .split('\0')
+                .collect()
+        };
+        if recorded.len() != recorded_count {
+            return Err(invalid("paths", "expected recordedCount NUL-joined paths"));
+        }
+        let fields: Vec<&str> = if count == 0 {
+            Vec::new()
+        } else {
+            joined.split('\0').collect()
+        };
+        if fields.len() != count as usize * 3 {
+            return Err(invalid("entries", "expected count × 3 NUL-joined fields"));
+        }
+        let mut out = Parsed {
+            records,
+            recorded,
+            paths: Vec::with_capacity(count as usize),
+            kinds: Vec::with_capacity(count as usize),
+            digests: Vec::with_capacity(count as usize),
+        };
+        for (index, triple) in fields.chunks(3).enumerate() {
+            let (path, kind_text, digest_text) = (triple[0], triple[1], triple[2]);
+            check_relative("entries", index, path)?;
+            let kind = match kind_text {
+                "file" => FILE,
+                "symlink" => SYMLINK,
+                _ => {
+                    return Err(invalid(
+                        &format!("entries[{index}]"),
+                        "kind: expected file or symlink",
+                    ))
+                }
+            };
+            let digest = hex_digest(digest_text).ok_or_else(|| {
+                invalid(&format!("entries[{index}]"), "expected a SHA-256 in hex")
+            })?;
+            out.paths.push(path);
+            out.kinds.push(kind);
+            out.digests.push(digest);
+        }
+        Ok(out)
+    }
+
+    fn by_path(&self) -> HashMap<&'a str, usize> {
+        self.recorded
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (*p, i))
+            .collect()
+    }
+}
+
+fn ns(sec: i64, nsec: i64) -> i64 {
+    sec.saturating_mul(1_000_000_000).saturating_add(nsec)
+}
+
+/// A room entry's `lstat`, as the fields a record holds.
+#[derive(Clone, Copy)]
+struct RoomStat {
+    is_file: bool,
+    is_symlink: bool,
+    size: u64,
+    mtime_ns: i64,
+    ctime_ns: i64,
+    ino: u64,
+    mode: u32,
+}
+
+impl RoomStat {
+    fn of_meta(meta: &std::fs::Metadata) -> RoomStat {
+        let ft = meta.file_type();
+        RoomStat {
+            is_file: ft.is_file(),
+            is_symlink: ft.is_symlink(),
+            size: meta.size(),
+            mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
+            ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
+            ino: meta.ino(),
+            mode: meta.mode(),
+        }
+    }
+
+    #[allow(clippy::unnecessary_cast, clippy::useless_conversion)] // field types differ by platform
+    fn of_stat(st: &libc::stat) -> RoomStat {
+        let format = st.st_mode & libc::S_IFMT;
+        RoomStat {
+            is_file: format == libc::S_IFREG,
+            is_symlink: format == libc::S_IFLNK,
+            size: st.st_size as u64,
+            mtime_ns: ns(st.st_mtime as i64, st.st_mtime_nsec as i64),
+            ctime_ns: ns(st.st_ctime as i64, st.st_ctime_nsec as i64),
+            ino: st.st_ino as u64,
+            mode: u32::from(st.st_mode),
+        }
+    }
+
+    /// The record of a room copy: `digest` with this `lstat`.
+    fn record(&self, kind: u8, digest: &[u8; 32]) -> [u8; RECORD] {
+        let mut rec = [0u8; RECORD];
+        rec[..32].copy_from_slice(digest);
+        rec[32..40].copy_from_slice(&self.size.to_le_bytes());
+        rec[40..48].copy_from_slice(&self.mtime_ns.to_le_bytes());
+        rec[48..56].copy_from_slice(&self.ctime_ns.to_le_bytes());
+        rec[56..64].copy_from_slice(&self.ino.to_le_bytes());
+        rec[64..68].copy_from_slice(&self.mode.to_le_bytes());
+        rec[KIND_AT] = kind;
+        rec
+    }
+}
+
+/// `lstat` of `room/path` for each path (None: absent or unreadable): per run of paths with
+/// one parent, the parent opened once and each name `fstatat`ed without following it.
+fn stat_all(room: &str, paths: &[&str]) -> Vec<Option<RoomStat>> {
+    let one = |rel: &str| {
+        std::fs::symlink_metadata(join(room, rel))
+            .ok()
+            .map(|m| RoomStat::of_meta(&m))
+    };
+    let parts: Vec<Vec<Option<RoomStat>>> = runs(paths)
+        .par_iter()
+        .map(|&(from, to)| {
+            let run = &paths[from..to];
+            let Some(dir) = open_parent(room, run[0]) else {
+                return run.iter().map(|rel| one(rel)).collect();
+            };
+            let out = run
+                .iter()
+                .map(|rel| {
+                    let Some(name) = run_name(room, rel) else {
+                        return one(rel);
+                    };
+                    // SAFETY: `st` is written by fstatat before it is read; `dir` is open.
+                    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+                    let rc = unsafe {
+                        libc::fstatat(dir, name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW)
+                    };
+                    (rc == 0).then(|| RoomStat::of_stat(&st))
+                })
+                .collect();
+            // SAFETY: `dir` is a descriptor opened above.
+            unsafe { libc::close(dir) };
+            out
+        })
+        .collect();
+    parts.into_iter().flatten().collect()
+}
+
+/// SHA-256 of a room entry: a symlink's link text, a regular file's bytes (opened without
+/// following a link and without blocking). None when it cannot be read.
+fn digest_of(abs: &str, kind: u8) -> Option<[u8; 32]> {
+    let mut hasher = Sha256::new();
+    if kind == SYMLINK {
+        let text = std::fs::read_link(abs).ok()?;
+        hasher.update(text.as_os_str().as_bytes());
+    } else {
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+            .open(abs)
+            .ok()?;
+        let mut buffer = vec![0u8; 256 * 1024];
+        loop {
+            let n = file.read(&mut buffer).ok()?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buffer[..n]);
+        }
+    }
+    Some(hasher.finalize().into())
+}
+
+pub struct RoomProveTask {
+    room: String,
+    records: Vec<u8>,
+    paths: Vec<u8>,
+    recorded_count: u32,
+    joined: String,
+    count: u32,
+    stamp: i64,
+}
+
+/// The proof's result before it crosses to JavaScript.
+pub struct Proven {
+    records: Vec<u8>,
+    copy: Vec<u32>,
+    rehashed: u32,
+    extra_files: Vec<String>,
+    extra_dirs: Vec<String>,
+    gone: Vec<String>,
+}
+
+impl Task for RoomProveTask {
+    type Output = Proven;
+    type JsValue = RoomProof;
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        let parsed = Parsed::new(
+            &self.records,
+            &self.paths,
+            self.recorded_count,
+            &self.joined,
+            self.count,
+        )?;
+        Ok(prove(&self.room, &parsed, self.stamp))
+    }
+
+    fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
+        Ok(RoomProof {
+            records: output.records.into(),
+            copy: output.copy,
+            rehashed: output.rehashed,
+            extra_files: output.extra_files,
+            extra_dirs: output.extra_dirs,
+            gone: output.gone,
+        })
+    }
+}
+
+/// `roomProveAsync(room, records, paths, recordedCount, joined, count, stampNs)`: prove the
+/// room folder `room` (absolute) against the entries `joined` (`count` × `path`,
+/// `file`|`symlink`, hex SHA-256, NUL-joined) with the manifest's `recordedCount` records
+/// (`records`) and their NUL-joined `paths`; `stampNs` (decimal ns) is the ctime from which
+/// a record proves nothing. Off the JS thread (parallel inside). Rejects with
+/// `ERR_TURNGATE_INVALID_ARG` naming `records`, `paths`, `entries[i]`; throws it for `room`,
+/// `stampNs`. Reading errors in the room are outcomes (to copy), never errors.
+#[allow(clippy::too_many_arguments)]
+#[napi]
+pub fn room_prove_async(
+    room: String,
+    records: Buffer,
+    paths: Buffer,
+    recorded_count: u32,
+    joined: String,
+    count: u32,
+    stamp_ns: String,
+) -> Result<AsyncTask<RoomProveTask>> {
+    check_root(&room)?;
+    let stamp: i64 = stamp_ns
+        .parse()
+        .map_err(|_| invalid("stampNs", "expected a decimal integer of nanoseconds"))?;
+    Ok(AsyncTask::new(RoomProveTask {
+        room,
+        records: records.to_vec(),
+        paths: paths.to_vec(),
+        recorded_count,
+        joined,
+        count,
+        stamp,
+    }))
+}
+
+fn prove(room: &str, parsed: &Parsed, stamp: i64) -> Proven {
+    // Built only when some record is not at its entry's index.
+    let by_path: std::sync::OnceLock<HashMap<&str, usize>> = std::sync::OnceLock::new();
+    let stats = stat_all(room, &parsed.paths);
+    let outcomes: Vec<Outcome> = (0..parsed.paths.len())
+        .into_par_iter()
+        .map(|index| {
+            let (path, kind, digest) = (
+                &parsed.paths[index],
+                parsed.kinds[index],
+                &parsed.digests[index],
+            );
+            let Some(stat) = stats[index] else {
+                return Outcome::Copy;
+            };
+            let right = if kind == FILE {
+                stat.is_file
+            } else {
+                stat.is_symlink
+            };
+            if !right {
+                return Outcome::Copy;
+            }
+            let now = stat.record(kind, digest);
+            // Records are usually in the entries' order: try the same index before the map.
+            let recorded_at = if parsed.recorded.get(index) == Some(path) {
+                Some(index)
+            } else {
+                by_path.get_or_init(|| parsed.by_path()).get(path).copied()
+            };
+            if let Some(i) = recorded_at {
+                let before = &parsed.records[i * RECORD..(i + 1) * RECORD];
+                if before == &now[..] && stat.ctime_ns < stamp {
+                    return Outcome::Proven(i);
+                }
+            }
+            match digest_of(&join(room, path), kind) {
+                Some(found) if found == *digest => Outcome::Rehashed(now),
+                _ => Outcome::Copy,
+            }
+        })
+        .collect();
+
+    let mut records = vec![0u8; parsed.paths.len() * RECORD];
+    let mut copy = Vec::new();
+    let mut rehashed = 0u32;
+    for (index, outcome) in outcomes.iter().enumerate() {
+        let slot = &mut records[index * RECORD..(index + 1) * RECORD];
+        match outcome {
+            Outcome::Proven(i) => {
+                slot.copy_from_slice(&parsed.records[i * RECORD..(i + 1) * RECORD])
+            }
+            Outcome::Rehashed(rec) => {
+                slot.copy_from_slice(rec);
+                rehashed += 1;
+            }
+            Outcome::Copy => copy.push(index as u32),
+        }
+    }
+
+    let named: HashMap<&str, u8> = parsed
+        .paths
+        .iter()
+        .zip(&parsed.kinds)
+        .map(|(p, k)| (*p, *k))
+        .collect();
+    let mut ancestors: HashSet<&str> = HashSet::new();
+    for path in &parsed.paths {
+        for (i, b) in path.bytes().enumerate() {
+            if b == b'/' {
+                ancestors.insert(&path[..i]);
+            }
+        }
+    }
+    let (extra_files, extra_dirs) = walk_extras(room, &named, &ancestors);
+    Proven {
+        records,
+        copy,
+        rehashed,
+        extra_files,
+        extra_dirs,
+        gone: parsed
+            .recorded
+            .iter()
+            .filter(|p| !named.contains_key(*p))
+            .map(|p| p.to_string())
+            .collect(),
+    }
+}
+
+/// The room's extras: walk from the root through folders that hold named entries (the
+/// root's `.git` skipped), in parallel per level.
+fn walk_extras(
+    room: &str,
+    named: &HashMap<&str, u8>,
+    ancestors: &HashSet<&str>,
+) -> (Vec<String>, Vec<String>) {
+    let mut files = Vec::new();
+    let mut dirs = Vec::new();
+    let mut level = vec![String::new()];
+    while !level.is_empty() {
+        let listings: Vec<Vec<(String, Option<std::fs::FileType>)>> = level
+            .par_iter()
+            .map(|dir| {
+                let Ok(read) = std::fs::read_dir(join(room, dir)) else {
+                    return Vec::new();
+                };
+                read.filter_map(|entry| entry.ok())
+                    .map(|entry| {
+                        let name = entry.file_name().to_string_lossy().into_owned();
+                        let path = if dir.is_empty() {
+                            name
+                        } else {
+                            format!("{dir}/{name}")
+                        };
+                        (path, entry.file_type().ok())
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut next = Vec::new();
+        for listing in listings {
+            for (path, ft) in listing {
+                if path == ".git" {
+                    continue;
+                }
+                let is_dir = ft.map(|t| t.is_dir()).unwrap_or(false);
+                if is_dir {
+                    if ancestors.contains(path.as_str()) {
+                        next.push(path);
+                    } else {
+                        dirs.push(path);
+                    }
+                    continue;
+                }
+                let kind = match ft {
+                    Some(t) if t.is_file() => FILE,
+                    Some(t) if t.is_symlink() => SYMLINK,
+                    _ => 0,
+                };
+                if named.get(path.as_str()) != Some(&kind) {
+                    files.push(path);
+                }
+            }
+        }
+        level = next;
+    }
+    (files, dirs)
+}

@@ -1,0 +1,202 @@
+import { createHash } from "node:crypto";
+import {
+  type BigIntStats,
+  closeSync,
+  constants,
+  type Dirent,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  readSync,
+} from "node:fs";
+import { join } from "node:path";
+import { selectNative } from "../native/select.js";
+import type { EntryState } from "../workspace/snapshot.js";
+import {
+  copyRecord,
+  RECORD_BYTES,
+  type RoomRecords,
+  readRecord,
+  splitPaths,
+  writeRecord,
+} from "./room-manifest.js";
+
+/**
+ * The clean room's proof (docs/design.md §3b, "Clean room"): which of a snapshot's entries
+ * the room already holds, proven by `lstat` against the manifest's records, which must be
+ * copied, and what the room holds that the snapshot does not name. Reads only; the caller
+ * (`room-files.ts`) removes and copies.
+ *
+ * Rules, per entry `[path, kind, digest]`:
+ * - absent in the room, or another kind there: **copy**;
+ * - its record (`room-manifest.ts`) has the same kind and digest, the room's `lstat` equals
+ *   the recorded one (size, mtime, ctime, inode and mode, to the nanosecond) and the ctime
+ *   is before `stampNs`: **proven**, the record is kept and the bytes are not read;
+ * - otherwise the room's bytes are hashed (a symlink's link text; a file opened without
+ *   following a link): the snapshot's digest **re-hashed** (a new record), else **copy**.
+ *
+ * The room is walked from its root through the folders that hold named entries only (the
+ * root's `.git` is skipped): a non-folder not named as that kind is an extra file, a folder
+ * that holds no named entry an extra folder (build caches among them; the caller keeps
+ * those). With `@turngate/native` the same rules run in parallel, off the JavaScript thread,
+ * in `roomProve` (`packages/native/src/room.rs`); both paths give the same results.
+ */
+
+/** One snapshot entry as the proof takes it: path, kind and lowercase hex SHA-256. */
+export type ProofEntry = readonly [path: string, kind: EntryState["kind"], digest: string];
+
+/** What the proof found. Lists other than `copy` are in no particular order. */
+export interface RoomProof {
+  /** One record per entry, in input order; kind 0 (zeros) for the entries to copy. */
+  records: Buffer;
+  /** Indices of the entries to copy, ascending. */
+  copy: number[];
+  /** Entries proven by re-hashing. */
+  rehashed: number;
+  /** Non-folders in the room that no entry names as that kind. */
+  extraFiles: string[];
+  /** Folders in the room that hold no named entry (root `.git` excepted). */
+  extraDirs: string[];
+  /** Recorded paths no entry names any more. */
+  gone: string[];
+}
+
+/**
+ * Prove `room` (absolute) against `entries` with the manifest's `recorded` entries and the
+ * ctime `stampNs` (ns) from which a record proves nothing (see the module docs), with
+ * `@turngate/native` (off the JavaScript thread) when {@link selectNative} picks it, else on
+ * the TypeScript path; both give the same results. Errors: `TurngateError` as
+ * `selectNative`; the addon's `NativeError` `ERR_TURNGATE_INVALID_ARG` for a malformed
+ * record block. Reading failures in the room are outcomes (copy), never thrown.
+ */
+export async function proveRoom(
+  room: string,
+  recorded: RoomRecords,
+  entries: readonly ProofEntry[],
+  stampNs: bigint,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<RoomProof> {
+  const native = selectNative(env);
+  if (native === undefined) return proveRoomTs(room, recorded, entries, stampNs);
+  return native.roomProve(room, recorded, native.roomEntries(entries), stampNs);
+}
+
+/** {@link proveRoom} on the TypeScript path (no addon), synchronous. */
+export function proveRoomTs(
+  room: string,
+  recorded: RoomRecords,
+  entries: readonly ProofEntry[],
+  stampNs: bigint,
+): RoomProof {
+  const byPath = new Map<string, number>();
+  splitPaths(recorded.paths).forEach((path, index) => {
+    byPath.set(path, index);
+  });
+  const records = Buffer.alloc(entries.length * RECORD_BYTES);
+  const copy: number[] = [];
+  let rehashed = 0;
+  entries.forEach(([path, kind, digest], index) => {
+    const abs = join(room, path);
+    const stat = lstatOrUndefined(abs);
+    if (stat === undefined || kindOf(stat) !== kind) {
+      copy.push(index);
+      return;
+    }
+    const at = byPath.get(path);
+    if (at !== undefined) {
+      const before = readRecord(recorded.records, at);
+      if (
+        before.kind === kind &&
+        before.digest === digest &&
+        before.size === stat.size &&
+        before.mtimeNs === stat.mtimeNs &&
+        before.ctimeNs === stat.ctimeNs &&
+        before.ino === stat.ino &&
+        BigInt(before.mode) === stat.mode &&
+        stat.ctimeNs < stampNs
+      ) {
+        copyRecord(recorded.records, at, records, index);
+        return;
+      }
+    }
+    if (roomDigest(abs, stat) === digest) {
+      writeRecord(records, index, kind, digest, stat);
+      rehashed += 1;
+      return;
+    }
+    copy.push(index);
+  });
+
+  const named = new Map<string, EntryState["kind"]>();
+  const ancestors = new Set<string>();
+  for (const [path, kind] of entries) {
+    named.set(path, kind);
+    let slash = path.indexOf("/");
+    while (slash >= 0) {
+      ancestors.add(path.slice(0, slash));
+      slash = path.indexOf("/", slash + 1);
+    }
+  }
+  const extraFiles: string[] = [];
+  const extraDirs: string[] = [];
+  const visit = (rel: string): void => {
+    let children: Dirent[];
+    try {
+      children = readdirSync(rel === "" ? room : join(room, rel), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const child of children) {
+      const path = rel === "" ? child.name : `${rel}/${child.name}`;
+      if (path === ".git") continue;
+      if (child.isDirectory()) {
+        if (ancestors.has(path)) visit(path);
+        else extraDirs.push(path);
+        continue;
+      }
+      const kind = child.isFile() ? "file" : child.isSymbolicLink() ? "symlink" : "other";
+      if (named.get(path) !== kind) extraFiles.push(path);
+    }
+  };
+  visit("");
+  const gone = [...byPath.keys()].filter((path) => !named.has(path));
+  return { records, copy, rehashed, extraFiles, extraDirs, gone };
+}
+
+function roomDigest(abs: string, stat: BigIntStats): string | undefined {
+  try {
+    if (stat.isSymbolicLink()) {
+      return createHash("sha256")
+        .update(readlinkSync(abs, { encoding: "buffer" }))
+        .digest("hex");
+    }
+    const fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    try {
+      const hash = createHash("sha256");
+      const buffer = Buffer.allocUnsafe(256 * 1024);
+      for (;;) {
+        const n = readSync(fd, buffer, 0, buffer.length, null);
+        if (n === 0) break;
+        hash.update(buffer.subarray(0, n));
+      }
+      return hash.digest("hex");
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+function kindOf(stat: BigIntStats): EntryState["kind"] | "other" {
+  return stat.isFile() ? "file" : stat.isSymbolicLink() ? "symlink" : "other";
+}
+
+function lstatOrUndefined(abs: string): BigIntStats | undefined {
+  try {
+    return lstatSync(abs, { bigint: true });
+  } catch {
+    return undefined;
+  }
+}
