@@ -71,11 +71,12 @@ export interface ConfineAgentOptions {
  * Prepare the confined agent of one turn. bubblewrap must start here (`probeSandbox`);
  * otherwise the turn fails before the agent runs — a confined turn is never silently run
  * unconfined.
- * Output: {@link ConfinedAgent}; the caller runs `argv` with `env` and a start report on fd 3,
- * and calls `cleanup` after the turn.
+ * Output: {@link ConfinedAgent}; the caller runs `argv` with `env`, a start report on fd 3 and
+ * `seccompFilter` on fd {@link SECCOMP_FD}, and calls `cleanup` after the turn.
  * Errors: `TurngateError` `confine_unavailable` naming why bubblewrap cannot start and the
  * fix, or that the seccomp filter does not know this machine's architecture (only x86_64
- * and aarch64; docs/design.md §3b); `AgentSpawnError` when the agent program is not found on the agent's `PATH`.
+ * and aarch64; docs/design.md §3b); `AgentSpawnError` when the agent program is not found
+ * on the agent's `PATH`.
  */
 export async function confineAgent(
   agent: readonly string[],
