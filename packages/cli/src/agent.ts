@@ -55,6 +55,13 @@ export interface AgentOptions {
    * up, so a sandbox that could not be built is told apart from an agent that failed.
    */
   startReport?: boolean;
+  /**
+   * Bytes the command reads from its file descriptor 4 (a pipe, closed after them): the
+   * confined agent's seccomp filter, which bubblewrap reads with `--seccomp 4` before the
+   * agent starts (docs/design.md §3b). Slot 3 is an ignored descriptor when `startReport`
+   * is off.
+   */
+  seccompFilter?: Buffer;
 }
 
 /**
@@ -93,16 +100,31 @@ export function runAgent(
   return new Promise((resolve, reject) => {
     const detached = options.detached ?? agentDetachedByDefault();
     const sink = options.output;
-    const stdio: ("inherit" | "pipe" | number)[] = sink
+    const stdio: ("inherit" | "pipe" | "ignore" | number)[] = sink
       ? ["inherit", "pipe", "pipe"]
       : ["inherit", options.stdoutToStderr ? 2 : "inherit", "inherit"];
     if (options.startReport === true) stdio.push("pipe");
+    if (options.seccompFilter !== undefined) {
+      if (stdio.length === 3) stdio.push("ignore");
+      stdio.push("pipe");
+    }
     const child = spawn(program, args, {
       cwd,
       stdio,
       env: options.env ?? process.env,
       detached,
     });
+    const filterPipe =
+      options.seccompFilter !== undefined
+        ? (child.stdio[4] as import("node:stream").Duplex | null)
+        : null;
+    if (filterPipe && options.seccompFilter !== undefined) {
+      // bubblewrap reads to the end before it starts the agent; a bubblewrap that failed
+      // earlier closes its end (EPIPE), which its own exit reports.
+      filterPipe.on("error", () => undefined);
+      filterPipe.resume();
+      filterPipe.end(options.seccompFilter);
+    }
     let startText = "";
     const startPipe =
       options.startReport === true ? (child.stdio[3] as import("node:stream").Readable) : undefined;
@@ -153,6 +175,7 @@ export function runAgent(
     // reaching the sink meanwhile).
     child.once("exit", (code, signal) => {
       cleanup();
+      filterPipe?.destroy();
       const exit: AgentExit = {
         exitCode: code ?? 128 + (signal ? (SIGNAL_NUMBERS[signal] ?? 0) : 0),
         signal,

@@ -2,7 +2,8 @@
  * `turngate run --confine` (docs/guarantees.md "Confined agents", docs/design.md §3b): set up the
  * confined agent's sandbox for one turn — probe bubblewrap (failing closed), make the
  * private `TMPDIR`, resolve what the agent may write, read and see (`confinePlan` of
- * `@turngate/node`) and wrap the agent command in the launcher.
+ * `@turngate/node`) and wrap the agent command in the launcher, with the seccomp filter that
+ * refuses new unix sockets (`unixSocketFilter`) given to bubblewrap on fd 4.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
@@ -15,12 +16,20 @@ import {
   confinePlan,
   findOnPath,
   probeSandbox,
+  unixSocketFilter,
+  unixSocketFilterSupports,
 } from "@turngate/node";
 import { AgentSpawnError } from "./agent.js";
 import { cliPackageRoot } from "./package-root.js";
 
-/** The launcher run inside the sandbox: reports the start on fd 3, closes it, runs the agent. */
-const LAUNCHER = 'printf started >&3; exec 3>&-; exec "$@"';
+/**
+ * The launcher run inside the sandbox: reports the start on fd 3, closes it (and fd 4, the
+ * seccomp filter's pipe, should bubblewrap have left it open), runs the agent.
+ */
+const LAUNCHER = 'printf started >&3; exec 3>&- 4<&-; exec "$@"';
+
+/** The file descriptor bubblewrap reads the seccomp filter from (`--seccomp 4`). */
+export const SECCOMP_FD = 4;
 
 /** A confined agent, ready to start (`confineAgent`). */
 export interface ConfinedAgent {
@@ -28,6 +37,12 @@ export interface ConfinedAgent {
   argv: string[];
   /** The agent's environment (`TURNGATE_*` removed, `TMPDIR` private). */
   env: NodeJS.ProcessEnv;
+  /**
+   * The compiled seccomp filter (`unixSocketFilter`): the caller writes it to the command's
+   * fd {@link SECCOMP_FD} (`runAgent`'s `seccompFilter`), where `argv` tells bubblewrap to
+   * read it.
+   */
+  seccompFilter: Buffer;
   /** What the sandbox gives (for tests and `--json`'s future use). */
   plan: ConfinePlan;
   /** Remove the private `TMPDIR`. Never throws. */
@@ -56,10 +71,12 @@ export interface ConfineAgentOptions {
  * Prepare the confined agent of one turn. bubblewrap must start here (`probeSandbox`);
  * otherwise the turn fails before the agent runs — a confined turn is never silently run
  * unconfined.
- * Output: {@link ConfinedAgent}; the caller runs `argv` with `env` and a start report on fd 3,
- * and calls `cleanup` after the turn.
+ * Output: {@link ConfinedAgent}; the caller runs `argv` with `env`, a start report on fd 3 and
+ * `seccompFilter` on fd {@link SECCOMP_FD}, and calls `cleanup` after the turn.
  * Errors: `TurngateError` `confine_unavailable` naming why bubblewrap cannot start and the
- * fix; `AgentSpawnError` when the agent program is not found on the agent's `PATH`.
+ * fix, or that the seccomp filter does not know this machine's architecture (only x86_64
+ * and aarch64; docs/design.md §3b); `AgentSpawnError` when the agent program is not found
+ * on the agent's `PATH`.
  */
 export async function confineAgent(
   agent: readonly string[],
@@ -70,6 +87,12 @@ export async function confineAgent(
     throw new TurngateError(
       "confine_unavailable",
       `--confine (or "confine_agent": true) needs bubblewrap, which cannot start a sandbox here: ${sandbox.reason}. turngate does not run a confined turn unconfined: fix the sandbox, or drop --confine / "confine_agent" (then the agent runs as your user and can forge a waiver or a prompt event)`,
+    );
+  }
+  if (!unixSocketFilterSupports(process.arch)) {
+    throw new TurngateError(
+      "confine_unavailable",
+      `--confine (or "confine_agent": true) needs the seccomp filter that refuses unix sockets to the agent, and it is written for x86_64 and aarch64 only, not ${process.arch}: without it the agent could ask a server of yours outside the sandbox (tmux, D-Bus, docker) to act for it. turngate does not run a confined turn without it: drop --confine / "confine_agent" (then the agent runs as your user and can forge a waiver or a prompt event)`,
     );
   }
   const program = agent[0] ?? "";
@@ -105,7 +128,7 @@ export async function confineAgent(
   return {
     argv: [
       sandbox.bwrap,
-      ...confineArgs(plan),
+      ...confineArgs(plan, SECCOMP_FD),
       "--",
       "/bin/sh",
       "-c",
@@ -114,6 +137,7 @@ export async function confineAgent(
       ...agent,
     ],
     env: confinedAgentEnv(options.agentEnv, plan.tmpdir),
+    seccompFilter: unixSocketFilter(),
     plan,
     cleanup() {
       rmSync(privateTmp, { recursive: true, force: true });

@@ -636,7 +636,7 @@ async function runAgentTurn(
       env: withTurnMarker(confinement?.env ?? env, marker),
       stdoutToStderr: request.agentStdoutToStderr === true,
       ...(ctx.agentOutput ? { output: ctx.agentOutput } : {}),
-      ...(confinement ? { startReport: true } : {}),
+      ...(confinement ? { startReport: true, seccompFilter: confinement.seccompFilter } : {}),
     });
     if (confinement !== undefined && exit.started !== true) throw confineFailed(exit.exitCode);
     ctx.stderr.write(`turngate: agent exited with code ${exit.exitCode}\n`);

@@ -14,8 +14,12 @@
  * - **read-only**: everything else the user can read (`/` bound read-only, `/tmp`
  *   included: the agent command may live anywhere);
  * - **invisible**: turngate's state folder, the signing key, the hook session files and the
- *   result-cache user configuration (the user state folder), the clean rooms and turngate's
- *   own package (a read-only empty tmpfs over a folder, `/dev/null` over a file);
+ *   result-cache user configuration (the user state folder), the clean rooms, turngate's
+ *   own package and the user's runtime socket folders ({@link userSocketPaths}: a read-only
+ *   empty tmpfs over a folder, `/dev/null` over a file);
+ * - **no new unix socket**: bubblewrap installs the seccomp filter of `seccomp-unix.ts`
+ *   (`socket(AF_UNIX, …)` fails with `EPERM`), so no server of the user's outside the sandbox
+ *   (tmux, the D-Bus session bus, docker, an abstract socket) can be asked to act for it;
  * - **scrubbed**: every `TURNGATE_*` variable is removed from the agent's environment
  *   (`confinedAgentEnv`);
  * - the network is the host's (the agent needs its model); its own PID, IPC, UTS and cgroup
@@ -76,6 +80,8 @@ export interface ConfineRequest {
   agentWritable?: readonly string[];
   /** Start the agent in a new session (no controlling terminal); false on a terminal. */
   newSession: boolean;
+  /** The user's id (`/run/user/<uid>`, `/tmp/tmux-<uid>`); default `process.getuid()`. */
+  uid?: number;
 }
 
 /** One path a confined agent cannot see: a folder (empty read-only tmpfs) or a file (`/dev/null`). */
@@ -141,6 +147,7 @@ export function confinePlan(request: ConfineRequest): ConfinePlan {
   if (request.stateDir !== undefined) candidates.push(request.stateDir);
   if (request.keyFile !== undefined) candidates.push(request.keyFile);
   candidates.push(...(request.hide ?? []));
+  candidates.push(...userSocketPaths(request.env, request.uid ?? process.getuid?.()));
   const keep = [workspace, real(request.cwd), real(request.tmpdir)];
   const hidden: HiddenPath[] = [];
   for (const candidate of candidates) {
@@ -172,13 +179,40 @@ export function confinePlan(request: ConfineRequest): ConfinePlan {
 }
 
 /**
+ * Where the user's servers keep their unix sockets, hidden from a confined agent as a second
+ * layer behind the seccomp filter (docs/design.md §3b): `$XDG_RUNTIME_DIR` (when absolute) and
+ * `/run/user/<uid>` (the D-Bus session bus, systemd's user manager, a rootless docker or
+ * podman), tmux's socket folder `/tmp/tmux-<uid>` (and `$TMUX_TMPDIR/tmux-<uid>`), and the
+ * socket of the tmux session turngate runs in (`$TMUX`'s first field). Candidates only:
+ * `confinePlan` hides those that exist. Output: absolute paths, without duplicates; none
+ * that needs `uid` when it is undefined. Pure.
+ */
+export function userSocketPaths(env: NodeJS.ProcessEnv, uid: number | undefined): string[] {
+  const paths: string[] = [];
+  const add = (path: string | undefined) => {
+    if (path !== undefined && isAbsolute(path) && !paths.includes(path)) paths.push(path);
+  };
+  add(env.XDG_RUNTIME_DIR || undefined);
+  if (uid !== undefined) {
+    add(`/run/user/${uid}`);
+    add(`/tmp/tmux-${uid}`);
+    if (env.TMUX_TMPDIR) add(join(env.TMUX_TMPDIR, `tmux-${uid}`));
+  }
+  if (env.TMUX) add(env.TMUX.split(",")[0]);
+  return paths;
+}
+
+/**
  * bubblewrap's arguments for `plan`, up to (not including) the command. Mounts apply in
  * order, later ones over earlier ones: `/` read-only; a private `/dev`, `/proc` and
  * `/dev/shm`; the workspace writable; the read-only paths over it; the writable folders;
- * the private `TMPDIR`; the hidden paths last (so nothing writable uncovers them).
+ * the private `TMPDIR`; the hidden paths last (so nothing writable uncovers them). Then
+ * `--seccomp seccompFd`: the file descriptor (in bubblewrap's process) from which it reads
+ * the filter of `seccomp-unix.ts` (`unixSocketFilter`); it is required, so no caller can
+ * confine an agent without it.
  * Output: the argument list. Pure.
  */
-export function confineArgs(plan: ConfinePlan): string[] {
+export function confineArgs(plan: ConfinePlan, seccompFd: number): string[] {
   const args = namespaceArgs({ network: true, newSession: plan.newSession });
   args.push("--ro-bind", "/", "/");
   args.push("--dev", "/dev", "--proc", "/proc", "--tmpfs", "/dev/shm");
@@ -190,6 +224,7 @@ export function confineArgs(plan: ConfinePlan): string[] {
     if (kind === "folder") args.push("--tmpfs", path, "--remount-ro", path);
     else args.push("--ro-bind", "/dev/null", path);
   }
+  args.push("--seccomp", String(seccompFd));
   args.push("--chdir", plan.cwd);
   return args;
 }

@@ -11,6 +11,7 @@ export {
   GIT_ALWAYS_READ_ONLY,
   type HiddenPath,
   SCRUBBED_ENV_PREFIX,
+  userSocketPaths,
 } from "./confine.js";
 export {
   DEPENDENCY_DIR_NAMES,
@@ -89,3 +90,14 @@ export {
   SYSTEM_DIRS,
   toolchainBinds,
 } from "./sandbox.js";
+export {
+  AUDIT_ARCH_AARCH64,
+  AUDIT_ARCH_X86_64,
+  SECCOMP_RET_ALLOW,
+  SECCOMP_RET_EPERM,
+  SECCOMP_RET_KILL_PROCESS,
+  SOCK_FILTER_BYTES,
+  SOCKET_SYSCALL,
+  unixSocketFilter,
+  unixSocketFilterSupports,
+} from "./seccomp-unix.js";
