@@ -19,6 +19,12 @@ import {
   cacheConfigToWire,
   type TurngateConfig,
 } from "./config.js";
+import {
+  type ConfigSource,
+  ConfigSourceSchema,
+  configSourceFromWire,
+  configSourceToWire,
+} from "./config-source.js";
 import type { TurnCarry } from "./turn-chain.js";
 
 /** Schema id of the file `turngate baseline` stores (`<state dir>/baseline.json`). */
@@ -65,6 +71,11 @@ const BaselineFileSchema = z
     schema: z.literal(BASELINE_FILE_SCHEMA),
     turngate_version: z.string(),
     config: CapturedConfigSchema,
+    /**
+     * Where the captured configuration came from (docs/cli.md "Configuration the agent
+     * wrote"); absent in older baselines: not recorded, the next baseline reads the file.
+     */
+    config_source: ConfigSourceSchema.optional(),
     environment: z.unknown(),
     snapshot: z.unknown(),
     git_tree: z
@@ -100,6 +111,8 @@ export interface StoredBaseline {
   snapshot: WorkspaceSnapshot;
   /** The effective configuration captured when the baseline was taken. */
   config: TurngateConfig;
+  /** Where it came from (`chooseTurnConfig`); absent in baselines written before. */
+  configSource?: ConfigSource;
   /** The git tree id of the source scope when the baseline was taken (absent in older files). */
   gitTree?: SourceTree;
   /** Issue 10: the checks' shell and PATH, user-level and review file fingerprints. */
@@ -129,8 +142,11 @@ export function baselineIdOf(bytes: string | Uint8Array): string {
  * With `carry` (docs/cli.md "Gapless turns": the snapshot is the state the previous turn was
  * judged on), it stores `chain: {previous, unverified_paths, unverified_digests,
  * between_turns}` for `turngate verify`.
+ * With `configSource` (`chooseTurnConfig`), it stores where the configuration came from as
+ * `config_source: {path, text, digest, pending_since}`, so the turn chain `turngate verify`
+ * writes keeps a configuration the agent wrote from being adopted by the next baseline.
  * Input: file path, snapshot, loaded configuration, turngate version, environment,
- * optional tree, optional carry.
+ * optional tree, optional carry, optional configuration source.
  * Output: the baseline id (SHA-256 of the bytes written, 64 lowercase hex characters).
  * Errors: the `fs` error of the write.
  */
@@ -142,6 +158,7 @@ export async function writeBaseline(
   environment: EnvironmentBaseline,
   gitTree?: SourceTree,
   carry?: TurnCarry,
+  configSource?: ConfigSource,
 ): Promise<string> {
   const file: Record<string, unknown> = {
     schema: BASELINE_FILE_SCHEMA,
@@ -175,6 +192,7 @@ export async function writeBaseline(
       ...(config.checkTargets !== undefined ? { check_targets: config.checkTargets } : {}),
       ...(config.cache !== undefined ? { cache: cacheConfigToWire(config.cache) } : {}),
     },
+    ...(configSource !== undefined ? { config_source: configSourceToWire(configSource) } : {}),
     environment: serializeEnvironmentBaseline(environment),
     snapshot: serializeSnapshot(snapshot),
   };
@@ -355,6 +373,9 @@ export async function readBaseline(
     config,
     environment,
   };
+  if (parsed.data.config_source) {
+    stored.configSource = configSourceFromWire(parsed.data.config_source);
+  }
   const tree = parsed.data.git_tree;
   if (tree) {
     stored.gitTree =

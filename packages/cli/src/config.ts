@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { VerificationCommand } from "@turngate/core";
@@ -325,19 +326,60 @@ export interface TurngateConfig {
  * explicit file does not exist or cannot be read.
  */
 export function loadConfig(root: string, explicitPath?: string): TurngateConfig {
+  return readConfigFile(root, explicitPath).config;
+}
+
+/** A configuration as `readConfigFile` read it: the loaded form and the bytes it came from. */
+export interface ConfigFile {
+  config: TurngateConfig;
+  /** The file read: `explicitPath`, else `<root>/turngate.config.json` (also when it does not exist). */
+  path: string;
+  /** The file's bytes (UTF-8), or null when there is no file (the empty configuration). */
+  text: string | null;
+  /** Lowercase hex SHA-256 of the bytes, or `"absent"` (as `fileFingerprint` of @turngate/node). */
+  digest: string;
+}
+
+/**
+ * `loadConfig` that also returns the bytes the configuration was parsed from and their
+ * SHA-256, read once (docs/cli.md "Configuration the agent wrote": the turn chain keeps
+ * them). Errors: as `loadConfig`.
+ */
+export function readConfigFile(root: string, explicitPath?: string): ConfigFile {
   const path = explicitPath ?? join(root, CONFIG_FILE_NAME);
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, "utf8");
+    bytes = readFileSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (explicitPath === undefined && code === "ENOENT")
-      return { checks: [], ignores: [], rewritePaths: [] };
+    if (explicitPath === undefined && code === "ENOENT") {
+      return {
+        config: { checks: [], ignores: [], rewritePaths: [] },
+        path,
+        text: null,
+        digest: "absent",
+      };
+    }
     throw new TurngateError(
       "config_unreadable",
       `cannot read the configuration file ${path}: ${code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : (error as Error).message}; check the --config path, or drop --config to use <root>/${CONFIG_FILE_NAME}`,
     );
   }
+  const text = bytes.toString("utf8");
+  return {
+    config: parseConfig(text, path),
+    path,
+    text,
+    digest: createHash("sha256").update(bytes).digest("hex"),
+  };
+}
+
+/**
+ * The configuration in `text`, read from (or kept for) the file `path`: the rules of
+ * `loadConfig`. Errors: `TurngateValidationError` naming the field, or path `""` for
+ * invalid JSON.
+ */
+export function parseConfig(text: string, path: string): TurngateConfig {
   let raw: unknown;
   try {
     raw = JSON.parse(text);

@@ -328,7 +328,12 @@ export function trustLine(result: Pick<TurnResult, "trust">): string {
  * found_by: process_group|session|environment_marker|subreaper, outcome: exited|killed|unkillable}]`.
  * `turn_chain` (`turngate run` only, else null; docs/cli.md "Gapless turns") is `{previous:
  * {verdict, reason, ended_at} | null, fresh, changed_between_turns: [path],
- * changed_between_turns_note, unverified_paths: [path]}`; `chain_error` says why the chain was not written (else null).
+ * changed_between_turns_note, unverified_paths: [path], config_kept: {path, written_in} | null,
+ * config_adopted_by: digest | null}` — `config_kept` when the configuration file on disk was
+ * written by the agent in a turn the host has not accepted (`written_in`, its effect digest),
+ * so the turn ran with the earlier configuration; `config_adopted_by` when the host's
+ * `--waive` named that turn, so the file was adopted (docs/cli.md "Configuration the agent
+ * wrote"); `chain_error` says why the chain was not written (else null).
  */
 export function turnJson(result: TurnResult): Record<string, unknown> {
   return {
@@ -433,6 +438,10 @@ export function turnJson(result: TurnResult): Record<string, unknown> {
               ? "changed between turns, by you or another process"
               : null,
           unverified_paths: result.chain.unverified,
+          config_kept: result.chain.configKept
+            ? { path: result.chain.configKept.path, written_in: result.chain.configKept.since }
+            : null,
+          config_adopted_by: result.chain.configAdoptedBy ?? null,
         }
       : null,
   };
@@ -523,7 +532,8 @@ export function hintOf(
 /** Waiver digests that did not match the effect digest of a turn that was not allowed. */
 function unmatchedWaivers(result: TurnResult): string[] {
   if (result.outcome.kind === "allow") return [];
-  return unmatchedWaiverDigests(result.waivers, result.effectDigest);
+  const adopted = result.chain?.configAdoptedBy;
+  return unmatchedWaiverDigests(result.waivers, result.effectDigest).filter((d) => d !== adopted);
 }
 
 /**

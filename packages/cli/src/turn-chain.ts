@@ -10,7 +10,14 @@ import {
   writeFileAtomic,
 } from "@turngate/node";
 import * as z from "zod";
+import {
+  type ChainConfig,
+  ChainConfigSchema,
+  chainConfigFromWire,
+  chainConfigToWire,
+} from "./config-source.js";
 import type { CliContext } from "./context.js";
+import { shownPath } from "./terminal-text.js";
 
 /** Schema id of the turn chain file (`<state dir>/turn-chain.json`). */
 export const TURN_CHAIN_SCHEMA = "turngate.turn-chain.v1";
@@ -49,6 +56,12 @@ export interface TurnChain {
   snapshot: WorkspaceSnapshot;
   /** Its git tree id of the source scope, or why there is none. */
   gitTree?: SourceTree;
+  /**
+   * The configuration it ran with and whether the file on disk is one the agent wrote and the
+   * host has not accepted (docs/cli.md "Configuration the agent wrote"); absent in chains
+   * written before: the next turn reads the file.
+   */
+  config?: ChainConfig;
 }
 
 /**
@@ -84,8 +97,9 @@ export function carryOf(chain: TurnChain, betweenTurns: readonly string[]): Turn
  * The host's request to start a turn chain over (`turngate run --fresh`, `turngate baseline
  * --fresh`; docs/cli.md "Gapless turns") for the chain at `chainPath`. Allowed when standard
  * input is a terminal or `TURNGATE_ALLOW_FRESH=1` is in turngate's environment; then prints
- * a warning on stderr naming what the previous turn left unverified (a damaged chain is
- * only named). Errors: `TurngateError` `fresh_needs_host` otherwise, saying how to consent.
+ * a warning on stderr naming what the previous turn left unverified and a configuration file
+ * the agent wrote that the new chain adopts (docs/cli.md "Configuration the agent wrote"; a
+ * damaged chain is only named). Errors: `TurngateError` `fresh_needs_host` otherwise, saying how to consent.
  */
 export async function startFresh(chainPath: string, root: string, ctx: CliContext): Promise<void> {
   const tty = ctx.stdinIsTTY ?? process.stdin.isTTY === true;
@@ -100,6 +114,9 @@ export async function startFresh(chainPath: string, root: string, ctx: CliContex
     const chain = await readTurnChain(chainPath, root);
     if (chain !== undefined && chain.unverifiedPaths.length > 0) {
       unverified = ` (the previous turn left these unverified: ${chain.unverifiedPaths.join(", ")})`;
+    }
+    if (chain?.config !== undefined && chain.config.pendingSince !== null) {
+      unverified += `; it adopts ${shownPath(root, chain.config.path)}, which the agent wrote in the turn with effect digest ${chain.config.pendingSince || '""'}: review it first`;
     }
   } catch (error) {
     unverified = ` (the previous chain could not be read: ${(error as Error).message})`;
@@ -120,6 +137,7 @@ const ChainFileSchema = z
     unverified_paths: z.array(z.string()),
     unverified_digests: z.array(z.string()),
     git_tree: z.object({ tree: z.string().nullable(), reason: z.string().nullable() }).optional(),
+    config: ChainConfigSchema.optional(),
     snapshot: z.unknown(),
   })
   .strict();
@@ -184,6 +202,7 @@ export async function readTurnChain(path: string, root: string): Promise<TurnCha
     unverifiedDigests: file.unverified_digests,
     snapshot,
   };
+  if (file.config) chain.config = chainConfigFromWire(file.config);
   if (file.git_tree) {
     chain.gitTree =
       file.git_tree.tree !== null
@@ -208,6 +227,7 @@ export async function writeTurnChain(path: string, chain: TurnChain): Promise<vo
     unverified_paths: chain.unverifiedPaths,
     unverified_digests: chain.unverifiedDigests,
     ...(chain.gitTree ? { git_tree: chain.gitTree } : {}),
+    ...(chain.config ? { config: chainConfigToWire(chain.config) } : {}),
     snapshot: serializeSnapshot(chain.snapshot),
   };
   await writeFileAtomic(path, `${JSON.stringify(file)}\n`);

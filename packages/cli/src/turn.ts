@@ -19,6 +19,7 @@ import {
   type EnvironmentBaseline,
   ensureDirectory,
   exitOnTerminationSignals,
+  fileFingerprint,
   type IsolationRequest,
   killTrackedProcessGroups,
   type ProofFormat,
@@ -45,7 +46,13 @@ import {
 } from "@turngate/node";
 import { type AgentExit, agentDetachedByDefault, runAgent } from "./agent.js";
 import { recordTurnTimingsReported } from "./check-profiles.js";
-import { CONFIG_FILE_NAME, loadConfig, type TurngateConfig } from "./config.js";
+import { CONFIG_FILE_NAME, type TurngateConfig } from "./config.js";
+import {
+  type ChosenConfig,
+  type ConfigSource,
+  chainConfigAfter,
+  chooseTurnConfig,
+} from "./config-source.js";
 import { type ConfinedAgent, confineAgent, confineFailed } from "./confine-agent.js";
 import {
   CLI_VERSION,
@@ -56,6 +63,7 @@ import {
 } from "./context.js";
 import { createProgressReporter, setupProgressLine } from "./progress.js";
 import { type StatePaths, stateWriteProblem } from "./state-dir.js";
+import { shownPath } from "./terminal-text.js";
 import {
   type SkippedCheck,
   selectChecksByAffected,
@@ -96,6 +104,12 @@ export interface TurnRequest {
   configPath?: string;
   /** An already loaded configuration (`verify`: the one captured in the baseline); wins over `configPath`. */
   config?: TurngateConfig;
+  /**
+   * With `config`: where it came from, as the baseline stored it (`chooseTurnConfig`); the
+   * turn chain records it, so a configuration the agent wrote is not adopted by the next
+   * turn (docs/cli.md "Configuration the agent wrote"). Absent: not recorded.
+   */
+  configSource?: ConfigSource;
   /** Where check logs and proofs go (`--state-dir`); default `<root>/.turngate`. */
   state?: Pick<StatePaths, "logs" | "proofs"> & { dir?: string };
   /** The environment baseline stored with a baseline (`verify`); absent: taken now. */
@@ -243,6 +257,14 @@ export interface TurnResult {
     fresh: boolean;
     betweenTurns: string[];
     unverified: string[];
+    /**
+     * The configuration file on disk was written by the agent in a turn the host has not
+     * accepted, so this turn kept the earlier configuration (docs/cli.md "Configuration the
+     * agent wrote"): the file and the effect digest of that turn.
+     */
+    configKept?: { path: string; since: string };
+    /** The host's `--waive` named the turn that wrote the configuration file: adopted this turn. */
+    configAdoptedBy?: string;
   };
   /** When the turn started and was decided (ISO 8601). */
   startedAt: string;
@@ -260,7 +282,10 @@ export interface TurnResult {
  * signed with the key `resolveSigningKey` gives (`request.signing`), resolved before the
  * agent runs, over the proof or its in-toto Statement. `request.config`
  * (verify: the configuration captured in the baseline) is used as given; otherwise the
- * configuration is loaded now.
+ * configuration is chosen now, before the agent runs (`chooseTurnConfig`: a configuration
+ * file the agent wrote in an earlier turn of the chain that the host did not accept is not
+ * adopted, and one line on stderr says so). With a chain, the configuration in effect and
+ * whether the file on disk is the agent's (`chainConfigAfter`) are recorded for the next turn.
  *
  * While checks run, SIGINT/SIGTERM abort them (the check fails as cancelled and the turn is
  * judged); a second one, or a SIGHUP, kills their process groups and exits with 128 + the
@@ -270,7 +295,31 @@ export interface TurnResult {
  */
 export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<TurnResult> {
   const startedMs = ctx.now?.() ?? Date.now();
-  const config = request.config ?? loadConfig(request.root, request.configPath);
+  const carried = request.chain?.carried;
+  const previous: TurnChain | undefined =
+    request.chain !== undefined && request.chain.fresh !== true && carried === undefined
+      ? await readTurnChain(request.chain.path, request.root)
+      : undefined;
+  // The configuration is captured now, before the agent runs; one the agent wrote in an
+  // earlier turn the host did not accept is not adopted (docs/cli.md "Configuration the agent
+  // wrote").
+  let config: TurngateConfig;
+  let configSource: ConfigSource | undefined;
+  let chosen: ChosenConfig | undefined;
+  if (request.config !== undefined) {
+    config = request.config;
+    configSource = request.configSource;
+  } else {
+    chosen = chooseTurnConfig(request.root, request.configPath, previous?.config, request.waivers);
+    config = chosen.config;
+    configSource = chosen.source;
+    if (chosen.kept !== undefined) ctx.stderr.write(`turngate: ${chosen.kept}\n`);
+    if (chosen.adoptedBy !== undefined) {
+      ctx.stderr.write(
+        `turngate: ${shownPath(request.root, chosen.source.path)}, written by the agent in the turn with effect digest ${chosen.adoptedBy}, is adopted: your --waive names that turn\n`,
+      );
+    }
+  }
   const state = request.state ?? turngatePaths(request.root);
   // Resolved before the agent runs: a bad key fails the turn before anything happens, and a
   // new key is generated by turngate, never during the agent's turn.
@@ -288,11 +337,6 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
   // The agent and the checks never see the signing key, even one given inline, nor the
   // host's consent to drop the turn chain.
   const { [SIGNING_KEY_ENV]: _key, [ALLOW_FRESH_ENV]: _fresh, ...env } = ctx.env;
-  const carried = request.chain?.carried;
-  const previous: TurnChain | undefined =
-    request.chain !== undefined && request.chain.fresh !== true && carried === undefined
-      ? await readTurnChain(request.chain.path, request.root)
-      : undefined;
   if (confined) {
     // The state folder inside the workspace exists before the baseline, so that it is bound
     // read-only for the confined agent (which could otherwise create it and plant files).
@@ -510,6 +554,10 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
       betweenTurns,
       unverified,
     };
+    if (configSource !== undefined && configSource.pendingSince !== null) {
+      result.chain.configKept = { path: configSource.path, since: configSource.pendingSince };
+    }
+    if (chosen?.adoptedBy !== undefined) result.chain.configAdoptedBy = chosen.adoptedBy;
     const judged = session.judgedSnapshot() ?? session.baseline;
     const chain: TurnChain = {
       root: request.root,
@@ -526,6 +574,16 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
       snapshot: judged,
     };
     if (judgedTree !== undefined) chain.gitTree = judgedTree;
+    if (configSource !== undefined) {
+      chain.config = chainConfigAfter(
+        configSource,
+        session.environmentBaseline.reviewFiles[configSource.path] ?? configSource.digest,
+        fileFingerprint(configSource.path),
+        outcome,
+        session.effectDigest,
+        request.waivers,
+      );
+    }
     try {
       await writeTurnChain(request.chain.path, chain);
     } catch (error) {

@@ -459,7 +459,7 @@ describe("cargo builds of the checks go to the state folder", () => {
 
 describe("turngate.config.json edited by the agent", () => {
   const risk =
-    "turngate.config.json changed during the turn: the checks ran with the configuration read before the agent ran, the edit was not applied; review it, then start a new turn";
+    "turngate.config.json changed during the turn: the checks ran with the configuration read before the agent ran, the edit was not applied, and later turns keep that configuration until you accept the edit: review it, then waive this change or start over (--fresh)";
 
   test('run: a config edited to "checks": ["true"] ends needs_review; the original checks ran', async () => {
     const p = project({

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { TurngateError } from "@turngate/core";
 import { baselineIdOf, recordBaselineHistory, writeBaseline } from "../baseline-store.js";
 import { startChainedBaseline } from "../chained-baseline.js";
-import { loadConfig } from "../config.js";
+import { chooseTurnConfig } from "../config-source.js";
 import { CLI_VERSION, EXIT_OK } from "../context.js";
 import { resolveStatePaths, stateWriteProblem } from "../state-dir.js";
 import { displayPath, shownPath } from "../terminal-text.js";
@@ -51,10 +51,21 @@ export const baselineCommand: CliCommand = {
       }) => {
         const root = resolveWorkspaceRoot(ctx.cwd, flags.root, (line) => ctx.stderr.write(line));
         const paths = resolveStatePaths(root, flags.stateDir, ctx.cwd);
-        const config = loadConfig(root, flags.config ? resolve(ctx.cwd, flags.config) : undefined);
         const chainPath = turnChainPath(paths.dir);
         if (flags.fresh === true) await startFresh(chainPath, root, ctx);
         const chain = flags.fresh === true ? undefined : await readTurnChain(chainPath, root);
+        // A configuration the agent wrote in a turn the host did not accept is not adopted
+        // (docs/cli.md "Configuration the agent wrote").
+        const chosen = chooseTurnConfig(
+          root,
+          flags.config ? resolve(ctx.cwd, flags.config) : undefined,
+          chain?.config,
+          [],
+          (since) =>
+            `\`turngate baseline --fresh\`${since !== "" ? ` or \`turngate verify --waive ${since}:REASON\`` : ""}`,
+        );
+        if (chosen.kept !== undefined) ctx.stderr.write(`turngate: ${chosen.kept}\n`);
+        const config = chosen.config;
         const { session, carry } = await startChainedBaseline({
           root,
           config,
@@ -75,6 +86,7 @@ export const baselineCommand: CliCommand = {
             session.environmentBaseline,
             session.baselineTree,
             carry,
+            chosen.source,
           );
           previous = await recordBaselineHistory(paths.baselineHistory, { id, taken_at: takenAt });
         } catch (error) {

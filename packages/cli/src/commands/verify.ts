@@ -63,6 +63,7 @@ export const verifyCommand: CliCommand = {
             baseline: baseline.snapshot,
             ...(baseline.gitTree ? { baselineTree: baseline.gitTree } : {}),
             config: baseline.config,
+            ...(baseline.configSource ? { configSource: baseline.configSource } : {}),
             signing,
             trust,
             ...isolationRequest(flags),

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { isAbsolute, relative } from "node:path";
 import { baselineIdOf, recordBaselineHistory, writeBaseline } from "../baseline-store.js";
 import { startChainedBaseline } from "../chained-baseline.js";
-import { loadConfig } from "../config.js";
+import { chooseTurnConfig } from "../config-source.js";
 import { CLI_VERSION, type CliContext } from "../context.js";
 import { displayPath } from "../terminal-text.js";
 import { readTurnChain, type TurnCarry, type TurnChain, turnChainPath } from "../turn-chain.js";
@@ -136,6 +136,7 @@ export async function handleTurnStart(event: HookEventContext): Promise<HookAnsw
       let startError: string | undefined;
       let optIn: OptIn | undefined;
       let between: string[] = [];
+      let kept: string | undefined;
       if (event.userLevel === true) {
         // Changes no check passed yet keep the project gated, whatever its config says now.
         if (carry && turn?.opt_in?.gated !== false) {
@@ -161,7 +162,7 @@ export async function handleTurnStart(event: HookEventContext): Promise<HookAnsw
         session.baseline_taken_at = null;
       } else if (!carry && startError === undefined) {
         try {
-          between = await takeBaseline(session, paths, root, ctx, chain);
+          ({ between, kept } = await takeBaseline(session, paths, root, ctx, chain));
         } catch (error) {
           startError = (error as Error).message;
         }
@@ -188,9 +189,14 @@ export async function handleTurnStart(event: HookEventContext): Promise<HookAnsw
       if (carry) {
         return `turngate: the last turn did not end verified, waived or narrative (${turn?.last ? `${turn.last.verdict}${turn.last.reason ? `, ${turn.last.reason}` : ""}` : "no stop was judged"}); its changes stay in this turn's digest until a passing check or a waiver covers them.`;
       }
-      return between.length > 0
-        ? `turngate: changed between turns, by you or another process: ${between.map(displayPath).join(", ")} (after the last stop was judged and before this prompt); these changes are checked with this turn.`
-        : undefined;
+      const lines: string[] = [];
+      if (kept !== undefined) lines.push(`turngate: ${kept}.`);
+      if (between.length > 0) {
+        lines.push(
+          `turngate: changed between turns, by you or another process: ${between.map(displayPath).join(", ")} (after the last stop was judged and before this prompt); these changes are checked with this turn.`,
+        );
+      }
+      return lines.length > 0 ? lines.join("\n") : undefined;
     },
   );
   return notice === undefined ? { kind: "allow" } : { kind: "allow", notice };
@@ -198,8 +204,11 @@ export async function handleTurnStart(event: HookEventContext): Promise<HookAnsw
 
 /**
  * Take a baseline for `session` into `paths.baseline` and record its id: with `chain`, the
- * state the last stop judged (`startChainedBaseline`), else the workspace now.
- * Output: the paths changed since the judged state (`[]` without a chain).
+ * state the last stop judged (`startChainedBaseline`), else the workspace now. The
+ * configuration is `chooseTurnConfig`'s: one the agent wrote that no waiver accepted is not
+ * adopted (docs/cli.md "Configuration the agent wrote").
+ * Output: the paths changed since the judged state (`[]` without a chain) and, when the
+ * configuration file was not adopted, the line saying so.
  */
 async function takeBaseline(
   session: HookSession,
@@ -207,8 +216,16 @@ async function takeBaseline(
   root: string,
   ctx: CliContext,
   chain: TurnChain | undefined,
-): Promise<string[]> {
-  const config = loadConfig(root, undefined);
+): Promise<{ between: string[]; kept?: string }> {
+  const chosen = chooseTurnConfig(
+    root,
+    undefined,
+    chain?.config,
+    [],
+    (since) =>
+      `a new session${since !== "" ? ` or a waiver of that turn (\`turngate waive ${since} --reason TEXT\`)` : ""}`,
+  );
+  const config = chosen.config;
   const { session: started, carry } = await startChainedBaseline({
     root,
     config,
@@ -224,6 +241,7 @@ async function takeBaseline(
     started.environmentBaseline,
     started.baselineTree,
     carry,
+    chosen.source,
   );
   // The id is the SHA-256 of the bytes written; re-read to be sure what is on disk is ours.
   const written = await readFile(paths.baseline);
@@ -234,7 +252,10 @@ async function takeBaseline(
   await recordBaselineHistory(paths.baselineHistory, { id, taken_at: takenAt });
   session.baseline_id = id;
   session.baseline_taken_at = takenAt;
-  return carry?.betweenTurns ?? [];
+  return {
+    between: carry?.betweenTurns ?? [],
+    ...(chosen.kept !== undefined ? { kept: chosen.kept } : {}),
+  };
 }
 
 /** What a stop's turn inherits from its stored baseline (none for a first turn). */

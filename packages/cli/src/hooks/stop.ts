@@ -333,6 +333,7 @@ async function judge(
       baseline: baseline.snapshot,
       ...(baseline.gitTree ? { baselineTree: baseline.gitTree } : {}),
       config: baseline.config,
+      ...(baseline.configSource ? { configSource: baseline.configSource } : {}),
       environment: baseline.environment,
       checks: [],
       waivers,

@@ -10,7 +10,10 @@
  * - **read-only** inside the workspace: {@link CONFINE_READ_ONLY} (`.git/` unless
  *   `agent_writable` lists it, `.turngate/`, `turngate.config.json` and the harnesses' hook
  *   settings), each bound read-only over the writable workspace when it exists; with a
- *   writable `.git/`, its `hooks/`, `config` and `info/` stay read-only;
+ *   writable `.git/`, its `hooks/`, `config` and `info/` stay read-only; the folders between
+ *   the workspace and each of them (`.claude/`, `.cursor/`) are bound writable over
+ *   themselves, so they can be written in but not renamed or removed (a mount point cannot
+ *   be: renaming `.claude/` would otherwise put a new `settings.json` in its place);
  * - **read-only**: everything else the user can read (`/` bound read-only, `/tmp`
  *   included: the agent command may live anywhere);
  * - **invisible**: turngate's state folder, the signing key, the hook session files and the
@@ -97,6 +100,11 @@ export interface ConfinePlan {
   tmpdir: string;
   /** Bound read-only over themselves (inside the workspace, or the configuration file). */
   readOnly: string[];
+  /**
+   * Folders inside the workspace that hold a read-only path, bound writable over
+   * themselves before the read-only paths: a mount point cannot be renamed or removed.
+   */
+  pinned: string[];
   /** Folders outside the workspace bound writable (`agent_writable`). */
   writable: string[];
   /** Made invisible, applied last. */
@@ -129,6 +137,16 @@ export function confinePlan(request: ConfineRequest): ConfinePlan {
     addReadOnly(request.stateDir);
   }
   if (request.configFile !== undefined) addReadOnly(request.configFile);
+  const pinned: string[] = [];
+  for (const path of readOnly) {
+    for (let folder = dirname(path); folder !== workspace; folder = dirname(folder)) {
+      if (!isWithinOrSame(workspace, folder) || folder === dirname(folder)) break;
+      if (readOnly.some((ro) => isWithinOrSame(ro, folder)) || pinned.includes(folder)) continue;
+      pinned.push(folder);
+    }
+  }
+  // Outer folders first: a bind over an outer folder would cover one made inside it before.
+  pinned.sort((a, b) => a.length - b.length);
 
   const writable: string[] = [];
   for (const entry of request.agentWritable ?? []) {
@@ -172,6 +190,7 @@ export function confinePlan(request: ConfineRequest): ConfinePlan {
     cwd: real(request.cwd),
     tmpdir: real(request.tmpdir),
     readOnly,
+    pinned,
     writable,
     hidden,
     newSession: request.newSession,
@@ -205,11 +224,11 @@ export function userSocketPaths(env: NodeJS.ProcessEnv, uid: number | undefined)
 /**
  * bubblewrap's arguments for `plan`, up to (not including) the command. Mounts apply in
  * order, later ones over earlier ones: `/` read-only; a private `/dev`, `/proc` and
- * `/dev/shm`; the workspace writable; the read-only paths over it; the writable folders;
- * the private `TMPDIR`; the hidden paths last (so nothing writable uncovers them). Then
- * `--seccomp seccompFd`: the file descriptor (in bubblewrap's process) from which it reads
- * the filter of `seccomp-unix.ts` (`unixSocketFilter`); it is required, so no caller can
- * confine an agent without it.
+ * `/dev/shm`; the workspace writable; the pinned folders over themselves; the read-only
+ * paths over them; the writable folders; the private `TMPDIR`; the hidden paths last (so
+ * nothing writable uncovers them). Then `--seccomp seccompFd`: the file descriptor (in
+ * bubblewrap's process) from which it reads the filter of `seccomp-unix.ts`
+ * (`unixSocketFilter`); it is required, so no caller can confine an agent without it.
  * Output: the argument list. Pure.
  */
 export function confineArgs(plan: ConfinePlan, seccompFd: number): string[] {
@@ -217,6 +236,7 @@ export function confineArgs(plan: ConfinePlan, seccompFd: number): string[] {
   args.push("--ro-bind", "/", "/");
   args.push("--dev", "/dev", "--proc", "/proc", "--tmpfs", "/dev/shm");
   args.push("--bind", plan.workspace, plan.workspace);
+  for (const path of plan.pinned) args.push("--bind", path, path);
   for (const path of plan.readOnly) args.push("--ro-bind", path, path);
   for (const path of plan.writable) args.push("--bind", path, path);
   args.push("--bind", plan.tmpdir, plan.tmpdir);

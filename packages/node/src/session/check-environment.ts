@@ -173,7 +173,7 @@ export class SessionEnvironment {
         description: `${label} unchanged since the baseline`,
         status: "needs_review",
         required: true,
-        residual_risk: `${label} changed during the turn: the checks ran with the configuration read before the agent ran, the edit was not applied; review it, then start a new turn`,
+        residual_risk: `${label} changed during the turn: the checks ran with the configuration read before the agent ran, the edit was not applied, and later turns keep that configuration until you accept the edit: review it, then waive this change or start over (--fresh)`,
       });
     }
     if (this.#cargoReference !== null && fingerprintTree(this.#cargoDir) !== this.#cargoReference) {
