@@ -10,6 +10,7 @@ import { homedir, tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { TurngateError } from "@turngate/core";
 import {
+  type AgentSurvivor,
   type ConfinePlan,
   confineArgs,
   confinedAgentEnv,
@@ -161,5 +162,26 @@ export function confineFailed(exitCode: number): TurngateError {
   return new TurngateError(
     "confine_failed",
     `bubblewrap could not set up the confined agent's sandbox (exit ${exitCode}; its message is above): the agent did not run. Check that the workspace, the state folder and every agent_writable folder exist, or drop --confine`,
+  );
+}
+
+/**
+ * The survivors of a confined turn without bubblewrap's own teardown (docs/guarantees.md,
+ * "Confined agents"): bubblewrap's outer process reports the agent's exit as soon as its
+ * init inside the PID namespace sends the status, so that init (the same command line,
+ * `argv`, reparented to turngate) can still be ending when the survivors are first looked
+ * for, and was listed as a process "the agent left running". Only such a process that
+ * `exited` by itself within the grace is dropped: nothing the agent starts outlives the
+ * namespace's init, and one that had to be killed, or could not be, is still reported.
+ * Input: the settlement's survivors and the confined agent's `argv`. Output: the
+ * survivors to report. Pure.
+ */
+export function withoutSandboxTeardown(
+  survivors: readonly AgentSurvivor[],
+  argv: readonly string[],
+): AgentSurvivor[] {
+  const own = argv.join(" ");
+  return survivors.filter(
+    (survivor) => !(survivor.outcome === "exited" && survivor.command_line === own),
   );
 }

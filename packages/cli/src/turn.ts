@@ -53,7 +53,12 @@ import {
   chainConfigAfter,
   chooseTurnConfig,
 } from "./config-source.js";
-import { type ConfinedAgent, confineAgent, confineFailed } from "./confine-agent.js";
+import {
+  type ConfinedAgent,
+  confineAgent,
+  confineFailed,
+  withoutSandboxTeardown,
+} from "./confine-agent.js";
 import {
   CLI_VERSION,
   type CliContext,
@@ -709,7 +714,11 @@ async function runAgentTurn(
         ? { processGroup: exit.pid, session: exit.pid }
         : {}),
     });
-    return { command, exit, survivors: settlement.survivors, subreaper, graceMs };
+    const survivors =
+      confinement !== undefined
+        ? withoutSandboxTeardown(settlement.survivors, confinement.argv)
+        : settlement.survivors;
+    return { command, exit, survivors, subreaper, graceMs };
   } finally {
     for (const name of SETTLE_SIGNALS) process.off(name, onSignal);
     if (subreaper.active) setChildSubreaper(false);
