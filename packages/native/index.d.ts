@@ -213,8 +213,11 @@ export interface RoomProof {
   records: Buffer;
   /** Indices of the entries to copy from the workspace, ascending. */
   copy: number[];
-  /** Entries proven by re-hashing (racily clean, or not recorded). */
-  rehashed: number;
+  /**
+   * Indices of the entries proven by re-hashing (racily clean, or not recorded), ascending:
+   * their bytes are right, but turngate did not write them, so the caller updates its index.
+   */
+  rehashed: number[];
   /** Non-folders in the room not named as that kind by `entries` (any order). */
   extraFiles: string[];
   /** Folders in the room that hold no named entry, root `.git` excepted (any order). */

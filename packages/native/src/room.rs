@@ -36,8 +36,9 @@ pub struct RoomProof {
     pub records: Buffer,
     /// Indices of the entries to copy from the workspace, ascending.
     pub copy: Vec<u32>,
-    /// Entries proven by re-hashing.
-    pub rehashed: u32,
+    /// Indices of the entries proven by re-hashing, ascending (their bytes are right, but
+    /// turngate did not write them: the caller updates the room's index for them).
+    pub rehashed: Vec<u32>,
     /// Non-folders in the room the snapshot does not name as that kind (any order).
     pub extra_files: Vec<String>,
     /// Folders in the room that hold no named entry (kept caches included; any order).
@@ -282,7 +283,7 @@ pub struct RoomProveTask {
 pub struct Proven {
     records: Vec<u8>,
     copy: Vec<u32>,
-    rehashed: u32,
+    rehashed: Vec<u32>,
     extra_files: Vec<String>,
     extra_dirs: Vec<String>,
     gone: Vec<String>,
@@ -393,7 +394,7 @@ fn prove(room: &str, parsed: &Parsed, stamp: i64) -> Proven {
 
     let mut records = vec![0u8; parsed.paths.len() * RECORD];
     let mut copy = Vec::new();
-    let mut rehashed = 0u32;
+    let mut rehashed = Vec::new();
     for (index, outcome) in outcomes.iter().enumerate() {
         let slot = &mut records[index * RECORD..(index + 1) * RECORD];
         match outcome {
@@ -402,7 +403,7 @@ fn prove(room: &str, parsed: &Parsed, stamp: i64) -> Proven {
             }
             Outcome::Rehashed(rec) => {
                 slot.copy_from_slice(rec);
-                rehashed += 1;
+                rehashed.push(index as u32);
             }
             Outcome::Copy => copy.push(index as u32),
         }

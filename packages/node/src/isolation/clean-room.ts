@@ -220,7 +220,11 @@ export class CleanRoom {
     if (head !== null) {
       if (!ready) cloned = await ensureRoomClone(tree, this.#workspace, head, this.#env);
       const rebuild = cloned || dropped.includes(".git") || !sameHead(m.head, head);
-      const changed = rebuild ? [...entries.keys()] : [...files.written, ...files.gone];
+      // Re-hashed entries too: right bytes the room's index may not hold (planted there by
+      // someone else, found by the attack round: a new file missing from `git ls-files`).
+      const changed = rebuild
+        ? [...entries.keys()]
+        : [...files.written, ...files.rehashedPaths, ...files.gone];
       await updateRoomIndex(tree, head, changed, rebuild, this.#env);
       m.head = head;
     } else if (lstatOrUndefined(join(tree, ".git")) !== undefined) {

@@ -109,6 +109,11 @@ export interface RoomFilesResult {
   mtimeS: number;
   /** Recorded paths that `entries` no longer names, sorted. */
   gone: string[];
+  /**
+   * The entries proven by re-hashing, sorted: right bytes that turngate did not write (or
+   * wrote in the racy tick), so the room's index is updated for them too.
+   */
+  rehashedPaths: string[];
   /** The build-cache folders ({@link isKeptCacheDir}) left in place, sorted. */
   kept: string[];
 }
@@ -176,7 +181,8 @@ export async function syncRoomFiles(
     recorded: { count: list.length, records, paths: joinPaths(entries.keys()) },
     written,
     removed: removed.sort(compare),
-    rehashed: proof.rehashed,
+    rehashed: proof.rehashed.length,
+    rehashedPaths: proof.rehashed.map((index) => (list[index] as ProofEntry)[0]).sort(compare),
     mtimeS,
     gone: proof.gone.sort(compare),
     kept: kept.sort(compare),

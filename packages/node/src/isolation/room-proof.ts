@@ -52,8 +52,8 @@ export interface RoomProof {
   records: Buffer;
   /** Indices of the entries to copy, ascending. */
   copy: number[];
-  /** Entries proven by re-hashing. */
-  rehashed: number;
+  /** Indices of the entries proven by re-hashing, ascending (the caller indexes them). */
+  rehashed: number[];
   /** Non-folders in the room that no entry names as that kind. */
   extraFiles: string[];
   /** Folders in the room that hold no named entry (root `.git` excepted). */
@@ -95,7 +95,7 @@ export function proveRoomTs(
   });
   const records = Buffer.alloc(entries.length * RECORD_BYTES);
   const copy: number[] = [];
-  let rehashed = 0;
+  const rehashed: number[] = [];
   entries.forEach(([path, kind, digest], index) => {
     const abs = join(room, path);
     const stat = lstatOrUndefined(abs);
@@ -122,7 +122,7 @@ export function proveRoomTs(
     }
     if (roomDigest(abs, stat) === digest) {
       writeRecord(records, index, kind, digest, stat);
-      rehashed += 1;
+      rehashed.push(index);
       return;
     }
     copy.push(index);

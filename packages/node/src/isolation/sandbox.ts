@@ -125,7 +125,10 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
  * kernel allows) cgroup namespaces, so every process started inside dies with the
  * sandbox's first process and with turngate; `--new-session` when `newSession` (no
  * controlling terminal: nothing inside can push keystrokes into the host's terminal);
- * `--unshare-net` unless `network`. Output: bubblewrap arguments.
+ * `--unshare-net` unless `network`; `--cap-drop ALL`: started by root, bubblewrap would
+ * otherwise keep every capability, and a process inside could remount `/` writable or
+ * unmount what hides turngate's state (found by the attack round). Output: bubblewrap
+ * arguments.
  */
 export function namespaceArgs(options: { network: boolean; newSession: boolean }): string[] {
   const args = [
@@ -134,6 +137,8 @@ export function namespaceArgs(options: { network: boolean; newSession: boolean }
     "--unshare-ipc",
     "--unshare-uts",
     "--unshare-cgroup-try",
+    "--cap-drop",
+    "ALL",
   ];
   if (options.newSession) args.push("--new-session");
   if (!options.network) args.push("--unshare-net");
@@ -236,9 +241,10 @@ const probed = new Map<string, Promise<SandboxAvailability>>();
 
 /**
  * Whether the check sandbox starts on this machine, decided by **starting it**: bubblewrap
- * runs `/bin/true` with the same namespaces and a private room the checks get (a root user
- * or `user_namespaces` in `/proc` prove nothing: container seccomp profiles and AppArmor
- * refuse namespaces). The answer is kept per bubblewrap path for the life of the process;
+ * runs a shell with the same namespaces and a private room the checks get, which checks
+ * that it holds no capability (`CapEff` 0 in `/proc/self/status`; a sandbox that kept one is
+ * refused, never used) (a root user or `user_namespaces` in `/proc` prove nothing:
+ * container seccomp profiles and AppArmor refuse namespaces). The answer is kept per bubblewrap path for the life of the process;
  * `TURNGATE_BWRAP=none` says it is unavailable (for tests of the fallback). Never throws.
  * Output: `{available: true, bwrap}` or `{available: false, reason}` where `reason` names
  * what failed and how to fix it.
@@ -265,6 +271,12 @@ export function probeSandbox(env: NodeJS.ProcessEnv = process.env): Promise<Sand
   return answer;
 }
 
+/** Exit status of {@link CAPABILITY_PROBE} when the sandbox kept a capability. */
+const CAPABILITY_EXIT = 97;
+
+/** The probe's command inside the sandbox: exits {@link CAPABILITY_EXIT} unless `CapEff` is 0. */
+const CAPABILITY_PROBE = `grep -qx 'CapEff:[[:space:]]*0*' /proc/self/status || exit ${CAPABILITY_EXIT}`;
+
 async function startProbe(bwrap: string): Promise<SandboxAvailability> {
   const args = bwrapArgs({
     room: "/tmp",
@@ -275,7 +287,7 @@ async function startProbe(bwrap: string): Promise<SandboxAvailability> {
     writable: [],
   });
   const outcome = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-    const child = spawn(bwrap, [...args, "/bin/true"], {
+    const child = spawn(bwrap, [...args, "/bin/sh", "-c", CAPABILITY_PROBE], {
       stdio: ["ignore", "ignore", "pipe"],
       timeout: 20_000,
       killSignal: "SIGKILL",
@@ -286,6 +298,13 @@ async function startProbe(bwrap: string): Promise<SandboxAvailability> {
     child.on("close", (code) => resolve({ code, stderr: Buffer.concat(err).toString("utf8") }));
   });
   if (outcome.code === 0) return { available: true, bwrap };
+  if (outcome.code === CAPABILITY_EXIT) {
+    return {
+      available: false,
+      reason:
+        "bubblewrap started a sandbox that kept capabilities (CapEff is not 0 inside, though --cap-drop ALL was given): a process inside could remount the system writable; turngate does not use it",
+    };
+  }
   const detail = outcome.stderr.trim().split("\n")[0] ?? "";
   return {
     available: false,

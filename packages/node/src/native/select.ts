@@ -38,7 +38,7 @@ export interface NativeAddon {
   ): Promise<{
     records: Buffer;
     copy: number[];
-    rehashed: number;
+    rehashed: number[];
     extraFiles: string[];
     extraDirs: string[];
     gone: string[];

@@ -273,7 +273,7 @@ describe("proveRoom", () => {
     expect(sorted(native)).toEqual(sorted(ts));
     const order = list.map(([p]) => p);
     expect(native.copy.map((i) => order[i])).toEqual(["b.js", "c.js", "d.js"]);
-    expect(native.rehashed).toBe(1);
+    expect(native.rehashed.map((i) => order[i])).toEqual(["e.js"]);
     expect(sorted(native).extraFiles).toEqual(["old.js", "src/stray.txt"]);
     expect(sorted(native).extraDirs).toEqual(["coverage", "d.js", "src/__pycache__"]);
     expect(native.gone).toEqual(["old.js"]);
@@ -398,6 +398,42 @@ describe("CleanRoom", () => {
       const prepared = await room.prepare(entries({ "lib.js": "broken\n" }), head);
       expect(prepared.written).toEqual(["lib.js"]);
       expect(readFileSync(join(room.tree, "lib.js"), "utf8")).toBe("broken\n");
+    } finally {
+      await room.close();
+    }
+  });
+
+  test("bytes planted in the room between turns that equal the snapshot's still reach the room's index (a new file is listed, a changed one has its new blob)", async () => {
+    const ws = repo({ "lib.js": "good\n" });
+    const head = await readBaselineHead(ws);
+    const roomDir = join(temp("tg-rooms-"), "r");
+    let room = await CleanRoom.open(ws, roomDir);
+    await room.prepare(entries({ "lib.js": "good\n" }), head);
+    await room.close();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const turnStart = Date.now();
+    // The agent's turn: a new util.js and a changed lib.js in the workspace, and the same
+    // bytes planted in the room, so the proof accepts them by re-hashing.
+    write(ws, "util.js", "module.exports = function ( {\n");
+    write(ws, "lib.js", "changed\n");
+    write(roomDir, "tree/util.js", "module.exports = function ( {\n");
+    write(roomDir, "tree/lib.js", "changed\n");
+    room = await CleanRoom.open(ws, roomDir, process.env, turnStart);
+    try {
+      const prepared = await room.prepare(
+        entries({ "lib.js": "changed\n", "util.js": "module.exports = function ( {\n" }),
+        head,
+      );
+      expect(prepared.cloned).toBe(false);
+      expect(prepared.written).toEqual([]);
+      expect(prepared.rehashedPaths).toEqual(["lib.js", "util.js"]);
+      expect(git(room.tree, "ls-files").split("\n").filter(Boolean)).toEqual(["lib.js", "util.js"]);
+      for (const path of ["lib.js", "util.js"]) {
+        expect(git(room.tree, "ls-files", "-s", path).split(/\s+/)[1]).toBe(
+          git(room.tree, "hash-object", path).trim(),
+        );
+      }
+      expect(git(room.tree, "status", "--porcelain")).toBe("M  lib.js\nA  util.js\n");
     } finally {
       await room.close();
     }

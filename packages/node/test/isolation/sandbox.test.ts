@@ -42,12 +42,14 @@ describe("bwrapArgs", () => {
       ],
       writable: [{ src: "/tmp/turngate-check-x", dest: "/tmp/turngate-check-x" }],
     });
-    expect(args.slice(0, 7)).toEqual([
+    expect(args.slice(0, 9)).toEqual([
       "--die-with-parent",
       "--unshare-pid",
       "--unshare-ipc",
       "--unshare-uts",
       "--unshare-cgroup-try",
+      "--cap-drop",
+      "ALL",
       "--new-session",
       "--unshare-net",
     ]);
