@@ -362,7 +362,7 @@ async function checkSandboxProbe(args: string[], network: boolean) {
     `require("node:fs").writeFileSync("lib.js", ${JSON.stringify(HONEST)});`,
   );
   const result = await turngate(
-    ["run", "--json", "--check", check, "--", "node", agent],
+    ["run", "--json", "--isolation", "clean-room", "--check", check, "--", "node", agent],
     w.p.root,
     w.env,
   );
