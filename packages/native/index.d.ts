@@ -180,12 +180,6 @@ export declare function ledgerDigest(
  */
 export declare function statDigestListing(folder: string, max: number): string[];
 
-/** The entries of a clean-room proof, joined once ({@link roomEntries}). */
-export interface RoomEntries {
-  joined: string;
-  count: number;
-}
-
 /** A clean room's manifest entries (`@turngate/node`'s `isolation/room-manifest.ts`). */
 export interface RoomRecorded {
   count: number;
@@ -194,15 +188,6 @@ export interface RoomRecorded {
   /** The recorded paths, NUL-joined, in record order. */
   paths: Buffer;
 }
-
-/**
- * Join the entries `[path, "file" | "symlink", sha256 hex]` of a snapshot for
- * {@link roomProve} (one string crosses to the addon).
- * Errors: {@link NativeError} `ERR_TURNGATE_INVALID_ARG` (path `entries[i]`).
- */
-export declare function roomEntries(
-  entries: ReadonlyArray<readonly [string, string, string]>,
-): RoomEntries;
 
 /** What {@link roomProve} found about a clean room. */
 export interface RoomProof {
@@ -228,16 +213,18 @@ export interface RoomProof {
 
 /**
  * Prove the clean room folder `room` (absolute) against a snapshot (docs/design.md §3b),
- * off the JavaScript thread: every entry is `lstat`ed in parallel and kept unread when its record in `recorded` matches
- * kind, digest, size, mtime, ctime, inode and mode and its ctime is before `stampNs` (ns);
- * otherwise re-hashed (kept when the bytes are the entry's) or listed to copy. The room is
- * walked through the folders holding named entries to list what it holds that `entries`
- * does not name. Never writes. Rejects with {@link NativeError} `ERR_TURNGATE_INVALID_ARG`
- * (path `root`, `recorded`, `records`, `paths`, `entries`, `entries[i]`, `stampNs`); `ERR_TURNGATE_NATIVE_UNAVAILABLE` when the addon is absent.
+ * off the JavaScript thread: every entry `[path, "file" | "symlink", sha256 hex]` is
+ * `lstat`ed in parallel and kept unread when its record in `recorded` matches kind, digest,
+ * size, mtime, ctime, inode and mode and its ctime is before `stampNs` (ns); otherwise
+ * re-hashed (kept when the bytes are the entry's) or listed to copy. The room is walked
+ * through the folders holding named entries to list what it holds that `entries` does not
+ * name. Never writes. Rejects with {@link NativeError} `ERR_TURNGATE_INVALID_ARG` (path
+ * `root`, `recorded`, `records`, `paths`, `entries`, `entries[i]`, `stampNs`);
+ * `ERR_TURNGATE_NATIVE_UNAVAILABLE` when the addon is absent.
  */
 export declare function roomProve(
   room: string,
   recorded: RoomRecorded,
-  entries: RoomEntries,
+  entries: ReadonlyArray<readonly [string, string, string]>,
   stampNs: bigint,
 ): Promise<RoomProof>;

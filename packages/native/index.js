@@ -282,26 +282,6 @@ function statDigestListing(folder, max) {
   return native.statDigestListing(folder, max);
 }
 
-/**
- * The entries of a clean-room proof, joined (see index.d.ts `roomEntries`). Throws ERR_TURNGATE_INVALID_ARG naming `entries[i]`.
- */
-function roomEntries(entries) {
-  if (!Array.isArray(entries))
-    throw invalid("entries", "expected an array of [path, kind, digest]");
-  const parts = new Array(entries.length * 3);
-  for (let i = 0; i < entries.length; i++) {
-    const entry = entries[i];
-    if (!Array.isArray(entry) || entry.length !== 3 || entry.some((f) => typeof f !== "string")) {
-      throw invalid(`entries[${i}]`, "expected [path, kind, digest] strings");
-    }
-    if (entry[0].includes("\0")) throw invalid(`entries[${i}]`, "must not hold a NUL byte");
-    parts[i * 3] = entry[0];
-    parts[i * 3 + 1] = entry[1];
-    parts[i * 3 + 2] = entry[2];
-  }
-  return { joined: parts.join("\0"), count: entries.length };
-}
-
 function checkRecorded(recorded) {
   if (
     typeof recorded !== "object" ||
@@ -314,15 +294,23 @@ function checkRecorded(recorded) {
   }
 }
 
-function checkEntries(entries) {
-  if (
-    typeof entries !== "object" ||
-    entries === null ||
-    typeof entries.joined !== "string" ||
-    !Number.isInteger(entries.count)
-  ) {
-    throw invalid("entries", "expected the result of roomEntries");
+/** The proof's entries `[path, kind, digest]`, checked and NUL-joined for the addon. */
+function joinEntries(entries) {
+  if (!Array.isArray(entries)) {
+    throw invalid("entries", "expected an array of [path, kind, digest]");
   }
+  const parts = new Array(entries.length * 3);
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i];
+    if (!Array.isArray(entry) || entry.length !== 3 || entry.some((f) => typeof f !== "string")) {
+      throw invalid(`entries[${i}]`, "expected [path, kind, digest] strings");
+    }
+    if (entry[0].includes("\0")) throw invalid(`entries[${i}]`, "must not hold a NUL byte");
+    parts[i * 3] = entry[0];
+    parts[i * 3 + 1] = entry[1];
+    parts[i * 3 + 2] = entry[2];
+  }
+  return parts.join("\0");
 }
 
 /** See index.d.ts `roomProve`. */
@@ -331,7 +319,7 @@ function roomProve(room, recorded, entries, stampNs) {
     const native = api();
     checkRoot(room);
     checkRecorded(recorded);
-    checkEntries(entries);
+    const joined = joinEntries(entries);
     if (typeof stampNs !== "bigint") throw invalid("stampNs", "expected a bigint (ns)");
     return native
       .roomProveAsync(
@@ -339,8 +327,8 @@ function roomProve(room, recorded, entries, stampNs) {
         recorded.records,
         recorded.paths,
         recorded.count,
-        entries.joined,
-        entries.count,
+        joined,
+        entries.length,
         String(stampNs),
       )
       .catch((error) => {
@@ -371,6 +359,5 @@ module.exports = {
   sha256Concat,
   ledgerDigest,
   statDigestListing,
-  roomEntries,
   roomProve,
 };

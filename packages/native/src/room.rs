@@ -11,16 +11,14 @@
 //! be copied. What the room holds that the snapshot does not name is listed for removal.
 
 use crate::errors::{thrown, INVALID_ARG};
+use crate::hash::{hash_path, Algorithm, Hashed};
 use crate::paths::{check_relative, check_root, join};
-use crate::stat::{open_parent, run_name, runs};
+use crate::stat::{runs, stat_run_with};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use rayon::prelude::*;
-use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet};
-use std::io::Read;
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::MetadataExt;
 
 /// Bytes per record (see `room-manifest.ts`).
 const RECORD: usize = 72;
@@ -207,66 +205,36 @@ impl RoomStat {
     }
 }
 
-/// `lstat` of `room/path` for each path (None: absent or unreadable): per run of paths with
-/// one parent, the parent opened once and each name `fstatat`ed without following it.
+/// `lstat` of `room/path` for each path (None: absent or unreadable), per run of paths with
+/// one parent on the rayon pool (`stat::stat_run_with`: the parent opened once, each name
+/// `fstatat`ed without following it).
 fn stat_all(room: &str, paths: &[&str]) -> Vec<Option<RoomStat>> {
-    let one = |rel: &str| {
-        std::fs::symlink_metadata(join(room, rel))
-            .ok()
-            .map(|m| RoomStat::of_meta(&m))
-    };
     let parts: Vec<Vec<Option<RoomStat>>> = runs(paths)
         .par_iter()
         .map(|&(from, to)| {
-            let run = &paths[from..to];
-            let Some(dir) = open_parent(room, run[0]) else {
-                return run.iter().map(|rel| one(rel)).collect();
-            };
-            let out = run
-                .iter()
-                .map(|rel| {
-                    let Some(name) = run_name(room, rel) else {
-                        return one(rel);
-                    };
-                    // SAFETY: `st` is written by fstatat before it is read; `dir` is open.
-                    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-                    let rc = unsafe {
-                        libc::fstatat(dir, name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW)
-                    };
-                    (rc == 0).then(|| RoomStat::of_stat(&st))
-                })
-                .collect();
-            // SAFETY: `dir` is a descriptor opened above.
-            unsafe { libc::close(dir) };
-            out
+            stat_run_with(
+                room,
+                &paths[from..to],
+                |rel| {
+                    std::fs::symlink_metadata(join(room, rel))
+                        .ok()
+                        .map(|m| RoomStat::of_meta(&m))
+                },
+                |outcome, _| outcome.ok().map(RoomStat::of_stat),
+            )
         })
         .collect();
     parts.into_iter().flatten().collect()
 }
 
-/// SHA-256 of a room entry: a symlink's link text, a regular file's bytes (opened without
-/// following a link and without blocking). None when it cannot be read.
-fn digest_of(abs: &str, kind: u8) -> Option<[u8; 32]> {
-    let mut hasher = Sha256::new();
-    if kind == SYMLINK {
-        let text = std::fs::read_link(abs).ok()?;
-        hasher.update(text.as_os_str().as_bytes());
-    } else {
-        let mut file = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-            .open(abs)
-            .ok()?;
-        let mut buffer = vec![0u8; 256 * 1024];
-        loop {
-            let n = file.read(&mut buffer).ok()?;
-            if n == 0 {
-                break;
-            }
-            hasher.update(&buffer[..n]);
-        }
+/// Whether the room entry `room/rel` hashes to `digest` (SHA-256 of a regular file's bytes,
+/// or of a symlink's link text: `hash::hash_path`, the observer's hasher). False when it
+/// cannot be read.
+fn holds(room: &str, rel: &str, digest: &[u8; 32]) -> bool {
+    match hash_path(room, rel, Algorithm::Sha256) {
+        Hashed::Ok { digest: found, .. } => hex_digest(&found).as_ref() == Some(digest),
+        Hashed::Err { .. } => false,
     }
-    Some(hasher.finalize().into())
 }
 
 pub struct RoomProveTask {
@@ -385,9 +353,10 @@ fn prove(room: &str, parsed: &Parsed, stamp: i64) -> Proven {
                     return Outcome::Proven(i);
                 }
             }
-            match digest_of(&join(room, path), kind) {
-                Some(found) if found == *digest => Outcome::Rehashed(now),
-                _ => Outcome::Copy,
+            if holds(room, path, digest) {
+                Outcome::Rehashed(now)
+            } else {
+                Outcome::Copy
             }
         })
         .collect();

@@ -254,36 +254,59 @@ fn parent_of(rel: &str) -> &str {
 /// directory cannot be opened, each path is `lstat`ed, so every error is the one `lstat`
 /// reports for it.
 fn stat_run(root: &str, paths: &[String]) -> Vec<Stat> {
-    let Some(dir) = open_parent(root, &paths[0]) else {
-        return paths
-            .iter()
-            .map(|rel| lstat(&join(root, rel), rel))
-            .collect();
+    stat_run_with(
+        root,
+        paths,
+        |rel| lstat(&join(root, rel), rel),
+        |outcome, rel| match outcome {
+            Ok(st) => {
+                let (record, nanos) = record_of_stat(st);
+                Stat {
+                    record,
+                    nanos,
+                    error: None,
+                }
+            }
+            Err(error) => failed(&error, rel),
+        },
+    )
+}
+
+/// The run walk of [`stat_run`] for any caller's result type: each name of `paths` (one
+/// parent directory) is `fstatat`ed in the parent opened once and handed to `raw` (the
+/// `struct stat`, or the error); a path that must be looked up whole (the parent cannot be
+/// opened, or [`run_name`] refuses the name) goes to `whole`. Output: one `T` per path, in
+/// order.
+pub fn stat_run_with<S: AsRef<str>, T>(
+    root: &str,
+    paths: &[S],
+    whole: impl Fn(&str) -> T,
+    raw: impl Fn(std::io::Result<&libc::stat>, &str) -> T,
+) -> Vec<T> {
+    let Some(dir) = open_parent(root, paths[0].as_ref()) else {
+        return paths.iter().map(|rel| whole(rel.as_ref())).collect();
     };
-    let stats = paths
+    let out = paths
         .iter()
         .map(|rel| {
+            let rel = rel.as_ref();
             let Some(cname) = run_name(root, rel) else {
-                return lstat(&join(root, rel), rel);
+                return whole(rel);
             };
             // SAFETY: `st` is written by fstatat before it is read; `dir` is open.
             let mut st: libc::stat = unsafe { std::mem::zeroed() };
             let rc =
                 unsafe { libc::fstatat(dir, cname.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) };
             if rc != 0 {
-                return failed(&std::io::Error::last_os_error(), rel);
-            }
-            let (record, nanos) = record_of_stat(&st);
-            Stat {
-                record,
-                nanos,
-                error: None,
+                raw(Err(std::io::Error::last_os_error()), rel)
+            } else {
+                raw(Ok(&st), rel)
             }
         })
         .collect();
     // SAFETY: `dir` is a descriptor this function opened.
     unsafe { libc::close(dir) };
-    stats
+    out
 }
 
 /// [`record_of`] from a raw `struct stat` (the same numbers as from `Metadata`).

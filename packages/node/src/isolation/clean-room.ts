@@ -53,8 +53,10 @@ export interface RoomPreparation {
   written: string[];
   /** Paths removed from the room (check outputs, deleted files). */
   removed: string[];
-  /** Entries proven by re-hashing (racily clean). */
+  /** Entries proven by re-hashing (racily clean, or bytes turngate did not write). */
   rehashed: number;
+  /** Their paths, sorted (added to the room's index). */
+  rehashedPaths: string[];
   /** Kept folders dropped because they were not what turngate or the last check left. */
   dropped: string[];
   /** Whether `.git` was cloned now. */

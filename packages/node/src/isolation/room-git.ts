@@ -167,7 +167,7 @@ export async function ensureRoomClone(
   return fresh;
 }
 
-/** `-c` options that turn git's fsync off (`core.fsync` from git 2.36, the older key before). */
+/** `-c` options that turn git's fsync off (`core.fsync`, git 2.36; older gits ignore the key). */
 const NO_FSYNC = ["-c", "core.fsync=none"];
 
 /** Above this many bytes of changed blobs, git writes them as loose objects (no pack in memory). */
@@ -237,9 +237,12 @@ async function packBlobs(room: string, paths: readonly string[], env: NodeJS.Pro
     chunks.push(Buffer.from(`blob\ndata ${bytes.length}\n`, "latin1"), bytes, NEWLINE);
   }
   if (chunks.length === 0) return;
-  const packs = readdirSync(join(room, ".git", "objects", "pack")).filter((name) =>
-    name.endsWith(".pack"),
-  );
+  let packs: string[] = [];
+  try {
+    packs = readdirSync(join(room, ".git", "objects", "pack")).filter((n) => n.endsWith(".pack"));
+  } catch {
+    // no pack folder yet: fast-import makes it
+  }
   if (packs.length > MAX_PACKS) await git([...NO_FSYNC, "repack", "-a", "-d", "-q"], room, env);
   // unpackLimit 0: fast-import keeps even a few objects as a pack (the default unpacks under 100).
   await git(

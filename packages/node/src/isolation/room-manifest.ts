@@ -139,17 +139,21 @@ export function decodeRoomManifest(
   }
 }
 
-/** The paths of `paths` (a NUL-joined block). */
+/** The paths of `paths` (a NUL-joined UTF-8 block; empty → none). Pure, never throws. */
 export function splitPaths(paths: Buffer): string[] {
   return paths.length === 0 ? [] : paths.toString("utf8").split("\0");
 }
 
-/** The NUL-joined block of `paths` (none of which holds a NUL). */
+/** The NUL-joined UTF-8 block of `paths` (none of which may hold a NUL; not checked). Pure. */
 export function joinPaths(paths: Iterable<string>): Buffer {
   return Buffer.from([...paths].join("\0"), "utf8");
 }
 
-/** Decode record `index` of `records`. */
+/**
+ * Decode record `index` of `records` ({@link RECORD_BYTES} each): kind (null for 0), hex
+ * digest, size (bytes), mtime and ctime (ns), inode, `st_mode`. Errors: `RangeError` when
+ * `index` is past the block's end.
+ */
 export function readRecord(records: Buffer, index: number): RoomRecord {
   const at = index * RECORD_BYTES;
   const code = records[at + AT.kind];
@@ -186,7 +190,7 @@ export function writeRecord(
   records[at + AT.kind] = kind === "symlink" ? RECORD_KIND.symlink : RECORD_KIND.file;
 }
 
-/** Copy record `from` of `source` to record `to` of `target`. */
+/** Copy record `from` of `source` to record `to` of `target` (72 bytes; out of range copies less). */
 export function copyRecord(source: Buffer, from: number, target: Buffer, to: number): void {
   source.copy(target, to * RECORD_BYTES, from * RECORD_BYTES, (from + 1) * RECORD_BYTES);
 }

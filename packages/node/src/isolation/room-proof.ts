@@ -1,17 +1,7 @@
-import { createHash } from "node:crypto";
-import {
-  type BigIntStats,
-  closeSync,
-  constants,
-  type Dirent,
-  lstatSync,
-  openSync,
-  readdirSync,
-  readlinkSync,
-  readSync,
-} from "node:fs";
+import { type BigIntStats, type Dirent, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { selectNative } from "../native/select.js";
+import { hashRegularFileSync, hashSymlink } from "../workspace/hash/hash.js";
 import type { EntryState } from "../workspace/snapshot.js";
 import {
   copyRecord,
@@ -79,7 +69,7 @@ export async function proveRoom(
 ): Promise<RoomProof> {
   const native = selectNative(env);
   if (native === undefined) return proveRoomTs(room, recorded, entries, stampNs);
-  return native.roomProve(room, recorded, native.roomEntries(entries), stampNs);
+  return native.roomProve(room, recorded, entries, stampNs);
 }
 
 /** {@link proveRoom} on the TypeScript path (no addon), synchronous. */
@@ -96,6 +86,7 @@ export function proveRoomTs(
   const records = Buffer.alloc(entries.length * RECORD_BYTES);
   const copy: number[] = [];
   const rehashed: number[] = [];
+  let buffer: Buffer | undefined;
   entries.forEach(([path, kind, digest], index) => {
     const abs = join(room, path);
     const stat = lstatOrUndefined(abs);
@@ -120,7 +111,8 @@ export function proveRoomTs(
         return;
       }
     }
-    if (roomDigest(abs, stat) === digest) {
+    buffer ??= Buffer.allocUnsafe(256 * 1024);
+    if (roomDigest(abs, stat, buffer) === digest) {
       writeRecord(records, index, kind, digest, stat);
       rehashed.push(index);
       return;
@@ -164,26 +156,11 @@ export function proveRoomTs(
   return { records, copy, rehashed, extraFiles, extraDirs, gone };
 }
 
-function roomDigest(abs: string, stat: BigIntStats): string | undefined {
+/** The room entry's SHA-256 (the observer's hashers), or undefined when it cannot be read. */
+function roomDigest(abs: string, stat: BigIntStats, buffer: Buffer): string | undefined {
   try {
-    if (stat.isSymbolicLink()) {
-      return createHash("sha256")
-        .update(readlinkSync(abs, { encoding: "buffer" }))
-        .digest("hex");
-    }
-    const fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    try {
-      const hash = createHash("sha256");
-      const buffer = Buffer.allocUnsafe(256 * 1024);
-      for (;;) {
-        const n = readSync(fd, buffer, 0, buffer.length, null);
-        if (n === 0) break;
-        hash.update(buffer.subarray(0, n));
-      }
-      return hash.digest("hex");
-    } finally {
-      closeSync(fd);
-    }
+    if (stat.isSymbolicLink()) return hashSymlink(abs);
+    return hashRegularFileSync(abs, buffer).digest;
   } catch {
     return undefined;
   }

@@ -26,14 +26,10 @@ export interface NativeAddon {
     digest: string;
   };
   statDigestListing(folder: string, max: number): string[];
-  roomEntries(entries: ReadonlyArray<readonly [string, string, string]>): {
-    joined: string;
-    count: number;
-  };
   roomProve(
     room: string,
     recorded: { count: number; records: Buffer; paths: Buffer },
-    entries: { joined: string; count: number },
+    entries: ReadonlyArray<readonly [string, string, string]>,
     stampNs: bigint,
   ): Promise<{
     records: Buffer;

@@ -285,6 +285,25 @@ describe("proveRoom", () => {
     expect(readRecord(native.records, at("b.js")).kind).toBeNull();
     expect(readRecord(native.records, at("link")).kind).toBe("symlink");
   });
+
+  test("the native proof refuses malformed input with a typed error naming the field", async () => {
+    const room = temp("tg-room-");
+    const env = { TURNGATE_NATIVE: "1" };
+    await expect(
+      proveRoom(room, NO_RECORDS, [["a.js", "file", "not-a-digest"]], 0n, env),
+    ).rejects.toMatchObject({
+      code: "ERR_TURNGATE_INVALID_ARG",
+      path: "entries[0]",
+      message: "entries[0]: expected a SHA-256 in hex",
+    });
+    await expect(proveRoom(room, { ...NO_RECORDS, count: 1 }, [], 0n, env)).rejects.toMatchObject({
+      code: "ERR_TURNGATE_INVALID_ARG",
+      path: "records",
+    });
+    await expect(
+      proveRoom(room, NO_RECORDS, [["../x", "file", sha("x")]], 0n, env),
+    ).rejects.toMatchObject({ code: "ERR_TURNGATE_INVALID_ARG", path: "entries[0]" });
+  });
 });
 
 describe("CleanRoom", () => {
@@ -371,15 +390,24 @@ describe("CleanRoom", () => {
     }
   });
 
-  test("a manifest forged during the turn proves nothing: the room's files are re-hashed against the snapshot", async () => {
+  /**
+   * A workspace holding `lib.js` = "good", its room prepared and closed by an earlier turn,
+   * and the start of the next turn (100 ms later, so the room's state predates it).
+   */
+  async function roomAfterOneTurn() {
     const ws = repo({ "lib.js": "good\n" });
     const head = await readBaselineHead(ws);
     const roomDir = join(temp("tg-rooms-"), "r");
-    let room = await CleanRoom.open(ws, roomDir);
+    const room = await CleanRoom.open(ws, roomDir);
     await room.prepare(entries({ "lib.js": "good\n" }), head);
     await room.close();
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const turnStart = Date.now();
+    return { ws, head, roomDir, turnStart: Date.now() };
+  }
+
+  test("a manifest forged during the turn proves nothing: the room's files are re-hashed against the snapshot", async () => {
+    const { ws, head, roomDir, turnStart } = await roomAfterOneTurn();
+    let room: CleanRoom;
     // The agent's turn: broken bytes in the workspace, and a manifest claiming the room's
     // good lib.js holds them (with its exact stat and a stamp far in the future).
     write(ws, "lib.js", "broken\n");
@@ -404,14 +432,8 @@ describe("CleanRoom", () => {
   });
 
   test("bytes planted in the room between turns that equal the snapshot's still reach the room's index (a new file is listed, a changed one has its new blob)", async () => {
-    const ws = repo({ "lib.js": "good\n" });
-    const head = await readBaselineHead(ws);
-    const roomDir = join(temp("tg-rooms-"), "r");
-    let room = await CleanRoom.open(ws, roomDir);
-    await room.prepare(entries({ "lib.js": "good\n" }), head);
-    await room.close();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const turnStart = Date.now();
+    const { ws, head, roomDir, turnStart } = await roomAfterOneTurn();
+    let room: CleanRoom;
     // The agent's turn: a new util.js and a changed lib.js in the workspace, and the same
     // bytes planted in the room, so the proof accepts them by re-hashing.
     write(ws, "util.js", "module.exports = function ( {\n");
