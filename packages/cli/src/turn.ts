@@ -35,7 +35,6 @@ import {
   setChildSubreaper,
   signalExitCode,
   signTurnProof,
-  sourceTreeId,
   TURNGATE_DIR,
   turngatePaths,
   type VerifyCommandsResult,
@@ -534,7 +533,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
         ? baselineTree
         : outcome.kind === "allow"
           ? { tree: session.proof().workspace?.final_tree ?? null, reason: null }
-          : await sourceTreeId(request.root, env);
+          : await session.sourceTreeNow();
     judgedTree =
       finalTree.tree !== null
         ? { tree: finalTree.tree, reason: null }

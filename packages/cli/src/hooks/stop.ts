@@ -10,7 +10,6 @@ import {
 } from "@turngate/core";
 import {
   serializeEnvironmentBaseline,
-  sourceTreeId,
   writeFileAtomic,
   writeJsonAtomic,
 } from "@turngate/node";
@@ -345,7 +344,7 @@ async function judge(
       chain: { path: turnChainPath(paths.dir), carried: hookCarry(baseline.carry) },
       beforeChecks: async ({ effectDigest, commands, session: turnSession }) => {
         if (waivers.some((w) => w.effect_digest === effectDigest)) return false;
-        const tree = await sourceTreeId(root, ctx.env);
+        const tree = await turnSession.sourceTreeNow();
         if (tree.tree === null) return false;
         cacheKey = failureCacheKey({
           sourceTree: tree.tree,

@@ -55,6 +55,10 @@ export interface SourceTreeChange {
  * only — `sourceTreeId` hashes every file. Filters, fsmonitor and hooks are disabled as in
  * `sourceTreeId`.
  * Falls back to `sourceTreeId` when `root` is not the work tree's top level.
+ * With `options.write`, the changed blobs and the new trees are written to the object store
+ * (as `sourceTreeId` writes them), and where the fast path gives up the full `sourceTreeId`
+ * is taken instead of the index path (which reads the baseline's trees unchecked): use it for
+ * a tree that is recorded and diffed later (a proof's `final_tree`).
  * Input: the workspace root, the baseline tree id, the source changes (paths relative to
  * root). Output: `{tree, reason: null}` or `{tree: null, reason}`. Never throws.
  */
@@ -63,6 +67,7 @@ export async function sourceTreeFromChanges(
   baselineTree: string,
   changes: readonly SourceTreeChange[],
   env: NodeJS.ProcessEnv = process.env,
+  options: { write?: boolean } = {},
 ): Promise<SourceTree> {
   if (changes.length === 0) {
     const located = await topLevelOf(root, env);
@@ -85,10 +90,14 @@ export async function sourceTreeFromChanges(
       changes,
       [...SAFE_GIT, ...filters],
       env,
+      options.write === true,
     );
     if (fast === null) return sourceTreeId(root, env);
     if (fast !== undefined) return { tree: fast, reason: null };
   }
+  // The index path reads the baseline's trees without checking their bytes: a recorded
+  // tree is never built on objects that were not checked.
+  if (options.write === true) return sourceTreeId(root, env);
   const tmp = await mkdtemp(join(tmpdir(), "turngate-key-tree-"));
   try {
     const gitEnv = { ...env, GIT_INDEX_FILE: join(tmp, "index") };

@@ -19,6 +19,9 @@ interface Entry {
  * (newline), or any git failure returns `undefined` and the caller uses the index path;
  * a baseline tree object whose bytes do not hash to the id its parent names (the object
  * store was altered) returns `null`, and the caller computes the full `sourceTreeId`.
+ * With `write`, the objects are written too: the blobs by `git hash-object -w`, the new
+ * trees bottom-up by one `git mktree -z --batch` (which checks that every entry's object
+ * exists), and its ids must equal the ones hashed here, else `undefined`.
  * Input: the top level, the baseline tree id, changes, the `-c` arguments, git's env.
  * Output: the tree id, `undefined` (use the index path) or `null` (use the full tree). Never throws.
  */
@@ -28,6 +31,7 @@ export async function treeIdFromChanges(
   changes: readonly { path: string; change: "added" | "modified" | "deleted" }[],
   gitArgs: readonly string[],
   env: NodeJS.ProcessEnv,
+  write = false,
 ): Promise<string | null | undefined> {
   try {
     const oidBytes = baselineTree.length === 64 ? 32 : 20;
@@ -72,10 +76,14 @@ export async function treeIdFromChanges(
       files.push({ path: change.path, mode: stat.mode & 0o100 ? "100755" : "100644" });
     }
     const hashed = files.length
-      ? await runGit([...gitArgs, "hash-object", "--stdin-paths"], topLevel, {
-          env,
-          input: Buffer.from(files.map((f) => `${f.path}\n`).join(""), "utf8"),
-        })
+      ? await runGit(
+          [...gitArgs, "hash-object", ...(write ? ["-w"] : []), "--stdin-paths"],
+          topLevel,
+          {
+            env,
+            input: Buffer.from(files.map((f) => `${f.path}\n`).join(""), "utf8"),
+          },
+        )
       : { code: 0, stdout: Buffer.alloc(0), stderr: "" };
     const read = await reading;
     const oids = hashed.stdout
@@ -144,6 +152,7 @@ export async function treeIdFromChanges(
     const depth = (d: string) => (d === "" ? 0 : d.split("/").length);
     const maxDepth = Math.max(...order.map(depth));
     let root: string | undefined;
+    const written: { id: string; entries: Map<string, Entry> }[] = [];
     for (let level = maxDepth; level >= 0; level--) {
       for (const d of order.filter((x) => depth(x) === level)) {
         const entries = trees.get(d) ?? new Map<string, Entry>();
@@ -152,13 +161,51 @@ export async function treeIdFromChanges(
           continue;
         }
         const id = treeObjectId(entries, algorithm);
+        written.push({ id, entries });
         if (d === "") root = id;
         else trees.get(leaf(d).dir)?.set(leaf(d).name, { mode: "40000", oid: id });
       }
     }
+    if (write && !(await writeTrees(topLevel, written, gitArgs, env))) return undefined;
     return root;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Writes `trees` (children before parents) to the object store with one
+ * `git mktree -z --batch`, which refuses an entry whose object does not exist. Output: true
+ * when git wrote every tree and printed exactly the ids hashed here. Never throws.
+ */
+async function writeTrees(
+  topLevel: string,
+  trees: readonly { id: string; entries: Map<string, Entry> }[],
+  gitArgs: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<boolean> {
+  const type = (mode: string) =>
+    mode === "40000" || mode === "040000" ? "tree" : mode === "160000" ? "commit" : "blob";
+  const parts: string[] = [];
+  for (const tree of trees) {
+    for (const [name, e] of tree.entries)
+      parts.push(`${e.mode} ${type(e.mode)} ${e.oid}\t${name}\0`);
+    parts.push("\0");
+  }
+  try {
+    const made = await runGit([...gitArgs, "mktree", "-z", "--batch"], topLevel, {
+      env,
+      input: Buffer.from(parts.join(""), "utf8"),
+    });
+    const ids = made.stdout
+      .toString("utf8")
+      .split("\n")
+      .filter((l) => l !== "");
+    return (
+      made.code === 0 && ids.length === trees.length && ids.every((id, i) => id === trees[i]?.id)
+    );
+  } catch {
+    return false;
   }
 }
 

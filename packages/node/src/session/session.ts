@@ -48,6 +48,7 @@ import {
 } from "../processes/settle.js";
 import { SIGNING_KEY_ENV } from "../proofs/signing-key.js";
 import { type SourceTree, sourceTreeId } from "../proofs/source-tree.js";
+import { turnSourceTree } from "../proofs/turn-tree.js";
 import type { ShellRunResult } from "../runner/shell.js";
 import { runVerificationCommand } from "../runner/verify-command.js";
 import { sessionTestHistory } from "../test-history/session-option.js";
@@ -1047,7 +1048,7 @@ export class Session {
    * digest) may add a report, accepted as a host report; then the gate runs with the
    * session's reports and waivers. The outcome is kept for `proof()`. When the turn is
    * allowed and changed something, the git tree id of the source scope is written now
-   * (`sourceTreeId`) for the proof's `workspace.final_tree`.
+   * ({@link sourceTreeNow}) for the proof's `workspace.final_tree`.
    * Errors: rejects with the attestor's error, or a validation error for its report.
    */
   async decide(options: DecideOptions = {}): Promise<GateOutcome> {
@@ -1100,14 +1101,39 @@ export class Session {
     let finalTree: SourceTree | undefined;
     if (this.#baselineTree !== undefined) {
       finalTree =
-        outcome.kind === "allow" && digest !== ""
-          ? await sourceTreeId(this.root, this.#env)
-          : this.#baselineTree;
+        outcome.kind === "allow" && digest !== "" ? await this.sourceTreeNow() : this.#baselineTree;
     }
     this.#decision = { outcome, reports: turnReports, at };
     if (finalTree) this.#decision.finalTree = finalTree;
     await this.#testHistory.commit(outcome, digest);
     return outcome;
+  }
+
+  /**
+   * The git tree id of the source scope as the turn's last observation found it, written to
+   * the object store (docs/design.md §6): the baseline tree plus the delta
+   * (`turnSourceTree`: only the changed files are hashed) when there is a baseline tree and a
+   * delta, else every file hashed (`sourceTreeId`). Output: `{tree, reason: null}` or
+   * `{tree: null, reason}`. Never throws.
+   */
+  async sourceTreeNow(): Promise<SourceTree> {
+    const baselineTree = this.#baselineTree?.tree;
+    const delta = this.#delta;
+    const judged = this.#judged;
+    if (baselineTree === undefined || baselineTree === null || !delta || !judged) {
+      return sourceTreeId(this.root, this.#env);
+    }
+    const tree = await turnSourceTree({
+      root: this.root,
+      baselineTree,
+      delta,
+      snapshot: judged,
+      configuredIgnores: this.#observer.configuredIgnores,
+      env: this.#env,
+    });
+    return tree.tree === null
+      ? { tree: null, reason: tree.reason }
+      : { tree: tree.tree, reason: null };
   }
 
   /**

@@ -99,6 +99,8 @@ interface Run {
   untracked: Set<string>;
   /** Workspace folders (not the root) of the source scope holding a `.git` entry. */
   gitFolders: Set<string>;
+  /** Git mode against a baseline: keys the ignore-rule guard added (git did not list them). */
+  unlistedByGit: string[] | undefined;
 }
 
 /**
@@ -146,6 +148,7 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     parents: ctx.git ? new ParentDirCheck(ctx.root) : undefined,
     untracked: new Set(),
     gitFolders: new Set(),
+    unlistedByGit: undefined,
   };
   const guard =
     ctx.git && ctx.baseline !== undefined
@@ -205,6 +208,7 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     if (guard !== undefined) {
       const gone = ctx.baselineGone ?? new Set<string>();
       const missing = guard.missingBaselineEntries(cache, gone, run.prestatRecords);
+      run.unlistedByGit = missing.map((item) => item.key);
       // Paths the guard brings back are never tracked (git lists every tracked path), so
       // they too may lie at an output location (e.g. `.pytest_cache/` hidden by the
       // `.gitignore` pytest writes into it).
@@ -221,6 +225,8 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
         const more = await guard.next(run.repos, run.entries);
         if (more === undefined) break;
         for (const [key, reason] of more.reasons) run.reasons.set(key, reason);
+        for (const item of more.paths) run.unlistedByGit.push(item.key);
+        for (const item of more.directories) run.unlistedByGit.push(`${item.key}/`);
         await drain(run, { ...more, untracked: untracked(more.paths) });
       }
       guard.updateGone(gone, missing, run.entries, run.unreadable);
@@ -345,6 +351,12 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     unreadable: [...run.unreadable].sort(compareCodeUnits),
   };
   if (run.reasons.size > 0) snapshot.unreadable_reasons = Object.fromEntries(run.reasons);
+  if (run.unlistedByGit !== undefined) {
+    // Deleted files the guard looked for again are not part of it: the delta has them.
+    snapshot.unlisted_by_git = run.unlistedByGit.filter(
+      (key) => key.endsWith("/") || run.entries.has(key) || outside.has(key),
+    );
+  }
   if (ignoreState !== undefined && allSpecials !== undefined) {
     snapshot.ignore_state = await ignoreState;
     const specials = await allSpecials;

@@ -68,6 +68,7 @@ export class WorkspaceObserver {
   /** Absolute path of the observed directory. */
   readonly root: string;
   readonly #filter: PathFilter;
+  readonly #configuredIgnores: boolean;
   readonly #useGit: boolean | undefined;
   readonly #nativeHasher: NativeHasher | undefined;
   readonly #cache: StatCache;
@@ -142,6 +143,7 @@ export class WorkspaceObserver {
     this.#nativeHasher =
       toNativeHasher(options.nativeHasher) ??
       (this.#native === undefined ? undefined : nativeFileHasher(this.#native));
+    this.#configuredIgnores = ignores.length > 0;
     const matcher = ignore().add(ignores);
     this.#filter =
       ignores.length === 0 ? () => false : (key, isDir) => matcher.ignores(isDir ? `${key}/` : key);
@@ -182,6 +184,11 @@ export class WorkspaceObserver {
   /** True when this observer hashes, stats and walks with `@turngate/native` (issue 17). */
   get native(): boolean {
     return this.#native !== undefined;
+  }
+
+  /** True when configured `ignores` hide files from the source scope (git still lists them). */
+  get configuredIgnores(): boolean {
+    return this.#configuredIgnores;
   }
 
   /** The stored baseline, or undefined before `baseline()`/`restoreBaseline()`. */

@@ -75,6 +75,11 @@ export interface OutsideEntry extends EntryState {
  * - `ignore_state`: only on a git-mode `baseline()`: the ignore rules it was taken under,
  *   so later observations can find files hidden by rules changed since
  *   ({@link IgnoreState}).
+ * - `unlisted_by_git`: only on a git-mode observation against a baseline, never serialised:
+ *   the keys the ignore-rule guard brought back that git's own listing did not produce and
+ *   that exist (files that became ignored, or that changed rules hide; folders end in `/`).
+ *   Non-empty means the source scope here is
+ *   wider than git's, so a git tree cannot be derived from the changes alone.
  */
 export interface WorkspaceSnapshot {
   root: string;
@@ -85,6 +90,7 @@ export interface WorkspaceSnapshot {
   unreadable: string[];
   unreadable_reasons?: Record<string, string>;
   ignore_state?: IgnoreState;
+  unlisted_by_git?: string[];
 }
 
 /** Schema id written into serialised snapshots. */
