@@ -133,6 +133,8 @@ type LedgerEvent =
 export class Session {
   readonly root: string;
   readonly #observer: WorkspaceObserver;
+  /** The last `observeWorkspace()` snapshot and the event count then (see #takeFresh). */
+  #fresh: { snapshot: WorkspaceSnapshot; events: number } | undefined;
   #baseline: WorkspaceSnapshot;
   readonly #waivers: CompletionWaiver[];
   readonly #attestor: CompletionAttestor | undefined;
@@ -497,7 +499,22 @@ export class Session {
    */
   async observeWorkspace(): Promise<WorkspaceDelta> {
     const snapshot = await this.#observer.snapshot();
-    return this.#applySnapshot(snapshot);
+    const delta = this.#applySnapshot(snapshot);
+    this.#fresh = { snapshot, events: this.#events.length };
+    return delta;
+  }
+
+  /**
+   * The snapshot of the last `observeWorkspace()` when nothing was applied or observed
+   * since (no other snapshot, no tool event), so the clean room can start from it instead of
+   * reading the workspace again: the room's copies are checked against its digests, so a
+   * change made since is caught there (`workspace_changed_during_check`). Consumed once.
+   */
+  #takeFresh(): WorkspaceSnapshot | undefined {
+    const fresh = this.#fresh;
+    this.#fresh = undefined;
+    if (fresh === undefined || this.#judged !== fresh.snapshot) return undefined;
+    return fresh.events === this.#events.length ? fresh.snapshot : undefined;
   }
 
   /** Task ids of the open background workspace children, in the order they were opened. */
@@ -858,9 +875,11 @@ export class Session {
     setup: IsolationSetup,
   ): Promise<VerifyCommandsResult> {
     this.#setupFailure = undefined;
-    // The snapshot comes first: a turn whose checks cannot run still has its ledger.
-    const before = await this.#observer.snapshot();
-    this.#applySnapshot(before);
+    // The snapshot comes first: a turn whose checks cannot run still has its ledger. The
+    // turn's own observation is reused when it is the last thing that happened.
+    const fresh = this.#takeFresh();
+    const before = fresh ?? (await this.#observer.snapshot());
+    if (fresh === undefined) this.#applySnapshot(before);
     if (!setup.record.available || setup.bwrap === undefined) {
       const binding: ReportBinding = {
         bound: false,
