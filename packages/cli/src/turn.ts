@@ -365,6 +365,10 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     ...(baseline ? { baseline } : {}),
     ...(config.agentGraceMs !== undefined ? { agentGraceMs: config.agentGraceMs } : {}),
     ...(startTree ? { baselineTree: startTree } : {}),
+    // The previous turn's own room work came after its judged snapshot (this baseline).
+    ...(baseline !== undefined && prior?.previous
+      ? { previousTurnEndedMs: Date.parse(prior.previous.endedAt) }
+      : {}),
     checkEnvironment: turnCheckEnvironment(request.root, config, state.dir, request.environment),
     ...(request.verifier !== undefined ? { verifier: { command: request.verifier } } : {}),
     isolation: request.isolation ?? config.isolation ?? isolationFromEnv(ctx.env) ?? "auto",

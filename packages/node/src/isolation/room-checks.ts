@@ -77,6 +77,10 @@ export class RoomChecks {
   #changed: readonly string[] = [];
   /** The setup result the checks of this turn see instead of the workspace's folders. */
   #setupResult: SetupResult | undefined;
+  /** The last preparation, while nothing has run in the room since (see `prepare`). */
+  #prepared:
+    | { entries: ReadonlyMap<string, EntryState>; changed: string[]; result: RoomPreparation }
+    | undefined;
 
   private constructor(room: CleanRoom, options: RoomChecksOptions, workspace: string) {
     this.#room = room;
@@ -127,16 +131,33 @@ export class RoomChecks {
 
   /**
    * Make the room hold `entries` before a check (`CleanRoom.prepare`); `changed` are the
-   * turn's ledger paths (a dependency folder with a row below it is not shown). Errors:
+   * turn's ledger paths (a dependency folder with a row below it is not shown). A second
+   * call with the same entries and paths while nothing has run in the room since (no
+   * launcher, setup adoption or `afterCheck` in between) returns the first's result without
+   * work. Errors:
    * `RoomSourceChangedError`, `RoomGitError`, `fs` errors.
    */
   async prepare(
     entries: ReadonlyMap<string, EntryState>,
     changed: readonly string[],
   ): Promise<RoomPreparation> {
+    const last = this.#prepared;
+    if (
+      last !== undefined &&
+      last.entries === entries &&
+      last.changed.length === changed.length &&
+      last.changed.every((path, i) => path === changed[i])
+    ) {
+      // Nothing ran in the room since it was made to hold these entries (the setup had
+      // nothing to do): it is ready as it is.
+      return last.result;
+    }
+    this.#prepared = undefined;
     this.#entries = entries;
     this.#changed = changed;
-    return this.#room.prepare(entries, this.#options.head);
+    const result = await this.#room.prepare(entries, this.#options.head);
+    this.#prepared = { entries, changed: [...changed], result };
+    return result;
   }
 
   /**
@@ -172,6 +193,7 @@ export class RoomChecks {
   setupLauncher(
     writable: readonly string[],
   ): (program: { file: string; args: string[] }) => { file: string; args: string[] } {
+    this.#prepared = undefined;
     const args = bwrapArgs({
       room: this.#room.tree,
       workspace: this.#workspace,
@@ -194,6 +216,7 @@ export class RoomChecks {
    * Errors: `fs` errors.
    */
   async adoptSetup(plan: RoomSetupPlan): Promise<SetupResult> {
+    this.#prepared = undefined;
     const candidates = findDependencyFolders(this.#room.tree, this.#entries.keys(), []).map(
       (folder) => folder.path,
     );
@@ -209,6 +232,7 @@ export class RoomChecks {
 
   /** Record what the check left in the room's caches (`CleanRoom.afterCheck`). */
   async afterCheck(): Promise<void> {
+    this.#prepared = undefined;
     await this.#room.afterCheck();
   }
 
@@ -222,6 +246,7 @@ export class RoomChecks {
     cwd: string,
     writable: readonly string[],
   ): (program: { file: string; args: string[] }) => { file: string; args: string[] } {
+    this.#prepared = undefined;
     const folders = findDependencyFolders(this.#workspace, this.#entries.keys(), this.#changed);
     const result = this.#setupResult;
     if (result !== undefined) {

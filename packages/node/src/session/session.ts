@@ -143,6 +143,7 @@ export class Session {
   readonly #env: NodeJS.ProcessEnv;
   readonly #toolVersions: Record<string, string>;
   #startedAt: Date;
+  readonly #previousTurnEndedMs: number | undefined;
   readonly #agentGraceMs: number | undefined;
   #baselineTree: SourceTree | undefined;
   readonly #trust: TurnProofTrust;
@@ -227,6 +228,7 @@ export class Session {
       ...(options.toolVersions ?? {}),
     };
     this.#startedAt = startedAt;
+    this.#previousTurnEndedMs = options.previousTurnEndedMs;
     this.#agentGraceMs = options.agentGraceMs;
     this.#baselineTree = baselineTree;
     this.#trust = options.trust ?? "unsandboxed";
@@ -502,6 +504,19 @@ export class Session {
     const delta = this.#applySnapshot(snapshot);
     this.#fresh = { snapshot, events: this.#events.length };
     return delta;
+  }
+
+  /**
+   * Before when the clean room's own records are trusted (ms): the baseline's
+   * `taken_at_ms`, or the previous turn's end (`previousTurnEndedMs`) when that is later,
+   * never later than this session's start (docs/design.md §3b: what was written in the room
+   * after the agent could act is re-proven).
+   */
+  #roomTrustBeforeMs(): number {
+    const ended = this.#previousTurnEndedMs;
+    const taken = this.#baseline.taken_at_ms;
+    if (ended === undefined || !Number.isFinite(ended)) return taken;
+    return Math.max(taken, Math.min(ended, this.#startedAt.getTime()));
   }
 
   /**
@@ -898,7 +913,7 @@ export class Session {
       checkPath: this.#checkEnvironment.baseline.plan.path,
       exclude: [dirname(this.#logDir)],
       network: setup.network,
-      turnStartMs: this.#baseline.taken_at_ms,
+      turnStartMs: this.#roomTrustBeforeMs(),
       ...(setup.setup !== undefined ? { setup: setup.setup } : {}),
     });
     let run: { runs: CommandRun[]; checks: VerificationCheck[] } | undefined;

@@ -107,6 +107,14 @@ export interface SessionOptions {
   isolation?: IsolationRequest;
   /** The clean room's folder (default `cleanRoomDir`: under the user's cache folder). */
   roomDir?: string;
+  /**
+   * When the previous turn on this workspace ended (ms since the epoch; the turn chain's
+   * `endedAt`), for a session whose `baseline` is that turn's judged snapshot. The clean
+   * room trusts what was written in it before the later of this and the baseline's
+   * `taken_at_ms` (the previous turn's own room work came after its snapshot); it is never
+   * later than the session's start. Default: the baseline's `taken_at_ms` alone.
+   */
+  previousTurnEndedMs?: number;
   /** Whether clean-room checks may reach the network (config `"network": true`); default false. */
   network?: boolean;
   /**
