@@ -210,6 +210,36 @@ export const PROFILES: Profile[] = [
     },
   },
   {
+    id: "turn-verify-20k-v1",
+    description:
+      "the end of a turn: turngate verify --check true (built CLI, a real process) on a 20,000-file git repository with 50 files changed since turngate baseline, in place and in the clean room",
+    reference: "git status --porcelain + node -e 0 on the same state, in the same run",
+    parameters: { files: 20_000, quick_files: 5_000, changed: 50 },
+    warmup: { full: 1, quick: 1 },
+    samples: { full: 7, quick: 2 },
+    quickSeconds: 45,
+    scope: "children",
+    load: async (quick) => {
+      const { verifyTurnWorkload } = await import("../../packages/cli/bench/verify-turn.bench.js");
+      const w = verifyTurnWorkload(quick ? 5_000 : 20_000);
+      return {
+        operations: {
+          "verify-in-place": {
+            subject: () => w.subject("in-place"),
+            reference: w.reference,
+            budgetRatio: 3,
+          },
+          "verify-clean-room": {
+            subject: () => w.subject("clean-room"),
+            reference: w.reference,
+            budgetRatio: 3,
+          },
+        },
+        cleanup: w.cleanup,
+      };
+    },
+  },
+  {
     id: "native-vs-ts-v1",
     description:
       "the native addon's path against the TypeScript path: ledger of 100,000 writes + digest (native hasher), and a cold observer baseline of 20,000 files",
