@@ -8,13 +8,21 @@
  * sandbox off with TURNGATE_BWRAP=none).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { effectDigest } from "@turngate/core";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { testTimeout } from "../../../../test-time.js";
 import { gitProject, readProofPayload } from "../helpers.js";
-import { type Project, row, SKIP_REASON, sandbox, turngate, writerAgent } from "./helpers.js";
+import {
+  type Project,
+  row,
+  SKIP_REASON,
+  sandbox,
+  sha256,
+  turngate,
+  writerAgent,
+} from "./helpers.js";
 
 // Bounds for hung tests and hooks in this file (test-time.ts scales them under load).
 vi.setConfig({ testTimeout: testTimeout(240_000), hookTimeout: testTimeout(240_000) });
@@ -334,6 +342,31 @@ describe("modes", () => {
       );
       expect(proof.isolation).toEqual({ mode: "clean-room", requested: "auto", available: true });
       expect(readFileSync(join(honest.root, "lib.js"), "utf8")).toBe(HONEST);
+    },
+  );
+
+  test.skipIf(!sandbox.available)(
+    "chained verifies keep the room: a turn trusts what the previous turn left in its room (not cloned again), and bytes planted in the room between the turns are not trusted (cloned again)",
+    async () => {
+      const p = project({ "lib.js": LIB, "test.js": TEST });
+      const id = sha256(realpathSync(p.root)).slice(0, 16);
+      const roomGit = join(process.env.TURNGATE_ROOM_DIR as string, id, "tree", ".git");
+      const turn = async (lib: string) => {
+        expect((await turngate(["baseline"], p.root)).code).toBe(0);
+        p.write("lib.js", lib);
+        const result = await turngate(["verify", "--json", "--check", "node test.js"], p.root);
+        expect(result.json.verdict).toBe("verified");
+        return statSync(roomGit).ino;
+      };
+      const first = await turn(HONEST);
+      // The previous turn's own room work came after its judged snapshot (this turn's
+      // baseline): it was cloned again on every turn before.
+      expect(await turn(LIB)).toBe(first);
+      // Written after the previous turn ended: the room's .git is dropped and cloned again.
+      appendFileSync(join(roomGit, "config"), "[core]\n\tplanted = true\n");
+      const third = await turn(HONEST);
+      expect(third).not.toBe(first);
+      expect(readFileSync(join(roomGit, "config"), "utf8")).not.toContain("planted");
     },
   );
 });
