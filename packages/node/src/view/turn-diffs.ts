@@ -211,9 +211,16 @@ export async function turnDiffs(
     if (located.code !== 0 || top === "") {
       return { diffs: null, reason: "not a git work tree: diffs are not available" };
     }
-    for (const tree of [baselineTree, finalTree]) {
-      const exists = await runGit(["cat-file", "-t", tree], top, { env });
-      if (exists.code !== 0 || exists.stdout.toString("utf8").trim() !== "tree") {
+    // Both trees in one call: `<id>^{tree}` resolves only when the object is in the store
+    // and is a tree (a commit would peel to its tree, so the id printed must be the same).
+    const exists = await runGit(
+      ["rev-parse", "--quiet", `${baselineTree}^{tree}`, `${finalTree}^{tree}`],
+      top,
+      { env },
+    );
+    const found = exists.stdout.toString("utf8").split("\n");
+    for (const [i, tree] of [baselineTree, finalTree].entries()) {
+      if (exists.code !== 0 || found[i] !== tree) {
         return {
           diffs: null,
           reason: `the tree ${tree} is not in this repository's object store (pruned by git gc, or the turn happened in another clone)`,
@@ -223,11 +230,13 @@ export async function turnDiffs(
     let prefix = relative(realpathSync(top), realpathSync(root)).split(sep).join("/");
     if (prefix !== "") prefix = `${prefix}/`;
     const base = [...DIFF_FORMAT, "diff-tree", "-r", "-z", "--no-renames"];
-    const raw = await runGit([...base, "--raw", baselineTree, finalTree], top, { env });
+    const [raw, numstat] = await Promise.all([
+      runGit([...base, "--raw", baselineTree, finalTree], top, { env }),
+      runGit([...base, "--numstat", baselineTree, finalTree], top, { env }),
+    ]);
     if (raw.code !== 0) {
       return { diffs: null, reason: `git diff-tree failed: ${raw.stderr || `exit ${raw.code}`}` };
     }
-    const numstat = await runGit([...base, "--numstat", baselineTree, finalTree], top, { env });
     const stats = parseNumstat(numstat.stdout);
     const entries = parseRaw(raw.stdout).filter((entry) => entry.path.startsWith(prefix));
     const ids = entries
@@ -338,8 +347,20 @@ export async function keepTrees(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<string[]> {
   const kept: string[] = [];
-  for (const tree of new Set(trees)) {
-    if (tree === null || !TREE_ID.test(tree)) continue;
+  const ids = [...new Set(trees)].filter(
+    (tree): tree is string => tree !== null && TREE_ID.test(tree),
+  );
+  if (ids.length === 0) return kept;
+  // One transaction for all of them (the common case); when it fails (a tree not in the
+  // store), one call per tree, so the others are still kept.
+  try {
+    const input = ids.map((tree) => `update ${KEPT_TREES_REF_PREFIX}${tree} ${tree}\n`).join("");
+    const all = await runGit(["update-ref", "--stdin"], root, { env, input: Buffer.from(input) });
+    if (all.code === 0) return ids;
+  } catch {
+    return kept; // git missing: nothing to keep
+  }
+  for (const tree of ids) {
     try {
       const result = await runGit(["update-ref", `${KEPT_TREES_REF_PREFIX}${tree}`, tree], root, {
         env,

@@ -163,5 +163,13 @@ describe("turnDiffs", () => {
     );
     git("gc", "-q", "--prune=now");
     expect(git("cat-file", "-t", kept).trim()).toBe("tree");
+    // A tree not in the store fails the one transaction; the others are still kept.
+    writeFileSync(join(root, "a.txt"), "second\n");
+    const second = await tree(root);
+    const absent = "1".repeat(40);
+    expect(await keepTrees(root, [absent, second])).toEqual([second]);
+    expect(git("for-each-ref", "--format=%(refname)").trim().split("\n")).toEqual(
+      [`refs/turngate/trees/${kept}`, `refs/turngate/trees/${second}`].sort(),
+    );
   });
 });
