@@ -1,14 +1,17 @@
 import { readFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { TurngateError } from "@turngate/core";
 import { VerificationCommandSchema } from "@turngate/core/schemas";
 import {
   deserializeEnvironmentBaseline,
-  deserializeSnapshot,
   type EnvironmentBaseline,
+  loadSnapshot,
+  pruneSnapshots,
   type SourceTree,
+  type StoredSnapshot,
   serializeEnvironmentBaseline,
-  serializeSnapshot,
   sha256Hex,
+  storeSnapshot,
   type WorkspaceSnapshot,
   writeFileAtomic,
 } from "@turngate/node";
@@ -194,7 +197,7 @@ export async function writeBaseline(
     },
     ...(configSource !== undefined ? { config_source: configSourceToWire(configSource) } : {}),
     environment: serializeEnvironmentBaseline(environment),
-    snapshot: serializeSnapshot(snapshot),
+    snapshot: await storeSnapshot(baselineSnapshotDir(path), snapshot),
   };
   if (gitTree) file.git_tree = { tree: gitTree.tree, reason: gitTree.reason };
   if (carry) {
@@ -214,7 +217,19 @@ export async function writeBaseline(
   }
   const text = `${JSON.stringify(file, null, 2)}\n`;
   await writeFileAtomic(path, text);
+  const stored = file.snapshot as StoredSnapshot;
+  if (stored.entries_file !== undefined) {
+    await pruneSnapshots(baselineSnapshotDir(path), [stored.entries_file.sha256]);
+  }
   return baselineIdOf(text);
+}
+
+/**
+ * The folder holding a stored baseline's entries file (`snapshots/baseline/` beside the
+ * baseline file; see `storeSnapshot`): its id covers them through the digest it names.
+ */
+export function baselineSnapshotDir(baselinePath: string): string {
+  return join(dirname(baselinePath), "snapshots", "baseline");
 }
 
 /** Most entries kept in the baseline history (`<state dir>/baseline-history.json`). */
@@ -369,7 +384,7 @@ export async function readBaseline(
   if (captured.default_outputs !== undefined) config.defaultOutputs = captured.default_outputs;
   const stored: StoredBaseline = {
     id,
-    snapshot: deserializeSnapshot(parsed.data.snapshot),
+    snapshot: await loadSnapshot(baselineSnapshotDir(path), parsed.data.snapshot),
     config,
     environment,
   };

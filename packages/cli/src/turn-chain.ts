@@ -1,11 +1,12 @@
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { CompletionWaiver, GateOutcome } from "@turngate/core";
 import { TurngateError } from "@turngate/core";
 import {
-  deserializeSnapshot,
+  loadSnapshot,
+  pruneSnapshots,
   type SourceTree,
-  serializeSnapshot,
+  storeSnapshot,
   type WorkspaceSnapshot,
   writeFileAtomic,
 } from "@turngate/node";
@@ -188,7 +189,7 @@ export async function readTurnChain(path: string, root: string): Promise<TurnCha
   }
   let snapshot: WorkspaceSnapshot;
   try {
-    snapshot = deserializeSnapshot(file.snapshot);
+    snapshot = await loadSnapshot(chainSnapshotDir(path), file.snapshot);
   } catch (error) {
     throw invalidChain(path, `snapshot: ${(error as Error).message}`);
   }
@@ -213,10 +214,21 @@ export async function readTurnChain(path: string, root: string): Promise<TurnCha
 }
 
 /**
+ * The folder holding a turn chain's entries file (`snapshots/chain/` beside the chain file;
+ * see `storeSnapshot`).
+ */
+export function chainSnapshotDir(chainPath: string): string {
+  return join(dirname(chainPath), "snapshots", "chain");
+}
+
+/**
  * Store `chain` at `path` atomically (temporary file + rename), as
- * `turngate.turn-chain.v1` JSON. Errors: the `fs` error of the write.
+ * `turngate.turn-chain.v1` JSON; the snapshot's entries go to a content-addressed file in
+ * {@link chainSnapshotDir} (not written again when unchanged), and the files no longer named
+ * are removed after the chain is written. Errors: the `fs` error of a write.
  */
 export async function writeTurnChain(path: string, chain: TurnChain): Promise<void> {
+  const snapshot = await storeSnapshot(chainSnapshotDir(path), chain.snapshot);
   const file = {
     schema: TURN_CHAIN_SCHEMA,
     root: chain.root,
@@ -228,9 +240,12 @@ export async function writeTurnChain(path: string, chain: TurnChain): Promise<vo
     unverified_digests: chain.unverifiedDigests,
     ...(chain.gitTree ? { git_tree: chain.gitTree } : {}),
     ...(chain.config ? { config: chainConfigToWire(chain.config) } : {}),
-    snapshot: serializeSnapshot(chain.snapshot),
+    snapshot,
   };
   await writeFileAtomic(path, `${JSON.stringify(file)}\n`);
+  if (snapshot.entries_file !== undefined) {
+    await pruneSnapshots(chainSnapshotDir(path), [snapshot.entries_file.sha256]);
+  }
 }
 
 /**

@@ -85,10 +85,18 @@ describe("baseline and verify: trust", () => {
     const file = join(p.root, ".turngate/baseline.json");
     // The agent breaks a.txt and rewrites the stored digest of a.txt to the broken bytes',
     // so the baseline says a.txt was always broken: no history entry, no re-take.
+    // The digests are in the baseline's entries file, which baseline.json names by its
+    // SHA-256: the agent writes a forged entries file and points baseline.json at it.
     p.write("a.txt", "broken\n");
     const stored = readFileSync(file, "utf8");
-    expect(stored).toContain(sha256("good\n"));
-    writeFileSync(file, stored.replaceAll(sha256("good\n"), sha256("broken\n")));
+    const ref = JSON.parse(stored).snapshot.entries_file.sha256 as string;
+    const entries = readFileSync(join(p.root, ".turngate/snapshots/baseline", `${ref}.bin`));
+    const good = Buffer.from(sha256("good\n"), "hex");
+    expect(entries.indexOf(good)).toBeGreaterThan(0);
+    const forged = Buffer.from(entries);
+    Buffer.from(sha256("broken\n"), "hex").copy(forged, entries.indexOf(good));
+    writeFileSync(join(p.root, ".turngate/snapshots/baseline", `${sha256(forged)}.bin`), forged);
+    writeFileSync(file, stored.replaceAll(ref, sha256(forged)));
     const edited = sha256(readFileSync(file));
 
     // Without --baseline-id the edit hides the change (the warning names the edited file's id).

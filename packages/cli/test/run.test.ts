@@ -1,6 +1,16 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
@@ -493,5 +503,42 @@ describe("turngate baseline and verify", () => {
     });
     const failing = await cli(["verify", "--check", "grep -q 43 value.txt"], p.root);
     expect(failing.code).toBe(2);
+  });
+
+  test("the baseline's entries are stored compact and content-addressed, covered by the baseline id: an altered entries file is refused with the fix; the turn chain's is not rewritten when unchanged", async () => {
+    const p = project({ "value.txt": "41\n", "other.txt": "x\n" });
+    expect((await cli(["baseline"], p.root)).code).toBe(0);
+    const stored = JSON.parse(readFileSync(join(p.root, ".turngate/baseline.json"), "utf8"));
+    expect(stored.snapshot.entries).toEqual([]);
+    const ref = stored.snapshot.entries_file as {
+      sha256: string;
+      entries: number;
+      outside: number;
+    };
+    expect(ref).toMatchObject({ entries: 2 });
+    const file = join(p.root, ".turngate/snapshots/baseline", `${ref.sha256}.bin`);
+    const bytes = readFileSync(file);
+    expect(createHash("sha256").update(bytes).digest("hex")).toBe(ref.sha256);
+    expect(bytes.subarray(0, 4).toString("latin1")).toBe("TGSE");
+    // The agent rewrites the recorded digest of value.txt to its broken bytes' digest.
+    p.write("value.txt", "broken\n");
+    const forged = Buffer.from(bytes);
+    const at = forged.indexOf(Buffer.from("value.txt"));
+    expect(at).toBeGreaterThan(0);
+    writeFileSync(file, forged.fill(7, 16 + 62 + 10 + 3, 16 + 62 + 10 + 35));
+    const refused = await cli(["verify", "--check", "true"], p.root);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `does not hash to the digest its record names: it was altered or replaced; take a new baseline (turngate baseline)`,
+    );
+    // run: a second turn that changes nothing leaves the chain's entries file as it was.
+    const chain = join(p.root, ".turngate/snapshots/chain");
+    p.write("value.txt", "41\n");
+    expect((await cliFresh(["run", "--check", "true", "--", "true"], p.root)).code).toBe(0);
+    const [first] = readdirSync(chain);
+    const before = statSync(join(chain, first as string));
+    expect((await cli(["run", "--check", "true", "--", "true"], p.root)).code).toBe(0);
+    expect(readdirSync(chain)).toEqual([first]);
+    expect(statSync(join(chain, first as string)).ino).toBe(before.ino);
   });
 });

@@ -86,8 +86,9 @@ describe.skipIf(asRoot && !setpriv)("a read-only state folder (issue 34 item 6)"
         `proof: not written: turngate cannot write its state folder ${state} (EACCES on ${join(state, "proofs")}): make it writable, or give a writable folder outside the workspace with --state-dir DIR\n`,
       );
       // Nor can the turn chain be written: said in the same words, the verdict stands.
+      // (The chain's entries file comes first: its folder is the path named.)
       expect(r.stdout).toContain(
-        `turn chain: not written: turngate cannot write its state folder ${state} (EACCES on ${state}/turn-chain.json.`,
+        `turn chain: not written: turngate cannot write its state folder ${state} (EACCES on ${state}/snapshots): make it writable, or give a writable folder outside the workspace with --state-dir DIR`,
       );
       expect(r.stderr).not.toContain("turngate: error:");
       expect(r.status).toBe(1);
@@ -117,7 +118,7 @@ describe.skipIf(asRoot && !setpriv)("a read-only state folder (issue 34 item 6)"
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(
       new RegExp(
-        `^turngate: error: turngate cannot write its state folder ${state} \\(EACCES on ${state}/baseline\\.json\\.\\d+\\): make it writable, or give a writable folder outside the workspace with --state-dir DIR \\[state_unwritable\\]$`,
+        `^turngate: error: turngate cannot write its state folder ${state} \\(EACCES on ${state}/snapshots\\): make it writable, or give a writable folder outside the workspace with --state-dir DIR \\[state_unwritable\\]$`,
         "m",
       ),
     );

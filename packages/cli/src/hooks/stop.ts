@@ -8,11 +8,7 @@ import {
   type StopDecision,
   type StopFailureKind,
 } from "@turngate/core";
-import {
-  serializeEnvironmentBaseline,
-  writeFileAtomic,
-  writeJsonAtomic,
-} from "@turngate/node";
+import { serializeEnvironmentBaseline, writeFileAtomic, writeJsonAtomic } from "@turngate/node";
 import * as z from "zod";
 import { readBaseline } from "../baseline-store.js";
 import { CLI_VERSION, type CliContext, type TextStream } from "../context.js";

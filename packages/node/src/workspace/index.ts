@@ -79,4 +79,17 @@ export {
   WORKSPACE_SNAPSHOT_SCHEMA,
   type WorkspaceSnapshot,
 } from "./snapshot.js";
+export {
+  decodeSnapshotEntries,
+  encodeSnapshotEntries,
+  SNAPSHOT_ENTRIES_MAGIC,
+  SNAPSHOT_ENTRIES_VERSION,
+} from "./snapshot-entries.js";
+export {
+  type EntriesFileRef,
+  loadSnapshot,
+  pruneSnapshots,
+  type StoredSnapshot,
+  storeSnapshot,
+} from "./snapshot-store.js";
 export { isRacy, RACY_WINDOW_MS, type StatIdentity } from "./stat/stat-cache.js";
