@@ -333,10 +333,12 @@ describe("end to end: the built hook's answer and proof", () => {
         .status,
     ).toBe(0);
     for (const mode of ["acceptEdits", "bypassPermissions"]) {
+      // A new session continues the last one (docs/hooks.md "A new session continues the last
+      // one"): each turn changes a file of its own, on top of the value the checks pass on.
       next();
-      p.write("value.txt", "1\n");
       expect(hook("UserPromptSubmit", { prompt: "go", permission_mode: mode }).status).toBe(0);
       p.write("value.txt", "2\n");
+      p.write(`${mode}.txt`, `${mode}\n`);
       const stop = hook("Stop", { stop_hook_active: false, permission_mode: mode });
       expect(stop.status).toBe(0);
       const answer = JSON.parse(stop.stdout as string).systemMessage as string;
