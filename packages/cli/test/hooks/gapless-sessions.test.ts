@@ -177,7 +177,7 @@ const CARRIED_NOTICE =
   "turngate: this is a new session; it continues the workspace's previous session (claude-code session s-1), whose last turn did not end verified, waived or narrative";
 
 describe("gapless turns across hook sessions (unconfined)", () => {
-  test("a new session after a session whose stop was blocked: the new session's stop on no further change blocks on the earlier change; the host's `turngate hook fresh` is what used to happen", async () => {
+  test("a new session after a session whose stop was blocked: the new session's stop on no further change blocks on the earlier change; the host's fresh start (turngate hook fresh) is what used to happen", async () => {
     const env = project();
     // Session 1 (Claude Code): the agent breaks value.js; the stop blocks; the session ends.
     expect(send(env, "claude-code", "s-1", "turn_start").status).toBe(0);
@@ -210,6 +210,11 @@ describe("gapless turns across hook sessions (unconfined)", () => {
     });
     expect(s2?.baseline_id).toBe(sessions(env).get("s-1")?.baseline_id);
     expect(s2?.turn?.carried_over).toBe(true);
+    const status = await cli(env, ["status"], false);
+    expect(status.stdout).toContain("codex session s-2 (updated ");
+    expect(status.stdout).toContain(
+      "  continued from claude-code session s-1 (its baseline: its last turn was not verified)\n",
+    );
 
     // Why the rule is needed: starting over (the host's `turngate hook fresh`, what every new
     // session did before) takes the broken bytes as the baseline, and a quiet stop is narrative.
@@ -310,7 +315,7 @@ describe("gapless turns across hook sessions (unconfined)", () => {
     expect(noticeOfStop(quiet)).toContain("turngate: narrative");
   });
 
-  test("the host's waiver still ends it: `turngate waive` of the digest the new session's stop names ends that stop waived, and the session after it starts from the waived state", async () => {
+  test("the host's waiver still ends it: turngate waive of the digest the new session's stop names ends that stop waived, and the session after it starts from the waived state", async () => {
     const env = project();
     send(env, "claude-code", "s-1", "turn_start");
     env.write("value.js", BROKEN);

@@ -69,19 +69,17 @@ describe("makeGatePlaceholders", () => {
     const state = join(ws, ".turngate");
     writeFileSync(join(ws, "turngate.config.json"), "{}\n");
     const made = makeGatePlaceholders(ws, state, confineGatePaths(ws));
-    expect(made.created.map((p) => `${p.role} ${p.kind} ${p.path.slice(ws.length + 1)}`)).toEqual(
-      [
-        "gate folder .git",
-        "parent folder .claude",
-        "gate file .claude/settings.json",
-        "gate file .claude/settings.local.json",
-        "gate folder .codex",
-        "parent folder .cursor",
-        "gate file .cursor/hooks.json",
-        "parent folder .agents",
-        "gate folder .agents/plugins",
-      ],
-    );
+    expect(made.created.map((p) => `${p.role} ${p.kind} ${p.path.slice(ws.length + 1)}`)).toEqual([
+      "gate folder .git",
+      "parent folder .claude",
+      "gate file .claude/settings.json",
+      "gate file .claude/settings.local.json",
+      "gate folder .codex",
+      "parent folder .cursor",
+      "gate file .cursor/hooks.json",
+      "parent folder .agents",
+      "gate folder .agents/plugins",
+    ]);
     expect(statSync(join(ws, ".claude/settings.local.json")).size).toBe(0);
     const journal = JSON.parse(readFileSync(join(state, PLACEHOLDER_JOURNAL), "utf8"));
     expect(journal.schema).toBe("turngate.confine_placeholders.v1");
