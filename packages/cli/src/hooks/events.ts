@@ -69,7 +69,9 @@ export interface HookEventContext {
  * turns, by you or another process". When that judged state is missing or is not the last
  * stop's (its effect digest differs), the old baseline is kept, so no change is dropped.
  * A new session continues the workspace's previous one (docs/hooks.md "A new session
- * continues the last one", `previousSession`): its first turn starts from the state that
+ * continues the last one", `previousSession`) — as does any turn of a session that has no
+ * baseline of its own yet (its earlier turn starts failed, or were not gated): its first
+ * gated turn starts from the state that
  * session's last stop judged when it ended verified, waived or narrative, else from that
  * session's baseline, taken over byte for byte with the host's waivers of it
  * (`adoptBaseline`), so a change no check passed is never dropped by opening a new session
@@ -137,9 +139,9 @@ export async function handleTurnStart(event: HookEventContext): Promise<HookAnsw
       let prior: SessionOnDisk | undefined;
       let inherited: SessionOnDisk | undefined;
       if (fresh === undefined) {
-        const brandNew =
-          turn === null && session.baseline_id === null && session.history.length === 0;
-        if (brandNew) {
+        // A session without a baseline of its own (a new one, or one whose turns so far could
+        // not start or were not gated) continues the workspace's previous session.
+        if (session.baseline_id === null) {
           try {
             inherited = await previousSession(root, ctx.env, paths.dir);
           } catch (error) {

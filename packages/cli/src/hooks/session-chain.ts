@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { writeFileAtomic, writeJsonAtomic } from "@turngate/node";
 import * as z from "zod";
 import { baselineIdOf, readBaseline, recordBaselineHistory } from "../baseline-store.js";
+import { resolveStatePaths } from "../state-dir.js";
 import {
   type HookSession,
   type HookSessionPaths,
@@ -48,13 +49,16 @@ export function freshRequestPath(root: string, env: NodeJS.ProcessEnv): string {
  * Record the host's request that the next turn start of any hook session of `root` take its
  * baseline from the workspace as it is then (`turngate hook fresh`). The caller has checked
  * the host's consent (`startFresh`'s rule). Output: the request's path.
- * Errors: the `fs` error of the write.
+ * Errors: `TurngateValidationError` when the hook state folder lies inside the workspace
+ * (`resolveStatePaths`: the agent could write it there); the `fs` error of the write.
  */
 export async function requestFreshStart(
   root: string,
   env: NodeJS.ProcessEnv,
   by: FreshRequest["by"],
 ): Promise<string> {
+  // Where the hooks keep their state: outside the workspace (refused inside it, as for a session).
+  resolveStatePaths(root, workspaceStateDir(root, env), root);
   const path = freshRequestPath(root, env);
   const request: FreshRequest = {
     schema: FRESH_REQUEST_SCHEMA,

@@ -353,7 +353,7 @@ describe("gapless turns across hook sessions (unconfined)", () => {
     expect(noticeOfStop(allowed)).toContain(`turngate: waived (effect digest ${digest})`);
   });
 
-  test("fail closed: a session file of the workspace that cannot be read fails the new session's turn start, and its stop names the file", () => {
+  test("fail closed: a session file of the workspace that cannot be read fails the new session's turn start, and its stop names the file", async () => {
     const env = project();
     send(env, "claude-code", "s-1", "turn_start");
     env.write("value.js", BROKEN);
@@ -368,5 +368,16 @@ describe("gapless turns across hook sessions (unconfined)", () => {
     expect(blocked.decision).toBe("block");
     expect(reasonOf(blocked)).toContain(`the hook session file ${file} is not JSON`);
     expect(reasonOf(blocked)).toContain("`turngate hook fresh`");
+    // The next prompt of that session does not fall back to the workspace as it is either.
+    expect(noticeOf(send(env, "claude-code", "s-2", "turn_start"))).toContain(
+      "turngate: this turn could not start:",
+    );
+    expect(stop(env, "claude-code", "s-2").decision).toBe("block");
+    // The host's way out: start over, on purpose.
+    expect((await cli(env, ["hook", "fresh"], false, { TURNGATE_ALLOW_FRESH: "1" })).code).toBe(0);
+    expect(noticeOf(send(env, "claude-code", "s-2", "turn_start"))).toContain(
+      "turngate: warning: starting over, as the host asked",
+    );
+    expect(noticeOfStop(stop(env, "claude-code", "s-2"))).toContain("turngate: narrative");
   });
 });
