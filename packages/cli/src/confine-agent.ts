@@ -1,11 +1,12 @@
 /**
  * `turngate run --confine` (docs/guarantees.md "Confined agents", docs/design.md §3b): set up the
  * confined agent's sandbox for one turn — probe bubblewrap (failing closed), make the
- * private `TMPDIR`, resolve what the agent may write, read and see (`confinePlan` of
- * `@turngate/node`) and wrap the agent command in the launcher, with the seccomp filter that
- * refuses new unix sockets (`unixSocketFilter`) given to bubblewrap on fd 4.
+ * placeholders of the absent gate files (`makeGatePlaceholders`), make the private `TMPDIR`,
+ * resolve what the agent may write, read and see (`confinePlan` of `@turngate/node`) and
+ * wrap the agent command in the launcher, with the seccomp filter that refuses new unix
+ * sockets (`unixSocketFilter`) given to bubblewrap on fd 4.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { TurngateError } from "@turngate/core";
@@ -14,13 +15,20 @@ import {
   type ConfinePlan,
   confineArgs,
   confinedAgentEnv,
+  confineGatePaths,
   confinePlan,
   findOnPath,
+  type GatePlaceholders,
+  makeGatePlaceholders,
+  type PlaceholderRemoval,
   probeSandbox,
+  removeLeftoverPlaceholders,
+  TURNGATE_DIR,
   unixSocketFilter,
   unixSocketFilterSupports,
 } from "@turngate/node";
 import { AgentSpawnError } from "./agent.js";
+import type { TextStream } from "./context.js";
 import { cliPackageRoot } from "./package-root.js";
 
 /**
@@ -46,8 +54,17 @@ export interface ConfinedAgent {
   seccompFilter: Buffer;
   /** What the sandbox gives (for tests and `--json`'s future use). */
   plan: ConfinePlan;
-  /** Remove the private `TMPDIR`. Never throws. */
-  cleanup(): void;
+  /**
+   * The gate files that did not exist and got a read-only placeholder for this turn
+   * (`makeGatePlaceholders`), absolute paths.
+   */
+  placeholders: string[];
+  /**
+   * Remove the private `TMPDIR` and the placeholders (call once the sandbox has ended and
+   * before the workspace is observed). Output: which placeholders were removed, and which were
+   * kept because someone else wrote them meanwhile. Never throws.
+   */
+  cleanup(): PlaceholderRemoval;
 }
 
 /** What `confineAgent` needs besides the agent command. */
@@ -72,12 +89,16 @@ export interface ConfineAgentOptions {
  * Prepare the confined agent of one turn. bubblewrap must start here (`probeSandbox`);
  * otherwise the turn fails before the agent runs — a confined turn is never silently run
  * unconfined.
+ * Every gate path of `confineGatePaths` that does not exist gets an empty placeholder, journaled
+ * in the state folder (`stateDir`, else `<root>/.turngate`), which the sandbox binds
+ * read-only: the agent can create no gate file (docs/design.md §3b).
  * Output: {@link ConfinedAgent}; the caller runs `argv` with `env`, a start report on fd 3 and
- * `seccompFilter` on fd {@link SECCOMP_FD}, and calls `cleanup` after the turn.
+ * `seccompFilter` on fd {@link SECCOMP_FD}, and calls `cleanup` once the agent's sandbox has
+ * ended and before it observes the workspace.
  * Errors: `TurngateError` `confine_unavailable` naming why bubblewrap cannot start and the
  * fix, or that the seccomp filter does not know this machine's architecture (only x86_64
- * and aarch64; docs/design.md §3b); `AgentSpawnError` when the agent program is not found
- * on the agent's `PATH`.
+ * and aarch64; docs/design.md §3b), or that a placeholder could not be made;
+ * `AgentSpawnError` when the agent program is not found on the agent's `PATH`.
  */
 export async function confineAgent(
   agent: readonly string[],
@@ -107,7 +128,29 @@ export async function confineAgent(
   const writable = (options.agentWritable ?? []).map((entry) =>
     entry.startsWith("~/") ? join(home, entry.slice(2)) : entry,
   );
-  const privateTmp = mkdtempSync(join(tmpBase(options.root), "turngate-agent-tmp-"));
+  // The gate files that do not exist get placeholders, bound read-only like the others, so
+  // the agent cannot create them either (removed before the workspace is observed).
+  const workspace = realpathSync(options.root);
+  let placeholders: GatePlaceholders;
+  try {
+    placeholders = makeGatePlaceholders(
+      workspace,
+      options.stateDir ?? join(workspace, TURNGATE_DIR),
+      confineGatePaths(workspace, options.agentWritable ?? []),
+    );
+  } catch (error) {
+    throw new TurngateError(
+      "confine_unavailable",
+      `--confine could not make the placeholders that keep the absent gate files (turngate.config.json, the harnesses' hook settings) from being created by the agent: ${(error as Error).message}. turngate does not run a confined turn without them: make the workspace writable to turngate, or drop --confine`,
+    );
+  }
+  let privateTmp: string;
+  try {
+    privateTmp = mkdtempSync(join(tmpBase(options.root), "turngate-agent-tmp-"));
+  } catch (error) {
+    placeholders.remove();
+    throw error;
+  }
   let cliRoot: string | undefined;
   try {
     cliRoot = cliPackageRoot();
@@ -140,8 +183,10 @@ export async function confineAgent(
     env: confinedAgentEnv(options.agentEnv, plan.tmpdir),
     seccompFilter: unixSocketFilter(),
     plan,
+    placeholders: placeholders.created.filter((p) => p.role === "gate").map((p) => p.path),
     cleanup() {
       rmSync(privateTmp, { recursive: true, force: true });
+      return placeholders.remove();
     },
   };
 }
@@ -183,5 +228,30 @@ export function withoutSandboxTeardown(
   const own = argv.join(" ");
   return survivors.filter(
     (survivor) => !(survivor.outcome === "exited" && survivor.command_line === own),
+  );
+}
+
+/**
+ * Remove what a confined turn that never ended (turngate killed while its agent ran) left in
+ * the workspace: the gate-file placeholders its journal in `stateDir` names
+ * (`removeLeftoverPlaceholders`, docs/design.md §3b), before a turn reads the configuration
+ * or observes the workspace. One line on `stderr` says what was removed, and one names any
+ * placeholder kept because someone else wrote it meanwhile. Never throws.
+ */
+export function removeConfineLeftovers(stateDir: string, stderr: TextStream): void {
+  const { removed, kept } = removeLeftoverPlaceholders(stateDir);
+  if (removed.length > 0) {
+    stderr.write(
+      `turngate: removed ${removed.length} empty placeholder(s) that a confined turn which did not end left in the workspace: ${removed.join(", ")}\n`,
+    );
+  }
+  if (kept.length > 0) placeholdersKeptLine(kept, stderr);
+}
+
+/** The line naming placeholders someone else wrote while the confined turn ran (kept). */
+export function placeholdersKeptLine(kept: readonly string[], stderr: TextStream): void {
+  if (kept.length === 0) return;
+  stderr.write(
+    `turngate: kept ${kept.join(", ")}: a placeholder of the confined turn that another process wrote or replaced while the agent ran (the agent could not), so it is theirs now\n`,
   );
 }

@@ -20,6 +20,7 @@ import {
   ensureDirectory,
   exitOnTerminationSignals,
   fileFingerprint,
+  HOOK_SETTINGS_PATHS,
   type IsolationRequest,
   killTrackedProcessGroups,
   type ProofFormat,
@@ -56,6 +57,8 @@ import {
   type ConfinedAgent,
   confineAgent,
   confineFailed,
+  placeholdersKeptLine,
+  removeConfineLeftovers,
   withoutSandboxTeardown,
 } from "./confine-agent.js";
 import {
@@ -299,6 +302,8 @@ export interface TurnResult {
  */
 export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<TurnResult> {
   const startedMs = ctx.now?.() ?? Date.now();
+  // A confined turn that never ended (turngate killed) may have left gate-file placeholders.
+  removeConfineLeftovers(request.state?.dir ?? join(request.root, TURNGATE_DIR), ctx.stderr);
   const carried = request.chain?.carried;
   const previous: TurnChain | undefined =
     request.chain !== undefined && request.chain.fresh !== true && carried === undefined
@@ -409,7 +414,8 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     try {
       agent = await runAgentTurn(request.agent, session, config, request, ctx, env, confinement);
     } finally {
-      confinement?.cleanup();
+      // The gate-file placeholders go before the workspace is observed: never in a digest.
+      if (confinement !== undefined) placeholdersKeptLine(confinement.cleanup().kept, ctx.stderr);
     }
   }
 
@@ -732,8 +738,9 @@ async function runAgentTurn(
  * The Session's `checkEnvironment` for a turn (issue 10): the config's `shell` and
  * `allow_env`, the state folder (`CARGO_TARGET_DIR` under it), the configuration file as
  * a review file (an agent edit, or a file created where none was, ends `needs_review`:
- * the turn uses the configuration read before the agent ran), and the stored environment
- * baseline when there is one (`verify`).
+ * the turn uses the configuration read before the agent ran), the harnesses' hook settings
+ * in the workspace (`HOOK_SETTINGS_PATHS`: created, changed or removed ends `needs_review`,
+ * docs/design.md §3b), and the stored environment baseline when there is one (`verify`).
  */
 export function turnCheckEnvironment(
   root: string,
@@ -743,6 +750,7 @@ export function turnCheckEnvironment(
 ): SessionCheckEnvironment {
   const options: SessionCheckEnvironment = {
     reviewFiles: [config.path ?? join(root, CONFIG_FILE_NAME)],
+    hookFiles: HOOK_SETTINGS_PATHS.map((path) => join(root, path)),
   };
   if (config.shell !== undefined) options.shell = config.shell;
   if (config.allowEnv !== undefined) options.allowEnv = config.allowEnv;

@@ -6,6 +6,7 @@ export {
   type EnvironmentBaselineOptions,
   fileFingerprint,
   fingerprintTree,
+  hookFileFingerprint,
   serializeEnvironmentBaseline,
   takeEnvironmentBaseline,
 } from "./environment/environment-baseline.js";

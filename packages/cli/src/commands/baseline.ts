@@ -4,6 +4,7 @@ import { TurngateError } from "@turngate/core";
 import { baselineIdOf, recordBaselineHistory, writeBaseline } from "../baseline-store.js";
 import { startChainedBaseline } from "../chained-baseline.js";
 import { chooseTurnConfig } from "../config-source.js";
+import { removeConfineLeftovers } from "../confine-agent.js";
 import { CLI_VERSION, EXIT_OK } from "../context.js";
 import { resolveStatePaths, stateWriteProblem } from "../state-dir.js";
 import { displayPath, shownPath } from "../terminal-text.js";
@@ -51,6 +52,7 @@ export const baselineCommand: CliCommand = {
       }) => {
         const root = resolveWorkspaceRoot(ctx.cwd, flags.root, (line) => ctx.stderr.write(line));
         const paths = resolveStatePaths(root, flags.stateDir, ctx.cwd);
+        removeConfineLeftovers(paths.dir, ctx.stderr);
         const chainPath = turnChainPath(paths.dir);
         if (flags.fresh === true) await startFresh(chainPath, root, ctx);
         const chain = flags.fresh === true ? undefined : await readTurnChain(chainPath, root);

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { TurngateValidationError } from "@turngate/core";
+import { TurngateError, TurngateValidationError } from "@turngate/core";
 import { EXIT_OK } from "../context.js";
 import { ADAPTERS, HARNESSES, type Harness } from "../hooks/adapters/index.js";
 import {
@@ -16,8 +16,11 @@ import {
 import { userHookConfigPath } from "../hooks/opt-in.js";
 import { readAll } from "../hooks/payload.js";
 import { runHook } from "../hooks/run-hook.js";
+import { requestFreshStart } from "../hooks/session-chain.js";
+import { listSessions } from "../hooks/session-state.js";
 import { findWorkspace } from "../hooks/workspace.js";
 import { cliPackageRoot } from "../package-root.js";
+import { ALLOW_FRESH_ENV } from "../turn-chain.js";
 import type { CliCommand } from "./types.js";
 
 /**
@@ -25,6 +28,9 @@ import type { CliCommand } from "./types.js";
  * runs. One subcommand per harness (`claude-code`, `codex`, `cursor`, `goose`) takes the
  * harness's event name; the payload is read from stdin and the answer written in the
  * harness's format (`runHook`). `turngate hook install|uninstall` write the configuration.
+ * `turngate hook fresh` (host only: a terminal or `TURNGATE_ALLOW_FRESH=1`) asks the next
+ * turn start of the workspace's hook sessions to start over (`requestFreshStart`;
+ * docs/hooks.md "A new session continues the last one"); errors `fresh_needs_host`.
  */
 export const hookCommand: CliCommand = {
   name: "hook",
@@ -148,6 +154,39 @@ export const hookCommand: CliCommand = {
           },
         );
     }
+    hook
+      .command("fresh")
+      .summary(
+        "start this workspace's hook chain over: the next turn start takes the workspace as it is (host only)",
+      )
+      .description(
+        `A new hook session continues from the workspace's previous one, so what an earlier session left unverified is still checked. \`turngate hook fresh\` drops that: the next turn start of any hook session of this workspace takes its baseline from the workspace as it is then (with a warning), so changes made before it are not checked. Only the host may ask: it needs an interactive terminal or ${ALLOW_FRESH_ENV}=1 in turngate's environment. An agent that runs unconfined as your user can do both; run it confined to rule that out.`,
+      )
+      .option("--root <dir>", "the workspace (default: the git top level of the cwd)")
+      .action(async (flags: { root?: string }) => {
+        const tty = ctx.stdinIsTTY ?? process.stdin.isTTY === true;
+        if (!tty && ctx.env[ALLOW_FRESH_ENV] !== "1") {
+          throw new TurngateError(
+            "fresh_needs_host",
+            `turngate hook fresh drops what earlier hook sessions left unverified, so only the host may ask for it: run it from an interactive terminal, or set ${ALLOW_FRESH_ENV}=1 in turngate's environment`,
+          );
+        }
+        const root = findWorkspace(flags.root, ctx.cwd);
+        const last = (await listSessions(root, ctx.env)).find(
+          (s) => s.session.baseline_id !== null,
+        );
+        const path = await requestFreshStart(root, ctx.env, tty ? "terminal" : "environment");
+        const lastTurn = last?.session.turn?.last;
+        const before =
+          last === undefined
+            ? ""
+            : ` (the last session, ${last.session.harness} session ${last.session.session_id}, ${lastTurn ? `ended its last turn ${lastTurn.verdict}${lastTurn.reason ? `, ${lastTurn.reason}` : ""}` : "has a turn no stop judged"})`;
+        ctx.stderr.write(
+          `turngate: warning: the next turn start of any hook session of ${root} takes its baseline from the workspace as it is then, so changes made before it are not checked${before}\n`,
+        );
+        ctx.stdout.write(`fresh start requested: ${path}\n`);
+        state.exitCode = EXIT_OK;
+      });
     for (const harness of HARNESSES) {
       const adapter = ADAPTERS[harness];
       hook

@@ -10,8 +10,9 @@ export const STATUS_RESULT_SCHEMA = "turngate.status.v1";
 
 /**
  * `turngate status [--json]` (issue 19 item 5): the hook sessions of this workspace, newest
- * first — harness, session id, baseline id and time, the current turn (number, carried
- * over, blocks), the last stop in the words the person saw (`blocked`, not the gate's
+ * first — harness, session id, baseline id and time, the session it continued from
+ * (`continued_from`, docs/hooks.md "A new session continues the last one"), the current turn
+ * (number, carried over, blocks), the last stop in the words the person saw (`blocked`, not the gate's
  * `continue`; issue 34 item 8) with the first lines of what the agent was told, attempts per
  * digest, how many failures are cached, escalations and waivers. `--json` keeps the raw
  * verdict.
@@ -59,6 +60,7 @@ async function sessionJson(dir: string, session: HookSession) {
     baseline_id: session.baseline_id,
     baseline_taken_at: session.baseline_taken_at,
     updated_at: session.updated_at,
+    continued_from: session.continued_from ?? null,
     turn: session.turn
       ? {
           number: session.turn.number,
@@ -115,6 +117,12 @@ function sessionText(row: SessionRow): string {
   lines.push(
     `  baseline: ${row.baseline_id ?? "none"}${row.baseline_taken_at ? ` (taken ${row.baseline_taken_at})` : ""}`,
   );
+  const from = row.continued_from;
+  if (from !== null) {
+    lines.push(
+      `  continued from ${from.harness} session ${from.session_id} (${from.how === "judged" ? "the state its last stop judged" : "its baseline: its last turn was not verified"})`,
+    );
+  }
   if (row.turn) {
     lines.push(
       `  turn ${row.turn.number}${row.turn.carried_over ? " (baseline carried over from an unverified turn)" : ""}: ${row.turn.blocks} blocked stop(s), ${row.turn.tools} tool event(s)`,

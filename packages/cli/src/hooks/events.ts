@@ -1,14 +1,21 @@
 import { readFile } from "node:fs/promises";
-import { isAbsolute, relative } from "node:path";
+import { isAbsolute, join, relative } from "node:path";
 import { baselineIdOf, recordBaselineHistory, writeBaseline } from "../baseline-store.js";
 import { startChainedBaseline } from "../chained-baseline.js";
 import { chooseTurnConfig } from "../config-source.js";
 import { CLI_VERSION, type CliContext } from "../context.js";
+import { BASELINE_HISTORY_FILE } from "../state-dir.js";
 import { displayPath } from "../terminal-text.js";
 import { readTurnChain, type TurnCarry, type TurnChain, turnChainPath } from "../turn-chain.js";
 import type { HarnessAdapter, HookAnswer } from "./adapters/index.js";
 import { configTrust } from "./confine-trust.js";
 import { decideOptIn, type OptIn } from "./opt-in.js";
+import {
+  adoptBaseline,
+  previousSession,
+  type SessionOnDisk,
+  takeFreshRequest,
+} from "./session-chain.js";
 import {
   type HookSession,
   type HookSessionPaths,
@@ -61,6 +68,17 @@ export interface HookEventContext {
  * after a stop it ran on its own — is a change of the new turn, named "changed between
  * turns, by you or another process". When that judged state is missing or is not the last
  * stop's (its effect digest differs), the old baseline is kept, so no change is dropped.
+ * A new session continues the workspace's previous one (docs/hooks.md "A new session
+ * continues the last one", `previousSession`) — as does any turn of a session that has no
+ * baseline of its own yet (its earlier turn starts failed, or were not gated): its first
+ * gated turn starts from the state that
+ * session's last stop judged when it ended verified, waived or narrative, else from that
+ * session's baseline, taken over byte for byte with the host's waivers of it
+ * (`adoptBaseline`), so a change no check passed is never dropped by opening a new session
+ * (or by a forged turn-start event with a fresh session id); a session file of the workspace
+ * that cannot be read fails the turn start (the stop repeats it). Only the host starts over:
+ * `turngate hook fresh` leaves a request that the next turn start of any session takes
+ * (`takeFreshRequest`), taking the workspace as it is then, with a warning.
  * A turn with no stop and no tool event yet is reused (SessionStart then UserPromptSubmit).
  * A user-level hook (`event.userLevel`) first decides whether the project opted in
  * (`decideOptIn`; kept when unverified changes are carried over): a project that did not
@@ -103,7 +121,10 @@ export async function handleTurnStart(event: HookEventContext): Promise<HookAnsw
     () => newSession(adapter.name, sessionId, root),
     async (session) => {
       const turn = session.turn;
+      // The host's `turngate hook fresh`: this turn starts over, whatever came before.
+      const fresh = await takeFreshRequest(root, ctx.env, paths);
       if (
+        fresh === undefined &&
         turn &&
         turn.last === null &&
         turn.tools.length === 0 &&
@@ -112,19 +133,41 @@ export async function handleTurnStart(event: HookEventContext): Promise<HookAnsw
       ) {
         return undefined;
       }
+      let startError: string | undefined;
+      // Whose state this turn continues: this session's, or — for the first turn of a new
+      // session — the workspace's previous session (gapless turns across sessions).
+      let prior: SessionOnDisk | undefined;
+      let inherited: SessionOnDisk | undefined;
+      if (fresh === undefined) {
+        // A session without a baseline of its own (a new one, or one whose turns so far could
+        // not start or were not gated) continues the workspace's previous session.
+        if (session.baseline_id === null) {
+          try {
+            inherited = await previousSession(root, ctx.env, paths.dir);
+          } catch (error) {
+            startError = (error as Error).message;
+          }
+          prior = inherited;
+        } else {
+          prior = { dir: paths.dir, session };
+        }
+      }
+      const priorTurn = prior?.session.turn ?? null;
       let carry =
-        session.baseline_id !== null &&
-        turn !== null &&
-        !(turn.last !== null && ENDED_OK.includes(turn.last.verdict));
+        prior !== undefined &&
+        prior.session.baseline_id !== null &&
+        priorTurn !== null &&
+        !(priorTurn.last !== null && ENDED_OK.includes(priorTurn.last.verdict));
       // Gapless turns: the next baseline is the state the last stop judged.
       let chain: TurnChain | undefined;
       let unchained: string | undefined;
-      if (!carry && session.baseline_id !== null && turn?.last) {
-        chain = await readTurnChain(turnChainPath(paths.dir), root).catch((error: unknown) => {
+      if (prior !== undefined && !carry && prior.session.baseline_id !== null && priorTurn?.last) {
+        const last = priorTurn.last;
+        chain = await readTurnChain(turnChainPath(prior.dir), root).catch((error: unknown) => {
           unchained = (error as Error).message;
           return undefined;
         });
-        if (chain === undefined || chain.effectDigest !== turn.last.effect_digest) {
+        if (chain === undefined || chain.effectDigest !== last.effect_digest) {
           unchained ??=
             chain === undefined
               ? "it is not recorded"
@@ -133,15 +176,14 @@ export async function handleTurnStart(event: HookEventContext): Promise<HookAnsw
           carry = true;
         }
       }
-      let startError: string | undefined;
       let optIn: OptIn | undefined;
       let between: string[] = [];
       let kept: string | undefined;
       if (event.userLevel === true) {
         // Changes no check passed yet keep the project gated, whatever its config says now.
-        if (carry && turn?.opt_in?.gated !== false) {
+        if (carry && priorTurn?.opt_in?.gated !== false) {
           optIn = { gated: true, why: "the last turn's changes are not verified yet" };
-        } else {
+        } else if (startError === undefined) {
           try {
             optIn = decideOptIn(root, ctx.env);
           } catch (error) {
@@ -150,6 +192,8 @@ export async function handleTurnStart(event: HookEventContext): Promise<HookAnsw
             startError = (error as Error).message;
             optIn = { gated: true, why: "the user config could not be read" };
           }
+        } else {
+          optIn = { gated: true, why: "the turn could not start" };
         }
       }
       if (turn) {
@@ -160,12 +204,44 @@ export async function handleTurnStart(event: HookEventContext): Promise<HookAnsw
         // Not gated: no baseline (a later opted-in turn takes a fresh one).
         session.baseline_id = null;
         session.baseline_taken_at = null;
+      } else if (startError === undefined && carry && inherited !== undefined) {
+        // A new session after an unverified turn of the last one: its baseline, byte for byte.
+        try {
+          const adopted = await adoptBaseline(
+            inherited,
+            {
+              baseline: join(inherited.dir, "baseline.json"),
+              baselineHistory: join(inherited.dir, BASELINE_HISTORY_FILE),
+            },
+            paths,
+          );
+          session.baseline_id = adopted.id;
+          session.baseline_taken_at = adopted.takenAt;
+          // The host's waivers of that baseline still apply (they name its bytes).
+          for (const waiver of inherited.session.waivers) {
+            if (waiver.baseline_id !== adopted.id) continue;
+            const known = session.waivers.some(
+              (w) => w.effect_digest === waiver.effect_digest && w.baseline_id === adopted.id,
+            );
+            if (!known) session.waivers.push({ ...waiver });
+          }
+        } catch (error) {
+          startError = `the baseline of the previous session (${inherited.session.harness} session ${inherited.session.session_id}) cannot be taken over: ${(error as Error).message}`;
+        }
       } else if (!carry && startError === undefined) {
         try {
           ({ between, kept } = await takeBaseline(session, paths, root, ctx, chain));
         } catch (error) {
           startError = (error as Error).message;
         }
+      }
+      if (inherited !== undefined && startError === undefined) {
+        session.continued_from = {
+          harness: inherited.session.harness,
+          session_id: inherited.session.session_id,
+          how: carry ? "carried" : "judged",
+          verdict: inherited.session.turn?.last?.verdict ?? null,
+        };
       }
       session.turn = {
         number: (turn?.number ?? 0) + 1,
@@ -183,13 +259,36 @@ export async function handleTurnStart(event: HookEventContext): Promise<HookAnsw
       if (startError !== undefined) {
         return `turngate: this turn could not start: ${startError}. The next stop will be blocked until this is fixed.`;
       }
-      if (unchained !== undefined && carry) {
-        return `turngate: the state the last stop judged cannot be used (${unchained}); this turn keeps the last turn's baseline, so no change is dropped: the last turn's changes stay in this turn's digest.`;
-      }
-      if (carry) {
-        return `turngate: the last turn did not end verified, waived or narrative (${turn?.last ? `${turn.last.verdict}${turn.last.reason ? `, ${turn.last.reason}` : ""}` : "no stop was judged"}); its changes stay in this turn's digest until a passing check or a waiver covers them.`;
-      }
       const lines: string[] = [];
+      if (fresh !== undefined) {
+        lines.push(
+          `turngate: warning: starting over, as the host asked (\`turngate hook fresh\`, ${fresh.requested_at}): this turn's baseline is the workspace as it is now, so changes made before it are not checked by this turn.`,
+        );
+      }
+      const from =
+        inherited !== undefined
+          ? `this is a new session; it continues the workspace's previous session (${inherited.session.harness} session ${inherited.session.session_id})`
+          : undefined;
+      if (unchained !== undefined && carry) {
+        lines.push(
+          from !== undefined
+            ? `turngate: ${from}, but the state its last stop judged cannot be used (${unchained}); this session keeps that session's baseline, so no change is dropped: its changes stay in this turn's digest.`
+            : `turngate: the state the last stop judged cannot be used (${unchained}); this turn keeps the last turn's baseline, so no change is dropped: the last turn's changes stay in this turn's digest.`,
+        );
+      } else if (carry) {
+        const how = priorTurn?.last
+          ? `${priorTurn.last.verdict}${priorTurn.last.reason ? `, ${priorTurn.last.reason}` : ""}`
+          : "no stop was judged";
+        lines.push(
+          from !== undefined
+            ? `turngate: ${from}, whose last turn did not end verified, waived or narrative (${how}): its changes stay in this session's digest until a passing check or a waiver covers them. To accept them without a passing check, a person runs \`turngate waive DIGEST --reason TEXT\` in a terminal with the digest the next stop names; \`turngate hook fresh\` (host only) starts the workspace over.`
+            : `turngate: the last turn did not end verified, waived or narrative (${how}); its changes stay in this turn's digest until a passing check or a waiver covers them.`,
+        );
+      } else if (from !== undefined) {
+        lines.push(
+          `turngate: ${from}: this turn starts from the state its last stop judged (${inherited?.session.turn?.last?.verdict ?? "judged"}).`,
+        );
+      }
       if (kept !== undefined) lines.push(`turngate: ${kept}.`);
       if (between.length > 0) {
         lines.push(
@@ -223,7 +322,7 @@ async function takeBaseline(
     chain?.config,
     [],
     (since) =>
-      `a new session${since !== "" ? ` or a waiver of that turn (\`turngate waive ${since} --reason TEXT\`)` : ""}`,
+      `\`turngate hook fresh\`${since !== "" ? ` or a waiver of that turn (\`turngate waive ${since} --reason TEXT\`)` : ""}`,
   );
   const config = chosen.config;
   const { session: started, carry } = await startChainedBaseline({

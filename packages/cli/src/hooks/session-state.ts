@@ -88,6 +88,21 @@ const SessionFileSchema = z.object({
       baseline_id: z.string().nullable().optional(),
     }),
   ),
+  /**
+   * The session this one continued from at its first turn (docs/hooks.md "A new session
+   * continues the last one"): `judged` from the state that session's last stop judged,
+   * `carried` with its baseline (its last turn was not verified, waived or narrative).
+   * Absent: the workspace's first session, one the host started over, or a file written
+   * before.
+   */
+  continued_from: z
+    .object({
+      harness: z.string(),
+      session_id: z.string(),
+      how: z.enum(["judged", "carried"]),
+      verdict: z.string().nullable(),
+    })
+    .optional(),
   updated_at: z.string(),
 });
 

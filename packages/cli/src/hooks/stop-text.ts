@@ -39,8 +39,10 @@ const COULD_NOT_RUN: readonly string[] = ["infrastructure", "timeout", "cancelle
  * did not pass with its failure class and what went wrong, then its failure digest — the
  * failing tests, each with the first lines of its failure, then the output's last lines
  * (`failureDigestLines`, the same lines `run` prints; issue 34); an unbound report with the
- * paths another process changed while the checks ran; the user-level files the checks may
- * read that changed during the turn (environment rows); or the gate's own message.
+ * paths another process changed while the checks ran; turngate's own review checks that are
+ * not satisfied (`turngate:config`, `turngate:hook-settings`, … with their residual risk);
+ * the user-level files the checks may read that changed during the turn (environment rows);
+ * or the gate's own message.
  * `maxChars` bounds the whole text the harness shows (default `FAILURE_DIGEST_MAX_CHARS`):
  * after `REASON_FRAME_CHARS` for turngate's own lines, the failing checks share the rest
  * equally. Input: the turn, the tool that last touched each path, the bound. Output: the
@@ -86,6 +88,18 @@ export function summarizeFailure(
       lines.push(`the check \`${id}\` failed (${check.failureClass}): ${check.detail}.`);
     }
     lines.push(...check.digest);
+  }
+  // Checks turngate added to the report itself (the configuration or a harness's hook
+  // settings changed during the turn, a program on the checks' PATH, …): the model must read
+  // why, not only the gate's generic message.
+  const ran = new Set((result.verification?.runs ?? []).map((run) => run.command.id));
+  const reviews = (result.verification?.report.checks ?? []).filter(
+    (check) => check.status !== "passed" && !ran.has(check.id) && check.id.startsWith("turngate:"),
+  );
+  for (const check of reviews) {
+    lines.push(
+      `turngate's own check \`${escapeControls(check.id)}\` is not satisfied (${check.status}): ${escapeControls(check.residual_risk ?? check.description)}.`,
+    );
   }
   const binding = result.verification?.binding;
   if (binding && !binding.bound && binding.reason === "workspace_changed_during_check") {

@@ -1,8 +1,9 @@
 /**
  * A gate configuration the agent wrote never takes effect without the host's action
  * (docs/cli.md "Configuration the agent wrote", issue 32 hole 2 of the attack round): a
- * `turngate.config.json` the agent created (confined: where none existed, so nothing was bound
- * read-only over it) or deleted (unconfined) is not adopted by the next turns of the chain,
+ * `turngate.config.json` the agent created, changed or deleted (unconfined; confined, an absent
+ * one gets a read-only placeholder and cannot be created: gate-files-absent.test.ts) is not
+ * adopted by the next turns of the chain,
  * which keep the configuration in effect before and say so in one line; an honest fix is still
  * verified; the host adopts the file with `--fresh`, a waiver of the turn that wrote it, or an
  * edit of its own. And a confined agent cannot rename or remove the folder holding a read-only
@@ -87,10 +88,9 @@ const checks = (turn: Turn) => (turn.reports[0]?.checks ?? []).map((c) => [c.id,
 const keptLine = (since: string, earlier: string) =>
   `turngate: turngate.config.json was written by the agent in a turn you have not accepted (effect digest ${since}); this turn uses ${earlier}. Review it, then adopt it with \`turngate run --fresh\` or \`turngate run --waive ${since}:REASON\`, or edit it yourself\n`;
 
-const MODES = [
-  { name: "confined (--confine)", confine: true, skip: !sandbox.available },
-  { name: "unconfined", confine: false, skip: false },
-];
+// Confined, the agent cannot create the file at all (a read-only placeholder is bound where it
+// is absent: gate-files-absent.test.ts); the rule below is what holds the line unconfined.
+const MODES = [{ name: "unconfined", confine: false, skip: false }];
 
 for (const mode of MODES) {
   describe.skipIf(mode.skip)(

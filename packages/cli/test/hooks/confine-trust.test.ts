@@ -6,7 +6,7 @@
  * The judges are pure; the last tests drive the built hook binary end to end.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,6 +20,7 @@ import {
 } from "../../src/hooks/confine-codex.js";
 import { planInstall } from "../../src/hooks/install.js";
 import { gitProject, readProofPayload } from "../helpers.js";
+import { workspaceStateDirs } from "./fixtures.js";
 
 vi.setConfig({ testTimeout: testTimeout(120_000), hookTimeout: testTimeout(120_000) });
 
@@ -323,7 +324,7 @@ describe("end to end: the built hook's answer and proof", () => {
         encoding: "utf8",
         timeout: testTimeout(120_000),
       });
-    return { p, cli, hook, next: () => n++ };
+    return { p, cli, hook, next: () => n++, state: join(outside, "state") };
   }
 
   test("confined settings and acceptEdits → trust confined in the answer, the proof and status; bypassPermissions → unsandboxed", () => {
@@ -333,10 +334,12 @@ describe("end to end: the built hook's answer and proof", () => {
         .status,
     ).toBe(0);
     for (const mode of ["acceptEdits", "bypassPermissions"]) {
+      // A new session continues the last one (docs/hooks.md "A new session continues the last
+      // one"): each turn changes a file of its own, on top of the value the checks pass on.
       next();
-      p.write("value.txt", "1\n");
       expect(hook("UserPromptSubmit", { prompt: "go", permission_mode: mode }).status).toBe(0);
       p.write("value.txt", "2\n");
+      p.write(`${mode}.txt`, `${mode}\n`);
       const stop = hook("Stop", { stop_hook_active: false, permission_mode: mode });
       expect(stop.status).toBe(0);
       const answer = JSON.parse(stop.stdout as string).systemMessage as string;
@@ -361,7 +364,7 @@ describe("end to end: the built hook's answer and proof", () => {
   });
 
   test("the turn-start snapshot rules: sandbox settings the agent writes during the turn do not raise the trust", () => {
-    const { p, cli, hook } = project();
+    const { p, cli, hook, state } = project();
     expect(hook("UserPromptSubmit", { prompt: "go", permission_mode: "acceptEdits" }).status).toBe(
       0,
     );
@@ -369,11 +372,17 @@ describe("end to end: the built hook's answer and proof", () => {
     expect(cli("hook", "install", "claude-code", "--confine", "--command", "tg").status).toBe(0);
     p.write("value.txt", "2\n");
     const stop = hook("Stop", { stop_hook_active: false, permission_mode: "acceptEdits" });
-    const answer = JSON.parse(stop.stdout as string).systemMessage as string;
-    expect(answer.split("\n").at(-1)).toBe(
-      "trust: unsandboxed (Claude Code's sandbox is not enabled (sandbox.enabled): the agent runs as your user and could read turngate's signing key or rewrite its state; `turngate hook install <harness> --confine` writes the harness's sandbox settings)",
+    // A hook settings file written during the turn is never accepted without the person
+    // (turngate:hook-settings, docs/design.md §3b): the stop blocks on it.
+    expect(stop.status).toBe(2);
+    expect(stop.stderr).toContain(
+      ".claude/settings.local.json changed during the turn (created, edited or removed)",
     );
-    const proof = /\nproof: (\S+)\n/.exec(answer)?.[1] as string;
+    // And its proof records the trust of the turn's start, not the settings written since.
+    const digest = /effect digest ([0-9a-f]{64})/.exec(stop.stderr)?.[1] as string;
+    const [workspace] = workspaceStateDirs(state);
+    const [session] = readdirSync(join(state, workspace as string));
+    const proof = join(state, workspace as string, session as string, "proofs", `${digest}.json`);
     expect(readProofPayload(proof).trust).toBe("unsandboxed");
     expect(readFileSync(join(p.root, ".claude", "settings.local.json"), "utf8")).toContain(
       '"failIfUnavailable": true',

@@ -19,6 +19,26 @@ export interface EnvironmentBaseline {
   cargoTarget: string | null;
   /** Absolute path → `fileFingerprint` of the files whose change ends `needs_review` (the config). */
   reviewFiles: Record<string, string>;
+  /**
+   * Absolute path → `hookFileFingerprint` of the harnesses' hook settings in the workspace
+   * (docs/design.md §3b): a change ends `needs_review` (`turngate:hook-settings`). Absent in
+   * baselines stored before: nothing is compared.
+   */
+  hookFiles?: Record<string, string>;
+}
+
+/**
+ * The fingerprint of one hook settings path: `tree:` and `fingerprintTree` for a folder (a
+ * plugins folder: a plugin added, changed or removed changes it), else `fileFingerprint`
+ * (`"absent"` when there is nothing). Sync; never throws.
+ */
+export function hookFileFingerprint(path: string): string {
+  try {
+    if (lstatSync(path).isDirectory()) return `tree:${fingerprintTree(path)}`;
+  } catch {
+    return "absent";
+  }
+  return fileFingerprint(path);
 }
 
 /** Lowercase hex SHA-256 of a file's bytes, `"absent"` when it cannot be read. Sync; never throws. */
@@ -89,11 +109,14 @@ export interface EnvironmentBaselineOptions {
   cargoTargetDir?: string;
   /** Files fingerprinted with `fileFingerprint` (absolute paths). */
   reviewFiles?: readonly string[];
+  /** Hook settings paths fingerprinted with `hookFileFingerprint` (absolute paths). */
+  hookFiles?: readonly string[];
 }
 
 /**
  * Take the environment baseline now: `planCheckEnvironment(shell, env)`, the user-level
- * fingerprints, the cargo target folder's fingerprint and the review files' fingerprints.
+ * fingerprints, the cargo target folder's fingerprint, the review files' fingerprints and the
+ * hook settings' (`hookFileFingerprint`).
  * Errors: `TurngateValidationError` (path `shell`) from `planCheckEnvironment`.
  */
 export function takeEnvironmentBaseline(options: EnvironmentBaselineOptions): EnvironmentBaseline {
@@ -109,12 +132,20 @@ export function takeEnvironmentBaseline(options: EnvironmentBaselineOptions): En
     reviewFiles: Object.fromEntries(
       (options.reviewFiles ?? []).map((path) => [path, fileFingerprint(path)]),
     ),
+    ...(options.hookFiles !== undefined
+      ? {
+          hookFiles: Object.fromEntries(
+            options.hookFiles.map((path) => [path, hookFileFingerprint(path)]),
+          ),
+        }
+      : {}),
   };
 }
 
 /**
  * The wire form stored in `baseline.json`: `{shell: {path, name, pipefail}, path,
- * user_files: {label: digest}, cargo_target: digest | null, review_files: {path: digest}}`.
+ * user_files: {label: digest}, cargo_target: digest | null, review_files: {path: digest},
+ * hook_files?: {path: fingerprint}}`.
  */
 export function serializeEnvironmentBaseline(baseline: EnvironmentBaseline): unknown {
   return {
@@ -123,6 +154,7 @@ export function serializeEnvironmentBaseline(baseline: EnvironmentBaseline): unk
     user_files: { ...baseline.userFiles },
     cargo_target: baseline.cargoTarget,
     review_files: { ...baseline.reviewFiles },
+    ...(baseline.hookFiles !== undefined ? { hook_files: { ...baseline.hookFiles } } : {}),
   };
 }
 
@@ -165,6 +197,16 @@ export function deserializeEnvironmentBaseline(value: unknown): EnvironmentBasel
     if (typeof digest !== "string") return fail(`.review_files.${path}`, "expected a string");
     reviewFiles[path] = digest;
   }
+  let hookFiles: Record<string, string> | undefined;
+  if (value.hook_files !== undefined) {
+    const hooks = value.hook_files;
+    if (!isObject(hooks)) return fail(".hook_files", "expected an object");
+    hookFiles = {};
+    for (const [path, digest] of Object.entries(hooks)) {
+      if (typeof digest !== "string") return fail(`.hook_files.${path}`, "expected a string");
+      hookFiles[path] = digest;
+    }
+  }
   return {
     plan: {
       shell: { path: shell.path, name: shell.name, pipefail: shell.pipefail },
@@ -173,5 +215,6 @@ export function deserializeEnvironmentBaseline(value: unknown): EnvironmentBasel
     userFiles,
     cargoTarget: cargo,
     reviewFiles,
+    ...(hookFiles !== undefined ? { hookFiles } : {}),
   };
 }

@@ -39,7 +39,10 @@ import { isWithinOrSame, namespaceArgs } from "./sandbox.js";
 /**
  * Paths (relative to the workspace root) a confined agent may read but not write: git's
  * folder (unless `agent_writable` lists `.git`), turngate's folder, the gate's
- * configuration and the files that install the harnesses' hooks.
+ * configuration and the files that install the harnesses' hooks (Claude Code's settings,
+ * Codex's `.codex/`, Cursor's `hooks.json`, goose's plugins folder `.agents/plugins/`).
+ * Each is protected whether it exists or not: an absent one gets a placeholder for the turn
+ * (`confine-placeholders.ts`).
  */
 export const CONFINE_READ_ONLY: readonly string[] = Object.freeze([
   ".git",
@@ -49,6 +52,24 @@ export const CONFINE_READ_ONLY: readonly string[] = Object.freeze([
   ".claude/settings.local.json",
   ".codex",
   ".cursor/hooks.json",
+  ".agents/plugins",
+]);
+
+/**
+ * The harnesses' hook settings inside the workspace (relative paths; docs/design.md §3b,
+ * docs/hooks.md): Claude Code's `.claude/settings.json` and `.claude/settings.local.json`,
+ * Codex's `.codex/config.toml` and `.codex/hooks.json`, Cursor's `.cursor/hooks.json` and
+ * goose's plugins folder `.agents/plugins` (a folder: any plugin in it). A turn that
+ * creates, changes or removes one ends `needs_review` (`turngate:hook-settings`), in every
+ * mode: a harness reads them at its next start, so they are the gate's configuration too.
+ */
+export const HOOK_SETTINGS_PATHS: readonly string[] = Object.freeze([
+  ".claude/settings.json",
+  ".claude/settings.local.json",
+  ".codex/config.toml",
+  ".codex/hooks.json",
+  ".cursor/hooks.json",
+  ".agents/plugins",
 ]);
 
 /** Inside a writable `.git/`, what stays read-only (they run or configure programs). */

@@ -10,9 +10,21 @@ export {
   confinePlan,
   GIT_ALWAYS_READ_ONLY,
   type HiddenPath,
+  HOOK_SETTINGS_PATHS,
   SCRUBBED_ENV_PREFIX,
   userSocketPaths,
 } from "./confine.js";
+export {
+  confineGatePaths,
+  type GatePath,
+  type GatePlaceholders,
+  makeGatePlaceholders,
+  PLACEHOLDER_JOURNAL,
+  PLACEHOLDER_JOURNAL_SCHEMA,
+  type Placeholder,
+  type PlaceholderRemoval,
+  removeLeftoverPlaceholders,
+} from "./confine-placeholders.js";
 export {
   DEPENDENCY_DIR_NAMES,
   DEPENDENCY_FILE_NAMES,

@@ -11,6 +11,7 @@ import {
   type EnvironmentBaseline,
   fileFingerprint,
   fingerprintTree,
+  hookFileFingerprint,
   takeEnvironmentBaseline,
 } from "../environment/environment-baseline.js";
 import {
@@ -86,6 +87,7 @@ export class SessionEnvironment {
         ...(opts.shell !== undefined ? { shell: opts.shell } : {}),
         ...(opts.home !== undefined ? { home: opts.home } : {}),
         ...(opts.reviewFiles !== undefined ? { reviewFiles: opts.reviewFiles } : {}),
+        ...(opts.hookFiles !== undefined ? { hookFiles: opts.hookFiles } : {}),
       });
     return new SessionEnvironment(baseline, opts, env, root, stateDir);
   }
@@ -126,8 +128,11 @@ export class SessionEnvironment {
    * run it); `turngate:ancestors` when a tool configuration or `node_modules` entry in a
    * parent folder of the workspace changed (`isAncestorLabel`; `../.cargo/config.toml`,
    * `../conftest.py`: the checks read it); `turngate:cargo-target` when the checks' cargo target folder changed since the
-   * baseline (or since the last check run). Kind `review`, required, with a residual risk
-   * naming the files and what to do.
+   * baseline (or since the last check run); `turngate:hook-settings` when a hook settings
+   * path of the baseline (`hookFiles`: Claude Code's, Codex's, Cursor's or goose's in the
+   * workspace) was created, changed or removed (docs/design.md §3b: a harness reads them at
+   * its next start, so the agent must not be able to change the gate that way). Kind
+   * `review`, required, with a residual risk naming the files and what to do.
    */
   reviewChecks(): VerificationCheck[] {
     const checks: VerificationCheck[] = [];
@@ -174,6 +179,23 @@ export class SessionEnvironment {
         status: "needs_review",
         required: true,
         residual_risk: `${label} changed during the turn: the checks ran with the configuration read before the agent ran, the edit was not applied, and later turns keep that configuration until you accept the edit: review it, then waive this change or start over (--fresh)`,
+      });
+    }
+    const hookSettings = Object.entries(this.baseline.hookFiles ?? {})
+      .filter(([path, fingerprint]) => hookFileFingerprint(path) !== fingerprint)
+      .map(([path]) => {
+        const shown = relative(this.#root, path);
+        return shown.startsWith("..") || isAbsolute(shown) ? path : shown;
+      });
+    if (hookSettings.length > 0) {
+      checks.push({
+        id: "turngate:hook-settings",
+        kind: "review",
+        description:
+          "the agent harnesses' hook settings in the workspace unchanged since the baseline",
+        status: "needs_review",
+        required: true,
+        residual_risk: `${hookSettings.join(", ")} changed during the turn (created, edited or removed): these files configure an agent harness's hooks and sandbox — the gate itself — and the harness reads them at its next start, so turngate does not accept such a change without you: put the file back as it was, or review it and waive this change`,
       });
     }
     if (this.#cargoReference !== null && fingerprintTree(this.#cargoDir) !== this.#cargoReference) {

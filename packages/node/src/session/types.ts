@@ -169,6 +169,12 @@ export interface SessionCheckEnvironment {
    * Absolute paths; fingerprinted (SHA-256 of the bytes) at baseline time.
    */
   reviewFiles?: string[];
+  /**
+   * The harnesses' hook settings in the workspace (`HOOK_SETTINGS_PATHS`, docs/design.md
+   * §3b): created, changed or removed during the turn, the report is `needs_review`
+   * (`turngate:hook-settings`). Absolute paths; fingerprinted at baseline time.
+   */
+  hookFiles?: string[];
   /** A stored environment baseline (`turngate baseline`); then nothing is re-resolved. */
   baseline?: EnvironmentBaseline;
 }

@@ -250,9 +250,11 @@ describe.skipIf(!claudeSandbox.runnable)(
         open.before?.ino,
       ]);
       expect(open.stop).toMatchObject({ decision: "block" });
-      expect((open.stop as { reason: string }).reason.split("\n")[1]).toBe(
+      // turngate's own review of the checks' PATH says why first, then the environment row.
+      expect((open.stop as { reason: string }).reason.split("\n").slice(1, 3)).toEqual([
+        "turngate's own check `turngate:path` is not satisfied (needs_review): ~/bin/runtests changed during the turn in a folder of the checks' PATH, so the checks may have run it: review it, then start a new turn.",
         "user-level files the checks may read changed during this turn: ~/bin/runtests (changed). turngate cannot tell whether the checks passed because of them, so these changes are not verified: undo them, or, if the person made them, ask the person to waive the digest.",
-      );
+      ]);
       expect(open.session.turn.last).toMatchObject({ verdict: "continue", trust: "unsandboxed" });
     });
 

@@ -157,6 +157,39 @@ describe(`real Claude Code ${claudeVersion} headless, hooks installed with --con
   );
 
   test.skipIf(!runnable)(
+    "acceptEdits: an absent .claude/settings.json (the team's file) cannot be created, by the shell (Claude Code's sandbox binds a placeholder there) or by the Write tool; nothing is left on disk and the stop is verified with trust confined",
+    async () => {
+      const { ws, env, state } = setup();
+      const team = join(ws, ".claude", "settings.json");
+      expect(existsSync(team)).toBe(false);
+      const planted = '{"disableAllHooks":true}';
+      const model = await startFakeModel(ws, "probe", [
+        {
+          name: "Bash",
+          input: {
+            command: `printf '%s\\n' '${planted}' > ${team}; echo rc=$?; cat ${team}; echo size=$(wc -c < ${team})`,
+            description: "plant",
+          },
+        },
+        { name: "Write", input: { file_path: team, content: `${planted}\n` } },
+      ]);
+      cleanups.push(() => model.close());
+      const run = await runClaude(ws, env, model, "acceptEdits");
+      expect(run.code).toBe(0);
+      const results = toolResults(model).map((r) => r.replace(/\n*<system-reminder>[\s\S]*$/, ""));
+      // The shell is refused: Claude Code's sandbox binds a placeholder over the absent path.
+      expect(results[0]).toContain(`/bin/bash: line 1: ${team}: Permission denied\nrc=1\n`);
+      expect(results[1]).toBe(
+        "[tool_result] <tool_use_error>File is in a directory that is denied by your permission settings.</tool_use_error>",
+      );
+      // Claude Code removed its placeholder: no file, and no change the stop had to refuse.
+      expect(existsSync(team)).toBe(false);
+      const s = session(state);
+      expect(s.turn.last).toMatchObject({ verdict: "verified", reason: null, trust: "confined" });
+    },
+  );
+
+  test.skipIf(!runnable)(
     "acceptEdits: a broken answer is blocked with the failing check, the reason reaches the model, the fix is verified with trust confined",
     async () => {
       const { ws, env, state } = setup();
