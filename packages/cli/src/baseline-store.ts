@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { TurngateError } from "@turngate/core";
 import { VerificationCommandSchema } from "@turngate/core/schemas";
@@ -12,6 +12,7 @@ import {
   serializeEnvironmentBaseline,
   sha256Hex,
   storeSnapshot,
+  WorkspaceObserverError,
   type WorkspaceSnapshot,
   writeFileAtomic,
 } from "@turngate/node";
@@ -222,6 +223,39 @@ export async function writeBaseline(
     await pruneSnapshots(baselineSnapshotDir(path), [stored.entries_file.sha256]);
   }
   return baselineIdOf(text);
+}
+
+/**
+ * Copies the entries file that the stored baseline `bytes` names (`snapshot.entries_file`)
+ * from beside the baseline file `from` to beside `to`, checked against its digest, before
+ * those bytes are written to `to` (a session taking another's baseline over byte for byte):
+ * the copy never names a file that is not there. Nothing to do for a baseline with inline
+ * entries. Errors: `WorkspaceObserverError` `invalid_snapshot` when the file is missing or
+ * does not hash to its name; `fs` errors of the write.
+ */
+export async function copyBaselineEntries(
+  bytes: Uint8Array,
+  from: string,
+  to: string,
+): Promise<void> {
+  let sha256: unknown;
+  try {
+    sha256 = JSON.parse(Buffer.from(bytes).toString("utf8"))?.snapshot?.entries_file?.sha256;
+  } catch {
+    return; // not JSON: reading the copied baseline reports it
+  }
+  if (typeof sha256 !== "string" || !/^[0-9a-f]{64}$/.test(sha256)) return;
+  const source = join(baselineSnapshotDir(from), `${sha256}.bin`);
+  const entries = await readFile(source).catch(() => undefined);
+  if (entries === undefined || sha256Hex(entries) !== sha256) {
+    throw new WorkspaceObserverError(
+      "invalid_snapshot",
+      `snapshot.entries_file: ${source} is missing or does not hash to its name: take a new baseline (turngate baseline)`,
+      "entries_file",
+    );
+  }
+  await mkdir(baselineSnapshotDir(to), { recursive: true });
+  await writeFileAtomic(join(baselineSnapshotDir(to), `${sha256}.bin`), entries);
 }
 
 /**

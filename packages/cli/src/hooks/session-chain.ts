@@ -12,7 +12,12 @@ import { readdir, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { writeFileAtomic, writeJsonAtomic } from "@turngate/node";
 import * as z from "zod";
-import { baselineIdOf, readBaseline, recordBaselineHistory } from "../baseline-store.js";
+import {
+  baselineIdOf,
+  copyBaselineEntries,
+  readBaseline,
+  recordBaselineHistory,
+} from "../baseline-store.js";
 import { resolveStatePaths } from "../state-dir.js";
 import {
   type HookSession,
@@ -193,6 +198,7 @@ export async function adoptBaseline(
   if (baselineIdOf(bytes) !== id) {
     throw new Error(`the baseline ${fromPaths.baseline} changed while it was read`);
   }
+  await copyBaselineEntries(bytes, fromPaths.baseline, paths.baseline);
   await writeFileAtomic(paths.baseline, bytes);
   const written = await readFile(paths.baseline);
   if (baselineIdOf(written) !== id) {
