@@ -1154,7 +1154,15 @@ export class Session {
     const baselineTree = this.#baselineTree?.tree;
     const delta = this.#delta;
     const judged = this.#judged;
-    if (baselineTree === undefined || baselineTree === null || !delta || !judged) {
+    // Check outputs adopted in place (issue 10) are on disk but not in the delta: git's tree
+    // holds them, so every file is hashed.
+    if (
+      baselineTree === undefined ||
+      baselineTree === null ||
+      !delta ||
+      !judged ||
+      this.#adopted.size > 0
+    ) {
       return sourceTreeId(this.root, this.#env);
     }
     const tree = await turnSourceTree({
