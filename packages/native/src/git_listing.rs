@@ -375,6 +375,42 @@ fn expand_sparse(
     Ok(())
 }
 
+/// In a sparse checkout git takes the skip-worktree bit off an entry whose file is present
+/// in the work tree when it reads the index (`clear_skip_worktree_from_present_files`,
+/// unless `sparse.expectFilesOutsideOfPatterns`); so does this, so the flags say what git
+/// says (`git ls-files -t` tags such an entry `H`, not `S`). A folder found missing is not
+/// looked into again.
+fn clear_skip_worktree_of_present_files(workdir: &Path, index: &mut gix::index::State) {
+    use gix::index::entry::Flags;
+    let mut missing_dirs: Vec<Vec<u8>> = Vec::new();
+    let paths: Vec<(usize, BString)> = index
+        .entries()
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.flags.contains(Flags::SKIP_WORKTREE) && !e.mode.is_sparse())
+        .map(|(i, e)| (i, e.path(index).to_owned()))
+        .collect();
+    let mut present = Vec::new();
+    for (i, path) in paths {
+        let dir = parent(&path);
+        if missing_dirs.last().is_some_and(|m| dir.starts_with(m) && (dir.len() == m.len() || dir[m.len()] == b'/')) {
+            continue;
+        }
+        let abs = workdir.join(std::ffi::OsStr::from_bytes(&path));
+        if std::fs::symlink_metadata(&abs).is_ok() {
+            present.push(i);
+        } else if !dir.is_empty()
+            && std::fs::symlink_metadata(workdir.join(std::ffi::OsStr::from_bytes(dir))).is_err()
+        {
+            missing_dirs.push(dir.to_vec());
+        }
+    }
+    let entries = index.entries_mut();
+    for i in present {
+        entries[i].flags.remove(Flags::SKIP_WORKTREE);
+    }
+}
+
 /// The tracked entries below `prefix` (stripped), unmerged stages collapsed.
 fn list_tracked(state: &gix::index::State, prefix: &BStr, out: &mut Listed) {
     use gix::index::entry::{Flags, Stage};
@@ -711,6 +747,13 @@ pub fn list(start: &Path) -> std::result::Result<Listed, Fallback> {
             ));
         }
     }
+    let config = repo.config_snapshot();
+    if config.boolean("core.sparseCheckout") == Some(true)
+        && config.boolean("sparse.expectFilesOutsideOfPatterns") != Some(true)
+    {
+        clear_skip_worktree_of_present_files(&workdir, &mut index);
+    }
+    drop(config);
     list_tracked(&index, prefix.as_bstr(), &mut out);
     walk(&repo, &workdir, prefix.as_bstr(), &mut index, &mut out)?;
     Ok(out)
