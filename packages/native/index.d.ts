@@ -259,12 +259,13 @@ export interface GitListing {
   prefix: string;
   /** The index's version (2, 3 or 4; 0 when there is no index file yet). */
   indexVersion: number;
-  /** What the index held: 1 sparse directory entries (expanded), 2 an untracked cache, 4 fsmonitor data (neither used). */
+  /** What the index held: 1 sparse directory entries (expanded), 2 an untracked cache, 4 fsmonitor data (neither used), 8 it was split (merged with its shared index). */
   indexFeatures: number;
   /**
    * The index's paths below the prefix, in index order, unmerged stages collapsed to one
    * entry (`git ls-files --cached`). Per entry: `modes` (0o100644, 0o100755, 0o120000
-   * symlink, 0o160000 gitlink), `flags` ({@link GIT_LISTING_FLAGS}), `ids` (the object id:
+   * symlink, 0o160000 gitlink), `flags` ({@link GIT_LISTING_FLAGS}; the index file's, with
+   * git's clearing of skip-worktree on present files in a sparse checkout), `ids` (the object id:
    * 20 or 32 bytes each; an unmerged path's "ours" stage, else its first) and `stats`
    * ({@link GIT_LISTING_STAT_FIELDS} numbers as the index stores them: ctime s, ctime ns,
    * mtime s, mtime ns, dev, ino, uid, gid, size in bytes truncated to 32 bits; zeros for
@@ -278,7 +279,11 @@ export interface GitListing {
   };
   /** Untracked files and symlinks no ignore rule matches, and untracked nested repositories as `dir/`, in byte order (`git ls-files --others --exclude-standard`). */
   untracked: GitListingNames;
-  /** Ignored files and symlinks, and ignored directories as `dir/` (not listed inside), in byte order (`git ls-files --others --ignored --exclude-standard --directory`). */
+  /**
+   * Ignored files and symlinks, ignored directories as `dir/` (not listed inside), and an
+   * untracked directory holding only ignored entries as `dir/` beside them, in byte order:
+   * what `git ls-files --others --ignored --exclude-standard --directory` prints.
+   */
   ignored: GitListingNames;
 }
 
@@ -289,8 +294,10 @@ export interface GitListingFallback {
    * `not-a-work-tree`, `untrusted` (owned by another user), `ignore-case`
    * (`core.ignoreCase`), `precompose-unicode`, `index` (a version, extension or corruption
    * gitoxide does not read), `sparse-index` (a sparse directory's tree is missing),
-   * `root-not-tracked` (`root/dir` is below the top and holds no tracked file),
-   * `unreadable-directory`, `walk`.
+   * `split-sparse-index` (a split index that is also sparse, which git itself reads
+   * inconsistently), `root-not-tracked` (`root/dir` is below the top and holds no tracked
+   * file), `unreadable-directory`, `walk` (any other gitoxide error, e.g. an unreadable
+   * ignore file).
    */
   fallback:
     | "environment"
@@ -300,6 +307,7 @@ export interface GitListingFallback {
     | "precompose-unicode"
     | "index"
     | "sparse-index"
+    | "split-sparse-index"
     | "root-not-tracked"
     | "unreadable-directory"
     | "walk";

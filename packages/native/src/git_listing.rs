@@ -8,8 +8,9 @@
 //!   `tracked` (the index, unmerged stages collapsed to one path) and `untracked` (files and
 //!   symlinks that no ignore rule matches, and untracked nested repositories as `dir/`);
 //! - `git ls-files -z --others --ignored --exclude-standard --directory`
-//!   (`workspace/scope/outside-listing.ts`): `ignored` (ignored files and symlinks, and
-//!   ignored directories as `dir/` without their content).
+//!   (`workspace/scope/outside-listing.ts`): `ignored` (ignored files and symlinks, ignored
+//!   directories as `dir/` without their content, and, as git does, an untracked directory
+//!   that holds only ignored entries as `dir/` beside those entries).
 //!
 //! Paths are relative to `root/dir` (git's output is relative to its working directory), as
 //! raw bytes: each name followed by a NUL, exactly as `git ls-files -z` prints them.
@@ -22,11 +23,18 @@
 //! files read without following symlinks (from the index blob when the file is missing and
 //! its entry is skip-worktree). No program is run and nothing is written.
 //!
+//! The tracked entries' flags are the index file's, as git holds them after reading it: in a
+//! sparse checkout the skip-worktree bit of an entry whose file is present is cleared (git's
+//! `clear_skip_worktree_from_present_files`). One difference is known and left: with
+//! `index.sparse` in a cone-mode checkout, git collapses the entries outside the cone into
+//! sparse directories in memory and expands them again, dropping their assume-unchanged bit;
+//! here that bit stays as the file holds it. Names are never affected.
+//!
 //! ## Supported, and where the call falls back to git
 //!
-//! The call never returns a listing that could differ from git's: where gitoxide falls
-//! short, it returns a [`GitListing::fallback`] code and a reason instead, and the caller
-//! runs git for that repository and records why. The property test
+//! A listing is meant never to differ from git's: where gitoxide falls short, the call
+//! returns a [`GitListing::fallback`] code and a reason instead, and the caller runs git for
+//! that repository and records why (no silent difference). The property test
 //! `packages/node/test/workspace/native-git-list.property.test.ts` compares both with
 //! `git ls-files` over random repositories.
 //!
@@ -46,7 +54,8 @@
 //! | a repository owned by another user (git's `safe.directory` rules) | fallback `untrusted` |
 //! | no repository, a bare one, `root/dir` inside `.git` | fallback `not-a-work-tree` |
 //! | `root/dir` below the work tree's top that is not a tracked directory | fallback `root-not-tracked` |
-//! | a directory the walk cannot read | fallback `unreadable-directory` |
+//! | a directory the walk cannot read | fallback `unreadable-directory` (git warns and lists around it) |
+//! | an ignore file that cannot be read (`core.excludesFile`, `info/exclude`, a `.gitignore`) | fallback `walk` (git warns and goes on) |
 //! | nested repositories (untracked: `dir/`), submodules (tracked gitlinks, mode 160000) | read |
 //! | symlinks (never followed), names that are not UTF-8 | read (raw bytes) |
 

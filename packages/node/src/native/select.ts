@@ -39,7 +39,10 @@ export interface NativeAddon {
     extraDirs: string[];
     gone: string[];
   }>;
-  gitListing(root: string, options?: { dir?: string }): Promise<NativeGitListing | NativeGitFallback>;
+  gitListing(
+    root: string,
+    options?: { dir?: string },
+  ): Promise<NativeGitListing | NativeGitFallback>;
 }
 
 /** `gitListing` names: `count` names in `names`, each followed by a NUL (raw bytes). */
