@@ -20,7 +20,12 @@ import {
   isNativeGitFallback,
   nativeGitLists,
 } from "../../src/workspace/listing/native-git-list.js";
-import { GIT_IGNORED_ARGS } from "../../src/workspace/scope/outside-listing.js";
+import { OutputLocations } from "../../src/workspace/scope/output-locations.js";
+import {
+  GIT_IGNORED_ARGS,
+  listIgnoredFromNames,
+  listIgnoredPaths,
+} from "../../src/workspace/scope/outside-listing.js";
 import { git, initRepo, makeTempDir, removeDir, write } from "./helpers.js";
 import { permissionTrickUnavailable, withPermissionsEnforced } from "./unprivileged.js";
 
@@ -219,6 +224,36 @@ describe("issue 33: the in-process listing where the repository is laid out diff
     const both = await bothListings(root);
     expect(both.native).toEqual(both.git);
     expect(both.native.untracked).toEqual(["junk/file.txt", "lib/"]);
+  });
+});
+
+describe("issue 33: nativeGitLists gives the observer's shapes", () => {
+  test("its ignored names give listIgnoredPaths' outside listing (ignored folders read, nested .git found)", async () => {
+    const root = repo({ "a.txt": "a\n", ".gitignore": "*.log\nbuild/\nnode_modules\n" });
+    write(root, "x.log", "l");
+    write(root, "build/out/app.o", "o");
+    write(root, "node_modules/pkg/index.js", "j");
+    write(root, "untracked/only.log", "l");
+    mkdirSync(join(root, "build", "inner"));
+    initRepo(join(root, "build", "inner"), { "f.txt": "f\n" });
+    const outputs = new OutputLocations({ root });
+    const lists = await nativeGitLists(addon, root, "", () => false);
+    if (isNativeGitFallback(lists)) throw new Error(lists.reason);
+    const fromNative = await listIgnoredFromNames(root, "", lists.ignored, () => false, outputs);
+    const fromGit = await listIgnoredPaths(root, "", () => false, outputs);
+    const plain = (l: typeof fromGit) => ({
+      ...l,
+      candidates: l.candidates.map((c) => `${c.item.key} ${c.scope}`).sort(),
+    });
+    expect(plain(fromNative)).toEqual(plain(fromGit));
+    expect(plain(fromNative).candidates.map((c) => c.split(" ")[0])).toEqual([
+      "build/inner/f.txt",
+      "build/out/app.o",
+      "node_modules/pkg/index.js",
+      "untracked/only.log",
+      "x.log",
+    ]);
+    expect(fromNative.gitFolders).toEqual([{ fsPath: "build/inner", scope: "ignored" }]);
   });
 });
 
