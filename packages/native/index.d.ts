@@ -1,7 +1,8 @@
 /**
  * turngate's native addon (napi-rs, built from source by `pnpm --filter @turngate/native
  * build`). Issue 10 "Child subreaper"; issue 17 the parallel observer and hasher
- * (`statTree`, `hashFiles`, `sha256Batch`, `fnv1a64Batch`, `sha256`, `sha256Concat`).
+ * (`statTree`, `hashFiles`, `sha256Batch`, `fnv1a64Batch`, `sha256`, `sha256Concat`);
+ * issue 33 the git listing read in-process with gitoxide (`gitListing`).
  *
  * Errors: a bad argument is a {@link NativeError} with code `ERR_TURNGATE_INVALID_ARG` and
  * `path` naming the field (`root`, `paths[3]`, `algorithm`, `inputs[0]`, `walk.filter`);

@@ -1,6 +1,6 @@
 "use strict";
 // Loader of turngate's native addon (issue 10 "Child subreaper"; issue 17 the parallel
-// observer and hasher). Loads `turngate-native.<platform>-<arch>[-gnu|-musl].node` built by
+// observer and hasher; issue 33 the in-process git listing). Loads `turngate-native.<platform>-<arch>[-gnu|-musl].node` built by
 // `napi build --platform` beside this file. When it is absent (not built, other platform)
 // `available` is false and `reason` says why; every function then throws an error with
 // code ERR_TURNGATE_NATIVE_UNAVAILABLE. Errors about a call's arguments are thrown as

@@ -20,8 +20,11 @@
  * bits. A fallback fails too, except where the addon's matrix
  * (`packages/native/src/git_listing.rs`) leaves these repositories to git: an index both
  * split and sparse (`split-sparse-index`), and a folder below the top that holds no tracked
- * file (`root-not-tracked`, checked against git's listing); a fallback carries its reason.
- * The other fallbacks of the matrix are tested one by one after the property.
+ * file (`root-not-tracked`, checked against git's listing); a fallback carries its reason,
+ * and a repository git refuses (it exits non-zero) is never listed. A tree git itself
+ * crashes on (SIGSEGV or `BUG:`, as git 2.39 does on some sparse indexes) has no oracle: it
+ * is counted, not compared, and must stay under 1% of the trees. The other fallbacks of the
+ * matrix are tested one by one in `native-git-list.test.ts`.
  *
  * Runs: 1,000 trees when `CI` is set (60 in the TypeScript-path pass, which runs the same
  * addon), 60 elsewhere, `TURNGATE_GIT_LIST_RUNS` overrides; `TURNGATE_GIT_LIST_SEED` and
@@ -500,8 +503,9 @@ async function build(root: string, spec: TreeSpec): Promise<Built> {
     );
   }
   if (config.length > 0) appendFileSync(join(gitDir, "config"), `${config.join("\n")}\n`);
-  // git 2.39 can crash on an intent-to-add path in a sparse index: the tree goes without.
-  if (flagged.ita.length > 0) {
+  // git 2.39 crashes on intent-to-add paths in a sparse index (`add -N` or a later
+  // `ls-files` ends with SIGSEGV): sparse trees go without them (the files stay untracked).
+  if (flagged.ita.length > 0 && !sparse) {
     script.push(`git add -N -f --sparse -- ${flagged.ita.join(" ")} 2>/dev/null`);
   }
   const flagArgs = [
@@ -643,6 +647,8 @@ async function gitLists(cwd: string): Promise<[GitResult, GitResult, Buffer]> {
 
 interface Compared {
   fallback?: string;
+  /** git itself crashed (a signal, or `BUG:`) listing the tree: there is no oracle. */
+  gitCrashed?: boolean;
   /** git's tracked names there (byte strings; empty when git failed). */
   tracked: string[];
 }
@@ -662,6 +668,9 @@ async function compare(
   const [source, ignored, stages] = await gitLists(cwd);
   const noFilter = () => false;
   const native = await nativeGitLists(addon, root, dir, noFilter);
+  const crashed = (run: GitResult) =>
+    run.code === null || run.code > 128 || run.stderr.includes("BUG:");
+  if (crashed(source) || crashed(ignored)) return { gitCrashed: true, tracked: [] };
   const expected = gitSourceNames(source.code === 0 ? source.stdout : Buffer.alloc(0));
   if (isNativeGitFallback(native)) {
     expect({ dir, fallback: native.fallback, allowed: allowed.has(native.fallback) }).toEqual({
@@ -753,7 +762,15 @@ afterAll(async () => {
 describe("issue 33: the in-process git listing equals git ls-files", () => {
   test("property: names, Listing, ignored names and index entries equal git's on random repositories", async () => {
     expect(addon.available).toBe(true);
-    const seen = { sparse: 0, split: 0, sha256: 0, subdir: 0, nested: 0, fallbacks: 0 };
+    const seen = {
+      sparse: 0,
+      split: 0,
+      sha256: 0,
+      subdir: 0,
+      nested: 0,
+      fallbacks: 0,
+      gitCrashed: 0,
+    };
     let n = 0;
     await fc.assert(
       fc.asyncProperty(treeArb, async (spec) => {
@@ -767,6 +784,10 @@ describe("issue 33: the in-process git listing equals git ls-files", () => {
           const allowed = new Set(built.sparse && built.split ? ["split-sparse-index"] : []);
           const top = await compare(root, "", allowed, built.sparse);
           if (top.fallback !== undefined) seen.fallbacks++;
+          if (top.gitCrashed === true) {
+            seen.gitCrashed++;
+            return;
+          }
           const src = lstatSync(join(root, "src"), { throwIfNoEntry: false });
           if (spec.subdir && src?.isDirectory()) {
             const below = await compare(
@@ -797,6 +818,9 @@ describe("issue 33: the in-process git listing equals git ls-files", () => {
         ...(process.env.TURNGATE_GIT_LIST_PATH ? { path: process.env.TURNGATE_GIT_LIST_PATH } : {}),
       },
     );
+    // A tree git itself cannot list (it crashed: no oracle) stays rare, or the property
+    // would stop testing anything.
+    expect(seen.gitCrashed).toBeLessThanOrEqual(Math.ceil(RUNS / 100));
     // The generator reached the cases it exists for.
     if (RUNS >= 50 && process.env.TURNGATE_GIT_LIST_PATH === undefined) {
       expect(seen.sparse).toBeGreaterThan(0);
