@@ -256,9 +256,11 @@ fn prefix_of(workdir: &Path, start: &Path) -> std::result::Result<BString, Fallb
         if !prefix.is_empty() {
             prefix.push(b'/');
         }
-        prefix.push_str(gix::path::os_str_into_bstr(name).map_err(|_| {
-            fallback("not-a-work-tree", "the directory's path is not valid here")
-        })?);
+        prefix.push_str(
+            gix::path::os_str_into_bstr(name).map_err(|_| {
+                fallback("not-a-work-tree", "the directory's path is not valid here")
+            })?,
+        );
     }
     Ok(prefix)
 }
@@ -273,7 +275,8 @@ fn read_index(
     out: &mut Listed,
 ) -> std::result::Result<gix::index::State, Fallback> {
     let path = repo.index_path();
-    let unreadable = |error: String| fallback("index", format!("gitoxide cannot read the index: {error}"));
+    let unreadable =
+        |error: String| fallback("index", format!("gitoxide cannot read the index: {error}"));
     let (data, mtime) = match std::fs::File::open(&path).and_then(|mut file| {
         use std::io::Read;
         let mtime = filetime::FileTime::from_last_modification_time(&file.metadata()?);
@@ -288,9 +291,8 @@ fn read_index(
         Err(error) => return Err(unreadable(error.to_string())),
     };
     let options = gix::index::decode::Options::default();
-    let (mut state, _) =
-        gix::index::State::from_bytes(&data, mtime, repo.object_hash(), options)
-            .map_err(|e| unreadable(e.to_string()))?;
+    let (mut state, _) = gix::index::State::from_bytes(&data, mtime, repo.object_hash(), options)
+        .map_err(|e| unreadable(e.to_string()))?;
     drop(data);
     out.index_version = state.version() as u32;
     if state.untracked().is_some() {
@@ -350,9 +352,11 @@ fn expand_sparse(
     state.remove_entries(|_, _, entry| entry.mode.is_sparse());
     let missing = |error: String| fallback("sparse-index", error);
     while let Some((dir, id)) = pending.pop() {
-        let tree = repo
-            .find_tree(id)
-            .map_err(|e| missing(format!("a sparse directory's tree {id} cannot be read: {e}")))?;
+        let tree = repo.find_tree(id).map_err(|e| {
+            missing(format!(
+                "a sparse directory's tree {id} cannot be read: {e}"
+            ))
+        })?;
         let decoded = tree
             .decode()
             .map_err(|e| missing(format!("a sparse directory's tree {id} is corrupt: {e}")))?;
@@ -402,7 +406,10 @@ fn clear_skip_worktree_of_present_files(workdir: &Path, index: &mut gix::index::
     let mut present = Vec::new();
     for (i, path) in paths {
         let dir = parent(&path);
-        if missing_dirs.last().is_some_and(|m| dir.starts_with(m) && (dir.len() == m.len() || dir[m.len()] == b'/')) {
+        if missing_dirs
+            .last()
+            .is_some_and(|m| dir.starts_with(m) && (dir.len() == m.len() || dir[m.len()] == b'/'))
+        {
             continue;
         }
         let abs = workdir.join(std::ffi::OsStr::from_bytes(&path));
@@ -555,7 +562,8 @@ impl gix::dir::walk::Delegate for Collect {
             worktree_root_is_repository,
         );
         if recurse && entry.status == gix::dir::entry::Status::Untracked {
-            self.untracked_dirs.push(entry.rela_path.as_ref().to_owned());
+            self.untracked_dirs
+                .push(entry.rela_path.as_ref().to_owned());
         }
         recurse
     }
@@ -685,7 +693,11 @@ fn walk(
             format!(
                 "{} director{} could not be read (git warns and lists around them)",
                 outcome.read_dir_errors,
-                if outcome.read_dir_errors == 1 { "y" } else { "ies" }
+                if outcome.read_dir_errors == 1 {
+                    "y"
+                } else {
+                    "ies"
+                }
             ),
         ));
     }
@@ -723,19 +735,22 @@ pub fn list(start: &Path) -> std::result::Result<Listed, Fallback> {
         ));
     };
     let config = repo.config_snapshot();
-    if config.boolean("core.ignoreCase") == Some(true) {
+    let flag = |key: &str| config.boolean(key) == Some(true);
+    // git's in-memory clearing of skip-worktree bits (see `clear_skip_worktree_of_present_files`).
+    let clear_present_skip_worktree =
+        flag("core.sparseCheckout") && !flag("sparse.expectFilesOutsideOfPatterns");
+    if flag("core.ignoreCase") {
         return Err(fallback(
             "ignore-case",
             "core.ignoreCase is true: case-folded index and ignore matching are left to git",
         ));
     }
-    if config.boolean("core.precomposeUnicode") == Some(true) {
+    if flag("core.precomposeUnicode") {
         return Err(fallback(
             "precompose-unicode",
             "core.precomposeUnicode is true: Unicode-normalised names are left to git",
         ));
     }
-    drop(config);
     let mut out = Listed {
         object_format: match repo.object_hash() {
             gix::hash::Kind::Sha256 => "sha256",
@@ -756,13 +771,9 @@ pub fn list(start: &Path) -> std::result::Result<Listed, Fallback> {
             ));
         }
     }
-    let config = repo.config_snapshot();
-    if config.boolean("core.sparseCheckout") == Some(true)
-        && config.boolean("sparse.expectFilesOutsideOfPatterns") != Some(true)
-    {
+    if clear_present_skip_worktree {
         clear_skip_worktree_of_present_files(&workdir, &mut index);
     }
-    drop(config);
     list_tracked(&index, prefix.as_bstr(), &mut out);
     walk(&repo, &workdir, prefix.as_bstr(), &mut index, &mut out)?;
     Ok(out)
@@ -792,11 +803,7 @@ impl Task for GitListingTask {
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
         let (listed, code, reason) = match output {
             Ok(listed) => (listed, None, None),
-            Err(f) => (
-                Listed::default(),
-                Some(f.code.to_string()),
-                Some(f.reason),
-            ),
+            Err(f) => (Listed::default(), Some(f.code.to_string()), Some(f.reason)),
         };
         Ok(GitListing {
             fallback: code,
