@@ -1,7 +1,8 @@
 /**
  * turngate's native addon (napi-rs, built from source by `pnpm --filter @turngate/native
  * build`). Issue 10 "Child subreaper"; issue 17 the parallel observer and hasher
- * (`statTree`, `hashFiles`, `sha256Batch`, `fnv1a64Batch`, `sha256`, `sha256Concat`).
+ * (`statTree`, `hashFiles`, `sha256Batch`, `fnv1a64Batch`, `sha256`, `sha256Concat`);
+ * issue 33 the git listing read in-process with gitoxide (`gitListing`).
  *
  * Errors: a bad argument is a {@link NativeError} with code `ERR_TURNGATE_INVALID_ARG` and
  * `path` naming the field (`root`, `paths[3]`, `algorithm`, `inputs[0]`, `walk.filter`);
@@ -228,3 +229,107 @@ export declare function roomProve(
   entries: ReadonlyArray<readonly [string, string, string]>,
   stampNs: bigint,
 ): Promise<RoomProof>;
+
+/** Bits of a tracked entry's `flags` in a {@link GitListing}. */
+export declare const GIT_LISTING_FLAGS: Readonly<{
+  /** Skip-worktree (sparse checkout; `git ls-files -t` tags it `S`). */
+  skipWorktree: 1;
+  /** Added with `git add -N` (intent to add). */
+  intentToAdd: 2;
+  /** Unmerged: the index holds stages 1–3 for the path, collapsed to this entry. */
+  unmerged: 4;
+  /** Assume-unchanged (`git update-index --assume-unchanged`). */
+  assumeValid: 8;
+}>;
+
+/** `u32` numbers per tracked entry in {@link GitListing}`.tracked.stats`. */
+export declare const GIT_LISTING_STAT_FIELDS: 9;
+
+/** Names of one part of a {@link GitListing}: raw bytes, each name followed by a NUL (as `git ls-files -z` prints them). */
+export interface GitListingNames {
+  count: number;
+  /** `count` names, each followed by a NUL; not necessarily UTF-8. */
+  names: Buffer;
+}
+
+/** One repository's listing, read in-process (see {@link gitListing}). */
+export interface GitListing {
+  /** The repository's object format: the length of each id (20 or 32 bytes). */
+  objectFormat: "sha1" | "sha256";
+  /** `root/dir` relative to the work tree's top, `/`-separated (`""` at the top). */
+  prefix: string;
+  /** The index's version (2, 3 or 4; 0 when there is no index file yet). */
+  indexVersion: number;
+  /** What the index held: 1 sparse directory entries (expanded), 2 an untracked cache, 4 fsmonitor data (neither used), 8 it was split (merged with its shared index). */
+  indexFeatures: number;
+  /**
+   * The index's paths below the prefix, in index order, unmerged stages collapsed to one
+   * entry (`git ls-files --cached`). Per entry: `modes` (0o100644, 0o100755, 0o120000
+   * symlink, 0o160000 gitlink), `flags` ({@link GIT_LISTING_FLAGS}; the index file's, with
+   * git's clearing of skip-worktree on present files in a sparse checkout), `ids` (the object id:
+   * 20 or 32 bytes each; an unmerged path's "ours" stage, else its first) and `stats`
+   * ({@link GIT_LISTING_STAT_FIELDS} numbers as the index stores them: ctime s, ctime ns,
+   * mtime s, mtime ns, dev, ino, uid, gid, size in bytes truncated to 32 bits; zeros for
+   * entries expanded from a sparse directory).
+   */
+  tracked: GitListingNames & {
+    modes: Uint32Array;
+    flags: Uint8Array;
+    ids: Buffer;
+    stats: Uint32Array;
+  };
+  /** Untracked files and symlinks no ignore rule matches, and untracked nested repositories as `dir/`, in byte order (`git ls-files --others --exclude-standard`). */
+  untracked: GitListingNames;
+  /**
+   * Ignored files and symlinks, ignored directories as `dir/` (not listed inside), and an
+   * untracked directory holding only ignored entries as `dir/` beside them, in byte order:
+   * what `git ls-files --others --ignored --exclude-standard --directory` prints.
+   */
+  ignored: GitListingNames;
+}
+
+/** Why {@link gitListing} left a repository to git: run git instead and record `reason`. */
+export interface GitListingFallback {
+  /**
+   * `environment` (a `GIT_*` variable moves the repository, index or configuration),
+   * `not-a-work-tree`, `untrusted` (owned by another user), `ignore-case`
+   * (`core.ignoreCase`), `precompose-unicode`, `index` (a version, extension or corruption
+   * gitoxide does not read), `sparse-index` (a sparse directory's tree is missing),
+   * `split-sparse-index` (a split index that is also sparse, which git itself reads
+   * inconsistently), `root-not-tracked` (`root/dir` is below the top and holds no tracked
+   * file), `unreadable-directory`, `walk` (any other gitoxide error, e.g. an unreadable
+   * ignore file).
+   */
+  fallback:
+    | "environment"
+    | "not-a-work-tree"
+    | "untrusted"
+    | "ignore-case"
+    | "precompose-unicode"
+    | "index"
+    | "sparse-index"
+    | "split-sparse-index"
+    | "root-not-tracked"
+    | "unreadable-directory"
+    | "walk";
+  /** A sentence for the turn's notes: what was found, gitoxide's message. */
+  reason: string;
+}
+
+/**
+ * The listing git gives for the repository it finds from `root/options.dir` (`dir`
+ * relative, default `""`), read in-process with gitoxide off the JavaScript thread (issue
+ * 33; docs/design.md §2, §3a "Scope"): what `git ls-files -z -t --cached --others
+ * --exclude-standard` and `git ls-files -z --others --ignored --exclude-standard
+ * --directory` print there, in one call, paths relative to `root/dir`. turngate's git rules
+ * hold: no system configuration, no fsmonitor, no untracked cache; global configuration,
+ * `core.excludesFile` (or the XDG default) and `info/exclude` honoured; nothing run or
+ * written. Where gitoxide falls short of git, resolves to a {@link GitListingFallback}
+ * instead (see `packages/native/src/git_listing.rs` for the supported/fallback matrix).
+ * Rejects with {@link NativeError} `ERR_TURNGATE_INVALID_ARG` (path `root` or `dir`);
+ * `ERR_TURNGATE_NATIVE_UNAVAILABLE` when the addon is absent.
+ */
+export declare function gitListing(
+  root: string,
+  options?: { dir?: string },
+): Promise<GitListing | GitListingFallback>;

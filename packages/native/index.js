@@ -1,6 +1,6 @@
 "use strict";
 // Loader of turngate's native addon (issue 10 "Child subreaper"; issue 17 the parallel
-// observer and hasher). Loads `turngate-native.<platform>-<arch>[-gnu|-musl].node` built by
+// observer and hasher; issue 33 the in-process git listing). Loads `turngate-native.<platform>-<arch>[-gnu|-musl].node` built by
 // `napi build --platform` beside this file. When it is absent (not built, other platform)
 // `available` is false and `reason` says why; every function then throws an error with
 // code ERR_TURNGATE_NATIVE_UNAVAILABLE. Errors about a call's arguments are thrown as
@@ -339,6 +339,50 @@ function roomProve(room, recorded, entries, stampNs) {
   }
 }
 
+/** Bits of a tracked entry's `flags` in {@link gitListing}'s result. */
+const GIT_LISTING_FLAGS = Object.freeze({
+  skipWorktree: 1,
+  intentToAdd: 2,
+  unmerged: 4,
+  assumeValid: 8,
+});
+
+/** See index.d.ts `gitListing`. */
+function gitListing(root, options = {}) {
+  try {
+    const native = api();
+    checkRoot(root);
+    const dir = options?.dir ?? "";
+    if (typeof dir !== "string") throw invalid("dir", "expected a relative directory");
+    return native.gitListingAsync(root, dir).then(
+      (r) => {
+        if (r.fallback != null) return { fallback: r.fallback, reason: r.reason ?? "" };
+        return {
+          objectFormat: r.objectFormat,
+          prefix: r.prefix,
+          indexVersion: r.indexVersion,
+          indexFeatures: r.indexFeatures,
+          tracked: {
+            count: r.trackedCount,
+            names: r.trackedNames,
+            modes: r.trackedModes,
+            flags: r.trackedFlags,
+            ids: r.trackedIds,
+            stats: r.trackedStats,
+          },
+          untracked: { count: r.untrackedCount, names: r.untrackedNames },
+          ignored: { count: r.ignoredCount, names: r.ignoredNames },
+        };
+      },
+      (error) => {
+        throw typed(error);
+      },
+    );
+  } catch (error) {
+    return Promise.reject(typed(error));
+  }
+}
+
 function call(name) {
   return (...args) => api()[name](...args);
 }
@@ -360,4 +404,7 @@ module.exports = {
   ledgerDigest,
   statDigestListing,
   roomProve,
+  gitListing,
+  GIT_LISTING_FLAGS,
+  GIT_LISTING_STAT_FIELDS: 9,
 };

@@ -8,10 +8,13 @@
 //!   the user-level fingerprints' `PATH` folders);
 //! - `ledger`: the mutation ledger's order and effect digest in one call (`ledgerDigest`);
 //! - `room`: the clean room's proof against its manifest (`roomProve`);
+//! - `git_listing`: one repository's tracked, untracked and ignored paths read in-process
+//!   with gitoxide (issue 33, `gitListing`);
 //! - `errors`: the typed errors that cross the boundary (a code and the path).
 #![deny(clippy::all)]
 
 mod errors;
+mod git_listing;
 mod hash;
 mod ledger;
 mod paths;

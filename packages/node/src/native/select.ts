@@ -39,6 +39,38 @@ export interface NativeAddon {
     extraDirs: string[];
     gone: string[];
   }>;
+  gitListing(
+    root: string,
+    options?: { dir?: string },
+  ): Promise<NativeGitListing | NativeGitFallback>;
+}
+
+/** `gitListing` names: `count` names in `names`, each followed by a NUL (raw bytes). */
+export interface NativeGitNames {
+  count: number;
+  names: Buffer;
+}
+
+/** `gitListing` result (see `@turngate/native`'s `GitListing`). */
+export interface NativeGitListing {
+  objectFormat: "sha1" | "sha256";
+  prefix: string;
+  indexVersion: number;
+  indexFeatures: number;
+  tracked: NativeGitNames & {
+    modes: Uint32Array;
+    flags: Uint8Array;
+    ids: Buffer;
+    stats: Uint32Array;
+  };
+  untracked: NativeGitNames;
+  ignored: NativeGitNames;
+}
+
+/** `gitListing` left the repository to git: the code and the sentence for the notes. */
+export interface NativeGitFallback {
+  fallback: string;
+  reason: string;
 }
 
 /** A per-path failure reported by the addon. */

@@ -57,6 +57,13 @@ export {
   gitSafetyArgs,
   runGit,
 } from "./listing/git.js";
+export {
+  type GitName,
+  isNativeGitFallback,
+  type NativeGitListFallback,
+  type NativeGitLists,
+  nativeGitLists,
+} from "./listing/native-git-list.js";
 export { WorkspaceObserver, type WorkspaceObserverOptions } from "./observer.js";
 export {
   HARNESS_DIR_NAMES,

@@ -58,18 +58,36 @@ export async function listGitPaths(
     // Unmerged paths appear once per stage, always next to each other.
     if (name === "" || name === previous) continue;
     previous = name;
-    const untracked = tagged.charCodeAt(0) === 0x3f; // "?"
-    const isDir = name.endsWith("/");
-    const item = listedPath(joinRelative(dirFsPath, isDir ? name.slice(0, -1) : name));
-    if (isHarnessPath(item.key) || isIgnored(item.key, isDir)) continue;
-    if (lossy) listing.unreadable.push(item.key);
-    else if (isDir) listing.directories.push(item);
-    else {
-      listing.paths.push(item);
-      if (untracked) listing.untracked?.push(item.key);
-    }
+    addGitName(listing, dirFsPath, name, lossy, tagged.charCodeAt(0) === 0x3f, isIgnored); // "?"
   }
   return listing;
+}
+
+/**
+ * Adds one name of a git listing of `dirFsPath` to `listing`, by the rules of
+ * {@link listGitPaths}: `name` as git prints it (relative to `dirFsPath`, a trailing `/` for
+ * a directory: a nested repository), `lossy` when its bytes are not UTF-8 (then reported
+ * unreadable), `untracked` for a name git does not track (also kept in
+ * `listing.untracked`). Harness paths and keys `isIgnored` excludes are dropped. Shared with
+ * the in-process listing (`native-git-list.ts`), so both build the same {@link Listing}.
+ */
+export function addGitName(
+  listing: Listing,
+  dirFsPath: string,
+  name: string,
+  lossy: boolean,
+  untracked: boolean,
+  isIgnored: PathFilter,
+): void {
+  const isDir = name.endsWith("/");
+  const item = listedPath(joinRelative(dirFsPath, isDir ? name.slice(0, -1) : name));
+  if (isHarnessPath(item.key) || isIgnored(item.key, isDir)) return;
+  if (lossy) listing.unreadable.push(item.key);
+  else if (isDir) listing.directories.push(item);
+  else {
+    listing.paths.push(item);
+    if (untracked) listing.untracked?.push(item.key);
+  }
 }
 
 /**

@@ -15,6 +15,10 @@ export {
   OutputLocations,
   type OutputLocationsOptions,
 } from "./output-locations.js";
-export { UNREADABLE_IGNORED_FOLDER_REASON } from "./outside-listing.js";
+export {
+  listIgnoredFromNames,
+  type OutsideListing,
+  UNREADABLE_IGNORED_FOLDER_REASON,
+} from "./outside-listing.js";
 export { SPECIAL_FILE_REASON, UNREADABLE_FOLDER_REASON } from "./special-files.js";
 export { isTurngateOwnFile, TURNGATE_OWN_FILES, turngateLogDigest } from "./turngate-files.js";

@@ -95,10 +95,36 @@ export async function listIgnoredPaths(
       `git ls-files --ignored failed in ${cwd} (exit ${result.code}): ${result.stderr}`,
     );
   }
+  return listIgnoredFromNames(
+    root,
+    dirFsPath,
+    splitNulTerminated(result.stdout),
+    filter,
+    outputs,
+    dirCache,
+  );
+}
+
+/**
+ * The rest of {@link listIgnoredPaths} once the ignored names are known: `names` as `git
+ * ls-files -z --others --ignored --exclude-standard --directory` prints them in
+ * `root/dirFsPath` (relative to it; `dir/` for a whole ignored directory; `lossy` when the
+ * bytes are not UTF-8: reported unreadable), from git or from the in-process listing
+ * (`listing/native-git-list.ts`). The named directories are read as
+ * {@link listIgnoredPaths} says. Output: an {@link OutsideListing}. Never throws.
+ */
+export async function listIgnoredFromNames(
+  root: string,
+  dirFsPath: string,
+  names: Iterable<{ name: string; lossy: boolean }>,
+  filter: PathFilter,
+  outputs: OutputLocations,
+  dirCache: DirListingCache = new DirListingCache(),
+): Promise<OutsideListing> {
   const out: OutsideListing = { candidates: [], unreadable: [] };
   const dirs: { fsPath: string; covered: boolean }[] = [];
   const seen = new Set<string>();
-  for (const { name, lossy } of splitNulTerminated(result.stdout)) {
+  for (const { name, lossy } of names) {
     if (name === "") continue;
     const isDir = name.endsWith("/");
     const item = listedPath(joinRelative(dirFsPath, isDir ? name.slice(0, -1) : name));
