@@ -16,3 +16,7 @@ afterAll(() => rmSync(stateHome, { recursive: true, force: true }));
 const roomHome = mkdtempSync(join(tmpdir(), "turngate-rooms-"));
 process.env.TURNGATE_ROOM_DIR = roomHome;
 afterAll(() => rmSync(roomHome, { recursive: true, force: true }));
+// The stored baselines' and turn chains' entries files (snapshotStoreDir) likewise.
+const snapshotHome = mkdtempSync(join(tmpdir(), "turngate-snapshots-"));
+process.env.TURNGATE_SNAPSHOT_DIR = snapshotHome;
+afterAll(() => rmSync(snapshotHome, { recursive: true, force: true }));

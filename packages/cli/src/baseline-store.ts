@@ -11,6 +11,7 @@ import {
   type StoredSnapshot,
   serializeEnvironmentBaseline,
   sha256Hex,
+  snapshotStoreDir,
   storeSnapshot,
   WorkspaceObserverError,
   type WorkspaceSnapshot,
@@ -259,11 +260,12 @@ export async function copyBaselineEntries(
 }
 
 /**
- * The folder holding a stored baseline's entries file (`snapshots/baseline/` beside the
- * baseline file; see `storeSnapshot`): its id covers them through the digest it names.
+ * The folder holding a stored baseline's entries file (`snapshotStoreDir` of its state
+ * folder, outside the workspace; see `storeSnapshot`): its id covers them through the
+ * digest it names.
  */
 export function baselineSnapshotDir(baselinePath: string): string {
-  return join(dirname(baselinePath), "snapshots", "baseline");
+  return snapshotStoreDir(dirname(baselinePath), "baseline");
 }
 
 /** Most entries kept in the baseline history (`<state dir>/baseline-history.json`). */

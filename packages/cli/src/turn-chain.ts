@@ -6,6 +6,7 @@ import {
   loadSnapshot,
   pruneSnapshots,
   type SourceTree,
+  snapshotStoreDir,
   storeSnapshot,
   type WorkspaceSnapshot,
   writeFileAtomic,
@@ -214,11 +215,11 @@ export async function readTurnChain(path: string, root: string): Promise<TurnCha
 }
 
 /**
- * The folder holding a turn chain's entries file (`snapshots/chain/` beside the chain file;
- * see `storeSnapshot`).
+ * The folder holding a turn chain's entries file (`snapshotStoreDir` of its state folder,
+ * outside the workspace; see `storeSnapshot`).
  */
 export function chainSnapshotDir(chainPath: string): string {
-  return join(dirname(chainPath), "snapshots", "chain");
+  return snapshotStoreDir(dirname(chainPath), "chain");
 }
 
 /**

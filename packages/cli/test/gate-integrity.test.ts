@@ -19,6 +19,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { effectDigest } from "@turngate/core";
+import { snapshotStoreDir } from "@turngate/node";
 import { afterEach, describe, expect, test } from "vitest";
 import { cli, cliFresh, gitProject, localKeyId, UNSANDBOXED_LINE } from "./helpers.js";
 
@@ -90,12 +91,13 @@ describe("baseline and verify: trust", () => {
     p.write("a.txt", "broken\n");
     const stored = readFileSync(file, "utf8");
     const ref = JSON.parse(stored).snapshot.entries_file.sha256 as string;
-    const entries = readFileSync(join(p.root, ".turngate/snapshots/baseline", `${ref}.bin`));
+    const store = snapshotStoreDir(join(p.root, ".turngate"), "baseline");
+    const entries = readFileSync(join(store, `${ref}.bin`));
     const good = Buffer.from(sha256("good\n"), "hex");
     expect(entries.indexOf(good)).toBeGreaterThan(0);
     const forged = Buffer.from(entries);
     Buffer.from(sha256("broken\n"), "hex").copy(forged, entries.indexOf(good));
-    writeFileSync(join(p.root, ".turngate/snapshots/baseline", `${sha256(forged)}.bin`), forged);
+    writeFileSync(join(store, `${sha256(forged)}.bin`), forged);
     writeFileSync(file, stored.replaceAll(ref, sha256(forged)));
     const edited = sha256(readFileSync(file));
 

@@ -13,6 +13,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { snapshotStoreDir } from "@turngate/node";
 import { afterEach, describe, expect, test } from "vitest";
 import {
   cli,
@@ -516,7 +517,7 @@ describe("turngate baseline and verify", () => {
       outside: number;
     };
     expect(ref).toMatchObject({ entries: 2 });
-    const file = join(p.root, ".turngate/snapshots/baseline", `${ref.sha256}.bin`);
+    const file = join(snapshotStoreDir(join(p.root, ".turngate"), "baseline"), `${ref.sha256}.bin`);
     const bytes = readFileSync(file);
     expect(createHash("sha256").update(bytes).digest("hex")).toBe(ref.sha256);
     expect(bytes.subarray(0, 4).toString("latin1")).toBe("TGSE");
@@ -532,7 +533,7 @@ describe("turngate baseline and verify", () => {
       `does not hash to the digest its record names: it was altered or replaced; take a new baseline (turngate baseline)`,
     );
     // run: a second turn that changes nothing leaves the chain's entries file as it was.
-    const chain = join(p.root, ".turngate/snapshots/chain");
+    const chain = snapshotStoreDir(join(p.root, ".turngate"), "chain");
     p.write("value.txt", "41\n");
     expect((await cliFresh(["run", "--check", "true", "--", "true"], p.root)).code).toBe(0);
     const [first] = readdirSync(chain);

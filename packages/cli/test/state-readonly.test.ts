@@ -60,6 +60,7 @@ function cli(root: string, home: string, args: string[]) {
       XDG_CONFIG_HOME: join(home, ".config"),
       XDG_STATE_HOME: join(home, ".local", "state"),
       TURNGATE_ROOM_DIR: join(home, "rooms"),
+      TURNGATE_SNAPSHOT_DIR: join(home, "snapshots"),
       NO_COLOR: "1",
     },
   });
@@ -86,9 +87,8 @@ describe.skipIf(asRoot && !setpriv)("a read-only state folder (issue 34 item 6)"
         `proof: not written: turngate cannot write its state folder ${state} (EACCES on ${join(state, "proofs")}): make it writable, or give a writable folder outside the workspace with --state-dir DIR\n`,
       );
       // Nor can the turn chain be written: said in the same words, the verdict stands.
-      // (The chain's entries file comes first: its folder is the path named.)
       expect(r.stdout).toContain(
-        `turn chain: not written: turngate cannot write its state folder ${state} (EACCES on ${state}/snapshots): make it writable, or give a writable folder outside the workspace with --state-dir DIR`,
+        `turn chain: not written: turngate cannot write its state folder ${state} (EACCES on ${state}/turn-chain.json.`,
       );
       expect(r.stderr).not.toContain("turngate: error:");
       expect(r.status).toBe(1);
@@ -118,7 +118,7 @@ describe.skipIf(asRoot && !setpriv)("a read-only state folder (issue 34 item 6)"
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(
       new RegExp(
-        `^turngate: error: turngate cannot write its state folder ${state} \\(EACCES on ${state}/snapshots\\): make it writable, or give a writable folder outside the workspace with --state-dir DIR \\[state_unwritable\\]$`,
+        `^turngate: error: turngate cannot write its state folder ${state} \\(EACCES on ${state}/baseline\\.json\\.\\d+\\): make it writable, or give a writable folder outside the workspace with --state-dir DIR \\[state_unwritable\\]$`,
         "m",
       ),
     );

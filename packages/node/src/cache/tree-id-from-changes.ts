@@ -66,8 +66,20 @@ export async function treeIdFromChanges(
     for (const [i, change] of changes.entries()) {
       const stat = stats[i];
       if (stat === null || stat === undefined) {
+        // A change said to exist that cannot be found under its key (a name stored in
+        // another Unicode form on disk) is never taken for a deletion: the index path.
+        if (change.change !== "deleted") {
+          await reading.catch(() => undefined);
+          return undefined;
+        }
         deleted.push(change.path);
         continue;
+      }
+      // A file where a folder of the baseline (or of another changed path) was: the
+      // bottom-up pass would drop the emptied folder's name, which is now the file's.
+      if (dirs.has(change.path)) {
+        await reading.catch(() => undefined);
+        return undefined;
       }
       if (!stat.isFile()) {
         await reading.catch(() => undefined);
@@ -144,6 +156,11 @@ export async function treeIdFromChanges(
     for (const path of deleted) {
       const { dir, name } = leaf(path);
       trees.get(dir)?.delete(name);
+    }
+    for (const file of files) {
+      const { dir, name } = leaf(file.path);
+      const was = trees.get(dir)?.get(name)?.mode;
+      if (was === "40000" || was === "040000") return undefined;
     }
     files.forEach((file, i) => {
       const { dir, name } = leaf(file.path);

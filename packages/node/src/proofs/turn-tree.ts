@@ -54,6 +54,8 @@ async function fullTreeReason(input: TurnTreeInput): Promise<string | undefined>
   const folders = new Set<string>();
   for (const change of delta.changes) {
     if (change.scope === "harness") return `a harness file changed (${change.path})`;
+    // An output location holds files git may list or ignore: only git can say which.
+    if (change.scope === "output") return `a file at an output location changed (${change.path})`;
     const name = change.path.slice(change.path.lastIndexOf("/") + 1);
     if (GIT_RULE_FILES.has(name)) return `${change.path} changed`;
     const parts = change.path.split("/");
@@ -75,11 +77,12 @@ async function fullTreeReason(input: TurnTreeInput): Promise<string | undefined>
 /**
  * The git tree id of the source scope at the end of a turn, for the proof's
  * `workspace.final_tree` (docs/design.md §6, issue 33 item 2): the baseline tree plus the
- * turn's source and output changes (`sourceTreeFromChanges` with `write`: only the changed
+ * turn's source changes (`sourceTreeFromChanges` with `write`: only the changed
  * files are hashed, the baseline's trees along the changed paths are checked against their
  * ids, and the new blobs and trees are written to the object store), which equals
  * `sourceTreeId(root)` whenever the delta is git's whole delta. Where it may not be (see the
- * reasons in {@link TurnTree.fullReason}), every file is hashed by `sourceTreeId`.
+ * reasons in {@link TurnTree.fullReason}, a file at an output location among them), every
+ * file is hashed by `sourceTreeId`.
  * A change of scope `ignored` removes its path: git leaves ignored untracked files out.
  * Output: the tree and how it was computed. Never throws.
  */

@@ -97,6 +97,7 @@ export {
   loadSnapshot,
   pruneSnapshots,
   type StoredSnapshot,
+  snapshotStoreDir,
   storeSnapshot,
 } from "./snapshot-store.js";
 export { isRacy, RACY_WINDOW_MS, type StatIdentity } from "./stat/stat-cache.js";

@@ -1,5 +1,7 @@
+import { realpathSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { homedir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
 import { writeFileAtomic } from "../fs/atomic.js";
 import { WorkspaceObserverError } from "./errors.js";
 import { sha256Hex } from "./hash/digest.js";
@@ -22,6 +24,37 @@ export interface EntriesFileRef {
 
 /** A {@link SerializedSnapshot} whose entries live in a file of a snapshot store. */
 export type StoredSnapshot = SerializedSnapshot & { entries_file?: EntriesFileRef };
+
+/**
+ * Where the entries files of the state folder `stateDir` go (`kind`: a baseline's or a turn
+ * chain's): `$TURNGATE_SNAPSHOT_DIR` when it is an absolute path, else the user's cache
+ * folder (`$XDG_CACHE_HOME`, else `~/.cache`) `/turngate/snapshots`, then the first 16 hex
+ * characters of the SHA-256 of the state folder's real path, then `kind`. Outside the
+ * workspace: nothing turngate keeps there for itself can hide code a check loads from the
+ * workspace, and no content-addressed name has to be trusted by the observer. Never throws.
+ */
+export function snapshotStoreDir(
+  stateDir: string,
+  kind: "baseline" | "chain",
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  let real: string;
+  try {
+    real = realpathSync(stateDir);
+  } catch {
+    real = resolve(stateDir);
+  }
+  const configured = env.TURNGATE_SNAPSHOT_DIR;
+  const cache =
+    env.XDG_CACHE_HOME !== undefined && isAbsolute(env.XDG_CACHE_HOME)
+      ? env.XDG_CACHE_HOME
+      : join(env.HOME ?? homedir(), ".cache");
+  const base =
+    configured !== undefined && isAbsolute(configured)
+      ? configured
+      : join(cache, "turngate", "snapshots");
+  return join(base, sha256Hex(real).slice(0, 16), kind);
+}
 
 /**
  * Stores `snapshot` for a baseline or turn chain file (issue 33 item 3): its entries go to

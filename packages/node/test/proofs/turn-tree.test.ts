@@ -113,6 +113,39 @@ describe("turnSourceTree: the turn's tree from the baseline tree and the changes
     expect(git(root, "show", `${oracle}:a.txt`)).toBe("changed");
   });
 
+  test("attack round: a folder replaced by a file, a name stored decomposed (NFD), an ignored file at an output location: the tree is git's own", async () => {
+    const cases: Array<[string, (r: string) => void]> = [
+      [
+        "folder replaced by a file",
+        (r) => {
+          rmSync(join(r, "gone"), { recursive: true });
+          write(r, "gone", "now a file\n");
+        },
+      ],
+      ["NFD name", (r) => write(r, "cafe\u0301.js", "module.exports = 1;\n")],
+      [
+        "ignored file at an output location",
+        (r) => {
+          write(r, ".gitignore", "ignored/\n*.log\n__pycache__/\n");
+          git(r, "add", ".gitignore");
+          git(r, "commit", "-q", "--no-gpg-sign", "-m", "ignore pycache");
+        },
+      ],
+    ];
+    for (const [name, change] of cases) {
+      const root = repo();
+      if (name === "ignored file at an output location") {
+        change(root);
+        const { result, oracle } = await turn(root, (r) => write(r, "__pycache__/calc.pyc", "x"));
+        expect(result.tree, name).toBe(oracle);
+        continue;
+      }
+      const { result, oracle } = await turn(root, change);
+      expect(result.tree, name).toBe(oracle);
+      expect(result.tree, name).not.toBeNull();
+    }
+  });
+
   test("a change to an ignored file alone leaves the baseline tree", async () => {
     const root = repo();
     write(root, "ignored/x", "0\n");

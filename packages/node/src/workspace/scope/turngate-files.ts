@@ -15,9 +15,7 @@
  *   `turngate run` was judged on, docs/cli.md "Gapless turns": data turngate reads, never code);
  * - `logs/<sha256>.log` (content-addressed check logs): turngate's own only when the SHA-256
  *   of its bytes equals its name — the observer hashes it ({@link turngateLogDigest});
- *   a log whose bytes do not match its name is a harness row; likewise
- *   `snapshots/baseline/<sha256>.bin` and `snapshots/chain/<sha256>.bin` (the entries of the
- *   stored baseline and turn chain, `workspace/snapshot-store.ts`);
+ *   a log whose bytes do not match its name is a harness row;
  * - `proofs/<effect digest>.json`;
  * - `views/<effect digest>.<ms>-<6 hex>.json` (one per turn, issue 34 item 8), the older
  *   `views/<effect digest>.json` and `views/last.json`: the view of a turn `turngate show`
@@ -42,8 +40,6 @@ export const TURNGATE_OWN_FILES: readonly string[] = Object.freeze([
   "verification-profiles.json",
   "turn-chain.json",
   "logs/<sha256 of its bytes>.log",
-  "snapshots/baseline/<sha256 of its bytes>.bin",
-  "snapshots/chain/<sha256 of its bytes>.bin",
   "proofs/<sha256>.json",
   "views/<sha256>.json",
   "views/<sha256>.<ms>-<6 hex>.json",
@@ -58,7 +54,6 @@ const TOP =
 const LOG = /^([0-9a-f]{64})\.log$/;
 const PROOF = /^[0-9a-f]{64}\.json$/;
 const VIEW = /^[0-9a-f]{64}(?:\.[0-9]{1,16}-[0-9a-f]{6})?\.json$/;
-const SNAPSHOT_ENTRIES = /^snapshots\/(?:baseline|chain)\/([0-9a-f]{64})\.bin$/;
 
 /**
  * True when `rel` (a `/`-separated path inside `.turngate/`, e.g. `proofs/<sha>.json`) is a
@@ -81,13 +76,11 @@ export function isTurngateOwnFile(rel: string): boolean {
 }
 
 /**
- * For `rel` = `logs/<64 hex>.log` or `snapshots/baseline|chain/<64 hex>.bin` (inside
- * `.turngate/`), the hex name: the SHA-256 (lowercase hex) its bytes must have for the file
- * to be turngate's own content-addressed log (`fs/content-log.ts`) or stored snapshot
- * entries (`workspace/snapshot-store.ts`). `undefined` for any other path. Pure.
+ * For `rel` = `logs/<64 hex>.log` (inside `.turngate/`), the hex name: the SHA-256 (lowercase
+ * hex) its bytes must have for the file to be turngate's own content-addressed log
+ * (`fs/content-log.ts`). `undefined` for any other path. Pure.
  */
 export function turngateLogDigest(rel: string): string | undefined {
-  if (rel.startsWith("snapshots/")) return SNAPSHOT_ENTRIES.exec(rel)?.[1];
   if (!rel.startsWith("logs/")) return undefined;
   return LOG.exec(rel.slice("logs/".length))?.[1];
 }
