@@ -228,8 +228,9 @@ export interface ToolchainRow {
  * the workspace root (the ones the presets detect, `presets/detect.ts`):
  * `package.json` → `node` (`node --version`); `pyproject.toml`, `setup.py`, `setup.cfg`,
  * `tox.ini`, `pytest.ini`, `conftest.py` or `requirements.txt` → `python` (`<interpreter>
- * --version` with the interpreter the Python preset runs, `pythonInterpreter`); `go.mod` →
- * `go` (`go version && go env GOOS GOARCH`); `Cargo.toml` → `rustc` (`rustc --version`)
+ * --version` with the interpreter on `PATH` the Python preset would run, `pythonInterpreter`,
+ * never the workspace's `.venv/bin/python`: the probes run outside any sandbox); `go.mod` →
+ * `go` (`go version && go env GOOS GOARCH` with `GOTOOLCHAIN=local`); `Cargo.toml` → `rustc` (`rustc --version`)
  * and `cargo` (`cargo --version`). Input: root and the checks' environment (its `PATH`
  * picks the Python interpreter). Output: rows in that order, empty when none applies.
  * Never throws.
@@ -241,10 +242,23 @@ export function defaultToolchainRows(
   const has = (name: string) => existsSync(join(root, name));
   const rows: ToolchainRow[] = [];
   if (has("package.json")) rows.push({ id: "node", probe: ["node", "--version"] });
-  if (PYTHON_MARKERS.some(has))
-    rows.push({ id: "python", probe: [pythonInterpreter(root, env), "--version"] });
-  if (has("go.mod"))
-    rows.push({ id: "go", probe: { mode: "shell", command: "go version && go env GOOS GOARCH" } });
+  // The probes run on the host, outside any sandbox: never a program of the workspace (the
+  // agent's `.venv/bin/python` ran here and left a process that rewrote the clean room:
+  // attack round), and `go` never switches to a toolchain `go.mod` names.
+  if (PYTHON_MARKERS.some(has)) {
+    const interpreter = pythonInterpreter(root, env);
+    const onPath = interpreter.includes("/") ? "python3" : interpreter;
+    rows.push({ id: "python", probe: [onPath, "--version"] });
+  }
+  if (has("go.mod")) {
+    rows.push({
+      id: "go",
+      probe: {
+        mode: "shell",
+        command: "GOTOOLCHAIN=local go version && GOTOOLCHAIN=local go env GOOS GOARCH",
+      },
+    });
+  }
   if (has("Cargo.toml")) {
     rows.push({ id: "rustc", probe: ["rustc", "--version"] });
     rows.push({ id: "cargo", probe: ["cargo", "--version"] });

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { createHash, generateKeyPairSync } from "node:crypto";
 import {
   chmodSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -21,6 +22,7 @@ import {
   cacheHostSettings,
   cacheKeyContext,
   checkCacheKey,
+  defaultToolchainRows,
   keyIdOf,
   lockfileDigests,
   openCachedCheck,
@@ -66,6 +68,35 @@ function payload(key = KEY): CachedCheck {
     turngate: "0.1.0",
   };
 }
+
+describe("the key's toolchain probes run no program of the workspace (attack round)", () => {
+  test("a workspace .venv/bin/python is never run: the probe is the PATH interpreter; go never switches toolchains", async () => {
+    const root = temp("turngate-key-probe-");
+    writeFileSync(join(root, "requirements.txt"), "");
+    writeFileSync(join(root, "go.mod"), "module x\n\ngo 1.21\n\ntoolchain go1.99.0\n");
+    mkdirSync(join(root, ".venv/bin"), { recursive: true });
+    const marker = join(root, "ran");
+    writeFileSync(
+      join(root, ".venv/bin/python"),
+      `#!/bin/sh\ntouch ${marker}\necho Python 9.9.9\n`,
+    );
+    execFileSync("chmod", ["+x", join(root, ".venv/bin/python")]);
+    expect(defaultToolchainRows(root)).toEqual([
+      { id: "python", probe: ["python3", "--version"] },
+      {
+        id: "go",
+        probe: {
+          mode: "shell",
+          command: "GOTOOLCHAIN=local go version && GOTOOLCHAIN=local go env GOOS GOARCH",
+        },
+      },
+    ]);
+    execFileSync("git", ["init", "-q"], { cwd: root });
+    const got = await cacheKeyContext({ root, changes: [], records: [], turngate: "0.0.0-test" });
+    expect(got.context).not.toBeNull();
+    expect(existsSync(marker)).toBe(false);
+  });
+});
 
 describe("sourceTreeFromChanges (issue 20 item 1: the key's tree)", () => {
   test("equals sourceTreeId after modified, added, deleted and nested paths, and never touches the user's index", async () => {
