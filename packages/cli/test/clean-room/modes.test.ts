@@ -369,4 +369,25 @@ describe("modes", () => {
       expect(readFileSync(join(roomGit, "config"), "utf8")).not.toContain("planted");
     },
   );
+
+  test.skipIf(!sandbox.available)(
+    "a tracked folder replaced by a file, and back: the room's index follows and the turns are verified (the room's git update-index failed the turn with io_error)",
+    async () => {
+      const p = project({ "lib/index.js": LIB, "test.js": TEST });
+      const check = "test -f lib && node -e \"require('fs').readFileSync('lib')\"";
+      expect((await turngate(["baseline"], p.root)).code).toBe(0);
+      rmSync(join(p.root, "lib"), { recursive: true });
+      p.write("lib", "now a file\n");
+      const file = await turngate(["verify", "--json", "--check", check], p.root);
+      expect(file.json.verdict).toBe("verified");
+      expect((await turngate(["baseline"], p.root)).code).toBe(0);
+      rmSync(join(p.root, "lib"));
+      p.write("lib/index.js", LIB);
+      const folder = await turngate(
+        ["verify", "--json", "--check", "test -f lib/index.js"],
+        p.root,
+      );
+      expect(folder.json.verdict).toBe("verified");
+    },
+  );
 });

@@ -224,10 +224,8 @@ export class CleanRoom {
       const rebuild = cloned || dropped.includes(".git") || !sameHead(m.head, head);
       // Re-hashed entries too: right bytes the room's index may not hold (planted there by
       // someone else, found by the attack round: a new file missing from `git ls-files`).
-      const changed = rebuild
-        ? [...entries.keys()]
-        : [...files.written, ...files.rehashedPaths, ...files.gone];
-      await updateRoomIndex(tree, head, changed, rebuild, this.#env);
+      const changed = rebuild ? [...entries.keys()] : [...files.written, ...files.rehashedPaths];
+      await updateRoomIndex(tree, head, changed, rebuild, this.#env, rebuild ? [] : files.gone);
       m.head = head;
     } else if (lstatOrUndefined(join(tree, ".git")) !== undefined) {
       dropKept(tree, [".git"]);

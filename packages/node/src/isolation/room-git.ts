@@ -180,7 +180,9 @@ const MAX_PACKS = 32;
  * Make the room's index hold `paths` as they are in the room: with `rebuild`, start from
  * the baseline tree (`read-tree`, or an empty index on an unborn branch) and add every path
  * of `paths` plus drop the ones the tree has and the room does not; otherwise update only
- * `paths` (added, changed or removed). One or two git processes. Errors: {@link RoomGitError}.
+ * `paths` (added or changed) and drop `gone` (paths no longer in the room, removed from the
+ * index whatever is on disk there now). A file where a folder of the index was, or the other
+ * way round, replaces its entries. One to three git processes. Errors: {@link RoomGitError}.
  */
 export async function updateRoomIndex(
   room: string,
@@ -188,26 +190,44 @@ export async function updateRoomIndex(
   paths: readonly string[],
   rebuild: boolean,
   env: NodeJS.ProcessEnv,
+  gone: readonly string[] = [],
 ): Promise<void> {
   let all = paths;
+  let removed: readonly string[] = gone;
   if (rebuild) {
     if (head.commit !== null) {
       await git(["read-tree", head.commit], room, env);
       const listed = await git(["ls-files", "-z"], room, env);
-      const names = new Set(paths);
-      for (const name of listed.stdout.toString("utf8").split("\0")) {
-        if (name !== "") names.add(name);
-      }
-      all = [...names];
+      const keep = new Set(paths);
+      removed = listed.stdout
+        .toString("utf8")
+        .split("\0")
+        .filter((name) => name !== "" && !keep.has(name));
     } else {
       rmSync(join(room, ".git", "index"), { force: true });
+      removed = [];
     }
   }
+  // Entries of paths gone from the room leave the index whatever is on disk there now (a
+  // folder where a file was: `--remove` refused it with "is a directory").
+  if (removed.length > 0) {
+    const names = Buffer.from(`${removed.join("\0")}\0`, "utf8");
+    await git([...NO_FSYNC, "update-index", "--force-remove", "-z", "--stdin"], room, env, names);
+  }
+  const dropped = new Set(removed);
+  all = all.filter((path) => !dropped.has(path));
   if (all.length === 0) return;
   if (!rebuild) await packBlobs(room, all, env);
   const input = Buffer.from(`${all.join("\0")}\0`, "utf8");
   // The room's .git is disposable (cloned again on any doubt): nothing in it is fsynced.
-  await git([...NO_FSYNC, "update-index", "--add", "--remove", "-z", "--stdin"], room, env, input);
+  // --replace: a file where a folder of the index was (or the other way round) replaces its
+  // entries (it failed the turn with io_error: attack round).
+  await git(
+    [...NO_FSYNC, "update-index", "--add", "--remove", "--replace", "-z", "--stdin"],
+    room,
+    env,
+    input,
+  );
 }
 
 /**
