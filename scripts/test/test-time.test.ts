@@ -32,8 +32,8 @@ describe("testTimeout / TURNGATE_TEST_TIME_SCALE", () => {
       test: { testTimeout: number; hookTimeout: number };
     };
     expect([config.test.testTimeout, config.test.hookTimeout]).toEqual([
-      testTimeout(20_000),
-      testTimeout(60_000),
+      testTimeout(40_000),
+      testTimeout(120_000),
     ]);
   });
 });

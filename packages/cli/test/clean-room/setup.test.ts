@@ -8,10 +8,10 @@
  * tarballs (`file:` specs) in the source scope.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, test } from "vitest";
+import { afterAll, afterEach, describe, expect, test } from "vitest";
 import { testTimeout } from "../../../../test-time.js";
 import { gitProject } from "../helpers.js";
 import { type Project, SKIP_REASON, sandbox, turngate } from "./helpers.js";
@@ -264,17 +264,13 @@ with zipfile.ZipFile(sys.argv[1], "w") as z:
   execFileSync("python3", ["-c", script, join(dest, "dep-1.0-py3-none-any.whl")]);
 }
 
-/** A Python project using `dep` from a local wheel (requirements.txt), installed in `.venv/`. */
-function pythonProject(): Project {
-  const p = gitProject({
-    ".gitignore": ".venv/\n",
-    "requirements.txt": "./vendor/dep-1.0-py3-none-any.whl\n",
-    "lib.py": "import dep\n\ndef g():\n    return dep.f()\n",
-    "test.py": "import lib\nassert lib.g() == 3, f'expected 3, got {lib.g()}'\n",
-  });
-  cleanups.push(p.cleanup);
-  wheel(join(p.root, "vendor"), 1);
-  execFileSync("python3", ["-m", "venv", ".venv"], { cwd: p.root });
+const PY_REQUIREMENTS = "./vendor/dep-1.0-py3-none-any.whl\n";
+
+/** `python3 -m venv .venv` and `pip install -r requirements.txt` (`PY_REQUIREMENTS`) in `dir`. */
+function installVenv(dir: string): void {
+  wheel(join(dir, "vendor"), 1);
+  writeFileSync(join(dir, "requirements.txt"), PY_REQUIREMENTS);
+  execFileSync("python3", ["-m", "venv", ".venv"], { cwd: dir });
   execFileSync(
     ".venv/bin/python",
     [
@@ -287,8 +283,41 @@ function pythonProject(): Project {
       "-r",
       "requirements.txt",
     ],
-    { cwd: p.root },
+    { cwd: dir },
   );
+}
+
+/**
+ * The workspace's own `.venv/` (`dep` 1.0 installed), made once for this file and copied into
+ * each Python project (`cp -a`): `python3 -m venv` alone (ensurepip) takes seconds, and the test
+ * below makes three projects. The copy runs from its new place (`bin/python` finds its
+ * `pyvenv.cfg` beside it); what the tests exercise is the room's own venv, which the setup
+ * builds from scratch in every turn that needs it.
+ */
+let venvTemplate: string | undefined;
+afterAll(() => {
+  if (venvTemplate !== undefined) rmSync(venvTemplate, { recursive: true, force: true });
+});
+function copyVenv(dest: string): void {
+  if (venvTemplate === undefined) {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "turngate-venv-")));
+    venvTemplate = dir;
+    installVenv(dir);
+  }
+  execFileSync("cp", ["-a", join(venvTemplate, ".venv"), join(dest, ".venv")]);
+}
+
+/** A Python project using `dep` from a local wheel (requirements.txt), installed in `.venv/`. */
+function pythonProject(): Project {
+  const p = gitProject({
+    ".gitignore": ".venv/\n",
+    "requirements.txt": PY_REQUIREMENTS,
+    "lib.py": "import dep\n\ndef g():\n    return dep.f()\n",
+    "test.py": "import lib\nassert lib.g() == 3, f'expected 3, got {lib.g()}'\n",
+  });
+  cleanups.push(p.cleanup);
+  wheel(join(p.root, "vendor"), 1);
+  copyVenv(p.root);
   execFileSync("git", ["add", "-A"], { cwd: p.root });
   execFileSync(
     "git",
