@@ -12,39 +12,17 @@
  * TG_BENCH_SAMPLES (default 7). Prints every sample, the p50s and the ratios; exits 1 when a
  * run is not the expected narrative turn. Figures on a shared machine are noisy.
  */
-import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMain } from "../../core/bench/lib/is-main.js";
+import { runOk, timed } from "./lib/run.js";
 
 const FILES = Number(process.env.TG_BENCH_FILES ?? 12_000);
 const IGNORED = Number(process.env.TG_BENCH_IGNORED ?? 6_000);
 const SAMPLES = Number(process.env.TG_BENCH_SAMPLES ?? 7);
 const bin = join(dirname(fileURLToPath(import.meta.url)), "../dist/bin.js");
-const env = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_AUTHOR_NAME: "bench",
-  GIT_AUTHOR_EMAIL: "bench@example.invalid",
-  GIT_COMMITTER_NAME: "bench",
-  GIT_COMMITTER_EMAIL: "bench@example.invalid",
-};
-
-function runOk(cmd: string, args: string[], cwd: string, extra: Record<string, string> = {}) {
-  const out = spawnSync(cmd, args, { cwd, env: { ...env, ...extra }, encoding: "utf8" });
-  if (out.status !== 0)
-    throw new Error(`${cmd} ${args.join(" ")} exited ${out.status}: ${out.stderr}`);
-  return out;
-}
-
-function timed(fn: () => unknown): number {
-  const start = performance.now();
-  fn();
-  return performance.now() - start;
-}
-
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.ceil(sorted.length / 2) - 1] as number;

@@ -12,36 +12,14 @@
  * sample, the min and median of each side and the ratios (target: at most 3x); exits 1 when
  * a verify does not end `verified`. Figures on a shared machine are noisy.
  */
-import { spawnSync } from "node:child_process";
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMain } from "../../core/bench/lib/is-main.js";
+import { runOk, timed } from "./lib/run.js";
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), "../dist/bin.js");
-const env = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_AUTHOR_NAME: "bench",
-  GIT_AUTHOR_EMAIL: "bench@example.invalid",
-  GIT_COMMITTER_NAME: "bench",
-  GIT_COMMITTER_EMAIL: "bench@example.invalid",
-};
-
-function runOk(cmd: string, args: string[], cwd: string, extra: Record<string, string> = {}) {
-  const out = spawnSync(cmd, args, { cwd, env: { ...env, ...extra }, encoding: "utf8" });
-  if (out.status !== 0)
-    throw new Error(`${cmd} ${args.join(" ")} exited ${out.status}: ${out.stdout}${out.stderr}`);
-  return out;
-}
-
-function timed(fn: () => unknown): number {
-  const start = performance.now();
-  fn();
-  return performance.now() - start;
-}
-
 /** The isolation modes a verify can run its checks in. */
 export type VerifyIsolation = "in-place" | "clean-room";
 

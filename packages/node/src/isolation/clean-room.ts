@@ -4,6 +4,7 @@ import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import lockfile from "proper-lockfile";
 import writeFileAtomicLib from "write-file-atomic";
+import { turngateCacheHome } from "../fs/cache-home.js";
 import type { EntryState } from "../workspace/snapshot.js";
 import { syncRoomFiles } from "./room-files.js";
 import { type BaselineHead, ensureRoomClone, updateRoomIndex } from "./room-git.js";
@@ -72,11 +73,7 @@ export function cleanRoomDir(workspace: string, env: NodeJS.ProcessEnv = process
   const id = createHash("sha256").update(workspace).digest("hex").slice(0, 16);
   const configured = env.TURNGATE_ROOM_DIR;
   if (configured !== undefined && isAbsolute(configured)) return join(configured, id);
-  const cache =
-    env.XDG_CACHE_HOME !== undefined && isAbsolute(env.XDG_CACHE_HOME)
-      ? env.XDG_CACHE_HOME
-      : join(env.HOME ?? homedir(), ".cache");
-  return join(cache, "turngate", "rooms", id);
+  return join(turngateCacheHome(env), "rooms", id);
 }
 
 /** A workspace's clean room. Use one per turn; `open` takes the room's lock. */

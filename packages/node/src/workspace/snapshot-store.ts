@@ -1,8 +1,8 @@
 import { realpathSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, stat } from "node:fs/promises";
-import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { writeFileAtomic } from "../fs/atomic.js";
+import { turngateCacheHome } from "../fs/cache-home.js";
 import { WorkspaceObserverError } from "./errors.js";
 import { sha256Hex } from "./hash/digest.js";
 import {
@@ -45,14 +45,10 @@ export function snapshotStoreDir(
     real = resolve(stateDir);
   }
   const configured = env.TURNGATE_SNAPSHOT_DIR;
-  const cache =
-    env.XDG_CACHE_HOME !== undefined && isAbsolute(env.XDG_CACHE_HOME)
-      ? env.XDG_CACHE_HOME
-      : join(env.HOME ?? homedir(), ".cache");
   const base =
     configured !== undefined && isAbsolute(configured)
       ? configured
-      : join(cache, "turngate", "snapshots");
+      : join(turngateCacheHome(env), "snapshots");
   return join(base, sha256Hex(real).slice(0, 16), kind);
 }
 

@@ -4,18 +4,15 @@ import {
   chmodSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
-  realpathSync,
   rmSync,
   symlinkSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import {
   CACHED_CHECK_SCHEMA,
   type CachedCheck,
@@ -33,23 +30,7 @@ import {
   sourceTreeFromChanges,
   sourceTreeId,
 } from "../../src/index.js";
-
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0).reverse()) c();
-});
-function temp(prefix: string): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.invalid", ...args], {
-    cwd,
-    stdio: "pipe",
-  })
-    .toString()
-    .trim();
+import { git, onCleanup, temp } from "../temp-git.js";
 
 function signingKey(): SigningKey {
   const { privateKey, publicKey } = generateKeyPairSync("ed25519");
@@ -475,7 +456,7 @@ describe("RemoteCacheClient (issue 20 item 3)", () => {
   async function serve(handler: Parameters<typeof createServer>[1]): Promise<string> {
     const server: Server = createServer(handler);
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-    cleanups.push(() => {
+    onCleanup(() => {
       server.closeAllConnections();
       server.close();
     });

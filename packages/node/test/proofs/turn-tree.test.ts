@@ -1,40 +1,14 @@
 import { execFileSync } from "node:child_process";
-import {
-  chmodSync,
-  mkdirSync,
-  mkdtempSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, mkdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fc, test as fcTest } from "@fast-check/vitest";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { sourceTreeId, turnSourceTree, WorkspaceObserver } from "../../src/index.js";
+import { git, temp } from "../temp-git.js";
 
 // docs/design.md §6: the proof's final tree comes from the baseline tree plus the turn's
 // changes, and equals the tree `git add -A` in a fresh index gives (sourceTreeId, every
 // file hashed) — the oracle in every test here.
-
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0).reverse()) c();
-});
-function temp(prefix: string): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.invalid", ...args], {
-    cwd,
-    stdio: "pipe",
-  })
-    .toString()
-    .trim();
 
 function write(root: string, path: string, text: string): void {
   mkdirSync(join(root, path, ".."), { recursive: true });
