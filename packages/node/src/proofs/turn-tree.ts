@@ -76,7 +76,7 @@ async function fullTreeReason(input: TurnTreeInput): Promise<string | undefined>
 
 /**
  * The git tree id of the source scope at the end of a turn, for the proof's
- * `workspace.final_tree` (docs/design.md §6, issue 33 item 2): the baseline tree plus the
+ * `workspace.final_tree` (docs/design.md §3 "Proof", issue 33 item 2): the baseline tree plus the
  * turn's source changes (`sourceTreeFromChanges` with `write`: only the changed
  * files are hashed, the baseline's trees along the changed paths are checked against their
  * ids, and the new blobs and trees are written to the object store), which equals

@@ -1145,7 +1145,7 @@ export class Session {
 
   /**
    * The git tree id of the source scope as the turn's last observation found it, written to
-   * the object store (docs/design.md §6): the baseline tree plus the delta
+   * the object store (docs/design.md §3 "Proof"): the baseline tree plus the delta
    * (`turnSourceTree`: only the changed files are hashed) when there is a baseline tree and a
    * delta, else every file hashed (`sourceTreeId`). Output: `{tree, reason: null}` or
    * `{tree: null, reason}`. Never throws.

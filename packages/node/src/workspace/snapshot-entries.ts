@@ -8,7 +8,7 @@ import {
 } from "./snapshot.js";
 
 /**
- * The binary form of a snapshot's entries (issue 33 item 3, docs/design.md §6): the bulk of
+ * The binary form of a snapshot's entries (issue 33 item 3, docs/design.md §3b "Gapless turns"): the bulk of
  * a stored baseline or turn chain, 20,000 files in about 1.7 MB instead of 6.7 MB of JSON,
  * read without a JSON parse. Layout, little-endian:
  *

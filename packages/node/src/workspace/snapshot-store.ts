@@ -53,7 +53,7 @@ export function snapshotStoreDir(
 }
 
 /**
- * Stores `snapshot` for a baseline or turn chain file (issue 33 item 3): its entries go to
+ * Stores `snapshot` for a baseline or turn chain file (issue 33 item 3, docs/design.md §3b "Gapless turns"): its entries go to
  * `<dir>/<sha256>.bin` in the binary form of `snapshot-entries.ts` (written atomically, and
  * not written again when a file of that digest is already there: content-addressed), and
  * the JSON form returned holds everything else plus `entries_file` (the digest and counts),

@@ -6,7 +6,7 @@ import { describe, expect, test } from "vitest";
 import { sourceTreeId, turnSourceTree, WorkspaceObserver } from "../../src/index.js";
 import { git, temp } from "../temp-git.js";
 
-// docs/design.md §6: the proof's final tree comes from the baseline tree plus the turn's
+// docs/design.md §3 "Proof": the proof's final tree comes from the baseline tree plus the turn's
 // changes, and equals the tree `git add -A` in a fresh index gives (sourceTreeId, every
 // file hashed) — the oracle in every test here.
 
