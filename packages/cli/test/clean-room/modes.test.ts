@@ -364,8 +364,8 @@ describe("modes", () => {
       expect(await turn(LIB)).toBe(first);
       // Written after the previous turn ended: the room's .git is dropped and cloned again.
       appendFileSync(join(roomGit, "config"), "[core]\n\tplanted = true\n");
-      const third = await turn(HONEST);
-      expect(third).not.toBe(first);
+      // (Not its inode: a .git removed and made again may get the same inode number back.)
+      await turn(HONEST);
       expect(readFileSync(join(roomGit, "config"), "utf8")).not.toContain("planted");
     },
   );

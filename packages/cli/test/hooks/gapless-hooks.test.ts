@@ -136,7 +136,7 @@ describe("gapless turns in hook mode (unconfined)", () => {
     env.write("value.js", GOOD);
     // The agent pipes a Stop into the hook itself: verified, on correct code.
     const own = stop(env);
-    expect(own.decision).toBe("allow");
+    expect(own.decision, JSON.stringify(own)).toBe("allow");
     expect(sessionFile(env).turn.last?.verdict).toBe("verified");
     // It breaks the code, then starts a "new turn" itself.
     env.write("value.js", BROKEN);
@@ -174,7 +174,7 @@ tick();`;
     const writer = spawn(process.execPath, ["-e", script], { cwd: env.root, stdio: "ignore" });
     const exited = new Promise<number | null>((done) => writer.on("exit", (code) => done(code)));
     const first = stop(env);
-    expect(first.decision).toBe("allow");
+    expect(first.decision, JSON.stringify(first)).toBe("allow");
     expect(await exited).toBe(0);
     expect(readFileSync(join(env.root, "value.js"), "utf8")).toBe(BROKEN);
 
@@ -201,7 +201,7 @@ tick();`;
     env.write("notes.md", "# notes\n");
     send(env, "turn_start", { prompt: "thanks" });
     const next = readStop(HARNESS, send(env, "stop"));
-    expect(next.decision).toBe("allow");
+    expect(next.decision, JSON.stringify(next)).toBe("allow");
     expect(sessionFile(env).turn.last?.verdict).toBe("verified");
     send(env, "turn_start", { prompt: "anything else?" });
     expect(stop(env).decision).toBe("allow");
@@ -228,7 +228,7 @@ tick();`;
     ]);
     // Item 4 of the issue: no local channel is safe for an unconfined agent. The answer says so.
     const waived = stop(env);
-    expect(waived.decision).toBe("allow");
+    expect(waived.decision, JSON.stringify(waived)).toBe("allow");
     const notice = waived.decision === "allow" ? (waived.notice ?? "") : "";
     expect(notice).toContain(`turngate: waived (effect digest ${digest})`);
     expect(notice).toContain(
@@ -286,7 +286,7 @@ tick();`;
         }),
       ]);
       const waived = stop(env);
-      expect(waived.decision).toBe("allow");
+      expect(waived.decision, JSON.stringify(waived)).toBe("allow");
       expect(waived.decision === "allow" ? waived.notice : "").toContain(
         "can forge this prompt (it can run `turngate hook` itself) or `turngate waive` (under a fake terminal such as `script`)",
       );

@@ -233,7 +233,7 @@ describe("gapless turns across hook sessions (unconfined)", () => {
       "turngate: warning: starting over, as the host asked (`turngate hook fresh`,",
     );
     const quiet = stop(env, "claude-code", "s-3");
-    expect(quiet.decision).toBe("allow");
+    expect(quiet.decision, JSON.stringify(quiet)).toBe("allow");
     expect(noticeOfStop(quiet)).toContain("turngate: narrative");
     expect(readFileSync(join(env.root, "value.js"), "utf8")).toBe(BROKEN);
   });
@@ -251,7 +251,7 @@ describe("gapless turns across hook sessions (unconfined)", () => {
     // escalated, and the harness ends the turn.
     for (let i = 0; i < 3; i += 1) expect(stop(env, "claude-code", "s-1").decision).toBe("block");
     const escalated = stop(env, "claude-code", "s-1");
-    expect(escalated.decision).toBe("allow");
+    expect(escalated.decision, JSON.stringify(escalated)).toBe("allow");
     expect(noticeOfStop(escalated)).toContain(
       "turngate: the turn ends INCOMPLETE (escalated), not verified",
     );
@@ -277,7 +277,7 @@ describe("gapless turns across hook sessions (unconfined)", () => {
     env.write("value.js", GOOD);
     env.write("turngate.config.json", CONFIG);
     const fixed = stop(env, "claude-code", "s-3");
-    expect(fixed.decision).toBe("allow");
+    expect(fixed.decision, JSON.stringify(fixed)).toBe("allow");
     expect(noticeOfStop(fixed)).toContain("turngate: verified (effect digest");
   });
 
@@ -286,7 +286,7 @@ describe("gapless turns across hook sessions (unconfined)", () => {
     send(env, "claude-code", "s-1", "turn_start");
     env.write("value.js", GOOD);
     const verified = stop(env, "claude-code", "s-1");
-    expect(verified.decision).toBe("allow");
+    expect(verified.decision, JSON.stringify(verified)).toBe("allow");
     expect(noticeOfStop(verified)).toContain("turngate: verified");
 
     // The person edits a file between sessions; it keeps the checks green.
@@ -300,7 +300,7 @@ describe("gapless turns across hook sessions (unconfined)", () => {
       "turngate: changed between turns, by you or another process: notes.md (after the last stop was judged and before this prompt); these changes are checked with this turn.",
     );
     const second = stop(env, "claude-code", "s-2");
-    expect(second.decision).toBe("allow");
+    expect(second.decision, JSON.stringify(second)).toBe("allow");
     expect(noticeOfStop(second)).toContain("turngate: verified");
     expect(sessions(env).get("s-2")?.continued_from).toEqual({
       harness: "claude-code",
@@ -311,7 +311,7 @@ describe("gapless turns across hook sessions (unconfined)", () => {
 
     send(env, "claude-code", "s-3", "turn_start");
     const quiet = stop(env, "claude-code", "s-3");
-    expect(quiet.decision).toBe("allow");
+    expect(quiet.decision, JSON.stringify(quiet)).toBe("allow");
     expect(noticeOfStop(quiet)).toContain("turngate: narrative");
   });
 
@@ -330,7 +330,7 @@ describe("gapless turns across hook sessions (unconfined)", () => {
       `waiver recorded for claude-code session s-2: effect digest ${digest}`,
     );
     const allowed = stop(env, "claude-code", "s-2");
-    expect(allowed.decision).toBe("allow");
+    expect(allowed.decision, JSON.stringify(allowed)).toBe("allow");
     expect(noticeOfStop(allowed)).toContain(`turngate: waived (effect digest ${digest})`);
 
     const next = send(env, "claude-code", "s-3", "turn_start");
@@ -349,7 +349,7 @@ describe("gapless turns across hook sessions (unconfined)", () => {
     // The harness ended session 1 before its next stop; a new session starts.
     send(env, "claude-code", "s-2", "turn_start");
     const allowed = stop(env, "claude-code", "s-2");
-    expect(allowed.decision).toBe("allow");
+    expect(allowed.decision, JSON.stringify(allowed)).toBe("allow");
     expect(noticeOfStop(allowed)).toContain(`turngate: waived (effect digest ${digest})`);
   });
 
