@@ -242,6 +242,16 @@ function gateText(outcome: Exclude<GateOutcome, { kind: "allow" }>, result: Turn
       if (result.verification?.binding.bound === false) {
         return `${change}: the checks changed the workspace while they ran, so their result does not hold for it. Make the checks leave the workspace as they found it (or add their outputs to "outputs" in turngate.config.json) and run again, ${waive}`;
       }
+      const binding = result.verification?.binding;
+      const changedAfter = binding?.bound === true ? (binding.changedAfter ?? []) : [];
+      const failed = runs.some(
+        (run) =>
+          run.command.required &&
+          (run.check.status === "failed" || run.check.status === "needs_review"),
+      );
+      if (changedAfter.length > 0 && !failed) {
+        return `${change}: the checks passed on the bytes they were given, but the workspace changed while they ran (${namedPaths(changedAfter)}), so their result is for the earlier bytes. Stop whatever is still writing there and run again, ${waive}`;
+      }
       return `${change}: the required checks did not all pass. Fix it and run again, ${waive}`;
     }
     case "observation_incomplete":
@@ -249,6 +259,12 @@ function gateText(outcome: Exclude<GateOutcome, { kind: "allow" }>, result: Turn
     default:
       return outcome.message;
   }
+}
+
+/** Up to three paths, escaped, then how many more: `a.js, b.js, c.js and 2 more`. Pure. */
+function namedPaths(paths: readonly string[]): string {
+  const shown = paths.slice(0, 3).map(escapeControls).join(", ");
+  return paths.length > 3 ? `${shown} and ${paths.length - 3} more` : shown;
 }
 
 /**
@@ -299,7 +315,7 @@ export function trustLine(result: Pick<TurnResult, "trust">): string {
   if (result.trust === "sandboxed") {
     return "trust: sandboxed (host claim: the agent runs as another user or in a sandbox)";
   }
-  return "trust: unsandboxed (the agent runs as your user: it could read the signing key and forge a waiver or a prompt event; run it with --confine to stop that)";
+  return "trust: unsandboxed (the agent runs as your user: it could read the signing key and forge a waiver or a prompt event; run it with turngate run --confine, or hooks installed with --confine, to stop that)";
 }
 
 /**

@@ -13,7 +13,7 @@ afterEach(() => {
 });
 
 describe("turngate demo", () => {
-  test("three scripted turns end verified, incomplete (failing check + gate message), narrative", async () => {
+  test("four scripted turns end verified, narrative, incomplete (failing check + gate message), and incomplete again when the agent only says it fixed the test", async () => {
     const result = await cliWithAgent(["demo", "--keep"], process.cwd());
     expect(result.code).toBe(0);
     const out = result.stdout;
@@ -22,12 +22,15 @@ describe("turngate demo", () => {
     expect(out).toMatch(
       /^turngate demo: sample project in \S+ \(git repository\), kept after the demo \(--keep\)\n/,
     );
-    expect(out).toContain("\n== Turn 1 of 3: the agent fixes the slugify bug ==\n");
+    expect(out).toContain("\n== Turn 1 of 4: the agent fixes the slugify bug ==\n");
     expect(out).toMatch(
       /changed: 1 path\n {2}modified src\/slugify\.js\naffected: 2 targets: file:src\/slugify\.js \(fallback\), file:test\.js \(dependent\)\nchecks: 1 passed\nverified: effect digest [0-9a-f]{64}\nproof: \.turngate\/proofs\/[0-9a-f]{64}\.json\n/,
     );
     expect(out).toContain(
-      "\n== Turn 2 of 3: the agent makes slugs keep capitals and breaks a test ==\n",
+      "\n== Turn 2 of 4: the agent only reads the project ==\nchanged: nothing\nnarrative: the turn changed no files; nothing to verify\n",
+    );
+    expect(out).toContain(
+      "\n== Turn 3 of 4: the agent makes slugs keep capitals and breaks a test ==\n",
     );
     expect(out).toMatch(
       /incomplete \(unverified_mutation\): the change \(effect digest [0-9a-f]{64}\) is not verified: the required checks did not all pass\. Fix it and run again, or, as the host, accept this exact change with --waive [0-9a-f]{64}:REASON\n/,
@@ -46,25 +49,27 @@ describe("turngate demo", () => {
         "  | 1 passed, 2 failed",
       ].join("\n"),
     );
+    // Turn 4 changed nothing, so the file on disk is turn 3's: its digest is the one the gate
+    // named, and turn 4 (the turn chain) names it again: the broken change is still unverified.
+    const bytes = readFileSync(join(root, "src/slugify.js"));
+    expect(bytes.toString("utf8")).not.toContain("toLowerCase");
+    const turn3Digest = sha256(`workspace|src/slugify.js|${sha256(bytes)}`);
+    expect(out).toContain(`the change (effect digest ${turn3Digest}) is not verified`);
     expect(out).toContain(
-      "\n== Turn 3 of 3: the agent only reads the project ==\nchanged: nothing\nnarrative: the turn changed no files; nothing to verify\n",
+      `\n== Turn 4 of 4: the agent says it fixed the test, and changes nothing ==\nchanged: nothing\nincomplete (unverified_carry_over): completion gate: this turn changed nothing, but an earlier turn's changes are still unverified (src/slugify.js): they are in the workspace and no passing check covers them. Change the code so the checks pass (the next turn's checks run on them), or, as the host, accept that change with --waive ${turn3Digest}:REASON, or, as the host, start over with \`turngate run --fresh\`\n`,
     );
     expect(
       out.endsWith(
-        `\nturngate demo: verified, incomplete, narrative\nturngate demo: project kept in ${root}\n`,
+        `\nturngate demo: verified, narrative, incomplete, incomplete\nturngate demo: project kept in ${root}\n`,
       ),
     ).toBe(true);
-    // Turn 3 changed nothing, so the file on disk is turn 2's: its digest is the one the gate named.
-    const bytes = readFileSync(join(root, "src/slugify.js"));
-    expect(bytes.toString("utf8")).not.toContain("toLowerCase");
-    const turn2Digest = sha256(`workspace|src/slugify.js|${sha256(bytes)}`);
-    expect(out).toContain(`the change (effect digest ${turn2Digest}) is not verified`);
     // The agents' own lines were collected, not printed into the test log (issue #12 item 15).
     expect(result.agent).toBe(
       [
         "agent: slugify kept punctuation; it now drops it. Edited src/slugify.js. Done!",
+        "agent: src/ holds slugify.js; slugify.js is 12 lines long. No edits.",
         "agent: slugs now keep capital letters. Edited src/slugify.js. All good!",
-        "agent: src/ holds slugify.js; slugify.js is 11 lines long. No edits.",
+        "agent: I fixed the failing test. Everything passes now!",
         "",
       ].join("\n"),
     );
@@ -81,7 +86,7 @@ describe("turngate demo", () => {
     expect(existsSync(first?.[1] as string)).toBe(false);
     expect(
       result.stdout.endsWith(
-        "\nturngate demo: verified, incomplete, narrative\nturngate demo: sample project removed (turngate demo --keep keeps it to look at)\n",
+        "\nturngate demo: verified, narrative, incomplete, incomplete\nturngate demo: sample project removed (turngate demo --keep keeps it to look at)\n",
       ),
     ).toBe(true);
   });

@@ -111,7 +111,7 @@ export function gitProject(files: Record<string, string>): {
 
 /** The last line of every `run`/`verify` text report when the host claims no sandbox. */
 export const UNSANDBOXED_LINE =
-  "trust: unsandboxed (the agent runs as your user: it could read the signing key and forge a waiver or a prompt event; run it with --confine to stop that)";
+  "trust: unsandboxed (the agent runs as your user: it could read the signing key and forge a waiver or a prompt event; run it with turngate run --confine, or hooks installed with --confine, to stop that)";
 
 /**
  * The turn proof inside a proof file turngate wrote: the DSSE envelope's payload, decoded

@@ -1,4 +1,4 @@
-// Scripted agent turn 2: "keeps capital letters", which breaks a test, and claims success.
+// Scripted agent turn 3: "keeps capital letters", which breaks a test, and claims success.
 import { readFileSync, writeFileSync } from "node:fs";
 
 const path = "src/slugify.js";

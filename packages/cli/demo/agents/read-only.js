@@ -1,4 +1,4 @@
-// Scripted agent turn 3: only reads the project and answers a question.
+// Scripted agent turn 2: only reads the project and answers a question.
 import { readdirSync, readFileSync } from "node:fs";
 
 const files = readdirSync("src");

@@ -6,29 +6,38 @@ import { GIT_SAFETY_ENV, gitSafetyArgs } from "@turngate/node";
 import { type CliContext, EXIT_INTERNAL, EXIT_OK } from "../context.js";
 import { cliPackageRoot } from "../package-root.js";
 import { renderTurnText, turnJson, verdictOf } from "../render.js";
+import { resolveStatePaths } from "../state-dir.js";
 import { runTurn } from "../turn.js";
+import { turnChainPath } from "../turn-chain.js";
 import type { CliCommand } from "./types.js";
 
 /** The shipped demo folder (`project/` and `agents/`), resolved from src/, dist/ or the bundle. */
 export const DEMO_DIR = join(cliPackageRoot(), "demo");
 
-/** The three scripted turns: agent script, what it does, and the verdict it must get. */
+/** The scripted turns, in order: agent script, what it does, and the verdict it must get. */
 export const DEMO_TURNS: ReadonlyArray<{ script: string; title: string; expected: string }> = [
   { script: "fix-bug.js", title: "the agent fixes the slugify bug", expected: "verified" },
+  { script: "read-only.js", title: "the agent only reads the project", expected: "narrative" },
   {
     script: "break-test.js",
     title: "the agent makes slugs keep capitals and breaks a test",
     expected: "incomplete",
   },
-  { script: "read-only.js", title: "the agent only reads the project", expected: "narrative" },
+  {
+    script: "claims-fixed.js",
+    title: "the agent says it fixed the test, and changes nothing",
+    expected: "incomplete",
+  },
 ];
 
 /**
  * `turngate demo`: copy the sample project to a temporary folder, make it a git
- * repository, and run the three scripted agent turns through `runTurn` (the code path of
- * `turngate run`), printing each verdict. The folder is removed at the end, and the output
- * says so, unless `--keep` is given (then its path is printed last). Exit 0 when the verdicts are verified,
- * incomplete and narrative, as they must be; 1 otherwise.
+ * repository, and run the scripted agent turns ({@link DEMO_TURNS}) through `runTurn` with
+ * `turngate run`'s turn chain (docs/design.md §3b "Gapless turns": the last turn changes
+ * nothing after an unverified one, and stays incomplete), printing each verdict. The folder
+ * is removed at the end, and the output says so, unless `--keep` is given (then its path is
+ * printed last). Exit 0 when the verdicts are verified, narrative, incomplete and
+ * incomplete, as they must be; 1 otherwise.
  */
 export const demoCommand: CliCommand = {
   name: "demo",
@@ -36,10 +45,10 @@ export const demoCommand: CliCommand = {
     program
       .command("demo")
       .summary(
-        "run three scripted agent turns on a sample project: verified, incomplete, narrative",
+        "run four scripted agent turns on a sample project: verified, narrative, incomplete, incomplete",
       )
       .description(
-        "Copies the sample project shipped with turngate to a temporary folder, makes it a git repository and runs three scripted agent turns through the same code path as `turngate run`: one fixes a bug (verified), one breaks a test (incomplete), one only reads (narrative). Needs only Node and, optionally, git.",
+        "Copies the sample project shipped with turngate to a temporary folder, makes it a git repository and runs four scripted agent turns through the same code path as `turngate run`: one fixes a bug (verified), one only reads (narrative), one breaks a test (incomplete), and one says it fixed the test but changes nothing (still incomplete: the broken change was never verified). Needs only Node and, optionally, git.",
       )
       .option("--keep", "keep the temporary project folder and print where it is")
       .option("--json", "print one JSON outcome per turn (a JSON array) instead of text")
@@ -63,6 +72,8 @@ async function runDemo(
       PATH: [dirname(process.execPath), ctx.env.PATH ?? ""].filter(Boolean).join(delimiter),
     };
     const turnCtx: CliContext = { ...ctx, env };
+    // The turns chain as `turngate run`'s do: each starts from the state the last one judged.
+    const chainPath = turnChainPath(resolveStatePaths(root, undefined, root).dir);
     if (!flags.json) {
       const fate = flags.keep
         ? "kept after the demo (--keep)"
@@ -74,10 +85,19 @@ async function runDemo(
     const verdicts: string[] = [];
     const outcomes: unknown[] = [];
     for (const [index, turn] of DEMO_TURNS.entries()) {
-      if (!flags.json) ctx.stdout.write(`\n== Turn ${index + 1} of 3: ${turn.title} ==\n`);
+      if (!flags.json) {
+        ctx.stdout.write(`\n== Turn ${index + 1} of ${DEMO_TURNS.length}: ${turn.title} ==\n`);
+      }
       const agent = [process.execPath, join(DEMO_DIR, "agents", turn.script)];
       const result = await runTurn(
-        { root, agent, agentStdoutToStderr: flags.json === true, checks: [], waivers: [] },
+        {
+          root,
+          agent,
+          agentStdoutToStderr: flags.json === true,
+          checks: [],
+          waivers: [],
+          chain: { path: chainPath },
+        },
         turnCtx,
       );
       verdicts.push(verdictOf(result));

@@ -7,7 +7,7 @@
  * mode that ran. The fallback and fail-closed tests run on every machine (they force the
  * sandbox off with TURNGATE_BWRAP=none).
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { appendFileSync, existsSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { effectDigest } from "@turngate/core";
@@ -388,6 +388,37 @@ describe("modes", () => {
         p.root,
       );
       expect(folder.json.verdict).toBe("verified");
+    },
+  );
+
+  test.skipIf(!sandbox.available)(
+    "a file another process writes while the checks pass in the room: the turn is not verified and says the checks passed on the earlier bytes, naming the file (it said the checks did not all pass)",
+    async () => {
+      const p = project({ "lib.js": LIB, "test.js": TEST });
+      // The check waits for SIGWINCH (ignored until its handler is set). A process outside
+      // the turn (the person's editor, another tool) finds the check, appends to lib.js, then
+      // signals it until it ends: the write happens while the check runs, at any speed.
+      const mark = `tg-wait-${sha256(p.root).slice(0, 12)}`;
+      const check = `node -e "process.on('SIGWINCH', () => process.exit(0)); setInterval(() => {}, 1000)" ${mark} && node test.js`;
+      const writer = spawn(
+        "sh",
+        [
+          "-c",
+          `until pgrep -f '^node -e.*${mark}' >/dev/null; do sleep 0.05; done; ` +
+            "printf '// later\\n' >> lib.js; " +
+            `while pkill -WINCH -f '^node -e.*${mark}'; do sleep 0.1; done`,
+        ],
+        { cwd: p.root, stdio: "ignore" },
+      );
+      cleanups.push(() => writer.kill("SIGKILL"));
+      const agent = writerAgent(p, { "lib.js": HONEST });
+      const result = await turngate(["run", "--check", check, "--", "node", agent], p.root);
+      expect(result.code).toBe(2);
+      expect(readFileSync(join(p.root, "lib.js"), "utf8")).toBe(`${HONEST}// later\n`);
+      expect(result.stdout).toContain(
+        "the checks passed on the bytes they were given, but the workspace changed while they ran (lib.js), so their result is for the earlier bytes. Stop whatever is still writing there and run again",
+      );
+      expect(result.stdout).not.toContain("did not all pass");
     },
   );
 });
