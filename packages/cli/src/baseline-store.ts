@@ -97,7 +97,12 @@ const BaselineFileSchema = z
     chain: z
       .object({
         previous: z
-          .object({ verdict: z.string(), reason: z.string().nullable(), ended_at: z.string() })
+          .object({
+            verdict: z.string(),
+            reason: z.string().nullable(),
+            ended_at: z.string(),
+            room_sealed_at: z.number().nullable().optional(),
+          })
           .strict()
           .nullable(),
         unverified_paths: z.array(z.string()),
@@ -211,6 +216,9 @@ export async function writeBaseline(
               verdict: carry.previous.verdict,
               reason: carry.previous.reason,
               ended_at: carry.previous.endedAt,
+              ...(carry.previous.roomSealedAt !== undefined
+                ? { room_sealed_at: carry.previous.roomSealedAt }
+                : {}),
             },
       unverified_paths: carry.unverifiedPaths,
       unverified_digests: carry.unverifiedDigests,
@@ -444,6 +452,9 @@ export async function readBaseline(
               verdict: chain.previous.verdict,
               reason: chain.previous.reason,
               endedAt: chain.previous.ended_at,
+              ...(chain.previous.room_sealed_at !== undefined
+                ? { roomSealedAt: chain.previous.room_sealed_at }
+                : {}),
             },
       unverifiedPaths: chain.unverified_paths,
       unverifiedDigests: chain.unverified_digests,

@@ -56,6 +56,15 @@ export interface TurnChain {
   unverifiedDigests: string[];
   /** The workspace as the turn was judged (`Session.judgedSnapshot`). */
   snapshot: WorkspaceSnapshot;
+  /**
+   * When turngate last sealed the workspace's clean room in this chain (ms since the epoch,
+   * `Session.roomSealedMs` of the last turn that wrote the room's manifest; a turn that does
+   * not open the room copies it forward), or null when no turn of the chain did. The next
+   * turn trusts the room's records only when written before it (docs/design.md §3b "Gapless
+   * turns"): what an agent writes in the room during a turn that changes nothing is after it.
+   * Absent in chains written before (read as null: the room is re-proven once).
+   */
+  roomSealedAt?: number | null;
   /** Its git tree id of the source scope, or why there is none. */
   gitTree?: SourceTree;
   /**
@@ -73,7 +82,16 @@ export interface TurnChain {
  */
 export interface TurnCarry {
   /** The previous judged turn, or null (none, or a fresh start). */
-  previous: { verdict: string; reason: string | null; endedAt: string } | null;
+  previous: {
+    verdict: string;
+    reason: string | null;
+    endedAt: string;
+    /**
+     * The chain's `roomSealedAt` (ms, or null: no turn sealed the room); absent in a carry
+     * stored before it existed (the room's trust anchor is then the previous turn's end).
+     */
+    roomSealedAt?: number | null;
+  } | null;
   /** Paths the previous turns left unverified (sorted); `[]` after an allowed turn. */
   unverifiedPaths: string[];
   /** Their effect digests, oldest first (`TurnChain.unverifiedDigests`). */
@@ -88,7 +106,12 @@ export interface TurnCarry {
 /** The carry of a chain read back (`readTurnChain`), with the paths changed since it. */
 export function carryOf(chain: TurnChain, betweenTurns: readonly string[]): TurnCarry {
   return {
-    previous: { verdict: chain.verdict, reason: chain.reason, endedAt: chain.endedAt },
+    previous: {
+      verdict: chain.verdict,
+      reason: chain.reason,
+      endedAt: chain.endedAt,
+      roomSealedAt: chain.roomSealedAt ?? null,
+    },
     unverifiedPaths: [...chain.unverifiedPaths],
     unverifiedDigests: [...chain.unverifiedDigests],
     betweenTurns: [...betweenTurns],
@@ -140,6 +163,7 @@ const ChainFileSchema = z
     unverified_digests: z.array(z.string()),
     git_tree: z.object({ tree: z.string().nullable(), reason: z.string().nullable() }).optional(),
     config: ChainConfigSchema.optional(),
+    room_sealed_at: z.number().nullable().optional(),
     snapshot: z.unknown(),
   })
   .strict();
@@ -203,6 +227,7 @@ export async function readTurnChain(path: string, root: string): Promise<TurnCha
     unverifiedPaths: file.unverified_paths,
     unverifiedDigests: file.unverified_digests,
     snapshot,
+    roomSealedAt: file.room_sealed_at ?? null,
   };
   if (file.config) chain.config = chainConfigFromWire(file.config);
   if (file.git_tree) {
@@ -241,6 +266,7 @@ export async function writeTurnChain(path: string, chain: TurnChain): Promise<vo
     unverified_digests: chain.unverifiedDigests,
     ...(chain.gitTree ? { git_tree: chain.gitTree } : {}),
     ...(chain.config ? { config: chainConfigToWire(chain.config) } : {}),
+    ...(chain.roomSealedAt !== undefined ? { room_sealed_at: chain.roomSealedAt } : {}),
     snapshot,
   };
   await writeFileAtomic(path, `${JSON.stringify(file)}\n`);

@@ -374,272 +374,360 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     ...(baseline !== undefined && prior?.previous
       ? { previousTurnEndedMs: Date.parse(prior.previous.endedAt) }
       : {}),
+    // The room is trusted up to the chain's seal: a turn that changed nothing never opened
+    // it, so its agent's writes there are after that turn's end (docs/design.md §3b).
+    ...(baseline !== undefined && prior?.previous?.roomSealedAt !== undefined
+      ? { roomSealedMs: prior.previous.roomSealedAt }
+      : {}),
     checkEnvironment: turnCheckEnvironment(request.root, config, state.dir, request.environment),
     ...(request.verifier !== undefined ? { verifier: { command: request.verifier } } : {}),
     isolation: request.isolation ?? config.isolation ?? isolationFromEnv(ctx.env) ?? "auto",
     ...(config.network !== undefined ? { network: config.network } : {}),
     ...(config.setup !== undefined ? { setup: config.setup } : {}),
   });
-  const isolation = session.isolation;
-  if (isolation.mode === "in-place" && isolation.reason !== undefined) {
-    ctx.stderr.write(`turngate: ${inPlaceFallbackLine(isolation.reason)}\n`);
-  }
-
-  // What changed since the previous turn was judged, before this turn's agent ran: by the
-  // user or another process; those changes are rows of this turn's ledger.
-  const betweenTurns =
-    carried !== undefined
-      ? carried.betweenTurns
-      : previous !== undefined
-        ? (await session.observeWorkspace()).changes.map((change) => change.path)
-        : [];
-
-  let agent: TurnResult["agent"];
-  if (request.agent) {
-    let confinement: ConfinedAgent | undefined;
-    if (confined) {
-      const stateDir = state.dir ?? join(request.root, TURNGATE_DIR);
-      confinement = await confineAgent(request.agent, {
-        root: request.root,
-        cwd: request.agentCwd ?? request.root,
-        hostEnv: ctx.env,
-        agentEnv: env,
-        stateDir,
-        ...(key.path !== undefined ? { keyFile: key.path } : {}),
-        ...(config.path !== undefined ? { configFile: config.path } : {}),
-        ...(config.agentWritable !== undefined ? { agentWritable: config.agentWritable } : {}),
-        newSession: agentDetachedByDefault(),
-      });
+  // From here on the agent may act (or has, before `verify`): whatever ends this turn, the
+  // chain is rewritten, so a chain the agent planted in the state folder is never the next
+  // turn's (docs/design.md §3b "Gapless turns").
+  let chainWritten = false;
+  try {
+    const isolation = session.isolation;
+    if (isolation.mode === "in-place" && isolation.reason !== undefined) {
+      ctx.stderr.write(`turngate: ${inPlaceFallbackLine(isolation.reason)}\n`);
     }
-    try {
-      agent = await runAgentTurn(request.agent, session, config, request, ctx, env, confinement);
-    } finally {
-      // The gate-file placeholders go before the workspace is observed: never in a digest.
-      if (confinement !== undefined) placeholdersKeptLine(confinement.cleanup().kept, ctx.stderr);
-    }
-  }
 
-  const delta = await session.observeWorkspace();
-  const affected = delta.changes.some((c) => c.scope === "source")
-    ? await turnAffectedTargets(
-        request.root,
-        delta,
-        config,
-        state.dir ?? join(request.root, TURNGATE_DIR),
-      )
-    : undefined;
-  let checksSource: ChecksSource | undefined;
-  let skippedChecks: SkippedCheck[] | undefined;
-  let verification: VerifyCommandsResult | undefined;
-  let turnCache: TurnCache | undefined;
-  if (session.records.length > 0) {
-    let commands: VerificationCommand[];
-    if (request.checks.length > 0) {
-      checksSource = "flags";
-      commands = withDefaultTimeout(request.checks, config.timeoutMs);
-    } else if (config.checks.length > 0) {
-      checksSource = "config";
-      commands = config.checks;
-      if (config.checksFromAffected === true) {
-        const selected = selectChecksByAffected(commands, config.checkTargets ?? {}, affected);
-        commands = selected.run;
-        if (selected.skipped.length > 0) skippedChecks = selected.skipped;
+    // What changed since the previous turn was judged, before this turn's agent ran: by the
+    // user or another process; those changes are rows of this turn's ledger.
+    const betweenTurns =
+      carried !== undefined
+        ? carried.betweenTurns
+        : previous !== undefined
+          ? (await session.observeWorkspace()).changes.map((change) => change.path)
+          : [];
+
+    let agent: TurnResult["agent"];
+    if (request.agent) {
+      let confinement: ConfinedAgent | undefined;
+      if (confined) {
+        const stateDir = state.dir ?? join(request.root, TURNGATE_DIR);
+        confinement = await confineAgent(request.agent, {
+          root: request.root,
+          cwd: request.agentCwd ?? request.root,
+          hostEnv: ctx.env,
+          agentEnv: env,
+          stateDir,
+          ...(key.path !== undefined ? { keyFile: key.path } : {}),
+          ...(config.path !== undefined ? { configFile: config.path } : {}),
+          ...(config.agentWritable !== undefined ? { agentWritable: config.agentWritable } : {}),
+          newSession: agentDetachedByDefault(),
+        });
       }
-    } else {
-      const presets = session.verificationPresets();
-      commands = withDefaultTimeout(
-        requiredPresetCommands(presets, session.root),
-        config.timeoutMs,
-      );
-      checksSource = commands.length > 0 ? "presets" : "none";
+      try {
+        agent = await runAgentTurn(request.agent, session, config, request, ctx, env, confinement);
+      } finally {
+        // The gate-file placeholders go before the workspace is observed: never in a digest.
+        if (confinement !== undefined) placeholdersKeptLine(confinement.cleanup().kept, ctx.stderr);
+      }
     }
-    const skip =
-      commands.length > 0 && request.beforeChecks !== undefined
-        ? await request.beforeChecks({ effectDigest: session.effectDigest, commands, session })
-        : false;
-    if (commands.length > 0 && !skip && config.cache !== undefined) {
-      turnCache = await setUpTurnCache({
-        config: config.cache,
-        root: request.root,
-        session,
-        delta,
-        stateDir: state.dir ?? join(request.root, TURNGATE_DIR),
-        signingKey: key,
-        env,
-        confined,
-        warn: (line) => ctx.stderr.write(`turngate: ${line}\n`),
-      });
-    }
-    if (commands.length > 0 && !skip) {
-      verification = await withInterruptibleChecks(request.signal, async (signal) => {
-        const progress = createProgressReporter(ctx.stderr);
-        try {
-          return await session.verifyCommands(TURN_CHECKS_SUBJECT, commands, {
-            bind: true,
-            onProgress: progress.onProgress,
-            onSetup: (event) => ctx.stderr.write(`${setupProgressLine(event)}\n`),
-            signal,
-            ...(turnCache ? { cache: turnCache.hook } : {}),
-          });
-        } finally {
-          progress.close();
-        }
-      });
-      if (turnCache) await turnCache.storeRuns(verification);
-    }
-  }
 
-  let outcome = await session.decide();
-  // A turn that changed nothing after an unverified one is not "narrative": the earlier
-  // change is still in the tree, unchecked (docs/cli.md "Gapless turns").
-  if (
-    outcome.kind === "allow" &&
-    outcome.terminal.kind === "narrative" &&
-    prior !== undefined &&
-    prior.unverifiedPaths.length > 0
-  ) {
-    outcome = carryOverOutcome(
-      prior.unverifiedPaths,
-      prior.unverifiedDigests,
-      request.waivers,
-      carried !== undefined ? "turngate baseline --fresh" : "turngate run --fresh",
-    );
-  }
-  if (verification) await recordTurnTimingsReported(state, verification, delta, startedMs, ctx);
-  const agentFailed = agent !== undefined && agent.exit.exitCode !== 0;
-  const result: TurnResult = {
-    exitCode:
-      outcome.kind !== "allow"
-        ? EXIT_INCOMPLETE
-        : agentFailed && request.failOnAgentError === true
-          ? EXIT_INTERNAL
-          : EXIT_OK,
-    failOnAgentError: request.failOnAgentError === true,
-    root: request.root,
-    // The delta the ledger (and so the digest) was last built from: a "rewrite_paths"
-    // re-run adopts the lockfiles the checks rewrote.
-    delta: session.lastDelta ?? delta,
-    effectDigest: session.effectDigest,
-    reports: session.verificationReports(),
-    summary: session.verificationSummary(),
-    summaryText: session.verificationSummaryText(),
-    outcome,
-    waivers: request.waivers,
-    trust,
-    isolation,
-    shell: session.environmentBaseline.plan.shell,
-    environmentChanges: session.environmentChanges,
-    records: session.records,
-    startedAt: new Date(startedMs).toISOString(),
-    finishedAt: new Date(ctx.now?.() ?? Date.now()).toISOString(),
-  };
-  const baselineTree = session.baselineTree;
-  let judgedTree: SourceTree | undefined;
-  if (baselineTree !== undefined) {
-    // The end's tree for the view's diffs: the proof's when the turn was allowed, else
-    // written now (objects only, a temporary index: the user's index is not touched).
-    const finalTree =
-      session.effectDigest === "" || baselineTree.tree === null
-        ? baselineTree
-        : outcome.kind === "allow"
-          ? { tree: session.proof().workspace?.final_tree ?? null, reason: null }
-          : await session.sourceTreeNow();
-    judgedTree =
-      finalTree.tree !== null
-        ? { tree: finalTree.tree, reason: null }
-        : { tree: null, reason: finalTree.reason ?? "no git tree id" };
-    result.trees = {
-      baseline: baselineTree.tree,
-      final: finalTree.tree,
-      reason: baselineTree.reason ?? finalTree.reason,
-    };
-  }
-  if (request.chain !== undefined) {
-    const unverified = unverifiedAfter(
-      outcome,
-      prior?.unverifiedPaths ?? [],
-      outcome.kind !== "allow" && outcome.paths !== undefined
-        ? outcome.paths
-        : session.records.map((record) => record.path),
-    );
-    result.chain = {
-      previous: prior?.previous ?? null,
-      fresh: request.chain.fresh === true,
-      betweenTurns,
-      unverified,
-    };
-    if (configSource !== undefined && configSource.pendingSince !== null) {
-      result.chain.configKept = { path: configSource.path, since: configSource.pendingSince };
+    const delta = await session.observeWorkspace();
+    const affected = delta.changes.some((c) => c.scope === "source")
+      ? await turnAffectedTargets(
+          request.root,
+          delta,
+          config,
+          state.dir ?? join(request.root, TURNGATE_DIR),
+        )
+      : undefined;
+    let checksSource: ChecksSource | undefined;
+    let skippedChecks: SkippedCheck[] | undefined;
+    let verification: VerifyCommandsResult | undefined;
+    let turnCache: TurnCache | undefined;
+    if (session.records.length > 0) {
+      let commands: VerificationCommand[];
+      if (request.checks.length > 0) {
+        checksSource = "flags";
+        commands = withDefaultTimeout(request.checks, config.timeoutMs);
+      } else if (config.checks.length > 0) {
+        checksSource = "config";
+        commands = config.checks;
+        if (config.checksFromAffected === true) {
+          const selected = selectChecksByAffected(commands, config.checkTargets ?? {}, affected);
+          commands = selected.run;
+          if (selected.skipped.length > 0) skippedChecks = selected.skipped;
+        }
+      } else {
+        const presets = session.verificationPresets();
+        commands = withDefaultTimeout(
+          requiredPresetCommands(presets, session.root),
+          config.timeoutMs,
+        );
+        checksSource = commands.length > 0 ? "presets" : "none";
+      }
+      const skip =
+        commands.length > 0 && request.beforeChecks !== undefined
+          ? await request.beforeChecks({ effectDigest: session.effectDigest, commands, session })
+          : false;
+      if (commands.length > 0 && !skip && config.cache !== undefined) {
+        turnCache = await setUpTurnCache({
+          config: config.cache,
+          root: request.root,
+          session,
+          delta,
+          stateDir: state.dir ?? join(request.root, TURNGATE_DIR),
+          signingKey: key,
+          env,
+          confined,
+          warn: (line) => ctx.stderr.write(`turngate: ${line}\n`),
+        });
+      }
+      if (commands.length > 0 && !skip) {
+        verification = await withInterruptibleChecks(request.signal, async (signal) => {
+          const progress = createProgressReporter(ctx.stderr);
+          try {
+            return await session.verifyCommands(TURN_CHECKS_SUBJECT, commands, {
+              bind: true,
+              onProgress: progress.onProgress,
+              onSetup: (event) => ctx.stderr.write(`${setupProgressLine(event)}\n`),
+              signal,
+              ...(turnCache ? { cache: turnCache.hook } : {}),
+            });
+          } finally {
+            progress.close();
+          }
+        });
+        if (turnCache) await turnCache.storeRuns(verification);
+      }
     }
-    if (chosen?.adoptedBy !== undefined) result.chain.configAdoptedBy = chosen.adoptedBy;
-    const judged = session.judgedSnapshot() ?? session.baseline;
+
+    let outcome = await session.decide();
+    // A turn that changed nothing after an unverified one is not "narrative": the earlier
+    // change is still in the tree, unchecked (docs/cli.md "Gapless turns").
+    if (
+      outcome.kind === "allow" &&
+      outcome.terminal.kind === "narrative" &&
+      prior !== undefined &&
+      prior.unverifiedPaths.length > 0
+    ) {
+      outcome = carryOverOutcome(
+        prior.unverifiedPaths,
+        prior.unverifiedDigests,
+        request.waivers,
+        carried !== undefined ? "turngate baseline --fresh" : "turngate run --fresh",
+      );
+    }
+    if (verification) await recordTurnTimingsReported(state, verification, delta, startedMs, ctx);
+    const agentFailed = agent !== undefined && agent.exit.exitCode !== 0;
+    const result: TurnResult = {
+      exitCode:
+        outcome.kind !== "allow"
+          ? EXIT_INCOMPLETE
+          : agentFailed && request.failOnAgentError === true
+            ? EXIT_INTERNAL
+            : EXIT_OK,
+      failOnAgentError: request.failOnAgentError === true,
+      root: request.root,
+      // The delta the ledger (and so the digest) was last built from: a "rewrite_paths"
+      // re-run adopts the lockfiles the checks rewrote.
+      delta: session.lastDelta ?? delta,
+      effectDigest: session.effectDigest,
+      reports: session.verificationReports(),
+      summary: session.verificationSummary(),
+      summaryText: session.verificationSummaryText(),
+      outcome,
+      waivers: request.waivers,
+      trust,
+      isolation,
+      shell: session.environmentBaseline.plan.shell,
+      environmentChanges: session.environmentChanges,
+      records: session.records,
+      startedAt: new Date(startedMs).toISOString(),
+      finishedAt: new Date(ctx.now?.() ?? Date.now()).toISOString(),
+    };
+    const baselineTree = session.baselineTree;
+    let judgedTree: SourceTree | undefined;
+    if (baselineTree !== undefined) {
+      // The end's tree for the view's diffs: the proof's when the turn was allowed, else
+      // written now (objects only, a temporary index: the user's index is not touched).
+      const finalTree =
+        session.effectDigest === "" || baselineTree.tree === null
+          ? baselineTree
+          : outcome.kind === "allow"
+            ? { tree: session.proof().workspace?.final_tree ?? null, reason: null }
+            : await session.sourceTreeNow();
+      judgedTree =
+        finalTree.tree !== null
+          ? { tree: finalTree.tree, reason: null }
+          : { tree: null, reason: finalTree.reason ?? "no git tree id" };
+      result.trees = {
+        baseline: baselineTree.tree,
+        final: finalTree.tree,
+        reason: baselineTree.reason ?? finalTree.reason,
+      };
+    }
+    if (request.chain !== undefined) {
+      const unverified = unverifiedAfter(
+        outcome,
+        prior?.unverifiedPaths ?? [],
+        outcome.kind !== "allow" && outcome.paths !== undefined
+          ? outcome.paths
+          : session.records.map((record) => record.path),
+      );
+      result.chain = {
+        previous: prior?.previous ?? null,
+        fresh: request.chain.fresh === true,
+        betweenTurns,
+        unverified,
+      };
+      if (configSource !== undefined && configSource.pendingSince !== null) {
+        result.chain.configKept = { path: configSource.path, since: configSource.pendingSince };
+      }
+      if (chosen?.adoptedBy !== undefined) result.chain.configAdoptedBy = chosen.adoptedBy;
+      const judged = session.judgedSnapshot() ?? session.baseline;
+      const chain: TurnChain = {
+        root: request.root,
+        endedAt: result.finishedAt,
+        verdict: outcome.kind === "allow" ? outcome.terminal.kind : outcome.kind,
+        reason: outcome.kind === "allow" ? null : outcome.reason,
+        effectDigest: session.effectDigest,
+        unverifiedPaths: unverified,
+        unverifiedDigests: unverifiedDigestsAfter(
+          outcome,
+          prior?.unverifiedDigests ?? [],
+          session.effectDigest,
+        ),
+        snapshot: judged,
+        roomSealedAt: session.roomSealedMs ?? prior?.previous?.roomSealedAt ?? null,
+      };
+      if (judgedTree !== undefined) chain.gitTree = judgedTree;
+      if (configSource !== undefined) {
+        chain.config = chainConfigAfter(
+          configSource,
+          session.environmentBaseline.reviewFiles[configSource.path] ?? configSource.digest,
+          fileFingerprint(configSource.path),
+          outcome,
+          session.effectDigest,
+          request.waivers,
+        );
+      }
+      try {
+        chainWritten = true;
+        await writeTurnChain(request.chain.path, chain);
+      } catch (error) {
+        // The verdict is still printed; without the chain the next run could not start from
+        // the state this one was judged on, so the exit code says it is missing.
+        result.chainError = stateWriteProblem(error, dirname(request.chain.path));
+        if (result.exitCode === 0) result.exitCode = EXIT_INTERNAL;
+      }
+    }
+    if (agent) result.agent = agent;
+    if (affected) result.affected = affected;
+    if (skippedChecks) result.skippedChecks = skippedChecks;
+    if (checksSource) result.checksSource = checksSource;
+    if (verification) result.verification = verification;
+    if (turnCache) result.cache = turnCache.report;
+    if (config.path) result.configPath = config.path;
+    if (session.effectDigest !== "") {
+      const proofPath = join(state.proofs, `${session.effectDigest}.json`);
+      const format = request.signing?.format ?? "dsse";
+      const proof = session.proof({ incomplete: true });
+      // A refused turn's decision kept the baseline tree: its end is the tree written above.
+      if (outcome.kind !== "allow" && proof.workspace !== undefined && result.trees) {
+        proof.workspace = { ...proof.workspace, final_tree: result.trees.final };
+      }
+      result.proofFile = proofPath;
+      result.writeProof = async (extra) => {
+        await writeJsonAtomic(proofPath, signTurnProof({ ...proof, ...extra }, key, format));
+        return proofPath;
+      };
+      if (outcome.kind === "allow") {
+        try {
+          await writeJsonAtomic(proofPath, signTurnProof(proof, key, format));
+          result.proofPath = proofPath;
+          result.proofSignature = { format, keyid: key.keyid };
+        } catch (error) {
+          // The verdict is still printed (issue 34 item 6); the exit code says the proof is missing.
+          result.proofError = stateWriteProblem(error, state.dir ?? dirname(state.proofs));
+          result.exitCode = EXIT_INTERNAL;
+        }
+      }
+    }
+    return result;
+  } catch (error) {
+    if (request.chain !== undefined && !chainWritten) {
+      await writeFailedTurnChain(request, session, prior, configSource, error, ctx);
+    }
+    throw error;
+  }
+}
+
+/** Gate reason a turn chain records for a turn that ended abnormally (`writeFailedTurnChain`). */
+export const TURN_FAILED_REASON = "turn_failed";
+
+/**
+ * Write the turn chain of a turn that ended abnormally once the agent could act (an error
+ * thrown after `Session.start`: the checks, the room, the observation, turngate's own
+ * post-processing), so that a chain the agent planted in the state folder is replaced
+ * (docs/design.md §3b "Gapless turns"): verdict `incomplete`, reason `turn_failed` with the
+ * error's message; the snapshot is this turn's baseline (and its git tree), so every change
+ * the turn made is a row of the next turn's ledger however far this one got; the unverified
+ * paths and digests are the earlier ones plus this turn's ledger rows and digest when it had
+ * any; the configuration in effect and the room's seal are carried. Never throws: a chain
+ * that cannot be written is said on stderr (`turn chain: not written: …`), and the turn's
+ * own error is what propagates.
+ */
+async function writeFailedTurnChain(
+  request: TurnRequest,
+  session: Session,
+  prior: TurnCarry | undefined,
+  configSource: ConfigSource | undefined,
+  error: unknown,
+  ctx: CliContext,
+): Promise<void> {
+  const path = request.chain?.path;
+  if (path === undefined) return;
+  try {
+    const message = error instanceof Error ? error.message : String(error);
+    const digest = session.effectDigest;
+    // Not allowed: nothing this turn changed is taken as verified.
+    const outcome: GateOutcome = {
+      kind: "incomplete",
+      reason: "unverified_mutation",
+      message: `completion gate: the turn ended abnormally: ${message}`,
+      effect_digest: digest,
+    };
     const chain: TurnChain = {
       root: request.root,
-      endedAt: result.finishedAt,
-      verdict: outcome.kind === "allow" ? outcome.terminal.kind : outcome.kind,
-      reason: outcome.kind === "allow" ? null : outcome.reason,
-      effectDigest: session.effectDigest,
-      unverifiedPaths: unverified,
-      unverifiedDigests: unverifiedDigestsAfter(
+      endedAt: new Date(ctx.now?.() ?? Date.now()).toISOString(),
+      verdict: "incomplete",
+      reason: `${TURN_FAILED_REASON}: ${message}`,
+      effectDigest: digest,
+      unverifiedPaths: unverifiedAfter(
         outcome,
-        prior?.unverifiedDigests ?? [],
-        session.effectDigest,
+        prior?.unverifiedPaths ?? [],
+        session.records.map((record) => record.path),
       ),
-      snapshot: judged,
+      unverifiedDigests: unverifiedDigestsAfter(outcome, prior?.unverifiedDigests ?? [], digest),
+      snapshot: session.baseline,
+      roomSealedAt: session.roomSealedMs ?? prior?.previous?.roomSealedAt ?? null,
     };
-    if (judgedTree !== undefined) chain.gitTree = judgedTree;
+    const tree = session.baselineTree;
+    if (tree !== undefined) {
+      chain.gitTree =
+        tree.tree !== null
+          ? { tree: tree.tree, reason: null }
+          : { tree: null, reason: tree.reason ?? "no git tree id" };
+    }
     if (configSource !== undefined) {
-      chain.config = chainConfigAfter(
-        configSource,
-        session.environmentBaseline.reviewFiles[configSource.path] ?? configSource.digest,
-        fileFingerprint(configSource.path),
-        outcome,
-        session.effectDigest,
-        request.waivers,
-      );
+      const start =
+        session.environmentBaseline.reviewFiles[configSource.path] ?? configSource.digest;
+      chain.config = chainConfigAfter(configSource, start, start, outcome, digest, request.waivers);
     }
-    try {
-      await writeTurnChain(request.chain.path, chain);
-    } catch (error) {
-      // The verdict is still printed; without the chain the next run could not start from
-      // the state this one was judged on, so the exit code says it is missing.
-      result.chainError = stateWriteProblem(error, dirname(request.chain.path));
-      if (result.exitCode === 0) result.exitCode = EXIT_INTERNAL;
-    }
+    await writeTurnChain(path, chain);
+  } catch (writeError) {
+    ctx.stderr.write(
+      `turngate: turn chain: not written: ${stateWriteProblem(writeError, dirname(path))}\n`,
+    );
   }
-  if (agent) result.agent = agent;
-  if (affected) result.affected = affected;
-  if (skippedChecks) result.skippedChecks = skippedChecks;
-  if (checksSource) result.checksSource = checksSource;
-  if (verification) result.verification = verification;
-  if (turnCache) result.cache = turnCache.report;
-  if (config.path) result.configPath = config.path;
-  if (session.effectDigest !== "") {
-    const proofPath = join(state.proofs, `${session.effectDigest}.json`);
-    const format = request.signing?.format ?? "dsse";
-    const proof = session.proof({ incomplete: true });
-    // A refused turn's decision kept the baseline tree: its end is the tree written above.
-    if (outcome.kind !== "allow" && proof.workspace !== undefined && result.trees) {
-      proof.workspace = { ...proof.workspace, final_tree: result.trees.final };
-    }
-    result.proofFile = proofPath;
-    result.writeProof = async (extra) => {
-      await writeJsonAtomic(proofPath, signTurnProof({ ...proof, ...extra }, key, format));
-      return proofPath;
-    };
-    if (outcome.kind === "allow") {
-      try {
-        await writeJsonAtomic(proofPath, signTurnProof(proof, key, format));
-        result.proofPath = proofPath;
-        result.proofSignature = { format, keyid: key.keyid };
-      } catch (error) {
-        // The verdict is still printed (issue 34 item 6); the exit code says the proof is missing.
-        result.proofError = stateWriteProblem(error, state.dir ?? dirname(state.proofs));
-        result.exitCode = EXIT_INTERNAL;
-      }
-    }
-  }
-  return result;
 }
 
 /** The host's default isolation when neither `--isolation` nor the configuration names one. */

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import lockfile from "proper-lockfile";
 import writeFileAtomicLib from "write-file-atomic";
@@ -90,6 +89,8 @@ export class CleanRoom {
   #caches: string | null = null;
   /** Whether this process made or proved the room's .git in this turn (its ctime is then ≥ the turn's start). */
   #gitOwnThisTurn = false;
+  /** See {@link CleanRoom.sealedMs}. */
+  #sealedMs: number | undefined;
 
   private constructor(
     dir: string,
@@ -256,6 +257,18 @@ export class CleanRoom {
     await this.#writeManifest();
   }
 
+  /**
+   * When this process sealed the room (ms since the epoch), or undefined when it has written
+   * no manifest yet: the end of its last manifest write plus the trust margin, i.e. the
+   * earliest `turnStartMs` of a later {@link CleanRoom.open} under which the records it wrote
+   * are trusted. A turn chain carries it to the next turns (`room_sealed_at`, docs/design.md
+   * §3b "Gapless turns"), so what anyone writes in the room after it — during a turn that
+   * never opens the room — is re-proven, not trusted.
+   */
+  get sealedMs(): number | undefined {
+    return this.#sealedMs;
+  }
+
   /** Release the room's lock (idempotent). */
   async close(): Promise<void> {
     const release = this.#release;
@@ -292,6 +305,9 @@ export class CleanRoom {
     await writeFileAtomicLib(join(this.#dir, MANIFEST), encodeRoomManifest(header, entries), {
       fsync: false,
     });
+    // The manifest's ctime is at most now (the coarse clock lags): a later open whose
+    // turn start is past now + the margin trusts it.
+    this.#sealedMs = Date.now() + TRUST_MARGIN_MS + 1;
   }
 }
 

@@ -285,6 +285,11 @@ export class RoomChecks {
   async close(): Promise<void> {
     await this.#room.close();
   }
+
+  /** `CleanRoom.sealedMs` of the room (ms; undefined: no manifest written by this turn yet). */
+  get sealedMs(): number | undefined {
+    return this.#room.sealedMs;
+  }
 }
 
 /**

@@ -144,6 +144,9 @@ export class Session {
   readonly #toolVersions: Record<string, string>;
   #startedAt: Date;
   readonly #previousTurnEndedMs: number | undefined;
+  readonly #roomSealedBeforeMs: number | null | undefined;
+  /** `RoomChecks.sealedMs` after this session's last clean-room checks that wrote the room. */
+  #roomSealedMs: number | undefined;
   readonly #agentGraceMs: number | undefined;
   #baselineTree: SourceTree | undefined;
   readonly #trust: TurnProofTrust;
@@ -229,6 +232,7 @@ export class Session {
     };
     this.#startedAt = startedAt;
     this.#previousTurnEndedMs = options.previousTurnEndedMs;
+    this.#roomSealedBeforeMs = options.roomSealedMs;
     this.#agentGraceMs = options.agentGraceMs;
     this.#baselineTree = baselineTree;
     this.#trust = options.trust ?? "unsandboxed";
@@ -326,6 +330,17 @@ export class Session {
    */
   get isolation(): SessionIsolation {
     return { ...this.#isolation };
+  }
+
+  /**
+   * When this session last sealed the clean room (ms since the epoch, `CleanRoom.sealedMs`:
+   * the records it wrote there are trusted by a later session whose `roomSealedMs` is this),
+   * or undefined when it wrote no room manifest (no clean-room check ran, or the room failed
+   * before its first manifest write). The turn chain keeps it as `room_sealed_at`; a turn that
+   * leaves it undefined carries the previous value forward (docs/design.md §3b "Gapless turns").
+   */
+  get roomSealedMs(): number | undefined {
+    return this.#roomSealedMs;
   }
 
   /**
@@ -507,12 +522,19 @@ export class Session {
   }
 
   /**
-   * Before when the clean room's own records are trusted (ms): the baseline's
-   * `taken_at_ms`, or the previous turn's end (`previousTurnEndedMs`) when that is later,
-   * never later than this session's start (docs/design.md §3b: what was written in the room
-   * after the agent could act is re-proven).
+   * Before when the clean room's own records are trusted (ms): with `roomSealedMs` (the
+   * turn chain's seal), that seal, never later than this session's start (0 when it is null:
+   * nothing is trusted); else the baseline's `taken_at_ms`, or the previous turn's end
+   * (`previousTurnEndedMs`) when that is later, never later than this session's start
+   * (docs/design.md §3b: what was written in the room after the agent could act is re-proven).
    */
   #roomTrustBeforeMs(): number {
+    const sealed = this.#roomSealedBeforeMs;
+    if (sealed !== undefined) {
+      // The chain's seal: only turngate's own room work, never a later turn's agent.
+      if (sealed === null || !Number.isFinite(sealed)) return 0;
+      return Math.min(sealed, this.#startedAt.getTime());
+    }
     const ended = this.#previousTurnEndedMs;
     const taken = this.#baseline.taken_at_ms;
     if (ended === undefined || !Number.isFinite(ended)) return taken;
@@ -929,6 +951,8 @@ export class Session {
       moved = error.path;
     } finally {
       await checks.close();
+      const sealed = checks.sealedMs;
+      if (sealed !== undefined) this.#roomSealedMs = sealed;
     }
     const after = await this.#observer.snapshot();
     this.#applySnapshot(after);

@@ -115,6 +115,17 @@ export interface SessionOptions {
    * later than the session's start. Default: the baseline's `taken_at_ms` alone.
    */
   previousTurnEndedMs?: number;
+  /**
+   * When turngate last sealed this workspace's clean room in the turn chain (ms since the
+   * epoch; the chain's `room_sealed_at`, `Session.roomSealedMs` of the last turn that wrote
+   * the room), or null when no turn of the chain did (an older chain: not known). When given
+   * (a number or null) it replaces `previousTurnEndedMs` and the baseline's `taken_at_ms` as
+   * the room's trust anchor (never later than the session's start; null: nothing in the room
+   * is trusted, it is re-proven), because a turn that changes nothing never opens the room and
+   * what its agent wrote there is after that turn's snapshot and end (docs/design.md §3b
+   * "Gapless turns"). Undefined: the anchor is as `previousTurnEndedMs` says.
+   */
+  roomSealedMs?: number | null;
   /** Whether clean-room checks may reach the network (config `"network": true`); default false. */
   network?: boolean;
   /**
