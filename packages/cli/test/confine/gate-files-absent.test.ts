@@ -233,7 +233,7 @@ describe.skipIf(!sandbox.available)(
         );
         const next = await turn(w, honest, "node test.js", { confine: false });
         expect(next.stderr).toContain(
-          "turngate: removed 7 empty placeholder(s) that a confined turn which did not end left in the workspace: ",
+          "turngate: removed 9 empty placeholder(s) that a confined turn which did not end left in the workspace: ",
         );
         expect(next.stderr).toContain(
           `turngate: kept ${join(w.p.root, ".cursor/hooks.json")}: a placeholder of the confined turn that another process wrote or replaced while the agent ran (the agent could not), so it is theirs now`,

@@ -39,8 +39,9 @@ import { isWithinOrSame, namespaceArgs } from "./sandbox.js";
 /**
  * Paths (relative to the workspace root) a confined agent may read but not write: git's
  * folder (unless `agent_writable` lists `.git`), turngate's folder, the gate's
- * configuration and the files that install the harnesses' hooks (Claude Code's settings,
- * Codex's `.codex/`, Cursor's `hooks.json`, goose's plugins folder `.agents/plugins/`).
+ * configuration and the files that install the harnesses' hooks or the programs they start
+ * (Claude Code's settings and project MCP servers `.mcp.json`, Codex's `.codex/`, Cursor's
+ * `hooks.json` and `mcp.json`, goose's plugins folder `.agents/plugins/`).
  * Each is protected whether it exists or not: an absent one gets a placeholder for the turn
  * (`confine-placeholders.ts`).
  */
@@ -50,8 +51,10 @@ export const CONFINE_READ_ONLY: readonly string[] = Object.freeze([
   "turngate.config.json",
   ".claude/settings.json",
   ".claude/settings.local.json",
+  ".mcp.json",
   ".codex",
   ".cursor/hooks.json",
+  ".cursor/mcp.json",
   ".agents/plugins",
 ]);
 
@@ -59,16 +62,21 @@ export const CONFINE_READ_ONLY: readonly string[] = Object.freeze([
  * The harnesses' hook settings inside the workspace (relative paths; docs/design.md §3b,
  * docs/hooks.md): Claude Code's `.claude/settings.json` and `.claude/settings.local.json`,
  * Codex's `.codex/config.toml` and `.codex/hooks.json`, Cursor's `.cursor/hooks.json` and
- * goose's plugins folder `.agents/plugins` (a folder: any plugin in it). A turn that
- * creates, changes or removes one ends `needs_review` (`turngate:hook-settings`), in every
- * mode: a harness reads them at its next start, so they are the gate's configuration too.
+ * goose's plugins folder `.agents/plugins` (a folder: any plugin in it); and the project MCP
+ * server lists whose commands a harness starts on the user's machine, outside any check:
+ * Claude Code's `.mcp.json` and Cursor's `.cursor/mcp.json` (Codex's are in its
+ * `config.toml`). A turn that creates, changes or removes one ends `needs_review`
+ * (`turngate:hook-settings`), in every mode: a harness reads them at its next start, so they
+ * are the gate's configuration too.
  */
 export const HOOK_SETTINGS_PATHS: readonly string[] = Object.freeze([
   ".claude/settings.json",
   ".claude/settings.local.json",
+  ".mcp.json",
   ".codex/config.toml",
   ".codex/hooks.json",
   ".cursor/hooks.json",
+  ".cursor/mcp.json",
   ".agents/plugins",
 ]);
 

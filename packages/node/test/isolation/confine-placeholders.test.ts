@@ -11,9 +11,9 @@ import {
   mkdtempSync,
   readFileSync,
   realpathSync,
+  renameSync,
   rmSync,
   statSync,
-  unlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -48,8 +48,10 @@ describe("confineGatePaths", () => {
       "file turngate.config.json",
       "file .claude/settings.json",
       "file .claude/settings.local.json",
+      "file .mcp.json",
       "folder .codex",
       "file .cursor/hooks.json",
+      "file .cursor/mcp.json",
       "folder .agents/plugins",
     ]);
     // A writable .git that does not exist is the agent's to create: nothing of it is listed.
@@ -74,9 +76,11 @@ describe("makeGatePlaceholders", () => {
       "parent folder .claude",
       "gate file .claude/settings.json",
       "gate file .claude/settings.local.json",
+      "gate file .mcp.json",
       "gate folder .codex",
       "parent folder .cursor",
       "gate file .cursor/hooks.json",
+      "gate file .cursor/mcp.json",
       "parent folder .agents",
       "gate folder .agents/plugins",
     ]);
@@ -90,8 +94,8 @@ describe("makeGatePlaceholders", () => {
     expect(existsSync(state)).toBe(true);
     const removal = made.remove();
     expect(removal.kept).toEqual([]);
-    expect(removal.removed).toHaveLength(9);
-    for (const path of [".git", ".claude", ".codex", ".cursor", ".agents"]) {
+    expect(removal.removed).toHaveLength(11);
+    for (const path of [".git", ".claude", ".mcp.json", ".codex", ".cursor", ".agents"]) {
       expect(existsSync(join(ws, path))).toBe(false);
     }
     expect(readFileSync(join(ws, "turngate.config.json"), "utf8")).toBe("{}\n");
@@ -104,8 +108,9 @@ describe("makeGatePlaceholders", () => {
     mkdirSync(join(ws, ".turngate"));
     const made = makeGatePlaceholders(ws, join(ws, ".turngate"), confineGatePaths(ws));
     writeFileSync(join(ws, ".cursor/hooks.json"), '{"version":1}\n'); // written into
-    unlinkSync(join(ws, "turngate.config.json"));
-    writeFileSync(join(ws, "turngate.config.json"), ""); // replaced (another inode)
+    // Replaced (another inode: made before the placeholder goes, so its inode cannot be reused).
+    writeFileSync(join(ws, "replacement.json"), "");
+    renameSync(join(ws, "replacement.json"), join(ws, "turngate.config.json"));
     mkdirSync(join(ws, ".claude/commands"));
     writeFileSync(join(ws, ".claude/commands/x.md"), "x\n"); // beside the gate files
     const removal = made.remove();
@@ -129,7 +134,7 @@ describe("removeLeftoverPlaceholders", () => {
     writeFileSync(join(ws, ".claude/settings.json"), "{}\n"); // the host's now
     const removal = removeLeftoverPlaceholders(state);
     expect(removal.kept).toEqual([join(ws, ".claude/settings.json")]);
-    expect(removal.removed).toHaveLength(7);
+    expect(removal.removed).toHaveLength(9);
     expect(existsSync(join(ws, "turngate.config.json"))).toBe(false);
     expect(existsSync(join(state, PLACEHOLDER_JOURNAL))).toBe(false);
     expect(removeLeftoverPlaceholders(state)).toEqual({ removed: [], kept: [] });
