@@ -7,20 +7,15 @@ import type { NativeHasher } from "./hash/native-hasher.js";
 import { captureIgnoreState } from "./ignore/ignore-capture.js";
 import { IgnoreGuard } from "./ignore/ignore-guard.js";
 import type { IgnoreState } from "./ignore/ignore-state.js";
-import { runGitPair } from "./listing/git.js";
-import { GIT_LIST_ARGS, listGitPaths } from "./listing/git-list.js";
+import { listGitPaths } from "./listing/git-list.js";
 import type { ListedPath, Listing, PathFilter } from "./listing/listing.js";
 import { nativeWalkPaths } from "./listing/native-walk.js";
 import { ParentDirCheck } from "./listing/parent-dirs.js";
+import { rootGitLists } from "./listing/root-git-lists.js";
 import { walkPaths } from "./listing/walk.js";
 import { observeOutside } from "./scope/observe-outside.js";
 import type { OutputLocations } from "./scope/output-locations.js";
-import {
-  type DirListingCache,
-  GIT_IGNORED_ARGS,
-  listHarnessPaths,
-  listIgnoredPaths,
-} from "./scope/outside-listing.js";
+import { type DirListingCache, listHarnessPaths } from "./scope/outside-listing.js";
 import {
   findSpecialFiles,
   SPECIAL_FILE_REASON,
@@ -159,14 +154,11 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
           baseline: ctx.baseline,
         })
       : undefined;
-  // The root's ignored files are listed alongside the source listing, both git calls from
-  // one spawned shell (runGitPair); a failure surfaces where each is awaited.
-  const pair = ctx.git
-    ? runGitPair([...GIT_LIST_ARGS], [...GIT_IGNORED_ARGS], ctx.root)
-    : undefined;
-  const rootIgnored = pair
-    ? listIgnoredPaths(ctx.root, "", ctx.filter, ctx.outputs, ctx.outsideDirs, pair[1])
-    : undefined;
+  // The root's ignored files are listed alongside the source listing: in-process with the
+  // addon (one gitoxide call), else both git calls from one spawned shell; a failure
+  // surfaces where each is awaited.
+  const lists = ctx.git ? rootGitLists(ctx) : undefined;
+  const rootIgnored = lists?.ignored;
   rootIgnored?.catch(() => undefined);
   // The root's harness files (`.git/`, `.turngate/`) are listed alongside too; only their
   // `lstat`s wait for the outside scope's turn.
@@ -192,7 +184,7 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
   );
   rootSpecials?.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
   try {
-    const pending = pair ? listGitPaths(ctx.root, "", ctx.filter, pair[0]) : walk(ctx, "");
+    const pending = lists ? lists.listing : walk(ctx, "");
     pending.catch(() => undefined); // awaited below; no unhandled rejection meanwhile
     if (ctx.git && cache.size > 0) {
       const records = cache.records();
@@ -351,6 +343,8 @@ export async function observe(ctx: ObserveContext): Promise<WorkspaceSnapshot> {
     unreadable: [...run.unreadable].sort(compareCodeUnits),
   };
   if (run.reasons.size > 0) snapshot.unreadable_reasons = Object.fromEntries(run.reasons);
+  const fallback = await lists?.fallback;
+  if (fallback !== undefined) snapshot.listed_by_git = fallback.reason;
   if (run.unlistedByGit !== undefined) {
     // Deleted files the guard looked for again are not part of it: the delta has them.
     snapshot.unlisted_by_git = run.unlistedByGit.filter(

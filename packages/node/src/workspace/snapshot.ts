@@ -80,6 +80,9 @@ export interface OutsideEntry extends EntryState {
  *   that exist (files that became ignored, or that changed rules hide; folders end in `/`).
  *   Non-empty means the source scope here is
  *   wider than git's, so a git tree cannot be derived from the changes alone.
+ * - `listed_by_git`: only when the observer has `@turngate/native` and its in-process git
+ *   listing left the root repository to git (never serialised): why, as a sentence for the
+ *   turn's notes (issue 33: a fallback is never silent).
  */
 export interface WorkspaceSnapshot {
   root: string;
@@ -91,6 +94,7 @@ export interface WorkspaceSnapshot {
   unreadable_reasons?: Record<string, string>;
   ignore_state?: IgnoreState;
   unlisted_by_git?: string[];
+  listed_by_git?: string;
 }
 
 /** Schema id written into serialised snapshots. */
