@@ -91,7 +91,14 @@ async function listTree(
     if (record === "") continue;
     const tab = record.indexOf("\t");
     const [mode = "", type = "", oid = ""] = record.slice(0, tab).split(" ");
-    entries.push({ mode, type, oid, path: record.slice(tab + 1).normalize("NFC") });
+    const path = record.slice(tab + 1);
+    // Snapshot keys are NFC; only a name outside printable ASCII can differ.
+    entries.push({
+      mode,
+      type,
+      oid,
+      path: /[^ -~]/.test(path) ? path.normalize("NFC") : path,
+    });
   }
   return entries;
 }
