@@ -93,7 +93,7 @@ describe("final_tree is checked against the judged bytes (attack round 04, 05, 0
     expect(result).toEqual({ tree: committedTree(root), reason: null, from: "changes" });
   });
 
-  test("05: a blob stored filtered by `ident` is not the bytes checked: no final tree", async () => {
+  test("05: a blob stored filtered by ident is not the bytes checked: no final tree", async () => {
     const root = repo({ "lib.js": "exports.add = (a, b) => a + b;\n" });
     const { result } = await turn(root, (r) => {
       write(r, ".gitattributes", "*.js ident\n");
@@ -118,7 +118,7 @@ describe("final_tree is checked against the judged bytes (attack round 04, 05, 0
     );
   });
 
-  test("05 control: `ident` on a file without `$Id$` records the clean commit's tree", async () => {
+  test("05 control: ident on a file without an Id keyword records the clean commit's tree", async () => {
     const root = repo({ "lib.js": "exports.add = (a, b) => a + b;\n" });
     const { result } = await turn(root, (r) => {
       write(r, ".gitattributes", "*.js ident\n");
