@@ -546,14 +546,21 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     const baselineTree = session.baselineTree;
     let judgedTree: SourceTree | undefined;
     if (baselineTree !== undefined) {
-      // The end's tree for the view's diffs: the proof's when the turn was allowed, else
-      // written now (objects only, a temporary index: the user's index is not touched).
+      // The end's tree for the view's diffs: the proof's when the turn was allowed (checked
+      // against the judged bytes, so the next turn may build on it even after a baseline
+      // without a tree), else written now (objects only, a temporary index: the user's index
+      // is not touched).
       const finalTree =
-        session.effectDigest === "" || baselineTree.tree === null
+        session.effectDigest === ""
           ? baselineTree
           : outcome.kind === "allow"
-            ? { tree: session.proof().workspace?.final_tree ?? null, reason: null }
-            : await session.sourceTreeNow();
+            ? {
+                tree: session.proof().workspace?.final_tree ?? null,
+                reason: session.proof().workspace?.tree_reason ?? null,
+              }
+            : baselineTree.tree === null
+              ? baselineTree
+              : await session.sourceTreeNow();
       judgedTree =
         finalTree.tree !== null
           ? { tree: finalTree.tree, reason: null }

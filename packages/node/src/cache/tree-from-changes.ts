@@ -59,8 +59,12 @@ export interface SourceTreeChange {
  * (as `sourceTreeId` writes them), and where the fast path gives up the full `sourceTreeId`
  * is taken instead of the index path (which reads the baseline's trees unchecked): use it for
  * a tree that is recorded and diffed later (a proof's `final_tree`).
+ * Every fall back to `sourceTreeId` starts its index from `baselineTree` (never HEAD, which
+ * the agent may have moved) and marks the result `hashedAll: true`: every file was read,
+ * so a caller checking the result against a snapshot checks every blob's bytes.
  * Input: the workspace root, the baseline tree id, the source changes (paths relative to
- * root). Output: `{tree, reason: null}` or `{tree: null, reason}`. Never throws.
+ * root). Output: `{tree, reason: null}` or `{tree: null, reason}`, with `hashedAll`. Never
+ * throws.
  */
 export async function sourceTreeFromChanges(
   root: string,
@@ -68,11 +72,15 @@ export async function sourceTreeFromChanges(
   changes: readonly SourceTreeChange[],
   env: NodeJS.ProcessEnv = process.env,
   options: { write?: boolean } = {},
-): Promise<SourceTree> {
+): Promise<SourceTree & { hashedAll?: true }> {
+  const whole = async () => ({
+    ...(await sourceTreeId(root, env, { from: baselineTree })),
+    hashedAll: true as const,
+  });
   if (changes.length === 0) {
     const located = await topLevelOf(root, env);
     if (located.topLevel === null) return { tree: null, reason: located.reason };
-    if (resolve(located.topLevel) !== resolve(root)) return sourceTreeId(root, env);
+    if (resolve(located.topLevel) !== resolve(root)) return whole();
     return { tree: baselineTree, reason: null };
   }
   // The fast path: no index at all (blobs, the baseline's trees along the changed paths,
@@ -82,7 +90,7 @@ export async function sourceTreeFromChanges(
     gitFilterOverrides(root, env).catch(() => undefined),
   ]);
   if (located.topLevel === null) return { tree: null, reason: located.reason };
-  if (resolve(located.topLevel) !== resolve(root)) return sourceTreeId(root, env);
+  if (resolve(located.topLevel) !== resolve(root)) return whole();
   if (filters !== undefined) {
     const fast = await treeIdFromChanges(
       root,
@@ -92,12 +100,12 @@ export async function sourceTreeFromChanges(
       env,
       options.write === true,
     );
-    if (fast === null) return sourceTreeId(root, env);
+    if (fast === null) return whole();
     if (fast !== undefined) return { tree: fast, reason: null };
   }
   // The index path reads the baseline's trees without checking their bytes: a recorded
   // tree is never built on objects that were not checked.
-  if (options.write === true) return sourceTreeId(root, env);
+  if (options.write === true) return whole();
   const tmp = await mkdtemp(join(tmpdir(), "turngate-key-tree-"));
   try {
     const gitEnv = { ...env, GIT_INDEX_FILE: join(tmp, "index") };

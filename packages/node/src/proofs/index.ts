@@ -43,6 +43,7 @@ export {
   type SourceTree,
   sourceTreeId,
 } from "./source-tree.js";
+export { type TreeCheckOptions, treeSnapshotMismatch } from "./tree-check.js";
 export { type TurnTree, type TurnTreeInput, turnSourceTree } from "./turn-tree.js";
 export {
   type ProofFileVerification,

@@ -27,7 +27,9 @@ const SAFE_GIT = [
  * 1. `git rev-parse --show-toplevel --verify --quiet HEAD^{tree}` (one call: the top level,
  *    then HEAD's tree when there is one; the configuration's filters are read meanwhile);
  * 2. `GIT_INDEX_FILE` names an index in a new temporary folder, filled by `git read-tree
- *    HEAD` (left empty in a repository without commits). It holds no stat data, so every
+ *    <options.from>` when given (a turn's baseline tree: never the HEAD or index the agent
+ *    may have committed to or altered, attack 08), else `git read-tree HEAD` (left empty in a
+ *    repository without commits). It holds no stat data, so every
  *    file is hashed from its bytes: a cached stat would let a same-size rewrite with a reset
  *    mtime pass as unchanged, as it can in the user's own index;
  * 3. `git add -A` (whole work tree) and `git write-tree` on that index.
@@ -40,13 +42,16 @@ const SAFE_GIT = [
  * to the repository's object store (as `git add` does); the user's index, HEAD and refs
  * are never changed. The temporary folder is always removed.
  *
- * Input: a directory. Output: `{tree, reason: null}`, or `{tree: null, reason}` outside a
- * git work tree, when git is missing, or when `git add`/`write-tree` fails (its stderr).
- * Never throws.
+ * Input: a directory, git's environment, and `options.from`: a tree id to start the index
+ * from instead of HEAD. Output: `{tree, reason: null}`, or `{tree: null, reason}` outside a
+ * git work tree, when git is missing, or when `git read-tree`/`add`/`write-tree` fails (its
+ * stderr). The result is git's view; a proof's tree is then checked against the judged bytes
+ * (`treeSnapshotMismatch`). Never throws.
  */
 export async function sourceTreeId(
   root: string,
   env: NodeJS.ProcessEnv = process.env,
+  options: { from?: string } = {},
 ): Promise<SourceTree> {
   // One rev-parse for both questions: `--show-toplevel` prints the top level before
   // `--verify` looks at HEAD, so the top level is there even when HEAD has no tree (exit 1,
@@ -73,14 +78,15 @@ export async function sourceTreeId(
     const index = join(tmp, "index");
     const gitEnv = { ...env, GIT_INDEX_FILE: index };
     const filters = await filtersRead;
-    if (where.headTree) {
-      const read = await runGit([...SAFE_GIT, "read-tree", "HEAD"], where.topLevel, {
+    const start = options.from ?? (where.headTree ? "HEAD" : undefined);
+    if (start !== undefined) {
+      const read = await runGit([...SAFE_GIT, "read-tree", start], where.topLevel, {
         env: gitEnv,
       });
       if (read.code !== 0) {
         return {
           tree: null,
-          reason: `git read-tree HEAD failed: ${read.stderr || `exit ${read.code}`}`,
+          reason: `git read-tree ${start} failed: ${read.stderr || `exit ${read.code}`}`,
         };
       }
     }
@@ -202,7 +208,7 @@ export async function proofMatchesCommit(
       matches: false,
       commitTree,
       finalTree,
-      reason: `the proof records no final tree (${why})`,
+      reason: `the proof names no final tree, so no commit can match it (${why})`,
     };
   }
   if (finalTree !== commitTree) {

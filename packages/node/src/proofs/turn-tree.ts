@@ -4,6 +4,7 @@ import { sourceTreeFromChanges } from "../cache/tree-from-changes.js";
 import type { WorkspaceDelta } from "../workspace/diff/diff.js";
 import type { WorkspaceSnapshot } from "../workspace/snapshot.js";
 import { type SourceTree, sourceTreeId } from "./source-tree.js";
+import { treeSnapshotMismatch } from "./tree-check.js";
 
 /** Input of {@link turnSourceTree}. */
 export interface TurnTreeInput {
@@ -13,7 +14,10 @@ export interface TurnTreeInput {
   baselineTree: string;
   /** The turn's delta against that baseline (the one the effect digest was built from). */
   delta: WorkspaceDelta;
-  /** The observation the delta came from (its `unlisted_by_git`). */
+  /**
+   * The observation the delta came from (its `unlisted_by_git`): the snapshot the checks
+   * were bound to, which the tree is checked against.
+   */
   snapshot: WorkspaceSnapshot;
   /** True when the observer has configured `ignores` (files git lists but turngate skips). */
   configuredIgnores: boolean;
@@ -31,6 +35,25 @@ export type TurnTree = SourceTree & {
   /** With `full`: why the changes alone could not give git's tree. */
   fullReason?: string;
 };
+
+/**
+ * `{tree: null, reason: "final_tree: <why>"}` when `tree` is not exactly the judged
+ * snapshot's source scope (`treeSnapshotMismatch`), else `tree` unchanged. `bytesOf`: the
+ * paths whose blob bytes are read (absent: all).
+ */
+async function checked(
+  input: TurnTreeInput,
+  tree: TurnTree,
+  bytesOf: readonly string[] | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<TurnTree> {
+  if (tree.tree === null) return tree;
+  const mismatch = await treeSnapshotMismatch(input.root, tree.tree, input.snapshot, {
+    ...(bytesOf !== undefined ? { bytesOf } : {}),
+    env,
+  });
+  return mismatch === undefined ? tree : { ...tree, tree: null, reason: `final_tree: ${mismatch}` };
+}
 
 /** Files whose change alters how git reads other, unchanged files. */
 const GIT_RULE_FILES = new Set([".gitignore", ".gitattributes", ".gitmodules"]);
@@ -84,13 +107,22 @@ async function fullTreeReason(input: TurnTreeInput): Promise<string | undefined>
  * reasons in {@link TurnTree.fullReason}, a file at an output location among them), every
  * file is hashed by `sourceTreeId`.
  * A change of scope `ignored` removes its path: git leaves ignored untracked files out.
+ * The full path's index starts from `baselineTree`, never HEAD (which the agent can move).
+ * Then the tree is checked against the judged snapshot (`treeSnapshotMismatch`, attack
+ * round findings 04, 05, 06, 08): the same entries, mode classes and raw bytes, nothing
+ * else. On the fast path the entry set and modes are checked in full (one `ls-tree`) but
+ * only the changed paths' blobs are read: every other blob is the baseline tree's, which was
+ * checked against the baseline snapshot when it was recorded (`Session.start`; a turn's
+ * recorded tree is the next turn's baseline tree only after this check). On any mismatch
+ * the tree is `null` with `reason` `final_tree: <first differing path and why>`.
  * Output: the tree and how it was computed. Never throws.
  */
 export async function turnSourceTree(input: TurnTreeInput): Promise<TurnTree> {
   const env = input.env ?? process.env;
   const reason = await fullTreeReason(input);
   if (reason !== undefined) {
-    return { ...(await sourceTreeId(input.root, env)), from: "full", fullReason: reason };
+    const full = await sourceTreeId(input.root, env, { from: input.baselineTree });
+    return checked(input, { ...full, from: "full", fullReason: reason }, undefined, env);
   }
   // An ignored path is an untracked file git leaves out (tracked files are never in the
   // ignored scope): removed from the tree, in case the baseline tree had it.
@@ -101,5 +133,7 @@ export async function turnSourceTree(input: TurnTreeInput): Promise<TurnTree> {
   const tree = await sourceTreeFromChanges(input.root, input.baselineTree, changes, env, {
     write: true,
   });
-  return { ...tree, from: "changes" };
+  const { hashedAll, ...result } = tree;
+  const bytesOf = hashedAll ? undefined : input.delta.changes.map((change) => change.path);
+  return checked(input, { ...result, from: "changes" }, bytesOf, env);
 }

@@ -48,6 +48,7 @@ import {
 } from "../processes/settle.js";
 import { SIGNING_KEY_ENV } from "../proofs/signing-key.js";
 import { type SourceTree, sourceTreeId } from "../proofs/source-tree.js";
+import { treeSnapshotMismatch } from "../proofs/tree-check.js";
 import { turnSourceTree } from "../proofs/turn-tree.js";
 import type { ShellRunResult } from "../runner/shell.js";
 import { runVerificationCommand } from "../runner/verify-command.js";
@@ -310,6 +311,17 @@ export class Session {
         throw error;
       }
       [baseline, baselineTree] = await workspace;
+      // docs/design.md §3 "Proof": a turn's tree is built on this one and only its changed
+      // blobs are read then, so the baseline tree is checked in full against the baseline's
+      // bytes here (a blob git stored converted, a submodule, an ignored tracked file…).
+      if (baselineTree?.tree) {
+        const mismatch = await treeSnapshotMismatch(observer.root, baselineTree.tree, baseline, {
+          env: hostEnv,
+        });
+        if (mismatch !== undefined) {
+          baselineTree = { tree: null, reason: `baseline tree: ${mismatch}` };
+        }
+      }
     }
     return new Session(
       options,
@@ -1171,23 +1183,32 @@ export class Session {
    * The git tree id of the source scope as the turn's last observation found it, written to
    * the object store (docs/design.md §3 "Proof"): the baseline tree plus the delta
    * (`turnSourceTree`: only the changed files are hashed) when there is a baseline tree and a
-   * delta, else every file hashed (`sourceTreeId`). Output: `{tree, reason: null}` or
-   * `{tree: null, reason}`. Never throws.
+   * delta, else every file hashed (`sourceTreeId`, its index started from the baseline tree
+   * when there is one). Either way the tree is checked against the judged snapshot
+   * (`treeSnapshotMismatch`: same entries, modes and raw bytes, nothing else); on a mismatch,
+   * or with no judged snapshot, `{tree: null, reason: "final_tree: …"}`. Output: `{tree,
+   * reason: null}` or `{tree: null, reason}`. Never throws.
    */
   async sourceTreeNow(): Promise<SourceTree> {
     const baselineTree = this.#baselineTree?.tree;
     const delta = this.#delta;
     const judged = this.#judged;
+    // docs/design.md §3 "Proof": no tree is recorded that was not checked against the bytes
+    // judged.
+    if (!judged)
+      return { tree: null, reason: "final_tree: no judged observation to check it against" };
     // Check outputs adopted in place (issue 10) are on disk but not in the delta: git's tree
-    // holds them, so every file is hashed.
-    if (
-      baselineTree === undefined ||
-      baselineTree === null ||
-      !delta ||
-      !judged ||
-      this.#adopted.size > 0
-    ) {
-      return sourceTreeId(this.root, this.#env);
+    // holds them, so every file is hashed (from the baseline tree when there is one, never
+    // HEAD), and every blob is checked.
+    if (baselineTree === undefined || baselineTree === null || !delta || this.#adopted.size > 0) {
+      const full = await sourceTreeId(this.root, this.#env, {
+        ...(baselineTree ? { from: baselineTree } : {}),
+      });
+      if (full.tree === null) return full;
+      const mismatch = await treeSnapshotMismatch(this.root, full.tree, judged, {
+        env: this.#env,
+      });
+      return mismatch === undefined ? full : { tree: null, reason: `final_tree: ${mismatch}` };
     }
     const tree = await turnSourceTree({
       root: this.root,

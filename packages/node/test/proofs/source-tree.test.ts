@@ -152,7 +152,7 @@ describe("the proof records the root and the trees; proofMatchesCommit", () => {
     );
     const { workspace: _w, ...older } = proof;
     expect((await proofMatchesCommit(older, r.root, "HEAD")).reason).toBe(
-      "the proof records no final tree (the proof predates recorded trees)",
+      "the proof names no final tree, so no commit can match it (the proof predates recorded trees)",
     );
   });
 });

@@ -143,6 +143,12 @@ describe("turnSourceTree: the turn's tree from the baseline tree and the changes
         ["src/deep/**"],
       ],
     ];
+    const REFUSED: Record<string, (root: string) => string> = {
+      "nested repository": (root) =>
+        `final_tree: vendor/lib is a submodule (gitlink ${git(join(root, "vendor/lib"), "rev-parse", "HEAD").slice(0, 12)}) whose commit does not hold the checked bytes: vendor/lib/x.txt differs`,
+      "configured ignores": () =>
+        "final_tree: src/deep/c.ts is not in the judged snapshot: the checks never saw it",
+    };
     for (const [name, change, reason, ignores] of cases) {
       const root = repo();
       if (name === "nested repository") {
@@ -154,6 +160,19 @@ describe("turnSourceTree: the turn's tree from the baseline tree and the changes
         git(join(root, "vendor/lib"), "commit", "-q", "--no-gpg-sign", "-m", "lib");
       }
       const { result, oracle } = await turn(root, change, ignores);
+      const refused = REFUSED[name];
+      if (refused !== undefined) {
+        // docs/design.md §3 "Proof": git's tree is not the bytes the checks saw, so none is
+        // recorded (the nested repository is one gitlink to its old commit; configured
+        // ignores leave files out of the judged snapshot that git's tree holds).
+        expect(result, name).toEqual({
+          tree: null,
+          reason: refused(root),
+          from: "full",
+          fullReason: reason,
+        });
+        continue;
+      }
       expect(result.tree, name).toBe(oracle);
       if (reason === "a symlink takes the full tree") {
         // The fast path gives up on a symlink; with `write` the full tree is taken.
