@@ -821,8 +821,9 @@ describe("issue 33: the in-process git listing equals git ls-files", () => {
     // A tree git itself cannot list (it crashed: no oracle) stays rare, or the property
     // would stop testing anything.
     expect(seen.gitCrashed).toBeLessThanOrEqual(Math.ceil(RUNS / 100));
-    // The generator reached the cases it exists for.
-    if (RUNS >= 50 && process.env.TURNGATE_GIT_LIST_PATH === undefined) {
+    // The generator reached the cases it exists for. Checked on the long run only: in 60
+    // trees no sparse checkout came up in about one run of eight (a false failure).
+    if (RUNS >= 500 && process.env.TURNGATE_GIT_LIST_PATH === undefined) {
       expect(seen.sparse).toBeGreaterThan(0);
       expect(seen.split).toBeGreaterThan(0);
       expect(seen.sha256).toBeGreaterThan(0);
