@@ -70,7 +70,7 @@ import {
 } from "./context.js";
 import { createProgressReporter, setupProgressLine } from "./progress.js";
 import { type StatePaths, stateWriteProblem } from "./state-dir.js";
-import { shownPath } from "./terminal-text.js";
+import { escapeControls, shownPath } from "./terminal-text.js";
 import {
   type SkippedCheck,
   selectChecksByAffected,
@@ -430,6 +430,13 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
     }
 
     const delta = await session.observeWorkspace();
+    // The in-process listing left the repository to git: said, never a silent difference.
+    const listedByGit = session.judgedSnapshot()?.listed_by_git;
+    if (listedByGit !== undefined) {
+      ctx.stderr.write(
+        `turngate: the workspace was listed by git, not in-process: ${escapeControls(listedByGit)}\n`,
+      );
+    }
     const affected = delta.changes.some((c) => c.scope === "source")
       ? await turnAffectedTargets(
           request.root,
