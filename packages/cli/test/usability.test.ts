@@ -2,6 +2,7 @@
  * Issue #12: what a new user tripped over on a fresh clone and on five real projects. Each
  * test runs the CLI on a real temporary git repository with real processes.
  */
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -505,7 +506,7 @@ describe("CLI usability: the agent's exit code", () => {
 });
 
 describe("CLI usability: turngate gc", () => {
-  test("item 17: keeps the proofs of the last N turns, the logs they cite and N other logs; --max-bytes; the baseline stays", async () => {
+  test("item 17: keeps the proofs of the last N turns, the logs they cite and N other logs, and the views of the last N turns with the tree refs they name; --max-bytes; the baseline stays", async () => {
     const p = project({ "a.txt": "0\n" });
     const proofsDir = join(p.root, ".turngate/proofs");
     const logsDir = join(p.root, ".turngate/logs");
@@ -547,12 +548,45 @@ describe("CLI usability: turngate gc", () => {
     ]);
     expect(plan.kept).toMatchObject({ proofs: 1, logs: 2 });
     expect(readdirSync(proofsDir)).toHaveLength(3);
+    // The turn views (one per turn) and the refs that keep their trees: four turns, five trees.
+    const viewsDir = join(p.root, ".turngate/views");
+    const treeRefs = () =>
+      execFileSync("git", ["for-each-ref", "--format=%(refname)", "refs/turngate/trees/"], {
+        cwd: p.root,
+        encoding: "utf8",
+      })
+        .split("\n")
+        .filter((line) => line !== "")
+        .sort();
+    const viewTrees = (file: string) => {
+      const diffs = JSON.parse(readFileSync(join(viewsDir, file), "utf8")).diffs;
+      return [diffs.baseline_tree, diffs.final_tree];
+    };
+    const turnViews = readdirSync(viewsDir).filter((name) => name !== "last.json");
+    expect(turnViews).toHaveLength(4);
+    expect(treeRefs()).toHaveLength(5);
+    expect(plan.views.removed).toHaveLength(3);
+    expect(plan.views.kept).toBe(1);
+    expect(plan.tree_refs_removed).toHaveLength(3);
+    expect(readdirSync(viewsDir)).toHaveLength(5);
+    expect(treeRefs()).toHaveLength(5);
 
     const gc = await cli(["gc", "--keep-turns", "1"], p.root);
     expect(gc.code).toBe(0);
     expect(gc.stdout).toMatch(
-      /^gc: removed 2 proofs and 2 logs \(\d+ bytes\) from \.turngate; kept 1 proof and 2 logs \(\d+ bytes; limits: 1 turn, 104857600 bytes\)\n$/,
+      /^gc: removed 2 proofs and 2 logs \(\d+ bytes\) from \.turngate; kept 1 proof and 2 logs \(\d+ bytes; limits: 1 turn, 104857600 bytes\)\ngc: removed 3 turn views \(\d+ bytes\) and 3 kept tree refs \(refs\/turngate\/trees\/\); kept 1 turn view\n$/,
     );
+    // The newest turn's view stays, and the refs of exactly the two trees it names.
+    const keptViews = readdirSync(viewsDir).filter((name) => name !== "last.json");
+    expect(keptViews).toHaveLength(1);
+    const keptTrees = viewTrees(keptViews[0] as string);
+    expect(treeRefs()).toEqual(
+      keptTrees.map((tree: string) => `refs/turngate/trees/${tree}`).sort(),
+    );
+    expect(plan.tree_refs_removed).not.toContain(`refs/turngate/trees/${keptTrees[1]}`);
+    const shown = await cli(["show"], p.root);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain("a.txt");
     expect(readdirSync(proofsDir)).toEqual([names[2]?.proof]);
     expect(readdirSync(logsDir).sort()).toEqual([names[2]?.log, names[3]?.log].sort());
     // The kept proof is still there to check: turn 4 changed a.txt since, so it does not hold (exit 2).

@@ -182,5 +182,11 @@ export {
   TestHistoryStore,
   TurnTestHistory,
 } from "./test-history/index.js";
-export { KEPT_TREES_REF_PREFIX, keepTrees, type TurnDiffs, turnDiffs } from "./view/turn-diffs.js";
+export {
+  KEPT_TREES_REF_PREFIX,
+  keepTrees,
+  releaseTrees,
+  type TurnDiffs,
+  turnDiffs,
+} from "./view/turn-diffs.js";
 export * from "./workspace/index.js";

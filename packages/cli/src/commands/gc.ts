@@ -1,6 +1,10 @@
 import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
 import { TurngateError } from "@turngate/core";
+import { releaseTrees } from "@turngate/node";
 import { EXIT_OK } from "../context.js";
+import { listTurnViews, treesOfView, viewsDir } from "../show/view-store.js";
 import { resolveStatePaths } from "../state-dir.js";
 import {
   applyGc,
@@ -22,8 +26,10 @@ export const GC_RESULT_SCHEMA = "turngate.gc_result.v1";
 
 /**
  * `turngate gc [--keep-turns N] [--max-bytes SIZE] [--dry-run] [--json]`: bound the proofs
- * and logs under the state folder (issue #12 item 17; `planGc` says what is kept). The
- * baseline and its history are never removed.
+ * and logs under the state folder (issue #12 item 17; `planGc` says what is kept), and the
+ * turn views of `turngate show` (the N newest are kept, and `views/last.json`) with the git
+ * refs that kept their trees (`refs/turngate/trees/<id>`) for the views removed (docs/cli.md
+ * "turngate gc"). The baseline and its history are never removed.
  */
 export const gcCommand: CliCommand = {
   name: "gc",
@@ -33,7 +39,7 @@ export const gcCommand: CliCommand = {
         .command("gc")
         .summary("remove old proofs and check logs from the state folder")
         .description(
-          `Keep the state folder (.turngate/ or --state-dir) bounded. Kept: the proofs of the last N turns (--keep-turns, default ${GC_DEFAULT_KEEP_TURNS}, newest by modification time), every log those proofs cite, and the ${GC_DEFAULT_KEEP_TURNS} (N) newest other logs; then, while the kept proofs and logs exceed --max-bytes (default 100M), the oldest uncited logs and then the oldest proofs go, never the newest proof. The baseline (baseline.json) and its history are never removed.`,
+          `Keep the state folder (.turngate/ or --state-dir) bounded. Kept: the proofs of the last N turns (--keep-turns, default ${GC_DEFAULT_KEEP_TURNS}, newest by modification time), every log those proofs cite, and the ${GC_DEFAULT_KEEP_TURNS} (N) newest other logs; then, while the kept proofs and logs exceed --max-bytes (default 100M), the oldest uncited logs and then the oldest proofs go, never the newest proof. The views of the N newest turns (what turngate show reads) are kept too; the git refs refs/turngate/trees/<id> that kept the trees of the views removed go with them. The baseline (baseline.json) and its history are never removed.`,
         )
         .option(
           "--keep-turns <n>",
@@ -76,6 +82,31 @@ export const gcCommand: CliCommand = {
           cited.set(file, await citedLogs(file));
         const plan = planGc(files, (proof) => cited.get(proof) ?? [], { keepTurns, maxBytes });
         if (!flags.dryRun) await applyGc(plan);
+        // The turn views: the N newest stay, with the trees they (and views/last.json) name;
+        // a tree only the removed views named is no longer kept by a ref.
+        const views = await listTurnViews(paths.dir);
+        const keptViews = views.slice(0, keepTurns);
+        const removedViews = views.slice(keepTurns);
+        const stillNamed = new Set<string>();
+        for (const file of [
+          ...keptViews.map((v) => v.path),
+          join(viewsDir(paths.dir), "last.json"),
+        ]) {
+          for (const tree of await treesOfView(file)) stillNamed.add(tree);
+        }
+        const released = new Set<string>();
+        for (const view of removedViews) {
+          for (const tree of await treesOfView(view.path)) {
+            if (!stillNamed.has(tree)) released.add(tree);
+          }
+        }
+        if (!flags.dryRun) {
+          for (const view of removedViews) await rm(view.path, { force: true });
+        }
+        const refs = await releaseTrees(root, released, {
+          dryRun: flags.dryRun === true,
+          env: ctx.env,
+        });
         const n = (list: StateFile[], kind: StateFile["kind"]) => {
           const c = count(list, kind);
           return `${c} ${kind}${c === 1 ? "" : "s"}`;
@@ -96,6 +127,11 @@ export const gcCommand: CliCommand = {
               logs: count(plan.keep, "log"),
               bytes: bytes(plan.keep),
             },
+            views: {
+              removed: removedViews.map((v) => ({ path: v.path, bytes: v.bytes })),
+              kept: keptViews.length,
+            },
+            tree_refs_removed: refs,
           };
           ctx.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
         } else {
@@ -103,6 +139,12 @@ export const gcCommand: CliCommand = {
           ctx.stdout.write(
             `gc: ${verb} ${n(plan.remove, "proof")} and ${n(plan.remove, "log")} (${bytes(plan.remove)} bytes) from ${shownPath(root, paths.dir)}; kept ${n(plan.keep, "proof")} and ${n(plan.keep, "log")} (${bytes(plan.keep)} bytes; limits: ${keepTurns} ${keepTurns === 1 ? "turn" : "turns"}, ${maxBytes} bytes)\n`,
           );
+          if (views.length > 0) {
+            const plural = (c: number, word: string) => `${c} ${word}${c === 1 ? "" : "s"}`;
+            ctx.stdout.write(
+              `gc: ${verb} ${plural(removedViews.length, "turn view")} (${removedViews.reduce((sum, v) => sum + v.bytes, 0)} bytes) and ${plural(refs.length, "kept tree ref")} (refs/turngate/trees/); kept ${plural(keptViews.length, "turn view")}\n`,
+            );
+          }
         }
         state.exitCode = EXIT_OK;
       },

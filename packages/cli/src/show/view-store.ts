@@ -9,6 +9,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
+import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { TurngateValidationError, type TurnView } from "@turngate/core";
 import { TurnViewSchema } from "@turngate/core/schemas";
@@ -38,6 +39,57 @@ export async function storeView(stateDir: string, view: TurnView): Promise<strin
   }
   await writeJsonAtomic(join(dir, "last.json"), view);
   return name;
+}
+
+/** A per-turn view file of `views/` (not `last.json`), for `turngate gc`. */
+export interface StoredViewFile {
+  path: string;
+  bytes: number;
+  /** When the turn was decided (the name's key, ms), else the file's modification time. */
+  atMs: number;
+}
+
+/**
+ * Every per-turn view file of `stateDir`'s `views/` with its size and time, newest first
+ * (`last.json` is never listed: `show` with no argument reads it). A missing folder lists
+ * nothing. Errors: `fs` errors other than `ENOENT`.
+ */
+export async function listTurnViews(stateDir: string): Promise<StoredViewFile[]> {
+  const dir = viewsDir(stateDir);
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  const files: StoredViewFile[] = [];
+  for (const name of names) {
+    const m = VIEW_FILE.exec(name);
+    if (m === null) continue;
+    const path = join(dir, name);
+    const info = await stat(path).catch(() => undefined);
+    if (!info?.isFile()) continue;
+    files.push({ path, bytes: info.size, atMs: m[2] !== undefined ? Number(m[2]) : info.mtimeMs });
+  }
+  return files.sort((a, b) => b.atMs - a.atMs || (a.path < b.path ? 1 : -1));
+}
+
+/**
+ * The git tree ids a stored view's diffs name (`diffs.baseline_tree`, `diffs.final_tree`),
+ * read leniently (a view is a display: a file that is not one names none). Never throws.
+ */
+export async function treesOfView(path: string): Promise<string[]> {
+  try {
+    const value = JSON.parse(await readFile(path, "utf8")) as {
+      diffs?: { baseline_tree?: unknown; final_tree?: unknown } | null;
+    };
+    return [value.diffs?.baseline_tree, value.diffs?.final_tree].filter(
+      (tree): tree is string => typeof tree === "string",
+    );
+  } catch {
+    return [];
+  }
 }
 
 /**

@@ -8,6 +8,7 @@
 import { realpathSync } from "node:fs";
 import { relative, sep } from "node:path";
 import { TURN_VIEW_LIMITS, type TurnViewDiff, type TurnViewFileDiff } from "@turngate/core";
+import { WorkspaceObserverError } from "../workspace/errors.js";
 import { runGit } from "../workspace/listing/git.js";
 
 /** Result of {@link turnDiffs}: the diffs, or why there are none (`diffs: null`). */
@@ -371,4 +372,52 @@ export async function keepTrees(
     }
   }
   return kept;
+}
+
+/**
+ * Drop the refs {@link keepTrees} wrote for trees no stored view names any more (`turngate
+ * gc`; docs/cli.md "turngate gc"): of the refs under `refs/turngate/trees/` of the
+ * repository at `root`, those whose tree id is in `release` are deleted in one `git
+ * update-ref --stdin` transaction (`dryRun`: none is). Only ids the caller names go, so the
+ * trees kept for another state folder's views (hook sessions keep theirs outside the
+ * workspace) stay. git's own gc may then prune the trees. Output: the deleted (or, dry run,
+ * deletable) ref names, sorted; `[]` when `root` is not a git repository or git is missing.
+ * Errors: `WorkspaceObserverError` `git_failed` when the deletion fails.
+ */
+export async function releaseTrees(
+  root: string,
+  release: Iterable<string>,
+  options: { dryRun?: boolean; env?: NodeJS.ProcessEnv } = {},
+): Promise<string[]> {
+  const env = options.env ?? process.env;
+  const ids = new Set([...release].filter((tree) => TREE_ID.test(tree)));
+  if (ids.size === 0) return [];
+  let listed: Awaited<ReturnType<typeof runGit>>;
+  try {
+    listed = await runGit(["for-each-ref", "--format=%(refname)", KEPT_TREES_REF_PREFIX], root, {
+      env,
+    });
+  } catch {
+    return [];
+  }
+  if (listed.code !== 0) return [];
+  const drop = listed.stdout
+    .toString("utf8")
+    .split("\n")
+    .filter((ref) => ref.startsWith(KEPT_TREES_REF_PREFIX))
+    .filter((ref) => ids.has(ref.slice(KEPT_TREES_REF_PREFIX.length)))
+    .sort();
+  if (drop.length === 0 || options.dryRun === true) return drop;
+  const input = drop.map((ref) => `delete ${ref}\n`).join("");
+  const result = await runGit(["update-ref", "--stdin"], root, {
+    env,
+    input: Buffer.from(input),
+  });
+  if (result.code !== 0) {
+    throw new WorkspaceObserverError(
+      "git_failed",
+      `git update-ref could not delete turngate's kept trees in ${root} (exit ${result.code}): ${result.stderr}`,
+    );
+  }
+  return drop;
 }

@@ -11,7 +11,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { keepTrees, sourceTreeId, turnDiffs } from "../../src/index.js";
+import { keepTrees, releaseTrees, sourceTreeId, turnDiffs } from "../../src/index.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -171,5 +171,30 @@ describe("turnDiffs", () => {
     expect(git("for-each-ref", "--format=%(refname)").trim().split("\n")).toEqual(
       [`refs/turngate/trees/${kept}`, `refs/turngate/trees/${second}`].sort(),
     );
+  });
+
+  test("releaseTrees (turngate gc): only the named trees' refs go, in one transaction; a dry run and other refs are untouched", async () => {
+    const { root, git } = repo();
+    writeFileSync(join(root, "a.txt"), "one\n");
+    const one = await tree(root);
+    writeFileSync(join(root, "a.txt"), "two\n");
+    const two = await tree(root);
+    expect(await keepTrees(root, [one, two])).toEqual([one, two]);
+    git("commit", "-q", "--no-gpg-sign", "--allow-empty", "-m", "base");
+    git("update-ref", "refs/heads/other", git("rev-parse", "HEAD").trim());
+    const refs = () => git("for-each-ref", "--format=%(refname)").trim().split("\n");
+    const before = refs();
+    // Dry run: what would go, nothing gone. A name that is no tree id or has no ref is skipped.
+    expect(await releaseTrees(root, [one, "not-a-tree", "2".repeat(40)], { dryRun: true })).toEqual(
+      [`refs/turngate/trees/${one}`],
+    );
+    expect(refs()).toEqual(before);
+    expect(await releaseTrees(root, [one])).toEqual([`refs/turngate/trees/${one}`]);
+    expect(refs()).toEqual(before.filter((ref) => ref !== `refs/turngate/trees/${one}`));
+    expect(refs()).toContain("refs/heads/other");
+    // Not a repository: nothing to release.
+    const plain = mkdtempSync(join(tmpdir(), "turngate-plain-"));
+    dirs.push(plain);
+    expect(await releaseTrees(plain, [two])).toEqual([]);
   });
 });
