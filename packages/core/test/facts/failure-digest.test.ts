@@ -1,4 +1,7 @@
 /** The failure digest's text (docs/facts.md, the failure digest): exact lines from a TAP stream. */
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { failureDigest } from "../../src/facts/test-results/index.js";
 
@@ -33,6 +36,31 @@ describe("failureDigest", () => {
       "|   ...",
       "| 1..2",
     ]);
+  });
+
+  test("a test file that fails to load (node --test): the digest names the load error, not only node's tail", () => {
+    const fixture = join(
+      dirname(fileURLToPath(import.meta.url)),
+      "fixtures/test-results/tap/node-test-load-error.tap",
+    );
+    const digest = failureDigest({ output: readFileSync(fixture, "utf8"), logPath: "l.log" });
+    expect(digest.source).toBe("output");
+    expect(digest.lines.slice(0, 8)).toEqual([
+      "failing tests (0 of 1; 1 suite error; full log: l.log):",
+      "  ! /src/sample/b.test.js:",
+      "      Error: Cannot find module './missing-module'",
+      "      Require stack:",
+      "      - /src/sample/b.test.js",
+      "      at Object.<anonymous> (/src/sample/b.test.js:1:11)",
+      "      code: 'MODULE_NOT_FOUND',",
+      "      requireStack: [ '/src/sample/b.test.js' ]",
+    ]);
+  });
+
+  test("a TAP tail that only lost its plan names no suite error (the stream's shape says nothing about the code)", () => {
+    const digest = failureDigest({ output: "not ok 1 - adds\n  ---\n  error: 'x'\n  ...\n" });
+    expect(digest.lines[0]).toBe("failing tests (1 of 1):");
+    expect(digest.lines.join("\n")).not.toContain("no plan line");
   });
 
   test("characters a terminal hides but a model reads are escaped (a sentence in tag characters)", () => {

@@ -258,12 +258,31 @@ describe("parseTestResults: TAP", () => {
     ]);
   });
 
-  test("node --test tap: file entries are not tests; a failed file is a suite error", () => {
+  test("node --test tap: file entries are not tests; a failed file is a suite error with the error node printed for it", () => {
     const r = parse("tap", "tap/node-test-files.tap");
     expect(rows(r)).toEqual([["leaks", "passed"]]);
+    // node says only "test failed" for the file; the error it printed just before is why.
     expect(r.errors.map((e) => [e.suite, e.message.slice(0, 22)])).toEqual([
-      [null, 'Error: Test "leaks" at'],
-      ["/src/sample/leak.test.mjs", "test failed"],
+      ["/src/sample/leak.test.mjs", 'Error: Test "leaks" at'],
+    ]);
+  });
+
+  test("node --test tap: a test file that fails to load names the load error (the comments node printed for it, without node's own frames)", () => {
+    const r = parse("tap", "tap/node-test-load-error.tap");
+    expect(rows(r)).toEqual([["one", "passed"]]);
+    expect(r.errors).toEqual([
+      {
+        suite: "/src/sample/b.test.js",
+        file: null,
+        message: [
+          "Error: Cannot find module './missing-module'",
+          "Require stack:",
+          "- /src/sample/b.test.js",
+          "at Object.<anonymous> (/src/sample/b.test.js:1:11)",
+          "code: 'MODULE_NOT_FOUND',",
+          "requireStack: [ '/src/sample/b.test.js' ]",
+        ].join("\n"),
+      },
     ]);
   });
 

@@ -152,6 +152,10 @@ function entriesOf(tests: readonly ParsedTest[], errors: readonly TestSuiteError
   return entries;
 }
 
+/** The TAP reader's suite errors about the stream's shape, not the code (a truncated tail). */
+const TAP_STRUCTURE_ERROR =
+  /^(?:no plan line \(1\.\.N\)|plan 1\.\.\d+ but \d+ test points arrived|subtest .* ended without a test point)/;
+
 function tryParse(format: TestResultFormat, text: string): ParsedTestResults | null {
   try {
     return parseTestResults(format, text);
@@ -188,8 +192,14 @@ export function sniffFailures(output: string): {
     const parsed = tryParse(format, output);
     if (parsed === null) continue;
     // A stream that is only partly TAP (a tail after a failed build) names its suite errors
-    // only as "no plan": those say nothing about the code.
-    const entries = entriesOf(parsed.tests, format === "tap" ? [] : parsed.errors);
+    // only as "no plan": those say nothing about the code. Its other suite errors do (a test
+    // file that failed to load, with the error node printed for it).
+    const entries = entriesOf(
+      parsed.tests,
+      format === "tap"
+        ? parsed.errors.filter((e) => !TAP_STRUCTURE_ERROR.test(e.message))
+        : parsed.errors,
+    );
     if (entries.length === 0) continue;
     found.push({
       format,

@@ -19,6 +19,8 @@ interface Point {
   reason: string | null;
   yaml: Record<string, unknown> | null;
   line: number;
+  /** Its place among its level's test points (1 for the first). */
+  index: number;
 }
 
 interface Entry {
@@ -36,7 +38,19 @@ interface Level {
   last: { point: Point; children: Entry[] } | null;
   /** The last plain `# comment` of this level (tape names each `test()` so). */
   comment: string | null;
+  /**
+   * The last unhandled error node's runner printed as comments at this level (`# Error: …`
+   * and the `# ` lines after it, a file's stderr): its entry, whose message grows by each
+   * further comment line up to {@link ERROR_COMMENT_LINES}, and how many test points had
+   * arrived before it.
+   */
+  error: { entry: Entry; lines: string[]; afterPoint: number } | null;
 }
+
+/** Lines of an unhandled error's comment block kept (`# Error: …`, its stack, …). */
+const ERROR_COMMENT_LINES = 6;
+/** node's own message for a test file that failed outside any test (`failureType: testCodeFailure`). */
+const NODE_FILE_FAILED = "test failed";
 
 /** Longest YAML diagnostic block parsed, in UTF-16 code units (a longer one is `unparsed`). */
 const YAML_MAX_CHARS = 1024 * 1024;
@@ -46,10 +60,18 @@ const PLAN = /^1\.\.(\d+)\b(?:\s*#\s*(.*))?$/;
 const DIRECTIVE = /^(SKIP|TODO)\S*(?:\s+([\s\S]*))?$/i;
 /** The count comments runners print at the end (`# tests 3`, `# pass  1`, `# ok`, node's `# duration_ms 5`). */
 const SUMMARY_COMMENT =
-  /^(tests|pass|fail|skip|todo|suites|cancelled|duration_ms|time=)\b|^ok$|^not ok$/i;
+  /^(tests|pass|fail|skip|skipped|todo|suites|cancelled|duration_ms|time=)\b|^ok$|^not ok$/i;
 
 function newLevel(): Level {
-  return { entries: [], points: 0, plan: null, subtest: null, last: null, comment: null };
+  return {
+    entries: [],
+    points: 0,
+    plan: null,
+    subtest: null,
+    last: null,
+    comment: null,
+    error: null,
+  };
 }
 
 /** Splits `desc # DIRECTIVE reason` at the first unescaped `#`; unescapes `\#` and `\\`. */
@@ -201,8 +223,21 @@ export const parseTap: TestResultParser = (text) => {
       return;
     }
     if (p.yaml?.type === "suite" || isNodeFileEntry(p.name)) {
-      if (!p.ok && p.directive === null)
-        lv.entries.push({ parts: [p.name], error: { message: message ?? "suite failed" } });
+      if (!p.ok && p.directive === null) {
+        // node's entry for a file that failed to load says only "test failed"; the error
+        // itself came just before as comments (the file's stderr): the entry says that.
+        const printed = lv.error;
+        if (
+          printed !== null &&
+          printed.afterPoint === p.index - 1 &&
+          (message === null || message === NODE_FILE_FAILED)
+        ) {
+          lv.entries = lv.entries.filter((e) => e !== printed.entry);
+          lv.entries.push({ parts: [p.name], error: { message: printed.lines.join("\n") } });
+        } else {
+          lv.entries.push({ parts: [p.name], error: { message: message ?? "suite failed" } });
+        }
+      }
       return;
     }
     lv.entries.push({
@@ -285,6 +320,7 @@ export const parseTap: TestResultParser = (text) => {
           reason,
           yaml: null,
           line: lineNo,
+          index: lv.points,
         },
         children,
       };
@@ -306,12 +342,29 @@ export const parseTap: TestResultParser = (text) => {
         levelAt(depth).subtest = sub[1] as string;
         return;
       }
+      const lv = levelAt(depth);
       if (/^Error\b/.test(comment)) {
-        levelAt(depth).entries.push({ parts: [], error: { message: comment } });
+        const entry: Entry = { parts: [], error: { message: comment } };
+        lv.entries.push(entry);
+        lv.error = { entry, lines: [comment], afterPoint: lv.points };
+        return;
+      }
+      // The lines after `# Error: …` (its stack, node's `Require stack:`) belong to it.
+      if (
+        lv.error !== null &&
+        lv.error.afterPoint === lv.points &&
+        !SUMMARY_COMMENT.test(comment)
+      ) {
+        // node's own frames and version line say nothing about the code.
+        const noise = /^at (?:.*\()?node:/.test(comment) || /^Node\.js v\d/.test(comment);
+        if (lv.error.lines.length < ERROR_COMMENT_LINES && comment !== "" && !noise) {
+          lv.error.lines.push(comment);
+          (lv.error.entry.error as { message: string }).message = lv.error.lines.join("\n");
+        }
         return;
       }
       // tape's `# name` before each test()'s assertions; the closing counts are not names.
-      if (!SUMMARY_COMMENT.test(comment)) levelAt(depth).comment = comment === "" ? null : comment;
+      if (!SUMMARY_COMMENT.test(comment)) lv.comment = comment === "" ? null : comment;
       return;
     }
     unparsed.push({ line: lineNo, pointer: null, text: raw, reason: "not a TAP line" });
