@@ -390,11 +390,6 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
   // turn's (docs/design.md §3b "Gapless turns").
   let chainWritten = false;
   try {
-    const isolation = session.isolation;
-    if (isolation.mode === "in-place" && isolation.reason !== undefined) {
-      ctx.stderr.write(`turngate: ${inPlaceFallbackLine(isolation.reason)}\n`);
-    }
-
     // What changed since the previous turn was judged, before this turn's agent ran: by the
     // user or another process; those changes are rows of this turn's ledger.
     const betweenTurns =
@@ -488,6 +483,12 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
         });
       }
       if (commands.length > 0 && !skip) {
+        // The sandbox is started when checks first need it (issue 33: a turn that changed
+        // nothing starts none), so the in-place fallback line is printed here.
+        const isolation = await session.decideIsolation();
+        if (isolation.mode === "in-place" && isolation.reason !== undefined) {
+          ctx.stderr.write(`turngate: ${inPlaceFallbackLine(isolation.reason)}\n`);
+        }
         verification = await withInterruptibleChecks(request.signal, async (signal) => {
           const progress = createProgressReporter(ctx.stderr);
           try {
@@ -543,7 +544,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
       outcome,
       waivers: request.waivers,
       trust,
-      isolation,
+      isolation: session.isolation,
       shell: session.environmentBaseline.plan.shell,
       environmentChanges: session.environmentChanges,
       records: session.records,

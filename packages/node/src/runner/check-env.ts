@@ -7,8 +7,9 @@
  * - **Shell**: config `shell` (a name looked up on `PATH`, or an absolute path); default
  *   `bash` when found on `PATH`, else `sh`. Resolved to an absolute path at baseline time
  *   and stored with the baseline, so a `~/.local/bin/bash` planted during the turn is
- *   never the checks' shell. Whether it knows `set -o pipefail` is probed then too (dash
- *   0.5.12 does not), so the pipefail hint fits the shell.
+ *   never the checks' shell. Whether it knows `set -o pipefail` is probed the first time
+ *   that is asked (dash 0.5.12 does not), so the pipefail hint fits the shell: a turn that
+ *   runs no check starts no shell (issue 33).
  * - **`PATH`**: the baseline-time `PATH` with every relative entry (`.`, `""`,
  *   `node_modules/.bin`: they would resolve inside the workspace the agent wrote) and every
  *   folder that did not exist at baseline time dropped (a `~/.local/bin` the agent creates
@@ -53,7 +54,10 @@ export interface CheckShell {
   path: string;
   /** Its name as asked for (`bash`, `sh`, or the basename of the configured path). */
   name: string;
-  /** Whether `<path> -c 'set -o pipefail'` exited 0 at baseline time. */
+  /**
+   * Whether `<path> -c 'set -o pipefail'` exited 0; probed the first time it is read (from
+   * `planCheckEnvironment`), not at baseline time.
+   */
   pipefail: boolean;
 }
 
@@ -134,7 +138,7 @@ function probePipefail(shellPath: string): boolean {
  * program name looked up on the resolved `PATH`, or an absolute path — or, when absent,
  * `bash` if found, else `sh`, else `/bin/sh`.
  * Input: the configured shell (or undefined) and the environment (`PATH`).
- * Output: `{shell: {path, name, pipefail}, path}`.
+ * Output: `{shell: {path, name, pipefail}, path}`; `pipefail` is probed when first read.
  * Errors: `TurngateValidationError` (path `shell`) when the configured shell is blank,
  * relative with a `/`, not found on `PATH`, or not an executable file.
  */
@@ -163,7 +167,30 @@ export function planCheckEnvironment(
     shellPath = findOnPath(shell, path) ?? fail(`${shell} was not found on PATH`);
     name = shell;
   }
-  return { shell: { path: shellPath, name, pipefail: probePipefail(shellPath) }, path };
+  return { shell: lazyPipefailShell(shellPath, name), path };
+}
+
+/**
+ * A {@link CheckShell} whose `pipefail` is probed the first time it is read (issue 33: a turn
+ * that runs no check starts no shell), then kept. Reading it later than baseline time is
+ * equivalent: the probe runs the same absolute `path` the checks themselves run (fixed at
+ * baseline time), with a fixed `PATH`, and its answer only picks the wording of the pipefail
+ * hint (`masked-exit.ts`), never what runs. The property is enumerable, so a serialized
+ * baseline (`serializeEnvironmentBaseline`, `JSON.stringify`) holds the boolean.
+ */
+function lazyPipefailShell(path: string, name: string): CheckShell {
+  let known: boolean | undefined;
+  return Object.defineProperty({ path, name } as CheckShell, "pipefail", {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      known ??= probePipefail(path);
+      return known;
+    },
+    set: (value: boolean) => {
+      known = value;
+    },
+  });
 }
 
 /** Options of `prepareCheckEnvironment`. */

@@ -38,6 +38,7 @@ import type { EnvironmentBaseline } from "../environment/environment-baseline.js
 import { turngatePaths } from "../fs/paths.js";
 import { RoomChecks, roomCheckEnv } from "../isolation/room-checks.js";
 import { RoomSourceChangedError } from "../isolation/room-files.js";
+import type { BaselineHead } from "../isolation/room-git.js";
 import { type CopiedOutputs, copyRoomOutputs } from "../isolation/room-outputs.js";
 import { hostContentHasher } from "../native/content-hasher.js";
 import { verificationPresets } from "../presets/detect.js";
@@ -87,7 +88,13 @@ import {
   type VerifierRun,
   VerifierTimeout,
 } from "./evidence/verifier.js";
-import { decideIsolation, type IsolationSetup, isolationUnavailableMessage } from "./isolation.js";
+import {
+  decideIsolation,
+  type IsolationSetup,
+  isolationUnavailableMessage,
+  readIsolationBaseline,
+  undecidedIsolation,
+} from "./isolation.js";
 import { buildTurnProof } from "./proof.js";
 import type {
   CheckRewrite,
@@ -184,9 +191,15 @@ export class Session {
   #observations: ExternalObservation[] = [];
   #continuations = 0;
   #verifierRun: VerifierRun | undefined;
-  /** docs/design.md §3b: where the checks run, decided at start; the baseline's HEAD for the room. */
-  readonly #isolation: SessionIsolation;
-  readonly #isolationSetup: IsolationSetup;
+  /**
+   * docs/design.md §3b: where the checks run. The baseline's HEAD for the room is read at
+   * start; the sandbox is started (and the mode decided) when checks first need it (issue 33),
+   * until then `#isolationSetup` holds `undecidedIsolation`'s record.
+   */
+  readonly #isolationOptions: Pick<SessionOptions, "isolation" | "roomDir" | "network" | "setup">;
+  readonly #baselineHead: BaselineHead | null;
+  #isolationSetup: IsolationSetup;
+  #isolationDecided: Promise<IsolationSetup> | undefined;
   /** The isolation of the last bound checks (what the proof records), and per-call choices. */
   #ranIsolation: IsolationSetup;
   readonly #isolationOverrides = new Map<IsolationRequest, IsolationSetup>();
@@ -203,11 +216,26 @@ export class Session {
     startedAt: Date,
     baselineTree: SourceTree | undefined,
     checkEnvironment: SessionEnvironment,
-    isolation: IsolationSetup,
+    baselineHead: BaselineHead | null,
   ) {
     this.root = observer.root;
-    this.#isolation = isolation.record;
-    this.#isolationSetup = isolation;
+    this.#isolationOptions = {
+      ...(options.isolation !== undefined ? { isolation: options.isolation } : {}),
+      ...(options.roomDir !== undefined ? { roomDir: options.roomDir } : {}),
+      ...(options.network !== undefined ? { network: options.network } : {}),
+      ...(options.setup !== undefined ? { setup: options.setup } : {}),
+    };
+    this.#baselineHead = baselineHead;
+    this.#isolationSetup = {
+      record: undecidedIsolation(options),
+      head: baselineHead,
+      network: options.network === true,
+      explicit: options.isolation !== undefined,
+      ...(options.roomDir !== undefined ? { roomDir: options.roomDir } : {}),
+      ...(options.setup !== undefined ? { setup: options.setup } : {}),
+      homeValues: {},
+    };
+    const isolation = this.#isolationSetup;
     this.#outputPatterns = [...(options.outputs ?? [])];
     this.#ranIsolation = isolation;
     this.#observer = observer;
@@ -283,7 +311,9 @@ export class Session {
     let baseline: WorkspaceSnapshot;
     let baselineTree: SourceTree | undefined;
     const recordTrees = options.recordTrees !== false;
-    const isolation = decideIsolation(options, observer.root, hostEnv);
+    // The baseline's HEAD is read now, before the agent runs; the sandbox is started only
+    // when checks need it (issue 33).
+    const isolation = readIsolationBaseline(options, observer.root, hostEnv);
     if (options.baseline !== undefined) {
       checkEnvironment = takeEnvironment();
       observer.restoreBaseline(options.baseline);
@@ -336,12 +366,41 @@ export class Session {
   }
 
   /**
-   * Where this session's bound checks run (docs/design.md §3b), as decided at start by
-   * starting the sandbox: `{mode, requested, available, reason?}`. Record this in proofs and
-   * outputs: it is what ran, never a claim.
+   * Where this session's bound checks run (docs/design.md §3b): `{mode, requested,
+   * available, reason?}`, decided by starting the sandbox the first time bound checks run
+   * (issue 33: a turn that runs no check starts no sandbox). Before that it is
+   * `undecidedIsolation`'s record: `in-place` as requested, else `clean-room` with
+   * `available: true` and the reason `NOT_STARTED`. Read it after the checks to record
+   * what ran, never a claim.
    */
   get isolation(): SessionIsolation {
-    return { ...this.#isolation };
+    return { ...this.#isolationSetup.record };
+  }
+
+  /**
+   * Start the sandbox now if this session's isolation is not decided yet (`decideIsolation`,
+   * once per session; the probe itself once per process), and return the decided
+   * `isolation`. For a host that must know before checks run (`--confine`). Never throws.
+   */
+  async decideIsolation(): Promise<SessionIsolation> {
+    return { ...(await this.#sessionIsolation()).record };
+  }
+
+  /** The session's decided isolation setup (started once, kept). */
+  #sessionIsolation(): Promise<IsolationSetup> {
+    if (this.#isolationDecided === undefined) {
+      this.#isolationDecided = decideIsolation(
+        this.#isolationOptions,
+        this.root,
+        this.#env,
+        this.#baselineHead,
+      ).then((decided) => {
+        if (this.#ranIsolation === this.#isolationSetup) this.#ranIsolation = decided;
+        this.#isolationSetup = decided;
+        return decided;
+      });
+    }
+    return this.#isolationDecided;
   }
 
   /**
@@ -1088,12 +1147,15 @@ export class Session {
   }
 
   /**
-   * The isolation of one `verifyCommands` call: the session's (decided at start) unless
-   * `request` names another, which is decided now (`decideIsolation`, kept per request).
+   * The isolation of one `verifyCommands` call: the session's (decided the first time it is
+   * needed) unless `request` names another, which is decided now (`decideIsolation`, kept per
+   * request).
    */
   async #isolationFor(request: IsolationRequest | undefined): Promise<IsolationSetup> {
     const base = this.#isolationSetup;
-    if (request === undefined || request === base.record.requested) return base;
+    if (request === undefined || request === base.record.requested) {
+      return this.#sessionIsolation();
+    }
     let decided = this.#isolationOverrides.get(request);
     if (decided === undefined) {
       decided = await decideIsolation(

@@ -55,6 +55,7 @@ export {
   GIT_SAFETY_ENV,
   type GitResult,
   gitSafetyArgs,
+  rememberGitWorkTree,
   runGit,
 } from "./listing/git.js";
 export {

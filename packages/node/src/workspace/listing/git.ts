@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { realpathSync } from "node:fs";
 
 /** Default limit (ms) for one git query; listing a very large repo can take seconds. */
 export const GIT_TIMEOUT_MS = 60_000;
@@ -94,11 +95,43 @@ export function runGit(
   });
 }
 
+/** Answers handed over by {@link rememberGitWorkTree}, by real path; each is used once. */
+const knownWorkTrees = new Map<string, boolean>();
+
+function realKey(dir: string): string | undefined {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Hand {@link isInsideGitWorkTree} an answer this process already has (issue 33: a no-op
+ * turn starts no tree work), so its next call for `dir` starts no git: `inside` must come
+ * from a git that ran in this process's environment with {@link GIT_SAFETY_CONFIG} and
+ * {@link GIT_SAFETY_ENV} (the CLI's `git rev-parse --show-toplevel`: it prints the top level
+ * exactly when `git rev-parse --is-inside-work-tree` prints `true`). Kept by real path and
+ * used by the next call only, so a stale answer cannot outlive the hand-over. Never throws.
+ */
+export function rememberGitWorkTree(dir: string, inside: boolean): void {
+  const key = realKey(dir);
+  if (key !== undefined) knownWorkTrees.set(key, inside);
+}
+
 /**
  * True if `dir` is inside a git work tree (`git rev-parse --is-inside-work-tree` prints
  * `true`). False if git is missing, fails, or `dir` is in a bare repo or a `.git` dir.
+ * An answer handed over by {@link rememberGitWorkTree} for `dir` is used (once) instead of
+ * starting git.
  */
 export async function isInsideGitWorkTree(dir: string): Promise<boolean> {
+  const key = realKey(dir);
+  const known = key !== undefined ? knownWorkTrees.get(key) : undefined;
+  if (known !== undefined && key !== undefined) {
+    knownWorkTrees.delete(key);
+    return known;
+  }
   try {
     const result = await runGit(["rev-parse", "--is-inside-work-tree"], dir);
     return result.code === 0 && result.stdout.toString("utf8").trim() === "true";
