@@ -9,11 +9,13 @@ import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import {
+  type PerfMemoryOperation,
   type PerfOperation,
   type PerfQualification,
   PerfQualificationSchema,
 } from "../../packages/core/src/schemas/perf-qualification.js";
 import { childrenCpuMs, machineInfo, memoryStatus, percentile, readBytes } from "./measure.js";
+import { peakRssFloorBytes } from "./peak-rss.js";
 import { PROFILES, type Profile, type SampledOperation } from "./profiles.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -40,6 +42,39 @@ export function operationBlock(op: SampledOperation): PerfOperation {
   };
 }
 
+/** The peak-RSS samples (bytes) of one memory operation, both sides, over `files` files. */
+export interface MemorySamples {
+  samples: number[];
+  referenceSamples: number[];
+  files: number;
+  budgetRatio: number | null;
+}
+
+/**
+ * Nearest-rank p50 / max of both sides' peak RSS (bytes), per file (p50 / `files`), the
+ * p50 ratio and the verdict (no budget: passed) of one memory operation;
+ * `wrapperFloorBytes` is recorded as is. Throws on an empty sample list.
+ */
+export function memoryBlock(op: MemorySamples, wrapperFloorBytes: number): PerfMemoryOperation {
+  const p50 = percentile(op.samples, 50);
+  const r50 = percentile(op.referenceSamples, 50);
+  const ratio50 = r50 > 0 ? p50 / r50 : p50 > 0 ? Number.MAX_VALUE : 1;
+  return {
+    peak_rss_p50_bytes: p50,
+    peak_rss_max_bytes: percentile(op.samples, 100),
+    samples: op.samples.length,
+    reference_peak_rss_p50_bytes: r50,
+    reference_peak_rss_max_bytes: percentile(op.referenceSamples, 100),
+    files: op.files,
+    peak_rss_per_file_bytes: p50 / op.files,
+    reference_peak_rss_per_file_bytes: r50 / op.files,
+    ratio_p50: ratio50,
+    budget_ratio: op.budgetRatio,
+    wrapper_floor_bytes: wrapperFloorBytes,
+    passed: op.budgetRatio === null || ratio50 <= op.budgetRatio,
+  };
+}
+
 function versions(): Record<string, string> {
   const out: Record<string, string> = {};
   for (const pkg of ["core", "node", "bridge", "cli"]) {
@@ -61,6 +96,7 @@ export async function runProfile(profile: Profile, quick: boolean): Promise<Perf
   const warmup = quick ? profile.warmup.quick : profile.warmup.full;
   const measured = quick ? profile.samples.quick : profile.samples.full;
   let sampled: Record<string, SampledOperation>;
+  const memorySampled: Record<string, MemorySamples> = {};
   if (profile.sampled !== undefined) sampled = await profile.sampled(quick, ROOT);
   else if (profile.load !== undefined) {
     const workload = await profile.load(quick);
@@ -80,12 +116,40 @@ export async function runProfile(profile: Profile, quick: boolean): Promise<Perf
         }
         sampled[name] = { samples, referenceSamples, budgetRatio: op.budgetRatio };
       }
+      for (const [name, op] of Object.entries(workload.memory ?? {})) {
+        for (let i = 0; i < warmup; i++) {
+          op.subject();
+          op.reference();
+        }
+        const samples: number[] = [];
+        const referenceSamples: number[] = [];
+        for (let i = 0; i < measured; i++) {
+          samples.push(op.subject());
+          referenceSamples.push(op.reference());
+        }
+        memorySampled[name] = {
+          samples,
+          referenceSamples,
+          files: op.files,
+          budgetRatio: op.budgetRatio,
+        };
+      }
     } finally {
       workload.cleanup?.();
     }
   } else throw new Error(`profile ${profile.id} has no workload`);
   const operations: Record<string, PerfOperation> = {};
   for (const [name, op] of Object.entries(sampled)) operations[name] = operationBlock(op);
+  let memory: Record<string, PerfMemoryOperation> | undefined;
+  if (Object.keys(memorySampled).length > 0) {
+    const floor = peakRssFloorBytes(ROOT);
+    memory = {};
+    for (const [name, op] of Object.entries(memorySampled)) memory[name] = memoryBlock(op, floor);
+  }
+  const counts = [
+    ...Object.values(operations).map((o) => o.samples),
+    ...Object.values(memory ?? {}).map((o) => o.samples),
+  ];
   const after = memoryStatus();
   const cpu = process.cpuUsage(cpu0);
   const children1 = childrenCpuMs();
@@ -101,8 +165,9 @@ export async function runProfile(profile: Profile, quick: boolean): Promise<Perf
     machine: machineInfo(ROOT),
     parameters: profile.parameters,
     warmup_samples: warmup,
-    measured_samples: Math.min(...Object.values(operations).map((o) => o.samples)),
+    measured_samples: Math.min(...counts),
     operations,
+    ...(memory === undefined ? {} : { memory }),
     resources: {
       scope: profile.scope,
       rss_before_bytes: before.rss,
@@ -113,7 +178,9 @@ export async function runProfile(profile: Profile, quick: boolean): Promise<Perf
       cpu_children_ms: children0 === null || children1 === null ? null : children1 - children0,
       read_bytes: readBytes(),
     },
-    passed: Object.values(operations).every((o) => o.passed),
+    passed:
+      Object.values(operations).every((o) => o.passed) &&
+      Object.values(memory ?? {}).every((o) => o.passed),
   };
   return PerfQualificationSchema.parse(report);
 }

@@ -83,14 +83,14 @@ function sh(script: string, cwd: string): Promise<string> {
 
 /** Deterministic printable content (lowercase letters plus a newline), so the repo is the
  * same on every run. Written into one Buffer: no per-character garbage in the timed process. */
-function content(i: number, salt = 0): Buffer {
-  const out = Buffer.allocUnsafe(FILE_BYTES);
+function content(i: number, salt = 0, bytes = FILE_BYTES): Buffer {
+  const out = Buffer.allocUnsafe(bytes);
   let x = (i * 2654435761 + salt * 40503 + 1) >>> 0;
-  for (let j = 0; j < FILE_BYTES - 1; j++) {
+  for (let j = 0; j < bytes - 1; j++) {
     x = (Math.imul(x, 1103515245) + 12345) >>> 0;
     out[j] = 97 + ((x >>> 16) % 26);
   }
-  out[FILE_BYTES - 1] = 10;
+  out[bytes - 1] = 10;
   return out;
 }
 
@@ -138,20 +138,22 @@ function comparable(snapshot: Awaited<ReturnType<WorkspaceObserver["baseline"]>>
 }
 
 /**
- * Writes `files` files of FILE_BYTES deterministic bytes (FILES_PER_DIR per folder) into the
- * empty folder `repo` and commits them (git init, no auto-gc). `log` gets progress lines.
+ * Writes `files` files of `fileBytes` (default FILE_BYTES, 4 KiB) deterministic bytes
+ * (FILES_PER_DIR per folder) into the empty folder `repo` and commits them (git init, no
+ * auto-gc). `log` gets progress lines.
  */
 export async function createBenchRepo(
   repo: string,
   files: number,
   log: (line: string) => void = () => {},
+  fileBytes = FILE_BYTES,
 ): Promise<void> {
-  log(`generating ${files} files of ${FILE_BYTES} bytes in ${repo}`);
+  log(`generating ${files} files of ${fileBytes} bytes in ${repo}`);
   const started = performance.now();
   for (let i = 0; i < files; i++) {
     if (i % FILES_PER_DIR === 0)
       mkdirSync(join(repo, `pkg${i / FILES_PER_DIR}/src`), { recursive: true });
-    writeFileSync(join(repo, filePath(i)), content(i));
+    writeFileSync(join(repo, filePath(i)), content(i, 0, fileBytes));
     if ((i + 1) % 2000 === 0 || i + 1 === files) {
       const s = ((performance.now() - started) / 1000).toFixed(1);
       log(`  ${i + 1}/${files} files written (${s} s)`);
@@ -180,9 +182,12 @@ export interface ObserverWorkload {
  * bench does; not timed) and times `observer.delta()` (ms, its counts checked),
  * `reference()` times `git status --porcelain` on the same state.
  */
-export async function observerDeltaWorkload(files = FILES): Promise<ObserverWorkload> {
+export async function observerDeltaWorkload(
+  files = FILES,
+  fileBytes = FILE_BYTES,
+): Promise<ObserverWorkload> {
   const repo = mkdtempSync(join(tmpdir(), "turngate-qualify-observer-"));
-  await createBenchRepo(repo, files);
+  await createBenchRepo(repo, files, () => {}, fileBytes);
   const observer = new WorkspaceObserver(repo);
   await observer.baseline();
   const modified = Array.from({ length: CHANGED.modified }, (_, i) => filePath((i * 397) % files));
@@ -193,12 +198,12 @@ export async function observerDeltaWorkload(files = FILES): Promise<ObserverWork
     subject: async () => {
       round++;
       modified.forEach((rel, i) => {
-        writeFileSync(join(repo, rel), content(i, round + 1));
+        writeFileSync(join(repo, rel), content(i, round + 1, fileBytes));
       });
       for (const rel of added) unlinkSync(join(repo, rel));
       added = Array.from({ length: CHANGED.added }, (_, i) => `pkg${i}/src/new-r${round}-${i}.txt`);
       added.forEach((rel, i) => {
-        writeFileSync(join(repo, rel), content(i, round + 100));
+        writeFileSync(join(repo, rel), content(i, round + 100, fileBytes));
       });
       let delta: Awaited<ReturnType<typeof observer.delta>> | undefined;
       const ms = await timeIt(async () => {
