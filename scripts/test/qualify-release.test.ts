@@ -125,7 +125,10 @@ describe("pnpm qualify arguments", () => {
     expect([r.release, r.quick, r.profiles, r.tolerance]).toEqual([true, false, ["a-v1"], 0.25]);
     const bad: [string[], string][] = [
       [["--release", "--quick"], "--release enforces the budgets on full runs"],
-      [["--tolerance=-1"], "--tolerance must be a number ≥ 0 (a fraction: 0.5 = 50% worse), got -1"],
+      [
+        ["--tolerance=-1"],
+        "--tolerance must be a number ≥ 0 (a fraction: 0.5 = 50% worse), got -1",
+      ],
       [["--tolerance", "x"], "--tolerance must be a number ≥ 0"],
       [["--max-seconds", "0"], "--max-seconds must be a number > 0, got 0"],
       [["--nope"], "--nope"],
