@@ -79,7 +79,13 @@ try {
 
 /** Runs one profile in a child process; its report is the last line of its stdout. */
 function runChild(profile: Profile): Promise<PerfQualification> {
-  const args = ["--import", "tsx", join(ROOT, "scripts", "qualify", "run-profile.ts"), profile.id];
+  const args = [
+    "--expose-gc",
+    "--import",
+    "tsx",
+    join(ROOT, "scripts", "qualify", "run-profile.ts"),
+    profile.id,
+  ];
   if (quick) args.push("--quick");
   if (opts.extraProfiles !== undefined) args.push("--extra-profiles", resolve(opts.extraProfiles));
   return new Promise((resolveRun, reject) => {
@@ -297,6 +303,11 @@ else {
   };
   if (rows.length > 1 || memRows.length === 1) print(rows);
   if (memRows.length > 1) print(memRows);
+  for (const r of reports)
+    if (r.agreement !== undefined)
+      process.stdout.write(
+        `harness check ${r.profile}: ${r.agreement.operation} ratio / ${r.agreement.paired_operation} ratio = ${r.agreement.ratio.toFixed(2)} (${r.agreement.within ? "agree" : "DISAGREE"} within ${Math.round(r.agreement.tolerance * 100)}%)\n`,
+      );
   for (const line of comparison?.regressions ?? []) process.stdout.write(`regression: ${line}\n`);
   for (const file of comparison?.refused ?? [])
     process.stdout.write(`baseline refused: ${file} did not pass its budgets\n`);

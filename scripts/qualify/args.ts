@@ -135,7 +135,8 @@ export function selectProfiles(profiles: readonly Profile[], opts: QualifyOption
 /**
  * Every operation (time and memory) of `reports` over its budget, one line each:
  * `<profile>/<operation>: <ratio>× > budget <budget>×` (ratios to 2 decimals; memory lines
- * say `peak RSS`). Memory operations without a budget never miss.
+ * say `peak RSS`; a harness check that disagrees is one line too). Memory operations
+ * without a budget never miss.
  */
 export function budgetMisses(reports: readonly PerfQualification[]): string[] {
   const lines: string[] = [];
@@ -145,6 +146,10 @@ export function budgetMisses(reports: readonly PerfQualification[]): string[] {
         lines.push(
           `${r.profile}/${name}: ${op.ratio_p50.toFixed(2)}× > budget ${op.budget_ratio}× (p50 ${op.p50_ms.toFixed(1)} ms vs reference ${op.reference_p50_ms.toFixed(1)} ms)`,
         );
+    if (r.agreement !== undefined && !r.agreement.within)
+      lines.push(
+        `${r.profile}: harness ${r.agreement.operation} disagrees with ${r.agreement.paired_operation} (ratio of ratios ${r.agreement.ratio.toFixed(2)}, tolerance ${Math.round(r.agreement.tolerance * 100)}%)`,
+      );
     for (const [name, op] of Object.entries(r.memory ?? {}))
       if (!op.passed)
         lines.push(

@@ -11,6 +11,11 @@
 export interface Operation {
   subject: () => number | Promise<number>;
   reference: () => number | Promise<number>;
+  /**
+   * When present, one sample of both sides at once (a paired method that times both on one
+   * state); the harness then calls neither `subject` nor `reference`.
+   */
+  pair?: () => Promise<{ subject: number; reference: number }>;
   /** Budget on ratio_p50 = p50(subject) / p50(reference). */
   budgetRatio: number;
 }
@@ -61,6 +66,11 @@ export interface Profile {
   sampled?: (quick: boolean, root: string) => Promise<Record<string, SampledOperation>>;
   /** Why the profile does not run (a feature that does not exist yet). */
   skipped?: string;
+  /**
+   * A harness check: `operation`'s ratio must agree within `tolerance` (a fraction) with
+   * `paired`'s, the same work measured by the bench's own in-process paired method.
+   */
+  agreement?: { operation: string; paired: string; tolerance: number };
   /**
    * The issue 33 end-to-end target the profile's budgets carry (`pnpm qualify --release`
    * runs exactly the profiles that have one, and fails on any miss).
@@ -158,7 +168,7 @@ export const PROFILES: Profile[] = [
   {
     id: "observer-delta-20k-v1",
     description:
-      "WorkspaceObserver.delta() with a warm stat cache on a 20,000-file git repository, 50 paths changed per sample",
+      "WorkspaceObserver.delta() with a warm stat cache on a 20,000-file git repository, 50 paths changed per sample; delta-paired: the same by observer.bench.ts's paired in-process method, which the harness's ratio must agree with within 10%",
     reference: "git status --porcelain on the same repository state in the same run",
     parameters: { files: 20_000, quick_files: 5_000, file_bytes: 4096, changed: 50 },
     warmup: { full: 1, quick: 1 },
@@ -166,10 +176,26 @@ export const PROFILES: Profile[] = [
     quickSeconds: 90,
     scope: "harness",
     release: "warm delta in-process, 20,000 files, vs git status --porcelain: ≤ 1.0×",
+    agreement: { operation: "delta", paired: "delta-paired", tolerance: 0.1 },
     load: async (quick) => {
       const { observerDeltaWorkload } = await import("../../packages/node/bench/observer.bench.js");
       const w = await observerDeltaWorkload(quick ? 5_000 : 20_000);
-      return { operations: { delta: { ...w, budgetRatio: 1.0 } }, cleanup: w.cleanup };
+      // delta-paired: observer.bench.ts's in-process method on the same repository and
+      // observer (one change, delta and git status back to back, alternating which first).
+      const pair = async () => {
+        const r = await w.paired();
+        return { subject: r.delta, reference: r.git };
+      };
+      const unused = () => {
+        throw new Error("delta-paired is measured by pair()");
+      };
+      return {
+        operations: {
+          delta: { subject: w.subject, reference: w.reference, budgetRatio: 1.0 },
+          "delta-paired": { subject: unused, reference: unused, pair, budgetRatio: 1.0 },
+        },
+        cleanup: w.cleanup,
+      };
     },
   },
   {

@@ -42,6 +42,37 @@ export function operationBlock(op: SampledOperation): PerfOperation {
   };
 }
 
+/**
+ * Collects the heap before a timed call when the process runs with `--expose-gc` (pnpm
+ * qualify starts every profile process so), so the call does not pay for garbage left by
+ * the previous one or by the setup; a no-op without it.
+ */
+function settle(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+/**
+ * The harness check of a profile that declares one: `harness.ratio_p50 / paired.ratio_p50`
+ * and whether it is within `tolerance` (a fraction) of 1. Ratios are plain numbers; a paired
+ * ratio of 0 gives Number.MAX_VALUE (never within).
+ */
+export function agreementBlock(
+  operation: string,
+  pairedOperation: string,
+  harness: PerfOperation,
+  paired: PerfOperation,
+  tolerance: number,
+): NonNullable<PerfQualification["agreement"]> {
+  const ratio = paired.ratio_p50 > 0 ? harness.ratio_p50 / paired.ratio_p50 : Number.MAX_VALUE;
+  return {
+    operation,
+    paired_operation: pairedOperation,
+    ratio,
+    tolerance,
+    within: Math.abs(ratio - 1) <= tolerance + 1e-12,
+  };
+}
+
 /** The peak-RSS samples (bytes) of one memory operation, both sides, over `files` files. */
 export interface MemorySamples {
   samples: number[];
@@ -103,16 +134,33 @@ export async function runProfile(profile: Profile, quick: boolean): Promise<Perf
     sampled = {};
     try {
       for (const [name, op] of Object.entries(workload.operations)) {
-        for (let i = 0; i < warmup; i++) {
-          await op.subject();
-          await op.reference();
-        }
+        const one = async (i: number): Promise<[number, number]> => {
+          if (op.pair !== undefined) {
+            const r = await op.pair();
+            return [r.subject, r.reference];
+          }
+          // Subject and reference alternate, and which goes first alternates by sample, so
+          // neither side always runs in the wake of the other (its garbage, its page-cache
+          // and CPU after-effects); the heap is collected before each timed call, so no side
+          // pays for garbage the other side or the setup left (settle()).
+          if (i % 2 === 1) {
+            settle();
+            const reference = await op.reference();
+            settle();
+            return [await op.subject(), reference];
+          }
+          settle();
+          const subject = await op.subject();
+          settle();
+          return [subject, await op.reference()];
+        };
+        for (let i = 0; i < warmup; i++) await one(i);
         const samples: number[] = [];
         const referenceSamples: number[] = [];
-        // Subject and reference alternate, so a change in machine load hits both alike.
         for (let i = 0; i < measured; i++) {
-          samples.push(await op.subject());
-          referenceSamples.push(await op.reference());
+          const [subject, reference] = await one(i);
+          samples.push(subject);
+          referenceSamples.push(reference);
         }
         sampled[name] = { samples, referenceSamples, budgetRatio: op.budgetRatio };
       }
@@ -146,6 +194,15 @@ export async function runProfile(profile: Profile, quick: boolean): Promise<Perf
     memory = {};
     for (const [name, op] of Object.entries(memorySampled)) memory[name] = memoryBlock(op, floor);
   }
+  let agreement: PerfQualification["agreement"];
+  if (profile.agreement !== undefined) {
+    const { operation, paired, tolerance } = profile.agreement;
+    const h = operations[operation];
+    const p = operations[paired];
+    if (h === undefined || p === undefined)
+      throw new Error(`profile ${profile.id}: agreement names a missing operation`);
+    agreement = agreementBlock(operation, paired, h, p, tolerance);
+  }
   const counts = [
     ...Object.values(operations).map((o) => o.samples),
     ...Object.values(memory ?? {}).map((o) => o.samples),
@@ -168,6 +225,7 @@ export async function runProfile(profile: Profile, quick: boolean): Promise<Perf
     measured_samples: Math.min(...counts),
     operations,
     ...(memory === undefined ? {} : { memory }),
+    ...(agreement === undefined ? {} : { agreement }),
     resources: {
       scope: profile.scope,
       rss_before_bytes: before.rss,
@@ -180,7 +238,8 @@ export async function runProfile(profile: Profile, quick: boolean): Promise<Perf
     },
     passed:
       Object.values(operations).every((o) => o.passed) &&
-      Object.values(memory ?? {}).every((o) => o.passed),
+      Object.values(memory ?? {}).every((o) => o.passed) &&
+      (agreement?.within ?? true),
   };
   return PerfQualificationSchema.parse(report);
 }

@@ -26,7 +26,7 @@ import {
 import { parsePeakRssLine, peakRss, peakRssFloorBytes, peakRssOk } from "../qualify/peak-rss.js";
 import { PROFILES, type Profile } from "../qualify/profiles.js";
 import { bencherMetrics, compareWithBaseline } from "../qualify/report-files.js";
-import { memoryBlock } from "../qualify/run-profile.js";
+import { agreementBlock, memoryBlock, operationBlock } from "../qualify/run-profile.js";
 
 vi.setConfig({ testTimeout: testTimeout(120_000), hookTimeout: testTimeout(120_000) });
 
@@ -331,6 +331,18 @@ writeFileSync(
   { id: "fake-target-met-v1", description: "a target met", reference: "r", parameters: {}, release: "≤ 2×",
     warmup: { full: 0, quick: 0 }, samples: { full: 3, quick: 3 }, quickSeconds: 1, scope: "harness",
     load: async () => ({ operations: { same: { budgetRatio: 2, subject: () => 1, reference: () => 1 } } }) },
+  { id: "fake-agree-v1", description: "harness and paired agree", reference: "r", parameters: {},
+    agreement: { operation: "h", paired: "p", tolerance: 0.1 },
+    warmup: { full: 1, quick: 1 }, samples: { full: 3, quick: 3 }, quickSeconds: 1, scope: "harness",
+    load: async () => ({ operations: {
+      h: { budgetRatio: 9, subject: () => 2.1, reference: () => 1 },
+      p: { budgetRatio: 9, subject: () => { throw new Error("pair only"); }, reference: () => { throw new Error("pair only"); }, pair: async () => ({ subject: 4, reference: 2 }) } } }) },
+  { id: "fake-disagree-v1", description: "the harness reads 1.6x the paired figure", reference: "r", parameters: {},
+    agreement: { operation: "h", paired: "p", tolerance: 0.1 },
+    warmup: { full: 0, quick: 0 }, samples: { full: 3, quick: 3 }, quickSeconds: 1, scope: "harness",
+    load: async () => ({ operations: {
+      h: { budgetRatio: 9, subject: () => 3.2, reference: () => 1 },
+      p: { budgetRatio: 9, subject: () => 0, reference: () => 0, pair: async () => ({ subject: 2, reference: 1 }) } } }) },
   { id: "fake-memory-v1", description: "memory only", reference: "r", parameters: {},
     warmup: { full: 0, quick: 0 }, samples: { full: 3, quick: 1 }, quickSeconds: 1, scope: "children",
     load: async () => ({ operations: {}, memory: { verify: { files: 1000, budgetRatio: null, subject: () => 3000000, reference: () => 1000000 } } }) },
@@ -350,6 +362,60 @@ const qualify = (...args: string[]) =>
     ],
     { cwd: ROOT, encoding: "utf8", timeout: testTimeout(120_000) },
   );
+
+describe("harness check: a ratio against the paired in-process measurement", () => {
+  test("agreementBlock: ratio of ratios and the 10% tolerance, exact", () => {
+    const op = (s: number, r: number) =>
+      operationBlock({ samples: [s], referenceSamples: [r], budgetRatio: 1 });
+    expect(agreementBlock("h", "p", op(3.2, 1), op(2, 1), 0.1)).toEqual({
+      operation: "h",
+      paired_operation: "p",
+      ratio: 1.6,
+      tolerance: 0.1,
+      within: false,
+    });
+    expect(agreementBlock("h", "p", op(2.2, 1), op(2, 1), 0.1).within).toBe(true);
+    expect(agreementBlock("h", "p", op(1.8, 1), op(2, 1), 0.1).within).toBe(true);
+    expect(agreementBlock("h", "p", op(1.7, 1), op(2, 1), 0.1).within).toBe(false);
+  });
+
+  test("a profile's pair() gives both sides; a disagreeing harness fails the profile, naming both", () => {
+    const out = join(tmp, "agree");
+    const ok = qualify("--profile", "fake-agree-v1", "--out", out);
+    expect(ok.status).toBe(0);
+    const r = PerfQualificationSchema.parse(
+      JSON.parse(readFileSync(join(out, "fake-agree-v1.json"), "utf8")),
+    );
+    expect(r.operations.p?.ratio_p50).toBe(2);
+    expect(r.agreement).toEqual({
+      operation: "h",
+      paired_operation: "p",
+      ratio: 1.05,
+      tolerance: 0.1,
+      within: true,
+    });
+    expect(ok.stdout).toContain(
+      "harness check fake-agree-v1: h ratio / p ratio = 1.05 (agree within 10%)",
+    );
+    const bad = qualify("--profile", "fake-disagree-v1", "--out", out);
+    expect(bad.status).toBe(1);
+    expect(bad.stdout).toContain("(DISAGREE within 10%)");
+    expect(
+      budgetMisses([
+        PerfQualificationSchema.parse(
+          JSON.parse(readFileSync(join(out, "fake-disagree-v1.json"), "utf8")),
+        ),
+      ]),
+    ).toEqual([
+      "fake-disagree-v1: harness h disagrees with p (ratio of ratios 1.60, tolerance 10%)",
+    ]);
+  });
+
+  test("observer-delta-20k-v1 declares the check against observer.bench.ts's paired method", () => {
+    const p = PROFILES.find((q) => q.id === "observer-delta-20k-v1") as Profile;
+    expect(p.agreement).toEqual({ operation: "delta", paired: "delta-paired", tolerance: 0.1 });
+  });
+});
 
 describe("pnpm qualify --release and memory reports", () => {
   test("--release exits 1 and prints each miss with its ratio and budget; --release --quick is refused", () => {

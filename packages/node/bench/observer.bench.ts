@@ -176,16 +176,23 @@ export interface ObserverWorkload {
   cleanup: () => void;
 }
 
+/** {@link ObserverWorkload} plus one paired round: `{delta, git}` in ms on one changed state. */
+export interface ObserverDeltaWorkload extends ObserverWorkload {
+  paired: () => Promise<{ delta: number; git: number }>;
+}
+
 /**
  * For `pnpm qualify` (profile observer-delta-20k-v1): a committed repo of `files` files, a
  * baselined observer; `subject()` changes 50 paths (40 modified, 5 added, 5 deleted, as this
- * bench does; not timed) and times `observer.delta()` (ms, its counts checked),
- * `reference()` times `git status --porcelain` on the same state.
+ * bench does; not timed) and times `observer.delta()` (ms, its counts checked; throws on a
+ * wrong delta), `reference()` times `git status --porcelain` on the same state; `paired()`
+ * makes one change and times both on it back to back (this bench's in-process method, the
+ * side going first alternating by round), for the profile's agreement check.
  */
 export async function observerDeltaWorkload(
   files = FILES,
   fileBytes = FILE_BYTES,
-): Promise<ObserverWorkload> {
+): Promise<ObserverDeltaWorkload> {
   const repo = mkdtempSync(join(tmpdir(), "turngate-qualify-observer-"));
   await createBenchRepo(repo, files, () => {}, fileBytes);
   const observer = new WorkspaceObserver(repo);
@@ -194,36 +201,54 @@ export async function observerDeltaWorkload(
   for (let i = 0; i < CHANGED.deleted; i++) unlinkSync(join(repo, filePath((i * 397 + 1) % files)));
   let added: string[] = [];
   let round = 0;
+  const change = (): void => {
+    round++;
+    modified.forEach((rel, i) => {
+      writeFileSync(join(repo, rel), content(i, round + 1, fileBytes));
+    });
+    for (const rel of added) unlinkSync(join(repo, rel));
+    added = Array.from({ length: CHANGED.added }, (_, i) => `pkg${i}/src/new-r${round}-${i}.txt`);
+    added.forEach((rel, i) => {
+      writeFileSync(join(repo, rel), content(i, round + 100, fileBytes));
+    });
+  };
+  const timedDelta = async (): Promise<number> => {
+    let delta: Awaited<ReturnType<typeof observer.delta>> | undefined;
+    const ms = await timeIt(async () => {
+      delta = await observer.delta();
+    });
+    const counts = { added: 0, modified: 0, deleted: 0 };
+    for (const c of delta?.changes ?? []) counts[c.change]++;
+    if (
+      !delta?.complete ||
+      JSON.stringify(counts) !==
+        JSON.stringify({
+          added: CHANGED.added,
+          modified: CHANGED.modified,
+          deleted: CHANGED.deleted,
+        })
+    )
+      throw new Error(`wrong delta ${JSON.stringify(counts)}`);
+    return ms;
+  };
+  const gitStatus = () => timeIt(() => run("git", ["status", "--porcelain"], repo));
   return {
     subject: async () => {
-      round++;
-      modified.forEach((rel, i) => {
-        writeFileSync(join(repo, rel), content(i, round + 1, fileBytes));
-      });
-      for (const rel of added) unlinkSync(join(repo, rel));
-      added = Array.from({ length: CHANGED.added }, (_, i) => `pkg${i}/src/new-r${round}-${i}.txt`);
-      added.forEach((rel, i) => {
-        writeFileSync(join(repo, rel), content(i, round + 100, fileBytes));
-      });
-      let delta: Awaited<ReturnType<typeof observer.delta>> | undefined;
-      const ms = await timeIt(async () => {
-        delta = await observer.delta();
-      });
-      const counts = { added: 0, modified: 0, deleted: 0 };
-      for (const change of delta?.changes ?? []) counts[change.change]++;
-      if (
-        !delta?.complete ||
-        JSON.stringify(counts) !==
-          JSON.stringify({
-            added: CHANGED.added,
-            modified: CHANGED.modified,
-            deleted: CHANGED.deleted,
-          })
-      )
-        throw new Error(`wrong delta ${JSON.stringify(counts)}`);
-      return ms;
+      change();
+      return timedDelta();
     },
-    reference: () => timeIt(() => run("git", ["status", "--porcelain"], repo)),
+    reference: gitStatus,
+    paired: async () => {
+      // This bench's own in-process method: one change, then delta() and git status back
+      // to back on that state, the side that goes first alternating by round.
+      change();
+      if (round % 2 === 0) {
+        const git = await gitStatus();
+        return { delta: await timedDelta(), git };
+      }
+      const delta = await timedDelta();
+      return { delta, git: await gitStatus() };
+    },
     cleanup: () => rmSync(repo, { recursive: true, force: true }),
   };
 }

@@ -113,6 +113,21 @@ export const PerfQualificationSchema = z
     operations: z.record(z.string(), PerfOperationSchema),
     /** Memory operations (bytes), present only in profiles that measure peak RSS. */
     memory: z.record(z.string(), PerfMemoryOperationSchema).optional(),
+    /**
+     * A harness check (profiles that declare one): `operation`'s ratio_p50 as the harness
+     * measures it against `paired_operation`'s, the same work measured in the same process
+     * by the bench's own paired method; `ratio` = harness / paired, `within` = |ratio − 1| ≤
+     * `tolerance`. A report whose harness disagrees does not pass.
+     */
+    agreement: z
+      .strictObject({
+        operation: z.string(),
+        paired_operation: z.string(),
+        ratio: ratio,
+        tolerance: ratio,
+        within: z.boolean(),
+      })
+      .optional(),
     resources: PerfResourcesSchema,
     passed: z.boolean(),
   })
