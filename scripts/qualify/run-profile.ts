@@ -133,37 +133,46 @@ export async function runProfile(profile: Profile, quick: boolean): Promise<Perf
     const workload = await profile.load(quick);
     sampled = {};
     try {
-      for (const [name, op] of Object.entries(workload.operations)) {
-        const one = async (i: number): Promise<[number, number]> => {
-          if (op.pair !== undefined) {
-            const r = await op.pair();
-            return [r.subject, r.reference];
-          }
-          // Subject and reference alternate, and which goes first alternates by sample, so
-          // neither side always runs in the wake of the other (its garbage, its page-cache
-          // and CPU after-effects); the heap is collected before each timed call, so no side
-          // pays for garbage the other side or the setup left (settle()).
-          if (i % 2 === 1) {
-            settle();
-            const reference = await op.reference();
-            settle();
-            return [await op.subject(), reference];
-          }
-          settle();
-          const subject = await op.subject();
-          settle();
-          return [subject, await op.reference()];
-        };
-        for (let i = 0; i < warmup; i++) await one(i);
-        const samples: number[] = [];
-        const referenceSamples: number[] = [];
-        for (let i = 0; i < measured; i++) {
-          const [subject, reference] = await one(i);
-          samples.push(subject);
-          referenceSamples.push(reference);
+      const ops = Object.entries(workload.operations);
+      const one = async (op: (typeof ops)[number][1], i: number): Promise<[number, number]> => {
+        if (op.pair !== undefined) {
+          const r = await op.pair();
+          return [r.subject, r.reference];
         }
-        sampled[name] = { samples, referenceSamples, budgetRatio: op.budgetRatio };
-      }
+        // Subject and reference alternate, and which goes first alternates by sample, so
+        // neither side always runs in the wake of the other (its garbage, its page-cache
+        // and CPU after-effects); the heap is collected before each timed call, so no side
+        // pays for garbage the other side or the setup left (settle()).
+        if (i % 2 === 1) {
+          settle();
+          const reference = await op.reference();
+          settle();
+          return [await op.subject(), reference];
+        }
+        settle();
+        const subject = await op.subject();
+        settle();
+        return [subject, await op.reference()];
+      };
+      for (const [, op] of ops) for (let i = 0; i < warmup; i++) await one(op, i);
+      const collected = ops.map(() => ({
+        samples: [] as number[],
+        referenceSamples: [] as number[],
+      }));
+      // The operations take turns sample by sample, so a change in machine load during the
+      // run hits every operation alike (a profile's agreement check compares two of them).
+      for (let i = 0; i < measured; i++)
+        for (const [k, [, op]] of ops.entries()) {
+          const [subject, reference] = await one(op, i);
+          collected[k]?.samples.push(subject);
+          collected[k]?.referenceSamples.push(reference);
+        }
+      for (const [k, [name, op]] of ops.entries())
+        sampled[name] = {
+          samples: collected[k]?.samples ?? [],
+          referenceSamples: collected[k]?.referenceSamples ?? [],
+          budgetRatio: op.budgetRatio,
+        };
       for (const [name, op] of Object.entries(workload.memory ?? {})) {
         for (let i = 0; i < warmup; i++) {
           op.subject();
