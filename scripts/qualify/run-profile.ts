@@ -271,6 +271,10 @@ async function main(): Promise<void> {
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   main().catch((error: unknown) => {
     process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+    // The message on the last line too: pnpm qualify shows the last lines of stderr, and
+    // a stack's last lines are frames (a failed verify's output is in the message).
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`error: ${message.replace(/\s+/g, " ").slice(0, 2000)}\n`);
     process.exit(1);
   });
 }

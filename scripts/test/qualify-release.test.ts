@@ -343,6 +343,9 @@ writeFileSync(
     load: async () => ({ operations: {
       h: { budgetRatio: 9, subject: () => 3.2, reference: () => 1 },
       p: { budgetRatio: 9, subject: () => 0, reference: () => 0, pair: async () => ({ subject: 2, reference: 1 }) } } }) },
+  { id: "fake-throws-v1", description: "a workload that throws", reference: "r", parameters: {},
+    warmup: { full: 0, quick: 0 }, samples: { full: 1, quick: 1 }, quickSeconds: 1, scope: "harness",
+    load: async () => ({ operations: { t: { budgetRatio: 1, subject: () => { throw new Error("not a verified turn:\\nneeds_review because x"); }, reference: () => 1 } } }) },
   { id: "fake-memory-v1", description: "memory only", reference: "r", parameters: {},
     warmup: { full: 0, quick: 0 }, samples: { full: 3, quick: 1 }, quickSeconds: 1, scope: "children",
     load: async () => ({ operations: {}, memory: { verify: { files: 1000, budgetRatio: null, subject: () => 3000000, reference: () => 1000000 } } }) },
@@ -443,6 +446,12 @@ describe("pnpm qualify --release and memory reports", () => {
     const quick = qualify("--release", "--quick", "--out", out);
     expect(quick.status).toBe(2);
     expect(quick.stderr).toContain("--release enforces the budgets on full runs");
+  });
+
+  test("a profile that throws is an error whose reason carries the thrown message, not only stack frames", () => {
+    const run = qualify("--profile", "fake-throws-v1", "--out", join(tmp, "throws"));
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain("error: not a verified turn: needs_review because x");
   });
 
   test("a memory-only profile writes its figures under memory, in bytes, and a table of its own", () => {
