@@ -11,6 +11,11 @@
 export interface Operation {
   subject: () => number | Promise<number>;
   reference: () => number | Promise<number>;
+  /**
+   * When present, one sample of both sides at once (a paired method that times both on one
+   * state); the harness then calls neither `subject` nor `reference`.
+   */
+  pair?: () => Promise<{ subject: number; reference: number }>;
   /** Budget on ratio_p50 = p50(subject) / p50(reference). */
   budgetRatio: number;
 }
@@ -22,8 +27,23 @@ export interface SampledOperation {
   budgetRatio: number;
 }
 
+/**
+ * One memory operation of a profile: one sample of each side is a child process's peak RSS
+ * in bytes (scripts/qualify/peak-rss.ts), over a repository of `files` tracked files.
+ */
+export interface MemoryOperation {
+  subject: () => number;
+  reference: () => number;
+  files: number;
+  /** Budget on ratio_p50 = p50(subject) / p50(reference); null: reported only. */
+  budgetRatio: number | null;
+}
+
 export interface Workload {
+  /** Time operations (ms). */
   operations: Record<string, Operation>;
+  /** Memory operations (bytes), reported apart from the time ones. */
+  memory?: Record<string, MemoryOperation>;
   /** Removes what the workload made (temp repositories), after the samples. */
   cleanup?: () => void;
 }
@@ -46,6 +66,16 @@ export interface Profile {
   sampled?: (quick: boolean, root: string) => Promise<Record<string, SampledOperation>>;
   /** Why the profile does not run (a feature that does not exist yet). */
   skipped?: string;
+  /**
+   * A harness check: `operation`'s ratio must agree within `tolerance` (a fraction) with
+   * `paired`'s, the same work measured by the bench's own in-process paired method.
+   */
+  agreement?: { operation: string; paired: string; tolerance: number };
+  /**
+   * The issue 33 end-to-end target the profile's budgets carry (`pnpm qualify --release`
+   * runs exactly the profiles that have one, and fails on any miss).
+   */
+  release?: string;
 }
 
 export const PROFILES: Profile[] = [
@@ -138,17 +168,51 @@ export const PROFILES: Profile[] = [
   {
     id: "observer-delta-20k-v1",
     description:
-      "WorkspaceObserver.delta() with a warm stat cache on a 20,000-file git repository, 50 paths changed per sample",
+      "WorkspaceObserver.delta() with a warm stat cache on a 20,000-file git repository, 50 paths changed per sample; delta-paired: the same by observer.bench.ts's paired in-process method, which the harness's ratio must agree with within 10%",
     reference: "git status --porcelain on the same repository state in the same run",
     parameters: { files: 20_000, quick_files: 5_000, file_bytes: 4096, changed: 50 },
     warmup: { full: 1, quick: 1 },
     samples: { full: 9, quick: 3 },
     quickSeconds: 90,
     scope: "harness",
+    release: "warm delta in-process, 20,000 files, vs git status --porcelain: ≤ 1.0×",
+    agreement: { operation: "delta", paired: "delta-paired", tolerance: 0.1 },
     load: async (quick) => {
       const { observerDeltaWorkload } = await import("../../packages/node/bench/observer.bench.js");
       const w = await observerDeltaWorkload(quick ? 5_000 : 20_000);
-      return { operations: { delta: { ...w, budgetRatio: 1.5 } }, cleanup: w.cleanup };
+      // delta-paired: observer.bench.ts's in-process method on the same repository and
+      // observer (one change, delta and git status back to back, alternating which first).
+      const pair = async () => {
+        const r = await w.paired();
+        return { subject: r.delta, reference: r.git };
+      };
+      const unused = () => {
+        throw new Error("delta-paired is measured by pair()");
+      };
+      return {
+        operations: {
+          delta: { subject: w.subject, reference: w.reference, budgetRatio: 1.0 },
+          "delta-paired": { subject: unused, reference: unused, pair, budgetRatio: 1.0 },
+        },
+        cleanup: w.cleanup,
+      };
+    },
+  },
+  {
+    id: "observer-delta-300k-v1",
+    description:
+      "WorkspaceObserver.delta() with a warm stat cache on a 300,000-file git repository (files of 1 KiB, to keep generation to minutes), 50 paths changed per sample",
+    reference: "git status --porcelain on the same repository state in the same run",
+    parameters: { files: 300_000, quick_files: 300_000, file_bytes: 1024, changed: 50 },
+    warmup: { full: 1, quick: 1 },
+    samples: { full: 7, quick: 2 },
+    quickSeconds: 600,
+    scope: "harness",
+    release: "warm delta in-process, 300,000 files, vs git status --porcelain: ≤ 1.0×",
+    load: async () => {
+      const { observerDeltaWorkload } = await import("../../packages/node/bench/observer.bench.js");
+      const w = await observerDeltaWorkload(300_000, 1024);
+      return { operations: { delta: { ...w, budgetRatio: 1.0 } }, cleanup: w.cleanup };
     },
   },
   {
@@ -219,6 +283,8 @@ export const PROFILES: Profile[] = [
     samples: { full: 7, quick: 2 },
     quickSeconds: 45,
     scope: "children",
+    release:
+      "verify end to end, 20,000 files / 50 changed, check true, vs git status --porcelain + node -e 0: ≤ 3×",
     load: async (quick) => {
       const { verifyTurnWorkload } = await import("../../packages/cli/bench/verify-turn.bench.js");
       const w = verifyTurnWorkload(quick ? 5_000 : 20_000);
@@ -237,6 +303,76 @@ export const PROFILES: Profile[] = [
         },
         cleanup: w.cleanup,
       };
+    },
+  },
+  {
+    id: "turn-baseline-20k-v1",
+    description:
+      "turngate baseline (built CLI, a real process, a fresh --state-dir each sample: every file hashed) on a committed 20,000-file git repository of 4 KiB files (80 MB)",
+    reference:
+      "git ls-files -z | xargs -0 -P 2 openssl dgst -sha256 (2 batches) + node -e 0 on the same repository, in the same run",
+    parameters: { files: 20_000, quick_files: 5_000, file_bytes: 4096, openssl_batches: 2 },
+    warmup: { full: 1, quick: 1 },
+    samples: { full: 5, quick: 2 },
+    quickSeconds: 30,
+    scope: "children",
+    release:
+      "baseline end to end, 20,000 files / 80 MB, vs openssl dgst -sha256 in 2 batches + node -e 0: ≤ 1.5×",
+    load: async (quick) => {
+      const { baselineTurnWorkload } = await import("./turn-workloads.js");
+      const w = baselineTurnWorkload(quick ? 5_000 : 20_000);
+      return { operations: { baseline: w }, cleanup: w.cleanup };
+    },
+  },
+  {
+    id: "turn-noop-20k-v1",
+    description:
+      "a no-op turngate run --check true -- true (built CLI, a real process) on an empty git repository (git init, nothing committed) and on a committed 20,000-file one (4 KiB files)",
+    reference: "git status --porcelain + node -e 0 in the same repository, in the same run",
+    parameters: { files: 20_000, quick_files: 5_000, command: "turngate run --check true -- true" },
+    warmup: { full: 1, quick: 1 },
+    samples: { full: 7, quick: 2 },
+    quickSeconds: 30,
+    scope: "children",
+    release:
+      "no-op run, on an empty repository and on the 20,000-file one, vs node -e 0 + git status (same repository): ≤ 2×",
+    load: async (quick) => {
+      const { noopRunWorkloads } = await import("./turn-workloads.js");
+      return noopRunWorkloads(quick ? 5_000 : 20_000, 2);
+    },
+  },
+  {
+    id: "memory-100k-v1",
+    description:
+      "peak RSS of turngate baseline (cold, fresh --state-dir) and turngate verify --check true (50 files changed) on a committed 100,000-file git repository of 64-byte files (small files: peak memory scales with the file count, not the bytes)",
+    reference:
+      "the peak RSS of git status --porcelain on the same repository and state, in the same run (each figure: the largest single process of the command, from wait4's rusage via a python3 wrapper)",
+    parameters: { files: 100_000, file_bytes: 64, changed: 50 },
+    warmup: { full: 0, quick: 0 },
+    samples: { full: 3, quick: 1 },
+    quickSeconds: 600,
+    scope: "children",
+    load: async () => {
+      const { memoryWorkload } = await import("./turn-workloads.js");
+      const w = memoryWorkload(100_000, 64);
+      return { operations: {}, memory: w.memory, cleanup: w.cleanup };
+    },
+  },
+  {
+    id: "memory-300k-v1",
+    description:
+      "peak RSS of turngate baseline (cold, fresh --state-dir) and turngate verify --check true (50 files changed) on a committed 300,000-file git repository of 64-byte files (small files: peak memory scales with the file count, not the bytes)",
+    reference:
+      "the peak RSS of git status --porcelain on the same repository and state, in the same run (each figure: the largest single process of the command, from wait4's rusage via a python3 wrapper)",
+    parameters: { files: 300_000, file_bytes: 64, changed: 50 },
+    warmup: { full: 0, quick: 0 },
+    samples: { full: 3, quick: 1 },
+    quickSeconds: 1200,
+    scope: "children",
+    load: async () => {
+      const { memoryWorkload } = await import("./turn-workloads.js");
+      const w = memoryWorkload(300_000, 64);
+      return { operations: {}, memory: w.memory, cleanup: w.cleanup };
     },
   },
   {

@@ -203,7 +203,11 @@ describe("pnpm qualify", () => {
     const equal = join(tmp, "baseline-equal");
     mkdirSync(equal);
     writeFileSync(join(equal, "fake-fast-v1.json"), JSON.stringify(current));
-    expect(compareWithBaseline([current], equal, 0.25)).toEqual({ compared: 1, regressions: [] });
+    expect(compareWithBaseline([current], equal, 0.25)).toEqual({
+      compared: 1,
+      regressions: [],
+      refused: [],
+    });
     expect(qualify("--profile", "fake-fast-v1", "--out", out, "--compare", equal).status).toBe(0);
     // A baseline whose ratio was half today's: today's is 100% worse (> 25% tolerance).
     const better = join(tmp, "baseline-better");

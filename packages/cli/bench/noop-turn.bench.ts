@@ -34,15 +34,25 @@ function median(values: number[]): number {
  * the built CLI (a real process, `TURNGATE_NATIVE` unset: the addon when built) and checks
  * the turn is narrative (nothing changed; throws otherwise, with the output);
  * `reference()` times `git status --porcelain` + `node -e 0` in the same tree. Both in ms.
+ * `env`: extra environment of the turn (e.g. `XDG_STATE_HOME`; also profile
+ * turn-noop-20k-v1, on generated repositories).
  */
-export function noopTurnWorkload(repo: string): {
+export function noopTurnWorkload(
+  repo: string,
+  env: Record<string, string> = {},
+): {
   subject: () => number;
   reference: () => number;
 } {
   return {
     subject: () =>
       timed(() => {
-        const out = runOk(process.execPath, [bin, "run", "--check", "true", "--", "true"], repo);
+        const out = runOk(
+          process.execPath,
+          [bin, "run", "--check", "true", "--", "true"],
+          repo,
+          env,
+        );
         if (!out.stdout.includes("narrative"))
           throw new Error(`not a narrative turn:\n${out.stdout}`);
       }),

@@ -24,8 +24,45 @@ const bin = join(dirname(fileURLToPath(import.meta.url)), "../dist/bin.js");
 export type VerifyIsolation = "in-place" | "clean-room";
 
 /**
+ * A committed git repository of `files` files of `fileBytes` bytes each (default 4 KiB;
+ * 100 per folder, `src/mod<i / 100>/file<i>.txt`) in a new temporary folder, git gc off and
+ * `.turngate/` excluded (`.git/info/exclude`). Returns its absolute path. Throws when git
+ * fails.
+ */
+export function createVerifyRepo(files: number, fileBytes = 4096): string {
+  const repo = mkdtempSync(join(tmpdir(), "turngate-verify-bench-"));
+  const body = Buffer.alloc(fileBytes, 97);
+  for (let i = 0; i < files; i++) {
+    const rel = `src/mod${Math.floor(i / 100)}/file${i}.txt`;
+    if (i % 100 === 0) mkdirSync(join(repo, dirname(rel)), { recursive: true });
+    writeFileSync(join(repo, rel), body);
+  }
+  runOk("git", ["init", "-q", "-b", "main", "."], repo);
+  runOk("git", ["config", "gc.auto", "0"], repo);
+  runOk("git", ["config", "maintenance.auto", "false"], repo);
+  appendFileSync(join(repo, ".git", "info", "exclude"), ".turngate/\n");
+  runOk("git", ["add", "-A"], repo);
+  runOk("git", ["commit", "-q", "-m", "bench"], repo);
+  return repo;
+}
+
+/**
+ * Appends a line to 50 files of the {@link createVerifyRepo} repository `repo` of `files`
+ * files, a different 50 for each `round` (0, 1, …) while 50 · round < files.
+ */
+export function changeFifty(repo: string, files: number, round: number): void {
+  for (let k = 0; k < 50; k++) {
+    const i = (round * 97 + k * 401) % files;
+    appendFileSync(join(repo, `src/mod${Math.floor(i / 100)}/file${i}.txt`), `change ${round}\n`);
+  }
+}
+
+/** The built CLI's entry point (packages/cli/dist/bin.js). */
+export const TURNGATE_BIN = bin;
+
+/**
  * For `pnpm qualify` (profile turn-verify-20k-v1) and this file's `main`: a committed git
- * repository of `files` files of 4 KiB (100 per folder) in a new temporary folder.
+ * repository of `files` files of 4 KiB ({@link createVerifyRepo}) in a new temporary folder.
  * `subject(isolation)` first (not timed) appends a line to 50 files not changed before and
  * runs `turngate baseline` beforehand, then times one `turngate verify --check true
  * --isolation <isolation>` and checks that it ended `verified` (throws with the output
@@ -37,26 +74,13 @@ export function verifyTurnWorkload(files: number): {
   reference: () => number;
   cleanup: () => void;
 } {
-  const repo = mkdtempSync(join(tmpdir(), "turngate-verify-bench-"));
+  const repo = createVerifyRepo(files);
   // The clean room goes beside the repository, so cleanup removes it too.
   const rooms = `${repo}-rooms`;
   const roomEnv = { TURNGATE_ROOM_DIR: rooms };
-  const body = Buffer.alloc(4096, 97);
-  for (let i = 0; i < files; i++) {
-    const rel = `src/mod${Math.floor(i / 100)}/file${i}.txt`;
-    if (i % 100 === 0) mkdirSync(join(repo, dirname(rel)), { recursive: true });
-    writeFileSync(join(repo, rel), body);
-  }
-  runOk("git", ["init", "-q", "-b", "main", "."], repo);
-  runOk("git", ["config", "gc.auto", "0"], repo);
-  runOk("git", ["add", "-A"], repo);
-  runOk("git", ["commit", "-q", "-m", "bench"], repo);
   let next = 0;
   const change = () => {
-    for (let k = 0; k < 50; k++) {
-      const i = (next * 97 + k * 401) % files;
-      appendFileSync(join(repo, `src/mod${Math.floor(i / 100)}/file${i}.txt`), `change ${next}\n`);
-    }
+    changeFifty(repo, files, next);
     next += 1;
   };
   return {

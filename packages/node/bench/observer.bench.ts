@@ -83,14 +83,14 @@ function sh(script: string, cwd: string): Promise<string> {
 
 /** Deterministic printable content (lowercase letters plus a newline), so the repo is the
  * same on every run. Written into one Buffer: no per-character garbage in the timed process. */
-function content(i: number, salt = 0): Buffer {
-  const out = Buffer.allocUnsafe(FILE_BYTES);
+function content(i: number, salt = 0, bytes = FILE_BYTES): Buffer {
+  const out = Buffer.allocUnsafe(bytes);
   let x = (i * 2654435761 + salt * 40503 + 1) >>> 0;
-  for (let j = 0; j < FILE_BYTES - 1; j++) {
+  for (let j = 0; j < bytes - 1; j++) {
     x = (Math.imul(x, 1103515245) + 12345) >>> 0;
     out[j] = 97 + ((x >>> 16) % 26);
   }
-  out[FILE_BYTES - 1] = 10;
+  out[bytes - 1] = 10;
   return out;
 }
 
@@ -138,20 +138,22 @@ function comparable(snapshot: Awaited<ReturnType<WorkspaceObserver["baseline"]>>
 }
 
 /**
- * Writes `files` files of FILE_BYTES deterministic bytes (FILES_PER_DIR per folder) into the
- * empty folder `repo` and commits them (git init, no auto-gc). `log` gets progress lines.
+ * Writes `files` files of `fileBytes` (default FILE_BYTES, 4 KiB) deterministic bytes
+ * (FILES_PER_DIR per folder) into the empty folder `repo` and commits them (git init, no
+ * auto-gc). `log` gets progress lines.
  */
 export async function createBenchRepo(
   repo: string,
   files: number,
   log: (line: string) => void = () => {},
+  fileBytes = FILE_BYTES,
 ): Promise<void> {
-  log(`generating ${files} files of ${FILE_BYTES} bytes in ${repo}`);
+  log(`generating ${files} files of ${fileBytes} bytes in ${repo}`);
   const started = performance.now();
   for (let i = 0; i < files; i++) {
     if (i % FILES_PER_DIR === 0)
       mkdirSync(join(repo, `pkg${i / FILES_PER_DIR}/src`), { recursive: true });
-    writeFileSync(join(repo, filePath(i)), content(i));
+    writeFileSync(join(repo, filePath(i)), content(i, 0, fileBytes));
     if ((i + 1) % 2000 === 0 || i + 1 === files) {
       const s = ((performance.now() - started) / 1000).toFixed(1);
       log(`  ${i + 1}/${files} files written (${s} s)`);
@@ -174,51 +176,79 @@ export interface ObserverWorkload {
   cleanup: () => void;
 }
 
+/** {@link ObserverWorkload} plus one paired round: `{delta, git}` in ms on one changed state. */
+export interface ObserverDeltaWorkload extends ObserverWorkload {
+  paired: () => Promise<{ delta: number; git: number }>;
+}
+
 /**
  * For `pnpm qualify` (profile observer-delta-20k-v1): a committed repo of `files` files, a
  * baselined observer; `subject()` changes 50 paths (40 modified, 5 added, 5 deleted, as this
- * bench does; not timed) and times `observer.delta()` (ms, its counts checked),
- * `reference()` times `git status --porcelain` on the same state.
+ * bench does; not timed) and times `observer.delta()` (ms, its counts checked; throws on a
+ * wrong delta), `reference()` times `git status --porcelain` on the same state; `paired()`
+ * makes one change and times both on it back to back (this bench's in-process method, the
+ * side going first alternating by round), for the profile's agreement check.
  */
-export async function observerDeltaWorkload(files = FILES): Promise<ObserverWorkload> {
+export async function observerDeltaWorkload(
+  files = FILES,
+  fileBytes = FILE_BYTES,
+): Promise<ObserverDeltaWorkload> {
   const repo = mkdtempSync(join(tmpdir(), "turngate-qualify-observer-"));
-  await createBenchRepo(repo, files);
+  await createBenchRepo(repo, files, () => {}, fileBytes);
   const observer = new WorkspaceObserver(repo);
   await observer.baseline();
   const modified = Array.from({ length: CHANGED.modified }, (_, i) => filePath((i * 397) % files));
   for (let i = 0; i < CHANGED.deleted; i++) unlinkSync(join(repo, filePath((i * 397 + 1) % files)));
   let added: string[] = [];
   let round = 0;
+  const change = (): void => {
+    round++;
+    modified.forEach((rel, i) => {
+      writeFileSync(join(repo, rel), content(i, round + 1, fileBytes));
+    });
+    for (const rel of added) unlinkSync(join(repo, rel));
+    added = Array.from({ length: CHANGED.added }, (_, i) => `pkg${i}/src/new-r${round}-${i}.txt`);
+    added.forEach((rel, i) => {
+      writeFileSync(join(repo, rel), content(i, round + 100, fileBytes));
+    });
+  };
+  const timedDelta = async (): Promise<number> => {
+    let delta: Awaited<ReturnType<typeof observer.delta>> | undefined;
+    const ms = await timeIt(async () => {
+      delta = await observer.delta();
+    });
+    const counts = { added: 0, modified: 0, deleted: 0 };
+    for (const c of delta?.changes ?? []) counts[c.change]++;
+    if (
+      !delta?.complete ||
+      JSON.stringify(counts) !==
+        JSON.stringify({
+          added: CHANGED.added,
+          modified: CHANGED.modified,
+          deleted: CHANGED.deleted,
+        })
+    )
+      throw new Error(`wrong delta ${JSON.stringify(counts)}`);
+    return ms;
+  };
+  const gitStatus = () => timeIt(() => run("git", ["status", "--porcelain"], repo));
   return {
     subject: async () => {
-      round++;
-      modified.forEach((rel, i) => {
-        writeFileSync(join(repo, rel), content(i, round + 1));
-      });
-      for (const rel of added) unlinkSync(join(repo, rel));
-      added = Array.from({ length: CHANGED.added }, (_, i) => `pkg${i}/src/new-r${round}-${i}.txt`);
-      added.forEach((rel, i) => {
-        writeFileSync(join(repo, rel), content(i, round + 100));
-      });
-      let delta: Awaited<ReturnType<typeof observer.delta>> | undefined;
-      const ms = await timeIt(async () => {
-        delta = await observer.delta();
-      });
-      const counts = { added: 0, modified: 0, deleted: 0 };
-      for (const change of delta?.changes ?? []) counts[change.change]++;
-      if (
-        !delta?.complete ||
-        JSON.stringify(counts) !==
-          JSON.stringify({
-            added: CHANGED.added,
-            modified: CHANGED.modified,
-            deleted: CHANGED.deleted,
-          })
-      )
-        throw new Error(`wrong delta ${JSON.stringify(counts)}`);
-      return ms;
+      change();
+      return timedDelta();
     },
-    reference: () => timeIt(() => run("git", ["status", "--porcelain"], repo)),
+    reference: gitStatus,
+    paired: async () => {
+      // This bench's own in-process method: one change, then delta() and git status back
+      // to back on that state, the side that goes first alternating by round.
+      change();
+      if (round % 2 === 0) {
+        const git = await gitStatus();
+        return { delta: await timedDelta(), git };
+      }
+      const delta = await timedDelta();
+      return { delta, git: await gitStatus() };
+    },
     cleanup: () => rmSync(repo, { recursive: true, force: true }),
   };
 }

@@ -30,6 +30,37 @@ export const PerfOperationSchema = z
     "One operation of a performance profile: nearest-rank p50/p95/max of its samples, its reference's, their ratio and the budget",
   );
 
+/**
+ * One memory operation (`memory` of a report, apart from the time `operations`): the peak
+ * resident set size of a child process (the subject, e.g. `turngate verify`) against its
+ * reference's (e.g. `git status --porcelain` on the same repository), each sample measured
+ * from the rusage `wait4` returns (scripts/qualify/peak-rss.ts). Bytes, not ms.
+ */
+export const PerfMemoryOperationSchema = z
+  .strictObject({
+    /** Nearest-rank p50 / max of the subject's peak RSS samples, bytes. */
+    peak_rss_p50_bytes: bytes,
+    peak_rss_max_bytes: bytes,
+    samples: z.number().int().min(1),
+    reference_peak_rss_p50_bytes: bytes,
+    reference_peak_rss_max_bytes: bytes,
+    /** Tracked files of the repository the operation ran on (the per-file divisor). */
+    files: z.number().int().min(1),
+    /** peak_rss_p50_bytes / files and reference_peak_rss_p50_bytes / files. */
+    peak_rss_per_file_bytes: z.number().finite().nonnegative(),
+    reference_peak_rss_per_file_bytes: z.number().finite().nonnegative(),
+    /** peak_rss_p50_bytes / reference_peak_rss_p50_bytes. */
+    ratio_p50: ratio,
+    /** Budget on ratio_p50; null: reported, no budget. */
+    budget_ratio: ratio.nullable(),
+    /** The measuring wrapper's own floor (its figure for `true`): no figure is below it. */
+    wrapper_floor_bytes: bytes,
+    passed: z.boolean(),
+  })
+  .describe(
+    "One memory operation of a performance profile: the subject's peak RSS (bytes, p50 and max, per file) against its reference's, their ratio and the budget",
+  );
+
 /** What the process that ran the workload used (from /proc/self/status and /proc/self/io on Linux). */
 export const PerfResourcesSchema = z.strictObject({
   /** `harness`: the workload ran in this process; `children`: in child processes (python, go, turngate) whose CPU is in cpu_children_ms. */
@@ -78,7 +109,25 @@ export const PerfQualificationSchema = z
     parameters: z.record(z.string(), z.unknown()),
     warmup_samples: z.number().int().nonnegative(),
     measured_samples: z.number().int().min(1),
+    /** Time operations (ms); empty for a memory-only profile. */
     operations: z.record(z.string(), PerfOperationSchema),
+    /** Memory operations (bytes), present only in profiles that measure peak RSS. */
+    memory: z.record(z.string(), PerfMemoryOperationSchema).optional(),
+    /**
+     * A harness check (profiles that declare one): `operation`'s ratio_p50 as the harness
+     * measures it against `paired_operation`'s, the same work measured in the same process
+     * by the bench's own paired method; `ratio` = harness / paired, `within` = |ratio − 1| ≤
+     * `tolerance`. A report whose harness disagrees does not pass.
+     */
+    agreement: z
+      .strictObject({
+        operation: z.string(),
+        paired_operation: z.string(),
+        ratio: ratio,
+        tolerance: ratio,
+        within: z.boolean(),
+      })
+      .optional(),
     resources: PerfResourcesSchema,
     passed: z.boolean(),
   })
@@ -108,13 +157,29 @@ export const PerfSummarySchema = z
           z.string(),
           z.strictObject({ ratio_p50: ratio, budget_ratio: ratio, passed: z.boolean() }),
         ),
+        /** The report's memory operations: peak RSS ratio to the reference's (absent: none). */
+        memory: z
+          .record(
+            z.string(),
+            z.strictObject({
+              peak_rss_p50_bytes: bytes,
+              ratio_p50: ratio,
+              budget_ratio: ratio.nullable(),
+              passed: z.boolean(),
+            }),
+          )
+          .optional(),
       }),
     ),
+    /** `--release`: only the profiles carrying issue 33's end-to-end targets, every miss fails. */
+    release: z.boolean().optional(),
     comparison: z
       .strictObject({
         baseline: z.string(),
         tolerance: z.number().finite().nonnegative(),
         regressions: z.array(z.string()),
+        /** Baseline reports not compared against because they did not pass their budgets. */
+        refused: z.array(z.string()).optional(),
         passed: z.boolean(),
       })
       .nullable(),
@@ -124,6 +189,7 @@ export const PerfSummarySchema = z
 
 export type PerfQualification = z.output<typeof PerfQualificationSchema>;
 export type PerfOperation = z.output<typeof PerfOperationSchema>;
+export type PerfMemoryOperation = z.output<typeof PerfMemoryOperationSchema>;
 export type PerfResources = z.output<typeof PerfResourcesSchema>;
 export type PerfMachine = z.output<typeof PerfMachineSchema>;
 export type PerfSummary = z.output<typeof PerfSummarySchema>;
