@@ -4,7 +4,17 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { cli, cliFresh, cliWithAgent, gitProject, UNSANDBOXED_LINE } from "./helpers.js";
@@ -506,6 +516,53 @@ describe("CLI usability: the agent's exit code", () => {
 });
 
 describe("CLI usability: turngate gc", () => {
+  test("stale clean rooms: gc names those of workspaces that are gone and what removes them; gc --rooms removes them, never a living workspace's room", async () => {
+    const p = project({ "a.txt": "0\n" });
+    const base = mkdtempSync(join(tmpdir(), "turngate-gc-rooms-"));
+    const saved = process.env.TURNGATE_ROOM_DIR;
+    process.env.TURNGATE_ROOM_DIR = base;
+    try {
+      // A room whose first build was interrupted (no readable manifest), and the living
+      // workspace's room after a turn (clean room where bubblewrap starts, else none).
+      const broken = join(base, "0123456789abcdef");
+      mkdirSync(broken);
+      writeFileSync(join(broken, "manifest.bin"), "half");
+      const agent = p.agent("a.js", `require("node:fs").writeFileSync("a.txt", "1\\n");`);
+      expect((await cli(["run", "--check", "cat a.txt", "--", "node", agent], p.root)).code).toBe(
+        0,
+      );
+      const rooms = () => readdirSync(base).sort();
+      const before = rooms();
+      expect(before).toContain("0123456789abcdef");
+      const listed = await cli(["gc", "--json"], p.root);
+      expect(JSON.parse(listed.stdout).stale_rooms).toEqual({
+        removed: false,
+        rooms: [
+          {
+            dir: broken,
+            workspace: null,
+            bytes: 4,
+            why: "no readable manifest (an interrupted first build)",
+          },
+        ],
+      });
+      const text = await cli(["gc"], p.root);
+      expect(text.stdout).toContain(
+        `gc: 1 clean room of workspaces that no longer exist (4 bytes, in ${base}) can go: turngate gc --rooms removes them\n`,
+      );
+      expect(rooms()).toEqual(before);
+      const removed = await cli(["gc", "--rooms"], p.root);
+      expect(removed.stdout).toContain(
+        `gc: removed 1 clean room of workspaces that no longer exist (4 bytes, in ${base})\n`,
+      );
+      expect(rooms()).toEqual(before.filter((name) => name !== "0123456789abcdef"));
+    } finally {
+      if (saved === undefined) delete process.env.TURNGATE_ROOM_DIR;
+      else process.env.TURNGATE_ROOM_DIR = saved;
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+
   test("item 17: keeps the proofs of the last N turns, the logs they cite and N other logs, and the views of the last N turns with the tree refs they name; --max-bytes; the baseline stays", async () => {
     const p = project({ "a.txt": "0\n" });
     const proofsDir = join(p.root, ".turngate/proofs");

@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { TurngateError } from "@turngate/core";
-import { releaseTrees } from "@turngate/node";
+import { findStaleRooms, releaseTrees, removeRooms } from "@turngate/node";
 import { EXIT_OK } from "../context.js";
 import { listTurnViews, treesOfView, viewsDir } from "../show/view-store.js";
 import { resolveStatePaths } from "../state-dir.js";
@@ -25,11 +25,13 @@ import type { CliCommand } from "./types.js";
 export const GC_RESULT_SCHEMA = "turngate.gc_result.v1";
 
 /**
- * `turngate gc [--keep-turns N] [--max-bytes SIZE] [--dry-run] [--json]`: bound the proofs
+ * `turngate gc [--keep-turns N] [--max-bytes SIZE] [--rooms] [--dry-run] [--json]`: bound the proofs
  * and logs under the state folder (issue #12 item 17; `planGc` says what is kept), and the
  * turn views of `turngate show` (the N newest are kept, and `views/last.json`) with the git
  * refs that kept their trees (`refs/turngate/trees/<id>`) for the views removed (docs/cli.md
- * "turngate gc"). The baseline and its history are never removed.
+ * "turngate gc"). It names the clean rooms of workspaces that no longer exist
+ * (`findStaleRooms`), and `--rooms` removes them. The baseline and its history are never
+ * removed.
  */
 export const gcCommand: CliCommand = {
   name: "gc",
@@ -49,10 +51,14 @@ export const gcCommand: CliCommand = {
           "--max-bytes <size>",
           "size limit of the kept proofs and logs: bytes, or with K, M, G (default 100M)",
         )
+        .option(
+          "--rooms",
+          "also remove the clean rooms (in the user's cache folder) of workspaces that no longer exist",
+        )
         .option("--dry-run", "only say what would be removed")
         .option(
           "--json",
-          "print {schema, state_dir, dry_run, keep_turns, max_bytes, removed, kept} as JSON",
+          "print {schema, state_dir, dry_run, keep_turns, max_bytes, removed, kept, views, tree_refs_removed, stale_rooms} as JSON",
         ),
     ).action(
       async (flags: {
@@ -62,6 +68,7 @@ export const gcCommand: CliCommand = {
         maxBytes?: string;
         dryRun?: boolean;
         json?: boolean;
+        rooms?: boolean;
       }) => {
         const keepTurns =
           flags.keepTurns === undefined ? GC_DEFAULT_KEEP_TURNS : parseKeepTurns(flags.keepTurns);
@@ -107,6 +114,10 @@ export const gcCommand: CliCommand = {
           dryRun: flags.dryRun === true,
           env: ctx.env,
         });
+        // Clean rooms live in the user's cache folder, one per workspace: those of workspaces
+        // that are gone are listed every time, and removed with --rooms.
+        const staleRooms = findStaleRooms(ctx.env);
+        if (flags.rooms === true && !flags.dryRun) removeRooms(staleRooms);
         const n = (list: StateFile[], kind: StateFile["kind"]) => {
           const c = count(list, kind);
           return `${c} ${kind}${c === 1 ? "" : "s"}`;
@@ -132,6 +143,15 @@ export const gcCommand: CliCommand = {
               kept: keptViews.length,
             },
             tree_refs_removed: refs,
+            stale_rooms: {
+              removed: flags.rooms === true && flags.dryRun !== true,
+              rooms: staleRooms.map((room) => ({
+                dir: room.dir,
+                workspace: room.workspace,
+                bytes: room.bytes,
+                why: room.why,
+              })),
+            },
           };
           ctx.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
         } else {
@@ -143,6 +163,15 @@ export const gcCommand: CliCommand = {
             const plural = (c: number, word: string) => `${c} ${word}${c === 1 ? "" : "s"}`;
             ctx.stdout.write(
               `gc: ${verb} ${plural(removedViews.length, "turn view")} (${removedViews.reduce((sum, v) => sum + v.bytes, 0)} bytes) and ${plural(refs.length, "kept tree ref")} (refs/turngate/trees/); kept ${plural(keptViews.length, "turn view")}\n`,
+            );
+          }
+          if (staleRooms.length > 0) {
+            const size = staleRooms.reduce((sum, room) => sum + room.bytes, 0);
+            const rooms = `${staleRooms.length} clean room${staleRooms.length === 1 ? "" : "s"} of workspaces that no longer exist (${size} bytes, in ${shownPath(root, dirname(staleRooms[0]?.dir ?? ""))})`;
+            ctx.stdout.write(
+              flags.rooms === true
+                ? `gc: ${verb} ${rooms}\n`
+                : `gc: ${rooms} can go: turngate gc --rooms removes them\n`,
             );
           }
         }

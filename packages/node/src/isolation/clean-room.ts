@@ -69,11 +69,26 @@ export interface RoomPreparation {
  * the SHA-256 of the workspace's real path. Never inside the workspace.
  */
 export function cleanRoomDir(workspace: string, env: NodeJS.ProcessEnv = process.env): string {
-  const id = createHash("sha256").update(workspace).digest("hex").slice(0, 16);
-  const configured = env.TURNGATE_ROOM_DIR;
-  if (configured !== undefined && isAbsolute(configured)) return join(configured, id);
-  return join(turngateCacheHome(env), "rooms", id);
+  return join(cleanRoomsBase(env), cleanRoomId(workspace));
 }
+
+/** The folder of `workspace`'s room under {@link cleanRoomsBase}: 16 hex of its path's SHA-256. */
+export function cleanRoomId(workspace: string): string {
+  return createHash("sha256").update(workspace).digest("hex").slice(0, 16);
+}
+
+/**
+ * The folder holding every workspace's clean room: `TURNGATE_ROOM_DIR` when set (absolute),
+ * else `$XDG_CACHE_HOME/turngate/rooms` (default `~/.cache/…`). Nothing is created.
+ */
+export function cleanRoomsBase(env: NodeJS.ProcessEnv = process.env): string {
+  const configured = env.TURNGATE_ROOM_DIR;
+  if (configured !== undefined && isAbsolute(configured)) return configured;
+  return join(turngateCacheHome(env), "rooms");
+}
+
+/** The room's manifest file name in its folder (its lock is `<name>.lock`). */
+export const ROOM_MANIFEST_FILE = "manifest.bin";
 
 /** A workspace's clean room. Use one per turn; `open` takes the room's lock. */
 export class CleanRoom {
@@ -312,7 +327,7 @@ export class CleanRoom {
 }
 
 /** The manifest's file name in the room's folder. */
-const MANIFEST = "manifest.bin";
+const MANIFEST = ROOM_MANIFEST_FILE;
 
 /** ms before the turn's start from which room state is distrusted (the coarse clock lags). */
 const TRUST_MARGIN_MS = 50;

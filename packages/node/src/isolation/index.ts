@@ -1,4 +1,12 @@
-export { CLEAN_ROOM_SCHEMA, CleanRoom, cleanRoomDir, type RoomPreparation } from "./clean-room.js";
+export {
+  CLEAN_ROOM_SCHEMA,
+  CleanRoom,
+  cleanRoomDir,
+  cleanRoomId,
+  cleanRoomsBase,
+  ROOM_MANIFEST_FILE,
+  type RoomPreparation,
+} from "./clean-room.js";
 export {
   AGENT_WRITABLE_IN_WORKSPACE,
   agentWritableProblem,
@@ -52,6 +60,7 @@ export {
   RoomSourceChangedError,
   syncRoomFiles,
 } from "./room-files.js";
+export { findStaleRooms, removeRooms, type StaleRoom } from "./room-gc.js";
 export {
   type BaselineHead,
   ensureRoomClone,
