@@ -50,6 +50,7 @@
 //! | an unknown mandatory (lowercase) extension, an unknown index version, a corrupt index | fallback `index` (git then fails the same way) |
 //! | `core.ignoreCase = true` | fallback `ignore-case` |
 //! | `core.precomposeUnicode = true` | fallback `precompose-unicode` |
+//! | `core.excludesFile` set to an empty value (git reads no global excludes file; gitoxide reads the default) | fallback `excludes-file` |
 //! | a `GIT_*` variable that moves the repository, its index or its configuration (`GIT_DIR`, `GIT_WORK_TREE`, `GIT_INDEX_FILE`, `GIT_CONFIG_*`, …) | fallback `environment` |
 //! | a repository owned by another user (git's `safe.directory` rules) | fallback `untrusted` |
 //! | no repository, a bare one, `root/dir` inside `.git` | fallback `not-a-work-tree` |
@@ -743,6 +744,17 @@ pub fn list(start: &Path) -> std::result::Result<Listed, Fallback> {
         return Err(fallback(
             "ignore-case",
             "core.ignoreCase is true: case-folded index and ignore matching are left to git",
+        ));
+    }
+    // An empty core.excludesFile turns git's global excludes file off (git then reads no
+    // `$XDG_CONFIG_HOME/git/ignore` either); gitoxide still reads that default.
+    if config
+        .string("core.excludesFile")
+        .is_some_and(|value| value.is_empty())
+    {
+        return Err(fallback(
+            "excludes-file",
+            "core.excludesFile is set to an empty value: git then reads no global excludes file, gitoxide reads the default one; left to git",
         ));
     }
     if flag("core.precomposeUnicode") {

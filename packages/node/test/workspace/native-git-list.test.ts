@@ -282,6 +282,41 @@ describe("issue 33: the in-process listing leaves a repository to git where gito
     expect((await fallbackOf(root)).fallback).toBe("precompose-unicode");
   });
 
+  test("excludes-file: core.excludesFile set to an empty value (git reads no global excludes file; gitoxide would read the default one and hide a file git lists)", async () => {
+    const root = repo();
+    // The user's default global excludes file hides *.local.txt; the empty core.excludesFile
+    // turns it off for git (an attack round found the listing hid such a file from the digest).
+    const xdg = join(root, "..", `${root.split("/").pop()}-xdg`);
+    mkdirSync(join(xdg, "git"), { recursive: true });
+    writeFileSync(join(xdg, "git", "ignore"), "*.local.txt\n");
+    const env = { ...process.env, XDG_CONFIG_HOME: xdg };
+    const saved = process.env.XDG_CONFIG_HOME;
+    process.env.XDG_CONFIG_HOME = xdg;
+    try {
+      write(root, "settings.local.txt", "BAD\n");
+      git(root, "config", "core.excludesFile", "");
+      const fell = await fallbackOf(root);
+      expect(fell.fallback).toBe("excludes-file");
+      expect(fell.reason).toBe(
+        "core.excludesFile is set to an empty value: git then reads no global excludes file, gitoxide reads the default one; left to git",
+      );
+      // git itself lists the file as untracked: it is source.
+      const listed = await runGit([...GIT_LIST_ARGS], root, { env });
+      expect(listed.stdout.toString("utf8").split("\0")).toContain("? settings.local.txt");
+      // Without the empty value both read the default file and hide it alike.
+      git(root, "config", "--unset", "core.excludesFile");
+      const lists = await nativeGitLists(addon, root, "", () => false);
+      expect(isNativeGitFallback(lists)).toBe(false);
+      if (!isNativeGitFallback(lists)) {
+        expect(lists.listing.paths.map((p) => p.key)).not.toContain("settings.local.txt");
+      }
+    } finally {
+      if (saved === undefined) delete process.env.XDG_CONFIG_HOME;
+      else process.env.XDG_CONFIG_HOME = saved;
+      rmSync(xdg, { recursive: true, force: true });
+    }
+  });
+
   test("index: an unknown mandatory extension and an unknown index version (git fails on both)", async () => {
     const root = repo();
     const indexPath = join(root, ".git", "index");
