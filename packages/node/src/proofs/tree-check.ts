@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { runGit } from "../workspace/listing/git.js";
 import type { EntryState, WorkspaceSnapshot } from "../workspace/snapshot.js";
+import { checkoutConversion } from "./checkout-conversion.js";
 
 /**
  * `-c` settings on every git call here, so no program the agent planted runs inside
@@ -177,7 +178,39 @@ async function mismatchIn(
       return `${path} was checked but is not in the tree`;
     }
   }
-  if (blobs.length === 0) return undefined;
+  if (blobs.length > 0) {
+    const bytesWhy = await blobBytesMismatch(cwd, prefix, blobs, snapshot, env);
+    if (bytesWhy !== undefined) return bytesWhy;
+  }
+  // A blob that holds the checked bytes can still check out as other bytes (.gitattributes
+  // `eol=crlf`, `ident`, …): read the tree's own attributes, for every file when any
+  // .gitattributes is new or changed (or on the full check), else for the changed files.
+  const attributeFiles = listed.filter(
+    (item) => item.path === ".gitattributes" || item.path.endsWith("/.gitattributes"),
+  );
+  if (prefix === "" && attributeFiles.length > 0) {
+    const all = bytesOf === undefined || attributeFiles.some((item) => bytesOf.has(item.path));
+    const paths = listed
+      .filter((item) => item.mode !== "160000" && item.mode !== "120000")
+      .map((item) => item.path)
+      .filter((path) => all || bytesOf?.has(path));
+    const converted = await checkoutConversion(cwd, treeish, paths, env);
+    if (typeof converted === "string") return converted;
+    if (converted !== undefined) {
+      return `${converted.path} is converted on checkout by .gitattributes (${converted.rules}): a checkout of this tree does not give the bytes that were checked`;
+    }
+  }
+  return undefined;
+}
+
+/** The first of `blobs` whose stored bytes are not the judged ones, and why; undefined when none. */
+async function blobBytesMismatch(
+  cwd: string,
+  prefix: string,
+  blobs: readonly TreeEntry[],
+  snapshot: WorkspaceSnapshot,
+  env: NodeJS.ProcessEnv,
+): Promise<string | undefined> {
   const read = await runGit([...SAFE_GIT, "cat-file", "--batch"], cwd, {
     env,
     input: Buffer.from(blobs.map((b) => `${b.oid}\n`).join(""), "utf8"),

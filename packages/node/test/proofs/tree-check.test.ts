@@ -132,6 +132,50 @@ describe("final_tree is checked against the judged bytes (attack round 04, 05, 0
     });
   });
 
+  test("checkout conversion (attack round 43): eol=crlf on a file stored and checked with LF endings gives no final tree, since a checkout writes CRLF", async () => {
+    const root = repo({ "run.sh": "echo 0\n" });
+    const { result } = await turn(root, (r) => {
+      write(r, ".gitattributes", "run.sh text eol=crlf\n");
+      write(r, "run.sh", 'x=1\n[ "$x" = 1 ] || exit 1\necho PASS\n');
+    });
+    expect(result).toEqual({
+      tree: null,
+      reason:
+        "final_tree: run.sh is converted on checkout by .gitattributes (eol=crlf): a checkout of this tree does not give the bytes that were checked",
+      from: "full",
+      fullReason: ".gitattributes changed",
+    });
+  });
+
+  test("checkout conversion (attack round 43): ident on a file holding an unexpanded $Id$ keyword gives no final tree, since a checkout expands it", async () => {
+    const root = repo({ "lib.js": "exports.v = 1;\n" });
+    const { result } = await turn(root, (r) => {
+      write(r, ".gitattributes", "*.js ident\n");
+      write(r, "lib.js", "// $Id$\nexports.v = 2;\n");
+    });
+    expect(result).toEqual({
+      tree: null,
+      reason:
+        "final_tree: lib.js is converted on checkout by .gitattributes (ident): a checkout of this tree does not give the bytes that were checked",
+      from: "full",
+      fullReason: ".gitattributes changed",
+    });
+  });
+
+  test("checkout conversion control: eol=lf and text=auto leave the checked LF bytes as they are, so the final tree is the clean commit's", async () => {
+    const root = repo({ "run.sh": "echo 0\n" });
+    const { result } = await turn(root, (r) => {
+      write(r, ".gitattributes", "*.sh text eol=lf\n* text=auto\n");
+      write(r, "run.sh", "echo 1\n");
+    });
+    expect(result).toEqual({
+      tree: committedTree(root),
+      reason: null,
+      from: "full",
+      fullReason: ".gitattributes changed",
+    });
+  });
+
   /** A repository with the submodule `vendor` (one file, add.js, committed in it). */
   function withSubmodule(): { root: string; up: string } {
     const up = repo({ "add.js": "module.exports = (a, b) => a - b;\n" });
