@@ -20,6 +20,12 @@ import {
 } from "./config-source.js";
 import type { CliContext } from "./context.js";
 import { shownPath } from "./terminal-text.js";
+import {
+  CHAIN_RECORD_FILE,
+  chainTextDigest,
+  readChainRecord,
+  writeChainRecord,
+} from "./turn-chain-record.js";
 
 /** Schema id of the turn chain file (`<state dir>/turn-chain.json`). */
 export const TURN_CHAIN_SCHEMA = "turngate.turn-chain.v1";
@@ -179,16 +185,32 @@ export function turnChainPath(stateDir: string): string {
  * Errors: `TurngateError` `turn_chain_invalid` when the file is not JSON, not a
  * `turngate.turn-chain.v1` or its snapshot is malformed, and `turn_chain_other_root` when
  * it belongs to another workspace (a state folder shared by two workspaces); both name the
- * file and the fix (`turngate run --fresh`, by the host). Never silently starts over: a
- * damaged chain must not make an unverified change disappear.
+ * file and the fix (`turngate run --fresh`, by the host); `turn_chain_missing` when the file
+ * is gone though the record outside the workspace (`turn-chain-record.ts`) says turngate
+ * wrote one, and `turn_chain_invalid` when the file is not the chain that record names (it
+ * was replaced). Never silently starts over: a damaged or removed chain must not make an
+ * unverified change disappear.
  */
 export async function readTurnChain(path: string, root: string): Promise<TurnChain | undefined> {
+  const record = await readChainRecord(chainSnapshotDir(path));
   let text: string;
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw invalidChain(path, (error as Error).message);
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+      throw invalidChain(path, (error as Error).message);
+    }
+    if (record === undefined) return undefined;
+    throw new TurngateError(
+      "turn_chain_missing",
+      `the turn chain ${path} is gone, but turngate wrote one (its turn ended at ${record.endedAt}; recorded in ${join(chainSnapshotDir(path), CHAIN_RECORD_FILE)}): starting over would drop what the earlier turns left unverified; as the host, start over with \`turngate run --fresh\` (it takes the workspace as it is now as the baseline)`,
+    );
+  }
+  if (record !== undefined && chainTextDigest(text) !== record.sha256) {
+    throw invalidChain(
+      path,
+      `it is not the chain turngate last wrote (its SHA-256 differs from the one recorded in ${join(chainSnapshotDir(path), CHAIN_RECORD_FILE)}): it was replaced or edited`,
+    );
   }
   let raw: unknown;
   try {
@@ -251,7 +273,8 @@ export function chainSnapshotDir(chainPath: string): string {
  * Store `chain` at `path` atomically (temporary file + rename), as
  * `turngate.turn-chain.v1` JSON; the snapshot's entries go to a content-addressed file in
  * {@link chainSnapshotDir} (not written again when unchanged), and the files no longer named
- * are removed after the chain is written. Errors: the `fs` error of a write.
+ * are removed after the chain is written; then the record of it (`writeChainRecord`) goes
+ * beside them. Errors: the `fs` error of a write.
  */
 export async function writeTurnChain(path: string, chain: TurnChain): Promise<void> {
   const snapshot = await storeSnapshot(chainSnapshotDir(path), chain.snapshot);
@@ -269,7 +292,9 @@ export async function writeTurnChain(path: string, chain: TurnChain): Promise<vo
     ...(chain.roomSealedAt !== undefined ? { room_sealed_at: chain.roomSealedAt } : {}),
     snapshot,
   };
-  await writeFileAtomic(path, `${JSON.stringify(file)}\n`);
+  const text = `${JSON.stringify(file)}\n`;
+  await writeFileAtomic(path, text);
+  await writeChainRecord(chainSnapshotDir(path), text, chain.endedAt);
   if (snapshot.entries_file !== undefined) {
     await pruneSnapshots(chainSnapshotDir(path), [snapshot.entries_file.sha256]);
   }

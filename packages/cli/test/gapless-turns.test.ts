@@ -1,8 +1,10 @@
-import { existsSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { snapshotStoreDir } from "@turngate/node";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Project, row, SKIP_REASON, sandbox, turngate } from "./clean-room/helpers.js";
-import { gitProject } from "./helpers.js";
+import { cli, gitProject } from "./helpers.js";
 
 // docs/cli.md "Gapless turns" (issue 32 item 3): each `turngate run` starts from the state the
 // previous run was judged on, on real temporary git repositories with real agent processes.
@@ -263,5 +265,74 @@ describe("gapless turns: turngate run", () => {
     expect([fresh.code, fresh.json.verdict]).toEqual([0, "narrative"]);
     expect(readFileSync(join(p.agents, "seen.txt"), "utf8")).toBe("undefined");
     expect(existsSync(join(p.root, ".turngate", "turn-chain.json"))).toBe(true);
+  }, 120_000);
+
+  it("a chain removed after an incomplete turn (the agent's rm -rf .turngate, turngate killed before it wrote another) is refused by the record outside the workspace: the next turn that changes nothing fails (turn_chain_missing), never narrative; the host's --fresh starts over", async () => {
+    const p = project();
+    const { breaker, liar } = agents(p);
+    const flags = ["--isolation", "in-place"];
+    expect((await run(p, flags, breaker)).code).toBe(2);
+    const chainPath = join(p.root, ".turngate", "turn-chain.json");
+    rmSync(join(p.root, ".turngate"), { recursive: true, force: true });
+    const refused = await cli(
+      ["run", ...flags, "--check", "node test.js", "--", process.execPath, liar],
+      p.root,
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `turngate: error: the turn chain ${chainPath} is gone, but turngate wrote one (its turn ended at `,
+    );
+    expect(refused.stderr).toContain(
+      "starting over would drop what the earlier turns left unverified; as the host, start over with `turngate run --fresh` (it takes the workspace as it is now as the baseline) [turn_chain_missing]",
+    );
+    expect(refused.stdout).not.toContain("narrative");
+    const fresh = await turngate(
+      [
+        "run",
+        "--json",
+        "--fresh",
+        ...flags,
+        "--check",
+        "node test.js",
+        "--",
+        process.execPath,
+        liar,
+      ],
+      p.root,
+      { TURNGATE_ALLOW_FRESH: "1" },
+    );
+    expect([fresh.code, fresh.json.verdict]).toEqual([0, "narrative"]);
+  }, 120_000);
+
+  it("a chain replaced by one a nested turngate wrote for another state folder (copied in with its entries file) is refused: it is not the chain turngate last wrote", async () => {
+    const p = project();
+    const { breaker, liar } = agents(p);
+    const flags = ["--isolation", "in-place"];
+    expect((await run(p, flags, breaker)).code).toBe(2);
+    const other = mkdtempSync(join(tmpdir(), "turngate-nested-state-"));
+    try {
+      const nested = await cli(
+        ["run", "--state-dir", other, ...flags, "--check", "true", "--", "true"],
+        p.root,
+      );
+      expect(nested.code).toBe(0);
+      const state = join(p.root, ".turngate");
+      copyFileSync(join(other, "turn-chain.json"), join(state, "turn-chain.json"));
+      const from = snapshotStoreDir(other, "chain");
+      for (const name of readdirSync(from).filter((n) => n.endsWith(".bin"))) {
+        copyFileSync(join(from, name), join(snapshotStoreDir(state, "chain"), name));
+      }
+      const refused = await cli(
+        ["run", ...flags, "--check", "node test.js", "--", process.execPath, liar],
+        p.root,
+      );
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(
+        "it is not the chain turngate last wrote (its SHA-256 differs from the one recorded in ",
+      );
+      expect(refused.stderr).toContain("[turn_chain_invalid]");
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
   }, 120_000);
 });

@@ -631,7 +631,7 @@ describe("CLI usability: turngate gc", () => {
     const gc = await cli(["gc", "--keep-turns", "1"], p.root);
     expect(gc.code).toBe(0);
     expect(gc.stdout).toMatch(
-      /^gc: removed 2 proofs and 2 logs \(\d+ bytes\) from \.turngate; kept 1 proof and 2 logs \(\d+ bytes; limits: 1 turn, 104857600 bytes\)\ngc: removed 3 turn views \(\d+ bytes\) and 3 kept tree refs \(refs\/turngate\/trees\/\); kept 1 turn view\n$/,
+      /^gc: removed 2 proofs and 2 logs \(\d+ bytes\) from \.turngate; kept 1 proof and 2 logs \(\d+ bytes; limits: 1 turn, 104857600 bytes\)\ngc: removed 3 turn views \(\d+ bytes\) and 3 kept tree refs \(refs\/turngate\/trees\/\); kept 1 turn view\n/,
     );
     // The newest turn's view stays, and the refs of exactly the two trees it names.
     const keptViews = readdirSync(viewsDir).filter((name) => name !== "last.json");

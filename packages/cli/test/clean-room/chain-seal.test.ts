@@ -13,6 +13,7 @@
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { snapshotStoreDir } from "@turngate/node";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { testTimeout } from "../../../../test-time.js";
 import { cliBundleArgs } from "../cli-bundle.js";
@@ -179,6 +180,8 @@ setTimeout(() => {}, 400); // then works on (the forgery is well before the turn
     const path = join(p.root, ".turngate", "turn-chain.json");
     const { room_sealed_at: _sealed, ...old } = chainFile(p);
     writeFileSync(path, `${JSON.stringify(old)}\n`);
+    // An earlier turngate wrote no record of its chain outside the workspace either.
+    rmSync(join(snapshotStoreDir(join(p.root, ".turngate"), "chain"), "chain-record.json"));
     const roomGit = join(roomDir(p), "tree", ".git", "config");
     const before = statSync(roomGit).ctimeMs;
     const two = await turngate(["run", "--json", ...CHECK, "--", "node", bump(2)], p.root);
