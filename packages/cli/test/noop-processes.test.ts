@@ -49,7 +49,10 @@ function setup(): { repo: string; log: string; env: NodeJS.ProcessEnv; bwrap: bo
     GIT_COMMITTER_NAME: "t",
     GIT_COMMITTER_EMAIL: "t@example.com",
   };
+  // The defaults are what is counted: the sandbox where it starts (auto), whatever isolation
+  // the test command's own pass forces (./scripts/dev test's second pass sets in-place).
   delete env.TURNGATE_BWRAP;
+  delete env.TURNGATE_ISOLATION;
   spawnSync("git", ["init", "-q"], { cwd: repo, env });
   spawnSync("git", ["commit", "-q", "--allow-empty", "-m", "i"], { cwd: repo, env });
   return { repo, log, env, bwrap: realBwrap !== undefined };
