@@ -16,14 +16,17 @@ if (!nativeFile || !typescriptFile) {
   process.exit(2);
 }
 
-/** Test id (file from the repo root > describe > … > name) → status. */
+/** @fast-check/vitest's suffix on a property's title: a new seed each run, not the test's name. */
+const SEED_SUFFIX = / \(with seed=-?\d+\)$/;
+
+/** Test id (file from the repo root > describe > … > name, without a seed suffix) → status. */
 function statuses(file) {
   const report = JSON.parse(readFileSync(file, "utf8"));
   const out = new Map();
   for (const suite of report.testResults ?? []) {
     const name = relative(process.cwd(), suite.name);
     for (const t of suite.assertionResults ?? []) {
-      out.set([name, ...t.ancestorTitles, t.title].join(" > "), t.status);
+      out.set([name, ...t.ancestorTitles, t.title.replace(SEED_SUFFIX, "")].join(" > "), t.status);
     }
   }
   return out;
