@@ -2,16 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runGit } from "../workspace/listing/git.js";
-
-/** `-c` settings on every git call here (no program the agent planted runs; as tree-check.ts). */
-const SAFE_GIT = [
-  "-c",
-  "core.fsmonitor=false",
-  "-c",
-  "core.hooksPath=/dev/null",
-  "-c",
-  "core.untrackedCache=false",
-];
+import { attributeRule, catFileBatch, parseCheckAttr } from "./git-batch.js";
 
 /** The attributes whose checkout step rewrites a blob's bytes in the work tree. */
 const CHECKOUT_ATTRIBUTES = ["ident", "eol", "working-tree-encoding", "filter"] as const;
@@ -47,45 +38,38 @@ export async function checkoutConversion(
   try {
     dir = await mkdtemp(join(tmpdir(), "turngate-attr-"));
     const indexEnv = { ...env, GIT_INDEX_FILE: join(dir, "index") };
-    const read = await runGit([...SAFE_GIT, "read-tree", tree], cwd, { env: indexEnv });
+    const read = await runGit(["read-tree", tree], cwd, { env: indexEnv });
     if (read.code !== 0) {
       return `git read-tree ${tree} failed: ${read.stderr.trim() || `exit ${read.code}`}`;
     }
     const attrs = await runGit(
-      [...SAFE_GIT, "check-attr", "--cached", "-z", "--stdin", ...CHECKOUT_ATTRIBUTES],
+      ["check-attr", "--cached", "-z", "--stdin", ...CHECKOUT_ATTRIBUTES],
       cwd,
       { env: indexEnv, input: Buffer.from(`${paths.join("\0")}\0`, "utf8") },
     );
     if (attrs.code !== 0) {
       return `git check-attr failed: ${attrs.stderr.trim() || `exit ${attrs.code}`}`;
     }
-    const fields = attrs.stdout.toString("utf8").split("\0");
     const rules = new Map<string, string[]>();
-    for (let i = 0; i + 2 < fields.length; i += 3) {
-      const [path, name, value] = [fields[i] ?? "", fields[i + 1] ?? "", fields[i + 2] ?? ""];
-      if (!converts(name, value)) continue;
-      const list = rules.get(path) ?? [];
-      list.push(value === "set" ? name : `${name}=${value}`);
-      rules.set(path, list);
+    for (const attribute of parseCheckAttr(attrs.stdout)) {
+      const rule = attributeRule(attribute);
+      if (rule === null || !converts(attribute.name, attribute.value)) continue;
+      rules.set(attribute.path, [...(rules.get(attribute.path) ?? []), rule]);
     }
     // `ident` rewrites only a blob that holds the keyword: read those blobs.
     const identOnly = paths.filter((path) => rules.get(path)?.join() === "ident");
     const keyword = new Set<string>();
     if (identOnly.length > 0) {
-      const blobs = await runGit([...SAFE_GIT, "cat-file", "--batch"], cwd, {
+      const blobs = await catFileBatch(
+        cwd,
+        identOnly.map((path) => `${tree}:${path}`),
         env,
-        input: Buffer.from(identOnly.map((path) => `${tree}:${path}\n`).join(""), "utf8"),
-      });
-      if (blobs.code !== 0)
-        return `git cat-file failed: ${blobs.stderr.trim() || `exit ${blobs.code}`}`;
-      let at = 0;
-      for (const path of identOnly) {
-        const nl = blobs.stdout.indexOf(10, at);
-        const size = Number(blobs.stdout.subarray(at, nl).toString("utf8").split(" ")[2]);
-        if (nl < 0 || !Number.isInteger(size)) return `${path}: its blob cannot be read`;
-        const content = blobs.stdout.subarray(nl + 1, nl + 1 + size);
-        if (/\$Id[$:]/.test(content.toString("latin1"))) keyword.add(path);
-        at = nl + 1 + size + 1;
+      );
+      if (typeof blobs === "string") return blobs;
+      for (const [i, path] of identOnly.entries()) {
+        const blob = blobs[i];
+        if (blob === undefined) return `${path}: its blob cannot be read`;
+        if (/\$Id[$:]/.test(blob.content.toString("latin1"))) keyword.add(path);
       }
     }
     for (const path of paths) {
@@ -102,9 +86,8 @@ export async function checkoutConversion(
   }
 }
 
-/** Whether attribute `name` with `value` (as `check-attr` prints it) rewrites on checkout. */
+/** Whether attribute `name`, set to `value` (as `check-attr` prints it), rewrites on checkout. */
 function converts(name: string, value: string): boolean {
-  if (value === "unspecified" || value === "unset") return false;
   switch (name) {
     case "ident":
       return value === "set";

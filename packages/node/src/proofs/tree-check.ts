@@ -3,19 +3,7 @@ import { join } from "node:path";
 import { runGit } from "../workspace/listing/git.js";
 import type { EntryState, WorkspaceSnapshot } from "../workspace/snapshot.js";
 import { checkoutConversion } from "./checkout-conversion.js";
-
-/**
- * `-c` settings on every git call here, so no program the agent planted runs inside
- * turngate's own git calls (as in source-tree.ts).
- */
-const SAFE_GIT = [
-  "-c",
-  "core.fsmonitor=false",
-  "-c",
-  "core.hooksPath=/dev/null",
-  "-c",
-  "core.untrackedCache=false",
-];
+import { attributeRule, catFileBatch, parseCheckAttr } from "./git-batch.js";
 
 /** One entry of `git ls-tree -r -z --full-tree`. */
 interface TreeEntry {
@@ -81,7 +69,7 @@ async function listTree(
   treeish: string,
   env: NodeJS.ProcessEnv,
 ): Promise<TreeEntry[] | string> {
-  const listed = await runGit([...SAFE_GIT, "ls-tree", "-r", "-z", "--full-tree", treeish], cwd, {
+  const listed = await runGit(["ls-tree", "-r", "-z", "--full-tree", treeish], cwd, {
     env,
   });
   if (listed.code !== 0) {
@@ -211,24 +199,23 @@ async function blobBytesMismatch(
   snapshot: WorkspaceSnapshot,
   env: NodeJS.ProcessEnv,
 ): Promise<string | undefined> {
-  const read = await runGit([...SAFE_GIT, "cat-file", "--batch"], cwd, {
+  const objects = await catFileBatch(
+    cwd,
+    blobs.map((b) => b.oid),
     env,
-    input: Buffer.from(blobs.map((b) => `${b.oid}\n`).join(""), "utf8"),
-  });
-  if (read.code !== 0) return `git cat-file failed: ${read.stderr.trim() || `exit ${read.code}`}`;
-  const out = read.stdout;
-  let at = 0;
-  for (const blob of blobs) {
-    const nl = out.indexOf(10, at);
-    const header = out.subarray(at, nl).toString("utf8").split(" ");
-    const size = Number(header[2]);
-    if (nl < 0 || header[1] !== "blob" || !Number.isInteger(size)) {
+  );
+  if (typeof objects === "string") return objects;
+  for (const [i, blob] of blobs.entries()) {
+    const object = objects[i];
+    if (object === undefined || object.type !== "blob") {
       return `${blob.path}: the blob ${blob.oid} cannot be read`;
     }
-    const content = out.subarray(nl + 1, nl + 1 + size);
-    at = nl + 1 + size + 1;
+    const { content } = object;
     const algorithm = blob.oid.length === 64 ? "sha256" : "sha1";
-    const id = createHash(algorithm).update(`blob ${size}\0`).update(content).digest("hex");
+    const id = createHash(algorithm)
+      .update(`blob ${content.length}\0`)
+      .update(content)
+      .digest("hex");
     if (id !== blob.oid)
       return `${blob.path}: the stored object ${blob.oid} does not hold its bytes`;
     const digest = createHash("sha256").update(content).digest("hex");
@@ -251,17 +238,11 @@ async function conversionAttributes(
 ): Promise<string> {
   const names = ["ident", "text", "eol", "crlf", "working-tree-encoding", "filter"];
   try {
-    const result = await runGit([...SAFE_GIT, "check-attr", "-z", ...names, "--", path], cwd, {
-      env,
-    });
-    const fields = result.stdout.toString("utf8").split("\0");
-    const set: string[] = [];
-    for (let i = 0; i + 2 < fields.length; i += 3) {
-      const [name, value] = [fields[i + 1], fields[i + 2]];
-      if (value === "unspecified" || value === "unset") continue;
-      set.push(value === "set" ? `${name}` : `${name}=${value}`);
-    }
-    return set.join(", ");
+    const result = await runGit(["check-attr", "-z", ...names, "--", path], cwd, { env });
+    return parseCheckAttr(result.stdout)
+      .map(attributeRule)
+      .filter((rule): rule is string => rule !== null)
+      .join(", ");
   } catch {
     return "";
   }
