@@ -2,6 +2,7 @@ import { readdir, readFile, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { TurngateValidationError } from "@turngate/core";
 import { authenticateProofFile } from "@turngate/node";
+import { listTurnViews, type StoredViewFile, treesOfView, viewsDir } from "./show/view-store.js";
 import type { StatePaths } from "./state-dir.js";
 
 /** Proofs `turngate gc` keeps by default: those of the last 20 turns. */
@@ -132,6 +133,39 @@ export async function citedLogs(proof: StateFile): Promise<string[]> {
   const inner = authenticateProofFile(text, undefined).proof;
   const searched = inner === undefined ? text : JSON.stringify(inner);
   return [...new Set([...searched.matchAll(CITED_LOG)].map((m) => `${m[1]}.log`))];
+}
+
+/** What {@link planViewGc} decided about the turn views of `turngate show`. */
+export interface ViewGcPlan {
+  /** The views kept: the `keepTurns` newest. */
+  keptViews: StoredViewFile[];
+  /** The older views, to remove. */
+  removedViews: StoredViewFile[];
+  /** Tree ids only the removed views name (not a kept view, nor `views/last.json`): their refs can go. */
+  released: Set<string>;
+}
+
+/**
+ * Decide which turn views `turngate gc` keeps (docs/cli.md "turngate gc"): the `keepTurns`
+ * newest of `stateDir`'s `views/` (`listTurnViews`), and which of the trees the removed ones
+ * name no kept view nor `views/last.json` names (their `refs/turngate/trees/` refs go with
+ * them, `releaseTrees`). Reads the views; removes nothing. Errors: `listTurnViews`'.
+ */
+export async function planViewGc(stateDir: string, keepTurns: number): Promise<ViewGcPlan> {
+  const views = await listTurnViews(stateDir);
+  const keptViews = views.slice(0, keepTurns);
+  const removedViews = views.slice(keepTurns);
+  const stillNamed = new Set<string>();
+  for (const file of [...keptViews.map((v) => v.path), join(viewsDir(stateDir), "last.json")]) {
+    for (const tree of await treesOfView(file)) stillNamed.add(tree);
+  }
+  const released = new Set<string>();
+  for (const view of removedViews) {
+    for (const tree of await treesOfView(view.path)) {
+      if (!stillNamed.has(tree)) released.add(tree);
+    }
+  }
+  return { keptViews, removedViews, released };
 }
 
 /** Remove the files of a plan. Errors: `fs` errors other than `ENOENT` (already gone). */

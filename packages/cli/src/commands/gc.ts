@@ -1,10 +1,9 @@
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { TurngateError } from "@turngate/core";
 import { findStaleRooms, releaseTrees, removeRooms } from "@turngate/node";
 import { EXIT_OK } from "../context.js";
-import { listTurnViews, treesOfView, viewsDir } from "../show/view-store.js";
 import { resolveStatePaths } from "../state-dir.js";
 import {
   applyGc,
@@ -15,6 +14,7 @@ import {
   parseByteSize,
   parseKeepTurns,
   planGc,
+  planViewGc,
   type StateFile,
 } from "../state-gc.js";
 import { shownPath } from "../terminal-text.js";
@@ -89,24 +89,7 @@ export const gcCommand: CliCommand = {
           cited.set(file, await citedLogs(file));
         const plan = planGc(files, (proof) => cited.get(proof) ?? [], { keepTurns, maxBytes });
         if (!flags.dryRun) await applyGc(plan);
-        // The turn views: the N newest stay, with the trees they (and views/last.json) name;
-        // a tree only the removed views named is no longer kept by a ref.
-        const views = await listTurnViews(paths.dir);
-        const keptViews = views.slice(0, keepTurns);
-        const removedViews = views.slice(keepTurns);
-        const stillNamed = new Set<string>();
-        for (const file of [
-          ...keptViews.map((v) => v.path),
-          join(viewsDir(paths.dir), "last.json"),
-        ]) {
-          for (const tree of await treesOfView(file)) stillNamed.add(tree);
-        }
-        const released = new Set<string>();
-        for (const view of removedViews) {
-          for (const tree of await treesOfView(view.path)) {
-            if (!stillNamed.has(tree)) released.add(tree);
-          }
-        }
+        const { keptViews, removedViews, released } = await planViewGc(paths.dir, keepTurns);
         if (!flags.dryRun) {
           for (const view of removedViews) await rm(view.path, { force: true });
         }
@@ -159,7 +142,7 @@ export const gcCommand: CliCommand = {
           ctx.stdout.write(
             `gc: ${verb} ${n(plan.remove, "proof")} and ${n(plan.remove, "log")} (${bytes(plan.remove)} bytes) from ${shownPath(root, paths.dir)}; kept ${n(plan.keep, "proof")} and ${n(plan.keep, "log")} (${bytes(plan.keep)} bytes; limits: ${keepTurns} ${keepTurns === 1 ? "turn" : "turns"}, ${maxBytes} bytes)\n`,
           );
-          if (views.length > 0) {
+          if (keptViews.length + removedViews.length > 0) {
             const plural = (c: number, word: string) => `${c} ${word}${c === 1 ? "" : "s"}`;
             ctx.stdout.write(
               `gc: ${verb} ${plural(removedViews.length, "turn view")} (${removedViews.reduce((sum, v) => sum + v.bytes, 0)} bytes) and ${plural(refs.length, "kept tree ref")} (refs/turngate/trees/); kept ${plural(keptViews.length, "turn view")}\n`,
