@@ -1,6 +1,6 @@
 /**
  * The record of the last turn chain turngate wrote for a state folder (docs/cli.md "Gapless
- * turns"): `chain-record.json` beside the chain's entries files, outside the workspace
+ * turns", docs/design.md §3b "Gapless turns"): `chain-record.json` beside the chain's entries files, outside the workspace
  * (`snapshotStoreDir`), holding the SHA-256 of the chain file's bytes and when its turn
  * ended. With it, a chain that was removed (an agent's `rm -rf .turngate` in the turn that
  * broke the code) or replaced (a chain a nested `turngate run --state-dir` wrote, copied in)

@@ -72,14 +72,18 @@ export function cleanRoomDir(workspace: string, env: NodeJS.ProcessEnv = process
   return join(cleanRoomsBase(env), cleanRoomId(workspace));
 }
 
-/** The folder of `workspace`'s room under {@link cleanRoomsBase}: 16 hex of its path's SHA-256. */
+/**
+ * The folder name of `workspace`'s room under {@link cleanRoomsBase} (docs/design.md §3b
+ * "Clean room"): the first 16 hex characters of the SHA-256 of its real path. Pure.
+ */
 export function cleanRoomId(workspace: string): string {
   return createHash("sha256").update(workspace).digest("hex").slice(0, 16);
 }
 
 /**
  * The folder holding every workspace's clean room: `TURNGATE_ROOM_DIR` when set (absolute),
- * else `$XDG_CACHE_HOME/turngate/rooms` (default `~/.cache/…`). Nothing is created.
+ * else `$XDG_CACHE_HOME/turngate/rooms` (default `~/.cache/…`); never inside a workspace
+ * (docs/design.md §3b "Clean room"). Nothing is created. Pure.
  */
 export function cleanRoomsBase(env: NodeJS.ProcessEnv = process.env): string {
   const configured = env.TURNGATE_ROOM_DIR;
