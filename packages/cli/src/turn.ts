@@ -21,6 +21,7 @@ import {
   exitOnTerminationSignals,
   fileFingerprint,
   HOOK_SETTINGS_PATHS,
+  harnessProgramPaths,
   type IsolationRequest,
   killTrackedProcessGroups,
   type ProofFormat,
@@ -842,8 +843,9 @@ async function runAgentTurn(
  * `allow_env`, the state folder (`CARGO_TARGET_DIR` under it), the configuration file as
  * a review file (an agent edit, or a file created where none was, ends `needs_review`:
  * the turn uses the configuration read before the agent ran), the harnesses' hook settings
- * in the workspace (`HOOK_SETTINGS_PATHS`: created, changed or removed ends `needs_review`,
- * docs/design.md §3b), and the stored environment baseline when there is one (`verify`).
+ * in the workspace (`HOOK_SETTINGS_PATHS`) and the workspace programs the harnesses' settings
+ * name (`harnessProgramPaths`: hook scripts, MCP servers; created, changed or removed ends
+ * `needs_review`, docs/design.md §3b), and the stored environment baseline when there is one (`verify`).
  */
 export function turnCheckEnvironment(
   root: string,
@@ -853,7 +855,10 @@ export function turnCheckEnvironment(
 ): SessionCheckEnvironment {
   const options: SessionCheckEnvironment = {
     reviewFiles: [config.path ?? join(root, CONFIG_FILE_NAME)],
-    hookFiles: HOOK_SETTINGS_PATHS.map((path) => join(root, path)),
+    hookFiles: [
+      ...HOOK_SETTINGS_PATHS.map((path) => join(root, path)),
+      ...harnessProgramPaths(root, process.env),
+    ],
   };
   if (config.shell !== undefined) options.shell = config.shell;
   if (config.allowEnv !== undefined) options.allowEnv = config.allowEnv;

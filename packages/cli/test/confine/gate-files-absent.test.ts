@@ -159,7 +159,7 @@ describe.skipIf(!sandbox.available)(
         ["turngate:hook-settings", "needs_review"],
       ]);
       expect(checks.find((c) => c.id === "turngate:hook-settings")?.residual_risk).toBe(
-        ".claude/settings.json, .claude/settings.local.json, .codex/hooks.json, .cursor/hooks.json, .agents/plugins changed during the turn (created, edited or removed): these files configure an agent harness's hooks and sandbox — the gate itself — and the harness reads them at its next start, so turngate does not accept such a change without you: put the file back as it was, or review it and waive this change",
+        ".claude/settings.json, .claude/settings.local.json, .codex/hooks.json, .cursor/hooks.json, .agents/plugins changed during the turn (created, edited or removed): these files configure an agent harness's hooks and sandbox, or are programs its hooks and MCP servers run — the gate itself — and the harness reads or runs them outside every check, so turngate does not accept such a change without you: put the file back as it was, or review it and waive this change",
       );
     });
 

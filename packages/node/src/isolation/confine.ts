@@ -9,7 +9,7 @@
  *   names;
  * - **read-only** inside the workspace: {@link CONFINE_READ_ONLY} (`.git/` unless
  *   `agent_writable` lists it, `.turngate/`, `turngate.config.json` and the harnesses' hook
- *   settings), each bound read-only over the writable workspace when it exists; with a
+ *   settings) and the workspace programs those settings name (`harnessProgramPaths`), each bound read-only over the writable workspace when it exists; with a
  *   writable `.git/`, its `hooks/`, `config` and `info/` stay read-only; the folders between
  *   the workspace and each of them (`.claude/`, `.cursor/`) are bound writable over
  *   themselves, so they can be written in but not renamed or removed (a mount point cannot
@@ -106,6 +106,11 @@ export interface ConfineRequest {
   keyFile?: string;
   /** The configuration file, when it exists (read-only even outside the workspace). */
   configFile?: string;
+  /**
+   * More workspace files bound read-only when they exist: the programs the harnesses'
+   * settings name (`harnessProgramPaths`, docs/design.md §3b).
+   */
+  readOnly?: readonly string[];
   /** More paths to hide (turngate's own package folder). */
   hide?: readonly string[];
   /** `agent_writable` entries, validated: `.git` or absolute folders outside the workspace. */
@@ -166,6 +171,9 @@ export function confinePlan(request: ConfineRequest): ConfinePlan {
     addReadOnly(request.stateDir);
   }
   if (request.configFile !== undefined) addReadOnly(request.configFile);
+  for (const path of request.readOnly ?? []) {
+    if (isWithinOrSame(workspace, real(path))) addReadOnly(path);
+  }
   const pinned: string[] = [];
   for (const path of readOnly) {
     for (let folder = dirname(path); folder !== workspace; folder = dirname(folder)) {

@@ -43,6 +43,12 @@ export {
   findDependencyFolders,
 } from "./dependency-folders.js";
 export {
+  harnessProgramPaths,
+  harnessSettingsFiles,
+  PROJECT_DIR_VARIABLES,
+  programPathsIn,
+} from "./harness-programs.js";
+export {
   HOME_VALUE_NAMES,
   homeValues,
   readCargoRegistries,

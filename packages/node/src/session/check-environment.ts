@@ -192,10 +192,10 @@ export class SessionEnvironment {
         id: "turngate:hook-settings",
         kind: "review",
         description:
-          "the agent harnesses' hook settings in the workspace unchanged since the baseline",
+          "the agent harnesses' hook settings, and the workspace programs they run, unchanged since the baseline",
         status: "needs_review",
         required: true,
-        residual_risk: `${hookSettings.join(", ")} changed during the turn (created, edited or removed): these files configure an agent harness's hooks and sandbox — the gate itself — and the harness reads them at its next start, so turngate does not accept such a change without you: put the file back as it was, or review it and waive this change`,
+        residual_risk: `${hookSettings.join(", ")} changed during the turn (created, edited or removed): these files configure an agent harness's hooks and sandbox, or are programs its hooks and MCP servers run — the gate itself — and the harness reads or runs them outside every check, so turngate does not accept such a change without you: put the file back as it was, or review it and waive this change`,
       });
     }
     if (this.#cargoReference !== null && fingerprintTree(this.#cargoDir) !== this.#cargoReference) {
