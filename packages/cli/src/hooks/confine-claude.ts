@@ -30,7 +30,10 @@ export function claudeSettingsFiles(root: string, env: NodeJS.ProcessEnv): strin
 export interface ClaudeConfineRules {
   /** `sandbox.filesystem.denyRead`: the protected folders and files. */
   denyRead: string[];
-  /** `sandbox.filesystem.denyWrite`: the protected folders and files, and the settings files. */
+  /**
+   * `sandbox.filesystem.denyWrite`: the protected folders and files, the settings files, and
+   * the workspace programs the settings name (`harnessProgramPaths`).
+   */
   denyWrite: string[];
   /** `permissions.deny`: `Read(//…)` and `Edit(//…)` of each protected path, `Edit` of the settings files. */
   deny: string[];
@@ -48,15 +51,18 @@ const absoluteRule = (tool: "Read" | "Edit", path: string, dir: boolean) =>
  * `Read(//path/**)` and `Edit(//path/**)` (a file: without `/**`); the settings files get
  * `Edit(//file)` and `denyWrite` as absolute paths, plus `Edit(.claude/settings.json)` and
  * `Edit(.claude/settings.local.json)` relative to the folder Claude Code runs in (for a
- * user-level install, which cannot name every project).
+ * user-level install, which cannot name every project); the workspace programs the harnesses'
+ * settings name (`programs`: hook scripts, MCP servers, which Claude Code runs outside its
+ * sandbox) get `denyWrite` and `Edit(//file)` like the settings files.
  * Errors: `Error` naming a path that holds pattern characters (`*?[]{}()\!`): such a rule
  * would match something else, so nothing is written.
  */
 export function claudeConfineRules(
   paths: ProtectedPaths,
   settingsFiles: readonly string[],
+  programs: readonly string[] = [],
 ): ClaudeConfineRules {
-  for (const path of [...paths.dirs, ...paths.files, ...settingsFiles]) {
+  for (const path of [...paths.dirs, ...paths.files, ...settingsFiles, ...programs]) {
     if (PATTERN_CHARACTERS.test(path)) {
       throw new Error(
         `${path} holds a character Claude Code reads as a pattern (${PATTERN_CHARACTERS.source}), so a rule cannot name it; move turngate's state (TURNGATE_HOOK_STATE_DIR, XDG_STATE_HOME) and run the install again; nothing was written`,
@@ -66,7 +72,7 @@ export function claudeConfineRules(
   const denied = [...paths.dirs, ...paths.files];
   return {
     denyRead: denied,
-    denyWrite: [...denied, ...settingsFiles],
+    denyWrite: [...denied, ...settingsFiles, ...programs],
     deny: [
       ...paths.dirs.flatMap((d) => [absoluteRule("Read", d, true), absoluteRule("Edit", d, true)]),
       ...paths.files.flatMap((f) => [
@@ -74,6 +80,7 @@ export function claudeConfineRules(
         absoluteRule("Edit", f, false),
       ]),
       ...settingsFiles.map((f) => absoluteRule("Edit", f, false)),
+      ...programs.map((f) => absoluteRule("Edit", f, false)),
       "Edit(.claude/settings.json)",
       "Edit(.claude/settings.local.json)",
     ],
@@ -113,22 +120,25 @@ export function applyClaudeConfine(doc: Json, rules: ClaudeConfineRules, file: s
  * A file that is not a JSON object counts as a gap. Claude Code's launch (`claudeLaunch`)
  * joins in: a weakening flag is a gap, and the managed settings and `--settings` join the
  * merge (not the `Edit` check: the agent cannot change how Claude Code was launched); a gap
- * they cause is named "(set by …)".
+ * they cause is named "(set by …)". Each workspace program the settings name (`programs`: a
+ * hook script, an MCP server, run outside the sandbox) must be covered by `denyWrite` and an
+ * `Edit(//…)` rule, or the agent could have code run where the key is: a gap.
  * Input: each settings file's path and text (null: absent), the protected paths, the env
- * (`~`), the launch (default: none).
+ * (`~`), the launch (default: none), the programs (absolute paths; default none).
  */
 export function judgeClaudeSettings(
   files: readonly { path: string; text: string | null }[],
   paths: ProtectedPaths,
   env: NodeJS.ProcessEnv,
   launch: ClaudeLaunch = { settings: [], gap: null },
+  programs: readonly string[] = [],
 ): HookTrustJudgement {
   if (launch.gap !== null) return unsandboxed(launch.gap);
   const given = launch.settings.filter((f) => f.text !== null && f.text.trim() !== "");
-  const judged = judgeSettingsFiles(files, given, paths, env);
+  const judged = judgeSettingsFiles(files, given, paths, env, programs);
   if (judged.level === "confined" || given.length === 0) return judged;
   // Name the launch settings when they, not the files, are what lowers the trust.
-  const filesAlone = judgeSettingsFiles(files, [], paths, env);
+  const filesAlone = judgeSettingsFiles(files, [], paths, env, programs);
   if (filesAlone.level !== "confined") return judged;
   return unsandboxed(`${judged.why} (set by ${given.map((f) => f.path).join(" and ")})`);
 }
@@ -138,6 +148,7 @@ function judgeSettingsFiles(
   launched: readonly { path: string; text: string | null }[],
   paths: ProtectedPaths,
   env: NodeJS.ProcessEnv,
+  programs: readonly string[],
 ): HookTrustJudgement {
   const docs: Json[] = [];
   for (const file of [...files, ...launched]) {
@@ -209,6 +220,15 @@ function judgeSettingsFiles(
       if (!ruled(tool).some((d) => within(path, d)))
         return unsandboxed(`permissions.deny has no ${tool}(//…) rule covering ${path}`);
     }
+  }
+  for (const program of programs) {
+    if (
+      !merged("denyWrite").some((d) => within(program, d)) ||
+      !ruled("Edit").some((d) => within(program, d))
+    )
+      return unsandboxed(
+        `${program} is a program a hook or MCP server runs outside Claude Code's sandbox, and no sandbox.filesystem.denyWrite and Edit(//…) rule keeps the agent from rewriting it (run turngate hook install claude-code --confine again to add them)`,
+      );
   }
   const [userFile, ...projectFiles] = files.map((f) => f.path);
   if (userFile !== undefined && !ruled("Edit").includes(userFile))

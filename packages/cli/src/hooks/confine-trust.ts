@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { harnessProgramPaths } from "@turngate/node";
 import type { Harness } from "./adapters/index.js";
 import { claudeLaunch, hookAncestry } from "./claude-launch.js";
 import { claudeSettingsFiles, judgeClaudeMode, judgeClaudeSettings } from "./confine-claude.js";
@@ -19,7 +20,9 @@ export const TRANSCRIPT_MAX_BYTES = 64 * 1024 * 1024;
  * The trust a harness's configuration files give a hook (docs/hooks.md "Confined hooks",
  * issue 32 item 2), read now — the turn start keeps it, so what the agent changes during the
  * turn cannot raise it: Claude Code's settings (`judgeClaudeSettings`) → `confined` at best;
- * Codex's `config.toml` (`judgeCodexConfig`) → `confined-writes` at best; Cursor and Goose
+ * Codex's `config.toml` (`judgeCodexConfig`) → `confined-writes` at best, `unsandboxed` when a
+ * harness's settings name a workspace program (`harnessProgramPaths`), which its sandbox
+ * cannot keep from the agent; Cursor and Goose
  * → `unsandboxed` (turngate writes no sandbox for them).
  * Input: harness, workspace root, env, cwd (for a relative `TURNGATE_SIGNING_KEY`).
  * Output: the level and why it is not higher. Never throws (an unreadable file is a gap).
@@ -33,11 +36,24 @@ export async function configTrust(
   const paths = protectedPaths(env, cwd);
   if (harness === "claude-code") {
     const files = await readAll(claudeSettingsFiles(root, env));
-    return judgeClaudeSettings(files, paths, env, claudeLaunch(hookAncestry(), readOrNull));
+    return judgeClaudeSettings(
+      files,
+      paths,
+      env,
+      claudeLaunch(hookAncestry(), readOrNull),
+      harnessProgramPaths(root, env),
+    );
   }
   if (harness === "codex") {
     const files = await readAll(codexConfigFiles(root, env));
-    return judgeCodexConfig(files, paths, codexGuarded(root, env), env);
+    const judged = judgeCodexConfig(files, paths, codexGuarded(root, env), env);
+    // Codex's workspace-write sandbox cannot keep one workspace file from the agent.
+    const program = harnessProgramPaths(root, env)[0];
+    if (judged.level === "unsandboxed" || program === undefined) return judged;
+    return {
+      level: "unsandboxed",
+      why: `${program} is a program a hook or MCP server runs outside the sandbox, and Codex's workspace-write sandbox lets the agent rewrite it`,
+    };
   }
   return {
     level: "unsandboxed",

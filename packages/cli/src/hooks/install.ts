@@ -1,7 +1,7 @@
 import { readFile, rm, rmdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { writeFileAtomic } from "@turngate/node";
+import { harnessProgramPaths, writeFileAtomic } from "@turngate/node";
 import { ADAPTERS, type Harness } from "./adapters/index.js";
 import { applyClaudeConfine, claudeConfineRules, claudeSettingsFiles } from "./confine-claude.js";
 import { codexConfigFiles, confineCodexToml } from "./confine-codex.js";
@@ -120,7 +120,8 @@ type Json = Record<string, unknown>;
  * harness's own sandbox settings are merged in beside the hooks, keeping the agent's shell
  * and file tools off turngate's state folder and signing key (`protectedPaths`):
  * Claude Code — the same settings file gets the `sandbox` block and `permissions.deny`
- * rules (`applyClaudeConfine`); Codex — the scope's `config.toml` gets
+ * rules (`applyClaudeConfine`), which also keep the agent off the workspace programs the
+ * harnesses' settings name (`harnessProgramPaths`); Codex — the scope's `config.toml` gets
  * `sandbox_mode = "workspace-write"` (`confineCodexToml`), which cannot hide the key.
  * Input: harness, scope, workspace root, the command that runs turngate, env (HOME,
  * CODEX_HOME, the state and key variables), and `options.cwd` (a relative
@@ -184,7 +185,8 @@ export async function planInstall(
   }
   if (options.confine === true && harness === "claude-code") {
     const settings = scope === "user" ? [files.config] : claudeSettingsFiles(root, env);
-    applyClaudeConfine(doc, claudeConfineRules(paths, settings), files.config);
+    const programs = harnessProgramPaths(root, env);
+    applyClaudeConfine(doc, claudeConfineRules(paths, settings, programs), files.config);
   }
   const planned: PlannedFile[] = [{ path: files.config, before, after: serialize(doc, before) }];
   if (options.confine === true && harness === "codex") {

@@ -18,6 +18,7 @@ import {
   judgeCodexConfig,
   judgeCodexTranscript,
 } from "../../src/hooks/confine-codex.js";
+import { configTrust } from "../../src/hooks/confine-trust.js";
 import { planInstall } from "../../src/hooks/install.js";
 import { gitProject, readProofPayload } from "../helpers.js";
 import { workspaceStateDirs } from "./fixtures.js";
@@ -250,6 +251,23 @@ describe("Codex: config.toml and the transcript's turn context", () => {
     { path: { type: "path", path: "/w/proj/.codex" }, access: "read" },
   ];
 
+  test("a workspace program a hook or MCP server runs (Codex's sandbox cannot keep one file from the agent) makes workspace-write unsandboxed, naming it", async () => {
+    const p = gitProject({
+      ".codex/config.toml":
+        'sandbox_mode = "workspace-write"\n[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n',
+      ".codex/hooks.json": `${JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: "python3 tools/stop.py" }] }] } })}\n`,
+    });
+    cleanups.push(p.cleanup);
+    const home = join(p.agents, "home");
+    const trust = () => configTrust("codex", p.root, { HOME: home }, p.root);
+    expect(await trust()).toEqual({
+      level: "unsandboxed",
+      why: `${join(p.root, "tools/stop.py")} is a program a hook or MCP server runs outside the sandbox, and Codex's workspace-write sandbox lets the agent rewrite it`,
+    });
+    rmSync(join(p.root, ".codex/hooks.json"));
+    expect(await trust()).toEqual({ level: "confined-writes", why: CODEX_READS_KEY });
+  });
+
   test("the sandbox Codex applied: workspace-write keeps state and config unwritable; full access or a writable state is unsandboxed", () => {
     const guarded = ["/h/.codex/config.toml", "/w/proj/.codex/config.toml"];
     expect(
@@ -361,6 +379,41 @@ describe("end to end: the built hook's answer and proof", () => {
       (s: { last_verdict: { trust: string } }) => s.last_verdict.trust,
     );
     expect(trusts.sort()).toEqual(["confined", "unsandboxed"]);
+  });
+
+  test("a hook script the project settings name: --confine denies writing it, the turn is confined; a script named after the install leaves the sandbox open to it, and the trust says so", () => {
+    const { p, cli, hook, next } = project();
+    const settings = (script: string) =>
+      `${JSON.stringify({ hooks: { PostToolUse: [{ matcher: "Edit", hooks: [{ type: "command", command: script }] }] } })}\n`;
+    p.write(".claude/settings.json", settings('"$CLAUDE_PROJECT_DIR"/.claude/hooks/format.sh'));
+    p.write(".claude/hooks/format.sh", "#!/bin/sh\nexit 0\n");
+    expect(
+      cli("hook", "install", "claude-code", "--confine", "--command", `${process.execPath} ${bin}`)
+        .status,
+    ).toBe(0);
+    const script = join(p.root, ".claude/hooks/format.sh");
+    const local = JSON.parse(readFileSync(join(p.root, ".claude/settings.local.json"), "utf8"));
+    expect(local.sandbox.filesystem.denyWrite).toContain(script);
+    expect(local.permissions.deny).toContain(`Edit(/${script})`);
+    const stopTrust = () => {
+      next();
+      expect(
+        hook("UserPromptSubmit", { prompt: "go", permission_mode: "acceptEdits" }).status,
+      ).toBe(0);
+      p.write("value.txt", "2\n");
+      const stop = hook("Stop", { stop_hook_active: false, permission_mode: "acceptEdits" });
+      expect(stop.status, stop.stderr).toBe(0);
+      return (JSON.parse(stop.stdout as string).systemMessage as string).split("\n").at(-1);
+    };
+    expect(stopTrust()).toBe(
+      "trust: confined (the harness's sandbox kept turngate's state folder and signing key from the agent's shell and file tools)",
+    );
+    // The person names another script after the install: nothing keeps the agent off it.
+    p.write(".claude/settings.json", settings("sh tools/lint.sh"));
+    p.write("value.txt", "1\n");
+    expect(stopTrust()).toBe(
+      `trust: unsandboxed (${join(p.root, "tools/lint.sh")} is a program a hook or MCP server runs outside Claude Code's sandbox, and no sandbox.filesystem.denyWrite and Edit(//…) rule keeps the agent from rewriting it (run turngate hook install claude-code --confine again to add them): the agent runs as your user and could read turngate's signing key or rewrite its state; \`turngate hook install <harness> --confine\` writes the harness's sandbox settings)`,
+    );
   });
 
   test("the turn-start snapshot rules: sandbox settings the agent writes during the turn do not raise the trust", () => {
