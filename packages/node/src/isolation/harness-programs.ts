@@ -183,8 +183,8 @@ function wordPaths(words: readonly string[], root: string): string[] {
       value = value.slice(eq + 1);
       if (value === "") return;
     }
-    // An npm package name (`npx @scope/server`) is not a path.
-    if (value.startsWith("@")) return;
+    // An npm package name (`npx @scope/server`) is not a path; `~/…` is the home folder's.
+    if (value.startsWith("@") || value.startsWith("~")) return;
     const bare = !isAbsolute(value) && !value.includes("/");
     if (bare && (index === 0 || value === "." || value === "..")) return;
     const path = resolve(root, value);

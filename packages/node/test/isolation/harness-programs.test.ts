@@ -60,6 +60,7 @@ describe("programPathsIn: the words of a command that name workspace files", () 
         outside: { command: "/usr/bin/env", args: ["../elsewhere.js", "/etc/passwd"] },
         computed: { command: "sh", args: [] },
         npx: { command: "npx -y @scope/server" },
+        home: { command: "~/bin/server --data ~/data/x.db" },
         dynamic: { command: "$HOME/bin/run ./$(whoami).sh" },
       },
       notify: ["python3", "scripts/notify.py"],
