@@ -21,7 +21,7 @@ import {
   exitOnTerminationSignals,
   fileFingerprint,
   HOOK_SETTINGS_PATHS,
-  harnessProgramPaths,
+  harnessGateFiles,
   type IsolationRequest,
   killTrackedProcessGroups,
   type ProofFormat,
@@ -844,7 +844,7 @@ async function runAgentTurn(
  * a review file (an agent edit, or a file created where none was, ends `needs_review`:
  * the turn uses the configuration read before the agent ran), the harnesses' hook settings
  * in the workspace (`HOOK_SETTINGS_PATHS`) and the workspace programs the harnesses' settings
- * name (`harnessProgramPaths`: hook scripts, MCP servers; created, changed or removed ends
+ * name (`harnessGateFiles`: hook scripts, MCP servers, subagent front matter with hooks; created, changed or removed ends
  * `needs_review`, docs/design.md §3b), and the stored environment baseline when there is one (`verify`).
  */
 export function turnCheckEnvironment(
@@ -857,7 +857,7 @@ export function turnCheckEnvironment(
     reviewFiles: [config.path ?? join(root, CONFIG_FILE_NAME)],
     hookFiles: [
       ...HOOK_SETTINGS_PATHS.map((path) => join(root, path)),
-      ...harnessProgramPaths(root, process.env),
+      ...harnessGateFiles(root, process.env),
     ],
   };
   if (config.shell !== undefined) options.shell = config.shell;

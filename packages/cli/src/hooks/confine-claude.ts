@@ -32,7 +32,7 @@ export interface ClaudeConfineRules {
   denyRead: string[];
   /**
    * `sandbox.filesystem.denyWrite`: the protected folders and files, the settings files, and
-   * the workspace programs the settings name (`harnessProgramPaths`).
+   * the workspace programs the settings name (`harnessGateFiles`).
    */
   denyWrite: string[];
   /** `permissions.deny`: `Read(//…)` and `Edit(//…)` of each protected path, `Edit` of the settings files. */
@@ -122,9 +122,11 @@ export function applyClaudeConfine(doc: Json, rules: ClaudeConfineRules, file: s
  * merge (not the `Edit` check: the agent cannot change how Claude Code was launched); a gap
  * they cause is named "(set by …)". Each workspace program the settings name (`programs`: a
  * hook script, an MCP server, run outside the sandbox) must be covered by `denyWrite` and an
- * `Edit(//…)` rule, or the agent could have code run where the key is: a gap.
+ * `Edit(//…)` rule, or the agent could have code run where the key is: a gap; so is a program
+ * word computed when it runs (`unresolved`: `$RUNNER`, `$(cat x)`).
  * Input: each settings file's path and text (null: absent), the protected paths, the env
- * (`~`), the launch (default: none), the programs (absolute paths; default none).
+ * (`~`), the launch (default: none), the programs (absolute paths; default none), the
+ * unresolved words (`<file>: <word>`; default none).
  */
 export function judgeClaudeSettings(
   files: readonly { path: string; text: string | null }[],
@@ -132,8 +134,14 @@ export function judgeClaudeSettings(
   env: NodeJS.ProcessEnv,
   launch: ClaudeLaunch = { settings: [], gap: null },
   programs: readonly string[] = [],
+  unresolved: readonly string[] = [],
 ): HookTrustJudgement {
   if (launch.gap !== null) return unsandboxed(launch.gap);
+  const computed = unresolved[0];
+  if (computed !== undefined)
+    return unsandboxed(
+      `${computed} computes the program a hook or MCP server runs outside Claude Code's sandbox, so turngate cannot tell which file that is or keep the agent from rewriting it`,
+    );
   const given = launch.settings.filter((f) => f.text !== null && f.text.trim() !== "");
   const judged = judgeSettingsFiles(files, given, paths, env, programs);
   if (judged.level === "confined" || given.length === 0) return judged;

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { harnessProgramPaths } from "@turngate/node";
+import { harnessPrograms } from "@turngate/node";
 import type { Harness } from "./adapters/index.js";
 import { claudeLaunch, hookAncestry } from "./claude-launch.js";
 import { claudeSettingsFiles, judgeClaudeMode, judgeClaudeSettings } from "./confine-claude.js";
@@ -21,7 +21,7 @@ export const TRANSCRIPT_MAX_BYTES = 64 * 1024 * 1024;
  * issue 32 item 2), read now — the turn start keeps it, so what the agent changes during the
  * turn cannot raise it: Claude Code's settings (`judgeClaudeSettings`) → `confined` at best;
  * Codex's `config.toml` (`judgeCodexConfig`) → `confined-writes` at best, `unsandboxed` when a
- * harness's settings name a workspace program (`harnessProgramPaths`), which its sandbox
+ * harness's settings name a workspace program (`harnessPrograms`), which its sandbox
  * cannot keep from the agent; Cursor and Goose
  * → `unsandboxed` (turngate writes no sandbox for them).
  * Input: harness, workspace root, env, cwd (for a relative `TURNGATE_SIGNING_KEY`).
@@ -36,19 +36,22 @@ export async function configTrust(
   const paths = protectedPaths(env, cwd);
   if (harness === "claude-code") {
     const files = await readAll(claudeSettingsFiles(root, env));
+    const programs = harnessPrograms(root, env);
     return judgeClaudeSettings(
       files,
       paths,
       env,
       claudeLaunch(hookAncestry(), readOrNull),
-      harnessProgramPaths(root, env),
+      [...programs.paths, ...programs.frontMatter],
+      programs.unresolved,
     );
   }
   if (harness === "codex") {
     const files = await readAll(codexConfigFiles(root, env));
     const judged = judgeCodexConfig(files, paths, codexGuarded(root, env), env);
     // Codex's workspace-write sandbox cannot keep one workspace file from the agent.
-    const program = harnessProgramPaths(root, env)[0];
+    const found = harnessPrograms(root, env);
+    const program = [...found.paths, ...found.frontMatter, ...found.unresolved][0];
     if (judged.level === "unsandboxed" || program === undefined) return judged;
     return {
       level: "unsandboxed",

@@ -1,7 +1,7 @@
 import { readFile, rm, rmdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { harnessProgramPaths, writeFileAtomic } from "@turngate/node";
+import { harnessGateFiles, writeFileAtomic } from "@turngate/node";
 import { ADAPTERS, type Harness } from "./adapters/index.js";
 import { applyClaudeConfine, claudeConfineRules, claudeSettingsFiles } from "./confine-claude.js";
 import { codexConfigFiles, confineCodexToml } from "./confine-codex.js";
@@ -121,7 +121,7 @@ type Json = Record<string, unknown>;
  * and file tools off turngate's state folder and signing key (`protectedPaths`):
  * Claude Code — the same settings file gets the `sandbox` block and `permissions.deny`
  * rules (`applyClaudeConfine`), which also keep the agent off the workspace programs the
- * harnesses' settings name (`harnessProgramPaths`); Codex — the scope's `config.toml` gets
+ * harnesses' settings name (`harnessGateFiles`); Codex — the scope's `config.toml` gets
  * `sandbox_mode = "workspace-write"` (`confineCodexToml`), which cannot hide the key.
  * Input: harness, scope, workspace root, the command that runs turngate, env (HOME,
  * CODEX_HOME, the state and key variables), and `options.cwd` (a relative
@@ -185,7 +185,7 @@ export async function planInstall(
   }
   if (options.confine === true && harness === "claude-code") {
     const settings = scope === "user" ? [files.config] : claudeSettingsFiles(root, env);
-    const programs = harnessProgramPaths(root, env);
+    const programs = harnessGateFiles(root, env);
     applyClaudeConfine(doc, claudeConfineRules(paths, settings, programs), files.config);
   }
   const planned: PlannedFile[] = [{ path: files.config, before, after: serialize(doc, before) }];

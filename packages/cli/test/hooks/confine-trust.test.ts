@@ -164,6 +164,28 @@ describe("Claude Code: settings and permission_mode", () => {
     });
   });
 
+  test("a program word a hook computes when it runs ($RUNNER) cannot be kept from the agent: never confined, naming it", async () => {
+    const local = await written();
+    const judged = (unresolved: string[]) =>
+      judgeClaudeSettings(
+        [
+          { path: files[0] as string, text: null },
+          { path: files[1] as string, text: null },
+          { path: files[2] as string, text: JSON.stringify(local) },
+        ],
+        paths,
+        env,
+        undefined,
+        [],
+        unresolved,
+      );
+    expect(judged([])).toEqual({ level: "confined", why: "" });
+    expect(judged(["/w/proj/.claude/settings.json: $RUNNER"])).toEqual({
+      level: "unsandboxed",
+      why: "/w/proj/.claude/settings.json: $RUNNER computes the program a hook or MCP server runs outside Claude Code's sandbox, so turngate cannot tell which file that is or keep the agent from rewriting it",
+    });
+  });
+
   test("permission_mode: bypassPermissions and a missing mode are never confined", () => {
     for (const mode of ["default", "acceptEdits", "plan", "dontAsk", "auto"]) {
       expect(judgeClaudeMode(mode)).toEqual({ level: "confined", why: "" });

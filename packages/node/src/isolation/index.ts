@@ -43,10 +43,14 @@ export {
   findDependencyFolders,
 } from "./dependency-folders.js";
 export {
+  type HarnessPrograms,
+  harnessGateFiles,
   harnessProgramPaths,
+  harnessPrograms,
   harnessSettingsFiles,
+  PROGRAM_SETTING_KEYS,
   PROJECT_DIR_VARIABLES,
-  programPathsIn,
+  programsIn,
 } from "./harness-programs.js";
 export {
   HOME_VALUE_NAMES,
@@ -54,6 +58,12 @@ export {
   readCargoRegistries,
   readNpmRegistry,
 } from "./home-values.js";
+export {
+  argvPrograms,
+  type CommandPrograms,
+  type CommandScope,
+  shellCommandPrograms,
+} from "./program-words.js";
 export {
   RoomChecks,
   type RoomChecksOptions,

@@ -1,16 +1,19 @@
 /**
- * The workspace programs the harnesses' settings name (docs/design.md §3b "Gate files",
- * `isolation/harness-programs.ts`): which words of a hook command or an MCP server entry are
- * workspace files, read from real settings files in a temporary workspace and home.
+ * The workspace programs the harnesses' settings name (docs/design.md §3b "Harness
+ * programs", `isolation/harness-programs.ts` and `program-words.ts`): which words of a hook
+ * command or an MCP server entry are program files, read from real settings files in a
+ * temporary workspace and home. The command forms are those an attack round used to hide a
+ * program from the first reading, and the false alarms an honest user hit.
  */
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import {
-  harnessProgramPaths,
+  harnessGateFiles,
+  harnessPrograms,
   harnessSettingsFiles,
-  programPathsIn,
+  programsIn,
 } from "../../src/isolation/harness-programs.js";
 
 const made: string[] = [];
@@ -18,8 +21,8 @@ afterEach(() => {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function tree(files: Record<string, string>): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), "turngate-harness-programs-")));
+function tree(files: Record<string, string>, name = "turngate-harness-programs-"): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), name)));
   made.push(dir);
   for (const [rel, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, rel)), { recursive: true });
@@ -31,61 +34,112 @@ function tree(files: Record<string, string>): string {
 const hook = (command: string) => ({
   hooks: { PostToolUse: [{ matcher: "Edit", hooks: [{ type: "command", command }] }] },
 });
-const rel = (root: string, paths: string[]) => paths.map((p) => p.slice(root.length + 1)).sort();
+const rel = (root: string, paths: readonly string[]) =>
+  paths.map((p) => (p.startsWith(`${root}/`) ? p.slice(root.length + 1) : p)).sort();
+/** The workspace-relative program paths of one hook command in `root` (home: `home`). */
+const named = (root: string, command: string, home = "/nonexistent-home") =>
+  rel(root, programsIn(hook(command), { root, home, cwd: root }).paths);
 
-describe("programPathsIn: the words of a command that name workspace files", () => {
-  test("a project-dir variable, a relative path with a slash and an interpreter's script are named; the program on PATH, options, redirections and the root are not", () => {
-    const root = tree({ "fmt.py": "", "tools/lint.sh": "", "notes.txt": "" });
-    const doc = {
-      ...hook(
-        `cd "$CLAUDE_PROJECT_DIR" && python3 fmt.py --config=.claude/fmt.toml >> .claude/hook.log 2>&1; "\${CLAUDE_PROJECT_DIR}"/.claude/hooks/check.sh notes.txt missing.txt > out.log`,
-      ),
-      other: { command: "tools/lint.sh -q" },
-    };
-    expect(rel(root, programPathsIn(doc, root))).toEqual([
-      ".claude/fmt.toml",
-      ".claude/hooks/check.sh",
-      "fmt.py",
-      "notes.txt",
-      "tools/lint.sh",
-    ]);
+describe("programsIn: the words of a command that name program files", () => {
+  test("the project folder in every spelling, with a space in the root: $CLAUDE_PROJECT_DIR, ${…:-.}, $(pwd), $(git rev-parse --show-toplevel)", () => {
+    const root = tree({}, "turngate harness programs ");
+    expect(named(root, '"$CLAUDE_PROJECT_DIR"/.claude/hooks/a.sh')).toEqual([".claude/hooks/a.sh"]);
+    expect(named(root, '"${CLAUDE_PROJECT_DIR:-.}"/b.sh')).toEqual(["b.sh"]);
+    expect(named(root, '"$(pwd)"/c.sh && `pwd`/d.sh')).toEqual(["c.sh", "d.sh"]);
+    expect(named(root, '"$(git rev-parse --show-toplevel)"/tools/e.sh')).toEqual(["tools/e.sh"]);
   });
 
-  test("an MCP server's command and args, Codex's notify list; paths outside the root, folders, computed words and a bare program name are not named", () => {
-    const root = tree({ "mcp/server.js": "", "mcp/lib/x.js": "" });
+  test("cd in a list, a shell's -c script, a subshell, wrappers and assignments move or reveal the program", () => {
+    const root = tree({ "tools/fmt.sh": "" });
+    expect(named(root, 'cd "$CLAUDE_PROJECT_DIR/tools" && ./fmt.sh')).toEqual(["tools/fmt.sh"]);
+    expect(named(root, "bash -c 'cd tools && ./fmt.sh'")).toEqual(["tools/fmt.sh"]);
+    expect(named(root, "(./sub.sh) ; { ./group.sh; }")).toEqual(["group.sh", "sub.sh"]);
+    expect(named(root, "X=1 env -u Y Z=2 timeout 5 nice -n 3 ./w.sh")).toEqual(["w.sh"]);
+    expect(named(root, "bash -e -o pipefail tools/fmt.sh")).toEqual(["tools/fmt.sh"]);
+  });
+
+  test("interpreters: the script (absent too), -m modules, preloads; Node's folder and extensionless resolution; runners' --directory", () => {
+    const root = tree({
+      "mcp/server.js": "",
+      "tools/mcp-b/index.js": "",
+      "hooks/__init__.py": "",
+      "hooks/fmt.py": "",
+      "srv/mcp/server.py": "",
+    });
+    expect(named(root, "python3 hook.py")).toEqual(["hook.py"]);
+    expect(named(root, "node mcp/server")).toEqual(["mcp/server.js"]);
+    expect(named(root, "node tools/mcp-b")).toEqual(["tools/mcp-b/index.js"]);
+    expect(named(root, "python3 -m hooks.fmt")).toEqual(["hooks/__init__.py", "hooks/fmt.py"]);
+    expect(named(root, "node -r ./setup.js --import ./loader.mjs main.js")).toEqual([
+      "loader.mjs",
+      "main.js",
+      "setup.js",
+    ]);
+    expect(named(root, "uv --directory srv/mcp run server.py")).toEqual(["srv/mcp/server.py"]);
+    expect(named(root, "deno run -A tools/x.ts")).toEqual(["tools/x.ts"]);
+    expect(named(root, "python3 -c 'import os' && node -e 1")).toEqual([]);
+  });
+
+  test("data words name nothing: a log tee appends to, a redirection, a database path, notes cat prints, a formatter's files, npx packages", () => {
+    const root = tree({ "docs/notes.md": "", "package.json": "{}" });
+    expect(named(root, "jq . | tee -a .claude/hooks.log >> out.log 2>&1")).toEqual([]);
+    expect(named(root, "uvx mcp-server-sqlite --db-path ./data.db")).toEqual([]);
+    expect(named(root, "cat docs/notes.md")).toEqual([]);
+    expect(named(root, "npx prettier --check package.json && npx -y @scope/server")).toEqual([]);
+  });
+
+  test("home spellings: ~/…, $HOME/… and an absolute path reach a workspace inside the home; paths outside name nothing", () => {
+    const home = tree({});
+    const root = join(home, "proj");
+    mkdirSync(root);
+    expect(named(root, "~/proj/tools/a.sh && $HOME/proj/tools/b.sh", home)).toEqual([
+      "tools/a.sh",
+      "tools/b.sh",
+    ]);
+    expect(named(root, `${root}/c.sh ~/bin/d.sh /usr/bin/env ../e.sh`, home)).toEqual(["c.sh"]);
+  });
+
+  test("MCP entries: command and args with ${PWD} and ${CLAUDE_PROJECT_DIR} expanded, Codex's cwd, notify; a computed program is unresolved", () => {
+    const root = tree({ "mcp/lib/x.js": "" });
+    const scope = { root, home: "/nonexistent-home", cwd: root };
     const doc = {
       mcpServers: {
-        local: { command: "node", args: ["mcp/server.js", "--port", "3000"] },
-        folder: { command: "node", args: ["mcp/lib"] },
-        outside: { command: "/usr/bin/env", args: ["../elsewhere.js", "/etc/passwd"] },
-        computed: { command: "sh", args: [] },
-        npx: { command: "npx -y @scope/server" },
-        home: { command: "~/bin/server --data ~/data/x.db" },
-        dynamic: { command: "$HOME/bin/run ./$(whoami).sh" },
+        a: { command: "node", args: ["${PWD}/mcp/a.js", "--port", "3000"] },
+        b: { command: "node", args: ["server.js"], cwd: "tools/mcp" },
+        c: { command: "${CLAUDE_PROJECT_DIR}/bin/c" },
+        d: { command: "$RUNNER", args: ["x"] },
       },
       notify: ["python3", "scripts/notify.py"],
+      apiKeyHelper: "./scripts/key.sh",
     };
-    expect(rel(root, programPathsIn(doc, root))).toEqual(["mcp/server.js", "scripts/notify.py"]);
+    const found = programsIn(doc, scope);
+    expect(rel(root, found.paths)).toEqual([
+      "bin/c",
+      "mcp/a.js",
+      "scripts/key.sh",
+      "scripts/notify.py",
+      "tools/mcp/server.js",
+    ]);
+    expect(found.unresolved).toEqual(["$RUNNER"]);
   });
 
   test("a symlink in the workspace is named by its own path", () => {
     const root = tree({ "real.sh": "" });
     symlinkSync("/bin/true", join(root, "link.sh"));
-    expect(rel(root, programPathsIn(hook("./link.sh && ./real.sh"), root))).toEqual([
-      "link.sh",
-      "real.sh",
-    ]);
+    expect(named(root, "./link.sh && ./real.sh")).toEqual(["link.sh", "real.sh"]);
   });
 });
 
-describe("harnessProgramPaths: every harness's settings, project and user level", () => {
-  test("Claude Code's project and user settings, .mcp.json, Codex's hooks.json and config.toml, Cursor's hooks.json and a goose plugin; the settings files themselves are not programs", () => {
+describe("harnessPrograms: every harness's settings, project and user level", () => {
+  test("Claude Code's project and user settings, .mcp.json, Codex's hooks.json and config.toml, Cursor's hooks.json, a goose plugin and subagent front matter; the settings files themselves are not programs", () => {
     const home = tree({
       ".claude/settings.json": JSON.stringify(hook("$CLAUDE_PROJECT_DIR/scripts/guard.sh")),
     });
     const root = tree({
       ".claude/settings.json": JSON.stringify(hook("./.claude/hooks/format.sh")),
       ".claude/settings.local.json": JSON.stringify(hook("cat .claude/settings.json")),
+      ".claude/agents/reviewer.md": `---\nname: reviewer\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: ./.claude/agents/stop.sh\n---\nReview.\n`,
+      ".claude/skills/plain/SKILL.md": "---\nname: plain\n---\nNo hooks.\n",
       ".mcp.json": JSON.stringify({ mcpServers: { a: { command: "node", args: ["mcp.js"] } } }),
       "mcp.js": "",
       ".codex/hooks.json": JSON.stringify({
@@ -97,9 +151,10 @@ describe("harnessProgramPaths: every harness's settings, project and user level"
         hooks: { afterFileEdit: [{ command: ".cursor/fmt.sh" }] },
       }),
       ".agents/plugins/mine/hooks/hooks.json": JSON.stringify(hook("bin/goose-hook")),
-      ".gitignore": "not json",
     });
-    expect(rel(root, harnessProgramPaths(root, { HOME: home }))).toEqual([
+    const found = harnessPrograms(root, { HOME: home });
+    expect(rel(root, found.paths)).toEqual([
+      ".claude/agents/stop.sh",
       ".claude/hooks/format.sh",
       ".cursor/fmt.sh",
       "bin/goose-hook",
@@ -108,6 +163,11 @@ describe("harnessProgramPaths: every harness's settings, project and user level"
       "scripts/guard.sh",
       "tools/stop.py",
     ]);
+    expect(rel(root, found.frontMatter)).toEqual([".claude/agents/reviewer.md"]);
+    expect(found.unresolved).toEqual([]);
+    expect(rel(root, harnessGateFiles(root, { HOME: home }))).toContain(
+      ".claude/agents/reviewer.md",
+    );
     expect(harnessSettingsFiles(root, { HOME: home, CODEX_HOME: "/codex" })).toContain(
       "/codex/config.toml",
     );
@@ -120,6 +180,10 @@ describe("harnessProgramPaths: every harness's settings, project and user level"
       ".codex/config.toml": "= broken",
       ".cursor/hooks.json": JSON.stringify({ version: 1, hooks: { stop: [{ command: "true" }] } }),
     });
-    expect(harnessProgramPaths(root, { HOME: home })).toEqual([]);
+    expect(harnessPrograms(root, { HOME: home })).toEqual({
+      paths: [],
+      unresolved: [],
+      frontMatter: [],
+    });
   });
 });
