@@ -60,7 +60,8 @@ export interface HarnessPrograms {
  * its `.agents/plugins/`, and the user-level ones: Claude Code's `settings.json` (in
  * `CLAUDE_CONFIG_DIR`, else `~/.claude`), Codex's `hooks.json` and `config.toml` (in
  * `CODEX_HOME`, else `~/.codex`), Cursor's `hooks.json` and `mcp.json` (`~/.cursor`) and
- * goose's plugins (`~/.agents/plugins/`). Input: the workspace root (absolute) and the
+ * goose's plugins (`~/.agents/plugins/`). (`harnessPrograms` also reads Claude Code's
+ * `~/.claude.json`: its user and this project's MCP servers.) Input: the workspace root (absolute) and the
  * environment (`HOME`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME`). Never throws.
  */
 export function harnessSettingsFiles(root: string, env: NodeJS.ProcessEnv): string[] {
@@ -99,6 +100,21 @@ export function harnessPrograms(root: string, env: NodeJS.ProcessEnv): HarnessPr
   for (const file of settings) {
     const doc = readSettings(file);
     if (doc !== undefined) read(file, doc);
+  }
+  // Claude Code's own state file keeps the servers `claude mcp add` writes: the user's
+  // (top-level `mcpServers`) and, per project folder, `projects[<folder>].mcpServers`.
+  const claudeJson = join(env.CLAUDE_CONFIG_DIR || home, ".claude.json");
+  const state = readSettings(claudeJson);
+  if (typeof state === "object" && state !== null) {
+    const record = state as Record<string, unknown>;
+    read(claudeJson, record.mcpServers);
+    const projects = record.projects;
+    if (typeof projects === "object" && projects !== null) {
+      read(
+        claudeJson,
+        (projects as Record<string, Record<string, unknown> | undefined>)[root]?.mcpServers,
+      );
+    }
   }
   const frontMatter: string[] = [];
   const claudeHome = env.CLAUDE_CONFIG_DIR || join(home, ".claude");

@@ -25,9 +25,14 @@
  * A program or script word still computed after that (`$RUNNER`, `$(cat x)`) is unresolved:
  * the caller cannot tell which file it runs.
  */
-import { statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { basename, extname, isAbsolute, join, relative, resolve } from "node:path";
-import { type ShellWord, shellWords, splitShellCommand } from "@turngate/core";
+import {
+  commandSubstitutions,
+  type ShellWord,
+  shellWords,
+  splitShellCommand,
+} from "@turngate/core";
 
 /** Where a command's words resolve: the workspace root, the home folder, its working folder. */
 export interface CommandScope {
@@ -59,7 +64,7 @@ const SCRIPT_EXTENSIONS: ReadonlySet<string> = new Set(
 
 /** Interpreters whose first non-option word is the script they run. */
 const INTERPRETERS: ReadonlySet<string> = new Set(
-  "node nodejs bun deno tsx ts-node ts-node-esm esno jiti python python2 python3 pypy pypy3 ruby perl php lua Rscript sh bash dash zsh ksh mksh ash fish pwsh source .".split(
+  "node nodejs tsx ts-node ts-node-esm esno jiti python python2 python3 pypy pypy3 ruby perl php lua Rscript sh bash dash zsh ksh mksh ash fish pwsh source .".split(
     " ",
   ),
 );
@@ -103,7 +108,7 @@ const PRELOAD_OPTIONS: ReadonlySet<string> = new Set(["-r", "--require", "--impo
 
 /** Interpreter options that take a value that is not a file. */
 const INTERPRETER_VALUE_OPTIONS: ReadonlySet<string> = new Set(
-  "-W -X -O --eval -e -p --print --input-type --conditions -C --env-file --title".split(" "),
+  "-W -X -O -I -P --input-type --conditions --env-file --title --project --compiler".split(" "),
 );
 
 const ROOT_TOKEN = "\u0001turngate-root\u0001";
@@ -157,36 +162,91 @@ function restore(value: string, scope: CommandScope): string {
   return value.split(ROOT_TOKEN).join(scope.root).split(HOME_TOKEN).join(scope.home);
 }
 
+/** Reserved words that open or continue a compound command: the command follows them. */
+const LEADING_KEYWORDS: ReadonlySet<string> = new Set([
+  "if",
+  "then",
+  "else",
+  "elif",
+  "do",
+  "while",
+  "until",
+  "!",
+  "{",
+  "time",
+]);
+
+/** Words that end a compound command, or a segment that is a word list, not a command. */
+const NOT_A_COMMAND: ReadonlySet<string> = new Set([
+  "fi",
+  "done",
+  "esac",
+  "}",
+  "for",
+  "case",
+  "select",
+  "function",
+  "in",
+]);
+
 function readShell(text: string, scope: CommandScope, out: CommandPrograms, depth: number): void {
   if (depth > 8) return;
   let cwd = scope.cwd;
+  let previousOp: string | null = null;
   for (const segment of splitShellCommand(text)) {
-    let body = segment.text.trim();
+    const op = previousOp;
+    previousOp = segment.op;
+    const body = segment.text.trim();
     // A subshell or group: its inside is a command list of its own.
     if (/^\(.*\)$/s.test(body) || /^\{.*\}$/s.test(body)) {
       readShell(body.slice(1, -1), { ...scope, cwd }, out, depth + 1);
       continue;
     }
-    body = body.replace(/^(?:!\s+)/, "");
     const raw: ShellWord[] = [];
+    let stdin: string | null | undefined;
     const all = shellWords(body);
     for (let i = 0; i < all.length; i++) {
       const word = all[i] as ShellWord;
-      if (/^\d*(?:[<>]{1,2}|&>{1,2}|[<>]&|>\|)$/.test(word.raw)) {
+      // Command substitutions run too: `echo "$(./ctx.sh)"`.
+      for (const inner of commandSubstitutions(word.raw)) {
+        readShell(inner, { ...scope, cwd }, out, depth + 1);
+      }
+      const lone = /^\d*(?:[<>]{1,2}|&>{1,2}|[<>]&|>\|)$/.exec(word.raw);
+      if (lone !== null) {
+        const target = all[i + 1];
+        if (word.raw === "<" && target !== undefined) stdin = target.value;
         i++; // the redirection's target
         continue;
       }
-      if (/^\d*(?:[<>]|&>)/.test(word.raw)) continue;
+      if (/^\d*(?:[<>]|&>)/.test(word.raw)) {
+        if (/^<[^<&]/.test(word.raw)) stdin = shellWords(word.raw.slice(1))[0]?.value ?? null;
+        continue;
+      }
       raw.push(word);
     }
+    while (raw.length > 0 && LEADING_KEYWORDS.has(raw[0]?.value ?? "")) raw.shift();
+    if (raw.length === 0 || NOT_A_COMMAND.has(raw[0]?.value ?? "")) continue;
+    // A function definition `f() {` is not a command.
+    if (/^[A-Za-z_][\w-]*\(\)$/.test(raw[0]?.raw ?? "")) continue;
     while (raw.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(raw[0]?.raw ?? "")) raw.shift();
     const values = raw.map((w) => (w.value === null ? null : restore(w.value, scope)));
     if (values[0] === "cd" || values[0] === "pushd") {
-      const target = values[1];
+      const args = values.slice(1);
+      let k = 0;
+      while (
+        k < args.length &&
+        typeof args[k] === "string" &&
+        /^-/.test(args[k] as string) &&
+        args[k] !== "-"
+      ) {
+        k++;
+        if (args[k - 1] === "--") break;
+      }
+      const target = args[k];
       cwd = target === null ? cwd : target === undefined ? scope.home : resolve(cwd, target);
       continue;
     }
-    readWords(
+    const reads = readWords(
       values,
       raw.map((w) => w.raw),
       cwd,
@@ -194,10 +254,52 @@ function readShell(text: string, scope: CommandScope, out: CommandPrograms, dept
       out,
       depth,
     );
+    if (reads === "stdin") {
+      // A shell or interpreter with no script runs what it reads: a file, or a pipe.
+      if (typeof stdin === "string") addProgram(restore(stdin, scope), cwd, { ...scope, cwd }, out);
+      else if (stdin === null || op === "|" || op === "|&") out.unresolved.push(body);
+    }
   }
 }
 
-/** Reads one simple command's words (values; null = computed) from its program on. */
+/** Runners whose first word that is not an option is a command of its own (`npx tsx x.ts`). */
+const DIRECT_RUNNERS: ReadonlySet<string> = new Set(["npx", "pnpx", "bunx", "uvx"]);
+
+/** Runners whose `run`/`exec`/`dlx`/`x` subcommand is followed by a command of its own. */
+const SUB_RUNNERS: ReadonlySet<string> = new Set(
+  "uv poetry pdm hatch pipenv rye pipx conda mamba pixi npm pnpm yarn".split(" "),
+);
+
+/** Package managers whose other subcommands run a script of the project's manifest. */
+const SCRIPT_RUNNERS: Readonly<Record<string, string>> = {
+  npm: "package.json's scripts",
+  pnpm: "package.json's scripts",
+  yarn: "package.json's scripts",
+  make: "the Makefile",
+  gmake: "the Makefile",
+  just: "the justfile",
+  task: "the Taskfile",
+};
+
+/** npm's subcommands that run a package.json script. */
+const NPM_SCRIPT_COMMANDS: ReadonlySet<string> = new Set([
+  "run",
+  "run-script",
+  "rum",
+  "urn",
+  "test",
+  "t",
+  "tst",
+  "start",
+  "stop",
+  "restart",
+]);
+
+/**
+ * Reads one simple command's words (values; null = computed) from its program on.
+ * Output: `"stdin"` when the program is a shell or an interpreter given no script (it runs
+ * what it reads), else `"done"`.
+ */
 function readWords(
   values: readonly (string | null)[],
   raws: readonly string[],
@@ -205,7 +307,7 @@ function readWords(
   scope: CommandScope,
   out: CommandPrograms,
   depth: number,
-): void {
+): "stdin" | "done" {
   let i = 0;
   let here = cwd;
   // Wrappers: the command they run starts after their options and positionals.
@@ -236,10 +338,10 @@ function readWords(
     }
   }
   const program = values[i];
-  if (program === undefined) return;
+  if (program === undefined) return "done";
   if (program === null) {
     out.unresolved.push(raws[i] ?? "");
-    return;
+    return "done";
   }
   const name = basename(program);
   // A bare name is looked up on PATH, except a script a runner starts (`uv run server.py`).
@@ -248,88 +350,180 @@ function readWords(
   }
   const rest = values.slice(i + 1);
   const restRaw = raws.slice(i + 1);
+  const sub = { ...scope, cwd: here };
+  // The first word of `rest` that is not an option (DIRECTORY_OPTIONS move `here`).
+  const firstWord = (from = 0): number => {
+    let k = from;
+    while (k < rest.length) {
+      const v = rest[k];
+      if (typeof v !== "string") return k;
+      if (v === "--") return k + 1;
+      if (!v.startsWith("-") || v.length === 1) return k;
+      const eq = v.indexOf("=");
+      const option = eq < 0 ? v : v.slice(0, eq);
+      if (DIRECTORY_OPTIONS.has(option)) {
+        const dir = eq < 0 ? rest[k + 1] : v.slice(eq + 1);
+        if (typeof dir === "string") here = resolve(here, dir);
+        sub.cwd = here;
+        k += eq < 0 ? 2 : 1;
+      } else k++;
+    }
+    return k;
+  };
+  const runRest = (from: number) =>
+    readWords(rest.slice(from), restRaw.slice(from), here, sub, out, depth + 1);
   if (SHELLS.has(name)) {
     const c = rest.findIndex((v) => typeof v === "string" && /^-[a-z]*c[a-z]*$/.test(v));
     if (c >= 0) {
       const script = rest[c + 1];
       if (script === null) out.unresolved.push(restRaw[c + 1] ?? "");
-      else if (script !== undefined)
-        readShell(tokenized(script), { ...scope, cwd: here }, out, depth + 1);
-      return;
+      else if (script !== undefined) readShell(tokenized(script), sub, out, depth + 1);
+      return "done";
     }
   }
-  let k = 0;
-  // `deno run x.ts`, `bun run x.ts`, `uv run x.py`: the subcommand is not the script.
+  if (DIRECT_RUNNERS.has(name)) {
+    runRest(firstWord());
+    return "done";
+  }
+  if (name === "go") {
+    const at = firstWord();
+    if (rest[at] === "run") addGoPackage(rest[firstWord(at + 1)], here, scope, out);
+    return "done";
+  }
+  if (name === "bun" || name === "deno") {
+    const at = firstWord();
+    const word = rest[at];
+    if (word === "x") {
+      runRest(at + 1);
+      return "done";
+    }
+    const target = word === "run" ? rest[firstWord(at + 1)] : word;
+    if (target === null) out.unresolved.push(raws.join(" "));
+    else if (
+      typeof target === "string" &&
+      (target.includes("/") || SCRIPT_EXTENSIONS.has(extname(target)))
+    ) {
+      addProgram(target, here, scope, out);
+    } else if (word === "run" && target !== undefined) {
+      out.unresolved.push(
+        `${raws.join(" ")} (what runs is in ${name === "bun" ? "package.json's scripts" : "deno.json's tasks"})`,
+      );
+    }
+    return "done";
+  }
+  if (SUB_RUNNERS.has(name) || SCRIPT_RUNNERS[name] !== undefined) {
+    const at = firstWord();
+    const word = rest[at];
+    if (
+      SUB_RUNNERS.has(name) &&
+      (word === "exec" ||
+        word === "dlx" ||
+        word === "x" ||
+        (word === "run" && !(name in SCRIPT_RUNNERS)))
+    ) {
+      runRest(firstWord(at + 1));
+      return "done";
+    }
+    const decides = SCRIPT_RUNNERS[name];
+    const runsScript =
+      decides !== undefined &&
+      (name === "npm"
+        ? typeof word === "string" && NPM_SCRIPT_COMMANDS.has(word)
+        : name !== "yarn" && name !== "pnpm"
+          ? true
+          : word !== "install" && word !== "add" && word !== "i");
+    if (runsScript) out.unresolved.push(`${raws.join(" ")} (what runs is in ${decides})`);
+    return "done";
+  }
   const scriptOf = INTERPRETERS.has(name) || /^python\d+(\.\d+)?$/.test(name);
-  let wantScript = scriptOf;
+  if (!scriptOf) return "done"; // a program's arguments are its data
+  const shell = SHELLS.has(name);
+  let k = 0;
   while (k < rest.length) {
     const v = rest[k];
-    if (typeof v === "string" && SHELLS.has(name) && /^\+[A-Za-z]+$/.test(v)) {
-      k += v === "+o" ? 2 : 1;
+    if (v === null || v === undefined) {
+      out.unresolved.push(restRaw[k] ?? "");
+      return "done";
+    }
+    if (shell && /^[-+]o$/.test(v)) {
+      k += 2;
       continue;
     }
-    if (v === null || v === undefined) {
-      if (wantScript) out.unresolved.push(restRaw[k] ?? "");
-      wantScript = false;
+    if (v === "--") {
       k++;
       continue;
     }
-    if (v.startsWith("-") && v.length > 1) {
+    if ((v.startsWith("-") && v.length > 1) || (shell && /^\+[A-Za-z]+$/.test(v))) {
       const eq = v.indexOf("=");
       const option = eq < 0 ? v : v.slice(0, eq);
       const inline = eq < 0 ? undefined : v.slice(eq + 1);
       const next = inline ?? rest[k + 1];
       const step = inline === undefined ? 2 : 1;
-      if (DIRECTORY_OPTIONS.has(option) && typeof next === "string") {
-        here = resolve(here, next);
-        k += step;
-        continue;
-      }
-      if (scriptOf && option === "-m" && typeof next === "string") {
-        addModule(next, here, scope, out);
-        return;
-      }
-      const shell = SHELLS.has(name);
-      // Inline code (`python3 -c`, `node -e`): no file. A shell's `-e` is errexit.
-      if (scriptOf && !shell && ["-c", "-e", "--eval", "-p", "--print"].includes(option)) return;
       if (shell) {
-        k += option === "-o" ? 2 : 1;
+        k++;
         continue;
       }
-      if (scriptOf && PRELOAD_OPTIONS.has(option) && typeof next === "string") {
-        if (next.startsWith(".") || next.includes("/")) addProgram(next, here, scope, out);
+      if (
+        option === "-m" ||
+        (option.startsWith("-m") &&
+          option.length > 2 &&
+          inline === undefined &&
+          !option.startsWith("--"))
+      ) {
+        const module = option === "-m" ? next : option.slice(2);
+        if (typeof module === "string") addModule(module, here, scope, out);
+        else if (module === null) out.unresolved.push(raws.join(" "));
+        return "done";
+      }
+      // Inline code (`python3 -c`, `node -e`): no file.
+      if (["-c", "-e", "--eval", "-p", "--print"].includes(option)) return "done";
+      if (PRELOAD_OPTIONS.has(option) && typeof next === "string") {
+        if (/^\.{0,2}\//.test(next)) addProgram(next, here, scope, out);
         k += step;
         continue;
       }
-      if (inline === undefined && scriptOf && INTERPRETER_VALUE_OPTIONS.has(option)) k += 2;
-      else {
-        if (inline !== undefined && SCRIPT_EXTENSIONS.has(extname(inline))) {
-          addProgram(inline, here, scope, out);
-        }
-        k++;
-      }
+      k += inline === undefined && INTERPRETER_VALUE_OPTIONS.has(option) ? 2 : 1;
       continue;
     }
-    if (wantScript && (v === "run" || v === "exec")) {
-      k++;
-      continue;
-    }
-    if (wantScript) {
-      addProgram(v, here, scope, out);
-      wantScript = false;
-    } else if (v === "run" || v === "exec") {
-      // A runner (`uv run`, `npx`, `pnpm exec`): what follows is a command of its own.
-      readWords(rest.slice(k + 1), restRaw.slice(k + 1), here, scope, out, depth + 1);
-      return;
-    } else if (SCRIPT_EXTENSIONS.has(extname(v))) {
+    // The script: an absent bare word without an extension is a subcommand, not a file.
+    if (v.includes("/") || extname(v) !== "" || kindOf(resolve(here, v)) !== "absent") {
       addProgram(v, here, scope, out);
     }
-    k++;
+    return "done";
   }
+  return "stdin";
 }
 
+/** Adds the Go files `go run PACKAGE` builds: a `.go` file, or a folder's non-test `.go` files. */
+function addGoPackage(
+  word: string | null | undefined,
+  cwd: string,
+  scope: CommandScope,
+  out: CommandPrograms,
+): void {
+  if (word === null) {
+    out.unresolved.push("go run $…");
+    return;
+  }
+  if (word === undefined || !(word.startsWith(".") || word.startsWith("/"))) return;
+  const path = resolve(cwd, word.replace(/\/\.\.\.$/, ""));
+  if (!inside(path, scope.root)) return;
+  if (kindOf(path) !== "folder") {
+    out.paths.push(path);
+    return;
+  }
+  try {
+    for (const entry of readdirSync(path)) {
+      if (entry.endsWith(".go") && !entry.endsWith("_test.go")) out.paths.push(join(path, entry));
+    }
+  } catch {
+    // unreadable: nothing named
+  }
+}
 /** Adds the file `word` runs as a program (see the module docs for folders and bare names). */
 function addProgram(word: string, cwd: string, scope: CommandScope, out: CommandPrograms): void {
+  // An npm package name (`npx @scope/server`) is not a path.
+  if (word.startsWith("@")) return;
   const path = resolve(cwd, word);
   if (!inside(path, scope.root)) return;
   const kind = kindOf(path);

@@ -88,6 +88,56 @@ describe("programsIn: the words of a command that name program files", () => {
     expect(named(root, "npx prettier --check package.json && npx -y @scope/server")).toEqual([]);
   });
 
+  test("compound commands, command substitutions, a script on stdin, cd's options, a runner's --, go run", () => {
+    const root = tree({ "cmd/hook/main.go": "", "cmd/hook/main_test.go": "" });
+    expect(named(root, "if [ -x .claude/hooks/guard ]; then .claude/hooks/guard; fi")).toEqual([
+      ".claude/hooks/guard",
+    ]);
+    expect(named(root, "for f in a b; do ./each.sh; done")).toEqual(["each.sh"]);
+    expect(named(root, 'echo "$("$CLAUDE_PROJECT_DIR"/.claude/hooks/ctx)" `./tick`')).toEqual([
+      ".claude/hooks/ctx",
+      "tick",
+    ]);
+    expect(named(root, "bash < .claude/hooks/guard")).toEqual([".claude/hooks/guard"]);
+    expect(named(root, 'cd -- "$CLAUDE_PROJECT_DIR/tools" && ./hook')).toEqual(["tools/hook"]);
+    expect(named(root, "uv run -- python .claude/hooks/guard")).toEqual([".claude/hooks/guard"]);
+    expect(named(root, "go run ./cmd/hook")).toEqual(["cmd/hook/main.go"]);
+  });
+
+  test("what a manifest decides (npm run, pnpm, make) and a piped script are unresolved, not a path", () => {
+    const root = tree({});
+    const scope = { root, home: "/nonexistent-home", cwd: root };
+    const found = programsIn(
+      hook("npm run --silent lint && pnpm test && make -s lint && cat x | sh"),
+      scope,
+    );
+    expect(found).toEqual({
+      paths: [],
+      unresolved: [
+        "npm run --silent lint (what runs is in package.json's scripts)",
+        "pnpm test (what runs is in package.json's scripts)",
+        "make -s lint (what runs is in the Makefile)",
+        "sh",
+      ],
+    });
+  });
+
+  test("a program's arguments are its data: a linter's or test runner's files, a hook script's argument, git's paths, deno's subcommands, preloaded packages, perl -I and ts-node -P", () => {
+    const root = tree({ "src/index.ts": "", "tests/test_api.py": "", "src/app.py": "" });
+    expect(
+      named(root, "npx eslint --fix src/index.ts && uv run pytest tests/test_api.py -q"),
+    ).toEqual([]);
+    expect(named(root, '"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh src/app.py')).toEqual([
+      ".claude/hooks/check.sh",
+    ]);
+    expect(named(root, "git diff --quiet -- src/index.ts && deno fmt && bun test")).toEqual([]);
+    expect(named(root, "node -r dotenv/config app.js")).toEqual(["app.js"]);
+    expect(named(root, "perl -I lib x.pl && ts-node -P tsconfig.json y.ts")).toEqual([
+      "x.pl",
+      "y.ts",
+    ]);
+  });
+
   test("home spellings: ~/…, $HOME/… and an absolute path reach a workspace inside the home; paths outside name nothing", () => {
     const home = tree({});
     const root = join(home, "proj");
@@ -131,7 +181,7 @@ describe("programsIn: the words of a command that name program files", () => {
 });
 
 describe("harnessPrograms: every harness's settings, project and user level", () => {
-  test("Claude Code's project and user settings, .mcp.json, Codex's hooks.json and config.toml, Cursor's hooks.json, a goose plugin and subagent front matter; the settings files themselves are not programs", () => {
+  test("Claude Code's project and user settings, .mcp.json, ~/.claude.json's servers, Codex's hooks.json and config.toml, Cursor's hooks.json, a goose plugin and subagent front matter; the settings files themselves are not programs", () => {
     const home = tree({
       ".claude/settings.json": JSON.stringify(hook("$CLAUDE_PROJECT_DIR/scripts/guard.sh")),
     });
@@ -152,6 +202,18 @@ describe("harnessPrograms: every harness's settings, project and user level", ()
       }),
       ".agents/plugins/mine/hooks/hooks.json": JSON.stringify(hook("bin/goose-hook")),
     });
+    // `claude mcp add` keeps servers in ~/.claude.json: the user's, and per project folder.
+    const server = (file: string) => ({ command: "node", args: [file] });
+    writeFileSync(
+      join(home, ".claude.json"),
+      JSON.stringify({
+        mcpServers: { u: server("mcp/user.js") },
+        projects: {
+          [root]: { mcpServers: { p: server("mcp/proj.js") } },
+          "/another/project": { mcpServers: { o: server("mcp/other.js") } },
+        },
+      }),
+    );
     const found = harnessPrograms(root, { HOME: home });
     expect(rel(root, found.paths)).toEqual([
       ".claude/agents/stop.sh",
@@ -160,6 +222,8 @@ describe("harnessPrograms: every harness's settings, project and user level", ()
       "bin/goose-hook",
       "docs/server.mjs",
       "mcp.js",
+      "mcp/proj.js",
+      "mcp/user.js",
       "scripts/guard.sh",
       "tools/stop.py",
     ]);
