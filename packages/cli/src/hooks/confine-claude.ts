@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { CLAUDE_GATE_FOLDERS } from "@turngate/node";
 import type { ClaudeLaunch } from "./claude-launch.js";
 import {
   expandHome,
@@ -53,7 +54,10 @@ const absoluteRule = (tool: "Read" | "Edit", path: string, dir: boolean) =>
  * `Edit(.claude/settings.local.json)` relative to the folder Claude Code runs in (for a
  * user-level install, which cannot name every project); the workspace programs the harnesses'
  * settings name (`programs`: hook scripts, MCP servers, which Claude Code runs outside its
- * sandbox) get `denyWrite` and `Edit(//file)` like the settings files.
+ * sandbox) get `denyWrite` and `Edit(//file)` like the settings files; so do the gate folders
+ * whose front matter can hold hooks (`gateFolders`: the workspace's `CLAUDE_GATE_FOLDERS`,
+ * `Edit(//folder/**)`, and `Edit(.claude/agents/**)`, … relative to the folder Claude Code
+ * runs in).
  * Errors: `Error` naming a path that holds pattern characters (`*?[]{}()\!`): such a rule
  * would match something else, so nothing is written.
  */
@@ -61,8 +65,15 @@ export function claudeConfineRules(
   paths: ProtectedPaths,
   settingsFiles: readonly string[],
   programs: readonly string[] = [],
+  gateFolders: readonly string[] = [],
 ): ClaudeConfineRules {
-  for (const path of [...paths.dirs, ...paths.files, ...settingsFiles, ...programs]) {
+  for (const path of [
+    ...paths.dirs,
+    ...paths.files,
+    ...settingsFiles,
+    ...programs,
+    ...gateFolders,
+  ]) {
     if (PATTERN_CHARACTERS.test(path)) {
       throw new Error(
         `${path} holds a character Claude Code reads as a pattern (${PATTERN_CHARACTERS.source}), so a rule cannot name it; move turngate's state (TURNGATE_HOOK_STATE_DIR, XDG_STATE_HOME) and run the install again; nothing was written`,
@@ -72,7 +83,7 @@ export function claudeConfineRules(
   const denied = [...paths.dirs, ...paths.files];
   return {
     denyRead: denied,
-    denyWrite: [...denied, ...settingsFiles, ...programs],
+    denyWrite: [...denied, ...settingsFiles, ...programs, ...gateFolders],
     deny: [
       ...paths.dirs.flatMap((d) => [absoluteRule("Read", d, true), absoluteRule("Edit", d, true)]),
       ...paths.files.flatMap((f) => [
@@ -81,8 +92,10 @@ export function claudeConfineRules(
       ]),
       ...settingsFiles.map((f) => absoluteRule("Edit", f, false)),
       ...programs.map((f) => absoluteRule("Edit", f, false)),
+      ...gateFolders.map((d) => absoluteRule("Edit", d, true)),
       "Edit(.claude/settings.json)",
       "Edit(.claude/settings.local.json)",
+      ...CLAUDE_GATE_FOLDERS.map((d) => `Edit(${d}/**)`),
     ],
   };
 }
@@ -235,7 +248,7 @@ function judgeSettingsFiles(
       !ruled("Edit").some((d) => within(program, d))
     )
       return unsandboxed(
-        `${program} is a program a hook or MCP server runs outside Claude Code's sandbox, and no sandbox.filesystem.denyWrite and Edit(//…) rule keeps the agent from rewriting it (run turngate hook install claude-code --confine again to add them)`,
+        `${program} holds code Claude Code runs outside its sandbox (a hook's or MCP server's program, or subagent, skill and command front matter), and no sandbox.filesystem.denyWrite and Edit(//…) rule keeps the agent from rewriting it (run turngate hook install claude-code --confine again to add them)`,
       );
   }
   const [userFile, ...projectFiles] = files.map((f) => f.path);

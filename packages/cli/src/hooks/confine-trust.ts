@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { harnessPrograms } from "@turngate/node";
+import { CLAUDE_GATE_FOLDERS, harnessPrograms } from "@turngate/node";
 import type { Harness } from "./adapters/index.js";
 import { claudeLaunch, hookAncestry } from "./claude-launch.js";
 import { claudeSettingsFiles, judgeClaudeMode, judgeClaudeSettings } from "./confine-claude.js";
@@ -42,7 +42,11 @@ export async function configTrust(
       paths,
       env,
       claudeLaunch(hookAncestry(), readOrNull),
-      [...programs.paths, ...programs.frontMatter],
+      [
+        ...programs.paths,
+        ...programs.frontMatter,
+        ...CLAUDE_GATE_FOLDERS.map((rel) => join(root, rel)),
+      ],
       programs.unresolved,
     );
   }

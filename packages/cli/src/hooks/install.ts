@@ -1,7 +1,7 @@
 import { readFile, rm, rmdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { harnessGateFiles, writeFileAtomic } from "@turngate/node";
+import { CLAUDE_GATE_FOLDERS, harnessGateFiles, writeFileAtomic } from "@turngate/node";
 import { ADAPTERS, type Harness } from "./adapters/index.js";
 import { applyClaudeConfine, claudeConfineRules, claudeSettingsFiles } from "./confine-claude.js";
 import { codexConfigFiles, confineCodexToml } from "./confine-codex.js";
@@ -186,7 +186,8 @@ export async function planInstall(
   if (options.confine === true && harness === "claude-code") {
     const settings = scope === "user" ? [files.config] : claudeSettingsFiles(root, env);
     const programs = harnessGateFiles(root, env);
-    applyClaudeConfine(doc, claudeConfineRules(paths, settings, programs), files.config);
+    const folders = CLAUDE_GATE_FOLDERS.map((rel) => join(root, rel));
+    applyClaudeConfine(doc, claudeConfineRules(paths, settings, programs, folders), files.config);
   }
   const planned: PlannedFile[] = [{ path: files.config, before, after: serialize(doc, before) }];
   if (options.confine === true && harness === "codex") {

@@ -40,6 +40,8 @@ const PLANTED: Record<string, string> = {
   ".codex/hooks.json": '{"hooks":{}}\n',
   ".cursor/hooks.json": '{"version":1,"hooks":{}}\n',
   ".agents/plugins/evil/hooks/hooks.json": '{"hooks":{}}\n',
+  ".claude/agents/evil.md":
+    "---\nname: evil\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: ./evil.sh\n---\n",
 };
 
 /** The gate paths turngate protects that are absent in these worlds (placeholders). */
@@ -50,6 +52,9 @@ const PLACEHOLDERS = [
   ".codex",
   ".cursor/hooks.json",
   ".agents/plugins",
+  ".claude/agents",
+  ".claude/skills",
+  ".claude/commands",
 ];
 
 /** An agent (node) that writes the honest lib.js, tries each planted file, and reports. */
@@ -73,7 +78,7 @@ for (const file of ["turngate.config.json", ".claude/settings.local.json", ".cod
   try { const s = fs.statSync(file); seen[file] = s.isDirectory() ? "folder" : "file " + s.size; } catch (error) { seen[file] = error.code; }
 }
 // Beside the gate files, .claude/ stays the agent's to write.
-attempt(".claude/commands/hello.md", () => { fs.mkdirSync(".claude/commands", { recursive: true }); fs.writeFileSync(".claude/commands/hello.md", "# hello\\n"); });
+attempt(".claude/notes.md", () => { fs.writeFileSync(".claude/notes.md", "# notes\\n"); });
 fs.writeFileSync("probe.json", JSON.stringify({ tried, seen }));
 `,
   );
@@ -97,7 +102,7 @@ interface Turn {
 describe.skipIf(!sandbox.available)(
   `absent gate files cannot be created by a confined agent${SKIP_REASON}`,
   () => {
-    test("confined: creating turngate.config.json, .claude/settings(.local).json, .codex/, .cursor/hooks.json or a goose plugin is refused (EROFS), the placeholders cannot be moved, nothing of them is left or judged; the honest change is verified", async () => {
+    test("confined: creating turngate.config.json, .claude/settings(.local).json, a subagent, .codex/, .cursor/hooks.json or a goose plugin is refused (EROFS), the placeholders cannot be moved, nothing of them is left or judged; the honest change is verified", async () => {
       const w = world();
       const out = await turn(w, attacker(w), "node test.js", {
         confine: true,
@@ -114,7 +119,8 @@ describe.skipIf(!sandbox.available)(
         ".agents/plugins/evil/hooks/hooks.json": "refused: ENOENT",
         "rename .claude": "refused: EBUSY",
         "remove the placeholder": "refused: EBUSY",
-        ".claude/commands/hello.md": "done",
+        ".claude/agents/evil.md": "refused: EROFS",
+        ".claude/notes.md": "done",
       });
       // Inside, each absent gate file is an empty read-only file or folder.
       expect(probe.seen).toEqual({
@@ -129,7 +135,7 @@ describe.skipIf(!sandbox.available)(
       expect(json.trust).toBe("confined");
       // Only the agent's own changes are judged: no placeholder is a row.
       expect(json.changes.map((c) => c.path).sort()).toEqual([
-        ".claude/commands/hello.md",
+        ".claude/notes.md",
         "lib.js",
         "probe.json",
       ]);
@@ -137,7 +143,7 @@ describe.skipIf(!sandbox.available)(
       expect(existsSync(join(w.p.root, ".cursor"))).toBe(false);
       expect(existsSync(join(w.p.root, ".agents"))).toBe(false);
       // .claude/ holds the agent's own file; the journal is gone.
-      expect(readdirSync(join(w.p.root, ".claude"))).toEqual(["commands"]);
+      expect(readdirSync(join(w.p.root, ".claude"))).toEqual(["notes.md"]);
       expect(existsSync(join(w.p.root, ".turngate", "confine-placeholders.json"))).toBe(false);
     });
 
@@ -159,7 +165,7 @@ describe.skipIf(!sandbox.available)(
         ["turngate:hook-settings", "needs_review"],
       ]);
       expect(checks.find((c) => c.id === "turngate:hook-settings")?.residual_risk).toBe(
-        ".claude/settings.json, .claude/settings.local.json, .codex/hooks.json, .cursor/hooks.json, .agents/plugins changed during the turn (created, edited or removed): these files configure an agent harness's hooks and sandbox, or are programs its hooks and MCP servers run — the gate itself — and the harness reads or runs them outside every check, so turngate does not accept such a change without you: put the file back as it was, or review it and waive this change",
+        ".claude/settings.json, .claude/settings.local.json, .claude/agents, .codex/hooks.json, .cursor/hooks.json, .agents/plugins changed during the turn (created, edited or removed): these files configure an agent harness's hooks and sandbox, or are programs its hooks and MCP servers run — the gate itself — and the harness reads or runs them outside every check, so turngate does not accept such a change without you: put the file back as it was, or review it and waive this change",
       );
     });
 
@@ -233,7 +239,7 @@ describe.skipIf(!sandbox.available)(
         );
         const next = await turn(w, honest, "node test.js", { confine: false });
         expect(next.stderr).toContain(
-          "turngate: removed 9 empty placeholder(s) that a confined turn which did not end left in the workspace: ",
+          "turngate: removed 12 empty placeholder(s) that a confined turn which did not end left in the workspace: ",
         );
         expect(next.stderr).toContain(
           `turngate: kept ${join(w.p.root, ".cursor/hooks.json")}: a placeholder of the confined turn that another process wrote or replaced while the agent ran (the agent could not), so it is theirs now`,

@@ -434,7 +434,7 @@ describe("end to end: the built hook's answer and proof", () => {
     p.write(".claude/settings.json", settings("sh tools/lint.sh"));
     p.write("value.txt", "1\n");
     expect(stopTrust()).toBe(
-      `trust: unsandboxed (${join(p.root, "tools/lint.sh")} is a program a hook or MCP server runs outside Claude Code's sandbox, and no sandbox.filesystem.denyWrite and Edit(//…) rule keeps the agent from rewriting it (run turngate hook install claude-code --confine again to add them): the agent runs as your user and could read turngate's signing key or rewrite its state; \`turngate hook install <harness> --confine\` writes the harness's sandbox settings)`,
+      `trust: unsandboxed (${join(p.root, "tools/lint.sh")} holds code Claude Code runs outside its sandbox (a hook's or MCP server's program, or subagent, skill and command front matter), and no sandbox.filesystem.denyWrite and Edit(//…) rule keeps the agent from rewriting it (run turngate hook install claude-code --confine again to add them): the agent runs as your user and could read turngate's signing key or rewrite its state; \`turngate hook install <harness> --confine\` writes the harness's sandbox settings)`,
     );
   });
 

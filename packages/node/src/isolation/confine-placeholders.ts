@@ -51,6 +51,7 @@ export interface GatePath {
 /**
  * The kind of each protected workspace path of {@link CONFINE_READ_ONLY} and
  * {@link GIT_ALWAYS_READ_ONLY}: folders (`.git`, `.turngate`, `.codex`, `.agents/plugins`,
+ * `.claude/agents`, `.claude/skills`, `.claude/commands`,
  * `.git/hooks`, `.git/info`), else files.
  */
 const FOLDERS: ReadonlySet<string> = new Set([
@@ -58,6 +59,9 @@ const FOLDERS: ReadonlySet<string> = new Set([
   ".turngate",
   ".codex",
   ".agents/plugins",
+  ".claude/agents",
+  ".claude/skills",
+  ".claude/commands",
   ".git/hooks",
   ".git/info",
 ]);

@@ -40,8 +40,9 @@ import { isWithinOrSame, namespaceArgs } from "./sandbox.js";
  * Paths (relative to the workspace root) a confined agent may read but not write: git's
  * folder (unless `agent_writable` lists `.git`), turngate's folder, the gate's
  * configuration and the files that install the harnesses' hooks or the programs they start
- * (Claude Code's settings and project MCP servers `.mcp.json`, Codex's `.codex/`, Cursor's
- * `hooks.json` and `mcp.json`, goose's plugins folder `.agents/plugins/`).
+ * (Claude Code's settings, its subagents, skills and slash commands — whose front matter can
+ * hold hooks — and project MCP servers `.mcp.json`, Codex's `.codex/`, Cursor's `hooks.json`
+ * and `mcp.json`, goose's plugins folder `.agents/plugins/`).
  * Each is protected whether it exists or not: an absent one gets a placeholder for the turn
  * (`confine-placeholders.ts`).
  */
@@ -51,6 +52,9 @@ export const CONFINE_READ_ONLY: readonly string[] = Object.freeze([
   "turngate.config.json",
   ".claude/settings.json",
   ".claude/settings.local.json",
+  ".claude/agents",
+  ".claude/skills",
+  ".claude/commands",
   ".mcp.json",
   ".codex",
   ".cursor/hooks.json",
@@ -60,7 +64,9 @@ export const CONFINE_READ_ONLY: readonly string[] = Object.freeze([
 
 /**
  * The harnesses' hook settings inside the workspace (relative paths; docs/design.md §3b,
- * docs/hooks.md): Claude Code's `.claude/settings.json` and `.claude/settings.local.json`,
+ * docs/hooks.md): Claude Code's `.claude/settings.json` and `.claude/settings.local.json`
+ * and its `.claude/agents/`, `.claude/skills/` and `.claude/commands/` folders (front matter
+ * there can hold hooks, which run outside its sandbox),
  * Codex's `.codex/config.toml` and `.codex/hooks.json`, Cursor's `.cursor/hooks.json` and
  * goose's plugins folder `.agents/plugins` (a folder: any plugin in it); and the project MCP
  * server lists whose commands a harness starts on the user's machine, outside any check:
@@ -72,12 +78,25 @@ export const CONFINE_READ_ONLY: readonly string[] = Object.freeze([
 export const HOOK_SETTINGS_PATHS: readonly string[] = Object.freeze([
   ".claude/settings.json",
   ".claude/settings.local.json",
+  ".claude/agents",
+  ".claude/skills",
+  ".claude/commands",
   ".mcp.json",
   ".codex/config.toml",
   ".codex/hooks.json",
   ".cursor/hooks.json",
   ".cursor/mcp.json",
   ".agents/plugins",
+]);
+
+/**
+ * Claude Code's folders whose Markdown front matter can hold `hooks` (subagents, skills,
+ * slash commands): gate folders, denied to its tools by `hook install claude-code --confine`.
+ */
+export const CLAUDE_GATE_FOLDERS: readonly string[] = Object.freeze([
+  ".claude/agents",
+  ".claude/skills",
+  ".claude/commands",
 ]);
 
 /** Inside a writable `.git/`, what stays read-only (they run or configure programs). */

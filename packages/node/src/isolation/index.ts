@@ -10,6 +10,7 @@ export {
 export {
   AGENT_WRITABLE_IN_WORKSPACE,
   agentWritableProblem,
+  CLAUDE_GATE_FOLDERS,
   CONFINE_READ_ONLY,
   type ConfinePlan,
   type ConfineRequest,

@@ -48,6 +48,9 @@ describe("confineGatePaths", () => {
       "file turngate.config.json",
       "file .claude/settings.json",
       "file .claude/settings.local.json",
+      "folder .claude/agents",
+      "folder .claude/skills",
+      "folder .claude/commands",
       "file .mcp.json",
       "folder .codex",
       "file .cursor/hooks.json",
@@ -76,6 +79,9 @@ describe("makeGatePlaceholders", () => {
       "parent folder .claude",
       "gate file .claude/settings.json",
       "gate file .claude/settings.local.json",
+      "gate folder .claude/agents",
+      "gate folder .claude/skills",
+      "gate folder .claude/commands",
       "gate file .mcp.json",
       "gate folder .codex",
       "parent folder .cursor",
@@ -94,7 +100,7 @@ describe("makeGatePlaceholders", () => {
     expect(existsSync(state)).toBe(true);
     const removal = made.remove();
     expect(removal.kept).toEqual([]);
-    expect(removal.removed).toHaveLength(11);
+    expect(removal.removed).toHaveLength(14);
     for (const path of [".git", ".claude", ".mcp.json", ".codex", ".cursor", ".agents"]) {
       expect(existsSync(join(ws, path))).toBe(false);
     }
@@ -111,15 +117,14 @@ describe("makeGatePlaceholders", () => {
     // Replaced (another inode: made before the placeholder goes, so its inode cannot be reused).
     writeFileSync(join(ws, "replacement.json"), "");
     renameSync(join(ws, "replacement.json"), join(ws, "turngate.config.json"));
-    mkdirSync(join(ws, ".claude/commands"));
-    writeFileSync(join(ws, ".claude/commands/x.md"), "x\n"); // beside the gate files
+    writeFileSync(join(ws, ".claude/notes.md"), "x\n"); // beside the gate files
     const removal = made.remove();
     expect(removal.kept.map((p) => p.slice(ws.length + 1)).sort()).toEqual([
       ".cursor/hooks.json",
       "turngate.config.json",
     ]);
     expect(existsSync(join(ws, ".claude/settings.json"))).toBe(false);
-    expect(existsSync(join(ws, ".claude/commands/x.md"))).toBe(true);
+    expect(existsSync(join(ws, ".claude/notes.md"))).toBe(true);
     expect(existsSync(join(ws, ".codex"))).toBe(false);
   });
 });
@@ -134,7 +139,7 @@ describe("removeLeftoverPlaceholders", () => {
     writeFileSync(join(ws, ".claude/settings.json"), "{}\n"); // the host's now
     const removal = removeLeftoverPlaceholders(state);
     expect(removal.kept).toEqual([join(ws, ".claude/settings.json")]);
-    expect(removal.removed).toHaveLength(9);
+    expect(removal.removed).toHaveLength(12);
     expect(existsSync(join(ws, "turngate.config.json"))).toBe(false);
     expect(existsSync(join(state, PLACEHOLDER_JOURNAL))).toBe(false);
     expect(removeLeftoverPlaceholders(state)).toEqual({ removed: [], kept: [] });
