@@ -141,6 +141,25 @@ export function harnessGateFiles(root: string, env: NodeJS.ProcessEnv): string[]
   return [...new Set([...found.paths, ...found.frontMatter])].sort();
 }
 
+/**
+ * A harness settings path below the workspace root, at any depth: Claude Code reads
+ * `.claude/` and `.mcp.json` from the folder it is started in (a monorepo's package), and the
+ * other harnesses likewise. The root's own are fingerprinted (`HOOK_SETTINGS_PATHS`); a label
+ * outside the workspace (`~/…`, an absolute path: the environment's rows) is not one.
+ */
+const NESTED_SETTINGS =
+  /^(?![~/])(?:.+\/)(?:\.claude\/(?:settings\.json|settings\.local\.json|agents\/.*|skills\/.*|commands\/.*)|\.mcp\.json|\.codex\/.*|\.cursor\/(?:hooks|mcp)\.json|\.agents\/plugins\/.*)$/;
+
+/**
+ * The workspace-relative paths among `paths` (a turn's ledger paths) that are a harness's
+ * settings in a subfolder of the workspace (`apps/api/.claude/settings.json`,
+ * `pkg/.mcp.json`, `pkg/.claude/agents/x.md`): a harness started there reads them, so a turn
+ * that changes one is reviewed like the root's (docs/design.md §3b). Pure.
+ */
+export function nestedHarnessSettings(paths: readonly string[]): string[] {
+  return paths.filter((path) => NESTED_SETTINGS.test(path));
+}
+
 /** `harnessPrograms(root, env).paths`. Never throws. */
 export function harnessProgramPaths(root: string, env: NodeJS.ProcessEnv): string[] {
   return harnessPrograms(root, env).paths;

@@ -49,6 +49,7 @@ export {
   harnessProgramPaths,
   harnessPrograms,
   harnessSettingsFiles,
+  nestedHarnessSettings,
   PROGRAM_SETTING_KEYS,
   PROJECT_DIR_VARIABLES,
   programsIn,

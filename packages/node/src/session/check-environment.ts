@@ -22,6 +22,7 @@ import {
   userFilesHome,
 } from "../environment/user-files.js";
 import { turngatePaths } from "../fs/paths.js";
+import { nestedHarnessSettings } from "../isolation/harness-programs.js";
 import {
   checkCargoTargetDir,
   type PreparedCheckEnvironment,
@@ -131,10 +132,12 @@ export class SessionEnvironment {
    * baseline (or since the last check run); `turngate:hook-settings` when a hook settings
    * path of the baseline (`hookFiles`: Claude Code's, Codex's, Cursor's or goose's in the
    * workspace) was created, changed or removed (docs/design.md §3b: a harness reads them at
-   * its next start, so the agent must not be able to change the gate that way). Kind
-   * `review`, required, with a residual risk naming the files and what to do.
+   * its next start, so the agent must not be able to change the gate that way), or when
+   * one of `workspacePaths` (the turn's ledger paths) is a harness's settings in a subfolder
+   * (`nestedHarnessSettings`). Kind `review`, required, with a residual risk naming the
+   * files and what to do.
    */
-  reviewChecks(): VerificationCheck[] {
+  reviewChecks(workspacePaths: readonly string[] = []): VerificationCheck[] {
     const checks: VerificationCheck[] = [];
     const folders = pathFolderLabels(
       this.baseline.plan.path,
@@ -187,6 +190,9 @@ export class SessionEnvironment {
         const shown = relative(this.#root, path);
         return shown.startsWith("..") || isAbsolute(shown) ? path : shown;
       });
+    for (const path of nestedHarnessSettings(workspacePaths)) {
+      if (!hookSettings.includes(path)) hookSettings.push(path);
+    }
     if (hookSettings.length > 0) {
       checks.push({
         id: "turngate:hook-settings",

@@ -852,7 +852,9 @@ export class Session {
     const runs: CommandRun[] = [];
     const checks: VerificationCheck[] = [];
     const rewrittenBy = new Map<string, string>();
-    const reviews = this.#checkEnvironment.reviewChecks();
+    const reviews = this.#checkEnvironment.reviewChecks(
+      this.#ledger.records.map((record) => record.path),
+    );
     const prepared = this.#checkEnvironment.prepare();
     const homeValues = this.#ranIsolation.homeValues;
     let setupDone = room === undefined;

@@ -13,6 +13,7 @@ import {
   harnessGateFiles,
   harnessPrograms,
   harnessSettingsFiles,
+  nestedHarnessSettings,
   programsIn,
 } from "../../src/isolation/harness-programs.js";
 
@@ -249,5 +250,37 @@ describe("harnessPrograms: every harness's settings, project and user level", ()
       unresolved: [],
       frontMatter: [],
     });
+  });
+});
+
+describe("nestedHarnessSettings: a harness's settings in a subfolder (a harness started there reads them)", () => {
+  test("settings, MCP lists, subagents and plugins below the root are named; the root's own and look-alikes are not", () => {
+    expect(
+      nestedHarnessSettings([
+        "apps/api/.claude/settings.json",
+        "apps/api/.claude/settings.local.json",
+        "apps/api/.claude/agents/x.md",
+        "apps/api/.claude/skills/s/SKILL.md",
+        "pkg/.mcp.json",
+        "pkg/.codex/config.toml",
+        "pkg/.cursor/hooks.json",
+        "pkg/.agents/plugins/p/hooks/hooks.json",
+        ".claude/settings.json",
+        ".mcp.json",
+        "apps/api/.claude/notes.md",
+        "docs/claude/settings.json",
+        "pkg/mcp.json",
+        "~/.claude/settings.json",
+      ]),
+    ).toEqual([
+      "apps/api/.claude/settings.json",
+      "apps/api/.claude/settings.local.json",
+      "apps/api/.claude/agents/x.md",
+      "apps/api/.claude/skills/s/SKILL.md",
+      "pkg/.mcp.json",
+      "pkg/.codex/config.toml",
+      "pkg/.cursor/hooks.json",
+      "pkg/.agents/plugins/p/hooks/hooks.json",
+    ]);
   });
 });
