@@ -9,7 +9,8 @@
  * every `command` (a string is a shell command, a list an argument vector), the `args` list
  * beside a `command` (resolved in the entry's `cwd` when it has one), Codex's `notify`, and
  * Claude Code's other program settings (`apiKeyHelper`, `awsAuthRefresh`,
- * `awsCredentialExport`, `otelHeadersHelper`); plus the YAML front matter of Claude Code's
+ * `awsCredentialExport`, `otelHeadersHelper`), and what an `env` block loads at start
+ * (`NODE_OPTIONS`' `--require`/`--import` files, `BASH_ENV`, `ENV`, `PYTHONSTARTUP`); plus the YAML front matter of Claude Code's
  * subagents, skills and slash commands (`.claude/agents/`, `.claude/skills/`,
  * `.claude/commands/`, project and user), whose `hooks` run the same way. Which words of a
  * command are program files is `program-words.ts`. Not followed: what such a program imports
@@ -33,6 +34,9 @@ export const PROGRAM_SETTING_KEYS: readonly string[] = Object.freeze([
   "awsCredentialExport",
   "otelHeadersHelper",
 ]);
+
+/** Variables of an `env` block that name a script a shell or Python runs at start. */
+const ENV_SCRIPT_VARIABLES: readonly string[] = Object.freeze(["BASH_ENV", "ENV", "PYTHONSTARTUP"]);
 
 /** Claude Code folders of Markdown files whose front matter may hold `hooks`. */
 const FRONT_MATTER_FOLDERS: readonly string[] = Object.freeze([
@@ -200,6 +204,18 @@ export function programsIn(
     for (const key of PROGRAM_SETTING_KEYS) {
       const text = record[key];
       if (typeof text === "string") add(shellCommandPrograms(text, here));
+    }
+    // An `env` block (Claude Code's settings, an MCP entry) can load code into what runs.
+    const envBlock = record.env;
+    if (typeof envBlock === "object" && envBlock !== null && !Array.isArray(envBlock)) {
+      const vars = envBlock as Record<string, unknown>;
+      if (typeof vars.NODE_OPTIONS === "string") {
+        add(shellCommandPrograms(`node ${vars.NODE_OPTIONS}`, here));
+      }
+      for (const name of ENV_SCRIPT_VARIABLES) {
+        const file = vars[name];
+        if (typeof file === "string" && file !== "") add(argvPrograms(["sh", file], here));
+      }
     }
     for (const [key, inner] of Object.entries(record)) {
       if (key !== "command" && key !== "args" && key !== "notify") walk(inner, depth + 1);

@@ -150,7 +150,7 @@ describe("programsIn: the words of a command that name program files", () => {
     expect(named(root, `${root}/c.sh ~/bin/d.sh /usr/bin/env ../e.sh`, home)).toEqual(["c.sh"]);
   });
 
-  test("MCP entries: command and args with ${PWD} and ${CLAUDE_PROJECT_DIR} expanded, Codex's cwd, notify; a computed program is unresolved", () => {
+  test("MCP entries: command and args with ${PWD} and ${CLAUDE_PROJECT_DIR} expanded, Codex's cwd, notify, an env block's NODE_OPTIONS and BASH_ENV; a computed program is unresolved", () => {
     const root = tree({ "mcp/lib/x.js": "" });
     const scope = { root, home: "/nonexistent-home", cwd: root };
     const doc = {
@@ -162,14 +162,20 @@ describe("programsIn: the words of a command that name program files", () => {
       },
       notify: ["python3", "scripts/notify.py"],
       apiKeyHelper: "./scripts/key.sh",
+      env: {
+        NODE_OPTIONS: "--require ./tools/otel.cjs --max-old-space-size=4096",
+        BASH_ENV: "env.sh",
+      },
     };
     const found = programsIn(doc, scope);
     expect(rel(root, found.paths)).toEqual([
       "bin/c",
+      "env.sh",
       "mcp/a.js",
       "scripts/key.sh",
       "scripts/notify.py",
       "tools/mcp/server.js",
+      "tools/otel.cjs",
     ]);
     expect(found.unresolved).toEqual(["$RUNNER"]);
   });
