@@ -13,6 +13,7 @@ import {
   openCodeIndex,
   runGit,
   type WorkspaceDelta,
+  type WorkspaceSnapshot,
 } from "@turngate/node";
 import type { TurngateConfig } from "./config.js";
 import { displayPath, escapeControls } from "./terminal-text.js";
@@ -23,7 +24,9 @@ export type TurnAffected = { fact: AffectedTargetsFact } | { error: string };
 /**
  * Input: workspace root (absolute), the turn's delta (source-scope changes are used; a
  * rename is its old and new path), the configuration captured at the turn's start and the
- * state folder (holds `code-index.json`). Output: `{fact}`, or `{error}` with the message of
+ * state folder (holds `code-index.json`), and the turn's judged snapshot when there is one (the
+ * code index is brought up to date from it, not from another observation of the workspace).
+ * Output: `{fact}`, or `{error}` with the message of
  * whatever failed (never throws). Lockfile contents before the turn are read from git HEAD
  * (absent there and present now: new).
  */
@@ -32,6 +35,7 @@ export async function turnAffectedTargets(
   delta: WorkspaceDelta,
   config: TurngateConfig,
   stateDir: string,
+  snapshot?: WorkspaceSnapshot,
 ): Promise<TurnAffected> {
   try {
     const changed = delta.changes.filter((c) => c.scope === "source").map((c) => c.path);
@@ -40,7 +44,13 @@ export async function turnAffectedTargets(
       ...(config.outputs !== undefined ? { outputs: config.outputs } : {}),
       ...(config.defaultOutputs !== undefined ? { defaultOutputs: config.defaultOutputs } : {}),
     };
-    const codeIndex = (await openCodeIndex(root, { stateDir, observer: observerOptions })).index;
+    const codeIndex = (
+      await openCodeIndex(root, {
+        stateDir,
+        observer: observerOptions,
+        ...(snapshot !== undefined ? { snapshot } : {}),
+      })
+    ).index;
     const fact = await affectedTargets(changed, config.affectedAdapters ?? detectAdapters(root), {
       root,
       fallback: true,

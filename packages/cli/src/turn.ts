@@ -439,6 +439,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
           delta,
           config,
           state.dir ?? join(request.root, TURNGATE_DIR),
+          session.judgedSnapshot(),
         )
       : undefined;
     let checksSource: ChecksSource | undefined;

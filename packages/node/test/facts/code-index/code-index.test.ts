@@ -1,6 +1,7 @@
 import {
   mkdirSync,
   mkdtempSync,
+  readFileSync,
   realpathSync,
   renameSync,
   rmSync,
@@ -16,6 +17,7 @@ import {
   CodeIndex,
   CodeIndexError,
   fileHashSnapshot,
+  openCodeIndex,
   WorkspaceObserver,
 } from "../../../src/index.js";
 
@@ -231,6 +233,44 @@ describe("CodeIndex: version log, incremental update from the observer's delta, 
     await expect(CodeIndex.load("/elsewhere", join(state, "code-index.json"))).rejects.toThrow(
       CodeIndexError,
     );
+  });
+});
+
+describe("openCodeIndex with the caller's snapshot (issue 33: one listing per observation)", () => {
+  test("the index is brought up to date from the given snapshot, not from the disk, and saved as compact JSON", async () => {
+    const root = workspace({
+      "src/a.ts": 'import { b } from "./b.js";\n',
+      "src/b.ts": "export const b = 1;\n",
+    });
+    const state = mkdtempSync(join(tmpdir(), "tg-state-"));
+    dirs.push(state);
+    const observer = new WorkspaceObserver(root, { useGit: false });
+    const first = await openCodeIndex(root, {
+      stateDir: state,
+      snapshot: await observer.baseline(),
+    });
+    expect(first.built).toBe(true);
+    write(root, "src/b.ts", "export const b = 2;\n");
+    const taken = await observer.snapshot();
+    // Written after the snapshot: a second observation would see it, the given snapshot does not.
+    write(root, "src/c.ts", 'import { b } from "./b.js";\n');
+    write(root, "src/b.ts", "export const b = 3;\n");
+    const opened = await openCodeIndex(root, { stateDir: state, snapshot: taken });
+    expect(opened.built).toBe(false);
+    expect(opened.update).toMatchObject({ read: 1, recorded: 1 });
+    // Which files to read again comes from the snapshot (b.ts changed in it, c.ts is not in it).
+    expect(opened.index.file("src/c.ts")).toBeUndefined();
+    expect(opened.index.importers("src/b.ts")).toEqual(["src/a.ts"]);
+    const text = readFileSync(join(state, "code-index.json"), "utf8");
+    expect(text.startsWith('{"schema":"turngate.code_index.v1","root":')).toBe(true);
+    expect(text.endsWith("}\n")).toBe(true);
+    expect(text.split("\n")).toHaveLength(2);
+    // Without a snapshot the workspace is observed again: c.ts is found.
+    const again = await openCodeIndex(root, { stateDir: state, observer: { useGit: false } });
+    expect(again.update).toMatchObject({ read: 2, recorded: 2 });
+    expect(again.index.file("src/b.ts")?.hash).toBe(fnv1a64("export const b = 3;\n"));
+    expect(again.index.importers("src/b.ts")).toEqual(["src/a.ts", "src/c.ts"]);
+    await observer.close();
   });
 });
 
