@@ -31,6 +31,7 @@ export const SNAPSHOT_ENTRIES_VERSION = 1;
 const HEADER = 16;
 /** flags, mode, digest, size, inode, mtime, ctime (not wide). */
 const FIXED = 62;
+const U32 = 2 ** 32;
 const U40 = 2 ** 40;
 const U48 = 2 ** 48;
 const SCOPES: readonly (OutsideScope | "source")[] = ["source", "ignored", "output", "harness"];
@@ -44,10 +45,10 @@ const ZERO_DIGEST = Buffer.alloc(32);
  */
 export function encodeSnapshotEntries(snapshot: WorkspaceSnapshot): Buffer {
   const groups = [snapshot.entries, snapshot.outside] as const;
-  const sorted = groups.map((map) => [...map.keys()].sort(compareCodeUnits));
-  const names = sorted.map((paths) => paths.map((path) => Buffer.from(path, "utf8")));
+  const sorted = groups.map((map) => sortedKeys(map));
+  const lengths = sorted.map((paths) => paths.map((path) => Buffer.byteLength(path, "utf8")));
   let total = HEADER;
-  for (const group of names) for (const name of group) total += FIXED + 5 + 3 + name.length;
+  for (const group of lengths) for (const length of group) total += FIXED + 5 + 3 + length;
   const out = Buffer.allocUnsafe(total);
   out.write(SNAPSHOT_ENTRIES_MAGIC, 0, "latin1");
   out.writeUInt8(SNAPSHOT_ENTRIES_VERSION, 4);
@@ -55,32 +56,30 @@ export function encodeSnapshotEntries(snapshot: WorkspaceSnapshot): Buffer {
   out.writeUInt32LE(sorted[0]?.length ?? 0, 8);
   out.writeUInt32LE(sorted[1]?.length ?? 0, 12);
   let at = HEADER;
-  for (const [g, paths] of sorted.entries()) {
+  for (let g = 0; g < 2; g++) {
     const map = groups[g] as ReadonlyMap<string, EntryState | OutsideEntry>;
-    for (const [i, path] of paths.entries()) {
+    const paths = sorted[g] as string[];
+    const sizes = lengths[g] as number[];
+    for (let i = 0; i < paths.length; i++) {
+      const path = paths[i] as string;
       const e = map.get(path) as EntryState | OutsideEntry;
-      const name = (names[g] as Buffer[])[i] as Buffer;
       const scope = "scope" in e ? e.scope : "source";
       const hashed = "hashed" in e ? e.hashed : true;
       if (!Number.isInteger(e.mode) || e.mode < 0 || e.mode > 0xffff) {
         throw invalid("entries", `mode out of range for ${path}: ${e.mode}`);
       }
-      for (const [field, value] of [
-        ["size", e.size],
-        ["ino", e.ino],
-      ] as const) {
-        if (!Number.isInteger(value) || value < 0) {
-          throw invalid("entries", `${field} must be a non-negative integer for ${path}`);
-        }
+      if (!Number.isInteger(e.size) || e.size < 0) {
+        throw invalid("entries", `size must be a non-negative integer for ${path}`);
+      }
+      if (!Number.isInteger(e.ino) || e.ino < 0) {
+        throw invalid("entries", `ino must be a non-negative integer for ${path}`);
       }
       const wide = e.size >= U40 || e.ino >= U48;
-      out.writeUInt8(
+      out[at] =
         (e.kind === "symlink" ? 1 : 0) |
-          (SCOPES.indexOf(scope) << 2) |
-          (hashed ? 1 << 4 : 0) |
-          (wide ? 1 << 7 : 0),
-        at,
-      );
+        (SCOPES.indexOf(scope) << 2) |
+        (hashed ? 1 << 4 : 0) |
+        (wide ? 1 << 7 : 0);
       out.writeUInt16LE(e.mode, at + 1);
       if (hashed) out.write(e.content_digest, at + 3, 32, "hex");
       else ZERO_DIGEST.copy(out, at + 3);
@@ -90,25 +89,39 @@ export function encodeSnapshotEntries(snapshot: WorkspaceSnapshot): Buffer {
         out.writeDoubleLE(e.ino, at + 8);
         at += 16;
       } else {
-        out.writeUIntLE(e.size, at, 5);
-        out.writeUIntLE(e.ino, at + 5, 6);
+        // u40 size, then u48 inode: a low u32 and the high byte(s).
+        out.writeUInt32LE(e.size % U32, at);
+        out[at + 4] = Math.floor(e.size / U32);
+        out.writeUInt32LE(e.ino % U32, at + 5);
+        out.writeUInt16LE(Math.floor(e.ino / U32), at + 9);
         at += 11;
       }
       out.writeDoubleLE(e.mtime_ms, at);
       out.writeDoubleLE(e.ctime_ms, at + 8);
       at += 16;
-      for (let n = name.length; ; n >>>= 7) {
+      const length = sizes[i] as number;
+      for (let n = length; ; n >>>= 7) {
         if (n < 0x80) {
-          out.writeUInt8(n, at++);
+          out[at++] = n;
           break;
         }
-        out.writeUInt8((n & 0x7f) | 0x80, at++);
+        out[at++] = (n & 0x7f) | 0x80;
       }
-      name.copy(out, at);
-      at += name.length;
+      at += out.write(path, at, length, "utf8");
     }
   }
   return out.subarray(0, at);
+}
+
+/** The keys of `map` in code-unit order; sorted only when they are not already in order. */
+function sortedKeys(map: ReadonlyMap<string, unknown>): string[] {
+  const keys = [...map.keys()];
+  for (let i = 1; i < keys.length; i++) {
+    if (compareCodeUnits(keys[i - 1] as string, keys[i] as string) > 0) {
+      return keys.sort(compareCodeUnits);
+    }
+  }
+  return keys;
 }
 
 /**
@@ -138,42 +151,48 @@ export function decodeSnapshotEntries(bytes: Uint8Array): {
   for (const [g, count] of counts.entries()) {
     let previous: string | undefined;
     for (let i = 0; i < (count as number); i++) {
-      const where = `${g === 0 ? "entries" : "outside"}[${i}]`;
-      if (at + FIXED > buf.length) throw invalid("entries", `${where}: cut short`);
-      const flags = buf.readUInt8(at);
+      if (at + FIXED > buf.length) throw invalid("entries", `${whereOf(g, i)}: cut short`);
+      const flags = buf[at] as number;
       const mode = buf.readUInt16LE(at + 1);
       const wide = (flags & 0x80) !== 0;
       const scope = SCOPES[(flags >> 2) & 3] as OutsideScope | "source";
       const hashed = (flags & 0x10) !== 0;
-      if ((flags & 0x62) !== 0) throw invalid("entries", `${where}: unknown flags ${flags}`);
-      if (wide && at + FIXED + 5 > buf.length) throw invalid("entries", `${where}: cut short`);
+      if ((flags & 0x62) !== 0)
+        throw invalid("entries", `${whereOf(g, i)}: unknown flags ${flags}`);
+      if (wide && at + FIXED + 5 > buf.length)
+        throw invalid("entries", `${whereOf(g, i)}: cut short`);
       const digest = hashed ? buf.toString("hex", at + 3, at + 35) : "";
       let p = at + 35;
-      const size = wide ? buf.readDoubleLE(p) : buf.readUIntLE(p, 5);
-      const ino = wide ? buf.readDoubleLE(p + 8) : buf.readUIntLE(p + 5, 6);
+      const size = wide ? buf.readDoubleLE(p) : buf.readUInt32LE(p) + (buf[p + 4] as number) * U32;
+      const ino = wide
+        ? buf.readDoubleLE(p + 8)
+        : buf.readUInt32LE(p + 5) + buf.readUInt16LE(p + 9) * U32;
       p += wide ? 16 : 11;
       const mtime = buf.readDoubleLE(p);
       const ctime = buf.readDoubleLE(p + 8);
       p += 16;
       let length = 0;
       for (let shift = 0; ; shift += 7) {
-        if (p >= buf.length || shift > 21) throw invalid("entries", `${where}: cut short`);
-        const byte = buf.readUInt8(p++);
+        if (p >= buf.length || shift > 21) throw invalid("entries", `${whereOf(g, i)}: cut short`);
+        const byte = buf[p++] as number;
         length += (byte & 0x7f) * 2 ** shift;
         if (byte < 0x80) break;
       }
-      if (p + length > buf.length) throw invalid("entries", `${where}: cut short`);
+      if (p + length > buf.length) throw invalid("entries", `${whereOf(g, i)}: cut short`);
       let path: string;
-      try {
-        path = decoder.decode(buf.subarray(p, p + length));
-      } catch {
-        throw invalid("entries", `${where}: the path is not valid UTF-8`);
+      if (isAscii(buf, p, p + length)) path = buf.toString("latin1", p, p + length);
+      else {
+        try {
+          path = decoder.decode(buf.subarray(p, p + length));
+        } catch {
+          throw invalid("entries", `${whereOf(g, i)}: the path is not valid UTF-8`);
+        }
       }
       if (path === "" || path.startsWith("/")) {
-        throw invalid("entries", `${where}: the path must be relative`);
+        throw invalid("entries", `${whereOf(g, i)}: the path must be relative`);
       }
       if (previous !== undefined && compareCodeUnits(previous, path) >= 0) {
-        throw invalid("entries", `${where}: "${path}" is out of order or a duplicate`);
+        throw invalid("entries", `${whereOf(g, i)}: "${path}" is out of order or a duplicate`);
       }
       previous = path;
       const state: EntryState = {
@@ -187,13 +206,17 @@ export function decodeSnapshotEntries(bytes: Uint8Array): {
       };
       if (g === 0) {
         if (scope !== "source" || !hashed) {
-          throw invalid("entries", `${where}: a source entry must be hashed, in scope source`);
+          throw invalid(
+            "entries",
+            `${whereOf(g, i)}: a source entry must be hashed, in scope source`,
+          );
         }
         entries.set(path, state);
       } else {
-        if (scope === "source") throw invalid("entries", `${where}: an outside entry has a scope`);
+        if (scope === "source")
+          throw invalid("entries", `${whereOf(g, i)}: an outside entry has a scope`);
         if (entries.has(path))
-          throw invalid("entries", `${where}: "${path}" is also a source entry`);
+          throw invalid("entries", `${whereOf(g, i)}: "${path}" is also a source entry`);
         outside.set(path, { ...state, scope, hashed });
       }
       at = p + length;
@@ -201,6 +224,17 @@ export function decodeSnapshotEntries(bytes: Uint8Array): {
   }
   if (at !== buf.length) throw invalid("entries", `${buf.length - at} trailing bytes`);
   return { entries, outside };
+}
+
+/** `entries[i]` or `outside[i]`, for an error message. */
+function whereOf(group: number, i: number): string {
+  return `${group === 0 ? "entries" : "outside"}[${i}]`;
+}
+
+/** Whether `buf[from, to)` holds only ASCII bytes (then latin1 decodes it as UTF-8 would). */
+function isAscii(buf: Buffer, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if ((buf[i] as number) >= 0x80) return false;
+  return true;
 }
 
 function invalid(field: string, message: string): WorkspaceObserverError {

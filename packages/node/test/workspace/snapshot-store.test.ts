@@ -84,6 +84,32 @@ describe("snapshot entries: the binary form", () => {
     expect([...back.entries.keys()]).toEqual(["big.bin", "src/a.ts", "ü/ß link"]);
   });
 
+  test("sizes and inodes past 32 bits but under the wide limits keep every bit; sorted and unsorted maps encode alike", () => {
+    const large = entry({ size: 2 ** 40 - 1, ino: 2 ** 48 - 1 });
+    const mid = entry({ size: 2 ** 32 + 5, ino: 2 ** 33 + 7 });
+    const sorted = snapshotOf([
+      ["a/large", large],
+      ["b/mid", mid],
+      ["c/small", entry({ size: 0, ino: 0 })],
+    ]);
+    const unsorted = snapshotOf([
+      ["c/small", entry({ size: 0, ino: 0 })],
+      ["a/large", large],
+      ["b/mid", mid],
+    ]);
+    const bytes = encodeSnapshotEntries(sorted);
+    // Not wide: 62 bytes per entry.
+    expect(bytes.length).toBe(
+      16 + 3 * 62 + 3 + "a/large".length + "b/mid".length + "c/small".length,
+    );
+    expect(encodeSnapshotEntries(unsorted).equals(bytes)).toBe(true);
+    const back = decodeSnapshotEntries(bytes);
+    expect(back.entries.get("a/large")).toEqual(large);
+    expect(back.entries.get("b/mid")).toEqual(mid);
+    expect(back.entries.get("c/small")?.size).toBe(0);
+    expect([...back.entries.keys()]).toEqual(["a/large", "b/mid", "c/small"]);
+  });
+
   test("a damaged file is refused, naming what is wrong", () => {
     const bytes = encodeSnapshotEntries(
       snapshotOf([
