@@ -1,3 +1,5 @@
+import { runningGroupMembers } from "../processes/process-table.js";
+
 /** Milliseconds between SIGTERM and SIGKILL when a process group is stopped (A3S: 500 ms). */
 export const PROCESS_GROUP_SETTLE_MS = 500;
 
@@ -59,8 +61,9 @@ export function killTrackedProcessGroups(): number {
 
 /**
  * Stop a process group: SIGTERM to the group, then SIGKILL after `settleMs` (default
- * 500 ms) if any process of it is still alive. Resolves once the SIGKILL was sent or the
- * group was found gone; never rejects.
+ * 500 ms) if any process of it is still alive. A group left with zombies only (exited, not
+ * reaped yet: an init that reaps orphans late) counts as gone. Resolves once the SIGKILL was
+ * sent or the group was found gone; never rejects.
  */
 export async function stopProcessGroup(
   pgid: number,
@@ -70,7 +73,16 @@ export async function stopProcessGroup(
   const deadline = Date.now() + settleMs;
   while (Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 25));
-    if (!processGroupAlive(pgid)) return;
+    if (!processGroupAlive(pgid) || onlyZombies(pgid)) return;
   }
   signalProcessGroup(pgid, "SIGKILL");
+}
+
+/** True when every process of group `pgid` has exited (zombies only); false when unsure. */
+function onlyZombies(pgid: number): boolean {
+  try {
+    return runningGroupMembers(pgid).length === 0;
+  } catch {
+    return false;
+  }
 }

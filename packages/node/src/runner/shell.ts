@@ -3,14 +3,9 @@ import { existsSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import { ContentAddressedLog } from "../fs/content-log.js";
-import { runningGroupMembers } from "../processes/process-table.js";
 import { OutputCapture } from "./capture.js";
-import {
-  PROCESS_GROUP_SETTLE_MS,
-  processGroupAlive,
-  stopProcessGroup,
-  trackProcessGroup,
-} from "./process-group.js";
+import { waitForGroupExit } from "./group-exit.js";
+import { PROCESS_GROUP_SETTLE_MS, stopProcessGroup, trackProcessGroup } from "./process-group.js";
 import { releaseSupervisor, supervisedSpawn } from "./supervisor.js";
 import { clampTimeoutMs } from "./timeout.js";
 
@@ -269,26 +264,6 @@ export async function runShellCommand(
   if (logError !== undefined) result.logError = logError;
   if (outcome.spawnError !== undefined) result.spawnError = outcome.spawnError;
   return result;
-}
-
-/**
- * Poll (5 ms, `kill(-pgid, 0)`) until group `pgid` is gone or `ms` passed; resolves true if
- * it is still alive then — unless only zombies are left (one process-table read decides).
- */
-async function waitForGroupExit(pgid: number | undefined, ms: number): Promise<boolean> {
-  if (pgid === undefined) return false;
-  const deadline = Date.now() + ms;
-  while (processGroupAlive(pgid)) {
-    if (Date.now() >= deadline) {
-      try {
-        return runningGroupMembers(pgid).length > 0;
-      } catch {
-        return true;
-      }
-    }
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  return false;
 }
 
 function describeSpawnError(error: Error, cwd: string): string {

@@ -55,7 +55,7 @@ import type { ShellRunResult } from "../runner/shell.js";
 import { runVerificationCommand } from "../runner/verify-command.js";
 import { sessionTestHistory } from "../test-history/session-option.js";
 import type { TurnTestHistory } from "../test-history/turn-history.js";
-import { ledgerPaths, type WorkspaceDelta } from "../workspace/diff/diff.js";
+import { ledgerPaths, type WorkspaceChange, type WorkspaceDelta } from "../workspace/diff/diff.js";
 import {
   AdoptedCheckOutputs,
   type CheckChanges,
@@ -625,6 +625,27 @@ export class Session {
     return fresh.events === this.#events.length ? fresh.snapshot : undefined;
   }
 
+  /**
+   * The in-place checks' starting point: the turn's own observation when it is the last thing
+   * that happened (`#takeFresh`) and the user-level files still fingerprint as they did then,
+   * else a new observation applied to the ledger. Reusing it is as strict as observing again:
+   * whatever changes in the workspace after it is in the after-check observation's
+   * `checkChanges`, so the report does not bind (`workspace_changed_during_check`). Output:
+   * the snapshot and the agent's changes in it.
+   */
+  async #inPlaceBefore(): Promise<{ before: WorkspaceSnapshot; agentView: WorkspaceChange[] }> {
+    const fresh = this.#takeFresh();
+    const delta = this.#delta;
+    if (fresh !== undefined && delta !== undefined) {
+      const then = JSON.stringify(this.#checkEnvironment.changes);
+      if (JSON.stringify(this.#checkEnvironment.observeUserFiles()) === then) {
+        return { before: fresh, agentView: delta.changes };
+      }
+    }
+    const before = fresh ?? (await this.#observer.snapshot());
+    return { before, agentView: this.#applySnapshot(before).changes };
+  }
+
   /** Task ids of the open background workspace children, in the order they were opened. */
   get openWorkspaceChildren(): string[] {
     return this.#ledger.openChildren.map((child) => child.task_id);
@@ -780,8 +801,7 @@ export class Session {
       return this.#verifyInRoom(subject, parsed, options, setup);
     this.#setupFailure = undefined;
 
-    const before = await this.#observer.snapshot();
-    const agentView = this.#applySnapshot(before).changes;
+    const { before, agentView } = await this.#inPlaceBefore();
     const attribute = this.#rewritePaths.length > 0 && parsed.length > 1;
     const first = await this.#runCommands(parsed, options, attribute ? before : undefined);
     const after = await this.#observer.snapshot();
