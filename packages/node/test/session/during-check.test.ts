@@ -59,6 +59,35 @@ const check = (id: string, command: string) => ({
 });
 
 describe("what the checks changed", () => {
+  test("a change after the turn's observation and before the checks leaves the report unbound: the checks start from that observation", async () => {
+    const r = await repo({ "a.txt": "old\n", "b.txt": "keep\n" });
+    const session = await Session.start({ root: r.root });
+    r.write("a.txt", "new\n");
+    const observed = await session.observeWorkspace();
+    expect(observed.changes.map((c) => c.path)).toEqual(["a.txt"]);
+    const digest = session.effectDigest;
+    // Written between the observation and the checks (a background writer).
+    r.write("b.txt", "broken\n");
+    const pass = check("c:pass", "true");
+    const result = await session.verifyCommands("host:test", [pass], { bind: true });
+    expect(result.report.status).toBe("passed");
+    expect(result.binding).toMatchObject({
+      bound: false,
+      reason: "workspace_changed_during_check",
+      changedPaths: ["b.txt"],
+    });
+    // The digest stays the observed one; the unbound report cannot verify it.
+    expect(session.effectDigest).toBe(digest);
+    // Control: nothing written in between, the same check binds to the observed digest.
+    const r2 = await repo({ "a.txt": "old\n" });
+    const honest = await Session.start({ root: r2.root });
+    r2.write("a.txt", "new\n");
+    await honest.observeWorkspace();
+    const bound = await honest.verifyCommands("host:test", [pass], { bind: true });
+    expect(bound.binding).toMatchObject({ bound: true });
+    expect(bound.report.subject).toBe("host:test");
+  });
+
   test("a check that swaps a source file and swaps it back (same bytes) is not bound: its ctime changed", async () => {
     const r = await repo({ "a.txt": "old\n", "b.txt": "keep\n" });
     const session = await Session.start({ root: r.root });
