@@ -433,8 +433,10 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
         `turngate: the workspace was listed by git, not in-process: ${escapeControls(listedByGit)}\n`,
       );
     }
-    const affected = delta.changes.some((c) => c.scope === "source")
-      ? await turnAffectedTargets(
+    // The affected targets only choose the checks with `checks_from_affected`; otherwise they
+    // are facts for the summary and the view, computed while the checks run (never throws).
+    const affectedWork = delta.changes.some((c) => c.scope === "source")
+      ? turnAffectedTargets(
           request.root,
           delta,
           config,
@@ -442,6 +444,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
           session.judgedSnapshot(),
         )
       : undefined;
+    let affected = config.checksFromAffected === true ? await affectedWork : undefined;
     let checksSource: ChecksSource | undefined;
     let skippedChecks: SkippedCheck[] | undefined;
     let verification: VerifyCommandsResult | undefined;
@@ -509,6 +512,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
       }
     }
 
+    affected ??= await affectedWork;
     let outcome = await session.decide();
     // A turn that changed nothing after an unverified one is not "narrative": the earlier
     // change is still in the tree, unchecked (docs/cli.md "Gapless turns").
