@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { TURN_VIEW_LIMITS } from "@turngate/core";
+import { TURN_VIEW_DIFFS_DEFERRED, TURN_VIEW_LIMITS } from "@turngate/core";
 import { TurnViewSchema } from "@turngate/core/schemas";
 import { afterEach, describe, expect, test } from "vitest";
 import { renderViewText, useColor } from "../src/show/render-view-text.js";
@@ -90,6 +90,21 @@ describe("turngate show", () => {
     expect(check?.output_tail).toEqual(["ok"]);
     expect(check?.log?.sha256).toBe(sha256(readFileSync(check?.log?.path as string)));
     expect(view.diffs.baseline_tree).toBe(baseline);
+
+    // The stored view leaves the diffs to `show` (issue 33): no blob was read at the turn's end.
+    const stored = JSON.parse(readFileSync(join(p.root, ".turngate/views/last.json"), "utf8"));
+    expect(stored.diffs).toEqual({
+      ...view.diffs,
+      available: false,
+      reason: TURN_VIEW_DIFFS_DEFERRED,
+    });
+    expect(stored.files.map((f: { diff: unknown }) => f.diff)).toEqual([
+      { kind: "unavailable", reason: TURN_VIEW_DIFFS_DEFERRED },
+      { kind: "unavailable", reason: TURN_VIEW_DIFFS_DEFERRED },
+    ]);
+    expect(view.diffs.available).toBe(true);
+    expect(view.files.map((f) => f.diff.kind)).toEqual(["text", "text"]);
+    expect(view.counts.additions).toBe(2);
 
     // the trees are kept: a ref each, and `git diff <tree>` still works after gc --prune=now
     const refs = git(p.root, "for-each-ref", "--format=%(refname)", "refs/turngate/");

@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { parseTurnProof, TURN_VIEW_SCHEMA, TurngateError, type TurnView } from "@turngate/core";
 import { authenticateProofFile, trustedPublicKey, writeFileAtomic } from "@turngate/node";
 import { EXIT_OK } from "../context.js";
-import { viewOfProof } from "../show/build-view.js";
+import { fillDeferredDiffs, viewOfProof } from "../show/build-view.js";
 import { writePaged } from "../show/pager.js";
 import { renderViewHtml } from "../show/render-view-html.js";
 import { renderViewText, useColor } from "../show/render-view-text.js";
@@ -79,6 +79,8 @@ export const showCommand: CliCommand = {
         ctx.cwd,
       );
       if (shown.note !== undefined) ctx.stderr.write(`turngate: ${shown.note}\n`);
+      // A stored view leaves its diffs to now (issue 33): made from its kept trees.
+      shown.view = await fillDeferredDiffs(shown.view, ctx.env);
       if (flags.html !== undefined) {
         const file = resolve(ctx.cwd, flags.html);
         await writeFileAtomic(file, renderViewHtml(shown.view, ctx.now?.() ?? Date.now()));

@@ -5,10 +5,13 @@
  */
 import {
   buildTurnView,
+  TURN_VIEW_DIFFS_DEFERRED,
   type TurnProof,
   type TurnView,
   type TurnViewInput,
   type TurnViewRun,
+  turnViewDiffsDeferred,
+  withTurnViewDiffs,
 } from "@turngate/core";
 import { keepTrees, turnDiffs } from "@turngate/node";
 import { failureClassOf } from "../check-outcome.js";
@@ -26,12 +29,18 @@ import type { TurnResult } from "../turn.js";
  * and the diffs between the baseline tree and the end's tree (`turnDiffs`). When diffs were
  * made, both trees are kept under `refs/turngate/trees/` (`keepTrees`).
  *
- * Input: the turn's result and the environment for git. Output: the view. Never throws for
- * git trouble (the view then says why diffs are not available).
+ * With `deferDiffs` (the view stored at the end of a turn: issue 33, no blob is read for a
+ * display) and both trees recorded, the trees are kept and the source files' diffs are left
+ * `unavailable` with {@link TURN_VIEW_DIFFS_DEFERRED}: `fillDeferredDiffs` makes them when
+ * the view is shown.
+ *
+ * Input: the turn's result, the environment for git, options. Output: the view. Never throws
+ * for git trouble (the view then says why diffs are not available).
  */
 export async function viewOfResult(
   result: TurnResult,
   env: NodeJS.ProcessEnv = process.env,
+  options: { deferDiffs?: boolean } = {},
 ): Promise<TurnView> {
   const trees = result.trees;
   const runs: TurnViewRun[] = (result.verification?.runs ?? []).map((run) => ({
@@ -84,7 +93,10 @@ export async function viewOfResult(
     }));
   }
   if (result.effectDigest === "") input.diffs = [];
-  else {
+  else if (options.deferDiffs === true && trees?.baseline != null && trees.final != null) {
+    input.diffs_unavailable = TURN_VIEW_DIFFS_DEFERRED;
+    await keepTrees(result.root, [trees.baseline, trees.final], env);
+  } else {
     const made = await turnDiffs(result.root, trees?.baseline ?? null, trees?.final ?? null, env);
     if (made.diffs === null) input.diffs_unavailable = trees?.reason ?? made.reason;
     else {
@@ -125,4 +137,23 @@ export async function viewOfProof(
     } else input.diffs = made.diffs;
   }
   return buildTurnView(input);
+}
+
+/**
+ * A stored view whose diffs were deferred (`viewOfResult` with `deferDiffs`) with them
+ * filled in from its kept trees in the repository at `view.root` (`turnDiffs`); any other
+ * view as it is. Never throws for git trouble: the view then says why the diffs are not
+ * available (a tree pruned, the repository moved).
+ */
+export async function fillDeferredDiffs(
+  view: TurnView,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<TurnView> {
+  if (!turnViewDiffsDeferred(view)) return view;
+  if (view.root === null) return withTurnViewDiffs(view, { reason: "the view names no workspace" });
+  const made = await turnDiffs(view.root, view.diffs.baseline_tree, view.diffs.final_tree, env);
+  return withTurnViewDiffs(
+    view,
+    made.diffs === null ? { reason: made.reason } : { diffs: made.diffs },
+  );
 }

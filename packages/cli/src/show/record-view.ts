@@ -11,7 +11,8 @@ import { renderViewHtml } from "./render-view-html.js";
 import { storeView } from "./view-store.js";
 
 /**
- * After `run` or `verify` decided a turn (issue 21): build its view (`viewOfResult`, with the
+ * After `run` or `verify` decided a turn (issue 21): build its view (`viewOfResult`, its
+ * diffs deferred to `turngate show` unless `html` asks for the page now; with the
  * HUD's text when the profile store has one), store it for `turngate show`
  * (`<state>/views/last.json` and the turn's `<digest>.<key>.json`) and, with `--html FILE`, write its HTML page
  * there. Nothing here changes the verdict or the exit code: a failure is one
@@ -37,7 +38,8 @@ export async function recordTurnView(
   }
   let view: Awaited<ReturnType<typeof viewOfResult>>;
   try {
-    view = await viewOfResult(result, ctx.env);
+    // The stored view leaves the diffs to `turngate show`; an HTML page written now needs them.
+    view = await viewOfResult(result, ctx.env, { deferDiffs: html === undefined });
     if (hud !== null) view = { ...view, hud };
   } catch (error) {
     ctx.stderr.write(

@@ -1,1 +1,6 @@
-export { buildTurnView, TURN_VIEW_LIMITS } from "./turn-view.js";
+export {
+  TURN_VIEW_DIFFS_DEFERRED,
+  turnViewDiffsDeferred,
+  withTurnViewDiffs,
+} from "./deferred-diffs.js";
+export { buildTurnView, fitDiff, TURN_VIEW_LIMITS } from "./turn-view.js";

@@ -92,6 +92,33 @@ function outsideScopeOf(path: string): "harness" | "ignored" {
 }
 
 /**
+ * A file's diff as a view keeps it: a text diff cut to the per-file limits
+ * (`truncateUnifiedDiff`), or `too_large` with `limit_bytes` = `totalDiffBytes` when the cut
+ * text (UTF-8 bytes) is larger than `budget`, the bytes of the view's diff budget still
+ * left. Any other diff as it is. Output: the diff and the budget it used (bytes). Pure.
+ */
+export function fitDiff(diff: TurnViewDiff, budget: number): { diff: TurnViewDiff; bytes: number } {
+  if (diff.kind !== "text") return { diff, bytes: 0 };
+  const cut = truncateUnifiedDiff(diff.unified);
+  const size = utf8ByteLength(cut.text);
+  if (size > budget) {
+    return {
+      diff: {
+        kind: "too_large",
+        old_bytes: null,
+        new_bytes: null,
+        limit_bytes: TURN_VIEW_LIMITS.totalDiffBytes,
+      },
+      bytes: 0,
+    };
+  }
+  return {
+    diff: { ...diff, unified: cut.text, truncated: diff.truncated || cut.truncated },
+    bytes: size,
+  };
+}
+
+/**
  * Build the view model of a turn (issue 21).
  *
  * Input ({@link TurnViewInput}, validated): `turn` — a `turn_proof.v1` or the same fields
@@ -226,22 +253,12 @@ export function buildTurnView(input: TurnViewInput): TurnView {
         reason: parsed.diffs_unavailable ?? "no diff was computed for this path",
       };
     }
+    const fitted = fitDiff(diff, budget);
+    diff = fitted.diff;
+    budget -= fitted.bytes;
     if (diff.kind === "text") {
-      const cut = truncateUnifiedDiff(diff.unified);
-      const size = utf8ByteLength(cut.text);
-      if (size > budget) {
-        diff = {
-          kind: "too_large",
-          old_bytes: null,
-          new_bytes: null,
-          limit_bytes: TURN_VIEW_LIMITS.totalDiffBytes,
-        };
-      } else {
-        budget -= size;
-        diff = { ...diff, unified: cut.text, truncated: diff.truncated || cut.truncated };
-        counts.additions += diff.additions;
-        counts.deletions += diff.deletions;
-      }
+      counts.additions += diff.additions;
+      counts.deletions += diff.deletions;
     }
     if (change === "added" || change === "modified" || change === "deleted")
       counts.files[change] += 1;
