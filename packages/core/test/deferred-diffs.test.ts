@@ -3,6 +3,7 @@ import {
   buildTurnView,
   TURN_VIEW_DIFFS_DEFERRED,
   TURN_VIEW_LIMITS,
+  TurngateValidationError,
   turnViewDiffsDeferred,
   withTurnViewDiffs,
 } from "../src/index.js";
@@ -143,5 +144,10 @@ describe("deferred diffs: a stored view's diffs are made when it is shown", () =
       diffs_unavailable: TURN_VIEW_DIFFS_DEFERRED,
     });
     expect(turnViewDiffsDeferred(treeless)).toBe(false);
+    // Input that is not a view, or not diffs, is a typed error naming the field.
+    expect(() => turnViewDiffsDeferred({ schema: "x" } as never)).toThrow(TurngateValidationError);
+    expect(() => withTurnViewDiffs(deferred, { diffs: [{ path: 1 }] } as never)).toThrow(
+      /diffs\.0\.path/,
+    );
   });
 });

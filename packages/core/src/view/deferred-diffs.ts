@@ -4,15 +4,34 @@
  * kept and its source files' diffs deferred, and filled in from the two trees when it is
  * shown.
  */
-import type { TurnView, TurnViewFileDiff } from "../schemas/turn-view.js";
+import * as z from "zod";
+import { parseWith } from "../schemas/parse.js";
+import {
+  type TurnView,
+  type TurnViewFileDiff,
+  TurnViewFileDiffSchema,
+  TurnViewSchema,
+} from "../schemas/turn-view.js";
 import { fitDiff, TURN_VIEW_LIMITS } from "./turn-view.js";
+
+/** What `withTurnViewDiffs` fills a view with: the diffs, or why there are none. */
+const DiffsSchema = z.object({ diffs: z.array(TurnViewFileDiffSchema) }).strict();
+const NoDiffsSchema = z.object({ reason: z.string().min(1) }).strict();
 
 /** `diffs.reason` (and each source file's `unavailable` reason) of a view whose diffs wait for `show`. */
 export const TURN_VIEW_DIFFS_DEFERRED =
   "computed when the view is shown (turngate show diffs the kept trees)";
 
-/** True when `view`'s diffs were deferred and both trees are recorded: `withTurnViewDiffs` can fill them. */
+/**
+ * True when `view`'s diffs were deferred and both trees are recorded: `withTurnViewDiffs` can
+ * fill them. Errors: `TurngateValidationError` naming the field when `view` is not a
+ * `turngate.turn_view.v1`.
+ */
 export function turnViewDiffsDeferred(view: TurnView): boolean {
+  return deferredIn(parseWith(TurnViewSchema, view, "turn view"));
+}
+
+function deferredIn(view: TurnView): boolean {
   return (
     !view.diffs.available &&
     view.diffs.reason === TURN_VIEW_DIFFS_DEFERRED &&
@@ -29,12 +48,19 @@ export function turnViewDiffsDeferred(view: TurnView): boolean {
  * source file with no diff in `made` is `unavailable` ("no diff was computed for this
  * path"). With `made.reason` (the diffs could not be made) every deferred file and
  * `diffs.reason` say that reason. A view whose diffs were not deferred is returned as it is.
+ * Errors: `TurngateValidationError` naming the field (`turn view …`, `diffs …`) for input
+ * that is not a view or not diffs.
  */
 export function withTurnViewDiffs(
-  view: TurnView,
-  made: { diffs: readonly TurnViewFileDiff[] } | { reason: string },
+  input: TurnView,
+  diffsOrReason: { diffs: readonly TurnViewFileDiff[] } | { reason: string },
 ): TurnView {
-  if (!turnViewDiffsDeferred(view)) return view;
+  const view = parseWith(TurnViewSchema, input, "turn view");
+  const made: z.output<typeof DiffsSchema> | z.output<typeof NoDiffsSchema> =
+    typeof diffsOrReason === "object" && diffsOrReason !== null && "reason" in diffsOrReason
+      ? parseWith(NoDiffsSchema, diffsOrReason, "diffs")
+      : parseWith(DiffsSchema, diffsOrReason, "diffs");
+  if (!deferredIn(view)) return input;
   const deferred = (file: TurnView["files"][number]) =>
     file.diff.kind === "unavailable" && file.diff.reason === TURN_VIEW_DIFFS_DEFERRED;
   if ("reason" in made) {

@@ -3,4 +3,4 @@ export {
   turnViewDiffsDeferred,
   withTurnViewDiffs,
 } from "./deferred-diffs.js";
-export { buildTurnView, fitDiff, TURN_VIEW_LIMITS } from "./turn-view.js";
+export { buildTurnView, TURN_VIEW_LIMITS } from "./turn-view.js";
