@@ -23,7 +23,12 @@ import { isAbsolute, join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { parse as parseYaml } from "yaml";
 import { HOOK_SETTINGS_PATHS } from "./confine.js";
-import { argvPrograms, type CommandScope, shellCommandPrograms } from "./program-words.js";
+import {
+  argvPrograms,
+  type CommandScope,
+  pythonPathFolders,
+  shellCommandPrograms,
+} from "./program-words.js";
 
 export { PROJECT_DIR_VARIABLES } from "./program-words.js";
 
@@ -184,15 +189,24 @@ export function programsIn(
     out.unresolved.push(...found.unresolved);
   };
   const strings = (value: unknown[]) => value.filter((v): v is string => typeof v === "string");
-  const walk = (value: unknown, depth: number): void => {
+  const walk = (value: unknown, depth: number, pythonPath: readonly string[] | undefined): void => {
     if (depth > 32 || typeof value !== "object" || value === null) return;
     if (Array.isArray(value)) {
-      for (const item of value) walk(item, depth + 1);
+      for (const item of value) walk(item, depth + 1, pythonPath);
       return;
     }
     const record = value as Record<string, unknown>;
-    const here: CommandScope =
+    let here: CommandScope =
       typeof record.cwd === "string" ? { ...scope, cwd: resolve(scope.root, record.cwd) } : scope;
+    // An `env` block's PYTHONPATH holds for the commands of its record and of those inside
+    // it (Claude Code's settings-wide `env`, an MCP entry's own).
+    const env = record.env;
+    const ownPath =
+      typeof env === "object" && env !== null && !Array.isArray(env)
+        ? (env as Record<string, unknown>).PYTHONPATH
+        : undefined;
+    const folders = typeof ownPath === "string" ? pythonPathFolders(ownPath, here) : pythonPath;
+    if (folders !== undefined) here = { ...here, pythonPath: folders };
     const { command, args } = record;
     if (typeof command === "string") {
       if (Array.isArray(args)) add(argvPrograms([command, ...strings(args)], here));
@@ -218,10 +232,10 @@ export function programsIn(
       }
     }
     for (const [key, inner] of Object.entries(record)) {
-      if (key !== "command" && key !== "args" && key !== "notify") walk(inner, depth + 1);
+      if (key !== "command" && key !== "args" && key !== "notify") walk(inner, depth + 1, folders);
     }
   };
-  walk(doc, 0);
+  walk(doc, 0, scope.pythonPath);
   return out;
 }
 

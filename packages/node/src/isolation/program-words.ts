@@ -39,6 +39,11 @@ export interface CommandScope {
   root: string;
   home: string;
   cwd: string;
+  /**
+   * Absolute folders `python -m` also looks in, after `cwd`: the `PYTHONPATH` of the
+   * settings' `env` block (`pythonPathFolders`).
+   */
+  pythonPath?: readonly string[];
 }
 
 /** What a command names: workspace program files (absolute), and words it computes. */
@@ -546,17 +551,45 @@ function addProgram(word: string, cwd: string, scope: CommandScope, out: Command
   out.paths.push(path);
 }
 
-/** Adds the files `python -m module` runs: the module or package, and the packages' `__init__.py`. */
+/**
+ * Adds the files `python -m module` runs: the module or package, and the packages'
+ * `__init__.py`, looked for in `cwd` and then in each `scope.pythonPath` folder (every
+ * folder where it exists counts: which one Python picks depends on `sys.path`). When it
+ * exists in none, the file it would be in `cwd` (a program that may appear later).
+ */
 function addModule(module: string, cwd: string, scope: CommandScope, out: CommandPrograms): void {
   const parts = module.split(".").filter((p) => p !== "");
   if (parts.length === 0) return;
+  let any = false;
+  for (const folder of [cwd, ...(scope.pythonPath ?? [])]) {
+    const base = join(folder, ...parts);
+    const candidates = [`${base}.py`, join(base, "__main__.py"), join(base, "__init__.py")];
+    for (let n = 1; n < parts.length; n++)
+      candidates.push(join(folder, ...parts.slice(0, n), "__init__.py"));
+    const found = candidates.filter((file) => inside(file, scope.root) && kindOf(file) === "file");
+    if (found.length > 0) {
+      out.paths.push(...found);
+      any = true;
+    }
+  }
   const base = join(cwd, ...parts);
-  const candidates = [`${base}.py`, join(base, "__main__.py"), join(base, "__init__.py")];
-  for (let n = 1; n < parts.length; n++)
-    candidates.push(join(cwd, ...parts.slice(0, n), "__init__.py"));
-  const found = candidates.filter((file) => inside(file, scope.root) && kindOf(file) === "file");
-  if (found.length > 0) out.paths.push(...found);
-  else if (inside(`${base}.py`, scope.root)) out.paths.push(`${base}.py`);
+  if (!any && inside(`${base}.py`, scope.root)) out.paths.push(`${base}.py`);
+}
+
+/**
+ * The folders of a `PYTHONPATH` value (`:`-separated) as absolute paths: the project
+ * variables, `$HOME` and `~` expanded as in commands, a relative entry (and an empty one,
+ * which Python reads as the current folder) resolved against `scope.cwd`; an entry with any
+ * other variable is left out (it names no folder until it runs). Never throws.
+ */
+export function pythonPathFolders(value: string, scope: CommandScope): string[] {
+  const folders: string[] = [];
+  for (const entry of value.split(":")) {
+    const text = tokenized(entry);
+    if (/\$\{|\$[A-Za-z_]|\$\(|`/.test(text)) continue;
+    folders.push(resolve(scope.cwd, restore(text, scope)));
+  }
+  return folders;
 }
 
 function kindOf(path: string): "file" | "folder" | "absent" {

@@ -180,6 +180,32 @@ describe("programsIn: the words of a command that name program files", () => {
     expect(found.unresolved).toEqual(["$RUNNER"]);
   });
 
+  test("an env block's PYTHONPATH: python -m finds the module in its folders too, settings-wide and per MCP entry; a computed entry names no folder", () => {
+    const root = tree({
+      "src/hooks/__init__.py": "",
+      "src/hooks/fmt.py": "",
+      "lib/srv/__main__.py": "",
+    });
+    const settings = {
+      env: { PYTHONPATH: "$CLAUDE_PROJECT_DIR/src:${OTHER}/x" },
+      ...hook("python3 -m hooks.fmt"),
+    };
+    expect(
+      rel(root, programsIn(settings, { root, home: "/nonexistent-home", cwd: root }).paths),
+    ).toEqual(["src/hooks/__init__.py", "src/hooks/fmt.py"]);
+    // Without the env block: only where the module would be in the project folder.
+    expect(named(root, "python3 -m hooks.fmt")).toEqual(["hooks/fmt.py"]);
+    const mcp = {
+      mcpServers: {
+        srv: { command: "python3", args: ["-m", "srv"], env: { PYTHONPATH: "lib" } },
+        other: { command: "python3", args: ["-m", "srv"] },
+      },
+    };
+    expect(
+      rel(root, programsIn(mcp, { root, home: "/nonexistent-home", cwd: root }).paths),
+    ).toEqual(["lib/srv/__main__.py", "srv.py"]);
+  });
+
   test("a symlink in the workspace is named by its own path", () => {
     const root = tree({ "real.sh": "" });
     symlinkSync("/bin/true", join(root, "link.sh"));
