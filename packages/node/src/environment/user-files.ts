@@ -103,6 +103,14 @@ export interface UserFileLocation {
    * symlink target) so its presence is fingerprinted.
    */
   statListing?: { subfolders: string[] };
+  /**
+   * A `PATH` folder: only names a command lookup can resolve are fingerprinted, so entries
+   * whose name starts with `.` are left out (no command is looked up by a dot name unless
+   * a script spells it, as it could spell any file outside `PATH`). pyenv's rehash writes
+   * and removes `~/.pyenv/shims/.pyenv-shim` whenever `pip` installs through a shim: as a
+   * user-level change it made every concurrent turn `needs_review`.
+   */
+  commandsOnly?: boolean;
 }
 
 /** Entries listed at most per stat-only folder (a `PATH` folder outside home, an ancestor `node_modules/`). */
@@ -156,8 +164,14 @@ function locations(env: NodeJS.ProcessEnv, home: string, etc: string): UserFileL
   for (const folder of pathFolders(env.PATH ?? "", home)) {
     list.push(
       folder.insideHome
-        ? { path: folder.path, folder: true, depth: 1 }
-        : { path: folder.path, folder: true, depth: 1, statListing: { subfolders: [] } },
+        ? { path: folder.path, folder: true, depth: 1, commandsOnly: true }
+        : {
+            path: folder.path,
+            folder: true,
+            depth: 1,
+            statListing: { subfolders: [] },
+            commandsOnly: true,
+          },
     );
   }
   return list;
@@ -394,6 +408,7 @@ function visit(
   budget: { files: number },
   native: NativeAddon | undefined,
 ): void {
+  if (depth > 0 && location.commandsOnly === true && basename(path).startsWith(".")) return;
   const stat = safeLstat(path);
   if (stat === undefined) return;
   if (stat.isSymbolicLink()) {
@@ -403,7 +418,15 @@ function visit(
     return;
   }
   if (location.statListing !== undefined) {
-    statListing(path, stat, home, out, location.statListing.subfolders, native);
+    statListing(
+      path,
+      stat,
+      home,
+      out,
+      location.statListing.subfolders,
+      native,
+      location.commandsOnly === true,
+    );
     return;
   }
   if (stat.isDirectory()) {
@@ -498,7 +521,8 @@ function labelPrefix(folder: string, home: string): string | undefined {
 
 /**
  * The folder's presence row, and `pathStatDigest` rows of its entries and of `subfolders`'
- * entries. `stat` is the lstat of `dir` already taken by the caller. One lstat per entry
+ * entries (with `commandsOnly`, not those whose name starts with `.`). `stat` is the lstat of
+ * `dir` already taken by the caller. One lstat per entry
  * (so an executable rewritten in place is seen: its mtime/ctime change, the folder's do
  * not); the labels are the folder's prefix plus the entry name.
  */
@@ -509,6 +533,7 @@ function statListing(
   out: UserFileFingerprints,
   subfolders: string[],
   native: NativeAddon | undefined,
+  commandsOnly: boolean,
 ) {
   if (!stat.isDirectory()) {
     out[labelOf(dir, home)] = statDigest(dir, stat);
@@ -525,6 +550,7 @@ function statListing(
       const pairs = native.statDigestListing(folder, STAT_LISTING_MAX_ENTRIES);
       for (let i = 0; i + 1 < pairs.length; i += 2) {
         const name = pairs[i] as string;
+        if (commandsOnly && name.startsWith(".")) continue;
         out[prefix !== undefined ? prefix + name : labelOf(base + name, home)] = pairs[
           i + 1
         ] as string;
@@ -533,6 +559,7 @@ function statListing(
     }
     const names = safeReaddir(folder).slice(0, STAT_LISTING_MAX_ENTRIES);
     for (const name of names) {
+      if (commandsOnly && name.startsWith(".")) continue;
       const path = base + name;
       const entry = safeLstat(path);
       if (entry === undefined) continue;
