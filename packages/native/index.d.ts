@@ -230,6 +230,33 @@ export declare function roomProve(
   stampNs: bigint,
 ): Promise<RoomProof>;
 
+/** What {@link roomIndexUpdate} did. */
+export interface RoomIndexUpdate {
+  /** Loose objects written (blobs the room's object database did not hold). */
+  objects: number;
+  /** Entries in the index written. */
+  entries: number;
+}
+
+/**
+ * Update the index of the clean room's repository (`room` absolute, `room/.git` a folder)
+ * in-process with gitoxide, off the JavaScript thread, as `git update-index --add --remove
+ * --replace` would for `written` (room-relative `/` paths added or changed: each file or
+ * symlink's blob is written as a loose object unless the object database holds it, and its
+ * entry takes the room's `lstat`) after removing the entries of `gone` (paths no longer in
+ * the room). A written path the room does not hold as a file or symlink loses its entry. The
+ * index is written whole under `index.lock`, its tree and untracked caches invalidated.
+ * Rejects with {@link NativeError} `ERR_TURNGATE_INVALID_ARG` (path `root`, `room`, `written`,
+ * `written[i]`, `gone`, `gone[i]`), `ERR_TURNGATE_ROOM_GIT` (path `room`: the repository,
+ * an object or the index could not be read or written; the message says which);
+ * `ERR_TURNGATE_NATIVE_UNAVAILABLE` when the addon is absent.
+ */
+export declare function roomIndexUpdate(
+  room: string,
+  written: readonly string[],
+  gone: readonly string[],
+): Promise<RoomIndexUpdate>;
+
 /** Bits of a tracked entry's `flags` in a {@link GitListing}. */
 export declare const GIT_LISTING_FLAGS: Readonly<{
   /** Skip-worktree (sparse checkout; `git ls-files -t` tags it `S`). */

@@ -339,6 +339,21 @@ function roomProve(room, recorded, entries, stampNs) {
   }
 }
 
+/** See index.d.ts `roomIndexUpdate`. */
+function roomIndexUpdate(room, written, gone) {
+  try {
+    const native = api();
+    checkRoot(room);
+    checkStrings(written, "written");
+    checkStrings(gone, "gone");
+    return native.roomIndexUpdateAsync(room, written, gone).catch((error) => {
+      throw typed(error);
+    });
+  } catch (error) {
+    return Promise.reject(typed(error));
+  }
+}
+
 /** Bits of a tracked entry's `flags` in {@link gitListing}'s result. */
 const GIT_LISTING_FLAGS = Object.freeze({
   skipWorktree: 1,
@@ -404,6 +419,7 @@ module.exports = {
   ledgerDigest,
   statDigestListing,
   roomProve,
+  roomIndexUpdate,
   gitListing,
   GIT_LISTING_FLAGS,
   GIT_LISTING_STAT_FIELDS: 9,

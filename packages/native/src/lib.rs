@@ -8,6 +8,8 @@
 //!   the user-level fingerprints' `PATH` folders);
 //! - `ledger`: the mutation ledger's order and effect digest in one call (`ledgerDigest`);
 //! - `room`: the clean room's proof against its manifest (`roomProve`);
+//! - `room_index`: the clean room's index and blobs written in-process with gitoxide
+//!   (`roomIndexUpdate`), new blobs as one pack (`pack_write`);
 //! - `git_listing`: one repository's tracked, untracked and ignored paths read in-process
 //!   with gitoxide (issue 33, `gitListing`);
 //! - `errors`: the typed errors that cross the boundary (a code and the path).
@@ -17,9 +19,11 @@ mod errors;
 mod git_listing;
 mod hash;
 mod ledger;
+mod pack_write;
 mod paths;
 mod process;
 mod room;
+mod room_index;
 mod stat;
 mod stat_listing;
 mod walk;

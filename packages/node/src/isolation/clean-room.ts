@@ -192,8 +192,10 @@ export class CleanRoom {
     const m = this.#manifest;
     const dropped: string[] = [];
     let gitProven = false;
+    let gitObjects = 0;
     if (lstatOrUndefined(join(tree, ".git")) !== undefined) {
       const now = keptFingerprint(tree, [".git"]);
+      gitObjects = now.objects;
       const same =
         m.git !== null &&
         now.digest === m.git &&
@@ -242,7 +244,15 @@ export class CleanRoom {
       // Re-hashed entries too: right bytes the room's index may not hold (planted there by
       // someone else, found by the attack round: a new file missing from `git ls-files`).
       const changed = rebuild ? [...entries.keys()] : [...files.written, ...files.rehashedPaths];
-      await updateRoomIndex(tree, head, changed, rebuild, this.#env, rebuild ? [] : files.gone);
+      await updateRoomIndex(
+        tree,
+        head,
+        changed,
+        rebuild,
+        this.#env,
+        rebuild ? [] : files.gone,
+        gitObjects,
+      );
       m.head = head;
     } else if (lstatOrUndefined(join(tree, ".git")) !== undefined) {
       dropKept(tree, [".git"]);

@@ -11,6 +11,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { selectNative } from "../native/select.js";
 import { runGit } from "../workspace/listing/git.js";
 
 /**
@@ -182,7 +183,13 @@ const MAX_PACKS = 32;
  * of `paths` plus drop the ones the tree has and the room does not; otherwise update only
  * `paths` (added or changed) and drop `gone` (paths no longer in the room, removed from the
  * index whatever is on disk there now). A file where a folder of the index was, or the other
- * way round, replaces its entries. One to three git processes. Errors: {@link RoomGitError}.
+ * way round, replaces its entries. Without `rebuild`, with `@turngate/native` (when
+ * {@link selectNative} picks it) the update runs in-process with gitoxide and no git process
+ * (`roomIndexUpdate`: the new blobs are written as one pack; over {@link MAX_PACKS} packs
+ * they are merged with `git repack -a -d`, and once `gitObjects`, the count of objects in
+ * the room's `.git` the caller's fingerprint saw, passes {@link GIT_OBJECTS_TIDY}, loose
+ * objects are packed with `git repack -d`); should the addon fail, git does it. Otherwise
+ * one to three git processes. Errors: {@link RoomGitError}.
  */
 export async function updateRoomIndex(
   room: string,
@@ -191,9 +198,17 @@ export async function updateRoomIndex(
   rebuild: boolean,
   env: NodeJS.ProcessEnv,
   gone: readonly string[] = [],
+  gitObjects = 0,
 ): Promise<void> {
   let all = paths;
   let removed: readonly string[] = gone;
+  if (!rebuild && (await updateNatively(room, paths, gone, env))) {
+    if (packCount(room) > MAX_PACKS)
+      await git([...NO_FSYNC, "repack", "-a", "-d", "-q"], room, env);
+    else if (gitObjects > GIT_OBJECTS_TIDY)
+      await git([...NO_FSYNC, "repack", "-d", "-q"], room, env);
+    return;
+  }
   if (rebuild) {
     if (head.commit !== null) {
       await git(["read-tree", head.commit], room, env);
@@ -230,6 +245,44 @@ export async function updateRoomIndex(
   );
 }
 
+/** Objects in the room's `.git` (files and folders) above which its loose objects are packed. */
+export const GIT_OBJECTS_TIDY = 512;
+
+/**
+ * The room's index updated in-process (`@turngate/native`'s `roomIndexUpdate`) for `paths`
+ * (added or changed) after dropping `gone`. Output: false when there is no addon or it
+ * failed (the caller then runs git, which reports what is wrong).
+ */
+async function updateNatively(
+  room: string,
+  paths: readonly string[],
+  gone: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<boolean> {
+  const native = selectNative(env);
+  if (native === undefined) return false;
+  const dropped = new Set(gone);
+  try {
+    await native.roomIndexUpdate(
+      room,
+      paths.filter((path) => !dropped.has(path)),
+      gone,
+    );
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function packCount(room: string): number {
+  try {
+    return readdirSync(join(room, ".git", "objects", "pack")).filter((n) => n.endsWith(".pack"))
+      .length;
+  } catch {
+    return 0; // no pack folder yet
+  }
+}
+
 /**
  * Write the blobs of the room's files and symlinks among `paths` into the room's `.git` as
  * one pack (`git fast-import`), so that `update-index` finds them and writes no loose
@@ -257,13 +310,7 @@ async function packBlobs(room: string, paths: readonly string[], env: NodeJS.Pro
     chunks.push(Buffer.from(`blob\ndata ${bytes.length}\n`, "latin1"), bytes, NEWLINE);
   }
   if (chunks.length === 0) return;
-  let packs: string[] = [];
-  try {
-    packs = readdirSync(join(room, ".git", "objects", "pack")).filter((n) => n.endsWith(".pack"));
-  } catch {
-    // no pack folder yet: fast-import makes it
-  }
-  if (packs.length > MAX_PACKS) await git([...NO_FSYNC, "repack", "-a", "-d", "-q"], room, env);
+  if (packCount(room) > MAX_PACKS) await git([...NO_FSYNC, "repack", "-a", "-d", "-q"], room, env);
   // unpackLimit 0: fast-import keeps even a few objects as a pack (the default unpacks under 100).
   await git(
     [...NO_FSYNC, "-c", "fastimport.unpackLimit=0", "fast-import", "--quiet"],

@@ -52,6 +52,8 @@ export interface KeptFingerprint {
   digest: string;
   /** The greatest ctime seen, ns; 0 for no objects. */
   maxCtimeNs: bigint;
+  /** Objects covered (files, links and folders). */
+  objects: number;
 }
 
 /**
@@ -60,14 +62,20 @@ export interface KeptFingerprint {
  */
 export function keptFingerprint(room: string, dirs: readonly string[]): KeptFingerprint {
   const hash = createHash("sha256");
-  const max = { ns: 0n };
+  const max = { ns: 0n, objects: 0 };
   for (const dir of dirs) walkInto(hash, max, room, dir);
-  return { digest: hash.digest("hex"), maxCtimeNs: max.ns };
+  return { digest: hash.digest("hex"), maxCtimeNs: max.ns, objects: max.objects };
 }
 
-function walkInto(hash: Hash, max: { ns: bigint }, room: string, rel: string): void {
+function walkInto(
+  hash: Hash,
+  max: { ns: bigint; objects: number },
+  room: string,
+  rel: string,
+): void {
   const stat = lstatOrUndefined(join(room, rel));
   if (stat === undefined) return;
+  max.objects += 1;
   if (stat.ctimeNs > max.ns) max.ns = stat.ctimeNs;
   hash.update(
     `${rel}\0${stat.mode}\0${stat.size}\0${stat.mtimeNs}\0${stat.ctimeNs}\0${stat.ino}\n`,

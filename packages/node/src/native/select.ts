@@ -39,6 +39,11 @@ export interface NativeAddon {
     extraDirs: string[];
     gone: string[];
   }>;
+  roomIndexUpdate(
+    room: string,
+    written: readonly string[],
+    gone: readonly string[],
+  ): Promise<{ objects: number; entries: number }>;
   gitListing(
     root: string,
     options?: { dir?: string },

@@ -1,0 +1,262 @@
+//! The clean room's index update, in-process with gitoxide (`roomIndexUpdateAsync`; issue 33
+//! "git subprocesses remain only where an operation has no gitoxide equivalent").
+//! `@turngate/node`'s `isolation/room-git.ts` does the same with `git fast-import` and
+//! `git update-index --add --remove --replace` on the TypeScript path; both leave the same
+//! index entries (path, mode, object id, stat) and the same objects.
+//!
+//! One call, on the room's own repository (opened isolated: no global or system
+//! configuration, no environment):
+//! 1. the index entries of `gone` (paths no longer in the room) are removed;
+//! 2. each `written` path is read from the room (a regular file opened without following a
+//!    link, its `fstat` taken on the same descriptor; a symlink's link text) and its blob
+//!    written to the object database unless it is there already: the new blobs as one pack
+//!    (`pack_write.rs`), or as loose objects above 64 MiB;
+//!    a path the room no longer holds, or that is neither a file nor a symlink, loses its
+//!    entry as `--remove` does;
+//! 3. as `--replace` does, a written path replaces the entries below it (a file where a
+//!    folder was) and the entry of any folder above it (a folder where a file was);
+//! 4. the index is sorted and written whole under git's lock file (`index.lock`), its cache
+//!    extensions (tree, untracked) invalidated so git recomputes them.
+
+use crate::errors::{thrown, INVALID_ARG};
+use crate::pack_write::write_pack;
+use crate::paths::{check_relative, check_root, join};
+use gix::bstr::{BStr, ByteSlice};
+use gix::index::entry::{Flags, Mode, Stat};
+use gix::objs::Write;
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use rayon::prelude::*;
+use std::collections::HashSet;
+use std::io::Read as _;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+
+/// Above this many bytes of new blobs, they are written as loose objects (no pack in memory).
+const PACK_MAX_BYTES: usize = 64 << 20;
+
+/// Code of a failure of the room's repository (open, read, object or index write).
+pub const ROOM_GIT: &str = "ERR_TURNGATE_ROOM_GIT";
+
+/// What `roomIndexUpdateAsync` did.
+#[napi(object)]
+pub struct RoomIndexUpdate {
+    /// Blobs written (the object database did not hold them).
+    pub objects: u32,
+    /// Entries in the index written.
+    pub entries: u32,
+}
+
+pub struct RoomIndexTask {
+    room: String,
+    written: Vec<String>,
+    gone: Vec<String>,
+}
+
+impl Task for RoomIndexTask {
+    type Output = RoomIndexUpdate;
+    type JsValue = RoomIndexUpdate;
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        update(&self.room, &self.written, &self.gone)
+            .map_err(|message| thrown(ROOM_GIT, &self.room, &message))
+    }
+
+    fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
+        Ok(output)
+    }
+}
+
+/// `roomIndexUpdateAsync(room, written, gone)`: update the index of the repository whose
+/// work tree is `room` (absolute; `room/.git` a folder) for the room-relative `/` paths
+/// `written` (added or changed files and symlinks) and `gone` (paths no longer in the room),
+/// as the module comment says. Off the JS thread. Throws `ERR_TURNGATE_INVALID_ARG` naming
+/// `room`, `written[i]` or `gone[i]`; rejects with `ERR_TURNGATE_ROOM_GIT` (path = `room`)
+/// when the repository cannot be opened, an object or the index cannot be written.
+#[napi]
+pub fn room_index_update_async(
+    room: String,
+    written: Vec<String>,
+    gone: Vec<String>,
+) -> Result<AsyncTask<RoomIndexTask>> {
+    check_root(&room)?;
+    for (index, path) in written.iter().enumerate() {
+        check_relative("written", index, path)?;
+    }
+    for (index, path) in gone.iter().enumerate() {
+        check_relative("gone", index, path)?;
+    }
+    if !std::path::Path::new(&join(&room, ".git")).is_dir() {
+        return Err(thrown(
+            INVALID_ARG,
+            "room",
+            "room: expected a work tree with a .git folder",
+        ));
+    }
+    Ok(AsyncTask::new(RoomIndexTask {
+        room,
+        written,
+        gone,
+    }))
+}
+
+/// A written path read from the room: its bytes, index stat, mode and blob id.
+type Read = (Vec<u8>, Stat, Mode, gix::ObjectId);
+
+/// A written path as the index will hold it.
+struct Added<'a> {
+    path: &'a str,
+    stat: Stat,
+    id: gix::ObjectId,
+    mode: Mode,
+}
+
+fn update(
+    room: &str,
+    written: &[String],
+    gone: &[String],
+) -> std::result::Result<RoomIndexUpdate, String> {
+    let repo = gix::open_opts(join(room, ".git"), gix::open::Options::isolated())
+        .map_err(|e| format!("cannot open the room's repository: {e}"))?;
+    let mut index = repo
+        .open_index()
+        .map_err(|e| format!("cannot read the room's index: {e}"))?;
+
+    let mut drop: HashSet<&[u8]> = gone.iter().map(|p| p.as_bytes()).collect();
+    let mut todo: Vec<&str> = Vec::with_capacity(written.len());
+    for path in written {
+        if drop.insert(path.as_bytes()) {
+            todo.push(path);
+        }
+    }
+    // Read and hash in parallel; the blobs the object database lacks are written in
+    // parallel too, each as a loose object (the store is a plain folder writer).
+    let kind = repo.object_hash();
+    let read: Vec<std::result::Result<Option<Read>, String>> = todo
+        .par_iter()
+        .map(|path| {
+            let Some((bytes, stat, mode)) = read_entry(&join(room, path))? else {
+                return Ok(None); // not in the room (or not a file or link): only its entry goes
+            };
+            let id = gix::objs::compute_hash(kind, gix::objs::Kind::Blob, &bytes)
+                .map_err(|e| format!("{path}: {e}"))?;
+            Ok(Some((bytes, stat, mode, id)))
+        })
+        .collect();
+    let mut added: Vec<Added> = Vec::with_capacity(todo.len());
+    let mut missing: Vec<(&[u8], gix::ObjectId)> = Vec::new();
+    for (path, outcome) in todo.iter().zip(&read) {
+        let Some((bytes, stat, mode, id)) = outcome.as_ref().map_err(Clone::clone)? else {
+            continue;
+        };
+        if !repo.objects.exists_without_refresh(id) {
+            missing.push((bytes, *id));
+        }
+        added.push(Added {
+            path,
+            stat: *stat,
+            id: *id,
+            mode: *mode,
+        });
+    }
+    missing.sort_by_key(|a| a.1);
+    missing.dedup_by(|a, b| a.1 == b.1);
+    let bytes: usize = missing.iter().map(|(b, _)| b.len()).sum();
+    if bytes <= PACK_MAX_BYTES {
+        if !missing.is_empty() {
+            write_pack(&repo.common_dir().join("objects"), kind, &missing)?;
+        }
+    } else {
+        let loose = gix::odb::loose::Store::at(repo.common_dir().join("objects"), kind);
+        missing
+            .par_iter()
+            .map(|(bytes, id)| {
+                loose
+                    .write_buf_with_known_id(gix::objs::Kind::Blob, bytes, *id)
+                    .map(|_| ())
+                    .map_err(|e| format!("cannot write the blob {id}: {e}"))
+            })
+            .collect::<std::result::Result<Vec<()>, String>>()?;
+    }
+    let objects = missing.len() as u32;
+
+    // --replace: the folders above a written path, and the entries below one, go.
+    let mut above: HashSet<&[u8]> = HashSet::new();
+    let mut written_set: HashSet<&[u8]> = HashSet::new();
+    for add in &added {
+        let bytes = add.path.as_bytes();
+        written_set.insert(bytes);
+        for (i, b) in bytes.iter().enumerate() {
+            if *b == b'/' {
+                above.insert(&bytes[..i]);
+            }
+        }
+    }
+    index.remove_entries(|_, path: &BStr, _| {
+        let bytes: &[u8] = path.as_bytes();
+        if drop.contains(bytes) || above.contains(bytes) {
+            return true;
+        }
+        bytes
+            .iter()
+            .enumerate()
+            .any(|(i, b)| *b == b'/' && written_set.contains(&bytes[..i]))
+    });
+    for add in &added {
+        index.dangerously_push_entry(add.stat, add.id, Flags::empty(), add.mode, add.path.into());
+    }
+    index.sort_entries();
+    let entries = index.entries().len() as u32;
+    index
+        .write(Default::default(), Default::default())
+        .map_err(|e| format!("cannot write the room's index: {e}"))?;
+    Ok(RoomIndexUpdate { objects, entries })
+}
+
+/// The bytes, index stat and mode of the room entry `abs`: a regular file read through one
+/// descriptor (opened without following a link), or a symlink's link text. None when it is
+/// absent or another kind.
+fn read_entry(abs: &str) -> std::result::Result<Option<(Vec<u8>, Stat, Mode)>, String> {
+    let Ok(meta) = std::fs::symlink_metadata(abs) else {
+        return Ok(None);
+    };
+    let ft = meta.file_type();
+    if ft.is_symlink() {
+        let Ok(target) = std::fs::read_link(abs) else {
+            return Ok(None);
+        };
+        let fs_meta = gix::index::fs::Metadata::from_path_no_follow(std::path::Path::new(abs))
+            .map_err(|e| format!("{abs}: {e}"))?;
+        let stat = Stat::from_fs(&fs_meta).map_err(|e| format!("{abs}: {e}"))?;
+        return Ok(Some((
+            target.as_os_str().as_bytes().to_vec(),
+            stat,
+            Mode::SYMLINK,
+        )));
+    }
+    if !ft.is_file() {
+        return Ok(None);
+    }
+    let Ok(mut file) = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(abs)
+    else {
+        return Ok(None);
+    };
+    let fs_meta = gix::index::fs::Metadata::from_file(&file).map_err(|e| format!("{abs}: {e}"))?;
+    let own = file.metadata().map_err(|e| format!("{abs}: {e}"))?;
+    if !own.file_type().is_file() {
+        return Ok(None);
+    }
+    let mut bytes = Vec::with_capacity(own.size() as usize);
+    file.read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read {abs}: {e}"))?;
+    let stat = Stat::from_fs(&fs_meta).map_err(|e| format!("{abs}: {e}"))?;
+    let mode = if own.mode() & 0o100 != 0 {
+        Mode::FILE_EXECUTABLE
+    } else {
+        Mode::FILE
+    };
+    Ok(Some((bytes, stat, mode)))
+}

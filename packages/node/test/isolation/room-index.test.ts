@@ -1,0 +1,133 @@
+/**
+ * The clean room's index update (docs/design.md §3b "Clean room", `isolation/room-git.ts`,
+ * `@turngate/native`'s `roomIndexUpdate`): the in-process update (gitoxide, new blobs as one
+ * pack) and git's (`fast-import` + `update-index --add --remove --replace`) leave the same
+ * index and objects, in SHA-1 and SHA-256 repositories, for changed, new, removed and
+ * executable files, symlinks, a file where a folder was and a folder where a file was.
+ */
+import { execFileSync } from "node:child_process";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterEach, describe, expect, test } from "vitest";
+import { readBaselineHead, updateRoomIndex } from "../../src/isolation/index.js";
+import { selectNative } from "../../src/native/select.js";
+
+const native = selectNative({});
+let dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  dirs = [];
+});
+function temp(prefix: string): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  dirs.push(dir);
+  return dir;
+}
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync(
+    "git",
+    ["-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "core.fsync=none", ...args],
+    { cwd, encoding: "utf8", env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" } },
+  );
+}
+function write(root: string, path: string, text: string): void {
+  mkdirSync(dirname(join(root, path)), { recursive: true });
+  writeFileSync(join(root, path), text);
+}
+
+/** A committed workspace and two clones of it (the rooms), each changed the same way. */
+function rooms(format: "sha1" | "sha256"): { ws: string; a: string; b: string } {
+  const ws = temp("tg-idx-ws-");
+  git(ws, "init", "-q", `--object-format=${format}`);
+  write(ws, "a.js", "a\n");
+  write(ws, "src/b.js", "b\n");
+  write(ws, "dir/x.js", "x\n");
+  write(ws, "f", "file f\n");
+  write(ws, "bin/run.sh", "#!/bin/sh\n");
+  symlinkSync("a.js", join(ws, "link"));
+  git(ws, "add", "-A");
+  git(ws, "commit", "-q", "--no-gpg-sign", "-m", "base");
+  const made = [temp("tg-idx-a-"), temp("tg-idx-b-")];
+  for (const room of made) {
+    git(room, "clone", "-q", "--no-local", `file://${ws}`, ".");
+    write(room, "a.js", "a changed\n");
+    rmSync(join(room, "src/b.js"));
+    write(room, "new.js", "new\n");
+    rmSync(join(room, "dir"), { recursive: true });
+    write(room, "dir", "a file where a folder was\n");
+    unlinkSync(join(room, "f"));
+    write(room, "f/y.js", "a folder where a file was\n");
+    chmodSync(join(room, "bin/run.sh"), 0o755);
+    unlinkSync(join(room, "link"));
+    symlinkSync("new.js", join(room, "link"));
+    symlinkSync("../a.js", join(room, "l2"));
+  }
+  return { ws, a: made[0] as string, b: made[1] as string };
+}
+
+const written = ["a.js", "bin/run.sh", "dir", "f/y.js", "l2", "link", "missing.js", "new.js"];
+const gone = ["dir/x.js", "f", "src/b.js"];
+
+describe.skipIf(native === undefined)("roomIndexUpdate (native) and git", () => {
+  for (const format of ["sha1", "sha256"] as const) {
+    test(`leave the same index entries and objects (${format})`, async () => {
+      const { ws, a, b } = rooms(format);
+      const head = await readBaselineHead(ws);
+      expect(head).not.toBeNull();
+      const done = await native?.roomIndexUpdate(a, written, gone);
+      expect(done).toEqual({ objects: 6, entries: 7 });
+      if (head === null) return;
+      await updateRoomIndex(b, head, written, false, { TURNGATE_NATIVE: "0" }, gone);
+
+      const listed = git(a, "ls-files", "-s");
+      expect(listed).toBe(git(b, "ls-files", "-s"));
+      expect(listed.split("\n").map((line) => line.replace(/ [0-9a-f]+ /, " <id> "))).toEqual([
+        "100644 <id> 0\ta.js",
+        "100755 <id> 0\tbin/run.sh",
+        "100644 <id> 0\tdir",
+        "100644 <id> 0\tf/y.js",
+        "120000 <id> 0\tl2",
+        "120000 <id> 0\tlink",
+        "100644 <id> 0\tnew.js",
+        "",
+      ]);
+      for (const path of ["a.js", "dir", "f/y.js", "new.js"]) {
+        expect(git(a, "ls-files", "-s", path).split(/\s+/)[1]).toBe(
+          git(a, "hash-object", path).trim(),
+        );
+      }
+      // The entries' stat is the room's: git finds no file to re-read, and the blobs exist.
+      expect(git(a, "diff-files", "--name-only")).toBe("");
+      expect(git(a, "status", "--porcelain")).toBe(git(b, "status", "--porcelain"));
+      expect(git(a, "fsck", "--strict", "--no-dangling", "--no-progress")).toBe("");
+      expect(git(a, "count-objects", "-v")).toMatch(/^count: 0$/m);
+      expect(git(a, "cat-file", "-p", ":new.js")).toBe("new\n");
+    });
+  }
+
+  test("a second update with nothing new writes no pack; a bad path is refused by name", async () => {
+    const { a } = rooms("sha1");
+    await native?.roomIndexUpdate(a, written, gone);
+    const packs = git(a, "count-objects", "-v");
+    expect(await native?.roomIndexUpdate(a, ["a.js"], [])).toEqual({ objects: 0, entries: 7 });
+    expect(git(a, "count-objects", "-v")).toBe(packs);
+    await expect(native?.roomIndexUpdate(a, ["../escape"], [])).rejects.toMatchObject({
+      code: "ERR_TURNGATE_INVALID_ARG",
+      path: "written[0]",
+    });
+    await expect(native?.roomIndexUpdate(join(a, "src-none"), [], [])).rejects.toMatchObject({
+      code: "ERR_TURNGATE_INVALID_ARG",
+      path: "room",
+    });
+  });
+});
