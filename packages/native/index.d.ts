@@ -210,6 +210,20 @@ export interface RoomProof {
   extraDirs: string[];
   /** Recorded paths that `entries` no longer names (any order). */
   gone: string[];
+  /**
+   * The folder records of this proof, for the next one (`dirPaths.length` × 32 bytes:
+   * inode u64, mtime ns i64, ctime ns i64, flags u32 with bit 0 = the folder held only named
+   * entries and their folders, 4 zero bytes; little-endian).
+   */
+  dirRecords: Buffer;
+  /** The folders of `dirRecords`, in order, room-relative (`""` the root). */
+  dirPaths: string[];
+}
+
+/** Folder records of an earlier {@link roomProve} (its `dirRecords` and `dirPaths`). */
+export interface RoomDirRecords {
+  records: Buffer;
+  paths: readonly string[];
 }
 
 /**
@@ -219,8 +233,11 @@ export interface RoomProof {
  * size, mtime, ctime, inode and mode and its ctime is before `stampNs` (ns); otherwise
  * re-hashed (kept when the bytes are the entry's) or listed to copy. The room is walked
  * through the folders holding named entries to list what it holds that `entries` does not
- * name. Never writes. Rejects with {@link NativeError} `ERR_TURNGATE_INVALID_ARG` (path
- * `root`, `recorded`, `records`, `paths`, `entries`, `entries[i]`, `stampNs`);
+ * name; a folder whose record in `dirs` (the last proof's) says it held only named entries
+ * and still has its inode, mtime and ctime, the ctime before `stampNs`, is not read (its
+ * listing is known). Never writes. Rejects with {@link NativeError}
+ * `ERR_TURNGATE_INVALID_ARG` (path `root`, `recorded`, `records`, `paths`, `entries`,
+ * `entries[i]`, `stampNs`, `dirs.records`, `dirs.paths`, `dirRecords`);
  * `ERR_TURNGATE_NATIVE_UNAVAILABLE` when the addon is absent.
  */
 export declare function roomProve(
@@ -228,6 +245,7 @@ export declare function roomProve(
   recorded: RoomRecorded,
   entries: ReadonlyArray<readonly [string, string, string]>,
   stampNs: bigint,
+  dirs?: RoomDirRecords,
 ): Promise<RoomProof>;
 
 /** What {@link roomIndexUpdate} did. */

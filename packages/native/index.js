@@ -313,14 +313,19 @@ function joinEntries(entries) {
   return parts.join("\0");
 }
 
+/** No folder records: every folder of the room is read. */
+const NO_DIRS = Object.freeze({ records: Buffer.alloc(0), paths: Object.freeze([]) });
+
 /** See index.d.ts `roomProve`. */
-function roomProve(room, recorded, entries, stampNs) {
+function roomProve(room, recorded, entries, stampNs, dirs = NO_DIRS) {
   try {
     const native = api();
     checkRoot(room);
     checkRecorded(recorded);
     const joined = joinEntries(entries);
     if (typeof stampNs !== "bigint") throw invalid("stampNs", "expected a bigint (ns)");
+    if (!Buffer.isBuffer(dirs?.records)) throw invalid("dirs.records", "expected a Buffer");
+    checkStrings(dirs.paths, "dirs.paths");
     return native
       .roomProveAsync(
         room,
@@ -330,6 +335,8 @@ function roomProve(room, recorded, entries, stampNs) {
         joined,
         entries.length,
         String(stampNs),
+        dirs.records,
+        dirs.paths,
       )
       .catch((error) => {
         throw typed(error);

@@ -7,7 +7,8 @@
 //! - `stat_listing`: the stat-only fingerprints of a folder's entries (`statDigestListing`,
 //!   the user-level fingerprints' `PATH` folders);
 //! - `ledger`: the mutation ledger's order and effect digest in one call (`ledgerDigest`);
-//! - `room`: the clean room's proof against its manifest (`roomProve`);
+//! - `room` and `room_walk`: the clean room's proof against its manifest (`roomProve`), and
+//!   its walk that skips folders proven unchanged;
 //! - `room_index`: the clean room's index and blobs written in-process with gitoxide
 //!   (`roomIndexUpdate`), new blobs as one pack (`pack_write`);
 //! - `git_listing`: one repository's tracked, untracked and ignored paths read in-process
@@ -24,6 +25,7 @@ mod paths;
 mod process;
 mod room;
 mod room_index;
+mod room_walk;
 mod stat;
 mod stat_listing;
 mod walk;

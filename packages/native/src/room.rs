@@ -2,8 +2,9 @@
 //! `isolation/room-proof.ts` has the same rules on the TypeScript path, and
 //! `isolation/room-manifest.ts` the record layout).
 //!
-//! One call walks the room (one `readdir` per folder that holds a named entry, in parallel
-//! per level), `lstat`s every named entry in parallel and compares it with the record the
+//! One call walks the room (`room_walk.rs`: one `readdir` per folder that holds a named
+//! entry, in parallel per level, except the folders whose record from the last proof shows
+//! them unchanged), `lstat`s every named entry in parallel and compares it with the record the
 //! manifest kept when turngate wrote it. An entry is proven unread only when kind, digest,
 //! size, mtime, ctime, inode and mode all equal the record and its ctime is before the stamp;
 //! an entry of the right kind that is not proven is re-hashed (SHA-256 of the bytes, or of a
@@ -13,6 +14,7 @@
 use crate::errors::{thrown, INVALID_ARG};
 use crate::hash::{hash_path, Algorithm, Hashed};
 use crate::paths::{check_relative, check_root, join};
+use crate::room_walk::{walk, DirRecords, WalkInput, DIR_RECORD};
 use crate::stat::{runs, stat_run_with};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -23,8 +25,8 @@ use std::os::unix::fs::MetadataExt;
 /// Bytes per record (see `room-manifest.ts`).
 const RECORD: usize = 72;
 const KIND_AT: usize = 68;
-const FILE: u8 = 1;
-const SYMLINK: u8 = 2;
+pub(crate) const FILE: u8 = 1;
+pub(crate) const SYMLINK: u8 = 2;
 
 /// What `roomProveAsync` found.
 #[napi(object)]
@@ -43,6 +45,10 @@ pub struct RoomProof {
     pub extra_dirs: Vec<String>,
     /// Recorded paths the snapshot no longer names (any order).
     pub gone: Vec<String>,
+    /// The folder records of this proof (`room_walk.rs`): `dirPaths.length` × 32 bytes.
+    pub dir_records: Buffer,
+    /// The folders of `dirRecords`, in order (`""` the root).
+    pub dir_paths: Vec<String>,
 }
 
 enum Outcome {
@@ -153,22 +159,24 @@ fn ns(sec: i64, nsec: i64) -> i64 {
 
 /// A room entry's `lstat`, as the fields a record holds.
 #[derive(Clone, Copy)]
-struct RoomStat {
-    is_file: bool,
-    is_symlink: bool,
-    size: u64,
-    mtime_ns: i64,
-    ctime_ns: i64,
-    ino: u64,
-    mode: u32,
+pub(crate) struct RoomStat {
+    pub is_file: bool,
+    pub is_symlink: bool,
+    pub is_dir: bool,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub ctime_ns: i64,
+    pub ino: u64,
+    pub mode: u32,
 }
 
 impl RoomStat {
-    fn of_meta(meta: &std::fs::Metadata) -> RoomStat {
+    pub(crate) fn of_meta(meta: &std::fs::Metadata) -> RoomStat {
         let ft = meta.file_type();
         RoomStat {
             is_file: ft.is_file(),
             is_symlink: ft.is_symlink(),
+            is_dir: ft.is_dir(),
             size: meta.size(),
             mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
             ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
@@ -183,6 +191,7 @@ impl RoomStat {
         RoomStat {
             is_file: format == libc::S_IFREG,
             is_symlink: format == libc::S_IFLNK,
+            is_dir: format == libc::S_IFDIR,
             size: st.st_size as u64,
             mtime_ns: ns(st.st_mtime as i64, st.st_mtime_nsec as i64),
             ctime_ns: ns(st.st_ctime as i64, st.st_ctime_nsec as i64),
@@ -245,6 +254,8 @@ pub struct RoomProveTask {
     joined: String,
     count: u32,
     stamp: i64,
+    dir_records: Vec<u8>,
+    dir_paths: Vec<String>,
 }
 
 /// The proof's result before it crosses to JavaScript.
@@ -255,6 +266,8 @@ pub struct Proven {
     extra_files: Vec<String>,
     extra_dirs: Vec<String>,
     gone: Vec<String>,
+    dir_records: Vec<u8>,
+    dir_paths: Vec<String>,
 }
 
 impl Task for RoomProveTask {
@@ -269,7 +282,14 @@ impl Task for RoomProveTask {
             &self.joined,
             self.count,
         )?;
-        Ok(prove(&self.room, &parsed, self.stamp))
+        if self.dir_records.len() != self.dir_paths.len() * DIR_RECORD {
+            return Err(invalid("dirRecords", "expected dirPaths.length × 32 bytes"));
+        }
+        let dirs = DirRecords::new(
+            &self.dir_records,
+            self.dir_paths.iter().map(String::as_str).collect(),
+        );
+        Ok(prove(&self.room, &parsed, &dirs, self.stamp))
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
@@ -280,15 +300,19 @@ impl Task for RoomProveTask {
             extra_files: output.extra_files,
             extra_dirs: output.extra_dirs,
             gone: output.gone,
+            dir_records: output.dir_records.into(),
+            dir_paths: output.dir_paths,
         })
     }
 }
 
-/// `roomProveAsync(room, records, paths, recordedCount, joined, count, stampNs)`: prove the
+/// `roomProveAsync(room, records, paths, recordedCount, joined, count, stampNs, dirRecords,
+/// dirPaths)`: prove the
 /// room folder `room` (absolute) against the entries `joined` (`count` × `path`,
 /// `file`|`symlink`, hex SHA-256, NUL-joined) with the manifest's `recordedCount` records
 /// (`records`) and their NUL-joined `paths`; `stampNs` (decimal ns) is the ctime from which
-/// a record proves nothing. Off the JS thread (parallel inside). Rejects with
+/// a record proves nothing; `dirRecords` and `dirPaths` are the folder records of the last
+/// proof (`room_walk.rs`; empty: every folder is read). Off the JS thread (parallel inside). Rejects with
 /// `ERR_TURNGATE_INVALID_ARG` naming `records`, `paths`, `entries[i]`; throws it for `room`,
 /// `stampNs`. Reading errors in the room are outcomes (to copy), never errors.
 #[allow(clippy::too_many_arguments)]
@@ -301,6 +325,8 @@ pub fn room_prove_async(
     joined: String,
     count: u32,
     stamp_ns: String,
+    dir_records: Buffer,
+    dir_paths: Vec<String>,
 ) -> Result<AsyncTask<RoomProveTask>> {
     check_root(&room)?;
     let stamp: i64 = stamp_ns
@@ -314,10 +340,12 @@ pub fn room_prove_async(
         joined,
         count,
         stamp,
+        dir_records: dir_records.to_vec(),
+        dir_paths,
     }))
 }
 
-fn prove(room: &str, parsed: &Parsed, stamp: i64) -> Proven {
+fn prove(room: &str, parsed: &Parsed, dirs: &DirRecords, stamp: i64) -> Proven {
     // Built only when some record is not at its entry's index.
     let by_path: std::sync::OnceLock<HashMap<&str, usize>> = std::sync::OnceLock::new();
     let stats = stat_all(room, &parsed.paths);
@@ -392,78 +420,33 @@ fn prove(room: &str, parsed: &Parsed, stamp: i64) -> Proven {
             }
         }
     }
-    let (extra_files, extra_dirs) = walk_extras(room, &named, &ancestors);
+    let gone: Vec<&str> = parsed
+        .recorded
+        .iter()
+        .filter(|p| !named.contains_key(*p))
+        .copied()
+        .collect();
+    let walked = walk(
+        room,
+        &WalkInput {
+            named: &named,
+            ancestors: &ancestors,
+            gone: &gone,
+            paths: &parsed.paths,
+            kinds: &parsed.kinds,
+            stats: &stats,
+            dirs,
+            stamp,
+        },
+    );
     Proven {
         records,
         copy,
         rehashed,
-        extra_files,
-        extra_dirs,
-        gone: parsed
-            .recorded
-            .iter()
-            .filter(|p| !named.contains_key(*p))
-            .map(|p| p.to_string())
-            .collect(),
+        extra_files: walked.files,
+        extra_dirs: walked.dirs,
+        gone: gone.into_iter().map(str::to_string).collect(),
+        dir_records: walked.dir_records,
+        dir_paths: walked.dir_paths,
     }
-}
-
-/// The room's extras: walk from the root through folders that hold named entries (the
-/// root's `.git` skipped), in parallel per level.
-fn walk_extras(
-    room: &str,
-    named: &HashMap<&str, u8>,
-    ancestors: &HashSet<&str>,
-) -> (Vec<String>, Vec<String>) {
-    let mut files = Vec::new();
-    let mut dirs = Vec::new();
-    let mut level = vec![String::new()];
-    while !level.is_empty() {
-        let listings: Vec<Vec<(String, Option<std::fs::FileType>)>> = level
-            .par_iter()
-            .map(|dir| {
-                let Ok(read) = std::fs::read_dir(join(room, dir)) else {
-                    return Vec::new();
-                };
-                read.filter_map(|entry| entry.ok())
-                    .map(|entry| {
-                        let name = entry.file_name().to_string_lossy().into_owned();
-                        let path = if dir.is_empty() {
-                            name
-                        } else {
-                            format!("{dir}/{name}")
-                        };
-                        (path, entry.file_type().ok())
-                    })
-                    .collect()
-            })
-            .collect();
-        let mut next = Vec::new();
-        for listing in listings {
-            for (path, ft) in listing {
-                if path == ".git" {
-                    continue;
-                }
-                let is_dir = ft.map(|t| t.is_dir()).unwrap_or(false);
-                if is_dir {
-                    if ancestors.contains(path.as_str()) {
-                        next.push(path);
-                    } else {
-                        dirs.push(path);
-                    }
-                    continue;
-                }
-                let kind = match ft {
-                    Some(t) if t.is_file() => FILE,
-                    Some(t) if t.is_symlink() => SYMLINK,
-                    _ => 0,
-                };
-                if named.get(path.as_str()) != Some(&kind) {
-                    files.push(path);
-                }
-            }
-        }
-        level = next;
-    }
-    (files, dirs)
 }

@@ -11,7 +11,9 @@ import { dropKept, type KeptFingerprint, keptDirs, keptFingerprint } from "./roo
 import {
   decodeRoomManifest,
   encodeRoomManifest,
+  NO_DIRS,
   NO_RECORDS,
+  type RoomDirs,
   type RoomManifestHeader,
   type RoomRecords,
 } from "./room-manifest.js";
@@ -45,6 +47,7 @@ export const CLEAN_ROOM_SCHEMA = "turngate.clean_room.v2";
 interface Manifest extends RoomManifestHeader {
   head: BaselineHead | null;
   entries: RoomRecords;
+  dirs: RoomDirs;
 }
 
 /** What {@link CleanRoom.prepare} did, for the turn's notes and the benchmarks. */
@@ -217,12 +220,14 @@ export class CleanRoom {
         workspace: this.#workspace,
         entries,
         recorded: m.entries,
+        recordedDirs: m.dirs,
         stampNs: min(BigInt(m.stamp_ns), this.#trustBeforeNs),
         lastMtimeS: m.mtime_s,
       },
       this.#env,
     );
     m.entries = files.recorded;
+    m.dirs = files.dirs;
     m.mtime_s = files.mtimeS;
     // Build caches live for one turn: a cache an earlier turn's checks wrote was written by
     // code the agent controlled then (a check runs the project's code), and tools trust
@@ -330,8 +335,8 @@ export class CleanRoom {
 
   /** Write the manifest: atomic (rename) but not fsynced (a lost one rebuilds the room). */
   async #writeManifest(): Promise<void> {
-    const { entries, ...header } = this.#manifest;
-    await writeFileAtomicLib(join(this.#dir, MANIFEST), encodeRoomManifest(header, entries), {
+    const { entries, dirs, ...header } = this.#manifest;
+    await writeFileAtomicLib(join(this.#dir, MANIFEST), encodeRoomManifest(header, entries, dirs), {
       fsync: false,
     });
     // The manifest's ctime is at most now (the coarse clock lags): a later open whose
@@ -363,6 +368,7 @@ function emptyManifest(workspace: string): Manifest {
     git: null,
     head: null,
     entries: NO_RECORDS,
+    dirs: NO_DIRS,
   };
 }
 
@@ -379,6 +385,7 @@ function readManifest(path: string): Manifest | undefined {
     ...decoded.header,
     head: decoded.header.head as BaselineHead | null,
     entries: decoded.entries,
+    dirs: decoded.dirs,
   };
 }
 

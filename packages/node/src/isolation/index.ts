@@ -88,11 +88,14 @@ export {
 } from "./room-git.js";
 export { dropKept, type KeptFingerprint, keptDirs, keptFingerprint } from "./room-kept.js";
 export {
+  DIR_RECORD_BYTES,
   decodeRoomManifest,
   encodeRoomManifest,
+  NO_DIRS,
   NO_RECORDS,
   RECORD_BYTES,
   ROOM_MANIFEST_VERSION,
+  type RoomDirs,
   type RoomManifestHeader,
   type RoomRecord,
   type RoomRecords,

@@ -17,7 +17,14 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import type { EntryState } from "../workspace/snapshot.js";
-import { joinPaths, type RoomRecords, writeRecord } from "./room-manifest.js";
+import {
+  DIR_RECORD_BYTES,
+  joinPaths,
+  NO_DIRS,
+  type RoomDirs,
+  type RoomRecords,
+  writeRecord,
+} from "./room-manifest.js";
 import { type ProofEntry, proveRoom } from "./room-proof.js";
 
 /**
@@ -86,6 +93,8 @@ export interface RoomFilesInput {
   entries: ReadonlyMap<string, EntryState>;
   /** What the room recorded at its last sync (`NO_RECORDS` of `room-manifest.ts` for a new room). */
   recorded: RoomRecords;
+  /** The folder records of its last sync (`NO_DIRS`: every folder is read). */
+  recordedDirs?: RoomDirs;
   /**
    * ctime (ns) from which a recorded entry is not trusted unread: the earlier of the last
    * proof's stamp and the turn's start. Entries with a ctime at or after it are re-hashed.
@@ -116,6 +125,11 @@ export interface RoomFilesResult {
   rehashedPaths: string[];
   /** The build-cache folders ({@link isKeptCacheDir}) left in place, sorted. */
   kept: string[];
+  /**
+   * The folder records for the next sync: the proof's, less every folder above a path this
+   * sync wrote or removed (its listing changed after the proof took the record).
+   */
+  dirs: RoomDirs;
 }
 
 /**
@@ -132,7 +146,14 @@ export async function syncRoomFiles(
   mkdirSync(room, { recursive: true, mode: 0o700 });
   const list: ProofEntry[] = [];
   for (const [path, state] of entries) list.push([path, state.kind, state.content_digest]);
-  const proof = await proveRoom(room, input.recorded, list, input.stampNs, env);
+  const proof = await proveRoom(
+    room,
+    input.recorded,
+    list,
+    input.stampNs,
+    env,
+    input.recordedDirs ?? NO_DIRS,
+  );
 
   // Prune: what the snapshot does not name goes, build caches excepted.
   const removed: string[] = [];
@@ -178,6 +199,7 @@ export async function syncRoomFiles(
     }
   }
   return {
+    dirs: untouchedDirs(proof.dirs, [...written, ...removed]),
     recorded: { count: list.length, records, paths: joinPaths(entries.keys()) },
     written,
     removed: removed.sort(compare),
@@ -187,6 +209,25 @@ export async function syncRoomFiles(
     gone: proof.gone.sort(compare),
     kept: kept.sort(compare),
   };
+}
+
+/** `dirs` without the records of the folders above any of `changed` (the root included). */
+function untouchedDirs(dirs: RoomDirs, changed: readonly string[]): RoomDirs {
+  if (changed.length === 0) return dirs;
+  const touched = new Set<string>([""]);
+  for (const path of changed) {
+    for (let slash = path.indexOf("/"); slash >= 0; slash = path.indexOf("/", slash + 1)) {
+      touched.add(path.slice(0, slash));
+    }
+  }
+  const records: Buffer[] = [];
+  const paths: string[] = [];
+  dirs.paths.forEach((path, index) => {
+    if (touched.has(path)) return;
+    records.push(dirs.records.subarray(index * DIR_RECORD_BYTES, (index + 1) * DIR_RECORD_BYTES));
+    paths.push(path);
+  });
+  return { records: Buffer.concat(records), paths };
 }
 
 function compare(a: string, b: string): number {

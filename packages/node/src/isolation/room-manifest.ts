@@ -16,6 +16,10 @@ import type { EntryState } from "../workspace/snapshot.js";
  * | N × 72 | one record per entry ({@link RECORD_BYTES}, layout below) |
  * | 4 | u32 length `P` of the paths block |
  * | P | the entries' paths (UTF-8, relative, `/`-separated), joined by NUL, in record order |
+ * | 4 | u32 folder count `M` (this and what follows may be absent: no folder records) |
+ * | M × 32 | one record per folder ({@link DIR_RECORD_BYTES}, layout below) |
+ * | 4 | u32 length `Q` of the folder paths block |
+ * | Q | the folders' paths, joined by NUL, in record order (`""` is the room's root) |
  *
  * A record: SHA-256 of the bytes turngate wrote (32 raw bytes), then `lstat` of the room's
  * copy right after writing it: size (u64), mtime (i64, ns), ctime (i64, ns), inode (u64),
@@ -23,6 +27,10 @@ import type { EntryState } from "../workspace/snapshot.js";
  * to be copied) and 3 zero bytes. At most 72 bytes plus the path per entry, read and
  * written whole each turn (2 MB at 20,000 files), parsed without building one object per
  * entry. The native addon's `roomProve` reads the same layout (`packages/native/src/room.rs`).
+ *
+ * A folder record (`room-proof.ts` takes them; the native walk `room_walk.rs` skips reading
+ * a folder they prove unchanged): inode (u64), mtime (i64, ns), ctime (i64, ns), flags (u32,
+ * bit 0: the folder held only named entries and their folders), 4 zero bytes.
  */
 
 /** Format version of `manifest.bin`; another version starts an empty room. */
@@ -62,6 +70,19 @@ export interface RoomRecords {
   paths: Buffer;
 }
 
+/** Bytes per folder record. */
+export const DIR_RECORD_BYTES = 32;
+
+/** Folder records: `paths.length` × {@link DIR_RECORD_BYTES} bytes and their paths. */
+export interface RoomDirs {
+  records: Buffer;
+  /** Room-relative `/` paths, `""` the root. */
+  paths: string[];
+}
+
+/** No folder records (every folder is read). */
+export const NO_DIRS: RoomDirs = Object.freeze({ records: Buffer.alloc(0), paths: [] });
+
 /** No entries (a new or distrusted room). */
 export const NO_RECORDS: RoomRecords = Object.freeze({
   count: 0,
@@ -82,18 +103,35 @@ export interface RoomRecord {
 }
 
 /**
- * The bytes of a manifest. Errors: `RangeError` when `records` is not `count` records or
- * the header does not serialise.
+ * The bytes of a manifest. Errors: `RangeError` when `records` is not `count` records, the
+ * folder records are not one per folder path, or the header does not serialise.
  */
-export function encodeRoomManifest(header: RoomManifestHeader, entries: RoomRecords): Buffer {
+export function encodeRoomManifest(
+  header: RoomManifestHeader,
+  entries: RoomRecords,
+  dirs: RoomDirs = NO_DIRS,
+): Buffer {
   if (entries.records.length !== entries.count * RECORD_BYTES) {
     throw new RangeError(
       `room manifest: records hold ${entries.records.length} bytes, expected ${entries.count} × ${RECORD_BYTES}`,
     );
   }
+  if (dirs.records.length !== dirs.paths.length * DIR_RECORD_BYTES) {
+    throw new RangeError(
+      `room manifest: folder records hold ${dirs.records.length} bytes, expected ${dirs.paths.length} × ${DIR_RECORD_BYTES}`,
+    );
+  }
   const head = Buffer.from(JSON.stringify(header), "utf8");
+  const dirPaths = Buffer.from(dirs.paths.join("\0"), "utf8");
   const out = Buffer.allocUnsafe(
-    16 + head.length + entries.records.length + 4 + entries.paths.length,
+    16 +
+      head.length +
+      entries.records.length +
+      4 +
+      entries.paths.length +
+      8 +
+      dirs.records.length +
+      dirPaths.length,
   );
   let at = MAGIC.copy(out, 0);
   at = out.writeUInt32LE(ROOM_MANIFEST_VERSION, at);
@@ -102,18 +140,23 @@ export function encodeRoomManifest(header: RoomManifestHeader, entries: RoomReco
   at = out.writeUInt32LE(entries.count, at);
   at += entries.records.copy(out, at);
   at = out.writeUInt32LE(entries.paths.length, at);
-  entries.paths.copy(out, at);
+  at += entries.paths.copy(out, at);
+  at = out.writeUInt32LE(dirs.paths.length, at);
+  at += dirs.records.copy(out, at);
+  at = out.writeUInt32LE(dirPaths.length, at);
+  dirPaths.copy(out, at);
   return out;
 }
 
 /**
- * Decode `bytes` (a whole `manifest.bin`). Output: the header and the entries (views into
- * `bytes`, not copies), or undefined for anything that is not a well-formed manifest of
+ * Decode `bytes` (a whole `manifest.bin`). Output: the header, the entries (views into
+ * `bytes`, not copies) and the folder records ({@link NO_DIRS} when the file has none), or
+ * undefined for anything that is not a well-formed manifest of
  * this version (the room then starts empty). Never throws.
  */
 export function decodeRoomManifest(
   bytes: Buffer,
-): { header: RoomManifestHeader; entries: RoomRecords } | undefined {
+): { header: RoomManifestHeader; entries: RoomRecords; dirs: RoomDirs } | undefined {
   try {
     if (bytes.length < 16 || !bytes.subarray(0, 4).equals(MAGIC)) return undefined;
     if (bytes.readUInt32LE(4) !== ROOM_MANIFEST_VERSION) return undefined;
@@ -131,9 +174,21 @@ export function decodeRoomManifest(
     at += 4;
     const paths = bytes.subarray(at, at + pathsLength);
     if (records.length !== count * RECORD_BYTES || paths.length !== pathsLength) return undefined;
-    if (at + pathsLength !== bytes.length) return undefined;
     if (count > 0 && splitPaths(paths).length !== count) return undefined;
-    return { header, entries: { count, records, paths } };
+    at += pathsLength;
+    const entries = { count, records, paths };
+    if (at === bytes.length) return { header, entries, dirs: NO_DIRS };
+    const dirCount = bytes.readUInt32LE(at);
+    at += 4;
+    const dirRecords = bytes.subarray(at, at + dirCount * DIR_RECORD_BYTES);
+    at += dirCount * DIR_RECORD_BYTES;
+    const dirPathsLength = bytes.readUInt32LE(at);
+    at += 4;
+    if (dirRecords.length !== dirCount * DIR_RECORD_BYTES) return undefined;
+    if (at + dirPathsLength !== bytes.length) return undefined;
+    const dirPaths = dirCount === 0 ? [] : bytes.toString("utf8", at, bytes.length).split("\0");
+    if (dirPaths.length !== dirCount) return undefined;
+    return { header, entries, dirs: { records: dirRecords, paths: dirPaths } };
   } catch {
     return undefined;
   }

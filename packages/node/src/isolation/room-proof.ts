@@ -5,7 +5,10 @@ import { hashRegularFileSync, hashSymlink } from "../workspace/hash/hash.js";
 import type { EntryState } from "../workspace/snapshot.js";
 import {
   copyRecord,
+  DIR_RECORD_BYTES,
+  NO_DIRS,
   RECORD_BYTES,
+  type RoomDirs,
   type RoomRecords,
   readRecord,
   splitPaths,
@@ -29,8 +32,12 @@ import {
  * The room is walked from its root through the folders that hold named entries only (the
  * root's `.git` is skipped): a non-folder not named as that kind is an extra file, a folder
  * that holds no named entry an extra folder (build caches among them; the caller keeps
- * those). With `@turngate/native` the same rules run in parallel, off the JavaScript thread,
- * in `roomProve` (`packages/native/src/room.rs`); both paths give the same results.
+ * those). Each folder walked gets a record (`room-manifest.ts`: inode, mtime, ctime, and
+ * whether it held only named entries and their folders) for the next proof. With
+ * `@turngate/native` the same rules run in parallel, off the JavaScript thread, in
+ * `roomProve` (`packages/native/src/room.rs`), which also skips reading a folder the last
+ * proof's record shows unchanged (`room_walk.rs`: a name added, removed or renamed moves the
+ * folder's ctime); both paths give the same results.
  */
 
 /** One snapshot entry as the proof takes it: path, kind and lowercase hex SHA-256. */
@@ -50,11 +57,14 @@ export interface RoomProof {
   extraDirs: string[];
   /** Recorded paths no entry names any more. */
   gone: string[];
+  /** The record of each folder the walk reached (any order), for the next proof. */
+  dirs: RoomDirs;
 }
 
 /**
- * Prove `room` (absolute) against `entries` with the manifest's `recorded` entries and the
- * ctime `stampNs` (ns) from which a record proves nothing (see the module docs), with
+ * Prove `room` (absolute) against `entries` with the manifest's `recorded` entries, its
+ * folder records `dirs` and the ctime `stampNs` (ns) from which a record proves nothing
+ * (see the module docs), with
  * `@turngate/native` (off the JavaScript thread) when {@link selectNative} picks it, else on
  * the TypeScript path; both give the same results. Errors: `TurngateError` as
  * `selectNative`; the addon's `NativeError` `ERR_TURNGATE_INVALID_ARG` for a malformed
@@ -66,10 +76,13 @@ export async function proveRoom(
   entries: readonly ProofEntry[],
   stampNs: bigint,
   env: NodeJS.ProcessEnv = process.env,
+  dirs: RoomDirs = NO_DIRS,
 ): Promise<RoomProof> {
   const native = selectNative(env);
   if (native === undefined) return proveRoomTs(room, recorded, entries, stampNs);
-  return native.roomProve(room, recorded, entries, stampNs);
+  const proof = await native.roomProve(room, recorded, entries, stampNs, dirs);
+  const { dirRecords, dirPaths, ...rest } = proof;
+  return { ...rest, dirs: { records: dirRecords, paths: dirPaths } };
 }
 
 /** {@link proveRoom} on the TypeScript path (no addon), synchronous. */
@@ -132,28 +145,53 @@ export function proveRoomTs(
   }
   const extraFiles: string[] = [];
   const extraDirs: string[] = [];
+  const dirRecords: Buffer[] = [];
+  const dirPaths: string[] = [];
   const visit = (rel: string): void => {
+    const abs = rel === "" ? room : join(room, rel);
+    const stat = lstatOrUndefined(abs);
+    if (stat === undefined || !stat.isDirectory()) return;
     let children: Dirent[];
     try {
-      children = readdirSync(rel === "" ? room : join(room, rel), { withFileTypes: true });
+      children = readdirSync(abs, { withFileTypes: true });
     } catch {
       return;
     }
+    let clean = true;
     for (const child of children) {
       const path = rel === "" ? child.name : `${rel}/${child.name}`;
       if (path === ".git") continue;
       if (child.isDirectory()) {
         if (ancestors.has(path)) visit(path);
-        else extraDirs.push(path);
+        else {
+          extraDirs.push(path);
+          clean = false;
+        }
         continue;
       }
       const kind = child.isFile() ? "file" : child.isSymbolicLink() ? "symlink" : "other";
-      if (named.get(path) !== kind) extraFiles.push(path);
+      if (named.get(path) !== kind) {
+        extraFiles.push(path);
+        clean = false;
+      }
     }
+    dirRecords.push(dirRecord(stat, clean));
+    dirPaths.push(rel);
   };
   visit("");
   const gone = [...byPath.keys()].filter((path) => !named.has(path));
-  return { records, copy, rehashed, extraFiles, extraDirs, gone };
+  const dirs = { records: Buffer.concat(dirRecords), paths: dirPaths };
+  return { records, copy, rehashed, extraFiles, extraDirs, gone, dirs };
+}
+
+/** A folder's record (`room-manifest.ts`): inode, mtime, ctime, and the clean flag. */
+function dirRecord(stat: BigIntStats, clean: boolean): Buffer {
+  const out = Buffer.alloc(DIR_RECORD_BYTES);
+  out.writeBigUInt64LE(stat.ino, 0);
+  out.writeBigInt64LE(stat.mtimeNs, 8);
+  out.writeBigInt64LE(stat.ctimeNs, 16);
+  out.writeUInt32LE(clean ? 1 : 0, 24);
+  return out;
 }
 
 /** The room entry's SHA-256 (the observer's hashers), or undefined when it cannot be read. */

@@ -31,6 +31,7 @@ export interface NativeAddon {
     recorded: { count: number; records: Buffer; paths: Buffer },
     entries: ReadonlyArray<readonly [string, string, string]>,
     stampNs: bigint,
+    dirs?: { records: Buffer; paths: readonly string[] },
   ): Promise<{
     records: Buffer;
     copy: number[];
@@ -38,6 +39,8 @@ export interface NativeAddon {
     extraFiles: string[];
     extraDirs: string[];
     gone: string[];
+    dirRecords: Buffer;
+    dirPaths: string[];
   }>;
   roomIndexUpdate(
     room: string,

@@ -27,6 +27,7 @@ import {
   CleanRoom,
   decodeRoomManifest,
   encodeRoomManifest,
+  NO_DIRS,
   NO_RECORDS,
   proveRoom,
   proveRoomTs,
@@ -221,6 +222,20 @@ describe("syncRoomFiles", () => {
   });
 });
 
+/** A proof with its unordered lists sorted (folder records by path). */
+function sorted(p: RoomProof) {
+  const dirs = p.dirs.paths
+    .map((path, i) => [path, p.dirs.records.subarray(i * 32, (i + 1) * 32).toString("hex")])
+    .sort(([a], [b]) => ((a as string) < (b as string) ? -1 : 1));
+  return {
+    ...p,
+    extraFiles: [...p.extraFiles].sort(),
+    extraDirs: [...p.extraDirs].sort(),
+    gone: [...p.gone].sort(),
+    dirs,
+  };
+}
+
 describe("proveRoom", () => {
   test("the native and TypeScript proofs give the same result on a tampered room: proven, racy, rewritten, missing, wrong kind, symlink, extras, caches, gone", async () => {
     const ws = temp("tg-ws-");
@@ -264,12 +279,6 @@ describe("proveRoom", () => {
     const stamp = BigInt(Date.now() + 60_000) * 1_000_000n;
     const native = await proveRoom(room, first.recorded, list, stamp, { TURNGATE_NATIVE: "1" });
     const ts = proveRoomTs(room, first.recorded, list, stamp);
-    const sorted = (p: RoomProof) => ({
-      ...p,
-      extraFiles: [...p.extraFiles].sort(),
-      extraDirs: [...p.extraDirs].sort(),
-      gone: [...p.gone].sort(),
-    });
     expect(sorted(native)).toEqual(sorted(ts));
     const order = list.map(([p]) => p);
     expect(native.copy.map((i) => order[i])).toEqual(["b.js", "c.js", "d.js"]);
@@ -284,6 +293,101 @@ describe("proveRoom", () => {
     );
     expect(readRecord(native.records, at("b.js")).kind).toBeNull();
     expect(readRecord(native.records, at("link")).kind).toBe("symlink");
+  });
+
+  test("folder records: an unchanged clean folder is not read, yet every change to a folder's names is found as the full walk finds it", async () => {
+    const ws = temp("tg-ws-");
+    const room = temp("tg-room-");
+    const files = {
+      "a.js": "a\n",
+      "src/b.js": "b\n",
+      "src/c.js": "c\n",
+      "src/sub/d.js": "d\n",
+      "lib/e.js": "e\n",
+      "lib/f.js": "f\n",
+      "doc/g.md": "g\n",
+    };
+    for (const [p, t] of Object.entries(files)) write(ws, p, t);
+    const named = entries(files);
+    const future = BigInt(Date.now() + 60_000) * 1_000_000n;
+    const sync = (recorded: typeof NO_RECORDS, recordedDirs: RoomProof["dirs"], map = named) =>
+      syncRoomFiles(
+        {
+          room,
+          workspace: ws,
+          entries: map,
+          recorded,
+          recordedDirs,
+          stampNs: future,
+          lastMtimeS: 0,
+        },
+        { TURNGATE_NATIVE: "1" },
+      );
+    const first = await sync(NO_RECORDS, NO_DIRS);
+    // Every folder was written into: none keeps a record; the next sync records them all.
+    expect(first.dirs.paths).toEqual([]);
+    const second = await sync(first.recorded, first.dirs);
+    expect([...second.dirs.paths].sort()).toEqual(["", "doc", "lib", "src", "src/sub"]);
+
+    // Changes of names: a file planted in src (its ctime moves), doc/g.md leaves the
+    // snapshot (doc is unchanged: its record says what it holds), src/sub leaves it whole,
+    // lib replaced by another folder with the same names.
+    write(room, "src/stray.js", "planted");
+    rmSync(join(room, "lib"), { recursive: true });
+    write(room, "lib/e.js", "e\n");
+    write(room, "lib/f.js", "f\n");
+    const next = new Map(named);
+    next.delete("doc/g.md");
+    next.delete("src/sub/d.js");
+    next.set("doc/h.md", fileEntry("h\n"));
+    write(ws, "doc/h.md", "h\n");
+    const list = [...next].map(([p, st]) => [p, st.kind, st.content_digest] as const);
+    const native = await proveRoom(
+      room,
+      second.recorded,
+      list,
+      future,
+      { TURNGATE_NATIVE: "1" },
+      second.dirs,
+    );
+    const ts = proveRoomTs(room, second.recorded, list, future);
+    expect(sorted(native)).toEqual(sorted(ts));
+    expect(sorted(native).extraFiles).toEqual(["doc/g.md", "src/stray.js"]);
+    expect(sorted(native).extraDirs).toEqual(["src/sub"]);
+    expect(native.copy.map((i) => list[i]?.[0])).toEqual(["doc/h.md"]);
+    // lib's files are new inodes with the snapshot's bytes: re-hashed and kept.
+    expect(native.rehashed.map((i) => list[i]?.[0]).sort()).toEqual(["lib/e.js", "lib/f.js"]);
+
+    // The skip is real: a record forged to match a planted name hides it from the native
+    // walk only (which is why a manifest written during the turn is not trusted at all).
+    const forgedDirs = { records: Buffer.from(native.dirs.records), paths: [...native.dirs.paths] };
+    write(room, "lib/planted.js", "x");
+    const at = forgedDirs.paths.indexOf("lib");
+    const libStat = lstatSync(join(room, "lib"), { bigint: true });
+    forgedDirs.records.writeBigUInt64LE(libStat.ino, at * 32);
+    forgedDirs.records.writeBigInt64LE(libStat.mtimeNs, at * 32 + 8);
+    forgedDirs.records.writeBigInt64LE(libStat.ctimeNs, at * 32 + 16);
+    forgedDirs.records.writeUInt32LE(1, at * 32 + 24);
+    const skipped = await proveRoom(
+      room,
+      second.recorded,
+      list,
+      future,
+      { TURNGATE_NATIVE: "1" },
+      forgedDirs,
+    );
+    expect(skipped.extraFiles).not.toContain("lib/planted.js");
+    expect(proveRoomTs(room, second.recorded, list, future).extraFiles).toContain("lib/planted.js");
+    // A stamp at or before the folder's ctime: the record proves nothing, the folder is read.
+    const racy = await proveRoom(
+      room,
+      second.recorded,
+      list,
+      libStat.ctimeNs,
+      { TURNGATE_NATIVE: "1" },
+      forgedDirs,
+    );
+    expect(racy.extraFiles).toContain("lib/planted.js");
   });
 
   test("the native proof refuses malformed input with a typed error naming the field", async () => {
@@ -429,6 +533,51 @@ describe("CleanRoom", () => {
     } finally {
       await room.close();
     }
+  });
+
+  test("a file planted between turns in a room folder whose record says unchanged is found and removed: planting moved the folder's ctime", async () => {
+    const files = { "lib.js": "good\n", "src/a.js": "a\n", "src/b.js": "b\n" };
+    const ws = repo(files);
+    const head = await readBaselineHead(ws);
+    const roomDir = join(temp("tg-rooms-"), "r");
+    for (let turn = 0; turn < 2; turn += 1) {
+      const room = await CleanRoom.open(ws, roomDir);
+      await room.prepare(entries(files), head);
+      await room.close();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const decoded = decodeRoomManifest(readFileSync(join(roomDir, "manifest.bin")));
+    expect([...(decoded?.dirs.paths ?? [])].sort()).toEqual(["", "src"]);
+    write(roomDir, "tree/src/planted.js", "module.exports = 1;\n");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const room = await CleanRoom.open(ws, roomDir);
+    try {
+      const prepared = await room.prepare(entries(files), head);
+      expect(prepared.removed).toEqual(["src/planted.js"]);
+      expect(existsSync(join(room.tree, "src/planted.js"))).toBe(false);
+    } finally {
+      await room.close();
+    }
+  });
+
+  test("the manifest keeps folder records; one written without them (an earlier format) still reads, with none", () => {
+    const header = {
+      schema: "turngate.clean_room.v2",
+      workspace: "/w",
+      mtime_s: 1,
+      stamp_ns: "2",
+      git: null,
+      head: null,
+    };
+    const dirs = { records: Buffer.alloc(64, 7), paths: ["", "src"] };
+    const bytes = encodeRoomManifest(header, NO_RECORDS, dirs);
+    expect(decodeRoomManifest(bytes)?.dirs).toEqual(dirs);
+    const without = bytes.subarray(0, bytes.length - (8 + 64 + 4));
+    expect(decodeRoomManifest(without)?.dirs).toEqual(NO_DIRS);
+    expect(decodeRoomManifest(bytes.subarray(0, bytes.length - 1))).toBeUndefined();
+    expect(() =>
+      encodeRoomManifest(header, NO_RECORDS, { records: Buffer.alloc(3), paths: [""] }),
+    ).toThrow("room manifest: folder records hold 3 bytes, expected 1 × 32");
   });
 
   test("bytes planted in the room between turns that equal the snapshot's still reach the room's index (a new file is listed, a changed one has its new blob)", async () => {
