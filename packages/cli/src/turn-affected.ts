@@ -22,13 +22,26 @@ import { displayPath, escapeControls } from "./terminal-text.js";
 export type TurnAffected = { fact: AffectedTargetsFact } | { error: string };
 
 /**
+ * {@link turnAffectedTargets}' result: the targets, and the write of the refreshed code index
+ * into the state folder, left to the caller: while in-place checks run, a write into
+ * `.turngate/` is what the checks' observer refuses (a check must not write turngate's
+ * folder), so a turn saves it after its checks. `saveIndex` never throws: it resolves to the
+ * message of a failed write (the index is a cache, refreshed again next time), else
+ * undefined, and does nothing the second time.
+ */
+export interface TurnAffectedWork {
+  affected: TurnAffected;
+  saveIndex(): Promise<string | undefined>;
+}
+
+/**
  * Input: workspace root (absolute), the turn's delta (source-scope changes are used; a
  * rename is its old and new path), the configuration captured at the turn's start and the
  * state folder (holds `code-index.json`), and the turn's judged snapshot when there is one (the
  * code index is brought up to date from it, not from another observation of the workspace).
- * Output: `{fact}`, or `{error}` with the message of
- * whatever failed (never throws). Lockfile contents before the turn are read from git HEAD
- * (absent there and present now: new).
+ * Output: `affected`, `{fact}` or `{error}` with the message of whatever failed (never
+ * throws), and `saveIndex` (see {@link TurnAffectedWork}). Lockfile contents before the turn
+ * are read from git HEAD (absent there and present now: new).
  */
 export async function turnAffectedTargets(
   root: string,
@@ -36,7 +49,18 @@ export async function turnAffectedTargets(
   config: TurngateConfig,
   stateDir: string,
   snapshot?: WorkspaceSnapshot,
-): Promise<TurnAffected> {
+): Promise<TurnAffectedWork> {
+  let save: (() => Promise<void>) | undefined;
+  const saveIndex = async (): Promise<string | undefined> => {
+    const pending = save;
+    save = undefined;
+    try {
+      await pending?.();
+      return undefined;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
   try {
     const changed = delta.changes.filter((c) => c.scope === "source").map((c) => c.path);
     const observerOptions = {
@@ -44,13 +68,14 @@ export async function turnAffectedTargets(
       ...(config.outputs !== undefined ? { outputs: config.outputs } : {}),
       ...(config.defaultOutputs !== undefined ? { defaultOutputs: config.defaultOutputs } : {}),
     };
-    const codeIndex = (
-      await openCodeIndex(root, {
-        stateDir,
-        observer: observerOptions,
-        ...(snapshot !== undefined ? { snapshot } : {}),
-      })
-    ).index;
+    const opened = await openCodeIndex(root, {
+      stateDir,
+      observer: observerOptions,
+      save: false,
+      ...(snapshot !== undefined ? { snapshot } : {}),
+    });
+    const codeIndex = opened.index;
+    save = () => codeIndex.save(opened.file);
     const fact = await affectedTargets(changed, config.affectedAdapters ?? detectAdapters(root), {
       root,
       fallback: true,
@@ -64,9 +89,9 @@ export async function turnAffectedTargets(
         return existsSync(join(root, path)) ? null : undefined;
       },
     });
-    return { fact };
+    return { affected: { fact }, saveIndex };
   } catch (error) {
-    return { error: (error as Error).message };
+    return { affected: { error: (error as Error).message }, saveIndex };
   }
 }
 

@@ -444,7 +444,7 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
           session.judgedSnapshot(),
         )
       : undefined;
-    let affected = config.checksFromAffected === true ? await affectedWork : undefined;
+    let affected = config.checksFromAffected === true ? (await affectedWork)?.affected : undefined;
     let checksSource: ChecksSource | undefined;
     let skippedChecks: SkippedCheck[] | undefined;
     let verification: VerifyCommandsResult | undefined;
@@ -512,7 +512,16 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
       }
     }
 
-    affected ??= await affectedWork;
+    // The refreshed code index is written once the checks are over (in place, a write into
+    // .turngate/ while they run is what their observer refuses).
+    const affectedDone = await affectedWork;
+    const unsaved = await affectedDone?.saveIndex();
+    if (unsaved !== undefined) {
+      ctx.stderr.write(
+        `turngate: the code index was not saved (${escapeControls(unsaved)}); it is built again next turn\n`,
+      );
+    }
+    affected ??= affectedDone?.affected;
     let outcome = await session.decide();
     // A turn that changed nothing after an unverified one is not "narrative": the earlier
     // change is still in the tree, unchecked (docs/cli.md "Gapless turns").

@@ -3,10 +3,11 @@
  * workspace of three packages where c depends on b depends on a.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, realpathSync, renameSync, symlinkSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
+import { affectedLine } from "../src/turn-affected.js";
 import { cli, gitProject } from "./helpers.js";
 
 let cleanups: Array<() => void> = [];
@@ -118,6 +119,26 @@ describe("turngate run / verify: the turn's affected targets", () => {
     expect(JSON.parse(j.stdout).affected_targets).toBeNull();
   });
 
+  test("in place, the refreshed code index is written after the checks, not while they run (a turn ended incomplete: its observer caught the index's temporary file in .turngate/)", async () => {
+    const p = workspace();
+    const agent = p.agent(
+      "edit-a.mjs",
+      `import { writeFileSync } from "node:fs";\nwriteFileSync("packages/a/src/index.ts", "export const a = 4;\\n");\n`,
+    );
+    // The check runs for a second, then notes when it ended (outside the workspace).
+    const ended = join(p.agents, "check-ended");
+    const check = `sleep 1 && node -e 'require("fs").writeFileSync(process.argv[1], String(Date.now()))' ${ended}`;
+    const r = await cli(
+      ["run", "--isolation", "in-place", "--check", check, "--", "node", agent],
+      p.root,
+    );
+    expect(r.stdout).toMatch(/^verified: effect digest [0-9a-f]{64}$/m);
+    expect(r.code).toBe(0);
+    const index = join(p.root, ".turngate/code-index.json");
+    expect(readFileSync(index, "utf8")).toContain("packages/a/src/index.ts");
+    expect(statSync(index).mtimeMs).toBeGreaterThanOrEqual(Number(readFileSync(ended, "utf8")) - 5);
+  });
+
   test("verify --json: the fact of the changes since the baseline; the root babel config: all, global_file", async () => {
     const p = workspace();
     expect((await cli(["baseline"], p.root)).code).toBe(0);
@@ -138,7 +159,7 @@ describe("turngate run / verify: the turn's affected targets", () => {
     );
   });
 
-  test("affected targets that cannot be computed: one line, the verdict unchanged", async () => {
+  test("a code index that cannot be saved: the targets are still shown, one line says so, the verdict unchanged; targets that cannot be computed are one line", async () => {
     const p = workspace();
     // The code index cannot be saved: its file is a folder.
     mkdirSync(join(p.root, ".turngate/code-index.json/x"), { recursive: true });
@@ -149,12 +170,16 @@ describe("turngate run / verify: the turn's affected targets", () => {
     const r = await cli(["run", "--check", "true", "--", "node", agent], p.root);
     expect(r.code).toBe(0);
     const line = r.stdout.split("\n").find((l) => l.startsWith("affected:"));
-    expect(line).toMatch(
-      /^affected: not computed \(.*code-index\.json.*\); the verdict does not depend on it$/,
+    expect(line).toBe(
+      "affected: 3 targets: pnpm:a (direct), pnpm:b (dependent), pnpm:c (dependent)",
+    );
+    expect(r.stderr).toMatch(
+      /^turngate: the code index was not saved \(.*code-index\.json.*\); it is built again next turn$/m,
     );
     expect(r.stdout).toContain("\nchecks: 1 passed\nverified: effect digest ");
-    const j = await cli(["run", "--json", "--check", "true", "--", "node", agent], p.root);
-    expect(JSON.parse(j.stdout).affected_targets).toBeNull();
+    expect(affectedLine({ error: "EISDIR: illegal operation on a directory\n" })).toBe(
+      "affected: not computed (EISDIR: illegal operation on a directory\\n); the verdict does not depend on it",
+    );
   });
 
   test("verify uses the affected configuration captured in the baseline, not one edited since", async () => {
