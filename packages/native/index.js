@@ -302,7 +302,13 @@ function joinEntries(entries) {
   const parts = new Array(entries.length * 3);
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i];
-    if (!Array.isArray(entry) || entry.length !== 3 || entry.some((f) => typeof f !== "string")) {
+    if (
+      !Array.isArray(entry) ||
+      entry.length !== 3 ||
+      typeof entry[0] !== "string" ||
+      typeof entry[1] !== "string" ||
+      typeof entry[2] !== "string"
+    ) {
       throw invalid(`entries[${i}]`, "expected [path, kind, digest] strings");
     }
     if (entry[0].includes("\0")) throw invalid(`entries[${i}]`, "must not hold a NUL byte");

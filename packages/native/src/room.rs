@@ -7,7 +7,10 @@
 //! them unchanged), `lstat`s every named entry in parallel and compares it with the record the
 //! manifest kept when turngate wrote it. An entry is proven unread only when kind, digest,
 //! size, mtime, ctime, inode and mode all equal the record and its ctime is before the stamp;
-//! an entry of the right kind that is not proven is re-hashed (SHA-256 of the bytes, or of a
+//! one whose `lstat` equals the record that way but whose recorded digest is not the
+//! snapshot's holds the older bytes turngate wrote, and is copied without being read (the
+//! TypeScript path reads it and comes to the same); any other entry of the right kind is
+//! re-hashed (SHA-256 of the bytes, or of a
 //! symlink's link text) and kept when the bytes are the snapshot's; every other entry is to
 //! be copied. What the room holds that the snapshot does not name is listed for removal.
 
@@ -19,7 +22,7 @@ use crate::stat::{runs, stat_run_with};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use rayon::prelude::*;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::os::unix::fs::MetadataExt;
 
 /// Bytes per record (see `room-manifest.ts`).
@@ -377,8 +380,15 @@ fn prove(room: &str, parsed: &Parsed, dirs: &DirRecords, stamp: i64) -> Proven {
             };
             if let Some(i) = recorded_at {
                 let before = &parsed.records[i * RECORD..(i + 1) * RECORD];
-                if before == &now[..] && stat.ctime_ns < stamp {
-                    return Outcome::Proven(i);
+                if stat.ctime_ns < stamp {
+                    if before == &now[..] {
+                        return Outcome::Proven(i);
+                    }
+                    // The room's file is unchanged since turngate wrote other bytes there
+                    // (the snapshot's digest is new): proven stale, copied without reading.
+                    if before[..32] != digest[..] && before[32..] == now[32..] {
+                        return Outcome::Copy;
+                    }
                 }
             }
             if holds(room, path, digest) {
@@ -412,12 +422,15 @@ fn prove(room: &str, parsed: &Parsed, dirs: &DirRecords, stamp: i64) -> Proven {
         .zip(&parsed.kinds)
         .map(|(p, k)| (*p, *k))
         .collect();
-    let mut ancestors: HashSet<&str> = HashSet::new();
+    // Each path's parent, then its parents until one is known (siblings share them).
+    let mut ancestors: HashSet<&str> = HashSet::default();
     for path in &parsed.paths {
-        for (i, b) in path.bytes().enumerate() {
-            if b == b'/' {
-                ancestors.insert(&path[..i]);
+        let mut at = *path;
+        while let Some((parent, _)) = at.rsplit_once('/') {
+            if !ancestors.insert(parent) {
+                break;
             }
+            at = parent;
         }
     }
     let gone: Vec<&str> = parsed

@@ -18,7 +18,7 @@
 use crate::paths::join;
 use crate::room::{RoomStat, FILE, SYMLINK};
 use rayon::prelude::*;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// Bytes per folder record.
 pub const DIR_RECORD: usize = 32;
@@ -36,8 +36,8 @@ impl<'a> DirRecords<'a> {
     /// The records `records` (`paths.len()` × [`DIR_RECORD`] bytes, checked by the caller)
     /// of the folders `paths`.
     pub fn new(records: &'a [u8], paths: Vec<&'a str>) -> DirRecords<'a> {
-        let mut by_path = HashMap::with_capacity(paths.len());
-        let mut children: HashMap<&str, Vec<&str>> = HashMap::new();
+        let mut by_path = HashMap::with_capacity_and_hasher(paths.len(), Default::default());
+        let mut children: HashMap<&str, Vec<&str>> = HashMap::default();
         for (i, path) in paths.into_iter().enumerate() {
             by_path.insert(path, i);
             if !path.is_empty() {
@@ -93,11 +93,11 @@ struct Visit {
 
 /// Walk `room` (see the module comment).
 pub fn walk(room: &str, input: &WalkInput) -> Walked {
-    let mut named_in: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut named_in: HashMap<&str, Vec<usize>> = HashMap::default();
     for (i, path) in input.paths.iter().enumerate() {
         named_in.entry(parent_of(path)).or_default().push(i);
     }
-    let mut gone_in: HashMap<&str, Vec<&str>> = HashMap::new();
+    let mut gone_in: HashMap<&str, Vec<&str>> = HashMap::default();
     for path in input.gone {
         gone_in.entry(parent_of(path)).or_default().push(path);
     }

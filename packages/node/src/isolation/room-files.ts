@@ -126,8 +126,8 @@ export interface RoomFilesResult {
   /** The build-cache folders ({@link isKeptCacheDir}) left in place, sorted. */
   kept: string[];
   /**
-   * The folder records for the next sync: the proof's, less every folder above a path this
-   * sync wrote or removed (its listing changed after the proof took the record).
+   * The folder records for the next sync: the proof's, less the folders this sync wrote,
+   * removed or made a name in (their listing changed after the proof took the record).
    */
   dirs: RoomDirs;
 }
@@ -183,6 +183,7 @@ export async function syncRoomFiles(
 
   const records = proof.records;
   const written: string[] = [];
+  const created: string[] = [];
   let mtimeS = input.lastMtimeS;
   if (copy.size > 0) {
     mtimeS = Math.max(Math.ceil(Date.now() / 1000), input.lastMtimeS + 1);
@@ -193,13 +194,13 @@ export async function syncRoomFiles(
     for (const index of order) {
       const [path, kind, digest] = list[index] as ProofEntry;
       const state = entries.get(path) as EntryState;
-      const stat = copyEntry(input.workspace, room, path, state, mtimeS, made);
+      const stat = copyEntry(input.workspace, room, path, state, mtimeS, made, created);
       writeRecord(records, index, kind, digest, stat);
       written.push(path);
     }
   }
   return {
-    dirs: untouchedDirs(proof.dirs, [...written, ...removed]),
+    dirs: untouchedDirs(proof.dirs, [...written, ...removed, ...created]),
     recorded: { count: list.length, records, paths: joinPaths(entries.keys()) },
     written,
     removed: removed.sort(compare),
@@ -211,14 +212,16 @@ export async function syncRoomFiles(
   };
 }
 
-/** `dirs` without the records of the folders above any of `changed` (the root included). */
+/**
+ * `dirs` without the records of the folders whose names changed: the parent of each of
+ * `changed` (the paths written, removed, and the folders made; `""` for a top-level one).
+ */
 function untouchedDirs(dirs: RoomDirs, changed: readonly string[]): RoomDirs {
   if (changed.length === 0) return dirs;
-  const touched = new Set<string>([""]);
+  const touched = new Set<string>();
   for (const path of changed) {
-    for (let slash = path.indexOf("/"); slash >= 0; slash = path.indexOf("/", slash + 1)) {
-      touched.add(path.slice(0, slash));
-    }
+    const slash = path.lastIndexOf("/");
+    touched.add(slash < 0 ? "" : path.slice(0, slash));
   }
   const records: Buffer[] = [];
   const paths: string[] = [];
@@ -241,10 +244,11 @@ function copyEntry(
   state: EntryState,
   mtimeS: number,
   made: Set<string>,
+  created: string[],
 ): BigIntStats {
   const source = join(workspace, path);
   const target = join(room, path);
-  ensureParent(room, path, made);
+  ensureParent(room, path, made, created);
   // The room is turngate's alone while a turn holds its lock, so the copy is written in
   // place: an interrupted copy leaves a file whose stat the manifest does not record, and
   // the next sync copies it again.
@@ -271,9 +275,10 @@ function copyEntry(
 
 /**
  * Make every folder above `path` in the room a real folder (a file or link in the way
- * goes); `made` remembers the folders this sync already made or saw.
+ * goes); `made` remembers the folders this sync already made or saw, `created` gets the
+ * folders it made.
  */
-function ensureParent(room: string, path: string, made: Set<string>): void {
+function ensureParent(room: string, path: string, made: Set<string>, created: string[]): void {
   const parts = path.split("/").slice(0, -1);
   let rel = "";
   for (const part of parts) {
@@ -284,6 +289,7 @@ function ensureParent(room: string, path: string, made: Set<string>): void {
     if (!stat?.isDirectory()) {
       if (stat !== undefined) unlinkSync(abs);
       mkdirSync(abs, { mode: 0o755 });
+      created.push(rel);
     }
     made.add(rel);
   }
