@@ -4,16 +4,17 @@ import {
   closeSync,
   constants,
   fstatSync,
+  futimesSync,
   lstatSync,
   mkdirSync,
   openSync,
   readFileSync,
   readlinkSync,
+  readSync,
   rmSync,
   symlinkSync,
   unlinkSync,
-  utimesSync,
-  writeFileSync,
+  writeSync,
 } from "node:fs";
 import { join } from "node:path";
 import type { EntryState } from "../workspace/snapshot.js";
@@ -252,9 +253,7 @@ function copyEntry(
   // The room is turngate's alone while a turn holds its lock, so the copy is written in
   // place: an interrupted copy leaves a file whose stat the manifest does not record, and
   // the next sync copies it again.
-  const existing = lstatOrUndefined(target);
-  if (existing?.isDirectory()) rmSync(target, { recursive: true, force: true });
-  else if (existing !== undefined) unlinkSync(target);
+  removeAt(target);
   if (state.kind === "symlink") {
     let text: Buffer;
     try {
@@ -264,13 +263,36 @@ function copyEntry(
     }
     if (sha256(text) !== state.content_digest) throw new RoomSourceChangedError(path);
     symlinkSync(text, target);
-  } else {
-    const bytes = readRegular(source, path);
-    if (sha256(bytes) !== state.content_digest) throw new RoomSourceChangedError(path);
-    writeFileSync(target, bytes, { mode: state.mode & 0o755 });
-    utimesSync(target, mtimeS, mtimeS);
+    return lstatSync(target, { bigint: true });
   }
-  return lstatSync(target, { bigint: true });
+  const bytes = readRegular(source, path);
+  if (sha256(bytes) !== state.content_digest) throw new RoomSourceChangedError(path);
+  // One descriptor for the write, the mtime and the record's stat (no path looked up again);
+  // O_EXCL|O_NOFOLLOW: nothing is written through a name someone put back meanwhile.
+  const fd = openSync(
+    target,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+    state.mode & 0o755,
+  );
+  try {
+    writeSync(fd, bytes);
+    futimesSync(fd, mtimeS, mtimeS);
+    return fstatSync(fd, { bigint: true });
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Remove whatever is at `abs` (a file, a link, or a whole folder); nothing there is fine. */
+function removeAt(abs: string): void {
+  try {
+    unlinkSync(abs);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return;
+    if (code !== "EISDIR" && code !== "EPERM") throw error;
+    rmSync(abs, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -303,8 +325,13 @@ function readRegular(source: string, path: string): Buffer {
     throw new RoomSourceChangedError(path);
   }
   try {
-    if (!fstatSync(fd).isFile()) throw new RoomSourceChangedError(path);
-    return readFileSync(fd);
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new RoomSourceChangedError(path);
+    // One read of the size fstat gave (a short one: read again whole). The digest the
+    // caller checks decides whether these are the snapshot's bytes.
+    const bytes = Buffer.allocUnsafe(stat.size);
+    const read = stat.size > 0 ? readSync(fd, bytes, 0, stat.size, 0) : 0;
+    return read === stat.size ? bytes : readFileSync(fd);
   } finally {
     closeSync(fd);
   }
