@@ -235,9 +235,11 @@ export interface RoomDirRecords {
  * through the folders holding named entries to list what it holds that `entries` does not
  * name; a folder whose record in `dirs` (the last proof's) says it held only named entries
  * and still has its inode, mtime and ctime, the ctime before `stampNs`, is not read (its
- * listing is known). Never writes. Rejects with {@link NativeError}
+ * listing is known). A folder is recorded clean only when its ctime is before `freshNs` (a
+ * stamp the caller wrote before this call; 0n: none is). A folder that cannot be listed is
+ * an extra folder. Never writes. Rejects with {@link NativeError}
  * `ERR_TURNGATE_INVALID_ARG` (path `root`, `recorded`, `records`, `paths`, `entries`,
- * `entries[i]`, `stampNs`, `dirs.records`, `dirs.paths`, `dirRecords`);
+ * `entries[i]`, `stampNs`, `dirs.records`, `dirs.paths`, `dirRecords`, `freshNs`);
  * `ERR_TURNGATE_NATIVE_UNAVAILABLE` when the addon is absent.
  */
 export declare function roomProve(
@@ -246,6 +248,7 @@ export declare function roomProve(
   entries: ReadonlyArray<readonly [string, string, string]>,
   stampNs: bigint,
   dirs?: RoomDirRecords,
+  freshNs?: bigint,
 ): Promise<RoomProof>;
 
 /** What {@link roomIndexUpdate} did. */

@@ -323,7 +323,7 @@ function joinEntries(entries) {
 const NO_DIRS = Object.freeze({ records: Buffer.alloc(0), paths: Object.freeze([]) });
 
 /** See index.d.ts `roomProve`. */
-function roomProve(room, recorded, entries, stampNs, dirs = NO_DIRS) {
+function roomProve(room, recorded, entries, stampNs, dirs = NO_DIRS, freshNs = 0n) {
   try {
     const native = api();
     checkRoot(room);
@@ -332,6 +332,7 @@ function roomProve(room, recorded, entries, stampNs, dirs = NO_DIRS) {
     if (typeof stampNs !== "bigint") throw invalid("stampNs", "expected a bigint (ns)");
     if (!Buffer.isBuffer(dirs?.records)) throw invalid("dirs.records", "expected a Buffer");
     checkStrings(dirs.paths, "dirs.paths");
+    if (typeof freshNs !== "bigint") throw invalid("freshNs", "expected a bigint (ns)");
     return native
       .roomProveAsync(
         room,
@@ -343,6 +344,7 @@ function roomProve(room, recorded, entries, stampNs, dirs = NO_DIRS) {
         String(stampNs),
         dirs.records,
         dirs.paths,
+        String(freshNs),
       )
       .catch((error) => {
         throw typed(error);

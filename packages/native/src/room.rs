@@ -259,6 +259,7 @@ pub struct RoomProveTask {
     stamp: i64,
     dir_records: Vec<u8>,
     dir_paths: Vec<String>,
+    fresh: i64,
 }
 
 /// The proof's result before it crosses to JavaScript.
@@ -292,7 +293,7 @@ impl Task for RoomProveTask {
             &self.dir_records,
             self.dir_paths.iter().map(String::as_str).collect(),
         );
-        Ok(prove(&self.room, &parsed, &dirs, self.stamp))
+        Ok(prove(&self.room, &parsed, &dirs, self.stamp, self.fresh))
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
@@ -310,12 +311,13 @@ impl Task for RoomProveTask {
 }
 
 /// `roomProveAsync(room, records, paths, recordedCount, joined, count, stampNs, dirRecords,
-/// dirPaths)`: prove the
+/// dirPaths, freshNs)`: prove the
 /// room folder `room` (absolute) against the entries `joined` (`count` × `path`,
 /// `file`|`symlink`, hex SHA-256, NUL-joined) with the manifest's `recordedCount` records
 /// (`records`) and their NUL-joined `paths`; `stampNs` (decimal ns) is the ctime from which
 /// a record proves nothing; `dirRecords` and `dirPaths` are the folder records of the last
-/// proof (`room_walk.rs`; empty: every folder is read). Off the JS thread (parallel inside). Rejects with
+/// proof (`room_walk.rs`; empty: every folder is read), `freshNs` the ctime of a stamp
+/// written before this call (a folder is recorded clean only when older). Off the JS thread (parallel inside). Rejects with
 /// `ERR_TURNGATE_INVALID_ARG` naming `records`, `paths`, `entries[i]`; throws it for `room`,
 /// `stampNs`. Reading errors in the room are outcomes (to copy), never errors.
 #[allow(clippy::too_many_arguments)]
@@ -330,11 +332,15 @@ pub fn room_prove_async(
     stamp_ns: String,
     dir_records: Buffer,
     dir_paths: Vec<String>,
+    fresh_ns: String,
 ) -> Result<AsyncTask<RoomProveTask>> {
     check_root(&room)?;
     let stamp: i64 = stamp_ns
         .parse()
         .map_err(|_| invalid("stampNs", "expected a decimal integer of nanoseconds"))?;
+    let fresh: i64 = fresh_ns
+        .parse()
+        .map_err(|_| invalid("freshNs", "expected a decimal integer of nanoseconds"))?;
     Ok(AsyncTask::new(RoomProveTask {
         room,
         records: records.to_vec(),
@@ -345,10 +351,11 @@ pub fn room_prove_async(
         stamp,
         dir_records: dir_records.to_vec(),
         dir_paths,
+        fresh,
     }))
 }
 
-fn prove(room: &str, parsed: &Parsed, dirs: &DirRecords, stamp: i64) -> Proven {
+fn prove(room: &str, parsed: &Parsed, dirs: &DirRecords, stamp: i64, fresh: i64) -> Proven {
     // Built only when some record is not at its entry's index.
     let by_path: std::sync::OnceLock<HashMap<&str, usize>> = std::sync::OnceLock::new();
     let stats = stat_all(room, &parsed.paths);
@@ -433,6 +440,13 @@ fn prove(room: &str, parsed: &Parsed, dirs: &DirRecords, stamp: i64) -> Proven {
             at = parent;
         }
     }
+    let mut ancestors_in: HashMap<&str, Vec<&str>> = HashMap::default();
+    for dir in &ancestors {
+        ancestors_in
+            .entry(dir.rsplit_once('/').map_or("", |(parent, _)| parent))
+            .or_default()
+            .push(dir);
+    }
     let gone: Vec<&str> = parsed
         .recorded
         .iter()
@@ -444,12 +458,14 @@ fn prove(room: &str, parsed: &Parsed, dirs: &DirRecords, stamp: i64) -> Proven {
         &WalkInput {
             named: &named,
             ancestors: &ancestors,
+            ancestors_in: &ancestors_in,
             gone: &gone,
             paths: &parsed.paths,
             kinds: &parsed.kinds,
             stats: &stats,
             dirs,
             stamp,
+            fresh,
         },
     );
     Proven {

@@ -17,6 +17,10 @@
 //!    folder was) and the entry of any folder above it (a folder where a file was);
 //! 4. the index is sorted and written whole under git's lock file (`index.lock`), its cache
 //!    extensions (tree, untracked) invalidated so git recomputes them.
+//!
+//! Where git would convert the bytes it stores (an attributes file: `text`, `eol`, `ident`,
+//! `working-tree-encoding`), the call refuses with `ERR_TURNGATE_ROOM_GIT` before writing
+//! anything, and the caller has git do it.
 
 use crate::errors::{thrown, INVALID_ARG};
 use crate::pack_write::write_pack;
@@ -122,6 +126,9 @@ fn update(
         .open_index()
         .map_err(|e| format!("cannot read the room's index: {e}"))?;
 
+    if let Some(why) = attributes(room, &index, written) {
+        return Err(why);
+    }
     let mut drop: HashSet<&[u8]> = gone.iter().map(|p| p.as_bytes()).collect();
     let mut todo: Vec<&str> = Vec::with_capacity(written.len());
     for path in written {
@@ -211,6 +218,36 @@ fn update(
         .write(Default::default(), Default::default())
         .map_err(|e| format!("cannot write the room's index: {e}"))?;
     Ok(RoomIndexUpdate { objects, entries })
+}
+
+/// Why git must write this index instead (None: nothing converts the bytes it stores): git
+/// applies `text`, `eol`, `ident` and `working-tree-encoding` attributes when it hashes a
+/// file, which this writer does not, so any attributes file the git path would read sends
+/// the update to git (a `.gitattributes` in the index or written, `.git/info/attributes`,
+/// the user's `$XDG_CONFIG_HOME/git/attributes` or `~/.config/git/attributes`).
+fn attributes(room: &str, index: &gix::index::File, written: &[String]) -> Option<String> {
+    let named = |path: &[u8]| path == b".gitattributes" || path.ends_with(b"/.gitattributes");
+    if index
+        .entries()
+        .iter()
+        .any(|e| named(e.path(index).as_bytes()))
+        || written.iter().any(|p| named(p.as_bytes()))
+    {
+        return Some("the room has a .gitattributes: git writes its index".into());
+    }
+    let mut files = vec![std::path::PathBuf::from(join(room, ".git/info/attributes"))];
+    match std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
+        Some(xdg) => files.push(std::path::Path::new(&xdg).join("git/attributes")),
+        None => {
+            if let Some(home) = std::env::var_os("HOME") {
+                files.push(std::path::Path::new(&home).join(".config/git/attributes"));
+            }
+        }
+    }
+    files
+        .iter()
+        .find(|f| f.exists())
+        .map(|f| format!("{} exists: git writes the room's index", f.display()))
 }
 
 /// The bytes, index stat and mode of the room entry `abs`: a regular file read through one

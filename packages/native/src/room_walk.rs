@@ -12,6 +12,13 @@
 //! which are of another kind now), the recorded entries the snapshot no longer names, and the
 //! recorded folders. Every other folder is read (`readdir`), and its record is taken anew.
 //!
+//! A record is clean only when the folder held nothing but named entries and folders, every
+//! such folder got a record of its own in the same walk (so a skipped folder's sub-folders
+//! are all known), and its ctime is before `fresh` (a stamp written before the walk: a name
+//! planted right after the folder was read, in the same clock tick, cannot hide behind the
+//! record). A folder that cannot be listed is reported as an extra folder (the caller removes
+//! it, and the named entries in it are copied anew): what it holds cannot be proven.
+//!
 //! Folder record (32 bytes, little-endian): inode (u64), mtime (i64, ns), ctime (i64, ns),
 //! flags (u32, bit 0 = clean), 4 zero bytes. Paths are room-relative, the root `""`.
 
@@ -62,6 +69,8 @@ impl<'a> DirRecords<'a> {
 pub struct WalkInput<'a, 'b> {
     pub named: &'b HashMap<&'a str, u8>,
     pub ancestors: &'b HashSet<&'a str>,
+    /// The snapshot's folders by their parent.
+    pub ancestors_in: &'b HashMap<&'a str, Vec<&'a str>>,
     /// The recorded paths the snapshot no longer names.
     pub gone: &'b [&'a str],
     /// The snapshot's entries: paths, kinds and their `lstat` in the room (None: absent).
@@ -71,6 +80,9 @@ pub struct WalkInput<'a, 'b> {
     pub dirs: &'b DirRecords<'a>,
     /// ctime (ns) from which a folder record proves nothing.
     pub stamp: i64,
+    /// ctime (ns) of a stamp written before this walk: a folder is recorded clean only when
+    /// its ctime is before it.
+    pub fresh: i64,
 }
 
 /// The walk's lists and the folder records to keep.
@@ -107,6 +119,8 @@ pub fn walk(room: &str, input: &WalkInput) -> Walked {
         dir_records: Vec::new(),
         dir_paths: Vec::new(),
     };
+    // Per folder recorded: its index in the output and the sub-folders it went on to.
+    let mut recorded: Vec<(usize, Vec<String>)> = Vec::new();
     let mut level = vec![String::new()];
     while !level.is_empty() {
         let visits: Vec<Visit> = level
@@ -117,13 +131,25 @@ pub fn walk(room: &str, input: &WalkInput) -> Walked {
         for (dir, visit) in level.into_iter().zip(visits) {
             out.files.extend(visit.files);
             out.dirs.extend(visit.dirs);
-            next.extend(visit.next);
             if let Some(record) = visit.record {
+                recorded.push((out.dir_paths.len(), visit.next.clone()));
                 out.dir_records.extend_from_slice(&record);
                 out.dir_paths.push(dir);
             }
+            next.extend(visit.next);
         }
         level = next;
+    }
+    // A folder is clean only if every sub-folder it went on to got a record too.
+    let known: HashSet<&str> = out.dir_paths.iter().map(String::as_str).collect();
+    let unclean: Vec<usize> = recorded
+        .iter()
+        .filter(|(_, children)| children.iter().any(|c| !known.contains(c.as_str())))
+        .map(|(at, _)| *at)
+        .collect();
+    for at in unclean {
+        let flags = at * DIR_RECORD + 24;
+        out.dir_records[flags..flags + 4].copy_from_slice(&0u32.to_le_bytes());
     }
     out
 }
@@ -147,11 +173,16 @@ fn visit(
         if unchanged(record, &now, input.stamp) {
             known(dir, input, named_in, gone_in, &mut out);
             // As a read would: a folder holding what is not named is not clean.
-            out.record = Some(record_of(&now, out.files.is_empty() && out.dirs.is_empty()));
+            let clean = out.files.is_empty() && out.dirs.is_empty() && now.ctime_ns < input.fresh;
+            out.record = Some(record_of(&now, clean));
             return out;
         }
     }
     let Ok(read) = std::fs::read_dir(join(room, dir)) else {
+        // Its names cannot be proven: the folder goes (not the root: the caller opens it).
+        if !dir.is_empty() {
+            out.dirs.push(dir.to_string());
+        }
         return out;
     };
     let mut clean = true;
@@ -185,7 +216,7 @@ fn visit(
             out.files.push(path);
         }
     }
-    out.record = Some(record_of(&now, clean));
+    out.record = Some(record_of(&now, clean && now.ctime_ns < input.fresh));
     out
 }
 
@@ -230,6 +261,18 @@ fn known(
             out.next.push(path.to_string());
         } else {
             out.dirs.push(path.to_string());
+        }
+    }
+    // The snapshot's folders in it that have no record: absent (the folder is unchanged and
+    // every sub-folder it held was recorded), visited anyway, never assumed.
+    for path in input
+        .ancestors_in
+        .get(dir)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+    {
+        if !input.dirs.by_path.contains_key(path) {
+            out.next.push(path.to_string());
         }
     }
 }

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import lockfile from "proper-lockfile";
 import writeFileAtomicLib from "write-file-atomic";
@@ -192,6 +192,14 @@ export class CleanRoom {
   ): Promise<RoomPreparation> {
     this.#entries = entries;
     const tree = this.tree;
+    // The room's folder must be a real folder of ours: one replaced by a link (to a folder
+    // the agent controls) would be proven, pruned and written through; it starts empty.
+    if (!lstatOrUndefined(tree)?.isDirectory()) {
+      rmSync(tree, { recursive: true, force: true });
+      mkdirSync(tree, { recursive: true, mode: 0o700 });
+      this.#manifest = { ...emptyManifest(this.#workspace), mtime_s: this.#manifest.mtime_s };
+    }
+    chmodSync(tree, 0o700); // listable, whatever mode someone gave it
     const m = this.#manifest;
     const dropped: string[] = [];
     let gitProven = false;
@@ -214,6 +222,11 @@ export class CleanRoom {
     // A .git proven to be what turngate left at this very HEAD needs no git work but the
     // index; any other is cloned or fetched and pointed at the baseline.
     const ready = gitProven && head !== null && sameHead(m.head, head);
+    // A folder read after this stamp is recorded clean only if its ctime is older: a name
+    // planted right after the read, in the same clock tick, is not hidden by its record.
+    const freshPath = join(this.#dir, "fresh");
+    writeFileSync(freshPath, "");
+    const freshNs = lstatSync(freshPath, { bigint: true }).ctimeNs;
     const files = await syncRoomFiles(
       {
         room: tree,
@@ -221,6 +234,7 @@ export class CleanRoom {
         entries,
         recorded: m.entries,
         recordedDirs: m.dirs,
+        freshNs,
         stampNs: min(BigInt(m.stamp_ns), this.#trustBeforeNs),
         lastMtimeS: m.mtime_s,
       },

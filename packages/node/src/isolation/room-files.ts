@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import {
   type BigIntStats,
+  chmodSync,
   closeSync,
   constants,
   fstatSync,
@@ -22,6 +23,7 @@ import {
   DIR_RECORD_BYTES,
   joinPaths,
   NO_DIRS,
+  RECORD_BYTES,
   type RoomDirs,
   type RoomRecords,
   writeRecord,
@@ -41,7 +43,8 @@ import { type ProofEntry, proveRoom } from "./room-proof.js";
  *    when turngate wrote it (kind, size, mtime, ctime, inode and mode, to the nanosecond)
  *    and its ctime is before `stampNs` (the last proof's stamp, and the turn's start: what
  *    was written after either may be the agent's or racily clean); any other entry whose
- *    room file has the right kind is re-hashed and kept when its bytes are the snapshot's.
+ *    room file has the right kind is re-hashed and kept when its bytes are the snapshot's. A
+ *    file whose executable bit is not the snapshot's is copied again.
  * 3. **Copy**: every other entry is copied from the workspace and its bytes hashed on the
  *    way: bytes whose SHA-256 is not the snapshot's digest (the workspace changed after the
  *    snapshot) fail the sync with {@link RoomSourceChangedError}. Symlinks are copied as
@@ -51,6 +54,9 @@ import { type ProofEntry, proveRoom } from "./room-proof.js";
  *    by source mtime (Python's bytecode stores whole seconds and the size) always see a
  *    rewritten file as new. turngate never copies the agent's mtimes.
  */
+
+/** Offset of `st_mode` in a record (`room-manifest.ts`). */
+const MODE_AT = 64;
 
 /** Build-cache folder names kept between checks (when their bytes are proven unchanged). */
 export const KEPT_CACHE_DIRS: readonly string[] = Object.freeze([
@@ -97,6 +103,11 @@ export interface RoomFilesInput {
   /** The folder records of its last sync (`NO_DIRS`: every folder is read). */
   recordedDirs?: RoomDirs;
   /**
+   * ctime (ns) of a stamp written right before this sync: a folder is recorded clean (its
+   * reading may be skipped next time) only when older. Default 0n: none is.
+   */
+  freshNs?: bigint;
+  /**
    * ctime (ns) from which a recorded entry is not trusted unread: the earlier of the last
    * proof's stamp and the turn's start. Entries with a ctime at or after it are re-hashed.
    */
@@ -127,8 +138,9 @@ export interface RoomFilesResult {
   /** The build-cache folders ({@link isKeptCacheDir}) left in place, sorted. */
   kept: string[];
   /**
-   * The folder records for the next sync: the proof's, less the folders this sync wrote,
-   * removed or made a name in (their listing changed after the proof took the record).
+   * The folder records for the next sync: the proof's, with the folders this sync wrote,
+   * removed or made a name in marked not clean (their listing changed after the proof took
+   * the record).
    */
   dirs: RoomDirs;
 }
@@ -146,7 +158,11 @@ export async function syncRoomFiles(
   const { room, entries } = input;
   mkdirSync(room, { recursive: true, mode: 0o700 });
   const list: ProofEntry[] = [];
-  for (const [path, state] of entries) list.push([path, state.kind, state.content_digest]);
+  const modes: number[] = [];
+  for (const [path, state] of entries) {
+    list.push([path, state.kind, state.content_digest]);
+    modes.push(state.mode);
+  }
   const proof = await proveRoom(
     room,
     input.recorded,
@@ -154,6 +170,7 @@ export async function syncRoomFiles(
     input.stampNs,
     env,
     input.recordedDirs ?? NO_DIRS,
+    input.freshNs ?? 0n,
   );
 
   // Prune: what the snapshot does not name goes, build caches excepted.
@@ -164,7 +181,7 @@ export async function syncRoomFiles(
       kept.push(dir);
       continue;
     }
-    rmSync(join(room, dir), { recursive: true, force: true });
+    removeFolder(join(room, dir));
     removed.push(dir);
   }
   for (const file of proof.extraFiles) {
@@ -172,6 +189,13 @@ export async function syncRoomFiles(
     removed.push(file);
   }
   const copy = new Set(proof.copy);
+  // The snapshot's executable bit: a room file with the other one (a chmod in the room, or a
+  // mode-only change in the workspace) is copied again, with the snapshot's mode.
+  list.forEach(([, kind], index) => {
+    if (kind !== "file" || copy.has(index)) return;
+    const mode = proof.records.readUInt32LE(index * RECORD_BYTES + MODE_AT);
+    if ((mode & 0o100) !== ((modes[index] as number) & 0o100)) copy.add(index);
+  });
   if (removed.length > 0) {
     // An entry below a removed link or folder was proven through it: it is copied anew.
     const pruned = new Set(removed);
@@ -214,8 +238,9 @@ export async function syncRoomFiles(
 }
 
 /**
- * `dirs` without the records of the folders whose names changed: the parent of each of
- * `changed` (the paths written, removed, and the folders made; `""` for a top-level one).
+ * `dirs` with the folders whose names changed marked not clean (read again next time; kept,
+ * so the folder above still knows them as its sub-folders): the parent of each of `changed`
+ * (the paths written, removed, and the folders made; `""` for a top-level one).
  */
 function untouchedDirs(dirs: RoomDirs, changed: readonly string[]): RoomDirs {
   if (changed.length === 0) return dirs;
@@ -224,14 +249,24 @@ function untouchedDirs(dirs: RoomDirs, changed: readonly string[]): RoomDirs {
     const slash = path.lastIndexOf("/");
     touched.add(slash < 0 ? "" : path.slice(0, slash));
   }
-  const records: Buffer[] = [];
-  const paths: string[] = [];
+  const records = Buffer.from(dirs.records);
   dirs.paths.forEach((path, index) => {
-    if (touched.has(path)) return;
-    records.push(dirs.records.subarray(index * DIR_RECORD_BYTES, (index + 1) * DIR_RECORD_BYTES));
-    paths.push(path);
+    if (touched.has(path)) records.writeUInt32LE(0, index * DIR_RECORD_BYTES + 24);
   });
-  return { records: Buffer.concat(records), paths };
+  return { records, paths: dirs.paths };
+}
+
+/**
+ * Remove the room folder `abs` and what it holds, made listable first (a folder the agent
+ * made unreadable could not be emptied). Errors: `fs` errors of the removal.
+ */
+function removeFolder(abs: string): void {
+  try {
+    if (lstatSync(abs).isDirectory()) chmodSync(abs, 0o700);
+  } catch {
+    // gone already, or not ours to chmod: the removal says what is wrong
+  }
+  rmSync(abs, { recursive: true, force: true });
 }
 
 function compare(a: string, b: string): number {
@@ -275,7 +310,8 @@ function copyEntry(
     state.mode & 0o755,
   );
   try {
-    writeSync(fd, bytes);
+    // writeSync may write less than asked (a full disk, a file size limit): until all of it.
+    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
     futimesSync(fd, mtimeS, mtimeS);
     return fstatSync(fd, { bigint: true });
   } finally {

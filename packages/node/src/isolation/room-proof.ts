@@ -64,7 +64,8 @@ export interface RoomProof {
 /**
  * Prove `room` (absolute) against `entries` with the manifest's `recorded` entries, its
  * folder records `dirs` and the ctime `stampNs` (ns) from which a record proves nothing
- * (see the module docs), with
+ * (see the module docs), and the ctime `freshNs` of a stamp written before the call (a
+ * folder is recorded clean only when older; 0n: none is), with
  * `@turngate/native` (off the JavaScript thread) when {@link selectNative} picks it, else on
  * the TypeScript path; both give the same results. Errors: `TurngateError` as
  * `selectNative`; the addon's `NativeError` `ERR_TURNGATE_INVALID_ARG` for a malformed
@@ -77,20 +78,22 @@ export async function proveRoom(
   stampNs: bigint,
   env: NodeJS.ProcessEnv = process.env,
   dirs: RoomDirs = NO_DIRS,
+  freshNs = 0n,
 ): Promise<RoomProof> {
   const native = selectNative(env);
-  if (native === undefined) return proveRoomTs(room, recorded, entries, stampNs);
-  const proof = await native.roomProve(room, recorded, entries, stampNs, dirs);
+  if (native === undefined) return proveRoomTs(room, recorded, entries, stampNs, freshNs);
+  const proof = await native.roomProve(room, recorded, entries, stampNs, dirs, freshNs);
   const { dirRecords, dirPaths, ...rest } = proof;
   return { ...rest, dirs: { records: dirRecords, paths: dirPaths } };
 }
 
-/** {@link proveRoom} on the TypeScript path (no addon), synchronous. */
+/** {@link proveRoom} on the TypeScript path (no addon: every folder is read), synchronous. */
 export function proveRoomTs(
   room: string,
   recorded: RoomRecords,
   entries: readonly ProofEntry[],
   stampNs: bigint,
+  freshNs = 0n,
 ): RoomProof {
   const byPath = new Map<string, number>();
   splitPaths(recorded.paths).forEach((path, index) => {
@@ -147,23 +150,27 @@ export function proveRoomTs(
   const extraDirs: string[] = [];
   const dirRecords: Buffer[] = [];
   const dirPaths: string[] = [];
-  const visit = (rel: string): void => {
+  /** Walk folder `rel`; true when it got a record. */
+  const visit = (rel: string): boolean => {
     const abs = rel === "" ? room : join(room, rel);
     const stat = lstatOrUndefined(abs);
-    if (stat === undefined || !stat.isDirectory()) return;
+    if (stat === undefined || !stat.isDirectory()) return false;
     let children: Dirent[];
     try {
       children = readdirSync(abs, { withFileTypes: true });
     } catch {
-      return;
+      // Its names cannot be proven: the folder goes (not the root: the caller opens it).
+      if (rel !== "") extraDirs.push(rel);
+      return false;
     }
-    let clean = true;
+    let clean = stat.ctimeNs < freshNs;
     for (const child of children) {
       const path = rel === "" ? child.name : `${rel}/${child.name}`;
       if (path === ".git") continue;
       if (child.isDirectory()) {
-        if (ancestors.has(path)) visit(path);
-        else {
+        if (ancestors.has(path)) {
+          if (!visit(path)) clean = false;
+        } else {
           extraDirs.push(path);
           clean = false;
         }
@@ -177,6 +184,7 @@ export function proveRoomTs(
     }
     dirRecords.push(dirRecord(stat, clean));
     dirPaths.push(rel);
+    return true;
   };
   visit("");
   const gone = [...byPath.keys()].filter((path) => !named.has(path));

@@ -32,6 +32,7 @@ export interface NativeAddon {
     entries: ReadonlyArray<readonly [string, string, string]>,
     stampNs: bigint,
     dirs?: { records: Buffer; paths: readonly string[] },
+    freshNs?: bigint,
   ): Promise<{
     records: Buffer;
     copy: number[];

@@ -115,6 +115,28 @@ describe.skipIf(native === undefined)("roomIndexUpdate (native) and git", () => 
     });
   }
 
+  test("a room with a .gitattributes is left to git (it converts the bytes it stores): the addon refuses, updateRoomIndex gives git's entries", async () => {
+    const ws = temp("tg-idx-ws-");
+    git(ws, "init", "-q");
+    write(ws, ".gitattributes", "* text=auto\n");
+    write(ws, "a.txt", "one\n");
+    git(ws, "add", "-A");
+    git(ws, "commit", "-q", "--no-gpg-sign", "-m", "base");
+    const room = temp("tg-idx-a-");
+    git(room, "clone", "-q", "--no-local", `file://${ws}`, ".");
+    writeFileSync(join(room, "a.txt"), "one\r\ntwo\r\n");
+    await expect(native?.roomIndexUpdate(room, ["a.txt"], [])).rejects.toMatchObject({
+      code: "ERR_TURNGATE_ROOM_GIT",
+      message: "the room has a .gitattributes: git writes its index",
+    });
+    const head = await readBaselineHead(ws);
+    if (head === null) throw new Error("no head");
+    await updateRoomIndex(room, head, ["a.txt"], false, {}, []);
+    // git stored the normalized text (LF), as a clone would see it.
+    expect(git(room, "cat-file", "-p", ":a.txt")).toBe("one\ntwo\n");
+    expect(git(room, "diff-files", "--name-only")).toBe("");
+  });
+
   test("a second update with nothing new writes no pack; a bad path is refused by name", async () => {
     const { a } = rooms("sha1");
     await native?.roomIndexUpdate(a, written, gone);

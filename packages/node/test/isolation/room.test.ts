@@ -8,6 +8,7 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
+  chmodSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -319,15 +320,19 @@ describe("proveRoom", () => {
           recorded,
           recordedDirs,
           stampNs: future,
+          freshNs: future,
           lastMtimeS: 0,
         },
         { TURNGATE_NATIVE: "1" },
       );
+    const flags = (dirs: RoomProof["dirs"]) =>
+      Object.fromEntries(dirs.paths.map((p, i) => [p, dirs.records.readUInt32LE(i * 32 + 24)]));
     const first = await sync(NO_RECORDS, NO_DIRS);
-    // Every folder was written into: none keeps a record; the next sync records them all.
-    expect(first.dirs.paths).toEqual([]);
+    // An empty room: only its root was read, and written into (not clean); the next sync
+    // reads every folder and records it clean.
+    expect(flags(first.dirs)).toEqual({ "": 0 });
     const second = await sync(first.recorded, first.dirs);
-    expect([...second.dirs.paths].sort()).toEqual(["", "doc", "lib", "src", "src/sub"]);
+    expect(flags(second.dirs)).toEqual({ "": 1, doc: 1, lib: 1, src: 1, "src/sub": 1 });
 
     // Changes of names: a file planted in src (its ctime moves), doc/g.md leaves the
     // snapshot (doc is unchanged: its record says what it holds), src/sub leaves it whole,
@@ -349,8 +354,9 @@ describe("proveRoom", () => {
       future,
       { TURNGATE_NATIVE: "1" },
       second.dirs,
+      future,
     );
-    const ts = proveRoomTs(room, second.recorded, list, future);
+    const ts = proveRoomTs(room, second.recorded, list, future, future);
     expect(sorted(native)).toEqual(sorted(ts));
     expect(sorted(native).extraFiles).toEqual(["doc/g.md", "src/stray.js"]);
     expect(sorted(native).extraDirs).toEqual(["src/sub"]);
@@ -375,6 +381,7 @@ describe("proveRoom", () => {
       future,
       { TURNGATE_NATIVE: "1" },
       forgedDirs,
+      future,
     );
     expect(skipped.extraFiles).not.toContain("lib/planted.js");
     expect(proveRoomTs(room, second.recorded, list, future).extraFiles).toContain("lib/planted.js");
@@ -388,6 +395,92 @@ describe("proveRoom", () => {
       forgedDirs,
     );
     expect(racy.extraFiles).toContain("lib/planted.js");
+  });
+
+  test("a room file whose executable bit is not the snapshot's is copied again, in both directions", async () => {
+    const ws = temp("tg-ws-");
+    const room = temp("tg-room-");
+    write(ws, "run.sh", "#!/bin/sh\n");
+    write(ws, "lib.js", "x\n");
+    const named = new Map([
+      ["run.sh", fileEntry("#!/bin/sh\n", 0o100755)],
+      ["lib.js", fileEntry("x\n", 0o100644)],
+    ]);
+    const future = BigInt(Date.now() + 60_000) * 1_000_000n;
+    const sync = (recorded = NO_RECORDS) =>
+      syncRoomFiles({
+        room,
+        workspace: ws,
+        entries: named,
+        recorded,
+        stampNs: future,
+        lastMtimeS: 0,
+      });
+    const first = await sync();
+    expect(first.written).toEqual(["lib.js", "run.sh"]);
+    chmodSync(join(room, "run.sh"), 0o644);
+    chmodSync(join(room, "lib.js"), 0o755);
+    const second = await sync(first.recorded);
+    expect(second.written).toEqual(["lib.js", "run.sh"]);
+    expect(lstatSync(join(room, "run.sh")).mode & 0o111).toBe(0o111 & ~process.umask());
+    expect(lstatSync(join(room, "lib.js")).mode & 0o111).toBe(0);
+    expect((await sync(second.recorded)).written).toEqual([]);
+  });
+
+  test("folder records: a sub-folder the last sync wrote into is read again under a parent skipped as unchanged; a folder newer than the fresh stamp is not recorded clean", async () => {
+    const ws = temp("tg-ws-");
+    const room = temp("tg-room-");
+    const files = { "d/e/a.txt": "a\n", "d/b.txt": "b\n" };
+    for (const [p, t] of Object.entries(files)) write(ws, p, t);
+    const future = BigInt(Date.now() + 60_000) * 1_000_000n;
+    const sync = async (map: Map<string, EntryState>, recorded = NO_RECORDS, dirs = NO_DIRS) =>
+      syncRoomFiles(
+        {
+          room,
+          workspace: ws,
+          entries: map,
+          recorded,
+          recordedDirs: dirs,
+          stampNs: future,
+          freshNs: future,
+          lastMtimeS: 0,
+        },
+        { TURNGATE_NATIVE: "1" },
+      );
+    const one = await sync(entries(files));
+    const two = await sync(entries(files), one.recorded, one.dirs);
+    // The turn edits d/e/a.txt: the sync writes it, d/e's names change (not d's).
+    const edited = { ...files, "d/e/a.txt": "a2\n" };
+    write(ws, "d/e/a.txt", "a2\n");
+    const three = await sync(entries(edited), two.recorded, two.dirs);
+    expect(three.written).toEqual(["d/e/a.txt"]);
+    // Between turns, the agent plants a file in d/e: d's ctime does not move.
+    write(room, "d/e/conftest.py", "planted\n");
+    const list = [...entries(edited)].map(([p, st]) => [p, st.kind, st.content_digest] as const);
+    const native = await proveRoom(
+      room,
+      three.recorded,
+      list,
+      future,
+      { TURNGATE_NATIVE: "1" },
+      three.dirs,
+      future,
+    );
+    expect(native.extraFiles).toEqual(["d/e/conftest.py"]);
+    expect(sorted(native)).toEqual(sorted(proveRoomTs(room, three.recorded, list, future, future)));
+    // A fresh stamp older than the folders: nothing is recorded clean, so nothing is skipped.
+    const stale = await proveRoom(
+      room,
+      three.recorded,
+      list,
+      future,
+      { TURNGATE_NATIVE: "1" },
+      three.dirs,
+      1n,
+    );
+    expect(stale.dirs.paths.map((_, i) => stale.dirs.records.readUInt32LE(i * 32 + 24))).toEqual(
+      stale.dirs.paths.map(() => 0),
+    );
   });
 
   test("the native proof refuses malformed input with a typed error naming the field", async () => {
@@ -555,6 +648,25 @@ describe("CleanRoom", () => {
       const prepared = await room.prepare(entries(files), head);
       expect(prepared.removed).toEqual(["src/planted.js"]);
       expect(existsSync(join(room.tree, "src/planted.js"))).toBe(false);
+    } finally {
+      await room.close();
+    }
+  });
+
+  test("a room folder replaced by a link between turns is made a real folder again: nothing is proven, pruned or written through the link", async () => {
+    const { ws, head, roomDir } = await roomAfterOneTurn();
+    const elsewhere = temp("tg-elsewhere-");
+    write(elsewhere, "lib.js", "good\n");
+    write(elsewhere, "keep.txt", "not the room's\n");
+    rmSync(join(roomDir, "tree"), { recursive: true });
+    symlinkSync(elsewhere, join(roomDir, "tree"));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const room = await CleanRoom.open(ws, roomDir);
+    try {
+      const prepared = await room.prepare(entries({ "lib.js": "good\n" }), head);
+      expect(lstatSync(join(roomDir, "tree")).isDirectory()).toBe(true);
+      expect(prepared.written).toEqual(["lib.js"]);
+      expect(readFileSync(join(elsewhere, "keep.txt"), "utf8")).toBe("not the room's\n");
     } finally {
       await room.close();
     }
