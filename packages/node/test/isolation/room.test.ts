@@ -457,27 +457,13 @@ describe("proveRoom", () => {
     // Between turns, the agent plants a file in d/e: d's ctime does not move.
     write(room, "d/e/conftest.py", "planted\n");
     const list = [...entries(edited)].map(([p, st]) => [p, st.kind, st.content_digest] as const);
-    const native = await proveRoom(
-      room,
-      three.recorded,
-      list,
-      future,
-      { TURNGATE_NATIVE: "1" },
-      three.dirs,
-      future,
-    );
+    const prove = (freshNs: bigint) =>
+      proveRoom(room, three.recorded, list, future, { TURNGATE_NATIVE: "1" }, three.dirs, freshNs);
+    const native = await prove(future);
     expect(native.extraFiles).toEqual(["d/e/conftest.py"]);
     expect(sorted(native)).toEqual(sorted(proveRoomTs(room, three.recorded, list, future, future)));
     // A fresh stamp older than the folders: nothing is recorded clean, so nothing is skipped.
-    const stale = await proveRoom(
-      room,
-      three.recorded,
-      list,
-      future,
-      { TURNGATE_NATIVE: "1" },
-      three.dirs,
-      1n,
-    );
+    const stale = await prove(1n);
     expect(stale.dirs.paths.map((_, i) => stale.dirs.records.readUInt32LE(i * 32 + 24))).toEqual(
       stale.dirs.paths.map(() => 0),
     );
