@@ -251,6 +251,36 @@ export declare function roomProve(
   freshNs?: bigint,
 ): Promise<RoomProof>;
 
+/** What {@link roomCopy} did. */
+export interface RoomCopy {
+  /** One 72-byte record per entry, in the order of `entries` (`room-manifest.ts`'s layout). */
+  records: Buffer;
+  /** The folders the call made, room-relative, in the order made. */
+  created: string[];
+}
+
+/**
+ * Copy snapshot entries `[path, "file" | "symlink", sha256 hex, mode]` from `workspace` into
+ * the clean room folder `room` (both absolute) off the JavaScript thread, several at once
+ * (docs/design.md §3b, "Clean room"): the folders above each are made real folders first (a
+ * file or link in the way goes), whatever is at its room path goes, a file is read through
+ * one descriptor opened without following a link (a symlink by its link text) and its SHA-256
+ * compared with the digest, then created `O_EXCL|O_NOFOLLOW` with `mode & 0o755` (less the
+ * umask), written whole and given the mtime `mtimeS` (whole seconds). Each record is the
+ * copy's `fstat` (a link's `lstat`) with kind and digest. Rejects with {@link NativeError}
+ * `ERR_TURNGATE_ROOM_SOURCE_CHANGED` (path = the entry: its workspace bytes are not the
+ * digest's, or it is gone or another kind), an errno code such as `ENOSPC` or `EACCES`
+ * (path = the entry) when the room cannot be written, `ERR_TURNGATE_INVALID_ARG` (path
+ * `root`, `entries`, `entries[i]`, `mtimeS`), `ERR_TURNGATE_NATIVE_UNAVAILABLE` when the
+ * addon is absent. On a rejection some entries may be copied already.
+ */
+export declare function roomCopy(
+  workspace: string,
+  room: string,
+  entries: ReadonlyArray<readonly [string, string, string, number]>,
+  mtimeS: number,
+): Promise<RoomCopy>;
+
 /** What {@link roomIndexUpdate} did. */
 export interface RoomIndexUpdate {
   /** Loose objects written (blobs the room's object database did not hold). */

@@ -354,6 +354,48 @@ function roomProve(room, recorded, entries, stampNs, dirs = NO_DIRS, freshNs = 0
   }
 }
 
+/** See index.d.ts `roomCopy`. */
+function roomCopy(workspace, room, entries, mtimeS) {
+  try {
+    const native = api();
+    checkRoot(workspace);
+    checkRoot(room);
+    if (!Array.isArray(entries)) {
+      throw invalid("entries", "expected an array of [path, kind, digest, mode]");
+    }
+    const parts = new Array(entries.length * 4);
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i];
+      if (
+        !Array.isArray(entry) ||
+        entry.length !== 4 ||
+        typeof entry[0] !== "string" ||
+        typeof entry[1] !== "string" ||
+        typeof entry[2] !== "string" ||
+        !Number.isInteger(entry[3]) ||
+        entry[3] < 0
+      ) {
+        throw invalid(`entries[${i}]`, "expected [path, kind, digest, mode] (mode a whole number)");
+      }
+      if (entry[0].includes("\0")) throw invalid(`entries[${i}]`, "must not hold a NUL byte");
+      parts[i * 4] = entry[0];
+      parts[i * 4 + 1] = entry[1];
+      parts[i * 4 + 2] = entry[2];
+      parts[i * 4 + 3] = String(entry[3]);
+    }
+    if (!Number.isSafeInteger(mtimeS) || mtimeS < 0) {
+      throw invalid("mtimeS", "expected whole seconds since the epoch");
+    }
+    return native
+      .roomCopyAsync(workspace, room, parts.join("\0"), entries.length, mtimeS)
+      .catch((error) => {
+        throw typed(error);
+      });
+  } catch (error) {
+    return Promise.reject(typed(error));
+  }
+}
+
 /** See index.d.ts `roomIndexUpdate`. */
 function roomIndexUpdate(room, written, gone) {
   try {
@@ -434,6 +476,7 @@ module.exports = {
   ledgerDigest,
   statDigestListing,
   roomProve,
+  roomCopy,
   roomIndexUpdate,
   gitListing,
   GIT_LISTING_FLAGS,

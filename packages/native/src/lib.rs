@@ -24,6 +24,7 @@ mod pack_write;
 mod paths;
 mod process;
 mod room;
+mod room_copy;
 mod room_index;
 mod room_walk;
 mod stat;

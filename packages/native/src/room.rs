@@ -26,7 +26,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::os::unix::fs::MetadataExt;
 
 /// Bytes per record (see `room-manifest.ts`).
-const RECORD: usize = 72;
+pub(crate) const RECORD: usize = 72;
 const KIND_AT: usize = 68;
 pub(crate) const FILE: u8 = 1;
 pub(crate) const SYMLINK: u8 = 2;
@@ -64,7 +64,7 @@ fn invalid(field: &str, message: &str) -> Error {
     thrown(INVALID_ARG, field, &format!("{field}: {message}"))
 }
 
-fn hex_digest(text: &str) -> Option<[u8; 32]> {
+pub(crate) fn hex_digest(text: &str) -> Option<[u8; 32]> {
     if text.len() != 64 {
         return None;
     }
@@ -189,7 +189,7 @@ impl RoomStat {
     }
 
     #[allow(clippy::unnecessary_cast, clippy::useless_conversion)] // field types differ by platform
-    fn of_stat(st: &libc::stat) -> RoomStat {
+    pub(crate) fn of_stat(st: &libc::stat) -> RoomStat {
         let format = st.st_mode & libc::S_IFMT;
         RoomStat {
             is_file: format == libc::S_IFREG,
@@ -204,7 +204,7 @@ impl RoomStat {
     }
 
     /// The record of a room copy: `digest` with this `lstat`.
-    fn record(&self, kind: u8, digest: &[u8; 32]) -> [u8; RECORD] {
+    pub(crate) fn record(&self, kind: u8, digest: &[u8; 32]) -> [u8; RECORD] {
         let mut rec = [0u8; RECORD];
         rec[..32].copy_from_slice(digest);
         rec[32..40].copy_from_slice(&self.size.to_le_bytes());

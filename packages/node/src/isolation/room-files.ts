@@ -18,6 +18,7 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
+import { type NativeAddon, selectNative } from "../native/select.js";
 import type { EntryState } from "../workspace/snapshot.js";
 import {
   DIR_RECORD_BYTES,
@@ -45,8 +46,8 @@ import { type ProofEntry, proveRoom } from "./room-proof.js";
  *    was written after either may be the agent's or racily clean); any other entry whose
  *    room file has the right kind is re-hashed and kept when its bytes are the snapshot's. A
  *    file whose executable bit is not the snapshot's is copied again.
- * 3. **Copy**: every other entry is copied from the workspace and its bytes hashed on the
- *    way: bytes whose SHA-256 is not the snapshot's digest (the workspace changed after the
+ * 3. **Copy**: every other entry is copied from the workspace (with `@turngate/native`,
+ *    several at once off the JavaScript thread: `roomCopy`) and its bytes hashed on the way: bytes whose SHA-256 is not the snapshot's digest (the workspace changed after the
  *    snapshot) fail the sync with {@link RoomSourceChangedError}. Symlinks are copied as
  *    links (their text), never followed. Mode bits are the snapshot's; the owner's.
  * 4. **Time**: every file written by one sync gets the same mtime `T` (whole seconds),
@@ -212,17 +213,32 @@ export async function syncRoomFiles(
   let mtimeS = input.lastMtimeS;
   if (copy.size > 0) {
     mtimeS = Math.max(Math.ceil(Date.now() / 1000), input.lastMtimeS + 1);
-    const made = new Set<string>();
     const order = [...copy].sort((a, b) =>
       compare((list[a] as ProofEntry)[0], (list[b] as ProofEntry)[0]),
     );
-    for (const index of order) {
-      const [path, kind, digest] = list[index] as ProofEntry;
-      const state = entries.get(path) as EntryState;
-      const stat = copyEntry(input.workspace, room, path, state, mtimeS, made, created);
-      writeRecord(records, index, kind, digest, stat);
-      written.push(path);
+    const native = selectNative(env);
+    if (native !== undefined) {
+      await copyNatively(
+        native,
+        input.workspace,
+        room,
+        list,
+        modes,
+        order,
+        mtimeS,
+        records,
+        created,
+      );
+    } else {
+      const made = new Set<string>();
+      for (const index of order) {
+        const [path, kind, digest] = list[index] as ProofEntry;
+        const state = entries.get(path) as EntryState;
+        const stat = copyEntry(input.workspace, room, path, state, mtimeS, made, created);
+        writeRecord(records, index, kind, digest, stat);
+      }
     }
+    for (const index of order) written.push((list[index] as ProofEntry)[0]);
   }
   return {
     dirs: untouchedDirs(proof.dirs, [...written, ...removed, ...created]),
@@ -235,6 +251,41 @@ export async function syncRoomFiles(
     gone: proof.gone.sort(compare),
     kept: kept.sort(compare),
   };
+}
+
+/**
+ * Copy the entries `order` (indices into `list`, path order) with `@turngate/native`'s
+ * `roomCopy` (several at once, off the JavaScript thread; the same rules as
+ * {@link copyEntry}), their records written into `records` and the folders made pushed to
+ * `created`. Errors: {@link RoomSourceChangedError}; the addon's errno-coded errors of the room.
+ */
+async function copyNatively(
+  native: NativeAddon,
+  workspace: string,
+  room: string,
+  list: readonly ProofEntry[],
+  modes: readonly number[],
+  order: readonly number[],
+  mtimeS: number,
+  records: Buffer,
+  created: string[],
+): Promise<void> {
+  const items = order.map((index) => {
+    const [path, kind, digest] = list[index] as ProofEntry;
+    return [path, kind, digest, modes[index] as number] as const;
+  });
+  let done: { records: Buffer; created: string[] };
+  try {
+    done = await native.roomCopy(workspace, room, items, mtimeS);
+  } catch (error) {
+    const { code, path } = error as { code?: string; path?: string };
+    if (code === "ERR_TURNGATE_ROOM_SOURCE_CHANGED") throw new RoomSourceChangedError(path ?? "");
+    throw error;
+  }
+  order.forEach((index, at) => {
+    done.records.copy(records, index * RECORD_BYTES, at * RECORD_BYTES, (at + 1) * RECORD_BYTES);
+  });
+  created.push(...done.created);
 }
 
 /**

@@ -43,6 +43,12 @@ export interface NativeAddon {
     dirRecords: Buffer;
     dirPaths: string[];
   }>;
+  roomCopy(
+    workspace: string,
+    room: string,
+    entries: ReadonlyArray<readonly [string, string, string, number]>,
+    mtimeS: number,
+  ): Promise<{ records: Buffer; created: string[] }>;
   roomIndexUpdate(
     room: string,
     written: readonly string[],

@@ -13,6 +13,7 @@ import {
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   readlinkSync,
   realpathSync,
@@ -39,6 +40,7 @@ import {
   syncRoomFiles,
   writeRecord,
 } from "../../src/isolation/index.js";
+import { type NativeAddon, selectNative } from "../../src/native/select.js";
 import type { EntryState } from "../../src/workspace/snapshot.js";
 
 const sha = (data: string) => createHash("sha256").update(data).digest("hex");
@@ -220,6 +222,176 @@ describe("syncRoomFiles", () => {
     });
     expect(readlinkSync(join(room, "link"))).toBe("/etc/passwd");
     expect(lstatSync(join(room, "run.sh")).mode & 0o777).toBe(0o755);
+  });
+});
+
+describe("room copies, native and TypeScript", () => {
+  /** The room's files, links and folders under `root`: path → kind, mode and content. */
+  function tree(root: string, rel = ""): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const name of readdirSync(join(root, rel)).sort()) {
+      const path = rel === "" ? name : `${rel}/${name}`;
+      const stat = lstatSync(join(root, path));
+      if (stat.isDirectory()) {
+        out[path] = `dir ${(stat.mode & 0o777).toString(8)}`;
+        Object.assign(out, tree(root, path));
+      } else if (stat.isSymbolicLink()) {
+        out[path] = `link ${readlinkSync(join(root, path))}`;
+      } else {
+        out[path] =
+          `file ${(stat.mode & 0o777).toString(8)} ${readFileSync(join(root, path), "utf8")}`;
+      }
+    }
+    return out;
+  }
+
+  test("both copy the same bytes, links, modes and mtimes over what is in the way, and record the same fields", async () => {
+    const ws = temp("tg-ws-");
+    write(ws, "a.js", "a\n");
+    write(ws, "deep/er/b.js", "b\n");
+    write(ws, "run.sh", "#!/bin/sh\n");
+    chmodSync(join(ws, "run.sh"), 0o755);
+    write(ws, "was-dir", "now a file\n");
+    write(ws, "was-file/c.js", "c\n");
+    write(ws, "via-link/d.js", "d\n");
+    symlinkSync("../outside", join(ws, "ln"));
+    const named = new Map<string, EntryState>([
+      ["a.js", fileEntry("a\n")],
+      ["deep/er/b.js", fileEntry("b\n")],
+      ["run.sh", fileEntry("#!/bin/sh\n", 0o100755)],
+      ["was-dir", fileEntry("now a file\n")],
+      ["was-file/c.js", fileEntry("c\n")],
+      ["via-link/d.js", fileEntry("d\n")],
+      ["ln", { ...fileEntry("../outside"), kind: "symlink" }],
+    ]);
+    const outcomes = [];
+    for (const TURNGATE_NATIVE of ["1", "0"]) {
+      const room = temp("tg-room-");
+      const elsewhere = temp("tg-elsewhere-");
+      // In the way: a folder where a file goes, a file where a folder goes, a link where a
+      // folder goes, and stale bytes where a file goes.
+      write(room, "was-dir/old.txt", "old");
+      write(room, "was-file", "a file, not a folder");
+      symlinkSync(elsewhere, join(room, "via-link"));
+      write(room, "a.js", "stale bytes");
+      const synced = await syncRoomFiles(
+        {
+          room,
+          workspace: ws,
+          entries: named,
+          recorded: NO_RECORDS,
+          stampNs: 0n,
+          lastMtimeS: 2_000_000_000, // later than now: the sync writes the next second
+        },
+        { TURNGATE_NATIVE },
+      );
+      expect(readdirSync(elsewhere)).toEqual([]); // nothing written through the link
+      const records = [...named.keys()].map((_, index) => {
+        // A link's mtime is when it was made: the sync sets only files' mtimes.
+        const { ino, ctimeNs, mtimeNs, ...kept } = readRecord(synced.recorded.records, index);
+        return kept.kind === "symlink" ? kept : { ...kept, mtimeNs };
+      });
+      for (const [index, path] of [...named.keys()].entries()) {
+        const stat = lstatSync(join(room, path), { bigint: true });
+        const record = readRecord(synced.recorded.records, index);
+        expect([record.ino, record.ctimeNs]).toEqual([stat.ino, stat.ctimeNs]);
+      }
+      outcomes.push({ tree: tree(room), records, written: synced.written, mtimeS: synced.mtimeS });
+    }
+    expect(outcomes[0]).toEqual(outcomes[1]);
+    expect(outcomes[0]?.tree).toEqual({
+      "a.js": "file 644 a\n",
+      deep: "dir 755",
+      "deep/er": "dir 755",
+      "deep/er/b.js": "file 644 b\n",
+      ln: "link ../outside",
+      "run.sh": "file 755 #!/bin/sh\n",
+      "via-link": "dir 755",
+      "via-link/d.js": "file 644 d\n",
+      "was-dir": "file 644 now a file\n",
+      "was-file": "dir 755",
+      "was-file/c.js": "file 644 c\n",
+    });
+    expect(outcomes[0]?.records[0]).toEqual({
+      kind: "file",
+      digest: sha("a\n"),
+      size: 2n,
+      mtimeNs: 2_000_000_001n * 1_000_000_000n,
+      mode: 0o100644,
+    });
+  });
+
+  test("the native copy refuses malformed input with a typed error naming the field", async () => {
+    const native = selectNative({ TURNGATE_NATIVE: "1" }) as NativeAddon;
+    const ws = temp("tg-ws-");
+    const room = temp("tg-room-");
+    const cases: Array<
+      [ReadonlyArray<readonly [string, string, string, number]>, number, string, string]
+    > = [
+      [
+        [["a.js", "file", "not-a-digest", 0o644]],
+        1,
+        "entries[0]",
+        "entries[0]: expected a SHA-256 in hex",
+      ],
+      [
+        [["a.js", "fifo", sha("a"), 0o644]],
+        1,
+        "entries[0]",
+        "entries[0]: kind: expected file or symlink",
+      ],
+      [
+        [["../a.js", "file", sha("a"), 0o644]],
+        1,
+        "entries[0]",
+        "entries[0]: must be a non-empty relative path without NUL bytes or '..' segments",
+      ],
+      [
+        [["a.js", "file", sha("a"), -1]],
+        1,
+        "entries[0]",
+        "entries[0]: expected [path, kind, digest, mode] (mode a whole number)",
+      ],
+      [[], -1, "mtimeS", "mtimeS: expected whole seconds since the epoch"],
+    ];
+    for (const [items, mtimeS, path, message] of cases) {
+      await expect(native.roomCopy(ws, room, items, mtimeS)).rejects.toMatchObject({
+        code: "ERR_TURNGATE_INVALID_ARG",
+        path,
+        message,
+      });
+    }
+    expect(readdirSync(room)).toEqual([]);
+  });
+
+  test("both refuse workspace bytes that are not the snapshot's, naming the first such path", async () => {
+    const ws = temp("tg-ws-");
+    write(ws, "a.js", "as observed\n");
+    write(ws, "b.js", "changed later\n");
+    write(ws, "c.js", "changed later\n");
+    symlinkSync("elsewhere", join(ws, "d"));
+    const named = new Map<string, EntryState>([
+      ["a.js", fileEntry("as observed\n")],
+      ["b.js", fileEntry("as observed\n")],
+      ["c.js", fileEntry("as observed\n")],
+      ["d", { ...fileEntry("observed target"), kind: "symlink" }],
+    ]);
+    for (const TURNGATE_NATIVE of ["1", "0"]) {
+      const input = {
+        room: temp("tg-room-"),
+        workspace: ws,
+        entries: named,
+        recorded: NO_RECORDS,
+        stampNs: 0n,
+        lastMtimeS: 0,
+      };
+      await expect(syncRoomFiles(input, { TURNGATE_NATIVE })).rejects.toThrow(
+        new RoomSourceChangedError("b.js"),
+      );
+      await expect(
+        syncRoomFiles({ ...input, entries: new Map([...named].slice(3)) }, { TURNGATE_NATIVE }),
+      ).rejects.toThrow(new RoomSourceChangedError("d"));
+    }
   });
 });
 

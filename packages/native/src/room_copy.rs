@@ -1,0 +1,334 @@
+//! The clean room's copies (`roomCopyAsync`; `@turngate/node`'s `isolation/room-files.ts`
+//! has the same rules on the TypeScript path, and `isolation/room-manifest.ts` the record
+//! layout).
+//!
+//! Each entry the proof could not keep is copied from the workspace into the room:
+//! - the folders above it are made real folders first, one entry at a time (a file or link
+//!   in the way goes);
+//! - whatever is at its room path goes (a file, a link, or a whole folder);
+//! - a regular file is read through one descriptor opened without following a link, and a
+//!   symlink by its link text; bytes whose SHA-256 is not the snapshot's digest (the
+//!   workspace changed after the snapshot) fail the call with
+//!   `ERR_TURNGATE_ROOM_SOURCE_CHANGED`, naming the entry;
+//! - the copy is created with `O_EXCL|O_NOFOLLOW` (nothing is written through a name someone
+//!   put back meanwhile) with the snapshot's owner bits, written whole, given the sync's
+//!   mtime, and its record taken from `fstat` on the same descriptor (a link's from `lstat`).
+//!
+//! The copies run on up to [`COPY_THREADS`] threads of their own, not the rayon pool: each
+//! copy changes two folders of the room (an unlink and a create), and on a machine whose
+//! cache no longer holds those folders' blocks each change waits on the disk, so the waits
+//! overlap rather than queue.
+
+use crate::errors::{errno_code, os_message, thrown, INVALID_ARG};
+use crate::paths::{check_relative, check_root, join};
+use crate::room::{RoomStat, FILE, RECORD, SYMLINK};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use sha2::{Digest, Sha256};
+use std::ffi::CString;
+use std::io::{Read as _, Write as _};
+use std::os::fd::AsRawFd;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Code of a copy whose workspace bytes are not the snapshot's (changed after it was taken).
+pub const ROOM_SOURCE_CHANGED: &str = "ERR_TURNGATE_ROOM_SOURCE_CHANGED";
+
+/// Threads copying at once (at most one per entry).
+const COPY_THREADS: usize = 8;
+
+/// What `roomCopyAsync` did.
+#[napi(object)]
+pub struct RoomCopy {
+    /// One 72-byte record per entry, in input order (`room-manifest.ts`'s layout).
+    pub records: Buffer,
+    /// The folders this call made, room-relative, in the order made.
+    pub created: Vec<String>,
+}
+
+/// One entry to copy, checked.
+struct Item {
+    path: String,
+    kind: u8,
+    digest: [u8; 32],
+    mode: u32,
+}
+
+pub struct RoomCopyTask {
+    workspace: String,
+    room: String,
+    items: Vec<Item>,
+    mtime_s: i64,
+}
+
+impl Task for RoomCopyTask {
+    type Output = (Vec<u8>, Vec<String>);
+    type JsValue = RoomCopy;
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        copy_all(&self.workspace, &self.room, &self.items, self.mtime_s)
+    }
+
+    fn resolve(&mut self, _env: Env, (records, created): Self::Output) -> Result<RoomCopy> {
+        Ok(RoomCopy {
+            records: records.into(),
+            created,
+        })
+    }
+}
+
+/// `roomCopyAsync(workspace, room, joined, count, mtimeS)`: copy `count` entries, given as
+/// NUL-joined `path, kind ("file" | "symlink"), sha256 hex, mode (decimal)` quadruples, from
+/// the workspace into the room (both absolute), as the module comment says; every copy gets
+/// the mtime `mtimeS` (whole seconds). Off the JS thread. Throws `ERR_TURNGATE_INVALID_ARG`
+/// naming `workspace`, `room`, `entries`, `entries[i]` or `mtimeS`; rejects with
+/// `ERR_TURNGATE_ROOM_SOURCE_CHANGED` (path = the entry) or an errno code (`ENOSPC`,
+/// `EACCES`, …; path = the entry) for a room that cannot be written.
+#[napi]
+pub fn room_copy_async(
+    workspace: String,
+    room: String,
+    joined: String,
+    count: u32,
+    mtime_s: i64,
+) -> Result<AsyncTask<RoomCopyTask>> {
+    check_root(&workspace)?;
+    check_root(&room)?;
+    if mtime_s < 0 {
+        return Err(invalid("mtimeS", "expected whole seconds since the epoch"));
+    }
+    let fields: Vec<&str> = if count == 0 {
+        Vec::new()
+    } else {
+        joined.split('\0').collect()
+    };
+    if fields.len() != count as usize * 4 {
+        return Err(invalid("entries", "expected count × 4 NUL-joined fields"));
+    }
+    let mut items = Vec::with_capacity(count as usize);
+    for (index, quad) in fields.chunks(4).enumerate() {
+        check_relative("entries", index, quad[0])?;
+        let name = format!("entries[{index}]");
+        let kind = match quad[1] {
+            "file" => FILE,
+            "symlink" => SYMLINK,
+            _ => return Err(invalid(&name, "kind: expected file or symlink")),
+        };
+        let digest = crate::room::hex_digest(quad[2])
+            .ok_or_else(|| invalid(&name, "expected a SHA-256 in hex"))?;
+        let mode: u32 = quad[3]
+            .parse()
+            .map_err(|_| invalid(&name, "mode: expected a decimal integer"))?;
+        items.push(Item {
+            path: quad[0].to_string(),
+            kind,
+            digest,
+            mode,
+        });
+    }
+    Ok(AsyncTask::new(RoomCopyTask {
+        workspace,
+        room,
+        items,
+        mtime_s,
+    }))
+}
+
+fn invalid(field: &str, message: &str) -> Error {
+    thrown(INVALID_ARG, field, &format!("{field}: {message}"))
+}
+
+fn os_error(error: &std::io::Error, syscall: &str, path: &str) -> Error {
+    thrown(errno_code(error), path, &os_message(error, syscall, path))
+}
+
+fn changed(path: &str) -> Error {
+    thrown(
+        ROOM_SOURCE_CHANGED,
+        path,
+        &format!(
+            "clean room: {path} changed in the workspace after it was observed; the checks did not run on it"
+        ),
+    )
+}
+
+fn copy_all(
+    workspace: &str,
+    room: &str,
+    items: &[Item],
+    mtime_s: i64,
+) -> Result<(Vec<u8>, Vec<String>)> {
+    // Folders first, in path order, one at a time: entries that share a new folder never
+    // race to make it.
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by(|a, b| items[*a].path.cmp(&items[*b].path));
+    let mut made: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut created = Vec::new();
+    for &index in &order {
+        ensure_parent(room, &items[index].path, &mut made, &mut created)?;
+    }
+    let mut records = vec![0u8; items.len() * RECORD];
+    let slots: Vec<Mutex<Option<Result<[u8; RECORD]>>>> =
+        items.iter().map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let threads = COPY_THREADS.min(items.len());
+    let work = || loop {
+        let index = next.fetch_add(1, Ordering::Relaxed);
+        let Some(item) = items.get(index) else { break };
+        let outcome = copy_one(workspace, room, item, mtime_s);
+        *slots[index].lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
+    };
+    if threads <= 1 {
+        work();
+    } else {
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(work);
+            }
+        });
+    }
+    // The first failure in path order, as the TypeScript path (sequential, sorted) reports.
+    for &index in &order {
+        let slot = slots[index]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        match slot {
+            Some(Ok(record)) => {
+                records[index * RECORD..(index + 1) * RECORD].copy_from_slice(&record);
+            }
+            Some(Err(error)) => return Err(error),
+            None => return Err(thrown("EUNKNOWN", &items[index].path, "copy not run")),
+        }
+    }
+    Ok((records, created))
+}
+
+/// Make every folder above `path` in the room a real folder (a file or link in the way
+/// goes); `made` remembers the folders already made or seen, `created` gets those made.
+fn ensure_parent(
+    room: &str,
+    path: &str,
+    made: &mut std::collections::HashSet<String>,
+    created: &mut Vec<String>,
+) -> Result<()> {
+    let mut end = 0;
+    while let Some(at) = path[end..].find('/') {
+        end += at;
+        let rel = &path[..end];
+        end += 1;
+        if made.contains(rel) {
+            continue;
+        }
+        let abs = join(room, rel);
+        match std::fs::symlink_metadata(&abs) {
+            Ok(meta) if meta.is_dir() => {}
+            found => {
+                if found.is_ok() {
+                    std::fs::remove_file(&abs).map_err(|e| os_error(&e, "unlink", rel))?;
+                }
+                std::fs::DirBuilder::new()
+                    .mode(0o755)
+                    .create(&abs)
+                    .map_err(|e| os_error(&e, "mkdir", rel))?;
+                created.push(rel.to_string());
+            }
+        }
+        made.insert(rel.to_string());
+    }
+    Ok(())
+}
+
+/// Copy one entry (see the module comment); its record.
+fn copy_one(workspace: &str, room: &str, item: &Item, mtime_s: i64) -> Result<[u8; RECORD]> {
+    let source = join(workspace, &item.path);
+    let target = join(room, &item.path);
+    remove_at(&target).map_err(|e| os_error(&e, "unlink", &item.path))?;
+    if item.kind == SYMLINK {
+        let text = std::fs::read_link(&source).map_err(|_| changed(&item.path))?;
+        let bytes = text.as_os_str().as_bytes();
+        if <[u8; 32]>::from(Sha256::digest(bytes)) != item.digest {
+            return Err(changed(&item.path));
+        }
+        std::os::unix::fs::symlink(&text, &target)
+            .map_err(|e| os_error(&e, "symlink", &item.path))?;
+        let meta =
+            std::fs::symlink_metadata(&target).map_err(|e| os_error(&e, "lstat", &item.path))?;
+        return Ok(RoomStat::of_meta(&meta).record(SYMLINK, &item.digest));
+    }
+    let bytes = read_regular(&source).ok_or_else(|| changed(&item.path))?;
+    if <[u8; 32]>::from(Sha256::digest(&bytes)) != item.digest {
+        return Err(changed(&item.path));
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .mode(item.mode & 0o755)
+        .open(&target)
+        .map_err(|e| os_error(&e, "open", &item.path))?;
+    file.write_all(&bytes)
+        .map_err(|e| os_error(&e, "write", &item.path))?;
+    let fd = file.as_raw_fd();
+    let time = libc::timespec {
+        tv_sec: mtime_s as libc::time_t,
+        tv_nsec: 0,
+    };
+    // SAFETY: `fd` is open for this call; `times` points at two initialised timespecs.
+    if unsafe { libc::futimens(fd, [time, time].as_ptr()) } != 0 {
+        return Err(os_error(
+            &std::io::Error::last_os_error(),
+            "futime",
+            &item.path,
+        ));
+    }
+    // SAFETY: an all-zero `stat` is a valid value to be overwritten by fstat.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `fd` is open; `st` is a valid out-pointer.
+    if unsafe { libc::fstat(fd, &mut st) } != 0 {
+        return Err(os_error(
+            &std::io::Error::last_os_error(),
+            "fstat",
+            &item.path,
+        ));
+    }
+    Ok(RoomStat::of_stat(&st).record(FILE, &item.digest))
+}
+
+/// The bytes of the regular file `abs`, read through one descriptor opened without following
+/// a link (and without blocking on a FIFO); None when it is absent, unreadable or not a
+/// regular file.
+fn read_regular(abs: &str) -> Option<Vec<u8>> {
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(abs)
+        .ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.read_to_end(&mut bytes).ok()?;
+    Some(bytes)
+}
+
+/// Remove whatever is at `abs` (a file, a link, or a whole folder); nothing there is fine.
+fn remove_at(abs: &str) -> std::io::Result<()> {
+    let name = CString::new(abs).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+    // SAFETY: a NUL-terminated path we own.
+    if unsafe { libc::unlink(name.as_ptr()) } == 0 {
+        return Ok(());
+    }
+    let error = std::io::Error::last_os_error();
+    match error.raw_os_error() {
+        Some(libc::ENOENT) => Ok(()),
+        Some(libc::EISDIR) | Some(libc::EPERM) => match std::fs::remove_dir_all(abs) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            other => other,
+        },
+        _ => Err(error),
+    }
+}
