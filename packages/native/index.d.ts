@@ -218,6 +218,11 @@ export interface RoomProof {
   dirRecords: Buffer;
   /** The folders of `dirRecords`, in order, room-relative (`""` the root). */
   dirPaths: string[];
+  /**
+   * Whether the entries' paths are `recorded`'s paths in the same order (the caller may keep
+   * the recorded path block as it is).
+   */
+  aligned: boolean;
 }
 
 /** Folder records of an earlier {@link roomProve} (its `dirRecords` and `dirPaths`). */

@@ -52,6 +52,9 @@ pub struct RoomProof {
     pub dir_records: Buffer,
     /// The folders of `dirRecords`, in order (`""` the root).
     pub dir_paths: Vec<String>,
+    /// Whether the entries' paths are the recorded paths, in the same order (the manifest's
+    /// path block can then be kept as it is).
+    pub aligned: bool,
 }
 
 enum Outcome {
@@ -65,16 +68,25 @@ fn invalid(field: &str, message: &str) -> Error {
 }
 
 pub(crate) fn hex_digest(text: &str) -> Option<[u8; 32]> {
-    if text.len() != 64 {
+    let bytes = text.as_bytes();
+    if bytes.len() != 64 {
         return None;
     }
     let mut out = [0u8; 32];
-    for (i, pair) in text.as_bytes().chunks(2).enumerate() {
-        let hi = (pair[0] as char).to_digit(16)?;
-        let lo = (pair[1] as char).to_digit(16)?;
-        out[i] = (hi * 16 + lo) as u8;
+    for (i, slot) in out.iter_mut().enumerate() {
+        *slot = (nibble(bytes[2 * i])? << 4) | nibble(bytes[2 * i + 1])?;
     }
     Some(out)
+}
+
+/// The value of one hex digit (either case).
+fn nibble(digit: u8) -> Option<u8> {
+    match digit {
+        b'0'..=b'9' => Some(digit - b'0'),
+        b'a'..=b'f' => Some(digit - b'a' + 10),
+        b'A'..=b'F' => Some(digit - b'A' + 10),
+        _ => None,
+    }
 }
 
 /// The manifest's records and the snapshot's entries, checked; paths borrow the inputs.
@@ -272,6 +284,7 @@ pub struct Proven {
     gone: Vec<String>,
     dir_records: Vec<u8>,
     dir_paths: Vec<String>,
+    aligned: bool,
 }
 
 impl Task for RoomProveTask {
@@ -306,6 +319,7 @@ impl Task for RoomProveTask {
             gone: output.gone,
             dir_records: output.dir_records.into(),
             dir_paths: output.dir_paths,
+            aligned: output.aligned,
         })
     }
 }
@@ -423,12 +437,16 @@ fn prove(room: &str, parsed: &Parsed, dirs: &DirRecords, stamp: i64, fresh: i64)
         }
     }
 
-    let named: HashMap<&str, u8> = parsed
-        .paths
-        .iter()
-        .zip(&parsed.kinds)
-        .map(|(p, k)| (*p, *k))
-        .collect();
+    let mut named: HashMap<&str, u8> =
+        HashMap::with_capacity_and_hasher(parsed.paths.len(), Default::default());
+    named.extend(
+        parsed
+            .paths
+            .iter()
+            .zip(&parsed.kinds)
+            .map(|(p, k)| (*p, *k)),
+    );
+    let aligned = parsed.recorded == parsed.paths;
     // Each path's parent, then its parents until one is known (siblings share them).
     let mut ancestors: HashSet<&str> = HashSet::default();
     for path in &parsed.paths {
@@ -447,12 +465,16 @@ fn prove(room: &str, parsed: &Parsed, dirs: &DirRecords, stamp: i64, fresh: i64)
             .or_default()
             .push(dir);
     }
-    let gone: Vec<&str> = parsed
-        .recorded
-        .iter()
-        .filter(|p| !named.contains_key(*p))
-        .copied()
-        .collect();
+    let gone: Vec<&str> = if aligned {
+        Vec::new()
+    } else {
+        parsed
+            .recorded
+            .iter()
+            .filter(|p| !named.contains_key(*p))
+            .copied()
+            .collect()
+    };
     let walked = walk(
         room,
         &WalkInput {
@@ -477,5 +499,6 @@ fn prove(room: &str, parsed: &Parsed, dirs: &DirRecords, stamp: i64, fresh: i64)
         gone: gone.into_iter().map(str::to_string).collect(),
         dir_records: walked.dir_records,
         dir_paths: walked.dir_paths,
+        aligned,
     }
 }

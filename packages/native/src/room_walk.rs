@@ -105,9 +105,15 @@ struct Visit {
 
 /// Walk `room` (see the module comment).
 pub fn walk(room: &str, input: &WalkInput) -> Walked {
-    let mut named_in: HashMap<&str, Vec<usize>> = HashMap::default();
-    for (i, path) in input.paths.iter().enumerate() {
-        named_in.entry(parent_of(path)).or_default().push(i);
+    // The named entries the proof found as another kind (not a folder), by parent: what a
+    // skipped folder holds that is not named as that kind.
+    let mut odd_in: HashMap<&str, Vec<usize>> = HashMap::default();
+    for (i, stat) in input.stats.iter().enumerate() {
+        if let Some(stat) = stat {
+            if !stat.is_dir && kind_of(stat) != input.kinds[i] {
+                odd_in.entry(parent_of(input.paths[i])).or_default().push(i);
+            }
+        }
     }
     let mut gone_in: HashMap<&str, Vec<&str>> = HashMap::default();
     for path in input.gone {
@@ -125,7 +131,7 @@ pub fn walk(room: &str, input: &WalkInput) -> Walked {
     while !level.is_empty() {
         let visits: Vec<Visit> = level
             .par_iter()
-            .map(|dir| visit(room, dir, input, &named_in, &gone_in))
+            .map(|dir| visit(room, dir, input, &odd_in, &gone_in))
             .collect();
         let mut next = Vec::new();
         for (dir, visit) in level.into_iter().zip(visits) {
@@ -158,7 +164,7 @@ fn visit(
     room: &str,
     dir: &str,
     input: &WalkInput,
-    named_in: &HashMap<&str, Vec<usize>>,
+    odd_in: &HashMap<&str, Vec<usize>>,
     gone_in: &HashMap<&str, Vec<&str>>,
 ) -> Visit {
     let mut out = Visit::default();
@@ -171,7 +177,7 @@ fn visit(
     let now = RoomStat::of_meta(&meta);
     if let Some(record) = input.dirs.get(dir) {
         if unchanged(record, &now, input.stamp) {
-            known(dir, input, named_in, gone_in, &mut out);
+            known(dir, input, odd_in, gone_in, &mut out);
             // As a read would: a folder holding what is not named is not clean.
             let clean = out.files.is_empty() && out.dirs.is_empty() && now.ctime_ns < input.fresh;
             out.record = Some(record_of(&now, clean));
@@ -224,25 +230,14 @@ fn visit(
 fn known(
     dir: &str,
     input: &WalkInput,
-    named_in: &HashMap<&str, Vec<usize>>,
+    odd_in: &HashMap<&str, Vec<usize>>,
     gone_in: &HashMap<&str, Vec<&str>>,
     out: &mut Visit,
 ) {
-    for &i in named_in.get(dir).map(Vec::as_slice).unwrap_or(&[]) {
-        let Some(stat) = input.stats[i] else {
-            continue;
-        };
-        let kind = if stat.is_file {
-            FILE
-        } else if stat.is_symlink {
-            SYMLINK
-        } else {
-            0
-        };
-        // A folder under a named entry's name is a recorded folder (the folder was clean).
-        if !stat.is_dir && kind != input.kinds[i] {
-            out.files.push(input.paths[i].to_string());
-        }
+    // Named entries of another kind (a folder under a named entry's name is a recorded
+    // folder: the folder was clean).
+    for &i in odd_in.get(dir).map(Vec::as_slice).unwrap_or(&[]) {
+        out.files.push(input.paths[i].to_string());
     }
     for path in gone_in.get(dir).map(Vec::as_slice).unwrap_or(&[]) {
         if input.dirs.by_path.contains_key(path) {
@@ -274,6 +269,17 @@ fn known(
         if !input.dirs.by_path.contains_key(path) {
             out.next.push(path.to_string());
         }
+    }
+}
+
+/// An entry's kind code from its `lstat` (0: neither a file nor a symlink).
+fn kind_of(stat: &RoomStat) -> u8 {
+    if stat.is_file {
+        FILE
+    } else if stat.is_symlink {
+        SYMLINK
+    } else {
+        0
     }
 }
 

@@ -10,7 +10,8 @@ import { type BaselineHead, ensureRoomClone, updateRoomIndex } from "./room-git.
 import { dropKept, type KeptFingerprint, keptDirs, keptFingerprint } from "./room-kept.js";
 import {
   decodeRoomManifest,
-  encodeRoomManifest,
+  encodeRoomManifestBody,
+  joinRoomManifest,
   NO_DIRS,
   NO_RECORDS,
   type RoomDirs,
@@ -113,6 +114,8 @@ export class CleanRoom {
   #gitOwnThisTurn = false;
   /** See {@link CleanRoom.sealedMs}. */
   #sealedMs: number | undefined;
+  /** The last encoded manifest body and the records it encodes ({@link CleanRoom.#encodeBody}). */
+  #body: { entries: RoomRecords; dirs: RoomDirs; bytes: Buffer } | undefined;
 
   private constructor(
     dir: string,
@@ -263,7 +266,7 @@ export class CleanRoom {
       // Re-hashed entries too: right bytes the room's index may not hold (planted there by
       // someone else, found by the attack round: a new file missing from `git ls-files`).
       const changed = rebuild ? [...entries.keys()] : [...files.written, ...files.rehashedPaths];
-      await updateRoomIndex(
+      const indexing = updateRoomIndex(
         tree,
         head,
         changed,
@@ -272,6 +275,9 @@ export class CleanRoom {
         rebuild ? [] : files.gone,
         gitObjects,
       );
+      // The manifest's bulk is encoded while the index is written off the JavaScript thread.
+      this.#encodeBody();
+      await indexing;
       m.head = head;
     } else if (lstatOrUndefined(join(tree, ".git")) !== undefined) {
       dropKept(tree, [".git"]);
@@ -347,12 +353,29 @@ export class CleanRoom {
     }
   }
 
+  /**
+   * The manifest's body for its current records ({@link encodeRoomManifestBody}), encoded
+   * once per change of them: `afterCheck` writes the same records with a new header.
+   */
+  #encodeBody(): Buffer {
+    const { entries, dirs } = this.#manifest;
+    const cached = this.#body;
+    if (cached?.entries === entries && cached.dirs === dirs) return cached.bytes;
+    const bytes = encodeRoomManifestBody(entries, dirs);
+    this.#body = { entries, dirs, bytes };
+    return bytes;
+  }
+
   /** Write the manifest: atomic (rename) but not fsynced (a lost one rebuilds the room). */
   async #writeManifest(): Promise<void> {
     const { entries, dirs, ...header } = this.#manifest;
-    await writeFileAtomicLib(join(this.#dir, MANIFEST), encodeRoomManifest(header, entries, dirs), {
-      fsync: false,
-    });
+    await writeFileAtomicLib(
+      join(this.#dir, MANIFEST),
+      joinRoomManifest(header, this.#encodeBody()),
+      {
+        fsync: false,
+      },
+    );
     // The manifest's ctime is at most now (the coarse clock lags): a later open whose
     // turn start is past now + the margin trusts it.
     this.#sealedMs = Date.now() + TRUST_MARGIN_MS + 1;

@@ -242,7 +242,12 @@ export async function syncRoomFiles(
   }
   return {
     dirs: untouchedDirs(proof.dirs, [...written, ...removed, ...created]),
-    recorded: { count: list.length, records, paths: joinPaths(entries.keys()) },
+    recorded: {
+      count: list.length,
+      records,
+      // The recorded block when the paths are the same, in the same order (most turns).
+      paths: proof.aligned ? input.recorded.paths : joinPaths(entries.keys()),
+    },
     written,
     removed: removed.sort(compare),
     rehashed: proof.rehashed.length,

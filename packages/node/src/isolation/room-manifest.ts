@@ -111,6 +111,15 @@ export function encodeRoomManifest(
   entries: RoomRecords,
   dirs: RoomDirs = NO_DIRS,
 ): Buffer {
+  return joinRoomManifest(header, encodeRoomManifestBody(entries, dirs));
+}
+
+/**
+ * The part of a manifest after its header: the entries' records and paths and the folder
+ * records (the bulk of it, encoded once and joined to a header with
+ * {@link joinRoomManifest}). Errors: `RangeError` as {@link encodeRoomManifest}.
+ */
+export function encodeRoomManifestBody(entries: RoomRecords, dirs: RoomDirs = NO_DIRS): Buffer {
   if (entries.records.length !== entries.count * RECORD_BYTES) {
     throw new RangeError(
       `room manifest: records hold ${entries.records.length} bytes, expected ${entries.count} × ${RECORD_BYTES}`,
@@ -121,11 +130,9 @@ export function encodeRoomManifest(
       `room manifest: folder records hold ${dirs.records.length} bytes, expected ${dirs.paths.length} × ${DIR_RECORD_BYTES}`,
     );
   }
-  const head = Buffer.from(JSON.stringify(header), "utf8");
   const dirPaths = Buffer.from(dirs.paths.join("\0"), "utf8");
   const out = Buffer.allocUnsafe(
-    16 +
-      head.length +
+    4 +
       entries.records.length +
       4 +
       entries.paths.length +
@@ -133,11 +140,7 @@ export function encodeRoomManifest(
       dirs.records.length +
       dirPaths.length,
   );
-  let at = MAGIC.copy(out, 0);
-  at = out.writeUInt32LE(ROOM_MANIFEST_VERSION, at);
-  at = out.writeUInt32LE(head.length, at);
-  at += head.copy(out, at);
-  at = out.writeUInt32LE(entries.count, at);
+  let at = out.writeUInt32LE(entries.count, 0);
   at += entries.records.copy(out, at);
   at = out.writeUInt32LE(entries.paths.length, at);
   at += entries.paths.copy(out, at);
@@ -146,6 +149,16 @@ export function encodeRoomManifest(
   at = out.writeUInt32LE(dirPaths.length, at);
   dirPaths.copy(out, at);
   return out;
+}
+
+/** A whole manifest: the magic, version and `header`, then `body` ({@link encodeRoomManifestBody}). */
+export function joinRoomManifest(header: RoomManifestHeader, body: Buffer): Buffer {
+  const head = Buffer.from(JSON.stringify(header), "utf8");
+  const prefix = Buffer.allocUnsafe(12);
+  MAGIC.copy(prefix, 0);
+  prefix.writeUInt32LE(ROOM_MANIFEST_VERSION, 4);
+  prefix.writeUInt32LE(head.length, 8);
+  return Buffer.concat([prefix, head, body]);
 }
 
 /**

@@ -59,6 +59,11 @@ export interface RoomProof {
   gone: string[];
   /** The record of each folder the walk reached (any order), for the next proof. */
   dirs: RoomDirs;
+  /**
+   * Whether the entries' paths are the recorded paths in the same order: the recorded path
+   * block then stands for the new one as it is.
+   */
+  aligned: boolean;
 }
 
 /**
@@ -189,7 +194,10 @@ export function proveRoomTs(
   visit("");
   const gone = [...byPath.keys()].filter((path) => !named.has(path));
   const dirs = { records: Buffer.concat(dirRecords), paths: dirPaths };
-  return { records, copy, rehashed, extraFiles, extraDirs, gone, dirs };
+  const aligned =
+    recorded.count === entries.length &&
+    entries.every(([path], index) => byPath.get(path) === index);
+  return { records, copy, rehashed, extraFiles, extraDirs, gone, dirs, aligned };
 }
 
 /** A folder's record (`room-manifest.ts`): inode, mtime, ctime, and the clean flag. */

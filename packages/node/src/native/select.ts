@@ -42,6 +42,7 @@ export interface NativeAddon {
     gone: string[];
     dirRecords: Buffer;
     dirPaths: string[];
+    aligned: boolean;
   }>;
   roomCopy(
     workspace: string,

@@ -466,6 +466,20 @@ describe("proveRoom", () => {
     );
     expect(readRecord(native.records, at("b.js")).kind).toBeNull();
     expect(readRecord(native.records, at("link")).kind).toBe("symlink");
+    // A path gone: the recorded path block no longer stands for the entries.
+    expect([native.aligned, ts.aligned]).toEqual([false, false]);
+    const all = [...named].map(([p, st]) => [p, st.kind, st.content_digest] as const);
+    for (const [entries, aligned] of [
+      [all, true],
+      [[...all].reverse(), false], // the same paths in another order
+      [[...all, ["new.js", "file", sha("n")] as const], false],
+    ] as const) {
+      const proofs = [
+        await proveRoom(room, first.recorded, entries, stamp, { TURNGATE_NATIVE: "1" }),
+        proveRoomTs(room, first.recorded, entries, stamp),
+      ];
+      expect(proofs.map((p) => p.aligned)).toEqual([aligned, aligned]);
+    }
   });
 
   test("folder records: an unchanged clean folder is not read, yet every change to a folder's names is found as the full walk finds it", async () => {
