@@ -73,21 +73,33 @@ pub(crate) fn hex_digest(text: &str) -> Option<[u8; 32]> {
         return None;
     }
     let mut out = [0u8; 32];
-    for (i, slot) in out.iter_mut().enumerate() {
-        *slot = (nibble(bytes[2 * i])? << 4) | nibble(bytes[2 * i + 1])?;
+    // Every digit's value, or 0x10 and up for a byte that is not one: OR-ed into `bad`, one
+    // test at the end instead of one per digit (20,000 digests per proof).
+    let mut bad = 0u8;
+    for (slot, pair) in out.iter_mut().zip(bytes.chunks_exact(2)) {
+        let (hi, lo) = (HEX[pair[0] as usize], HEX[pair[1] as usize]);
+        bad |= hi | lo;
+        *slot = (hi << 4) | (lo & 0x0f);
     }
-    Some(out)
+    (bad < 0x10).then_some(out)
 }
 
-/// The value of one hex digit (either case).
-fn nibble(digit: u8) -> Option<u8> {
-    match digit {
-        b'0'..=b'9' => Some(digit - b'0'),
-        b'a'..=b'f' => Some(digit - b'a' + 10),
-        b'A'..=b'F' => Some(digit - b'A' + 10),
-        _ => None,
+/// The value of each byte as a hex digit (either case), or 0x10 when it is not one.
+const HEX: [u8; 256] = {
+    let mut table = [0x10u8; 256];
+    let mut i = 0;
+    while i < 10 {
+        table[b'0' as usize + i] = i as u8;
+        i += 1;
     }
-}
+    let mut i = 0;
+    while i < 6 {
+        table[b'a' as usize + i] = 10 + i as u8;
+        table[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    table
+};
 
 /// The manifest's records and the snapshot's entries, checked; paths borrow the inputs.
 struct Parsed<'a> {

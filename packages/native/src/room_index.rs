@@ -14,7 +14,9 @@
 //!    a path the room no longer holds, or that is neither a file nor a symlink, loses its
 //!    entry as `--remove` does;
 //! 3. as `--replace` does, a written path replaces the entries below it (a file where a
-//!    folder was) and the entry of any folder above it (a folder where a file was);
+//!    folder was) and the entry of any folder above it (a folder where a file was); when
+//!    nothing is gone and every written path already has its one entry (most turns), those
+//!    entries are updated where they are, without a pass over the others;
 //! 4. the index is sorted and written whole under git's lock file (`index.lock`), its cache
 //!    extensions (tree, untracked) invalidated so git recomputes them.
 //!
@@ -194,10 +196,48 @@ fn update(
     }
     let objects = missing.len() as u32;
 
-    // --replace: the folders above a written path, and the entries below one, go.
+    // Most turns change files the index already holds: their entries are updated where
+    // they are (no scan of every entry, no sort). Anything else takes the general path.
+    let in_place =
+        gone.is_empty() && added.len() == todo.len() && update_in_place(&mut index, &added);
+    if !in_place {
+        replace(&mut index, &added, &drop);
+    }
+    let entries = index.entries().len() as u32;
+    write_index(&index, &repo.index_path())?;
+    Ok(RoomIndexUpdate { objects, entries })
+}
+
+/// Give each of `added` its new stat, id and mode where the index holds that path once, at
+/// stage 0; false (nothing changed) when some path is not held so.
+fn update_in_place(index: &mut gix::index::File, added: &[Added]) -> bool {
+    let mut at = Vec::with_capacity(added.len());
+    for add in added {
+        match index.entry_range(add.path.into()) {
+            Some(range) if range.len() == 1 && index.entries()[range.start].stage_raw() == 0 => {
+                at.push(range.start)
+            }
+            _ => return false,
+        }
+    }
+    let entries = index.entries_mut();
+    for (add, i) in added.iter().zip(at) {
+        let entry = &mut entries[i];
+        entry.stat = add.stat;
+        entry.id = add.id;
+        entry.mode = add.mode;
+        entry.flags = Flags::empty();
+    }
+    true
+}
+
+/// As `git update-index --add --remove --replace`: the entries of `drop` (gone and written
+/// paths), of the folders above a written path and of the paths below one go, then `added`
+/// is pushed and the entries sorted.
+fn replace(index: &mut gix::index::File, added: &[Added], drop: &HashSet<&[u8]>) {
     let mut above: HashSet<&[u8]> = HashSet::new();
     let mut written_set: HashSet<&[u8]> = HashSet::new();
-    for add in &added {
+    for add in added {
         let bytes = add.path.as_bytes();
         written_set.insert(bytes);
         for (i, b) in bytes.iter().enumerate() {
@@ -216,13 +256,10 @@ fn update(
             .enumerate()
             .any(|(i, b)| *b == b'/' && written_set.contains(&bytes[..i]))
     });
-    for add in &added {
+    for add in added {
         index.dangerously_push_entry(add.stat, add.id, Flags::empty(), add.mode, add.path.into());
     }
     index.sort_entries();
-    let entries = index.entries().len() as u32;
-    write_index(&index, &repo.index_path())?;
-    Ok(RoomIndexUpdate { objects, entries })
 }
 
 /// Write `index` whole to `path` as git does: into `<path>.lock` (created exclusively: a

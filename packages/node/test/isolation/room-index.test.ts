@@ -115,6 +115,48 @@ describe.skipIf(native === undefined)("roomIndexUpdate (native) and git", () => 
     });
   }
 
+  for (const format of ["sha1", "sha256"] as const) {
+    test(`paths the index holds, changed in place, have their entries updated where they are, as git updates them (${format})`, async () => {
+      const ws = temp("tg-idx-ws-");
+      git(ws, "init", "-q", `--object-format=${format}`);
+      write(ws, "a.js", "a\n");
+      write(ws, "src/b.js", "b\n");
+      write(ws, "bin/run.sh", "#!/bin/sh\n");
+      symlinkSync("a.js", join(ws, "link"));
+      git(ws, "add", "-A");
+      git(ws, "commit", "-q", "--no-gpg-sign", "-m", "base");
+      const head = await readBaselineHead(ws);
+      const pair = [temp("tg-idx-a-"), temp("tg-idx-b-")];
+      for (const room of pair) {
+        git(room, "clone", "-q", "--no-local", `file://${ws}`, ".");
+        write(room, "src/b.js", "b changed\n");
+        chmodSync(join(room, "bin/run.sh"), 0o755);
+        unlinkSync(join(room, "link"));
+        symlinkSync("src/b.js", join(room, "link"));
+      }
+      const [a, b] = pair as [string, string];
+      const changed = ["bin/run.sh", "link", "src/b.js"];
+      expect(await native?.roomIndexUpdate(a, changed, [])).toEqual({ objects: 2, entries: 4 });
+      if (head === null) throw new Error("no baseline head");
+      await updateRoomIndex(b, head, changed, false, { TURNGATE_NATIVE: "0" }, []);
+      const listed = git(a, "ls-files", "-s");
+      expect(listed).toBe(git(b, "ls-files", "-s"));
+      expect(listed.split("\n").map((line) => line.replace(/ [0-9a-f]+ /, " <id> "))).toEqual([
+        "100644 <id> 0\ta.js",
+        "100755 <id> 0\tbin/run.sh",
+        "120000 <id> 0\tlink",
+        "100644 <id> 0\tsrc/b.js",
+        "",
+      ]);
+      expect(git(a, "ls-files", "-s", "src/b.js").split(/\s+/)[1]).toBe(
+        git(a, "hash-object", "src/b.js").trim(),
+      );
+      expect(git(a, "diff-files", "--name-only")).toBe("");
+      expect(git(a, "status", "--porcelain")).toBe("M  bin/run.sh\nM  link\nM  src/b.js\n");
+      expect(git(a, "fsck", "--strict", "--no-dangling", "--no-progress")).toBe("");
+    });
+  }
+
   test("a room with a .gitattributes is left to git (it converts the bytes it stores): the addon refuses, updateRoomIndex gives git's entries", async () => {
     const ws = temp("tg-idx-ws-");
     git(ws, "init", "-q");
