@@ -13,6 +13,8 @@
 //! re-hashed (SHA-256 of the bytes, or of a
 //! symlink's link text) and kept when the bytes are the snapshot's; every other entry is to
 //! be copied. What the room holds that the snapshot does not name is listed for removal.
+//! Meanwhile, other threads read the folders of the entries recorded with other bytes (the
+//! copies that follow write there): a cache hint only, nothing is written or used.
 
 use crate::errors::{thrown, INVALID_ARG};
 use crate::hash::{hash_path, Algorithm, Hashed};
@@ -263,6 +265,44 @@ fn stat_all(room: &str, paths: &[&str]) -> Vec<Option<RoomStat>> {
     parts.into_iter().flatten().collect()
 }
 
+/// Threads reading folders ahead of the copies (each read mostly waits on the disk).
+const WARM_THREADS: usize = 8;
+
+/// The room folders (relative, `""` the root) of the entries recorded at their own index
+/// with other bytes: those the sync will copy (most turns' changes), deduplicated.
+fn changed_folders<'a>(parsed: &Parsed<'a>) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for (index, path) in parsed.paths.iter().enumerate() {
+        if parsed.recorded.get(index) != Some(path) {
+            continue;
+        }
+        let record = &parsed.records[index * RECORD..(index + 1) * RECORD];
+        if record[..32] != parsed.digests[index][..] {
+            out.push(path.rsplit_once('/').map_or("", |(parent, _)| parent));
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Read each of `folders` (room-relative) once, on up to [`WARM_THREADS`] threads: a
+/// cache hint only (nothing is written, and what is read is not used).
+fn warm(room: &str, folders: &[&str]) {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..WARM_THREADS.min(folders.len()) {
+            scope.spawn(|| loop {
+                let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(folder) = folders.get(at) else { break };
+                if let Ok(read) = std::fs::read_dir(join(room, folder)) {
+                    read.for_each(drop);
+                }
+            });
+        }
+    });
+}
+
 /// Whether the room entry `room/rel` hashes to `digest` (SHA-256 of a regular file's bytes,
 /// or of a symlink's link text: `hash::hash_path`, the observer's hasher). False when it
 /// cannot be read.
@@ -318,7 +358,17 @@ impl Task for RoomProveTask {
             &self.dir_records,
             self.dir_paths.iter().map(String::as_str).collect(),
         );
-        Ok(prove(&self.room, &parsed, &dirs, self.stamp, self.fresh))
+        let changed = changed_folders(&parsed);
+        if changed.is_empty() {
+            return Ok(prove(&self.room, &parsed, &dirs, self.stamp, self.fresh));
+        }
+        // The folders of entries whose bytes changed since the last sync are read meanwhile,
+        // so that the copies' unlink and create find their blocks in the cache.
+        let room = self.room.as_str();
+        Ok(std::thread::scope(|scope| {
+            scope.spawn(|| warm(room, &changed));
+            prove(room, &parsed, &dirs, self.stamp, self.fresh)
+        }))
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
