@@ -223,6 +223,28 @@ export interface RoomProof {
    * the recorded path block as it is).
    */
   aligned: boolean;
+  /**
+   * Indices of the entries this call copied from the workspace (given `early`), ascending:
+   * their records are the copies'; they are in neither `copy` nor `rehashed`.
+   */
+  copied: number[];
+  /**
+   * Whether `copy` already holds the files whose owner-execute bit is not the snapshot's
+   * (given `early`, whose `modes` say which); otherwise the caller checks.
+   */
+  modesChecked: boolean;
+}
+
+/**
+ * What {@link roomProve} needs to copy, while it `lstat`s the other entries, the entries the
+ * room recorded at their own index with the same kind and other bytes (most turns'
+ * changes): the workspace (absolute), every entry's `st_mode` in the order of `entries`,
+ * and the mtime (whole seconds) the sync gives its copies.
+ */
+export interface RoomProveEarly {
+  workspace: string;
+  modes: ArrayLike<number>;
+  mtimeS: number;
 }
 
 /** Folder records of an earlier {@link roomProve} (its `dirRecords` and `dirPaths`). */
@@ -242,9 +264,17 @@ export interface RoomDirRecords {
  * and still has its inode, mtime and ctime, the ctime before `stampNs`, is not read (its
  * listing is known). A folder is recorded clean only when its ctime is before `freshNs` (a
  * stamp the caller wrote before this call; 0n: none is). A folder that cannot be listed is
- * an extra folder. Never writes. Rejects with {@link NativeError}
+ * an extra folder. Given `early`, the entries the room recorded at their own index with the
+ * same kind and other bytes are copied from the workspace meanwhile (`roomCopy`'s rules,
+ * stricter: the folders above are opened one by one without following a link and nothing is
+ * made or replaced on the way; an entry whose room path holds another kind, or whose
+ * folders are not all real folders, is left in `copy`). Nothing else is written. Rejects
+ * with {@link NativeError} `ERR_TURNGATE_ROOM_SOURCE_CHANGED` (path = the entry) when an
+ * early copy's workspace bytes are not its digest, an errno code when the room cannot be
+ * written, and
  * `ERR_TURNGATE_INVALID_ARG` (path `root`, `recorded`, `records`, `paths`, `entries`,
- * `entries[i]`, `stampNs`, `dirs.records`, `dirs.paths`, `dirRecords`, `freshNs`);
+ * `entries[i]`, `stampNs`, `dirs.records`, `dirs.paths`, `dirRecords`, `freshNs`,
+ * `early.workspace`, `early.modes`, `early.mtimeS`);
  * `ERR_TURNGATE_NATIVE_UNAVAILABLE` when the addon is absent.
  */
 export declare function roomProve(
@@ -254,6 +284,7 @@ export declare function roomProve(
   stampNs: bigint,
   dirs?: RoomDirRecords,
   freshNs?: bigint,
+  early?: RoomProveEarly,
 ): Promise<RoomProof>;
 
 /** What {@link roomCopy} did. */

@@ -323,7 +323,7 @@ function joinEntries(entries) {
 const NO_DIRS = Object.freeze({ records: Buffer.alloc(0), paths: Object.freeze([]) });
 
 /** See index.d.ts `roomProve`. */
-function roomProve(room, recorded, entries, stampNs, dirs = NO_DIRS, freshNs = 0n) {
+function roomProve(room, recorded, entries, stampNs, dirs = NO_DIRS, freshNs = 0n, early) {
   try {
     const native = api();
     checkRoot(room);
@@ -333,6 +333,19 @@ function roomProve(room, recorded, entries, stampNs, dirs = NO_DIRS, freshNs = 0
     if (!Buffer.isBuffer(dirs?.records)) throw invalid("dirs.records", "expected a Buffer");
     checkStrings(dirs.paths, "dirs.paths");
     if (typeof freshNs !== "bigint") throw invalid("freshNs", "expected a bigint (ns)");
+    let modes;
+    if (early !== undefined) {
+      if (typeof early?.workspace !== "string") {
+        throw invalid("early.workspace", "expected an absolute path");
+      }
+      if (early.modes?.length !== entries.length) {
+        throw invalid("early.modes", "expected one st_mode per entry");
+      }
+      if (!Number.isSafeInteger(early.mtimeS) || early.mtimeS < 0) {
+        throw invalid("early.mtimeS", "expected whole seconds since the epoch");
+      }
+      modes = Buffer.from(Uint32Array.from(early.modes).buffer);
+    }
     return native
       .roomProveAsync(
         room,
@@ -345,6 +358,9 @@ function roomProve(room, recorded, entries, stampNs, dirs = NO_DIRS, freshNs = 0
         dirs.records,
         dirs.paths,
         String(freshNs),
+        early?.workspace,
+        modes,
+        early?.mtimeS,
       )
       .catch((error) => {
         throw typed(error);

@@ -19,6 +19,7 @@
 use crate::errors::{thrown, INVALID_ARG};
 use crate::hash::{hash_path, Algorithm, Hashed};
 use crate::paths::{check_relative, check_root, join};
+use crate::room_copy::{copy_early, Early};
 use crate::room_walk::{walk, DirRecords, WalkInput, DIR_RECORD};
 use crate::stat::{runs, stat_run_with};
 use napi::bindgen_prelude::*;
@@ -57,6 +58,12 @@ pub struct RoomProof {
     /// Whether the entries' paths are the recorded paths, in the same order (the manifest's
     /// path block can then be kept as it is).
     pub aligned: bool,
+    /// Indices of the entries this call copied from the workspace (given `workspace`),
+    /// ascending: their records are the copies'. Not in `copy` or `rehashed`.
+    pub copied: Vec<u32>,
+    /// Whether `copy` holds the files whose owner-execute bit is not the snapshot's (given
+    /// `workspace` and `modes`); otherwise the caller checks.
+    pub modes_checked: bool,
 }
 
 enum Outcome {
@@ -265,6 +272,96 @@ fn stat_all(room: &str, paths: &[&str]) -> Vec<Option<RoomStat>> {
     parts.into_iter().flatten().collect()
 }
 
+/// The entries to copy while the others are `lstat`ed: recorded at their own index, of the
+/// same kind, with other bytes (most turns' changes; nothing else could hold them).
+fn early_items<'a>(parsed: &Parsed<'a>, modes: &[u32]) -> Vec<Early<'a>> {
+    let mut out = Vec::new();
+    for (index, path) in parsed.paths.iter().enumerate() {
+        if parsed.recorded.get(index) != Some(path) {
+            continue;
+        }
+        let record = &parsed.records[index * RECORD..(index + 1) * RECORD];
+        if record[KIND_AT] == parsed.kinds[index] && record[..32] != parsed.digests[index][..] {
+            out.push(Early {
+                index,
+                path,
+                kind: parsed.kinds[index],
+                digest: parsed.digests[index],
+                mode: modes[index],
+            });
+        }
+    }
+    out
+}
+
+/// Fold the early copies into the proof: each copied entry takes the copy's record and
+/// leaves `copy` and `rehashed`, and its path leaves the extra lists (the walk may have
+/// listed what was there before the copy). The first failure, in entry order, fails the call.
+fn take_early(
+    proven: &mut Proven,
+    items: &[Early],
+    copied: Vec<Option<Result<[u8; RECORD]>>>,
+) -> Result<()> {
+    let mut done: HashSet<u32> = HashSet::default();
+    let mut paths: HashSet<&str> = HashSet::default();
+    for (item, outcome) in items.iter().zip(copied) {
+        match outcome {
+            None => {}
+            Some(Err(error)) => return Err(error),
+            Some(Ok(record)) => {
+                proven.records[item.index * RECORD..(item.index + 1) * RECORD]
+                    .copy_from_slice(&record);
+                done.insert(item.index as u32);
+                paths.insert(item.path);
+            }
+        }
+    }
+    proven.copy.retain(|i| !done.contains(i));
+    proven.rehashed.retain(|i| !done.contains(i));
+    proven.extra_files.retain(|p| !paths.contains(p.as_str()));
+    proven.extra_dirs.retain(|p| !paths.contains(p.as_str()));
+    let mut copied: Vec<u32> = done.into_iter().collect();
+    copied.sort_unstable();
+    proven.copied = copied;
+    Ok(())
+}
+
+/// [`prove`], with the folders of the entries recorded with other bytes read meanwhile, so
+/// that the copies that follow find their blocks in the cache.
+fn prove_warm(room: &str, parsed: &Parsed, dirs: &DirRecords, stamp: i64, fresh: i64) -> Proven {
+    let changed = changed_folders(parsed);
+    if changed.is_empty() {
+        return prove(room, parsed, dirs, stamp, fresh);
+    }
+    std::thread::scope(|scope| {
+        scope.spawn(|| warm(room, &changed));
+        prove(room, parsed, dirs, stamp, fresh)
+    })
+}
+
+/// The snapshot's executable bit: a room file kept (proven or re-hashed) or copied whose
+/// owner-execute bit is not the one of its `st_mode` in `modes` is to be copied again (a
+/// chmod in the room, or a mode-only change in the workspace).
+fn check_modes(proven: &mut Proven, parsed: &Parsed, modes: &[u32]) {
+    let mut added = false;
+    for (index, kind) in parsed.kinds.iter().enumerate() {
+        let record = &proven.records[index * RECORD..(index + 1) * RECORD];
+        if *kind != FILE || record[KIND_AT] != FILE {
+            continue;
+        }
+        let mode = u32::from_le_bytes([record[64], record[65], record[66], record[67]]);
+        if (mode & 0o100) != (modes[index] & 0o100) {
+            proven.copy.push(index as u32);
+            added = true;
+        }
+    }
+    if added {
+        proven.copy.sort_unstable();
+        proven.copy.dedup();
+    }
+    proven.modes_checked = true;
+}
+
 /// Threads reading folders ahead of the copies (each read mostly waits on the disk).
 const WARM_THREADS: usize = 8;
 
@@ -324,6 +421,16 @@ pub struct RoomProveTask {
     dir_records: Vec<u8>,
     dir_paths: Vec<String>,
     fresh: i64,
+    early: Option<EarlyInput>,
+}
+
+/// What the proof needs to copy the changed entries while it `lstat`s the others.
+struct EarlyInput {
+    workspace: String,
+    /// The entries' `st_mode`s, in their order.
+    modes: Vec<u32>,
+    /// The mtime (whole seconds) the sync gives its copies.
+    mtime_s: i64,
 }
 
 /// The proof's result before it crosses to JavaScript.
@@ -337,6 +444,8 @@ pub struct Proven {
     dir_records: Vec<u8>,
     dir_paths: Vec<String>,
     aligned: bool,
+    copied: Vec<u32>,
+    modes_checked: bool,
 }
 
 impl Task for RoomProveTask {
@@ -358,17 +467,27 @@ impl Task for RoomProveTask {
             &self.dir_records,
             self.dir_paths.iter().map(String::as_str).collect(),
         );
-        let changed = changed_folders(&parsed);
-        if changed.is_empty() {
-            return Ok(prove(&self.room, &parsed, &dirs, self.stamp, self.fresh));
-        }
-        // The folders of entries whose bytes changed since the last sync are read meanwhile,
-        // so that the copies' unlink and create find their blocks in the cache.
         let room = self.room.as_str();
-        Ok(std::thread::scope(|scope| {
-            scope.spawn(|| warm(room, &changed));
+        let Some(early) = &self.early else {
+            return Ok(prove_warm(room, &parsed, &dirs, self.stamp, self.fresh));
+        };
+        let items = early_items(&parsed, &early.modes);
+        let mut proven = if items.is_empty() {
             prove(room, &parsed, &dirs, self.stamp, self.fresh)
-        }))
+        } else {
+            // The changed entries are copied while the others are `lstat`ed.
+            let (mut proven, copied) = std::thread::scope(|scope| {
+                let copier =
+                    scope.spawn(|| copy_early(&early.workspace, room, &items, early.mtime_s));
+                let proven = prove(room, &parsed, &dirs, self.stamp, self.fresh);
+                (proven, copier.join())
+            });
+            let copied = copied.map_err(|_| invalid("entries", "a copy thread failed"))?;
+            take_early(&mut proven, &items, copied)?;
+            proven
+        };
+        check_modes(&mut proven, &parsed, &early.modes);
+        Ok(proven)
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
@@ -382,6 +501,8 @@ impl Task for RoomProveTask {
             dir_records: output.dir_records.into(),
             dir_paths: output.dir_paths,
             aligned: output.aligned,
+            copied: output.copied,
+            modes_checked: output.modes_checked,
         })
     }
 }
@@ -409,6 +530,9 @@ pub fn room_prove_async(
     dir_records: Buffer,
     dir_paths: Vec<String>,
     fresh_ns: String,
+    workspace: Option<String>,
+    modes: Option<Buffer>,
+    mtime_s: Option<i64>,
 ) -> Result<AsyncTask<RoomProveTask>> {
     check_root(&room)?;
     let stamp: i64 = stamp_ns
@@ -417,6 +541,36 @@ pub fn room_prove_async(
     let fresh: i64 = fresh_ns
         .parse()
         .map_err(|_| invalid("freshNs", "expected a decimal integer of nanoseconds"))?;
+    let early = match (workspace, modes, mtime_s) {
+        (Some(workspace), Some(modes), Some(mtime_s)) => {
+            check_root(&workspace)?;
+            if modes.len() != count as usize * 4 {
+                return Err(invalid(
+                    "modes",
+                    "expected count × 4 bytes (u32 st_mode each)",
+                ));
+            }
+            if mtime_s < 0 {
+                return Err(invalid("mtimeS", "expected whole seconds since the epoch"));
+            }
+            let modes = modes
+                .chunks_exact(4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect();
+            Some(EarlyInput {
+                workspace,
+                modes,
+                mtime_s,
+            })
+        }
+        (None, None, None) => None,
+        _ => {
+            return Err(invalid(
+                "workspace",
+                "workspace, modes and mtimeS are given together or not at all",
+            ))
+        }
+    };
     Ok(AsyncTask::new(RoomProveTask {
         room,
         records: records.to_vec(),
@@ -428,6 +582,7 @@ pub fn room_prove_async(
         dir_records: dir_records.to_vec(),
         dir_paths,
         fresh,
+        early,
     }))
 }
 
@@ -562,5 +717,7 @@ fn prove(room: &str, parsed: &Parsed, dirs: &DirRecords, stamp: i64, fresh: i64)
         dir_records: walked.dir_records,
         dir_paths: walked.dir_paths,
         aligned,
+        copied: Vec::new(),
+        modes_checked: false,
     }
 }

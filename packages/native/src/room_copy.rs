@@ -271,30 +271,7 @@ fn copy_one(workspace: &str, room: &str, item: &Item, mtime_s: i64) -> Result<[u
         .map_err(|e| os_error(&e, "open", &item.path))?;
     file.write_all(&bytes)
         .map_err(|e| os_error(&e, "write", &item.path))?;
-    let fd = file.as_raw_fd();
-    let time = libc::timespec {
-        tv_sec: mtime_s as libc::time_t,
-        tv_nsec: 0,
-    };
-    // SAFETY: `fd` is open for this call; `times` points at two initialised timespecs.
-    if unsafe { libc::futimens(fd, [time, time].as_ptr()) } != 0 {
-        return Err(os_error(
-            &std::io::Error::last_os_error(),
-            "futime",
-            &item.path,
-        ));
-    }
-    // SAFETY: an all-zero `stat` is a valid value to be overwritten by fstat.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    // SAFETY: `fd` is open; `st` is a valid out-pointer.
-    if unsafe { libc::fstat(fd, &mut st) } != 0 {
-        return Err(os_error(
-            &std::io::Error::last_os_error(),
-            "fstat",
-            &item.path,
-        ));
-    }
-    Ok(RoomStat::of_stat(&st).record(FILE, &item.digest))
+    finish(&file, mtime_s, &item.path, &item.digest)
 }
 
 /// The bytes of the regular file `abs`, read through one descriptor opened without following
@@ -331,4 +308,216 @@ fn remove_at(abs: &str) -> std::io::Result<()> {
         },
         _ => Err(error),
     }
+}
+
+/// One entry the proof copies while it `lstat`s the others (`room.rs`): index, kind, digest
+/// and mode of a snapshot entry the room recorded at the same path, of the same kind, with
+/// other bytes.
+pub(crate) struct Early<'a> {
+    pub index: usize,
+    pub path: &'a str,
+    pub kind: u8,
+    pub digest: [u8; 32],
+    pub mode: u32,
+}
+
+/// Copy each of `items` from the workspace into the room on up to [`COPY_THREADS`]
+/// threads, more strictly than [`copy_all`]: the folders above the entry are opened one by
+/// one from the room's root without following a link (`openat` with `O_NOFOLLOW`), and
+/// nothing is made or replaced on the way. An entry whose folders are not all real folders,
+/// or whose room path holds something other than its kind, is not copied here (`None`: the
+/// sync copies it after pruning). Output: per item, `None`, the new record, or the error
+/// ([`ROOM_SOURCE_CHANGED`], or an errno of the room).
+pub(crate) fn copy_early(
+    workspace: &str,
+    room: &str,
+    items: &[Early],
+    mtime_s: i64,
+) -> Vec<Option<Result<[u8; RECORD]>>> {
+    let slots: Vec<Mutex<Option<Result<[u8; RECORD]>>>> =
+        items.iter().map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let work = || loop {
+        let at = next.fetch_add(1, Ordering::Relaxed);
+        let Some(item) = items.get(at) else { break };
+        let outcome = copy_strict(workspace, room, item, mtime_s);
+        *slots[at].lock().unwrap_or_else(|e| e.into_inner()) = outcome;
+    };
+    std::thread::scope(|scope| {
+        for _ in 0..COPY_THREADS.min(items.len()) {
+            scope.spawn(work);
+        }
+    });
+    slots
+        .into_iter()
+        .map(|slot| slot.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .collect()
+}
+
+/// A descriptor this module opened, closed when dropped.
+struct Fd(libc::c_int);
+
+impl Drop for Fd {
+    fn drop(&mut self) {
+        // SAFETY: the descriptor was opened by this module and is closed once.
+        unsafe { libc::close(self.0) };
+    }
+}
+
+fn c_name(text: &str) -> Option<CString> {
+    CString::new(text).ok()
+}
+
+/// The entry's folder, opened from `room` one name at a time without following a link; None
+/// when a folder on the way is missing, a link or not a folder.
+fn open_folder(room: &str, path: &str) -> Option<(Fd, CString)> {
+    let root = c_name(room)?;
+    // SAFETY: a NUL-terminated path; a path handle to a folder.
+    let fd = unsafe {
+        libc::open(
+            root.as_ptr(),
+            libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        return None;
+    }
+    let mut folder = Fd(fd);
+    let mut parts: Vec<&str> = path.split('/').collect();
+    let name = c_name(parts.pop()?)?;
+    for part in parts {
+        let part = c_name(part)?;
+        // SAFETY: `folder.0` is open; `part` is NUL-terminated.
+        let fd = unsafe {
+            libc::openat(
+                folder.0,
+                part.as_ptr(),
+                libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            )
+        };
+        if fd < 0 {
+            return None;
+        }
+        folder = Fd(fd);
+    }
+    Some((folder, name))
+}
+
+fn stat_at(folder: &Fd, name: &CString) -> std::io::Result<libc::stat> {
+    // SAFETY: an all-zero `stat` is valid to be overwritten; `folder.0` is open.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::fstatat(folder.0, name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) };
+    if rc == 0 {
+        Ok(st)
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+fn copy_strict(
+    workspace: &str,
+    room: &str,
+    item: &Early,
+    mtime_s: i64,
+) -> Option<Result<[u8; RECORD]>> {
+    let (folder, name) = open_folder(room, item.path)?;
+    match stat_at(&folder, &name) {
+        Ok(st) => {
+            let format = st.st_mode & libc::S_IFMT;
+            let right = if item.kind == FILE {
+                format == libc::S_IFREG
+            } else {
+                format == libc::S_IFLNK
+            };
+            if !right {
+                return None; // a folder, a FIFO, another kind: pruned first, then copied
+            }
+        }
+        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {}
+        Err(_) => return None,
+    }
+    let source = join(workspace, item.path);
+    let path = item.path;
+    let fail = |e: std::io::Error, syscall: &str| Some(Err(os_error(&e, syscall, path)));
+    if item.kind == SYMLINK {
+        let Ok(text) = std::fs::read_link(&source) else {
+            return Some(Err(changed(path)));
+        };
+        let bytes = text.as_os_str().as_bytes();
+        if <[u8; 32]>::from(Sha256::digest(bytes)) != item.digest {
+            return Some(Err(changed(path)));
+        }
+        let Ok(target) = CString::new(bytes) else {
+            return Some(Err(changed(path)));
+        };
+        // SAFETY: `folder.0` is open; both names are NUL-terminated.
+        if unsafe { libc::unlinkat(folder.0, name.as_ptr(), 0) } != 0 {
+            let e = std::io::Error::last_os_error();
+            if e.raw_os_error() != Some(libc::ENOENT) {
+                return fail(e, "unlink");
+            }
+        }
+        if unsafe { libc::symlinkat(target.as_ptr(), folder.0, name.as_ptr()) } != 0 {
+            return fail(std::io::Error::last_os_error(), "symlink");
+        }
+        return match stat_at(&folder, &name) {
+            Ok(st) => Some(Ok(RoomStat::of_stat(&st).record(SYMLINK, &item.digest))),
+            Err(e) => fail(e, "lstat"),
+        };
+    }
+    let Some(bytes) = read_regular(&source) else {
+        return Some(Err(changed(path)));
+    };
+    if <[u8; 32]>::from(Sha256::digest(&bytes)) != item.digest {
+        return Some(Err(changed(path)));
+    }
+    // SAFETY: `folder.0` is open; `name` is NUL-terminated.
+    if unsafe { libc::unlinkat(folder.0, name.as_ptr(), 0) } != 0 {
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::ENOENT) {
+            return fail(e, "unlink");
+        }
+    }
+    // SAFETY: as above; the mode is the snapshot's owner bits (less the umask).
+    let fd = unsafe {
+        libc::openat(
+            folder.0,
+            name.as_ptr(),
+            libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            (item.mode & 0o755) as libc::c_uint,
+        )
+    };
+    if fd < 0 {
+        return fail(std::io::Error::last_os_error(), "open");
+    }
+    // SAFETY: `fd` was just opened and is owned by `file` from here on.
+    let mut file = unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+    if let Err(e) = file.write_all(&bytes) {
+        return fail(e, "write");
+    }
+    Some(finish(&file, mtime_s, path, &item.digest))
+}
+
+/// Give the open copy the sync's mtime and take its record from `fstat`.
+fn finish(
+    file: &std::fs::File,
+    mtime_s: i64,
+    path: &str,
+    digest: &[u8; 32],
+) -> Result<[u8; RECORD]> {
+    let fd = file.as_raw_fd();
+    let time = libc::timespec {
+        tv_sec: mtime_s as libc::time_t,
+        tv_nsec: 0,
+    };
+    // SAFETY: `fd` is open; `times` points at two initialised timespecs.
+    if unsafe { libc::futimens(fd, [time, time].as_ptr()) } != 0 {
+        return Err(os_error(&std::io::Error::last_os_error(), "futime", path));
+    }
+    // SAFETY: an all-zero `stat` is valid to be overwritten; `fd` is open.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(fd, &mut st) } != 0 {
+        return Err(os_error(&std::io::Error::last_os_error(), "fstat", path));
+    }
+    Ok(RoomStat::of_stat(&st).record(FILE, digest))
 }

@@ -29,7 +29,7 @@ import {
   type RoomRecords,
   writeRecord,
 } from "./room-manifest.js";
-import { type ProofEntry, proveRoom } from "./room-proof.js";
+import { type ProofEntry, proveRoom, type RoomProof } from "./room-proof.js";
 
 /**
  * The clean room's files (docs/design.md §3b, "Clean room"): make a folder hold exactly
@@ -164,15 +164,24 @@ export async function syncRoomFiles(
     list.push([path, state.kind, state.content_digest]);
     modes.push(state.mode);
   }
-  const proof = await proveRoom(
-    room,
-    input.recorded,
-    list,
-    input.stampNs,
-    env,
-    input.recordedDirs ?? NO_DIRS,
-    input.freshNs ?? 0n,
-  );
+  // The mtime of this sync's copies, should it write any: the native proof copies the
+  // entries it can tell changed (recorded with other bytes) while it proves the others.
+  const plannedMtimeS = Math.max(Math.ceil(Date.now() / 1000), input.lastMtimeS + 1);
+  let proof: RoomProof;
+  try {
+    proof = await proveRoom(
+      room,
+      input.recorded,
+      list,
+      input.stampNs,
+      env,
+      input.recordedDirs ?? NO_DIRS,
+      input.freshNs ?? 0n,
+      { workspace: input.workspace, modes, mtimeS: plannedMtimeS },
+    );
+  } catch (error) {
+    throw sourceChanged(error);
+  }
 
   // Prune: what the snapshot does not name goes, build caches excepted.
   const removed: string[] = [];
@@ -192,11 +201,12 @@ export async function syncRoomFiles(
   const copy = new Set(proof.copy);
   // The snapshot's executable bit: a room file with the other one (a chmod in the room, or a
   // mode-only change in the workspace) is copied again, with the snapshot's mode.
-  list.forEach(([, kind], index) => {
-    if (kind !== "file" || copy.has(index)) return;
-    const mode = proof.records.readUInt32LE(index * RECORD_BYTES + MODE_AT);
-    if ((mode & 0o100) !== ((modes[index] as number) & 0o100)) copy.add(index);
-  });
+  if (!proof.modesChecked)
+    list.forEach(([, kind], index) => {
+      if (kind !== "file" || copy.has(index)) return;
+      const mode = proof.records.readUInt32LE(index * RECORD_BYTES + MODE_AT);
+      if ((mode & 0o100) !== ((modes[index] as number) & 0o100)) copy.add(index);
+    });
   if (removed.length > 0) {
     // An entry below a removed link or folder was proven through it: it is copied anew.
     const pruned = new Set(removed);
@@ -208,11 +218,10 @@ export async function syncRoomFiles(
   }
 
   const records = proof.records;
-  const written: string[] = [];
   const created: string[] = [];
-  let mtimeS = input.lastMtimeS;
+  const writtenAt = new Set(proof.copied);
   if (copy.size > 0) {
-    mtimeS = Math.max(Math.ceil(Date.now() / 1000), input.lastMtimeS + 1);
+    const mtimeS = plannedMtimeS;
     const order = [...copy].sort((a, b) =>
       compare((list[a] as ProofEntry)[0], (list[b] as ProofEntry)[0]),
     );
@@ -238,8 +247,10 @@ export async function syncRoomFiles(
         writeRecord(records, index, kind, digest, stat);
       }
     }
-    for (const index of order) written.push((list[index] as ProofEntry)[0]);
+    for (const index of order) writtenAt.add(index);
   }
+  const written = [...writtenAt].map((index) => (list[index] as ProofEntry)[0]).sort(compare);
+  const mtimeS = written.length > 0 ? plannedMtimeS : input.lastMtimeS;
   return {
     dirs: untouchedDirs(proof.dirs, [...written, ...removed, ...created]),
     recorded: {
@@ -283,14 +294,20 @@ async function copyNatively(
   try {
     done = await native.roomCopy(workspace, room, items, mtimeS);
   } catch (error) {
-    const { code, path } = error as { code?: string; path?: string };
-    if (code === "ERR_TURNGATE_ROOM_SOURCE_CHANGED") throw new RoomSourceChangedError(path ?? "");
-    throw error;
+    throw sourceChanged(error);
   }
   order.forEach((index, at) => {
     done.records.copy(records, index * RECORD_BYTES, at * RECORD_BYTES, (at + 1) * RECORD_BYTES);
   });
   created.push(...done.created);
+}
+
+/** The addon's `ERR_TURNGATE_ROOM_SOURCE_CHANGED` as a {@link RoomSourceChangedError}; others as they are. */
+function sourceChanged(error: unknown): unknown {
+  const { code, path } = error as { code?: string; path?: string };
+  return code === "ERR_TURNGATE_ROOM_SOURCE_CHANGED"
+    ? new RoomSourceChangedError(path ?? "")
+    : error;
 }
 
 /**

@@ -64,6 +64,26 @@ export interface RoomProof {
    * block then stands for the new one as it is.
    */
   aligned: boolean;
+  /**
+   * Indices of the entries the proof copied itself (given `early`, with `@turngate/native`),
+   * ascending; none on the TypeScript path. In neither `copy` nor `rehashed`.
+   */
+  copied: number[];
+  /**
+   * Whether `copy` already holds the files whose owner-execute bit is not the snapshot's
+   * (the native proof given `early`); otherwise the caller checks.
+   */
+  modesChecked: boolean;
+}
+
+/**
+ * What {@link proveRoom} needs to copy the changed entries while it proves the others (with
+ * `@turngate/native`): the workspace, each entry's `st_mode`, the copies' mtime (s).
+ */
+export interface ProofEarlyCopy {
+  workspace: string;
+  modes: readonly number[];
+  mtimeS: number;
 }
 
 /**
@@ -72,7 +92,11 @@ export interface RoomProof {
  * (see the module docs), and the ctime `freshNs` of a stamp written before the call (a
  * folder is recorded clean only when older; 0n: none is), with
  * `@turngate/native` (off the JavaScript thread) when {@link selectNative} picks it, else on
- * the TypeScript path; both give the same results. Errors: `TurngateError` as
+ * the TypeScript path; both give the same results, except that given `early` the native
+ * proof copies the entries the room recorded at their own index with the same kind and other
+ * bytes itself, while it proves the others (`copied`; the TypeScript path leaves them in
+ * `copy`). Errors of an early copy: the addon's `ERR_TURNGATE_ROOM_SOURCE_CHANGED` (the
+ * workspace bytes are not the digest's) or an errno code of the room. Errors: `TurngateError` as
  * `selectNative`; the addon's `NativeError` `ERR_TURNGATE_INVALID_ARG` for a malformed
  * record block. Reading failures in the room are outcomes (copy), never thrown.
  */
@@ -84,10 +108,11 @@ export async function proveRoom(
   env: NodeJS.ProcessEnv = process.env,
   dirs: RoomDirs = NO_DIRS,
   freshNs = 0n,
+  early?: ProofEarlyCopy,
 ): Promise<RoomProof> {
   const native = selectNative(env);
   if (native === undefined) return proveRoomTs(room, recorded, entries, stampNs, freshNs);
-  const proof = await native.roomProve(room, recorded, entries, stampNs, dirs, freshNs);
+  const proof = await native.roomProve(room, recorded, entries, stampNs, dirs, freshNs, early);
   const { dirRecords, dirPaths, ...rest } = proof;
   return { ...rest, dirs: { records: dirRecords, paths: dirPaths } };
 }
@@ -197,7 +222,18 @@ export function proveRoomTs(
   const aligned =
     recorded.count === entries.length &&
     entries.every(([path], index) => byPath.get(path) === index);
-  return { records, copy, rehashed, extraFiles, extraDirs, gone, dirs, aligned };
+  return {
+    records,
+    copy,
+    rehashed,
+    extraFiles,
+    extraDirs,
+    gone,
+    dirs,
+    aligned,
+    copied: [],
+    modesChecked: false,
+  };
 }
 
 /** A folder's record (`room-manifest.ts`): inode, mtime, ctime, and the clean flag. */

@@ -33,6 +33,7 @@ export interface NativeAddon {
     stampNs: bigint,
     dirs?: { records: Buffer; paths: readonly string[] },
     freshNs?: bigint,
+    early?: { workspace: string; modes: ArrayLike<number>; mtimeS: number },
   ): Promise<{
     records: Buffer;
     copy: number[];
@@ -43,6 +44,8 @@ export interface NativeAddon {
     dirRecords: Buffer;
     dirPaths: string[];
     aligned: boolean;
+    copied: number[];
+    modesChecked: boolean;
   }>;
   roomCopy(
     workspace: string,

@@ -321,6 +321,149 @@ describe("room copies, native and TypeScript", () => {
     });
   });
 
+  test("the native proof copies what it can tell changed while it proves the rest: the same room as the TypeScript path, never written through a link or over another kind", async () => {
+    const ws = temp("tg-ws-");
+    const before = {
+      "a.js": "a\n",
+      "b.js": "b\n",
+      "sub/c.js": "c\n",
+      "sub2/d.js": "d\n",
+      "e.js": "e\n",
+    };
+    const after = {
+      "a.js": "a changed\n",
+      "b.js": "b\n",
+      "sub/c.js": "c changed\n",
+      "sub2/d.js": "d changed\n",
+      "e.js": "e changed\n",
+    };
+    const named = (files: Record<string, string>, target: string) =>
+      new Map<string, EntryState>([
+        ...entries(files),
+        ["ln", { ...fileEntry(target), kind: "symlink" }],
+      ]);
+    for (const [p, t] of Object.entries(before)) write(ws, p, t);
+    symlinkSync("a.js", join(ws, "ln"));
+    const outcomes = [];
+    const rooms: string[] = [];
+    for (const TURNGATE_NATIVE of ["1", "0"]) {
+      const env = { TURNGATE_NATIVE };
+      const room = temp("tg-room-");
+      rooms.push(room);
+      for (const [p, t] of Object.entries(before)) write(ws, p, t);
+      rmSync(join(ws, "ln"));
+      symlinkSync("a.js", join(ws, "ln"));
+      const first = await syncRoomFiles(
+        {
+          room,
+          workspace: ws,
+          entries: named(before, "a.js"),
+          recorded: NO_RECORDS,
+          stampNs: 0n,
+          lastMtimeS: 0,
+        },
+        env,
+      );
+      // The turn: every file and the link change in the workspace; in the room, sub2 becomes
+      // a link to a folder elsewhere and e.js a FIFO.
+      for (const [p, t] of Object.entries(after)) write(ws, p, t);
+      rmSync(join(ws, "ln"));
+      symlinkSync("b.js", join(ws, "ln"));
+      const elsewhere = temp("tg-elsewhere-");
+      write(elsewhere, "d.js", "elsewhere\n");
+      rmSync(join(room, "sub2"), { recursive: true });
+      symlinkSync(elsewhere, join(room, "sub2"));
+      rmSync(join(room, "e.js"));
+      execFileSync("mkfifo", [join(room, "e.js")]);
+      const input = {
+        room,
+        workspace: ws,
+        entries: named(after, "b.js"),
+        recorded: first.recorded,
+        recordedDirs: first.dirs,
+        stampNs: BigInt(Date.now() + 60_000) * 1_000_000n,
+        lastMtimeS: first.mtimeS,
+      };
+      if (TURNGATE_NATIVE === "1") {
+        // What the proof copies itself: the changed entries whose folders are real folders
+        // and whose room path holds their kind; not sub2/d.js (a link above it), not e.js (a
+        // FIFO there). It is a proof only: run it on a copy of the room.
+        const twin = temp("tg-twin-");
+        execFileSync("cp", ["-a", `${room}/.`, twin]);
+        const list = [...input.entries].map(([p, st]) => [p, st.kind, st.content_digest] as const);
+        const proof = await proveRoom(
+          twin,
+          first.recorded,
+          list,
+          input.stampNs,
+          env,
+          first.dirs,
+          0n,
+          { workspace: ws, modes: list.map(() => 0o100644), mtimeS: 2_000_000_000 },
+        );
+        expect(proof.copied.map((i) => list[i]?.[0]).sort()).toEqual(["a.js", "ln", "sub/c.js"]);
+        expect(proof.copy.map((i) => list[i]?.[0]).sort()).toEqual(["e.js", "sub2/d.js"]);
+        expect(readFileSync(join(twin, "a.js"), "utf8")).toBe("a changed\n");
+        expect(readlinkSync(join(twin, "ln"))).toBe("b.js");
+        expect(readRecord(proof.records, 0)).toMatchObject({
+          kind: "file",
+          digest: sha("a changed\n"),
+          mtimeNs: 2_000_000_000n * 1_000_000_000n,
+        });
+      }
+      const second = await syncRoomFiles(input, env);
+      expect(readFileSync(join(elsewhere, "d.js"), "utf8")).toBe("elsewhere\n");
+      outcomes.push({ tree: tree(room), written: second.written, removed: second.removed });
+    }
+    expect(outcomes[0]).toEqual(outcomes[1]);
+    expect(outcomes[0]).toEqual({
+      tree: {
+        "a.js": "file 644 a changed\n",
+        "b.js": "file 644 b\n",
+        "e.js": "file 644 e changed\n",
+        ln: "link b.js",
+        sub: "dir 755",
+        "sub/c.js": "file 644 c changed\n",
+        sub2: "dir 755",
+        "sub2/d.js": "file 644 d changed\n",
+      },
+      written: ["a.js", "e.js", "ln", "sub/c.js", "sub2/d.js"],
+      removed: ["e.js", "sub2"],
+    });
+  });
+
+  test("an early copy whose workspace bytes are not the snapshot's fails the sync, naming the path", async () => {
+    const ws = temp("tg-ws-");
+    const room = temp("tg-room-");
+    write(ws, "a.js", "a\n");
+    const env = { TURNGATE_NATIVE: "1" };
+    const first = await syncRoomFiles(
+      {
+        room,
+        workspace: ws,
+        entries: entries({ "a.js": "a\n" }),
+        recorded: NO_RECORDS,
+        stampNs: 0n,
+        lastMtimeS: 0,
+      },
+      env,
+    );
+    write(ws, "a.js", "changed after the snapshot\n");
+    await expect(
+      syncRoomFiles(
+        {
+          room,
+          workspace: ws,
+          entries: entries({ "a.js": "as observed\n" }),
+          recorded: first.recorded,
+          stampNs: 0n,
+          lastMtimeS: first.mtimeS,
+        },
+        env,
+      ),
+    ).rejects.toThrow(new RoomSourceChangedError("a.js"));
+  });
+
   test("the native copy refuses malformed input with a typed error naming the field", async () => {
     const native = selectNative({ TURNGATE_NATIVE: "1" }) as NativeAddon;
     const ws = temp("tg-ws-");
@@ -880,8 +1023,12 @@ describe("CleanRoom", () => {
         head,
       );
       expect(prepared.cloned).toBe(false);
-      expect(prepared.written).toEqual([]);
-      expect(prepared.rehashedPaths).toEqual(["lib.js", "util.js"]);
+      // lib.js was recorded with other bytes: the native proof copies it while it proves the
+      // rest (the planted bytes are the same); the TypeScript path re-hashes it.
+      const native = selectNative(process.env) !== undefined;
+      expect([prepared.written, prepared.rehashedPaths]).toEqual(
+        native ? [["lib.js"], ["util.js"]] : [[], ["lib.js", "util.js"]],
+      );
       expect(git(room.tree, "ls-files").split("\n").filter(Boolean)).toEqual(["lib.js", "util.js"]);
       for (const path of ["lib.js", "util.js"]) {
         expect(git(room.tree, "ls-files", "-s", path).split(/\s+/)[1]).toBe(
