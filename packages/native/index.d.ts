@@ -247,6 +247,15 @@ export interface RoomProveEarly {
   mtimeS: number;
 }
 
+/**
+ * {@link roomProve}'s entries given joined: `count` × (path, `file` | `symlink`, hex SHA-256),
+ * NUL-separated (no array per entry; each field is checked natively, as in the array form).
+ */
+export interface RoomJoinedEntries {
+  joined: string;
+  count: number;
+}
+
 /** Folder records of an earlier {@link roomProve} (its `dirRecords` and `dirPaths`). */
 export interface RoomDirRecords {
   records: Buffer;
@@ -280,7 +289,7 @@ export interface RoomDirRecords {
 export declare function roomProve(
   room: string,
   recorded: RoomRecorded,
-  entries: ReadonlyArray<readonly [string, string, string]>,
+  entries: ReadonlyArray<readonly [string, string, string]> | RoomJoinedEntries,
   stampNs: bigint,
   dirs?: RoomDirRecords,
   freshNs?: bigint,

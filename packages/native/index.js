@@ -1,4 +1,3 @@
-"use strict";
 // Loader of turngate's native addon (issue 10 "Child subreaper"; issue 17 the parallel
 // observer and hasher; issue 33 the in-process git listing). Loads `turngate-native.<platform>-<arch>[-gnu|-musl].node` built by
 // `napi build --platform` beside this file. When it is absent (not built, other platform)
@@ -319,6 +318,18 @@ function joinEntries(entries) {
   return parts.join("\0");
 }
 
+/** Entries given joined (`{ joined, count }`): checked for shape here, field by field natively. */
+function joinedEntries(entries) {
+  if (
+    typeof entries?.joined !== "string" ||
+    !Number.isInteger(entries.count) ||
+    entries.count < 0
+  ) {
+    throw invalid("entries", "expected an array of [path, kind, digest] or { joined, count }");
+  }
+  return entries.joined;
+}
+
 /** No folder records: every folder of the room is read. */
 const NO_DIRS = Object.freeze({ records: Buffer.alloc(0), paths: Object.freeze([]) });
 
@@ -328,7 +339,8 @@ function roomProve(room, recorded, entries, stampNs, dirs = NO_DIRS, freshNs = 0
     const native = api();
     checkRoot(room);
     checkRecorded(recorded);
-    const joined = joinEntries(entries);
+    const joined = Array.isArray(entries) ? joinEntries(entries) : joinedEntries(entries);
+    const count = Array.isArray(entries) ? entries.length : entries.count;
     if (typeof stampNs !== "bigint") throw invalid("stampNs", "expected a bigint (ns)");
     if (!Buffer.isBuffer(dirs?.records)) throw invalid("dirs.records", "expected a Buffer");
     checkStrings(dirs.paths, "dirs.paths");
@@ -338,7 +350,7 @@ function roomProve(room, recorded, entries, stampNs, dirs = NO_DIRS, freshNs = 0
       if (typeof early?.workspace !== "string") {
         throw invalid("early.workspace", "expected an absolute path");
       }
-      if (early.modes?.length !== entries.length) {
+      if (early.modes?.length !== count) {
         throw invalid("early.modes", "expected one st_mode per entry");
       }
       if (!Number.isSafeInteger(early.mtimeS) || early.mtimeS < 0) {
@@ -353,7 +365,7 @@ function roomProve(room, recorded, entries, stampNs, dirs = NO_DIRS, freshNs = 0
         recorded.paths,
         recorded.count,
         joined,
-        entries.length,
+        count,
         String(stampNs),
         dirs.records,
         dirs.paths,

@@ -112,6 +112,8 @@ const HEX: [u8; 256] = {
 
 /// The manifest's records and the snapshot's entries, checked; paths borrow the inputs.
 struct Parsed<'a> {
+    /// The recorded paths' indices, built only when some record is not at its entry's index.
+    by_path: std::sync::OnceLock<HashMap<&'a str, usize>>,
     records: &'a [u8],
     recorded: Vec<&'a str>,
     paths: Vec<&'a str>,
@@ -151,6 +153,7 @@ impl<'a> Parsed<'a> {
             return Err(invalid("entries", "expected count × 3 NUL-joined fields"));
         }
         let mut out = Parsed {
+            by_path: std::sync::OnceLock::new(),
             records,
             recorded,
             paths: Vec::with_capacity(count as usize),
@@ -180,7 +183,19 @@ impl<'a> Parsed<'a> {
         Ok(out)
     }
 
-    fn by_path(&self) -> HashMap<&'a str, usize> {
+    /// The index of the record of entry `index`'s path, if any: usually `index` itself.
+    fn recorded_at(&self, index: usize) -> Option<usize> {
+        let path = self.paths[index];
+        if self.recorded.get(index) == Some(&path) {
+            return Some(index);
+        }
+        self.by_path
+            .get_or_init(|| self.recorded_index())
+            .get(path)
+            .copied()
+    }
+
+    fn recorded_index(&self) -> HashMap<&'a str, usize> {
         self.recorded
             .iter()
             .enumerate()
@@ -272,15 +287,15 @@ fn stat_all(room: &str, paths: &[&str]) -> Vec<Option<RoomStat>> {
     parts.into_iter().flatten().collect()
 }
 
-/// The entries to copy while the others are `lstat`ed: recorded at their own index, of the
-/// same kind, with other bytes (most turns' changes; nothing else could hold them).
+/// The entries to copy while the others are `lstat`ed: recorded, of the same kind, with
+/// other bytes (most turns' changes).
 fn early_items<'a>(parsed: &Parsed<'a>, modes: &[u32]) -> Vec<Early<'a>> {
     let mut out = Vec::new();
     for (index, path) in parsed.paths.iter().enumerate() {
-        if parsed.recorded.get(index) != Some(path) {
+        let Some(at) = parsed.recorded_at(index) else {
             continue;
-        }
-        let record = &parsed.records[index * RECORD..(index + 1) * RECORD];
+        };
+        let record = &parsed.records[at * RECORD..(at + 1) * RECORD];
         if record[KIND_AT] == parsed.kinds[index] && record[..32] != parsed.digests[index][..] {
             out.push(Early {
                 index,
@@ -365,15 +380,14 @@ fn check_modes(proven: &mut Proven, parsed: &Parsed, modes: &[u32]) {
 /// Threads reading folders ahead of the copies (each read mostly waits on the disk).
 const WARM_THREADS: usize = 8;
 
-/// The room folders (relative, `""` the root) of the entries recorded at their own index
-/// with other bytes: those the sync will copy (most turns' changes), deduplicated.
+/// The room folders (relative, `""` the root) of the entries recorded with other bytes: those the sync will copy (most turns' changes), deduplicated.
 fn changed_folders<'a>(parsed: &Parsed<'a>) -> Vec<&'a str> {
     let mut out: Vec<&str> = Vec::new();
     for (index, path) in parsed.paths.iter().enumerate() {
-        if parsed.recorded.get(index) != Some(path) {
+        let Some(at) = parsed.recorded_at(index) else {
             continue;
-        }
-        let record = &parsed.records[index * RECORD..(index + 1) * RECORD];
+        };
+        let record = &parsed.records[at * RECORD..(at + 1) * RECORD];
         if record[..32] != parsed.digests[index][..] {
             out.push(path.rsplit_once('/').map_or("", |(parent, _)| parent));
         }
@@ -587,8 +601,6 @@ pub fn room_prove_async(
 }
 
 fn prove(room: &str, parsed: &Parsed, dirs: &DirRecords, stamp: i64, fresh: i64) -> Proven {
-    // Built only when some record is not at its entry's index.
-    let by_path: std::sync::OnceLock<HashMap<&str, usize>> = std::sync::OnceLock::new();
     let stats = stat_all(room, &parsed.paths);
     let outcomes: Vec<Outcome> = (0..parsed.paths.len())
         .into_par_iter()
@@ -610,13 +622,7 @@ fn prove(room: &str, parsed: &Parsed, dirs: &DirRecords, stamp: i64, fresh: i64)
                 return Outcome::Copy;
             }
             let now = stat.record(kind, digest);
-            // Records are usually in the entries' order: try the same index before the map.
-            let recorded_at = if parsed.recorded.get(index) == Some(path) {
-                Some(index)
-            } else {
-                by_path.get_or_init(|| parsed.by_path()).get(path).copied()
-            };
-            if let Some(i) = recorded_at {
+            if let Some(i) = parsed.recorded_at(index) {
                 let before = &parsed.records[i * RECORD..(i + 1) * RECORD];
                 if stat.ctime_ns < stamp {
                     if before == &now[..] {

@@ -43,6 +43,24 @@ import {
 /** One snapshot entry as the proof takes it: path, kind and lowercase hex SHA-256. */
 export type ProofEntry = readonly [path: string, kind: EntryState["kind"], digest: string];
 
+/**
+ * Snapshot entries as the proof takes them: one {@link ProofEntry} each, or `flat`, their
+ * path, kind and digest one after the other (no array per entry: what a sync of 20,000
+ * entries builds; the addon takes it joined as it is).
+ */
+export type ProofEntries = readonly ProofEntry[] | { readonly flat: readonly string[] };
+
+/** `entries` as one {@link ProofEntry} per entry. */
+function tuples(entries: ProofEntries): readonly ProofEntry[] {
+  if (Array.isArray(entries)) return entries;
+  const { flat } = entries as { readonly flat: readonly string[] };
+  const out: ProofEntry[] = [];
+  for (let at = 0; at + 2 < flat.length; at += 3) {
+    out.push([flat[at], flat[at + 1], flat[at + 2]] as unknown as ProofEntry);
+  }
+  return out;
+}
+
 /** What the proof found. Lists other than `copy` are in no particular order. */
 export interface RoomProof {
   /** One record per entry, in input order; kind 0 (zeros) for the entries to copy. */
@@ -103,7 +121,7 @@ export interface ProofEarlyCopy {
 export async function proveRoom(
   room: string,
   recorded: RoomRecords,
-  entries: readonly ProofEntry[],
+  entries: ProofEntries,
   stampNs: bigint,
   env: NodeJS.ProcessEnv = process.env,
   dirs: RoomDirs = NO_DIRS,
@@ -111,8 +129,14 @@ export async function proveRoom(
   early?: ProofEarlyCopy,
 ): Promise<RoomProof> {
   const native = selectNative(env);
-  if (native === undefined) return proveRoomTs(room, recorded, entries, stampNs, freshNs);
-  const proof = await native.roomProve(room, recorded, entries, stampNs, dirs, freshNs, early);
+  if (native === undefined) return proveRoomTs(room, recorded, tuples(entries), stampNs, freshNs);
+  const given = Array.isArray(entries)
+    ? entries
+    : {
+        joined: (entries as { flat: string[] }).flat.join("\0"),
+        count: (entries as { flat: string[] }).flat.length / 3,
+      };
+  const proof = await native.roomProve(room, recorded, given, stampNs, dirs, freshNs, early);
   const { dirRecords, dirPaths, ...rest } = proof;
   return { ...rest, dirs: { records: dirRecords, paths: dirPaths } };
 }

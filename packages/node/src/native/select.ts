@@ -29,7 +29,7 @@ export interface NativeAddon {
   roomProve(
     room: string,
     recorded: { count: number; records: Buffer; paths: Buffer },
-    entries: ReadonlyArray<readonly [string, string, string]>,
+    entries: ReadonlyArray<readonly [string, string, string]> | { joined: string; count: number },
     stampNs: bigint,
     dirs?: { records: Buffer; paths: readonly string[] },
     freshNs?: bigint,

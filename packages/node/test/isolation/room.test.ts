@@ -378,7 +378,8 @@ describe("room copies, native and TypeScript", () => {
       const input = {
         room,
         workspace: ws,
-        entries: named(after, "b.js"),
+        // In another order than the first sync's (changed entries come last in a snapshot).
+        entries: new Map([...named(after, "b.js")].reverse()),
         recorded: first.recorded,
         recordedDirs: first.dirs,
         stampNs: BigInt(Date.now() + 60_000) * 1_000_000n,
@@ -405,7 +406,8 @@ describe("room copies, native and TypeScript", () => {
         expect(proof.copy.map((i) => list[i]?.[0]).sort()).toEqual(["e.js", "sub2/d.js"]);
         expect(readFileSync(join(twin, "a.js"), "utf8")).toBe("a changed\n");
         expect(readlinkSync(join(twin, "ln"))).toBe("b.js");
-        expect(readRecord(proof.records, 0)).toMatchObject({
+        const a = list.findIndex(([p]) => p === "a.js");
+        expect(readRecord(proof.records, a)).toMatchObject({
           kind: "file",
           digest: sha("a changed\n"),
           mtimeNs: 2_000_000_000n * 1_000_000_000n,
@@ -815,6 +817,17 @@ describe("proveRoom", () => {
     await expect(
       proveRoom(room, NO_RECORDS, [["../x", "file", sha("x")]], 0n, env),
     ).rejects.toMatchObject({ code: "ERR_TURNGATE_INVALID_ARG", path: "entries[0]" });
+    // The flat form is checked field by field too.
+    await expect(
+      proveRoom(room, NO_RECORDS, { flat: ["../x", "file", sha("x")] }, 0n, env),
+    ).rejects.toMatchObject({ code: "ERR_TURNGATE_INVALID_ARG", path: "entries[0]" });
+    await expect(
+      proveRoom(room, NO_RECORDS, { flat: ["a.js", "file"] }, 0n, env),
+    ).rejects.toMatchObject({
+      code: "ERR_TURNGATE_INVALID_ARG",
+      path: "entries",
+      message: "entries: expected an array of [path, kind, digest] or { joined, count }",
+    });
   });
 });
 
