@@ -233,6 +233,11 @@ export interface RoomProof {
    * (given `early`, whose `modes` say which); otherwise the caller checks.
    */
   modesChecked: boolean;
+  /**
+   * Whether the room's index holds every entry of `copied` as copied (asked with
+   * `early.index`): the blobs and index entries were written after the early copies.
+   */
+  indexed: boolean;
 }
 
 /**
@@ -245,6 +250,11 @@ export interface RoomProveEarly {
   workspace: string;
   modes: ArrayLike<number>;
   mtimeS: number;
+  /**
+   * The room's `.git` is proven and ready (`room` holds a `.git` folder): write the early
+   * copies' blobs and index entries too, as {@link roomIndexUpdate} would (`indexed`).
+   */
+  index?: boolean;
 }
 
 /**

@@ -373,6 +373,7 @@ function roomProve(room, recorded, entries, stampNs, dirs = NO_DIRS, freshNs = 0
         early?.workspace,
         modes,
         early?.mtimeS,
+        early === undefined ? undefined : early.index === true,
       )
       .catch((error) => {
         throw typed(error);

@@ -64,6 +64,9 @@ pub struct RoomProof {
     /// Whether `copy` holds the files whose owner-execute bit is not the snapshot's (given
     /// `workspace` and `modes`); otherwise the caller checks.
     pub modes_checked: bool,
+    /// Whether the room's index holds every entry of `copied` as copied (asked with
+    /// `index`): its blobs and entries were written after the early copies.
+    pub indexed: bool,
 }
 
 enum Outcome {
@@ -309,6 +312,19 @@ fn early_items<'a>(parsed: &Parsed<'a>, modes: &[u32]) -> Vec<Early<'a>> {
     out
 }
 
+/// Write the index entries of the early copies that succeeded (`room_index::update`, which
+/// reads them back from the room); false when there were none or the update failed (the
+/// caller's index update then covers them, and reports what is wrong).
+fn index_early(room: &str, items: &[Early], copied: &[Option<Result<[u8; RECORD]>>]) -> bool {
+    let done: Vec<String> = items
+        .iter()
+        .zip(copied)
+        .filter(|(_, outcome)| matches!(outcome, Some(Ok(_))))
+        .map(|(item, _)| item.path.to_string())
+        .collect();
+    !done.is_empty() && crate::room_index::update(room, &done, &[]).is_ok()
+}
+
 /// Fold the early copies into the proof: each copied entry takes the copy's record and
 /// leaves `copy` and `rehashed`, and its path leaves the extra lists (the walk may have
 /// listed what was there before the copy). The first failure, in entry order, fails the call.
@@ -445,6 +461,9 @@ struct EarlyInput {
     modes: Vec<u32>,
     /// The mtime (whole seconds) the sync gives its copies.
     mtime_s: i64,
+    /// Whether the room's `.git` is proven and ready: the early copies' index entries are
+    /// then written too (`room_index.rs`), still while the others are `lstat`ed.
+    index: bool,
 }
 
 /// The proof's result before it crosses to JavaScript.
@@ -460,6 +479,7 @@ pub struct Proven {
     aligned: bool,
     copied: Vec<u32>,
     modes_checked: bool,
+    indexed: bool,
 }
 
 impl Task for RoomProveTask {
@@ -491,13 +511,18 @@ impl Task for RoomProveTask {
         } else {
             // The changed entries are copied while the others are `lstat`ed.
             let (mut proven, copied) = std::thread::scope(|scope| {
-                let copier =
-                    scope.spawn(|| copy_early(&early.workspace, room, &items, early.mtime_s));
+                let copier = scope.spawn(|| {
+                    let copied = copy_early(&early.workspace, room, &items, early.mtime_s);
+                    let indexed = early.index && index_early(room, &items, &copied);
+                    (copied, indexed)
+                });
                 let proven = prove(room, &parsed, &dirs, self.stamp, self.fresh);
                 (proven, copier.join())
             });
-            let copied = copied.map_err(|_| invalid("entries", "a copy thread failed"))?;
+            let (copied, indexed) =
+                copied.map_err(|_| invalid("entries", "a copy thread failed"))?;
             take_early(&mut proven, &items, copied)?;
+            proven.indexed = indexed && !proven.copied.is_empty();
             proven
         };
         check_modes(&mut proven, &parsed, &early.modes);
@@ -517,6 +542,7 @@ impl Task for RoomProveTask {
             aligned: output.aligned,
             copied: output.copied,
             modes_checked: output.modes_checked,
+            indexed: output.indexed,
         })
     }
 }
@@ -547,6 +573,7 @@ pub fn room_prove_async(
     workspace: Option<String>,
     modes: Option<Buffer>,
     mtime_s: Option<i64>,
+    index: Option<bool>,
 ) -> Result<AsyncTask<RoomProveTask>> {
     check_root(&room)?;
     let stamp: i64 = stamp_ns
@@ -575,6 +602,7 @@ pub fn room_prove_async(
                 workspace,
                 modes,
                 mtime_s,
+                index: index.unwrap_or(false),
             })
         }
         (None, None, None) => None,
@@ -725,5 +753,6 @@ fn prove(room: &str, parsed: &Parsed, dirs: &DirRecords, stamp: i64, fresh: i64)
         aligned,
         copied: Vec::new(),
         modes_checked: false,
+        indexed: false,
     }
 }

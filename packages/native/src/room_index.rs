@@ -118,7 +118,7 @@ struct Added<'a> {
     mode: Mode,
 }
 
-fn update(
+pub(crate) fn update(
     room: &str,
     written: &[String],
     gone: &[String],

@@ -240,6 +240,8 @@ export class CleanRoom {
         freshNs,
         stampNs: min(BigInt(m.stamp_ns), this.#trustBeforeNs),
         lastMtimeS: m.mtime_s,
+        // A .git proven at this HEAD: the proof may index what it copies itself.
+        indexEarly: ready,
       },
       this.#env,
     );
@@ -265,7 +267,7 @@ export class CleanRoom {
       const rebuild = cloned || dropped.includes(".git") || !sameHead(m.head, head);
       // Re-hashed entries too: right bytes the room's index may not hold (planted there by
       // someone else, found by the attack round: a new file missing from `git ls-files`).
-      const changed = rebuild ? [...entries.keys()] : [...files.written, ...files.rehashedPaths];
+      const changed = rebuild ? [...entries.keys()] : [...files.unindexed, ...files.rehashedPaths];
       const indexing = updateRoomIndex(
         tree,
         head,

@@ -115,6 +115,11 @@ export interface RoomFilesInput {
   stampNs: bigint;
   /** The mtime (whole seconds) the last sync wrote; this sync writes a later one. */
   lastMtimeS: number;
+  /**
+   * The room's `.git` is proven and ready (no clone, no rebuild): the native proof may write
+   * the index entries of what it copies itself (see `unindexed`). Default false.
+   */
+  indexEarly?: boolean;
 }
 
 /** Output of {@link syncRoomFiles}. */
@@ -123,6 +128,11 @@ export interface RoomFilesResult {
   recorded: RoomRecords;
   /** Paths written (copied) by this sync, sorted. */
   written: string[];
+  /**
+   * The paths of `written` whose index entries the room's `.git` does not hold yet, sorted:
+   * all of them, except with `indexEarly` those the native proof copied and indexed itself.
+   */
+  unindexed: string[];
   /** Paths removed (files, links and whole folders the snapshot does not name), sorted. */
   removed: string[];
   /** Entries that were proven by re-hashing (racily clean), count. */
@@ -187,7 +197,12 @@ export async function syncRoomFiles(
       env,
       input.recordedDirs ?? NO_DIRS,
       input.freshNs ?? 0n,
-      { workspace: input.workspace, modes, mtimeS: plannedMtimeS },
+      {
+        workspace: input.workspace,
+        modes,
+        mtimeS: plannedMtimeS,
+        index: input.indexEarly === true,
+      },
     );
   } catch (error) {
     throw sourceChanged(error);
@@ -258,6 +273,12 @@ export async function syncRoomFiles(
     for (const index of order) writtenAt.add(index);
   }
   const written = [...writtenAt].map(pathAt).sort(compare);
+  // Written and indexed by the proof, and not copied again since (below a pruned folder).
+  const indexed = new Set(proof.indexed ? proof.copied.filter((index) => !copy.has(index)) : []);
+  const unindexed = [...writtenAt]
+    .filter((index) => !indexed.has(index))
+    .map(pathAt)
+    .sort(compare);
   const mtimeS = written.length > 0 ? plannedMtimeS : input.lastMtimeS;
   return {
     dirs: untouchedDirs(proof.dirs, [...written, ...removed, ...created]),
@@ -268,6 +289,7 @@ export async function syncRoomFiles(
       paths: proof.aligned ? input.recorded.paths : joinPaths(entries.keys()),
     },
     written,
+    unindexed,
     removed: removed.sort(compare),
     rehashed: proof.rehashed.length,
     rehashedPaths: proof.rehashed.map(pathAt).sort(compare),

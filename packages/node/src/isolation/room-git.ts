@@ -261,6 +261,8 @@ async function updateNatively(
 ): Promise<boolean> {
   const native = selectNative(env);
   if (native === undefined) return false;
+  // Nothing to add or drop (the proof indexed what it copied): the index stays as it is.
+  if (paths.length === 0 && gone.length === 0) return true;
   const dropped = new Set(gone);
   try {
     await native.roomIndexUpdate(

@@ -92,6 +92,11 @@ export interface RoomProof {
    * (the native proof given `early`); otherwise the caller checks.
    */
   modesChecked: boolean;
+  /**
+   * Whether the room's index holds every entry of `copied` as copied (the native proof given
+   * `early.index`); false on the TypeScript path.
+   */
+  indexed: boolean;
 }
 
 /**
@@ -102,6 +107,8 @@ export interface ProofEarlyCopy {
   workspace: string;
   modes: readonly number[];
   mtimeS: number;
+  /** The room's `.git` is proven and ready: write the early copies' index entries too. */
+  index?: boolean;
 }
 
 /**
@@ -257,6 +264,7 @@ export function proveRoomTs(
     aligned,
     copied: [],
     modesChecked: false,
+    indexed: false,
   };
 }
 

@@ -33,7 +33,7 @@ export interface NativeAddon {
     stampNs: bigint,
     dirs?: { records: Buffer; paths: readonly string[] },
     freshNs?: bigint,
-    early?: { workspace: string; modes: ArrayLike<number>; mtimeS: number },
+    early?: { workspace: string; modes: ArrayLike<number>; mtimeS: number; index?: boolean },
   ): Promise<{
     records: Buffer;
     copy: number[];
@@ -46,6 +46,7 @@ export interface NativeAddon {
     aligned: boolean;
     copied: number[];
     modesChecked: boolean;
+    indexed: boolean;
   }>;
   roomCopy(
     workspace: string,

@@ -1020,6 +1020,34 @@ describe("CleanRoom", () => {
     ).toThrow("room manifest: folder records hold 3 bytes, expected 1 × 32");
   });
 
+  test("a changed file the proof copies itself is indexed in the same call: its blob and stat are in the room's index, as git would write them", async () => {
+    const { ws, head, roomDir, turnStart } = await roomAfterOneTurn();
+    write(ws, "lib.js", "changed\n");
+    const room = await CleanRoom.open(
+      ws,
+      roomDir,
+      { ...process.env, TURNGATE_NATIVE: "1" },
+      turnStart,
+    );
+    try {
+      const prepared = await room.prepare(entries({ "lib.js": "changed\n" }), head);
+      expect([prepared.cloned, prepared.written, prepared.unindexed]).toEqual([
+        false,
+        ["lib.js"],
+        [],
+      ]);
+      expect(git(room.tree, "ls-files", "-s", "lib.js").split(/\s+/)[1]).toBe(
+        git(room.tree, "hash-object", "lib.js").trim(),
+      );
+      // The entry's stat is the copy's: git finds nothing to re-read.
+      expect(git(room.tree, "diff-files", "--name-only")).toBe("");
+      expect(git(room.tree, "status", "--porcelain")).toBe("M  lib.js\n");
+      expect(git(room.tree, "fsck", "--strict", "--no-dangling", "--no-progress")).toBe("");
+    } finally {
+      await room.close();
+    }
+  });
+
   test("bytes planted in the room between turns that equal the snapshot's still reach the room's index (a new file is listed, a changed one has its new blob)", async () => {
     const { ws, head, roomDir, turnStart } = await roomAfterOneTurn();
     let room: CleanRoom;
