@@ -124,6 +124,9 @@ export function renderTurnText(result: TurnResult): string {
     }
   }
 
+  const cleanRoomHint = cleanRoomFailureLine(result);
+  if (cleanRoomHint !== null) lines.push(cleanRoomHint);
+
   const binding = result.verification?.binding;
   if (binding && !binding.bound && binding.reason === "workspace_changed_during_check") {
     const what = [
@@ -295,6 +298,22 @@ export function isolationLine(result: Pick<TurnResult, "isolation">): string {
       : "isolation: clean-room required, but the sandbox could not start: no check ran";
   }
   return "isolation: in-place (the checks ran in the workspace itself)";
+}
+
+/**
+ * After a failed check in the clean room (docs/design.md §3b), one line saying what the
+ * room holds and what to do when a check needs an ignored file (a local settings file, a
+ * generated one): it is not there, by design. Null when no check failed or the checks did
+ * not run in a clean room.
+ */
+export function cleanRoomFailureLine(
+  result: Pick<TurnResult, "isolation" | "verification">,
+): string | null {
+  const { isolation } = result;
+  if (isolation.mode !== "clean-room" || !isolation.available) return null;
+  const runs = result.verification?.runs ?? [];
+  if (!runs.some((run) => run.check.status === "failed")) return null;
+  return "clean room: the checks ran on a copy of the tracked and unignored files only; an ignored file a check reads (a local settings file, a generated one) is not there. If a check needs one: track it, create it in the check or its setup, or run with --isolation in-place";
 }
 
 /**

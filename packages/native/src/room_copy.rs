@@ -414,6 +414,14 @@ fn stat_at(folder: &Fd, name: &CString) -> std::io::Result<libc::stat> {
     }
 }
 
+/// Remove the name `name` in `folder` if it is there; false when it is there and cannot be
+/// removed as a file (a folder put there meanwhile): the entry is then left to the sync.
+fn unlink_at(folder: &Fd, name: &CString) -> bool {
+    // SAFETY: `folder.0` is open; `name` is NUL-terminated.
+    let rc = unsafe { libc::unlinkat(folder.0, name.as_ptr(), 0) };
+    rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOENT)
+}
+
 fn copy_strict(
     workspace: &str,
     room: &str,
@@ -450,12 +458,8 @@ fn copy_strict(
         let Ok(target) = CString::new(bytes) else {
             return Some(Err(changed(path)));
         };
-        // SAFETY: `folder.0` is open; both names are NUL-terminated.
-        if unsafe { libc::unlinkat(folder.0, name.as_ptr(), 0) } != 0 {
-            let e = std::io::Error::last_os_error();
-            if e.raw_os_error() != Some(libc::ENOENT) {
-                return fail(e, "unlink");
-            }
+        if !unlink_at(&folder, &name) {
+            return None;
         }
         if unsafe { libc::symlinkat(target.as_ptr(), folder.0, name.as_ptr()) } != 0 {
             return fail(std::io::Error::last_os_error(), "symlink");
@@ -471,12 +475,8 @@ fn copy_strict(
     if <[u8; 32]>::from(Sha256::digest(&bytes)) != item.digest {
         return Some(Err(changed(path)));
     }
-    // SAFETY: `folder.0` is open; `name` is NUL-terminated.
-    if unsafe { libc::unlinkat(folder.0, name.as_ptr(), 0) } != 0 {
-        let e = std::io::Error::last_os_error();
-        if e.raw_os_error() != Some(libc::ENOENT) {
-            return fail(e, "unlink");
-        }
+    if !unlink_at(&folder, &name) {
+        return None;
     }
     // SAFETY: as above; the mode is the snapshot's owner bits (less the umask).
     let fd = unsafe {

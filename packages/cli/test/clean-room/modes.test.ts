@@ -87,6 +87,47 @@ describe.skipIf(!sandbox.available)(
       expect(inPlace.json.binding?.reason).toBe("workspace_changed_during_check");
     });
 
+    test("a check that reads an ignored file fails in the clean room (the file is not there, by design), and the text says why and what to do; in place it passes", async () => {
+      const reads =
+        "const fs = require('node:fs');\n" +
+        "const s = JSON.parse(fs.readFileSync('settings.local.json', 'utf8'));\n" +
+        "if (require('./lib.js')() !== s.expected) process.exit(1);\n";
+      const files = { "lib.js": LIB, "t.js": reads, ".gitignore": "settings.local.json\n" };
+      const make = () => {
+        const p = project(files);
+        execFileSync("sh", ["-c", `printf '{"expected": 1}' > settings.local.json`], {
+          cwd: p.root,
+        });
+        return p;
+      };
+      const room = make();
+      const failed = await turngate(
+        ["run", "--check", "node t.js", "--", "node", writerAgent(room, { "lib.js": HONEST })],
+        room.root,
+      );
+      expect(failed.code).toBe(2);
+      expect(failed.stdout).toContain(
+        "clean room: the checks ran on a copy of the tracked and unignored files only; an ignored file a check reads (a local settings file, a generated one) is not there. If a check needs one: track it, create it in the check or its setup, or run with --isolation in-place\n",
+      );
+      // The positive control: in place, the same change passes, and no such line is printed.
+      const other = make();
+      const passed = await turngate(
+        [
+          "run",
+          "--isolation",
+          "in-place",
+          "--check",
+          "node t.js",
+          "--",
+          "node",
+          writerAgent(other, { "lib.js": HONEST }),
+        ],
+        other.root,
+      );
+      expect(passed.code).toBe(0);
+      expect(passed.stdout).not.toContain("clean room:");
+    });
+
     test("a pretest step that rewrites a tracked file with the same bytes", async () => {
       const gen = "require('node:fs').writeFileSync('generated.js', 'module.exports = 1;\\n');\n";
       const { inRoom, inPlace } = await both(
