@@ -1,8 +1,20 @@
-import { createHash } from "node:crypto";
-import { chmodSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { isAbsolute, join } from "node:path";
 import lockfile from "proper-lockfile";
-import writeFileAtomicLib from "write-file-atomic";
 import { turngateCacheHome } from "../fs/cache-home.js";
 import type { EntryState } from "../workspace/snapshot.js";
 import { syncRoomFiles } from "./room-files.js";
@@ -156,12 +168,13 @@ export class CleanRoom {
     // Anything written at or after the turn's start (less the coarse clock's lag) may be the
     // agent's: such a manifest is not trusted at all, such a room entry is re-hashed.
     const trustBeforeNs = BigInt(Math.floor(turnStartMs) - TRUST_MARGIN_MS) * 1_000_000n;
-    let manifest = readManifest(manifestPath);
-    if (manifest === undefined || manifest.workspace !== workspace) {
+    const read = readManifest(manifestPath);
+    let manifest = read?.manifest;
+    if (read === undefined || manifest === undefined || manifest.workspace !== workspace) {
       rmSync(join(dir, "tree"), { recursive: true, force: true });
       mkdirSync(join(dir, "tree"), { recursive: true, mode: 0o700 });
       manifest = emptyManifest(workspace);
-    } else if (lstatSync(manifestPath, { bigint: true }).ctimeNs >= trustBeforeNs) {
+    } else if (read.ctimeNs >= trustBeforeNs) {
       // Written during the turn (by the agent, or by anyone after the baseline): its records
       // prove nothing. The room's files are re-hashed against the snapshot, its .git cloned
       // again; the mtime clock is kept so the next copies still move forward.
@@ -227,9 +240,7 @@ export class CleanRoom {
     const ready = gitProven && head !== null && sameHead(m.head, head);
     // A folder read after this stamp is recorded clean only if its ctime is older: a name
     // planted right after the read, in the same clock tick, is not hidden by its record.
-    const freshPath = join(this.#dir, "fresh");
-    writeFileSync(freshPath, "");
-    const freshNs = lstatSync(freshPath, { bigint: true }).ctimeNs;
+    const freshNs = writeOwnFile(join(this.#dir, "fresh"), "");
     const files = await syncRoomFiles(
       {
         room: tree,
@@ -345,8 +356,7 @@ export class CleanRoom {
   ): Promise<{ stampNs: bigint; fingerprints: Array<KeptFingerprint | { digest: null }> }> {
     const stampPath = join(this.#dir, "stamp");
     for (let attempt = 0; ; attempt += 1) {
-      writeFileSync(stampPath, String(Date.now()));
-      const stampNs = lstatSync(stampPath, { bigint: true }).ctimeNs;
+      const stampNs = writeOwnFile(stampPath, String(Date.now()));
       const fingerprints = fingerprint();
       if (fingerprints.every((f) => f.maxCtimeNs < stampNs)) return { stampNs, fingerprints };
       if (attempt >= 100) {
@@ -370,22 +380,34 @@ export class CleanRoom {
   }
 
   /**
-   * Write the manifest: atomic (rename) but not fsynced (a lost one rebuilds the room).
-   * Synchronous: the room is locked, and the asynchronous writer's round trips through the
-   * thread pool cost 2 to 7 ms more for the 2 MB of a 20,000-file room.
+   * Write the manifest: atomic (a new file created `O_EXCL`, renamed over the name: a link
+   * put at the name is replaced, never written through) but not fsynced (a lost one
+   * rebuilds the room). The seal ({@link CleanRoom.sealedMs}) is the manifest's own ctime,
+   * taken from its descriptor after the rename, rounded up to the next ms: a later open
+   * trusts only what is older. (The coarse clock gives every write of one tick the same
+   * ctime, so a write in the very tick of the manifest's is not told apart.)
    */
   async #writeManifest(): Promise<void> {
     const { entries, dirs, ...header } = this.#manifest;
-    writeFileAtomicLib.sync(
-      join(this.#dir, MANIFEST),
-      joinRoomManifest(header, this.#encodeBody()),
-      {
-        fsync: false,
-      },
+    const path = join(this.#dir, MANIFEST);
+    const bytes = joinRoomManifest(header, this.#encodeBody());
+    const temp = `${path}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+    const fd = openSync(
+      temp,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      0o600,
     );
-    // The manifest's ctime is at most now (the coarse clock lags): a later open whose
-    // turn start is past now + the margin trusts it.
-    this.#sealedMs = Date.now() + TRUST_MARGIN_MS + 1;
+    try {
+      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+      renameSync(temp, path);
+      const ctimeNs = fstatSync(fd, { bigint: true }).ctimeNs;
+      this.#sealedMs = Number(ctimeNs / 1_000_000n) + 1 + TRUST_MARGIN_MS;
+    } catch (error) {
+      rmSync(temp, { force: true });
+      throw error;
+    } finally {
+      closeSync(fd);
+    }
   }
 }
 
@@ -416,21 +438,62 @@ function emptyManifest(workspace: string): Manifest {
   };
 }
 
-function readManifest(path: string): Manifest | undefined {
-  let bytes: Buffer;
+/**
+ * The manifest at `path` and its ctime, read through one descriptor opened without following
+ * a link (a link, or anything but a regular file, is no manifest); undefined when there is
+ * none or it does not decode.
+ */
+function readManifest(path: string): { manifest: Manifest; ctimeNs: bigint } | undefined {
+  let fd: number;
   try {
-    bytes = readFileSync(path);
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     return undefined;
+  }
+  let bytes: Buffer;
+  let ctimeNs: bigint;
+  try {
+    const stat = fstatSync(fd, { bigint: true });
+    if (!stat.isFile()) return undefined;
+    ctimeNs = stat.ctimeNs;
+    bytes = readFileSync(fd);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
   }
   const decoded = decodeRoomManifest(bytes);
   if (decoded === undefined || decoded.header.schema !== CLEAN_ROOM_SCHEMA) return undefined;
   return {
-    ...decoded.header,
-    head: decoded.header.head as BaselineHead | null,
-    entries: decoded.entries,
-    dirs: decoded.dirs,
+    manifest: {
+      ...decoded.header,
+      head: decoded.header.head as BaselineHead | null,
+      entries: decoded.entries,
+      dirs: decoded.dirs,
+    },
+    ctimeNs,
   };
+}
+
+/**
+ * Write `text` as a new file at `path` (whatever was there, a link included, is removed
+ * first; the file is created `O_EXCL|O_NOFOLLOW`, so nothing is written through a name put
+ * back meanwhile) and return its ctime (ns) from its own descriptor. Errors: `fs` errors
+ * (`EEXIST` when someone keeps putting a name back).
+ */
+function writeOwnFile(path: string, text: string): bigint {
+  rmSync(path, { force: true });
+  const fd = openSync(
+    path,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+    0o600,
+  );
+  try {
+    writeSync(fd, text);
+    return fstatSync(fd, { bigint: true }).ctimeNs;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function lstatOrUndefined(abs: string) {

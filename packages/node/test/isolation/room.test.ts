@@ -1020,6 +1020,39 @@ describe("CleanRoom", () => {
     ).toThrow("room manifest: folder records hold 3 bytes, expected 1 × 32");
   });
 
+  test("the room's manifest, fresh and stamp files are never read or written through a link: a linked manifest proves nothing and is replaced, the link targets keep their bytes", async () => {
+    const { ws, head, roomDir, turnStart } = await roomAfterOneTurn();
+    const evil = temp("tg-evil-");
+    // The agent's turn: the manifest moved out of the room behind a link (it would edit the
+    // target later), and the stamp files linked to files of the user's.
+    const manifestCopy = join(evil, "m.bin");
+    writeFileSync(manifestCopy, readFileSync(join(roomDir, "manifest.bin")));
+    rmSync(join(roomDir, "manifest.bin"));
+    symlinkSync(manifestCopy, join(roomDir, "manifest.bin"));
+    for (const name of ["fresh", "stamp"]) {
+      writeFileSync(join(evil, name), `the user's ${name}\n`);
+      rmSync(join(roomDir, name), { force: true });
+      symlinkSync(join(evil, name), join(roomDir, name));
+    }
+    const before = readFileSync(manifestCopy);
+    write(ws, "lib.js", "changed\n");
+    const room = await CleanRoom.open(ws, roomDir, process.env, turnStart);
+    try {
+      const prepared = await room.prepare(entries({ "lib.js": "changed\n" }), head);
+      // Not trusted: the room starts empty and its .git is cloned again.
+      expect(prepared.cloned).toBe(true);
+      expect(readFileSync(join(room.tree, "lib.js"), "utf8")).toBe("changed\n");
+    } finally {
+      await room.close();
+    }
+    for (const name of ["manifest.bin", "fresh", "stamp"]) {
+      expect(lstatSync(join(roomDir, name)).isFile()).toBe(true);
+    }
+    expect(readFileSync(manifestCopy).equals(before)).toBe(true);
+    expect(readFileSync(join(evil, "fresh"), "utf8")).toBe("the user's fresh\n");
+    expect(readFileSync(join(evil, "stamp"), "utf8")).toBe("the user's stamp\n");
+  });
+
   test("a changed file the proof copies itself is indexed in the same call: its blob and stat are in the room's index, as git would write them", async () => {
     const { ws, head, roomDir, turnStart } = await roomAfterOneTurn();
     write(ws, "lib.js", "changed\n");
