@@ -93,7 +93,7 @@ pub fn room_index_update_async(
     for (index, path) in gone.iter().enumerate() {
         check_relative("gone", index, path)?;
     }
-    if !std::path::Path::new(&join(&room, ".git")).is_dir() {
+    if !real_git_folder(&room) {
         return Err(thrown(
             INVALID_ARG,
             "room",
@@ -123,6 +123,13 @@ pub(crate) fn update(
     written: &[String],
     gone: &[String],
 ) -> std::result::Result<RoomIndexUpdate, String> {
+    // A link where the room's .git folder should be is never followed (the index and the
+    // objects would be written wherever it points).
+    if !real_git_folder(room) {
+        return Err(
+            "the room's .git is not a folder (a link or a file is never written through)".into(),
+        );
+    }
     let repo = gix::open_opts(join(room, ".git"), gix::open::Options::isolated())
         .map_err(|e| format!("cannot open the room's repository: {e}"))?;
     // The room's `.git` was proven to be what turngate left before this call (else it was
@@ -206,6 +213,11 @@ pub(crate) fn update(
     let entries = index.entries().len() as u32;
     write_index(&index, &repo.index_path())?;
     Ok(RoomIndexUpdate { objects, entries })
+}
+
+/// Whether `room/.git` is a folder itself, not a link to one.
+fn real_git_folder(room: &str) -> bool {
+    std::fs::symlink_metadata(join(room, ".git")).is_ok_and(|meta| meta.is_dir())
 }
 
 /// Give each of `added` its new stat, id and mode where the index holds that path once, at

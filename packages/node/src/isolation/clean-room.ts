@@ -220,7 +220,13 @@ export class CleanRoom {
     const dropped: string[] = [];
     let gitProven = false;
     let gitObjects = 0;
-    if (lstatOrUndefined(join(tree, ".git")) !== undefined) {
+    const gitStat = lstatOrUndefined(join(tree, ".git"));
+    if (gitStat !== undefined && !gitStat.isDirectory()) {
+      // A link (or a file) where the room's .git folder was: never proven, never written
+      // through (an attacker's link would have the index written outside the room).
+      dropKept(tree, [".git"]);
+      dropped.push(".git");
+    } else if (gitStat !== undefined) {
       const now = keptFingerprint(tree, [".git"]);
       gitObjects = now.objects;
       const same =
@@ -237,7 +243,7 @@ export class CleanRoom {
     }
     // A .git proven to be what turngate left at this very HEAD needs no git work but the
     // index; any other is cloned or fetched and pointed at the baseline.
-    const ready = gitProven && head !== null && sameHead(m.head, head);
+    let ready = gitProven && head !== null && sameHead(m.head, head);
     // A folder read after this stamp is recorded clean only if its ctime is older: a name
     // planted right after the read, in the same clock tick, is not hidden by its record.
     const freshNs = writeOwnFile(join(this.#dir, "fresh"), "");
@@ -273,6 +279,12 @@ export class CleanRoom {
     }
 
     let cloned = false;
+    if (ready && !isRealFolder(join(tree, ".git"))) {
+      // Swapped for a link while the files were synced: cloned again, never written through.
+      dropKept(tree, [".git"]);
+      dropped.push(".git");
+      ready = false;
+    }
     if (head !== null) {
       if (!ready) cloned = await ensureRoomClone(tree, this.#workspace, head, this.#env);
       const rebuild = cloned || dropped.includes(".git") || !sameHead(m.head, head);
@@ -297,9 +309,24 @@ export class CleanRoom {
       m.head = null;
     }
     const stamped = await this.#settledStamp(() =>
-      head !== null ? [keptFingerprint(tree, [".git"])] : [],
+      head !== null ? [keptFingerprint(tree, [".git"], freshNs)] : [],
     );
-    m.git = head !== null ? (stamped.fingerprints[0]?.digest ?? null) : null;
+    const sealed = stamped.fingerprints[0];
+    // Sealed only as turngate left it: a real folder in which, since the fresh stamp, nothing
+    // but the index and the object store changed (what an index update writes); anything else
+    // written meanwhile (a ref, a config, a hook, a link) is someone else's, and the next
+    // prepare clones the .git again. (After a clone or fetch everything is new: the clone's.)
+    const ownWrites = (rel: string) =>
+      rel === ".git" ||
+      rel === ".git/index" ||
+      rel === ".git/objects" ||
+      rel.startsWith(".git/objects/");
+    const asLeft =
+      isRealFolder(join(tree, ".git")) &&
+      sealed !== undefined &&
+      "newer" in sealed &&
+      (!ready || sealed.newer.every(ownWrites));
+    m.git = head !== null && asLeft ? (sealed.digest ?? null) : null;
     this.#gitOwnThisTurn = m.git !== null;
     m.stamp_ns = String(stamped.stampNs);
     await this.#writeManifest();
@@ -494,6 +521,11 @@ function writeOwnFile(path: string, text: string): bigint {
   } finally {
     closeSync(fd);
   }
+}
+
+/** Whether `abs` is a folder itself (not a link to one). */
+function isRealFolder(abs: string): boolean {
+  return lstatOrUndefined(abs)?.isDirectory() === true;
 }
 
 function lstatOrUndefined(abs: string) {

@@ -54,22 +54,29 @@ export interface KeptFingerprint {
   maxCtimeNs: bigint;
   /** Objects covered (files, links and folders). */
   objects: number;
+  /** The objects whose ctime is at or after `newerThanNs`, when asked (relative paths). */
+  newer: string[];
 }
 
 /**
- * The fingerprint of `dirs` (relative folders of `room`). Never throws (a folder that
- * vanished mid-walk contributes what was seen).
+ * The fingerprint of `dirs` (relative folders of `room`; one that is a link is covered as
+ * the link, never followed), with the objects whose ctime is at or after `newerThanNs` when
+ * given. Never throws (a folder that vanished mid-walk contributes what was seen).
  */
-export function keptFingerprint(room: string, dirs: readonly string[]): KeptFingerprint {
+export function keptFingerprint(
+  room: string,
+  dirs: readonly string[],
+  newerThanNs?: bigint,
+): KeptFingerprint {
   const hash = createHash("sha256");
-  const max = { ns: 0n, objects: 0 };
+  const max = { ns: 0n, objects: 0, newerThanNs, newer: [] as string[] };
   for (const dir of dirs) walkInto(hash, max, room, dir);
-  return { digest: hash.digest("hex"), maxCtimeNs: max.ns, objects: max.objects };
+  return { digest: hash.digest("hex"), maxCtimeNs: max.ns, objects: max.objects, newer: max.newer };
 }
 
 function walkInto(
   hash: Hash,
-  max: { ns: bigint; objects: number },
+  max: { ns: bigint; objects: number; newerThanNs: bigint | undefined; newer: string[] },
   room: string,
   rel: string,
 ): void {
@@ -77,6 +84,7 @@ function walkInto(
   if (stat === undefined) return;
   max.objects += 1;
   if (stat.ctimeNs > max.ns) max.ns = stat.ctimeNs;
+  if (max.newerThanNs !== undefined && stat.ctimeNs >= max.newerThanNs) max.newer.push(rel);
   hash.update(
     `${rel}\0${stat.mode}\0${stat.size}\0${stat.mtimeNs}\0${stat.ctimeNs}\0${stat.ino}\n`,
   );

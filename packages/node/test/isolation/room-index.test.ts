@@ -10,6 +10,7 @@ import {
   chmodSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
   realpathSync,
   rmSync,
   symlinkSync,
@@ -156,6 +157,20 @@ describe.skipIf(native === undefined)("roomIndexUpdate (native) and git", () => 
       expect(git(a, "fsck", "--strict", "--no-dangling", "--no-progress")).toBe("");
     });
   }
+
+  test("a room whose .git is a link is refused: the index and objects are never written where it points", async () => {
+    const { a } = rooms("sha1");
+    const elsewhere = temp("tg-idx-elsewhere-");
+    execFileSync("cp", ["-a", join(a, ".git"), join(elsewhere, "git")]);
+    rmSync(join(a, ".git"), { recursive: true });
+    symlinkSync(join(elsewhere, "git"), join(a, ".git"));
+    const index = readFileSync(join(elsewhere, "git", "index"));
+    await expect(native?.roomIndexUpdate(a, ["a.js"], [])).rejects.toMatchObject({
+      code: "ERR_TURNGATE_INVALID_ARG",
+      path: "room",
+    });
+    expect(readFileSync(join(elsewhere, "git", "index")).equals(index)).toBe(true);
+  });
 
   test("a room with a .gitattributes is left to git (it converts the bytes it stores): the addon refuses, updateRoomIndex gives git's entries", async () => {
     const ws = temp("tg-idx-ws-");

@@ -1053,6 +1053,27 @@ describe("CleanRoom", () => {
     expect(readFileSync(join(evil, "stamp"), "utf8")).toBe("the user's stamp\n");
   });
 
+  test("a room .git replaced by a link between turns is cloned again as a folder; nothing is written where the link points", async () => {
+    const { ws, head, roomDir, turnStart } = await roomAfterOneTurn();
+    const elsewhere = temp("tg-elsewhere-");
+    const gitDir = join(roomDir, "tree", ".git");
+    execFileSync("cp", ["-a", gitDir, join(elsewhere, "git")]);
+    rmSync(gitDir, { recursive: true });
+    symlinkSync(join(elsewhere, "git"), gitDir);
+    const index = readFileSync(join(elsewhere, "git", "index"));
+    write(ws, "lib.js", "changed\n");
+    const room = await CleanRoom.open(ws, roomDir, process.env, turnStart);
+    try {
+      const prepared = await room.prepare(entries({ "lib.js": "changed\n" }), head);
+      expect([prepared.cloned, prepared.dropped]).toEqual([true, [".git"]]);
+      expect(lstatSync(gitDir).isDirectory()).toBe(true);
+      expect(git(room.tree, "status", "--porcelain")).toBe("M  lib.js\n");
+    } finally {
+      await room.close();
+    }
+    expect(readFileSync(join(elsewhere, "git", "index")).equals(index)).toBe(true);
+  });
+
   test("a changed file the proof copies itself is indexed in the same call: its blob and stat are in the room's index, as git would write them", async () => {
     const { ws, head, roomDir, turnStart } = await roomAfterOneTurn();
     write(ws, "lib.js", "changed\n");
