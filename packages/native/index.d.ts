@@ -317,8 +317,10 @@ export interface RoomCopy {
 /**
  * Copy snapshot entries `[path, "file" | "symlink", sha256 hex, mode]` from `workspace` into
  * the clean room folder `room` (both absolute) off the JavaScript thread, several at once
- * (docs/design.md §3b, "Clean room"): the folders above each are made real folders first (a
- * file or link in the way goes), whatever is at its room path goes, a file is read through
+ * (docs/design.md §3b, "Clean room"): the folders above each are made real folders first,
+ * walking from the room's root one name at a time without following a link (a file or link
+ * in the way goes), then each copy works through its folder's descriptor (a folder swapped
+ * for a link meanwhile fails it with `ELOOP`), whatever is at its name goes, a file is read through
  * one descriptor opened without following a link (a symlink by its link text) and its SHA-256
  * compared with the digest, then created `O_EXCL|O_NOFOLLOW` with `mode & 0o755` (less the
  * umask), written whole and given the mtime `mtimeS` (whole seconds). Each record is the

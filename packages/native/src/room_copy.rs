@@ -3,9 +3,13 @@
 //! layout).
 //!
 //! Each entry the proof could not keep is copied from the workspace into the room:
-//! - the folders above it are made real folders first, one entry at a time (a file or link
-//!   in the way goes);
-//! - whatever is at its room path goes (a file, a link, or a whole folder);
+//! - the folders above it are made real folders first, one entry at a time, walking from the
+//!   room's root one name at a time with `openat(O_NOFOLLOW)` (a file or link in the way
+//!   goes: the link itself, never what it points to);
+//! - the copy then works through its folder's descriptor, opened again the same way (a
+//!   folder swapped for a link meanwhile fails the copy, `ELOOP`, instead of being written
+//!   through); whatever is at its name goes (a file, a link, or a whole folder, emptied
+//!   without following a link);
 //! - a regular file is read through one descriptor opened without following a link, and a
 //!   symlink by its link text; bytes whose SHA-256 is not the snapshot's digest (the
 //!   workspace changed after the snapshot) fail the call with
@@ -29,7 +33,7 @@ use std::ffi::CString;
 use std::io::{Read as _, Write as _};
 use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -206,72 +210,160 @@ fn copy_all(
     Ok((records, created))
 }
 
-/// Make every folder above `path` in the room a real folder (a file or link in the way
-/// goes); `made` remembers the folders already made or seen, `created` gets those made.
+/// Make every folder above `path` in the room a real folder, walking from the room's root
+/// one name at a time without following a link (`openat` with `O_NOFOLLOW`): a file or
+/// link in the way is removed (the link itself, never what it points to) and a folder made
+/// in its place. `made` remembers the folders already made or seen, `created` gets those
+/// made.
 fn ensure_parent(
     room: &str,
     path: &str,
     made: &mut std::collections::HashSet<String>,
     created: &mut Vec<String>,
 ) -> Result<()> {
+    let Some((parent, _)) = path.rsplit_once('/') else {
+        return Ok(());
+    };
+    if made.contains(parent) {
+        return Ok(());
+    }
+    let root = c_name(room).ok_or_else(|| invalid("room", "holds a NUL byte"))?;
+    // SAFETY: a NUL-terminated path; a path handle to a folder.
+    let fd = unsafe {
+        libc::open(
+            root.as_ptr(),
+            libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        return Err(os_error(&std::io::Error::last_os_error(), "open", "."));
+    }
+    let mut folder = Fd(fd);
     let mut end = 0;
-    while let Some(at) = path[end..].find('/') {
-        end += at;
-        let rel = &path[..end];
+    for part in parent.split('/') {
+        end += part.len();
+        let rel = &parent[..end];
         end += 1;
-        if made.contains(rel) {
-            continue;
-        }
-        let abs = join(room, rel);
-        match std::fs::symlink_metadata(&abs) {
-            Ok(meta) if meta.is_dir() => {}
-            found => {
-                if found.is_ok() {
-                    std::fs::remove_file(&abs).map_err(|e| os_error(&e, "unlink", rel))?;
+        let name = c_name(part).ok_or_else(|| invalid("entries", "a path holds a NUL byte"))?;
+        let open = |folder: &Fd| {
+            // SAFETY: `folder.0` is open; `name` is NUL-terminated.
+            unsafe {
+                libc::openat(
+                    folder.0,
+                    name.as_ptr(),
+                    libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+                )
+            }
+        };
+        let mut next = open(&folder);
+        if next < 0 {
+            let error = std::io::Error::last_os_error();
+            match error.raw_os_error() {
+                Some(libc::ENOENT) => {}
+                // A file or a link in the way: the name goes, not what a link points to.
+                Some(libc::ENOTDIR) | Some(libc::ELOOP) => {
+                    // SAFETY: as above.
+                    if unsafe { libc::unlinkat(folder.0, name.as_ptr(), 0) } != 0 {
+                        return Err(os_error(&std::io::Error::last_os_error(), "unlink", rel));
+                    }
                 }
-                std::fs::DirBuilder::new()
-                    .mode(0o755)
-                    .create(&abs)
-                    .map_err(|e| os_error(&e, "mkdir", rel))?;
+                _ => return Err(os_error(&error, "open", rel)),
+            }
+            // SAFETY: as above.
+            if unsafe { libc::mkdirat(folder.0, name.as_ptr(), 0o755) } != 0 {
+                return Err(os_error(&std::io::Error::last_os_error(), "mkdir", rel));
+            }
+            if !made.contains(rel) {
                 created.push(rel.to_string());
+            }
+            next = open(&folder);
+            if next < 0 {
+                return Err(os_error(&std::io::Error::last_os_error(), "open", rel));
             }
         }
         made.insert(rel.to_string());
+        folder = Fd(next);
     }
     Ok(())
 }
 
-/// Copy one entry (see the module comment); its record.
+/// Copy one entry (see the module comment); its record. The entry's folder is opened from
+/// the room's root one name at a time without following a link (the sync made them real
+/// folders just before); one that is no longer a real folder fails the copy (`ELOOP`) rather
+/// than being written through. Whatever is at the name goes through that folder's
+/// descriptor (a folder there is removed without following a link inside it).
 fn copy_one(workspace: &str, room: &str, item: &Item, mtime_s: i64) -> Result<[u8; RECORD]> {
-    let source = join(workspace, &item.path);
-    let target = join(room, &item.path);
-    remove_at(&target).map_err(|e| os_error(&e, "unlink", &item.path))?;
+    let path = item.path.as_str();
+    let source = join(workspace, path);
+    let (folder, name) = open_folder(room, path).ok_or_else(|| {
+        thrown(
+            "ELOOP",
+            path,
+            &format!("ELOOP: a folder above '{path}' in the clean room is no longer a real folder (changed while it was written); nothing was written through it"),
+        )
+    })?;
+    let fail = |e: std::io::Error, syscall: &str| os_error(&e, syscall, path);
     if item.kind == SYMLINK {
-        let text = std::fs::read_link(&source).map_err(|_| changed(&item.path))?;
+        let text = std::fs::read_link(&source).map_err(|_| changed(path))?;
         let bytes = text.as_os_str().as_bytes();
         if <[u8; 32]>::from(Sha256::digest(bytes)) != item.digest {
-            return Err(changed(&item.path));
+            return Err(changed(path));
         }
-        std::os::unix::fs::symlink(&text, &target)
-            .map_err(|e| os_error(&e, "symlink", &item.path))?;
-        let meta =
-            std::fs::symlink_metadata(&target).map_err(|e| os_error(&e, "lstat", &item.path))?;
-        return Ok(RoomStat::of_meta(&meta).record(SYMLINK, &item.digest));
+        let target = CString::new(bytes).map_err(|_| changed(path))?;
+        remove_name(&folder, &name).map_err(|e| fail(e, "unlink"))?;
+        // SAFETY: `folder.0` is open; both names are NUL-terminated.
+        if unsafe { libc::symlinkat(target.as_ptr(), folder.0, name.as_ptr()) } != 0 {
+            return Err(fail(std::io::Error::last_os_error(), "symlink"));
+        }
+        let st = stat_at(&folder, &name).map_err(|e| fail(e, "lstat"))?;
+        return Ok(RoomStat::of_stat(&st).record(SYMLINK, &item.digest));
     }
-    let bytes = read_regular(&source).ok_or_else(|| changed(&item.path))?;
+    let bytes = read_regular(&source).ok_or_else(|| changed(path))?;
     if <[u8; 32]>::from(Sha256::digest(&bytes)) != item.digest {
-        return Err(changed(&item.path));
+        return Err(changed(path));
     }
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .mode(item.mode & 0o755)
-        .open(&target)
-        .map_err(|e| os_error(&e, "open", &item.path))?;
-    file.write_all(&bytes)
-        .map_err(|e| os_error(&e, "write", &item.path))?;
-    finish(&file, mtime_s, &item.path, &item.digest)
+    remove_name(&folder, &name).map_err(|e| fail(e, "unlink"))?;
+    // SAFETY: `folder.0` is open; `name` is NUL-terminated; the mode is the snapshot's owner
+    // bits (less the umask).
+    let fd = unsafe {
+        libc::openat(
+            folder.0,
+            name.as_ptr(),
+            libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            (item.mode & 0o755) as libc::c_uint,
+        )
+    };
+    if fd < 0 {
+        return Err(fail(std::io::Error::last_os_error(), "open"));
+    }
+    // SAFETY: `fd` was just opened and is owned by `file` from here on.
+    let mut file = unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+    file.write_all(&bytes).map_err(|e| fail(e, "write"))?;
+    finish(&file, mtime_s, path, &item.digest)
+}
+
+/// Remove whatever is at `name` in `folder` (a file, a link, or a whole folder, whose
+/// contents are removed without following a link); nothing there is fine.
+fn remove_name(folder: &Fd, name: &CString) -> std::io::Result<()> {
+    // SAFETY: `folder.0` is open; `name` is NUL-terminated.
+    if unsafe { libc::unlinkat(folder.0, name.as_ptr(), 0) } == 0 {
+        return Ok(());
+    }
+    let error = std::io::Error::last_os_error();
+    match error.raw_os_error() {
+        Some(libc::ENOENT) => Ok(()),
+        Some(libc::EISDIR) | Some(libc::EPERM) => {
+            // The folder's descriptor as a path: std's remove_dir_all opens its parent and
+            // goes down with O_NOFOLLOW, so nothing outside it is touched.
+            let at = std::path::PathBuf::from(format!("/proc/self/fd/{}", folder.0))
+                .join(std::ffi::OsStr::from_bytes(name.as_bytes()));
+            match std::fs::remove_dir_all(&at) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                other => other,
+            }
+        }
+        _ => Err(error),
+    }
 }
 
 /// The bytes of the regular file `abs`, read through one descriptor opened without following
@@ -290,24 +382,6 @@ fn read_regular(abs: &str) -> Option<Vec<u8>> {
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.read_to_end(&mut bytes).ok()?;
     Some(bytes)
-}
-
-/// Remove whatever is at `abs` (a file, a link, or a whole folder); nothing there is fine.
-fn remove_at(abs: &str) -> std::io::Result<()> {
-    let name = CString::new(abs).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
-    // SAFETY: a NUL-terminated path we own.
-    if unsafe { libc::unlink(name.as_ptr()) } == 0 {
-        return Ok(());
-    }
-    let error = std::io::Error::last_os_error();
-    match error.raw_os_error() {
-        Some(libc::ENOENT) => Ok(()),
-        Some(libc::EISDIR) | Some(libc::EPERM) => match std::fs::remove_dir_all(abs) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            other => other,
-        },
-        _ => Err(error),
-    }
 }
 
 /// One entry the proof copies while it `lstat`s the others (`room.rs`): index, kind, digest
