@@ -124,9 +124,6 @@ export function renderTurnText(result: TurnResult): string {
     }
   }
 
-  const cleanRoomHint = cleanRoomFailureLine(result);
-  if (cleanRoomHint !== null) lines.push(cleanRoomHint);
-
   const binding = result.verification?.binding;
   if (binding && !binding.bound && binding.reason === "workspace_changed_during_check") {
     const what = [
@@ -177,6 +174,8 @@ export function renderTurnText(result: TurnResult): string {
       `${check.status}: ${escapeControls(check.id)}: ${escapeControls(check.residual_risk ?? check.description)}`,
     );
   }
+  const cleanRoomHint = cleanRoomFailureLine(result);
+  if (cleanRoomHint !== null) lines.push(cleanRoomHint);
   const agentLine = agentErrorLine(result);
   if (agentLine !== null) lines.push(agentLine);
   if (result.proofPath) lines.push(`proof: ${rel(result.proofPath)}`);

@@ -168,8 +168,19 @@ describe("turngate run", () => {
   test("the text report shows the gate message, its reason and the failing check's tail", async () => {
     const p = project({ "value.txt": "41\n" });
     const agent = p.agent("agent.js", WRITE_42);
+    // In place: the same text on every machine (a clean room adds one line after the
+    // failing check's tail, `clean-room/modes.test.ts`).
     const result = await cli(
-      ["run", "--check", "echo one; echo two; exit 3", "--", "node", agent],
+      [
+        "run",
+        "--isolation",
+        "in-place",
+        "--check",
+        "echo one; echo two; exit 3",
+        "--",
+        "node",
+        agent,
+      ],
       p.root,
     );
     const digest = workspaceDigest("value.txt", "42\n");
