@@ -13,8 +13,9 @@
 //! re-hashed (SHA-256 of the bytes, or of a
 //! symlink's link text) and kept when the bytes are the snapshot's; every other entry is to
 //! be copied. What the room holds that the snapshot does not name is listed for removal.
-//! Meanwhile, other threads read the folders of the entries recorded with other bytes (the
-//! copies that follow write there): a cache hint only, nothing is written or used.
+//! Given the workspace (`early`), the entries recorded with other bytes (most of a turn's
+//! changes) are copied meanwhile on other threads (`room_copy.rs`), and indexed when the
+//! room's `.git` is ready.
 
 use crate::errors::{thrown, INVALID_ARG};
 use crate::hash::{hash_path, Algorithm, Hashed};
@@ -357,19 +358,6 @@ fn take_early(
     Ok(())
 }
 
-/// [`prove`], with the folders of the entries recorded with other bytes read meanwhile, so
-/// that the copies that follow find their blocks in the cache.
-fn prove_warm(room: &str, parsed: &Parsed, dirs: &DirRecords, stamp: i64, fresh: i64) -> Proven {
-    let changed = changed_folders(parsed);
-    if changed.is_empty() {
-        return prove(room, parsed, dirs, stamp, fresh);
-    }
-    std::thread::scope(|scope| {
-        scope.spawn(|| warm(room, &changed));
-        prove(room, parsed, dirs, stamp, fresh)
-    })
-}
-
 /// The snapshot's executable bit: a room file kept (proven or re-hashed) or copied whose
 /// owner-execute bit is not the one of its `st_mode` in `modes` is to be copied again (a
 /// chmod in the room, or a mode-only change in the workspace).
@@ -391,43 +379,6 @@ fn check_modes(proven: &mut Proven, parsed: &Parsed, modes: &[u32]) {
         proven.copy.dedup();
     }
     proven.modes_checked = true;
-}
-
-/// Threads reading folders ahead of the copies (each read mostly waits on the disk).
-const WARM_THREADS: usize = 8;
-
-/// The room folders (relative, `""` the root) of the entries recorded with other bytes: those the sync will copy (most turns' changes), deduplicated.
-fn changed_folders<'a>(parsed: &Parsed<'a>) -> Vec<&'a str> {
-    let mut out: Vec<&str> = Vec::new();
-    for (index, path) in parsed.paths.iter().enumerate() {
-        let Some(at) = parsed.recorded_at(index) else {
-            continue;
-        };
-        let record = &parsed.records[at * RECORD..(at + 1) * RECORD];
-        if record[..32] != parsed.digests[index][..] {
-            out.push(path.rsplit_once('/').map_or("", |(parent, _)| parent));
-        }
-    }
-    out.sort_unstable();
-    out.dedup();
-    out
-}
-
-/// Read each of `folders` (room-relative) once, on up to [`WARM_THREADS`] threads: a
-/// cache hint only (nothing is written, and what is read is not used).
-fn warm(room: &str, folders: &[&str]) {
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    std::thread::scope(|scope| {
-        for _ in 0..WARM_THREADS.min(folders.len()) {
-            scope.spawn(|| loop {
-                let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(folder) = folders.get(at) else { break };
-                if let Ok(read) = std::fs::read_dir(join(room, folder)) {
-                    read.for_each(drop);
-                }
-            });
-        }
-    });
 }
 
 /// Whether the room entry `room/rel` hashes to `digest` (SHA-256 of a regular file's bytes,
@@ -503,7 +454,7 @@ impl Task for RoomProveTask {
         );
         let room = self.room.as_str();
         let Some(early) = &self.early else {
-            return Ok(prove_warm(room, &parsed, &dirs, self.stamp, self.fresh));
+            return Ok(prove(room, &parsed, &dirs, self.stamp, self.fresh));
         };
         let items = early_items(&parsed, &early.modes);
         let mut proven = if items.is_empty() {

@@ -174,38 +174,13 @@ fn copy_all(
         ensure_parent(room, &items[index].path, &mut made, &mut created)?;
     }
     let mut records = vec![0u8; items.len() * RECORD];
-    let slots: Vec<Mutex<Option<Result<[u8; RECORD]>>>> =
-        items.iter().map(|_| Mutex::new(None)).collect();
-    let next = AtomicUsize::new(0);
-    let threads = COPY_THREADS.min(items.len());
-    let work = || loop {
-        let index = next.fetch_add(1, Ordering::Relaxed);
-        let Some(item) = items.get(index) else { break };
-        let outcome = copy_one(workspace, room, item, mtime_s);
-        *slots[index].lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
-    };
-    if threads <= 1 {
-        work();
-    } else {
-        std::thread::scope(|scope| {
-            for _ in 0..threads {
-                scope.spawn(work);
-            }
-        });
-    }
+    let mut outcomes = parallel(items.len(), |index| {
+        copy_one(workspace, room, &items[index], mtime_s)
+    });
     // The first failure in path order, as the TypeScript path (sequential, sorted) reports.
     for &index in &order {
-        let slot = slots[index]
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
-        match slot {
-            Some(Ok(record)) => {
-                records[index * RECORD..(index + 1) * RECORD].copy_from_slice(&record);
-            }
-            Some(Err(error)) => return Err(error),
-            None => return Err(thrown("EUNKNOWN", &items[index].path, "copy not run")),
-        }
+        let record = std::mem::replace(&mut outcomes[index], Ok([0; RECORD]))?;
+        records[index * RECORD..(index + 1) * RECORD].copy_from_slice(&record);
     }
     Ok((records, created))
 }
@@ -227,18 +202,7 @@ fn ensure_parent(
     if made.contains(parent) {
         return Ok(());
     }
-    let root = c_name(room).ok_or_else(|| invalid("room", "holds a NUL byte"))?;
-    // SAFETY: a NUL-terminated path; a path handle to a folder.
-    let fd = unsafe {
-        libc::open(
-            root.as_ptr(),
-            libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
-        )
-    };
-    if fd < 0 {
-        return Err(os_error(&std::io::Error::last_os_error(), "open", "."));
-    }
-    let mut folder = Fd(fd);
+    let mut folder = open_root(room).map_err(|e| os_error(&e, "open", "."))?;
     let mut end = 0;
     for part in parent.split('/') {
         end += part.len();
@@ -294,7 +258,6 @@ fn ensure_parent(
 /// descriptor (a folder there is removed without following a link inside it).
 fn copy_one(workspace: &str, room: &str, item: &Item, mtime_s: i64) -> Result<[u8; RECORD]> {
     let path = item.path.as_str();
-    let source = join(workspace, path);
     let (folder, name) = open_folder(room, path).ok_or_else(|| {
         thrown(
             "ELOOP",
@@ -302,27 +265,45 @@ fn copy_one(workspace: &str, room: &str, item: &Item, mtime_s: i64) -> Result<[u
             &format!("ELOOP: a folder above '{path}' in the clean room is no longer a real folder (changed while it was written); nothing was written through it"),
         )
     })?;
+    let entry = (path, item.kind, &item.digest, item.mode);
+    write_entry(workspace, &folder, &name, entry, mtime_s)
+}
+
+/// Write one entry `(path, kind, digest, mode)` at `name` in the room folder `folder` from
+/// the workspace: the source read without following a link (a symlink by its text) and its
+/// SHA-256 checked (`ERR_TURNGATE_ROOM_SOURCE_CHANGED` otherwise), whatever is at the name
+/// removed ([`remove_name`]), the copy created `O_EXCL|O_NOFOLLOW` through the descriptor
+/// with the mode's owner bits and the sync's mtime. Output: the copy's record; errno-coded
+/// errors of the room.
+fn write_entry(
+    workspace: &str,
+    folder: &Fd,
+    name: &CString,
+    (path, kind, digest, mode): (&str, u8, &[u8; 32], u32),
+    mtime_s: i64,
+) -> Result<[u8; RECORD]> {
+    let source = join(workspace, path);
     let fail = |e: std::io::Error, syscall: &str| os_error(&e, syscall, path);
-    if item.kind == SYMLINK {
+    if kind == SYMLINK {
         let text = std::fs::read_link(&source).map_err(|_| changed(path))?;
         let bytes = text.as_os_str().as_bytes();
-        if <[u8; 32]>::from(Sha256::digest(bytes)) != item.digest {
+        if <[u8; 32]>::from(Sha256::digest(bytes)) != *digest {
             return Err(changed(path));
         }
         let target = CString::new(bytes).map_err(|_| changed(path))?;
-        remove_name(&folder, &name).map_err(|e| fail(e, "unlink"))?;
+        remove_name(folder, name).map_err(|e| fail(e, "unlink"))?;
         // SAFETY: `folder.0` is open; both names are NUL-terminated.
         if unsafe { libc::symlinkat(target.as_ptr(), folder.0, name.as_ptr()) } != 0 {
             return Err(fail(std::io::Error::last_os_error(), "symlink"));
         }
-        let st = stat_at(&folder, &name).map_err(|e| fail(e, "lstat"))?;
-        return Ok(RoomStat::of_stat(&st).record(SYMLINK, &item.digest));
+        let st = stat_at(folder, name).map_err(|e| fail(e, "lstat"))?;
+        return Ok(RoomStat::of_stat(&st).record(SYMLINK, digest));
     }
     let bytes = read_regular(&source).ok_or_else(|| changed(path))?;
-    if <[u8; 32]>::from(Sha256::digest(&bytes)) != item.digest {
+    if <[u8; 32]>::from(Sha256::digest(&bytes)) != *digest {
         return Err(changed(path));
     }
-    remove_name(&folder, &name).map_err(|e| fail(e, "unlink"))?;
+    remove_name(folder, name).map_err(|e| fail(e, "unlink"))?;
     // SAFETY: `folder.0` is open; `name` is NUL-terminated; the mode is the snapshot's owner
     // bits (less the umask).
     let fd = unsafe {
@@ -330,7 +311,7 @@ fn copy_one(workspace: &str, room: &str, item: &Item, mtime_s: i64) -> Result<[u
             folder.0,
             name.as_ptr(),
             libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-            (item.mode & 0o755) as libc::c_uint,
+            (mode & 0o755) as libc::c_uint,
         )
     };
     if fd < 0 {
@@ -339,7 +320,7 @@ fn copy_one(workspace: &str, room: &str, item: &Item, mtime_s: i64) -> Result<[u
     // SAFETY: `fd` was just opened and is owned by `file` from here on.
     let mut file = unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd) };
     file.write_all(&bytes).map_err(|e| fail(e, "write"))?;
-    finish(&file, mtime_s, path, &item.digest)
+    finish(&file, mtime_s, path, digest)
 }
 
 /// Remove whatever is at `name` in `folder` (a file, a link, or a whole folder, whose
@@ -408,23 +389,40 @@ pub(crate) fn copy_early(
     items: &[Early],
     mtime_s: i64,
 ) -> Vec<Option<Result<[u8; RECORD]>>> {
-    let slots: Vec<Mutex<Option<Result<[u8; RECORD]>>>> =
-        items.iter().map(|_| Mutex::new(None)).collect();
+    parallel(items.len(), |index| {
+        copy_strict(workspace, room, &items[index], mtime_s)
+    })
+}
+
+/// `f` of every index below `count`, on up to [`COPY_THREADS`] threads of their own (each
+/// copy mostly waits on the disk), in index order.
+fn parallel<T: Send>(count: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let slots: Vec<Mutex<Option<T>>> = (0..count).map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     let work = || loop {
-        let at = next.fetch_add(1, Ordering::Relaxed);
-        let Some(item) = items.get(at) else { break };
-        let outcome = copy_strict(workspace, room, item, mtime_s);
-        *slots[at].lock().unwrap_or_else(|e| e.into_inner()) = outcome;
-    };
-    std::thread::scope(|scope| {
-        for _ in 0..COPY_THREADS.min(items.len()) {
-            scope.spawn(work);
+        let index = next.fetch_add(1, Ordering::Relaxed);
+        if index >= count {
+            break;
         }
-    });
+        let outcome = f(index);
+        *slots[index].lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
+    };
+    if count <= 1 {
+        work();
+    } else {
+        std::thread::scope(|scope| {
+            for _ in 0..COPY_THREADS.min(count) {
+                scope.spawn(work);
+            }
+        });
+    }
     slots
         .into_iter()
-        .map(|slot| slot.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .map(|slot| {
+            slot.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .expect("every index is run once")
+        })
         .collect()
 }
 
@@ -442,10 +440,9 @@ fn c_name(text: &str) -> Option<CString> {
     CString::new(text).ok()
 }
 
-/// The entry's folder, opened from `room` one name at a time without following a link; None
-/// when a folder on the way is missing, a link or not a folder.
-fn open_folder(room: &str, path: &str) -> Option<(Fd, CString)> {
-    let root = c_name(room)?;
+/// A path handle to the room's root folder (turngate made it a real folder before the sync).
+fn open_root(room: &str) -> std::io::Result<Fd> {
+    let root = CString::new(room).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
     // SAFETY: a NUL-terminated path; a path handle to a folder.
     let fd = unsafe {
         libc::open(
@@ -454,9 +451,15 @@ fn open_folder(room: &str, path: &str) -> Option<(Fd, CString)> {
         )
     };
     if fd < 0 {
-        return None;
+        return Err(std::io::Error::last_os_error());
     }
-    let mut folder = Fd(fd);
+    Ok(Fd(fd))
+}
+
+/// The entry's folder, opened from `room` one name at a time without following a link; None
+/// when a folder on the way is missing, a link or not a folder.
+fn open_folder(room: &str, path: &str) -> Option<(Fd, CString)> {
+    let mut folder = open_root(room).ok()?;
     let mut parts: Vec<&str> = path.split('/').collect();
     let name = c_name(parts.pop()?)?;
     for part in parts {
@@ -488,14 +491,8 @@ fn stat_at(folder: &Fd, name: &CString) -> std::io::Result<libc::stat> {
     }
 }
 
-/// Remove the name `name` in `folder` if it is there; false when it is there and cannot be
-/// removed as a file (a folder put there meanwhile): the entry is then left to the sync.
-fn unlink_at(folder: &Fd, name: &CString) -> bool {
-    // SAFETY: `folder.0` is open; `name` is NUL-terminated.
-    let rc = unsafe { libc::unlinkat(folder.0, name.as_ptr(), 0) };
-    rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOENT)
-}
-
+/// [`copy_early`] of one entry: None unless its folders are all real folders and its path
+/// holds its kind or nothing.
 fn copy_strict(
     workspace: &str,
     room: &str,
@@ -518,58 +515,8 @@ fn copy_strict(
         Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {}
         Err(_) => return None,
     }
-    let source = join(workspace, item.path);
-    let path = item.path;
-    let fail = |e: std::io::Error, syscall: &str| Some(Err(os_error(&e, syscall, path)));
-    if item.kind == SYMLINK {
-        let Ok(text) = std::fs::read_link(&source) else {
-            return Some(Err(changed(path)));
-        };
-        let bytes = text.as_os_str().as_bytes();
-        if <[u8; 32]>::from(Sha256::digest(bytes)) != item.digest {
-            return Some(Err(changed(path)));
-        }
-        let Ok(target) = CString::new(bytes) else {
-            return Some(Err(changed(path)));
-        };
-        if !unlink_at(&folder, &name) {
-            return None;
-        }
-        if unsafe { libc::symlinkat(target.as_ptr(), folder.0, name.as_ptr()) } != 0 {
-            return fail(std::io::Error::last_os_error(), "symlink");
-        }
-        return match stat_at(&folder, &name) {
-            Ok(st) => Some(Ok(RoomStat::of_stat(&st).record(SYMLINK, &item.digest))),
-            Err(e) => fail(e, "lstat"),
-        };
-    }
-    let Some(bytes) = read_regular(&source) else {
-        return Some(Err(changed(path)));
-    };
-    if <[u8; 32]>::from(Sha256::digest(&bytes)) != item.digest {
-        return Some(Err(changed(path)));
-    }
-    if !unlink_at(&folder, &name) {
-        return None;
-    }
-    // SAFETY: as above; the mode is the snapshot's owner bits (less the umask).
-    let fd = unsafe {
-        libc::openat(
-            folder.0,
-            name.as_ptr(),
-            libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-            (item.mode & 0o755) as libc::c_uint,
-        )
-    };
-    if fd < 0 {
-        return fail(std::io::Error::last_os_error(), "open");
-    }
-    // SAFETY: `fd` was just opened and is owned by `file` from here on.
-    let mut file = unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd) };
-    if let Err(e) = file.write_all(&bytes) {
-        return fail(e, "write");
-    }
-    Some(finish(&file, mtime_s, path, &item.digest))
+    let entry = (item.path, item.kind, &item.digest, item.mode);
+    Some(write_entry(workspace, &folder, &name, entry, mtime_s))
 }
 
 /// Give the open copy the sync's mtime and take its record from `fstat`.
