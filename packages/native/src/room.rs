@@ -456,26 +456,21 @@ impl Task for RoomProveTask {
         let Some(early) = &self.early else {
             return Ok(prove(room, &parsed, &dirs, self.stamp, self.fresh));
         };
-        let items = early_items(&parsed, &early.modes);
-        let mut proven = if items.is_empty() {
-            prove(room, &parsed, &dirs, self.stamp, self.fresh)
-        } else {
-            // The changed entries are copied while the others are `lstat`ed.
-            let (mut proven, copied) = std::thread::scope(|scope| {
-                let copier = scope.spawn(|| {
-                    let copied = copy_early(&early.workspace, room, &items, early.mtime_s);
-                    let indexed = early.index && index_early(room, &items, &copied);
-                    (copied, indexed)
-                });
-                let proven = prove(room, &parsed, &dirs, self.stamp, self.fresh);
-                (proven, copier.join())
+        // The changed entries are found and copied while the others are `lstat`ed.
+        let (mut proven, early_done) = std::thread::scope(|scope| {
+            let copier = scope.spawn(|| {
+                let items = early_items(&parsed, &early.modes);
+                let copied = copy_early(&early.workspace, room, &items, early.mtime_s);
+                let indexed = early.index && index_early(room, &items, &copied);
+                (items, copied, indexed)
             });
-            let (copied, indexed) =
-                copied.map_err(|_| invalid("entries", "a copy thread failed"))?;
-            take_early(&mut proven, &items, copied)?;
-            proven.indexed = indexed && !proven.copied.is_empty();
-            proven
-        };
+            let proven = prove(room, &parsed, &dirs, self.stamp, self.fresh);
+            (proven, copier.join())
+        });
+        let (items, copied, indexed) =
+            early_done.map_err(|_| invalid("entries", "a copy thread failed"))?;
+        take_early(&mut proven, &items, copied)?;
+        proven.indexed = indexed && !proven.copied.is_empty();
         check_modes(&mut proven, &parsed, &early.modes);
         Ok(proven)
     }
@@ -579,8 +574,72 @@ pub fn room_prove_async(
     }))
 }
 
+/// The snapshot's names, as the walk looks them up: each path's kind, the folders above the
+/// paths (and by parent), and the recorded paths it no longer names.
+struct Names<'a> {
+    named: HashMap<&'a str, u8>,
+    ancestors: HashSet<&'a str>,
+    ancestors_in: HashMap<&'a str, Vec<&'a str>>,
+    gone: Vec<&'a str>,
+    /// Whether the snapshot names exactly the recorded paths, in their order.
+    aligned: bool,
+}
+
+fn names<'a>(parsed: &Parsed<'a>) -> Names<'a> {
+    let mut named: HashMap<&'a str, u8> =
+        HashMap::with_capacity_and_hasher(parsed.paths.len(), Default::default());
+    named.extend(
+        parsed
+            .paths
+            .iter()
+            .zip(&parsed.kinds)
+            .map(|(p, k)| (*p, *k)),
+    );
+    let aligned = parsed.recorded == parsed.paths;
+    // Each path's parent, then its parents until one is known (siblings share them).
+    let mut ancestors: HashSet<&'a str> = HashSet::default();
+    for path in &parsed.paths {
+        let mut at = *path;
+        while let Some((parent, _)) = at.rsplit_once('/') {
+            if !ancestors.insert(parent) {
+                break;
+            }
+            at = parent;
+        }
+    }
+    let mut ancestors_in: HashMap<&'a str, Vec<&'a str>> = HashMap::default();
+    for dir in &ancestors {
+        ancestors_in
+            .entry(dir.rsplit_once('/').map_or("", |(parent, _)| parent))
+            .or_default()
+            .push(dir);
+    }
+    let gone: Vec<&'a str> = if aligned {
+        Vec::new()
+    } else {
+        parsed
+            .recorded
+            .iter()
+            .filter(|p| !named.contains_key(*p))
+            .copied()
+            .collect()
+    };
+    Names {
+        named,
+        ancestors,
+        ancestors_in,
+        gone,
+        aligned,
+    }
+}
+
 fn prove(room: &str, parsed: &Parsed, dirs: &DirRecords, stamp: i64, fresh: i64) -> Proven {
-    let stats = stat_all(room, &parsed.paths);
+    // The walk's name tables are built while the entries are `lstat`ed.
+    let (stats, names) = std::thread::scope(|scope| {
+        let tables = scope.spawn(|| names(parsed));
+        let stats = stat_all(room, &parsed.paths);
+        (stats, tables.join().unwrap_or_else(|_| names(parsed)))
+    });
     let outcomes: Vec<Outcome> = (0..parsed.paths.len())
         .into_par_iter()
         .map(|index| {
@@ -639,44 +698,13 @@ fn prove(room: &str, parsed: &Parsed, dirs: &DirRecords, stamp: i64, fresh: i64)
         }
     }
 
-    let mut named: HashMap<&str, u8> =
-        HashMap::with_capacity_and_hasher(parsed.paths.len(), Default::default());
-    named.extend(
-        parsed
-            .paths
-            .iter()
-            .zip(&parsed.kinds)
-            .map(|(p, k)| (*p, *k)),
-    );
-    let aligned = parsed.recorded == parsed.paths;
-    // Each path's parent, then its parents until one is known (siblings share them).
-    let mut ancestors: HashSet<&str> = HashSet::default();
-    for path in &parsed.paths {
-        let mut at = *path;
-        while let Some((parent, _)) = at.rsplit_once('/') {
-            if !ancestors.insert(parent) {
-                break;
-            }
-            at = parent;
-        }
-    }
-    let mut ancestors_in: HashMap<&str, Vec<&str>> = HashMap::default();
-    for dir in &ancestors {
-        ancestors_in
-            .entry(dir.rsplit_once('/').map_or("", |(parent, _)| parent))
-            .or_default()
-            .push(dir);
-    }
-    let gone: Vec<&str> = if aligned {
-        Vec::new()
-    } else {
-        parsed
-            .recorded
-            .iter()
-            .filter(|p| !named.contains_key(*p))
-            .copied()
-            .collect()
-    };
+    let Names {
+        named,
+        ancestors,
+        ancestors_in,
+        gone,
+        aligned,
+    } = names;
     let walked = walk(
         room,
         &WalkInput {

@@ -12,7 +12,9 @@
  * the room holds the 50 new files' bytes.
  *
  * Run: pnpm --filter @turngate/node exec tsx bench/clean-room.bench.ts   (not a test)
- * TURNGATE_BENCH_N overrides N; TURNGATE_BENCH_RUNS the runs (default 7).
+ * TURNGATE_BENCH_N overrides N; TURNGATE_BENCH_RUNS the first builds (default 7);
+ * TURNGATE_BENCH_PAIRS the incremental pairs (default 21: one pair takes ~0.3 s, and the
+ * median of more pairs moves less with the machine's noise than the median of 7).
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -24,6 +26,7 @@ import { WorkspaceObserver } from "../src/workspace/observer.js";
 
 const N = Number(process.env.TURNGATE_BENCH_N ?? 20_000);
 const RUNS = Number(process.env.TURNGATE_BENCH_RUNS ?? 7);
+const PAIRS = Number(process.env.TURNGATE_BENCH_PAIRS ?? 21);
 const CHANGED = 50;
 
 function median(values: number[]): number {
@@ -72,7 +75,9 @@ export async function main(): Promise<void> {
     const head = await readBaselineHead(ws);
     const observer = new WorkspaceObserver(ws);
     const baseline = await observer.baseline();
-    console.log(`clean room, ${N} files (${((N * 4096) / 2 ** 20).toFixed(0)} MiB), ${RUNS} runs`);
+    console.log(
+      `clean room, ${N} files (${((N * 4096) / 2 ** 20).toFixed(0)} MiB), ${RUNS} first builds, ${PAIRS} incremental pairs`,
+    );
 
     const first: number[] = [];
     const cpPlain: number[] = [];
@@ -113,7 +118,7 @@ export async function main(): Promise<void> {
     spawnSync("sync");
     const incremental: number[] = [];
     const status: number[] = [];
-    for (let run = 0; run < RUNS; run += 1) {
+    for (let run = 0; run < PAIRS; run += 1) {
       for (let i = 0; i < CHANGED; i += 1) {
         const n = (run * 97 + i * 389) % N;
         const path = join(ws, `pkg${n % 50}`, `mod${Math.floor(n / 500)}`, `f${n}.ts`);
