@@ -304,7 +304,33 @@ export declare function roomProve(
   dirs?: RoomDirRecords,
   freshNs?: bigint,
   early?: RoomProveEarly,
+  prestat?: RoomPrestat,
 ): Promise<RoomProof>;
+
+/** The recorded paths' `lstat`s under way ({@link roomPrestat}), for one {@link roomProve}. */
+export declare class RoomPrestat {
+  private constructor();
+  /**
+   * Wait until the stats are taken (blocking the calling thread); returns how many recorded
+   * paths they cover: the record's `count`, or 0 when the block was refused or a proof has
+   * taken them already.
+   */
+  settle(): number;
+}
+
+/**
+ * Begin `lstat`ing the recorded paths of `recorded` (its `paths` block, `count` of them) in
+ * the clean room folder `room` (absolute) on a thread of their own, while the caller
+ * encodes the snapshot's entries; {@link roomProve} given the handle (same room, same
+ * `recorded`) takes these stats for the entries whose paths are recorded instead of taking
+ * its own. The proof's rules are unchanged: a stat is only compared with its record (the
+ * stats are as of this call, a few ms before the proof's own would be). A
+ * handle serves one proof; one for another room or block is ignored (the proof stats
+ * everything). A block that is not `count` valid relative paths is not read. Throws
+ * {@link NativeError} `ERR_TURNGATE_INVALID_ARG` (path `root`, `recorded`);
+ * `ERR_TURNGATE_NATIVE_UNAVAILABLE` when the addon is absent. docs/design.md §3b.
+ */
+export declare function roomPrestat(room: string, recorded: RoomRecorded): RoomPrestat;
 
 /** What {@link roomCopy} did. */
 export interface RoomCopy {

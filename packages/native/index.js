@@ -334,7 +334,7 @@ function joinedEntries(entries) {
 const NO_DIRS = Object.freeze({ records: Buffer.alloc(0), paths: Object.freeze([]) });
 
 /** See index.d.ts `roomProve`. */
-function roomProve(room, recorded, entries, stampNs, dirs = NO_DIRS, freshNs = 0n, early) {
+function roomProve(room, recorded, entries, stampNs, dirs = NO_DIRS, freshNs = 0n, early, prestat) {
   try {
     const native = api();
     checkRoot(room);
@@ -345,6 +345,9 @@ function roomProve(room, recorded, entries, stampNs, dirs = NO_DIRS, freshNs = 0
     if (!Buffer.isBuffer(dirs?.records)) throw invalid("dirs.records", "expected a Buffer");
     checkStrings(dirs.paths, "dirs.paths");
     if (typeof freshNs !== "bigint") throw invalid("freshNs", "expected a bigint (ns)");
+    if (prestat !== undefined && !(prestat instanceof native.RoomPrestat)) {
+      throw invalid("prestat", "expected a handle from roomPrestat");
+    }
     let modes;
     if (early !== undefined) {
       if (typeof early?.workspace !== "string") {
@@ -374,12 +377,25 @@ function roomProve(room, recorded, entries, stampNs, dirs = NO_DIRS, freshNs = 0
         modes,
         early?.mtimeS,
         early === undefined ? undefined : early.index === true,
+        prestat,
       )
       .catch((error) => {
         throw typed(error);
       });
   } catch (error) {
     return Promise.reject(typed(error));
+  }
+}
+
+/** See index.d.ts `roomPrestat`. */
+function roomPrestat(room, recorded) {
+  try {
+    const native = api();
+    checkRoot(room);
+    checkRecorded(recorded);
+    return native.roomPrestat(room, recorded.paths, recorded.count);
+  } catch (error) {
+    throw typed(error);
   }
 }
 
@@ -505,6 +521,7 @@ module.exports = {
   ledgerDigest,
   statDigestListing,
   roomProve,
+  roomPrestat,
   roomCopy,
   roomIndexUpdate,
   gitListing,

@@ -403,6 +403,130 @@ pub struct RoomProveTask {
     dir_paths: Vec<String>,
     fresh: i64,
     early: Option<EarlyInput>,
+    /// The recorded paths' `lstat`s, begun by `roomPrestat` before this call.
+    prestat: Option<Ahead>,
+}
+
+/// `roomPrestat`'s stats: still being taken, or taken.
+enum Ahead {
+    Running(std::thread::JoinHandle<Prestat>),
+    Done(Prestat),
+}
+
+impl Ahead {
+    /// The stats, once taken (None when their thread panicked).
+    fn wait(self) -> Option<Prestat> {
+        match self {
+            Ahead::Running(handle) => handle.join().ok(),
+            Ahead::Done(prestat) => Some(prestat),
+        }
+    }
+}
+
+/// The `lstat` of each recorded path, taken ahead of the proof.
+pub struct Prestat {
+    room: String,
+    /// The recorded paths block the stats are for (NUL-joined).
+    paths: Vec<u8>,
+    /// One per recorded path, in order; empty when the block was not `count` valid paths.
+    stats: Vec<Option<RoomStat>>,
+}
+
+/// The recorded paths' `lstat`s, under way on a thread of their own (`roomPrestat`), for
+/// the next `roomProveAsync` of the same room and block to take.
+#[napi]
+pub struct RoomPrestat {
+    pending: std::sync::Mutex<Option<Ahead>>,
+}
+
+#[napi]
+impl RoomPrestat {
+    /// Wait until the stats are taken (blocking the calling thread); returns how many
+    /// recorded paths they cover: `count`, or 0 when the block was refused or a proof has
+    /// taken them already.
+    #[napi]
+    pub fn settle(&self) -> u32 {
+        let Ok(mut slot) = self.pending.lock() else {
+            return 0;
+        };
+        let Some(prestat) = slot.take().and_then(Ahead::wait) else {
+            return 0;
+        };
+        let covered = prestat.stats.len() as u32;
+        *slot = Some(Ahead::Done(prestat));
+        covered
+    }
+}
+
+/// `roomPrestat(room, paths, count)`: begin `lstat`ing the manifest's `count` recorded
+/// paths (`paths`, NUL-joined) in the room folder `room` (absolute) on a thread, while the
+/// caller encodes the snapshot's entries; `roomProveAsync` given the returned handle takes
+/// these stats instead of taking its own for the paths that are recorded (the same rules
+/// apply: a stat proves nothing by itself, it is compared with the record; the stats are
+/// as of this call, which is a few ms before the proof's own would be). A block that
+/// is not `count` valid relative paths is not read (the proof then stats everything).
+/// Throws `ERR_TURNGATE_INVALID_ARG` for `room`. Implements docs/design.md §3b (the room's
+/// incremental update).
+#[napi]
+pub fn room_prestat(room: String, paths: Buffer, count: u32) -> Result<RoomPrestat> {
+    check_root(&room)?;
+    let paths = paths.to_vec();
+    let handle = std::thread::spawn(move || {
+        let stats = match std::str::from_utf8(&paths) {
+            Ok(text) if count > 0 => {
+                let list: Vec<&str> = text.split('\0').collect();
+                let valid = list.len() == count as usize
+                    && list
+                        .iter()
+                        .enumerate()
+                        .all(|(i, p)| check_relative("paths", i, p).is_ok());
+                if valid {
+                    stat_all(&room, &list)
+                } else {
+                    Vec::new()
+                }
+            }
+            _ => Vec::new(),
+        };
+        Prestat { room, paths, stats }
+    });
+    Ok(RoomPrestat {
+        pending: std::sync::Mutex::new(Some(Ahead::Running(handle))),
+    })
+}
+
+/// The entries' stats from `prestat` where it holds their recorded path, the others taken
+/// now; None when `prestat` is not for this room and recorded block.
+fn stats_from(
+    prestat: Prestat,
+    room: &str,
+    block: &[u8],
+    parsed: &Parsed,
+) -> Option<Vec<Option<RoomStat>>> {
+    if prestat.room != room
+        || prestat.paths != block
+        || prestat.stats.len() != parsed.recorded.len()
+    {
+        return None;
+    }
+    let mut stats: Vec<Option<RoomStat>> = Vec::with_capacity(parsed.paths.len());
+    let mut missing: Vec<usize> = Vec::new();
+    for index in 0..parsed.paths.len() {
+        match parsed.recorded_at(index) {
+            Some(at) => stats.push(prestat.stats[at]),
+            None => {
+                missing.push(index);
+                stats.push(None);
+            }
+        }
+    }
+    if !missing.is_empty() {
+        let paths: Vec<&str> = missing.iter().map(|&i| parsed.paths[i]).collect();
+        for (index, stat) in missing.into_iter().zip(stat_all(room, &paths)) {
+            stats[index] = stat;
+        }
+    }
+    Some(stats)
 }
 
 /// What the proof needs to copy the changed entries while it `lstat`s the others.
@@ -453,8 +577,13 @@ impl Task for RoomProveTask {
             self.dir_paths.iter().map(String::as_str).collect(),
         );
         let room = self.room.as_str();
+        let prestat = self.prestat.take();
+        let pre = Pre {
+            handle: prestat,
+            block: &self.paths,
+        };
         let Some(early) = &self.early else {
-            return Ok(prove(room, &parsed, &dirs, self.stamp, self.fresh));
+            return Ok(prove(room, &parsed, &dirs, self.stamp, self.fresh, pre));
         };
         // The changed entries are found and copied while the others are `lstat`ed.
         let (mut proven, early_done) = std::thread::scope(|scope| {
@@ -464,7 +593,7 @@ impl Task for RoomProveTask {
                 let indexed = early.index && index_early(room, &items, &copied);
                 (items, copied, indexed)
             });
-            let proven = prove(room, &parsed, &dirs, self.stamp, self.fresh);
+            let proven = prove(room, &parsed, &dirs, self.stamp, self.fresh, pre);
             (proven, copier.join())
         });
         let (items, copied, indexed) =
@@ -520,6 +649,7 @@ pub fn room_prove_async(
     modes: Option<Buffer>,
     mtime_s: Option<i64>,
     index: Option<bool>,
+    prestat: Option<&RoomPrestat>,
 ) -> Result<AsyncTask<RoomProveTask>> {
     check_root(&room)?;
     let stamp: i64 = stamp_ns
@@ -571,6 +701,7 @@ pub fn room_prove_async(
         dir_paths,
         fresh,
         early,
+        prestat: prestat.and_then(|p| p.pending.lock().ok()?.take()),
     }))
 }
 
@@ -633,11 +764,29 @@ fn names<'a>(parsed: &Parsed<'a>) -> Names<'a> {
     }
 }
 
-fn prove(room: &str, parsed: &Parsed, dirs: &DirRecords, stamp: i64, fresh: i64) -> Proven {
-    // The walk's name tables are built while the entries are `lstat`ed.
+/// A `roomPrestat` handle and the recorded block this proof was given.
+struct Pre<'a> {
+    handle: Option<Ahead>,
+    block: &'a [u8],
+}
+
+fn prove(
+    room: &str,
+    parsed: &Parsed,
+    dirs: &DirRecords,
+    stamp: i64,
+    fresh: i64,
+    pre: Pre,
+) -> Proven {
+    // The walk's name tables are built while the entries are `lstat`ed (or while the
+    // recorded paths' `lstat`s, begun before this call, finish).
     let (stats, names) = std::thread::scope(|scope| {
         let tables = scope.spawn(|| names(parsed));
-        let stats = stat_all(room, &parsed.paths);
+        let stats = pre
+            .handle
+            .and_then(Ahead::wait)
+            .and_then(|prestat| stats_from(prestat, room, pre.block, parsed))
+            .unwrap_or_else(|| stat_all(room, &parsed.paths));
         (stats, tables.join().unwrap_or_else(|_| names(parsed)))
     });
     let outcomes: Vec<Outcome> = (0..parsed.paths.len())

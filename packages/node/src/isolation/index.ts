@@ -103,7 +103,14 @@ export {
   writeRecord,
 } from "./room-manifest.js";
 export { type CopiedOutputs, copyRoomOutputs } from "./room-outputs.js";
-export { type ProofEntry, proveRoom, proveRoomTs, type RoomProof } from "./room-proof.js";
+export {
+  beginRoomProof,
+  type ProofAhead,
+  type ProofEntry,
+  proveRoom,
+  proveRoomTs,
+  type RoomProof,
+} from "./room-proof.js";
 export {
   detectSetup,
   isSetupInput,

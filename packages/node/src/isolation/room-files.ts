@@ -29,7 +29,7 @@ import {
   type RoomRecords,
   writeRecord,
 } from "./room-manifest.js";
-import { type ProofEntry, proveRoom, type RoomProof } from "./room-proof.js";
+import { beginRoomProof, type ProofEntry, proveRoom, type RoomProof } from "./room-proof.js";
 
 /**
  * The clean room's files (docs/design.md §3b, "Clean room"): make a folder hold exactly
@@ -168,6 +168,8 @@ export async function syncRoomFiles(
 ): Promise<RoomFilesResult> {
   const { room, entries } = input;
   mkdirSync(room, { recursive: true, mode: 0o700 });
+  // The recorded paths' lstats start now, while the entries are encoded below.
+  const ahead = beginRoomProof(room, input.recorded, env);
   // One flat list (path, kind, digest per entry): what the proof takes, with no array per
   // entry (20,000 entries per sync).
   const flat: string[] = new Array(entries.size * 3);
@@ -203,6 +205,7 @@ export async function syncRoomFiles(
         mtimeS: plannedMtimeS,
         index: input.indexEarly === true,
       },
+      ahead,
     );
   } catch (error) {
     throw sourceChanged(error);

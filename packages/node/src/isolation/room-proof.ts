@@ -1,6 +1,6 @@
 import { type BigIntStats, type Dirent, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { selectNative } from "../native/select.js";
+import { type RoomPrestatHandle, selectNative } from "../native/select.js";
 import { hashRegularFileSync, hashSymlink } from "../workspace/hash/hash.js";
 import type { EntryState } from "../workspace/snapshot.js";
 import {
@@ -111,6 +111,30 @@ export interface ProofEarlyCopy {
   index?: boolean;
 }
 
+/** The recorded paths' `lstat`s begun by {@link beginRoomProof}, for one {@link proveRoom}. */
+export interface ProofAhead {
+  prestat?: RoomPrestatHandle;
+}
+
+/**
+ * Begin the proof of `room` (absolute) before its entries are ready: with `@turngate/native`
+ * the `lstat`s of the manifest's `recorded` paths start on a thread of their own (most of a
+ * proof's time on a large room), while the caller encodes the snapshot's entries; pass the
+ * result to {@link proveRoom} of the same room and `recorded`. On the TypeScript path, or
+ * for an empty record, it does nothing. The proof's rules are unchanged (a stat is only
+ * compared with its record; the stats are as of this call). Errors: as
+ * {@link selectNative}. docs/design.md §3b.
+ */
+export function beginRoomProof(
+  room: string,
+  recorded: RoomRecords,
+  env: NodeJS.ProcessEnv = process.env,
+): ProofAhead {
+  const native = selectNative(env);
+  if (native === undefined || recorded.count === 0) return {};
+  return { prestat: native.roomPrestat(room, recorded) };
+}
+
 /**
  * Prove `room` (absolute) against `entries` with the manifest's `recorded` entries, its
  * folder records `dirs` and the ctime `stampNs` (ns) from which a record proves nothing
@@ -120,7 +144,8 @@ export interface ProofEarlyCopy {
  * the TypeScript path; both give the same results, except that given `early` the native
  * proof copies the entries the room recorded at their own index with the same kind and other
  * bytes itself, while it proves the others (`copied`; the TypeScript path leaves them in
- * `copy`). Errors of an early copy: the addon's `ERR_TURNGATE_ROOM_SOURCE_CHANGED` (the
+ * `copy`). Given `ahead` ({@link beginRoomProof} of the same room and `recorded`), the native
+ * proof takes the recorded paths' `lstat`s begun there. Errors of an early copy: the addon's `ERR_TURNGATE_ROOM_SOURCE_CHANGED` (the
  * workspace bytes are not the digest's) or an errno code of the room. Errors: `TurngateError` as
  * `selectNative`; the addon's `NativeError` `ERR_TURNGATE_INVALID_ARG` for a malformed
  * record block. Reading failures in the room are outcomes (copy), never thrown.
@@ -134,6 +159,7 @@ export async function proveRoom(
   dirs: RoomDirs = NO_DIRS,
   freshNs = 0n,
   early?: ProofEarlyCopy,
+  ahead?: ProofAhead,
 ): Promise<RoomProof> {
   const native = selectNative(env);
   if (native === undefined) return proveRoomTs(room, recorded, tuples(entries), stampNs, freshNs);
@@ -143,7 +169,16 @@ export async function proveRoom(
         joined: (entries as { flat: string[] }).flat.join("\0"),
         count: (entries as { flat: string[] }).flat.length / 3,
       };
-  const proof = await native.roomProve(room, recorded, given, stampNs, dirs, freshNs, early);
+  const proof = await native.roomProve(
+    room,
+    recorded,
+    given,
+    stampNs,
+    dirs,
+    freshNs,
+    early,
+    ahead?.prestat,
+  );
   const { dirRecords, dirPaths, ...rest } = proof;
   return { ...rest, dirs: { records: dirRecords, paths: dirPaths } };
 }

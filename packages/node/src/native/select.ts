@@ -2,6 +2,12 @@ import { createRequire } from "node:module";
 import { TurngateError } from "@turngate/core";
 
 /** The parts of `@turngate/native` the Node host uses (issue 17). */
+/** `roomPrestat`'s handle: the recorded paths' `lstat`s under way, for one `roomProve`. */
+export interface RoomPrestatHandle {
+  /** Wait for the stats; how many recorded paths they cover (0: refused, or already taken). */
+  settle(): number;
+}
+
 export interface NativeAddon {
   available: boolean;
   reason: string | null;
@@ -34,6 +40,7 @@ export interface NativeAddon {
     dirs?: { records: Buffer; paths: readonly string[] },
     freshNs?: bigint,
     early?: { workspace: string; modes: ArrayLike<number>; mtimeS: number; index?: boolean },
+    prestat?: RoomPrestatHandle,
   ): Promise<{
     records: Buffer;
     copy: number[];
@@ -48,6 +55,10 @@ export interface NativeAddon {
     modesChecked: boolean;
     indexed: boolean;
   }>;
+  roomPrestat(
+    room: string,
+    recorded: { count: number; records: Buffer; paths: Buffer },
+  ): RoomPrestatHandle;
   roomCopy(
     workspace: string,
     room: string,

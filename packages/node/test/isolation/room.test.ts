@@ -26,6 +26,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import {
+  beginRoomProof,
   CleanRoom,
   decodeRoomManifest,
   encodeRoomManifest,
@@ -625,6 +626,59 @@ describe("proveRoom", () => {
       ];
       expect(proofs.map((p) => p.aligned)).toEqual([aligned, aligned]);
     }
+  });
+
+  test("the recorded paths' lstats begun ahead (beginRoomProof) are the ones the native proof uses; a handle for another room or record, a refused block, or one used already is ignored", async () => {
+    const ws = temp("tg-ws-");
+    const room = temp("tg-room-");
+    const files = { "a.js": "a\n", "b.js": "b\n", "src/c.js": "c\n" };
+    for (const [p, t] of Object.entries(files)) write(ws, p, t);
+    const named = entries(files);
+    const env = { TURNGATE_NATIVE: "1" };
+    const first = await syncRoomFiles({
+      room,
+      workspace: ws,
+      entries: named,
+      recorded: NO_RECORDS,
+      stampNs: 0n,
+      lastMtimeS: 0,
+    });
+    const list = [...named].map(([p, st]) => [p, st.kind, st.content_digest] as const);
+    const stamp = BigInt(Date.now() + 60_000) * 1_000_000n;
+    const copied = async (ahead?: ReturnType<typeof beginRoomProof>) =>
+      (await proveRoom(room, first.recorded, list, stamp, env, NO_DIRS, 0n, undefined, ahead)).copy
+        .map((i) => list[i]?.[0])
+        .sort();
+
+    // The stats are as of beginRoomProof: a.js rewritten after them (and before the proof)
+    // is proven from them, where a proof of its own finds the new inode and copies it.
+    const ahead = beginRoomProof(room, first.recorded, env);
+    expect(ahead.prestat?.settle()).toBe(3);
+    writeFileSync(join(room, "a.js"), "evil\n");
+    expect(await copied(ahead)).toEqual([]);
+    expect(await copied()).toEqual(["a.js"]);
+    // One proof per handle: taken, it covers nothing and the next proof stats everything.
+    expect(ahead.prestat?.settle()).toBe(0);
+    expect(await copied(ahead)).toEqual(["a.js"]);
+
+    // Begun for another room, or another record block: ignored.
+    const other = temp("tg-room-");
+    write(other, "a.js", "a\n");
+    const elsewhere = beginRoomProof(other, first.recorded, env);
+    expect(elsewhere.prestat?.settle()).toBe(3);
+    expect(await copied(elsewhere)).toEqual(["a.js"]);
+    const shorter = { ...first.recorded, paths: Buffer.from("a.js\0b.js\0src/c.jsx") };
+    const stale = beginRoomProof(room, shorter, env);
+    expect(stale.prestat?.settle()).toBe(3);
+    expect(await copied(stale)).toEqual(["a.js"]);
+    // A block that is not `count` safe relative paths is not read at all.
+    for (const paths of ["a.js\0b.js", "a.js\0../b.js\0src/c.js", "a.js\0/etc/passwd\0c"]) {
+      const refused = beginRoomProof(room, { ...first.recorded, paths: Buffer.from(paths) }, env);
+      expect(refused.prestat?.settle()).toBe(0);
+    }
+    // Nothing to begin on the TypeScript path or for an empty record.
+    expect(beginRoomProof(room, first.recorded, { TURNGATE_NATIVE: "0" })).toEqual({});
+    expect(beginRoomProof(room, NO_RECORDS, env)).toEqual({});
   });
 
   test("folder records: an unchanged clean folder is not read, yet every change to a folder's names is found as the full walk finds it", async () => {
