@@ -542,12 +542,27 @@ function classify(
     run.entries.set(item.key, record.state);
     return;
   }
+  // The entry's place is taken now, in listing order, and filled when it is hashed: a
+  // snapshot lists its entries in the same order turn after turn, whichever changed (the
+  // clean room's proof then finds each record at its entry's index).
+  run.entries.set(item.key, PENDING);
   run.jobs.push({
     item,
     kind,
     identity: { size, mtime_ms: mtime, ctime_ms: ctime, ino, mode },
   });
 }
+
+/** The place of an entry being hashed ({@link classify}); never left in a snapshot. */
+const PENDING: EntryState = Object.freeze({
+  kind: "file",
+  content_digest: "",
+  size: 0,
+  mtime_ms: 0,
+  ctime_ms: 0,
+  ino: 0,
+  mode: 0,
+});
 
 async function hashJobs(run: Run): Promise<void> {
   const { ctx } = run;
@@ -558,6 +573,7 @@ async function hashJobs(run: Run): Promise<void> {
     ctx.cache.store(job.item.key, job.item.fsPath, state, run.takenAt);
   };
   const fail = (job: HashJob, error: unknown): void => {
+    run.entries.delete(job.item.key);
     const code = (error as NodeJS.ErrnoException | undefined)?.code;
     if (code !== "ENOENT" && code !== "ENOTDIR") run.unreadable.add(job.item.key);
   };
@@ -628,6 +644,10 @@ async function hashJobs(run: Run): Promise<void> {
       fail(job, error);
     }
   });
+  // Every job was recorded or failed above; a place still pending would be a bogus entry.
+  for (const job of jobs) {
+    if (run.entries.get(job.item.key) === PENDING) run.entries.delete(job.item.key);
+  }
 }
 
 /** The walk of `root/dirFsPath`: on the addon when the observer has it, else in TypeScript. */

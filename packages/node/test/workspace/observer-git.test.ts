@@ -13,7 +13,11 @@ import {
 import { join } from "node:path";
 import { DELETED_CONTENT_DIGEST } from "@turngate/core";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { WorkspaceObserver } from "../../src/workspace/index.js";
+import {
+  deserializeSnapshot,
+  serializeSnapshot,
+  WorkspaceObserver,
+} from "../../src/workspace/index.js";
 import { git, initRepo, makeTempDir, removeDir, SHA, write } from "./helpers.js";
 
 let dir: string;
@@ -52,6 +56,39 @@ describe("WorkspaceObserver in a git work tree", () => {
       mode: st.mode,
     });
     expect(base.unreadable).toEqual([]);
+  });
+
+  test("a snapshot lists its entries in the same order whichever changed (a changed entry keeps its place), on both paths", async () => {
+    for (const native of ["1", "0"]) {
+      const previous = process.env.TURNGATE_NATIVE;
+      process.env.TURNGATE_NATIVE = native;
+      try {
+        for (const name of ["b.txt", "c.txt", "src/z.txt"]) write(root, name, `${name}\n`);
+        const base = await new WorkspaceObserver(root).baseline();
+        // As if the baseline had been taken a minute later: no entry is racy, so the
+        // unchanged ones come from the stat cache and only the changed ones are hashed.
+        const stored = serializeSnapshot(base);
+        stored.taken_at_ms = Date.now() + 60_000;
+        const observer = new WorkspaceObserver(root);
+        observer.restoreBaseline(deserializeSnapshot(JSON.parse(JSON.stringify(stored))));
+        const order = [...base.entries.keys()];
+        expect([...order].sort()).toEqual(["a.txt", "b.txt", "c.txt", "src/keep.txt", "src/z.txt"]);
+        write(root, "a.txt", "x\n");
+        write(root, "c.txt", "changed too\n");
+        const snapshot = await observer.snapshot();
+        expect([...snapshot.entries.keys()]).toEqual(order);
+        expect(snapshot.entries.get("a.txt")?.content_digest).toBe(SHA["x\n"]);
+        // A file removed: the others keep their order, and no place is left pending.
+        rmSync(join(root, "b.txt"));
+        const after = await observer.snapshot();
+        expect([...after.entries.keys()]).toEqual(order.filter((p) => p !== "b.txt"));
+        expect([...after.entries.values()].every((e) => e.content_digest.length === 64)).toBe(true);
+      } finally {
+        if (previous === undefined) delete process.env.TURNGATE_NATIVE;
+        else process.env.TURNGATE_NATIVE = previous;
+      }
+      rmSync(join(root, "c.txt"), { force: true });
+    }
   });
 
   test("an untracked new file is added with the sha256 of its bytes", async () => {
