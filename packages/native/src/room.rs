@@ -471,7 +471,8 @@ impl RoomPrestat {
 pub fn room_prestat(room: String, paths: Buffer, count: u32) -> Result<RoomPrestat> {
     check_root(&room)?;
     let paths = paths.to_vec();
-    let handle = std::thread::spawn(move || {
+    // No thread to be had (a process limit): no stats ahead, the proof takes its own.
+    let handle = std::thread::Builder::new().spawn(move || {
         let stats = match std::str::from_utf8(&paths) {
             Ok(text) if count > 0 => {
                 let list: Vec<&str> = text.split('\0').collect();
@@ -491,7 +492,7 @@ pub fn room_prestat(room: String, paths: Buffer, count: u32) -> Result<RoomPrest
         Prestat { room, paths, stats }
     });
     Ok(RoomPrestat {
-        pending: std::sync::Mutex::new(Some(Ahead::Running(handle))),
+        pending: std::sync::Mutex::new(handle.ok().map(Ahead::Running)),
     })
 }
 
@@ -781,13 +782,17 @@ fn prove(
     // The walk's name tables are built while the entries are `lstat`ed (or while the
     // recorded paths' `lstat`s, begun before this call, finish).
     let (stats, names) = std::thread::scope(|scope| {
-        let tables = scope.spawn(|| names(parsed));
+        // No thread to be had: the tables are built after the stats instead.
+        let tables = std::thread::Builder::new()
+            .spawn_scoped(scope, || names(parsed))
+            .ok();
         let stats = pre
             .handle
             .and_then(Ahead::wait)
             .and_then(|prestat| stats_from(prestat, room, pre.block, parsed))
             .unwrap_or_else(|| stat_all(room, &parsed.paths));
-        (stats, tables.join().unwrap_or_else(|_| names(parsed)))
+        let built = tables.and_then(|handle| handle.join().ok());
+        (stats, built.unwrap_or_else(|| names(parsed)))
     });
     let outcomes: Vec<Outcome> = (0..parsed.paths.len())
         .into_par_iter()

@@ -234,16 +234,7 @@ export async function syncRoomFiles(
     const mode = proof.records.readUInt32LE(index * RECORD_BYTES + MODE_AT);
     if ((mode & 0o100) !== ((modes[index] as number) & 0o100)) copy.add(index);
   }
-  if (removed.length > 0) {
-    // An entry below a removed link or folder was proven through it: it is copied anew.
-    const pruned = new Set(removed);
-    for (let index = 0; index < count; index += 1) {
-      const path = pathAt(index);
-      for (let slash = path.indexOf("/"); slash >= 0; slash = path.indexOf("/", slash + 1)) {
-        if (pruned.has(path.slice(0, slash))) copy.add(index);
-      }
-    }
-  }
+  for (const index of prunedEntries(count, pathAt, removed)) copy.add(index);
 
   const records = proof.records;
   const created: string[] = [];
@@ -300,6 +291,32 @@ export async function syncRoomFiles(
     gone: proof.gone.sort(compare),
     kept: kept.sort(compare),
   };
+}
+
+/**
+ * The entries (indices below `count`, paths by `pathAt`) that the prune of `removed` (room
+ * paths removed, files or whole folders) took away or left proven through what it removed:
+ * an entry below a removed link or folder was proven through it, and an entry at a removed
+ * path was proven before another kind took its place there (its stat taken before the walk
+ * listed the folder). Both are copied anew. Output: ascending indices. docs/design.md §3b.
+ */
+export function prunedEntries(
+  count: number,
+  pathAt: (index: number) => string,
+  removed: readonly string[],
+): number[] {
+  if (removed.length === 0) return [];
+  const pruned = new Set(removed);
+  const out: number[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const path = pathAt(index);
+    let hit = pruned.has(path);
+    for (let slash = path.indexOf("/"); !hit && slash >= 0; slash = path.indexOf("/", slash + 1)) {
+      hit = pruned.has(path.slice(0, slash));
+    }
+    if (hit) out.push(index);
+  }
+  return out;
 }
 
 /**

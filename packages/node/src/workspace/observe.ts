@@ -476,6 +476,8 @@ async function drain(run: Run, first: Listing): Promise<void> {
       ) {
         classify(run, item, record, run.prestat, record.slot * RAW_STAT_FIELDS);
       } else {
+        // Its place in listing order is kept while it is stat'ed ({@link classify}).
+        run.entries.set(item.key, PENDING);
         deferred.push(item);
       }
     }
@@ -520,12 +522,11 @@ function classify(
   let kind: EntryKind;
   if (code === RawKind.file) kind = "file";
   else if (code === RawKind.symlink) kind = "symlink";
-  else if (code === RawKind.absent) return;
-  else if (code === RawKind.directory) {
-    run.directories.push(item);
-    return;
-  } else {
-    run.unreadable.add(item.key); // stat error, or a FIFO/socket/device: no bytes to bind
+  else {
+    run.entries.delete(item.key); // the place a deferred path held
+    if (code === RawKind.absent) return;
+    if (code === RawKind.directory) run.directories.push(item);
+    else run.unreadable.add(item.key); // stat error, or a FIFO/socket/device: no bytes to bind
     return;
   }
   const size = raw[at + 1] as number;
@@ -564,9 +565,24 @@ const PENDING: EntryState = Object.freeze({
   mode: 0,
 });
 
+/**
+ * Hash the run's pending jobs into `run.entries` (each at the place {@link classify} kept).
+ * Whatever happens, no place is left pending: a job neither recorded nor failed (or every
+ * job, when hashing throws) gives its place up.
+ */
 async function hashJobs(run: Run): Promise<void> {
-  const { ctx } = run;
   const jobs = run.jobs.splice(0);
+  try {
+    await hashEach(run, jobs);
+  } finally {
+    for (const job of jobs) {
+      if (run.entries.get(job.item.key) === PENDING) run.entries.delete(job.item.key);
+    }
+  }
+}
+
+async function hashEach(run: Run, jobs: HashJob[]): Promise<void> {
+  const { ctx } = run;
   const record = (job: HashJob, digest: string, identity: HashJob["identity"]): void => {
     const state: EntryState = { kind: job.kind, content_digest: digest, ...identity };
     run.entries.set(job.item.key, state);
@@ -644,10 +660,6 @@ async function hashJobs(run: Run): Promise<void> {
       fail(job, error);
     }
   });
-  // Every job was recorded or failed above; a place still pending would be a bogus entry.
-  for (const job of jobs) {
-    if (run.entries.get(job.item.key) === PENDING) run.entries.delete(job.item.key);
-  }
 }
 
 /** The walk of `root/dirFsPath`: on the addon when the observer has it, else in TypeScript. */

@@ -41,6 +41,7 @@ import {
   syncRoomFiles,
   writeRecord,
 } from "../../src/isolation/index.js";
+import { prunedEntries } from "../../src/isolation/room-files.js";
 import { type NativeAddon, selectNative } from "../../src/native/select.js";
 import type { EntryState } from "../../src/workspace/snapshot.js";
 
@@ -679,6 +680,49 @@ describe("proveRoom", () => {
     // Nothing to begin on the TypeScript path or for an empty record.
     expect(beginRoomProof(room, first.recorded, { TURNGATE_NATIVE: "0" })).toEqual({});
     expect(beginRoomProof(room, NO_RECORDS, env)).toEqual({});
+
+    // A named file replaced by a folder after its stat: proven from the stat, and the walk
+    // lists the folder for removal; the prune then names the entry to copy anew (the
+    // attack review's case: else the sync removed it and never copied it back).
+    write(room, "a.js", "a\n");
+    const fresh = await syncRoomFiles({
+      room,
+      workspace: ws,
+      entries: named,
+      recorded: NO_RECORDS,
+      stampNs: 0n,
+      lastMtimeS: 0,
+    });
+    const before = beginRoomProof(room, fresh.recorded, env);
+    expect(before.prestat?.settle()).toBe(3);
+    rmSync(join(room, "b.js"));
+    mkdirSync(join(room, "b.js"));
+    const proof = await proveRoom(
+      room,
+      fresh.recorded,
+      list,
+      stamp,
+      env,
+      NO_DIRS,
+      0n,
+      undefined,
+      before,
+    );
+    expect(proof.copy).toEqual([]);
+    expect(proof.extraDirs).toEqual(["b.js"]);
+    const paths = list.map(([p]) => p);
+    expect(prunedEntries(paths.length, (i) => paths[i] as string, proof.extraDirs)).toEqual([
+      paths.indexOf("b.js"),
+    ]);
+  });
+
+  test("the prune's entries to copy anew: at a removed path or below one, not beside it", () => {
+    const paths = ["a.js", "ab/c.js", "b.js", "b/c.js", "b/d/e.js", "bc/x.js", "src/b.js"];
+    const at = (i: number) => paths[i] as string;
+    expect(prunedEntries(paths.length, at, [])).toEqual([]);
+    expect(prunedEntries(paths.length, at, ["b"])).toEqual([3, 4]);
+    expect(prunedEntries(paths.length, at, ["b.js", "b/d"])).toEqual([2, 4]);
+    expect(prunedEntries(paths.length, at, ["a"])).toEqual([]);
   });
 
   test("folder records: an unchanged clean folder is not read, yet every change to a folder's names is found as the full walk finds it", async () => {

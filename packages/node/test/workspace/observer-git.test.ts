@@ -83,11 +83,18 @@ describe("WorkspaceObserver in a git work tree", () => {
         const after = await observer.snapshot();
         expect([...after.entries.keys()]).toEqual(order.filter((p) => p !== "b.txt"));
         expect([...after.entries.values()].every((e) => e.content_digest.length === 64)).toBe(true);
+        // A new file (stat'ed after the cached ones) has the same place on its first
+        // snapshot as on the next.
+        write(root, "b2.txt", "x\n");
+        const added = [...(await observer.snapshot()).entries.keys()];
+        expect([...added].sort()).toEqual([...order.filter((p) => p !== "b.txt"), "b2.txt"].sort());
+        expect([...(await observer.snapshot()).entries.keys()]).toEqual(added);
       } finally {
         if (previous === undefined) delete process.env.TURNGATE_NATIVE;
         else process.env.TURNGATE_NATIVE = previous;
       }
       rmSync(join(root, "c.txt"), { force: true });
+      rmSync(join(root, "b2.txt"), { force: true });
     }
   });
 
