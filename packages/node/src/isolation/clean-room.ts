@@ -67,6 +67,11 @@ interface Manifest extends RoomManifestHeader {
 export interface RoomPreparation {
   /** Paths copied from the workspace. */
   written: string[];
+  /**
+   * The paths of `written` the proof did not index itself (the later index update wrote
+   * them), sorted.
+   */
+  unindexed: string[];
   /** Paths removed from the room (check outputs, deleted files). */
   removed: string[];
   /** Entries proven by re-hashing (racily clean, or bytes turngate did not write). */

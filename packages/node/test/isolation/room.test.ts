@@ -71,6 +71,17 @@ function fileEntry(text: string, mode = 0o100644): EntryState {
     mode,
   };
 }
+/** The first sync of `room` from `ws`: nothing recorded, no stamp, no earlier mtime. */
+function syncFromEmpty(room: string, ws: string, named: Map<string, EntryState>) {
+  return syncRoomFiles({
+    room,
+    workspace: ws,
+    entries: named,
+    recorded: NO_RECORDS,
+    stampNs: 0n,
+    lastMtimeS: 0,
+  });
+}
 /** Entries of `files` as a snapshot would name them (stat fields unused by the room). */
 function entries(files: Record<string, string>): Map<string, EntryState> {
   return new Map(Object.entries(files).map(([p, t]) => [p, fileEntry(t)]));
@@ -214,14 +225,7 @@ describe("syncRoomFiles", () => {
       ["run.sh", fileEntry("#!/bin/sh\n", 0o100755)],
       ["link", { ...fileEntry("/etc/passwd"), kind: "symlink" }],
     ]);
-    await syncRoomFiles({
-      room,
-      workspace: ws,
-      entries: named,
-      recorded: NO_RECORDS,
-      stampNs: 0n,
-      lastMtimeS: 0,
-    });
+    await syncFromEmpty(room, ws, named);
     expect(readlinkSync(join(room, "link"))).toBe("/etc/passwd");
     expect(lstatSync(join(room, "run.sh")).mode & 0o777).toBe(0o755);
   });
@@ -573,14 +577,7 @@ describe("proveRoom", () => {
     symlinkSync("a.js", join(ws, "link"));
     const named = entries(files);
     named.set("link", { ...fileEntry("a.js"), kind: "symlink" });
-    const first = await syncRoomFiles({
-      room,
-      workspace: ws,
-      entries: named,
-      recorded: NO_RECORDS,
-      stampNs: 0n,
-      lastMtimeS: 0,
-    });
+    const first = await syncFromEmpty(room, ws, named);
     // Tamper: b.js rewritten, c.js removed, d.js replaced by a folder, e.js touched with its
     // own bytes (racy, same bytes), plants and caches; old.js leaves the snapshot.
     writeFileSync(join(room, "b.js"), "evil\n");
@@ -636,14 +633,7 @@ describe("proveRoom", () => {
     for (const [p, t] of Object.entries(files)) write(ws, p, t);
     const named = entries(files);
     const env = { TURNGATE_NATIVE: "1" };
-    const first = await syncRoomFiles({
-      room,
-      workspace: ws,
-      entries: named,
-      recorded: NO_RECORDS,
-      stampNs: 0n,
-      lastMtimeS: 0,
-    });
+    const first = await syncFromEmpty(room, ws, named);
     const list = [...named].map(([p, st]) => [p, st.kind, st.content_digest] as const);
     const stamp = BigInt(Date.now() + 60_000) * 1_000_000n;
     const copied = async (ahead?: ReturnType<typeof beginRoomProof>) =>
@@ -685,14 +675,7 @@ describe("proveRoom", () => {
     // lists the folder for removal; the prune then names the entry to copy anew (the
     // attack review's case: else the sync removed it and never copied it back).
     write(room, "a.js", "a\n");
-    const fresh = await syncRoomFiles({
-      room,
-      workspace: ws,
-      entries: named,
-      recorded: NO_RECORDS,
-      stampNs: 0n,
-      lastMtimeS: 0,
-    });
+    const fresh = await syncFromEmpty(room, ws, named);
     const before = beginRoomProof(room, fresh.recorded, env);
     expect(before.prestat?.settle()).toBe(3);
     rmSync(join(room, "b.js"));
