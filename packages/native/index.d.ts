@@ -293,8 +293,10 @@ export interface RoomDirRecords {
  * written, and
  * `ERR_TURNGATE_INVALID_ARG` (path `root`, `recorded`, `records`, `paths`, `entries`,
  * `entries[i]`, `stampNs`, `dirs.records`, `dirs.paths`, `dirRecords`, `freshNs`,
- * `early.workspace`, `early.modes`, `early.mtimeS`);
- * `ERR_TURNGATE_NATIVE_UNAVAILABLE` when the addon is absent.
+ * `early.workspace`, `early.modes`, `early.mtimeS`, `prestat`);
+ * `ERR_TURNGATE_NATIVE_UNAVAILABLE` when the addon is absent. Given `prestat`
+ * ({@link roomPrestat} of the same room and `recorded`), the recorded entries' stats are the
+ * ones it took.
  */
 export declare function roomProve(
   room: string,

@@ -26,6 +26,7 @@ mod process;
 mod room;
 mod room_copy;
 mod room_index;
+mod room_prestat;
 mod room_walk;
 mod stat;
 mod stat_listing;

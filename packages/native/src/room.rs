@@ -21,6 +21,7 @@ use crate::errors::{thrown, INVALID_ARG};
 use crate::hash::{hash_path, Algorithm, Hashed};
 use crate::paths::{check_relative, check_root, join};
 use crate::room_copy::{copy_early, Early};
+use crate::room_prestat::{stats_from, Ahead, RoomPrestat};
 use crate::room_walk::{walk, DirRecords, WalkInput, DIR_RECORD};
 use crate::stat::{runs, stat_run_with};
 use napi::bindgen_prelude::*;
@@ -115,12 +116,12 @@ const HEX: [u8; 256] = {
 };
 
 /// The manifest's records and the snapshot's entries, checked; paths borrow the inputs.
-struct Parsed<'a> {
+pub(crate) struct Parsed<'a> {
     /// The recorded paths' indices, built only when some record is not at its entry's index.
     by_path: std::sync::OnceLock<HashMap<&'a str, usize>>,
     records: &'a [u8],
-    recorded: Vec<&'a str>,
-    paths: Vec<&'a str>,
+    pub(crate) recorded: Vec<&'a str>,
+    pub(crate) paths: Vec<&'a str>,
     kinds: Vec<u8>,
     digests: Vec<[u8; 32]>,
 }
@@ -188,7 +189,7 @@ impl<'a> Parsed<'a> {
     }
 
     /// The index of the record of entry `index`'s path, if any: usually `index` itself.
-    fn recorded_at(&self, index: usize) -> Option<usize> {
+    pub(crate) fn recorded_at(&self, index: usize) -> Option<usize> {
         let path = self.paths[index];
         if self.recorded.get(index) == Some(&path) {
             return Some(index);
@@ -272,7 +273,7 @@ impl RoomStat {
 /// `lstat` of `room/path` for each path (None: absent or unreadable), per run of paths with
 /// one parent on the rayon pool (`stat::stat_run_with`: the parent opened once, each name
 /// `fstatat`ed without following it).
-fn stat_all(room: &str, paths: &[&str]) -> Vec<Option<RoomStat>> {
+pub(crate) fn stat_all(room: &str, paths: &[&str]) -> Vec<Option<RoomStat>> {
     let parts: Vec<Vec<Option<RoomStat>>> = runs(paths)
         .par_iter()
         .map(|&(from, to)| {
@@ -407,129 +408,6 @@ pub struct RoomProveTask {
     prestat: Option<Ahead>,
 }
 
-/// `roomPrestat`'s stats: still being taken, or taken.
-enum Ahead {
-    Running(std::thread::JoinHandle<Prestat>),
-    Done(Prestat),
-}
-
-impl Ahead {
-    /// The stats, once taken (None when their thread panicked).
-    fn wait(self) -> Option<Prestat> {
-        match self {
-            Ahead::Running(handle) => handle.join().ok(),
-            Ahead::Done(prestat) => Some(prestat),
-        }
-    }
-}
-
-/// The `lstat` of each recorded path, taken ahead of the proof.
-pub struct Prestat {
-    room: String,
-    /// The recorded paths block the stats are for (NUL-joined).
-    paths: Vec<u8>,
-    /// One per recorded path, in order; empty when the block was not `count` valid paths.
-    stats: Vec<Option<RoomStat>>,
-}
-
-/// The recorded paths' `lstat`s, under way on a thread of their own (`roomPrestat`), for
-/// the next `roomProveAsync` of the same room and block to take.
-#[napi]
-pub struct RoomPrestat {
-    pending: std::sync::Mutex<Option<Ahead>>,
-}
-
-#[napi]
-impl RoomPrestat {
-    /// Wait until the stats are taken (blocking the calling thread); returns how many
-    /// recorded paths they cover: `count`, or 0 when the block was refused or a proof has
-    /// taken them already.
-    #[napi]
-    pub fn settle(&self) -> u32 {
-        let Ok(mut slot) = self.pending.lock() else {
-            return 0;
-        };
-        let Some(prestat) = slot.take().and_then(Ahead::wait) else {
-            return 0;
-        };
-        let covered = prestat.stats.len() as u32;
-        *slot = Some(Ahead::Done(prestat));
-        covered
-    }
-}
-
-/// `roomPrestat(room, paths, count)`: begin `lstat`ing the manifest's `count` recorded
-/// paths (`paths`, NUL-joined) in the room folder `room` (absolute) on a thread, while the
-/// caller encodes the snapshot's entries; `roomProveAsync` given the returned handle takes
-/// these stats instead of taking its own for the paths that are recorded (the same rules
-/// apply: a stat proves nothing by itself, it is compared with the record; the stats are
-/// as of this call, which is a few ms before the proof's own would be). A block that
-/// is not `count` valid relative paths is not read (the proof then stats everything).
-/// Throws `ERR_TURNGATE_INVALID_ARG` for `room`. Implements docs/design.md §3b (the room's
-/// incremental update).
-#[napi]
-pub fn room_prestat(room: String, paths: Buffer, count: u32) -> Result<RoomPrestat> {
-    check_root(&room)?;
-    let paths = paths.to_vec();
-    // No thread to be had (a process limit): no stats ahead, the proof takes its own.
-    let handle = std::thread::Builder::new().spawn(move || {
-        let stats = match std::str::from_utf8(&paths) {
-            Ok(text) if count > 0 => {
-                let list: Vec<&str> = text.split('\0').collect();
-                let valid = list.len() == count as usize
-                    && list
-                        .iter()
-                        .enumerate()
-                        .all(|(i, p)| check_relative("paths", i, p).is_ok());
-                if valid {
-                    stat_all(&room, &list)
-                } else {
-                    Vec::new()
-                }
-            }
-            _ => Vec::new(),
-        };
-        Prestat { room, paths, stats }
-    });
-    Ok(RoomPrestat {
-        pending: std::sync::Mutex::new(handle.ok().map(Ahead::Running)),
-    })
-}
-
-/// The entries' stats from `prestat` where it holds their recorded path, the others taken
-/// now; None when `prestat` is not for this room and recorded block.
-fn stats_from(
-    prestat: Prestat,
-    room: &str,
-    block: &[u8],
-    parsed: &Parsed,
-) -> Option<Vec<Option<RoomStat>>> {
-    if prestat.room != room
-        || prestat.paths != block
-        || prestat.stats.len() != parsed.recorded.len()
-    {
-        return None;
-    }
-    let mut stats: Vec<Option<RoomStat>> = Vec::with_capacity(parsed.paths.len());
-    let mut missing: Vec<usize> = Vec::new();
-    for index in 0..parsed.paths.len() {
-        match parsed.recorded_at(index) {
-            Some(at) => stats.push(prestat.stats[at]),
-            None => {
-                missing.push(index);
-                stats.push(None);
-            }
-        }
-    }
-    if !missing.is_empty() {
-        let paths: Vec<&str> = missing.iter().map(|&i| parsed.paths[i]).collect();
-        for (index, stat) in missing.into_iter().zip(stat_all(room, &paths)) {
-            stats[index] = stat;
-        }
-    }
-    Some(stats)
-}
-
 /// What the proof needs to copy the changed entries while it `lstat`s the others.
 struct EarlyInput {
     workspace: String,
@@ -630,7 +508,9 @@ impl Task for RoomProveTask {
 /// (`records`) and their NUL-joined `paths`; `stampNs` (decimal ns) is the ctime from which
 /// a record proves nothing; `dirRecords` and `dirPaths` are the folder records of the last
 /// proof (`room_walk.rs`; empty: every folder is read), `freshNs` the ctime of a stamp
-/// written before this call (a folder is recorded clean only when older). Off the JS thread (parallel inside). Rejects with
+/// written before this call (a folder is recorded clean only when older); `prestat`, a
+/// `roomPrestat` handle for this room and `paths` block, lends its stats for the recorded
+/// entries (one for another room or block is ignored). Off the JS thread (parallel inside). Rejects with
 /// `ERR_TURNGATE_INVALID_ARG` naming `records`, `paths`, `entries[i]`; throws it for `room`,
 /// `stampNs`. Reading errors in the room are outcomes (to copy), never errors.
 #[allow(clippy::too_many_arguments)]
@@ -702,7 +582,7 @@ pub fn room_prove_async(
         dir_paths,
         fresh,
         early,
-        prestat: prestat.and_then(|p| p.pending.lock().ok()?.take()),
+        prestat: prestat.and_then(RoomPrestat::take),
     }))
 }
 

@@ -144,9 +144,10 @@ export function beginRoomProof(
  * the TypeScript path; both give the same results, except that given `early` the native
  * proof copies the entries the room recorded at their own index with the same kind and other
  * bytes itself, while it proves the others (`copied`; the TypeScript path leaves them in
- * `copy`). Given `ahead` ({@link beginRoomProof} of the same room and `recorded`), the native
- * proof takes the recorded paths' `lstat`s begun there. Errors of an early copy: the addon's `ERR_TURNGATE_ROOM_SOURCE_CHANGED` (the
- * workspace bytes are not the digest's) or an errno code of the room. Errors: `TurngateError` as
+ * `copy`). Given `ahead` ({@link beginRoomProof} of the same room and `recorded`), the
+ * native proof takes the recorded paths' `lstat`s begun there. Errors of an early copy: the
+ * addon's `ERR_TURNGATE_ROOM_SOURCE_CHANGED` (the workspace bytes are not the digest's) or an
+ * errno code of the room. Errors: `TurngateError` as
  * `selectNative`; the addon's `NativeError` `ERR_TURNGATE_INVALID_ARG` for a malformed
  * record block. Reading failures in the room are outcomes (copy), never thrown.
  */

@@ -1,13 +1,13 @@
 import { createRequire } from "node:module";
 import { TurngateError } from "@turngate/core";
 
-/** The parts of `@turngate/native` the Node host uses (issue 17). */
 /** `roomPrestat`'s handle: the recorded paths' `lstat`s under way, for one `roomProve`. */
 export interface RoomPrestatHandle {
   /** Wait for the stats; how many recorded paths they cover (0: refused, or already taken). */
   settle(): number;
 }
 
+/** The parts of `@turngate/native` the Node host uses (issue 17). */
 export interface NativeAddon {
   available: boolean;
   reason: string | null;
