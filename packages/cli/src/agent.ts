@@ -1,4 +1,6 @@
 import { spawn } from "node:child_process";
+import { Server as NetServer } from "node:net";
+import { EGRESS_HANDLE_MESSAGE, EGRESS_READY_MESSAGE, type EgressProxy } from "@turngate/node";
 
 /** How the agent command ended. */
 export interface AgentExit {
@@ -62,6 +64,14 @@ export interface AgentOptions {
    * is off.
    */
   seccompFilter?: Buffer;
+  /**
+   * The confined agent's egress proxy (`ConfinedAgent.egress`): the command gets an IPC
+   * channel on fd 5 (slots 3 and 4 as above), and the listening socket the sandbox's
+   * bootstrap sends on it with `EGRESS_HANDLE_MESSAGE` is served by this proxy, then
+   * answered with `EGRESS_READY_MESSAGE`. Only the first such message is taken; anything
+   * else on the channel is ignored.
+   */
+  egress?: EgressProxy;
 }
 
 /**
@@ -100,14 +110,15 @@ export function runAgent(
   return new Promise((resolve, reject) => {
     const detached = options.detached ?? agentDetachedByDefault();
     const sink = options.output;
-    const stdio: ("inherit" | "pipe" | "ignore" | number)[] = sink
+    const stdio: ("inherit" | "pipe" | "ignore" | "ipc" | number)[] = sink
       ? ["inherit", "pipe", "pipe"]
       : ["inherit", options.stdoutToStderr ? 2 : "inherit", "inherit"];
     if (options.startReport === true) stdio.push("pipe");
-    if (options.seccompFilter !== undefined) {
+    if (options.seccompFilter !== undefined || options.egress !== undefined) {
       if (stdio.length === 3) stdio.push("ignore");
-      stdio.push("pipe");
+      stdio.push(options.seccompFilter !== undefined ? "pipe" : "ignore");
     }
+    if (options.egress !== undefined) stdio.push("ipc");
     const child = spawn(program, args, {
       cwd,
       stdio,
@@ -124,6 +135,20 @@ export function runAgent(
       filterPipe.on("error", () => undefined);
       filterPipe.resume();
       filterPipe.end(options.seccompFilter);
+    }
+    const egress = options.egress;
+    if (egress !== undefined) {
+      let served = false;
+      child.on("message", (message, handle) => {
+        if (served || message !== EGRESS_HANDLE_MESSAGE || !(handle instanceof NetServer)) return;
+        served = true;
+        egress.serve(handle).then(
+          () => {
+            if (child.connected) child.send(EGRESS_READY_MESSAGE, () => undefined);
+          },
+          () => handle.close(),
+        );
+      });
     }
     let startText = "";
     const startPipe =

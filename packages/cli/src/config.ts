@@ -12,6 +12,7 @@ import { VerificationCommandSchema } from "@turngate/core/schemas";
 import {
   agentWritableProblem,
   checkVersionPatterns,
+  egressAllowProblem,
   MIN_COMMAND_TIMEOUT_MS,
   rewritePathProblem,
 } from "@turngate/node";
@@ -192,7 +193,8 @@ export function cacheConfigToWire(config: CacheConfig): CacheConfigWire {
  * preset's, docs/guarantees.md "Isolation: clean-room checks"), `confine_agent` (`run` confines the
  * agent as `--confine` does, docs/guarantees.md "Confined agents") and `agent_writable` (what a
  * confined agent may write besides the workspace: `.git`, or absolute / `~/` folders
- * outside it). All are read from the configuration captured when the turn starts.
+ * outside it) and `agent_network` (the confined agent's network: `"proxy"`, the default,
+ * `{"allow": ["host:port", …]}` or `"host"`). All are read from the configuration captured when the turn starts.
  * A check record's `cwd` is the folder it runs in, relative to the workspace root (no `..`
  * segment, not absolute: `checks.N.cwd` names a bad one); with `checks_from_affected`, a
  * check with a `cwd` and no `targets` maps to the target whose root holds that folder.
@@ -239,6 +241,27 @@ export const TurngateConfigSchema = z
           const problem = agentWritableProblem(entry);
           if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
         }),
+      )
+      .optional(),
+    agent_network: z
+      .union(
+        [
+          z.enum(["proxy", "host"]),
+          z
+            .object({
+              allow: z.array(
+                z.string().superRefine((entry, ctx) => {
+                  const problem = egressAllowProblem(entry);
+                  if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+                }),
+              ),
+            })
+            .strict(),
+        ],
+        {
+          message:
+            'must be "proxy" (the default: the confined agent\'s own network, through turngate\'s proxy), {"allow": ["127.0.0.1:11434"]} (the same, with destinations on this machine it may still reach) or "host" (the host\'s network: a server of yours on 127.0.0.1 takes the agent\'s requests)',
+        },
       )
       .optional(),
     setup: z
@@ -305,6 +328,16 @@ export interface TurngateConfig {
    * the turn starts); undefined: none.
    */
   agentWritable?: string[];
+  /**
+   * `agent_network` (docs/guarantees.md "Confined agents"): the confined agent's network,
+   * `proxy` (its own, through turngate's egress proxy) or `host`; undefined: `proxy`.
+   */
+  agentNetwork?: "proxy" | "host";
+  /**
+   * `agent_network.allow`: `host:port` destinations on this machine the proxy still lets a
+   * confined agent reach (a local model server); undefined: none.
+   */
+  agentNetworkAllow?: string[];
   /**
    * `setup`: the clean room's dependency setup command, or false (never); undefined: the
    * preset default (`@turngate/node`'s `detectSetup`).
@@ -432,6 +465,11 @@ export function parseConfig(text: string, path: string): TurngateConfig {
   if (config.network !== undefined) loaded.network = config.network;
   if (config.confine_agent !== undefined) loaded.confineAgent = config.confine_agent;
   if (config.agent_writable !== undefined) loaded.agentWritable = config.agent_writable;
+  if (typeof config.agent_network === "string") loaded.agentNetwork = config.agent_network;
+  else if (config.agent_network !== undefined) {
+    loaded.agentNetwork = "proxy";
+    loaded.agentNetworkAllow = config.agent_network.allow;
+  }
   if (config.setup !== undefined) loaded.setup = config.setup;
   if (config.max_infrastructure_attempts !== undefined) {
     loaded.maxInfrastructureAttempts = config.max_infrastructure_attempts;

@@ -11,17 +11,22 @@ import { homedir, tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { TurngateError } from "@turngate/core";
 import {
+  type AgentNetwork,
   type AgentSurvivor,
   type ConfinePlan,
   confineArgs,
   confinedAgentEnv,
   confineGatePaths,
   confinePlan,
+  EGRESS_BOOTSTRAP,
+  EgressProxy,
+  egressProxyEnv,
   findOnPath,
   type GatePlaceholders,
   harnessGateFiles,
   makeGatePlaceholders,
   type PlaceholderRemoval,
+  parseEgressAllow,
   probeSandbox,
   removeLeftoverPlaceholders,
   TURNGATE_DIR,
@@ -37,6 +42,26 @@ import { cliPackageRoot } from "./package-root.js";
  * seccomp filter's pipe, should bubblewrap have left it open), runs the agent.
  */
 const LAUNCHER = 'printf started >&3; exec 3>&- 4<&-; exec "$@"';
+
+/** The file descriptor of the IPC channel the egress bootstrap hands its socket over. */
+export const EGRESS_CHANNEL_FD = 5;
+
+/**
+ * The launcher of an agent whose network goes through turngate's proxy: first the egress
+ * bootstrap (`EGRESS_BOOTSTRAP`, with the Node that runs turngate and without the user's
+ * `NODE_OPTIONS`), which listens inside the sandbox's network namespace and hands the socket
+ * to turngate over the IPC channel on fd {@link EGRESS_CHANNEL_FD}; exit 125 when it could
+ * not (its reason is on stderr, and the agent never runs). Then the channel is closed and its
+ * variables unset, and the agent starts as with {@link LAUNCHER}.
+ */
+function proxiedLauncher(node: string): string {
+  return `NODE_OPTIONS= ${shellQuote(node)} -e ${shellQuote(EGRESS_BOOTSTRAP)} || exit 125; exec ${EGRESS_CHANNEL_FD}>&-; unset NODE_CHANNEL_FD NODE_CHANNEL_SERIALIZATION_MODE; ${LAUNCHER}`;
+}
+
+/** `text` as one single-quoted POSIX shell word. */
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
+}
 
 /** The file descriptor bubblewrap reads the seccomp filter from (`--seccomp 4`). */
 export const SECCOMP_FD = 4;
@@ -55,6 +80,12 @@ export interface ConfinedAgent {
   seccompFilter: Buffer;
   /** What the sandbox gives (for tests and `--json`'s future use). */
   plan: ConfinePlan;
+  /**
+   * The agent's egress proxy when its network is `proxy` (the default): the caller gives
+   * the command an IPC channel on fd {@link EGRESS_CHANNEL_FD} and serves the socket the
+   * sandbox hands over on it (`runAgent`'s `egress`); `cleanup` closes it.
+   */
+  egress?: EgressProxy;
   /**
    * The gate files that did not exist and got a read-only placeholder for this turn
    * (`makeGatePlaceholders`), absolute paths.
@@ -84,6 +115,10 @@ export interface ConfineAgentOptions {
   agentWritable?: readonly string[];
   /** Whether the agent gets its own session (no terminal); see `agentDetachedByDefault`. */
   newSession: boolean;
+  /** `agent_network`: `proxy` (default) or `host`. */
+  network?: AgentNetwork;
+  /** `agent_network.allow`: `host:port` destinations on this machine the proxy lets through. */
+  networkAllow?: readonly string[];
 }
 
 /**
@@ -170,7 +205,18 @@ export async function confineAgent(
     hide: cliRoot !== undefined ? [cliRoot] : [],
     agentWritable: writable,
     newSession: options.newSession,
+    network: options.network ?? "proxy",
   });
+  const egress =
+    plan.network === "proxy"
+      ? new EgressProxy({
+          allow: (options.networkAllow ?? []).flatMap((entry) => {
+            const parsed = parseEgressAllow(entry);
+            return typeof parsed === "string" ? [] : [parsed];
+          }),
+        })
+      : undefined;
+  const env = confinedAgentEnv(options.agentEnv, plan.tmpdir);
   return {
     argv: [
       sandbox.bwrap,
@@ -178,19 +224,33 @@ export async function confineAgent(
       "--",
       "/bin/sh",
       "-c",
-      LAUNCHER,
+      egress !== undefined ? proxiedLauncher(process.execPath) : LAUNCHER,
       "turngate-agent",
       ...agent,
     ],
-    env: confinedAgentEnv(options.agentEnv, plan.tmpdir),
+    env: egress !== undefined ? egressProxyEnv(env) : env,
     seccompFilter: unixSocketFilter(),
     plan,
+    ...(egress !== undefined ? { egress } : {}),
     placeholders: placeholders.created.filter((p) => p.role === "gate").map((p) => p.path),
     cleanup() {
+      egress?.close();
       rmSync(privateTmp, { recursive: true, force: true });
       return placeholders.remove();
     },
   };
+}
+
+/**
+ * The line naming what the confined agent's egress proxy refused (`EgressProxy.refused`),
+ * or undefined when it refused nothing: the destinations (the first 5, then a count) with
+ * why, and how to allow one. For stderr after the agent's turn.
+ */
+export function egressRefusedLine(egress: EgressProxy | undefined): string | undefined {
+  if (egress === undefined || egress.refusedCount === 0) return undefined;
+  const shown = egress.refused.slice(0, 5).map((r) => `${r.destination} (${r.reason})`);
+  const more = egress.refusedCount - shown.length;
+  return `turngate: the confined agent's network proxy refused ${egress.refusedCount} connection${egress.refusedCount === 1 ? "" : "s"} to this machine: ${shown.join(", ")}${more > 0 ? `, +${more} more` : ""}. A server of yours outside the sandbox would have acted for the agent unconfined; to let the agent reach one, list it in turngate.config.json: "agent_network": {"allow": ["host:port"]}\n`;
 }
 
 /** The folder the private `TMPDIR` is made in: the system's, unless it lies in the workspace. */

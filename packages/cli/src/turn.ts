@@ -58,6 +58,7 @@ import {
   type ConfinedAgent,
   confineAgent,
   confineFailed,
+  egressRefusedLine,
   placeholdersKeptLine,
   removeConfineLeftovers,
   withoutSandboxTeardown,
@@ -414,6 +415,10 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
           ...(key.path !== undefined ? { keyFile: key.path } : {}),
           ...(config.path !== undefined ? { configFile: config.path } : {}),
           ...(config.agentWritable !== undefined ? { agentWritable: config.agentWritable } : {}),
+          ...(config.agentNetwork !== undefined ? { network: config.agentNetwork } : {}),
+          ...(config.agentNetworkAllow !== undefined
+            ? { networkAllow: config.agentNetworkAllow }
+            : {}),
           newSession: agentDetachedByDefault(),
         });
       }
@@ -421,7 +426,11 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
         agent = await runAgentTurn(request.agent, session, config, request, ctx, env, confinement);
       } finally {
         // The gate-file placeholders go before the workspace is observed: never in a digest.
-        if (confinement !== undefined) placeholdersKeptLine(confinement.cleanup().kept, ctx.stderr);
+        if (confinement !== undefined) {
+          placeholdersKeptLine(confinement.cleanup().kept, ctx.stderr);
+          const refused = egressRefusedLine(confinement.egress);
+          if (refused !== undefined) ctx.stderr.write(refused);
+        }
       }
     }
 
@@ -827,6 +836,7 @@ async function runAgentTurn(
       stdoutToStderr: request.agentStdoutToStderr === true,
       ...(ctx.agentOutput ? { output: ctx.agentOutput } : {}),
       ...(confinement ? { startReport: true, seccompFilter: confinement.seccompFilter } : {}),
+      ...(confinement?.egress !== undefined ? { egress: confinement.egress } : {}),
     });
     if (confinement !== undefined && exit.started !== true) throw confineFailed(exit.exitCode);
     ctx.stderr.write(`turngate: agent exited with code ${exit.exitCode}\n`);

@@ -25,9 +25,14 @@
  *   (tmux, the D-Bus session bus, docker, an abstract socket) can be asked to act for it;
  * - **scrubbed**: every `TURNGATE_*` variable is removed from the agent's environment
  *   (`confinedAgentEnv`);
- * - the network is the host's (the agent needs its model); its own PID, IPC, UTS and cgroup
- *   namespaces and `--die-with-parent`: the agent's whole process tree dies with it and
- *   with turngate, `setsid` and double forks included.
+ * - **network through turngate's proxy**: its own network namespace (`--unshare-net`:
+ *   only its own loopback, so its own abstract unix sockets too), whose only way out is the
+ *   egress proxy turngate serves inside it (`egress-proxy.ts`), which refuses every
+ *   destination on this machine (`egress-policy.ts`: a server of yours on 127.0.0.1 would
+ *   act for the agent unconfined) unless `agent_network.allow` lists it;
+ *   `"agent_network": "host"` keeps the host's namespace instead;
+ * - its own PID, IPC, UTS and cgroup namespaces and `--die-with-parent`: the agent's whole
+ *   process tree dies with it and with turngate, `setsid` and double forks included.
  */
 import { existsSync, lstatSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
@@ -138,7 +143,16 @@ export interface ConfineRequest {
   newSession: boolean;
   /** The user's id (`/run/user/<uid>`, `/tmp/tmux-<uid>`); default `process.getuid()`. */
   uid?: number;
+  /**
+   * The agent's network (`agent_network`): `proxy` (default), its own network namespace
+   * whose only way out is turngate's egress proxy (`egress-proxy.ts`); `host`, the host's
+   * network namespace (a server of yours on 127.0.0.1 then takes the agent's requests).
+   */
+  network?: AgentNetwork;
 }
+
+/** A confined agent's network: its own namespace behind turngate's proxy, or the host's. */
+export type AgentNetwork = "proxy" | "host";
 
 /** One path a confined agent cannot see: a folder (empty read-only tmpfs) or a file (`/dev/null`). */
 export interface HiddenPath {
@@ -163,6 +177,8 @@ export interface ConfinePlan {
   /** Made invisible, applied last. */
   hidden: HiddenPath[];
   newSession: boolean;
+  /** The agent's network ({@link AgentNetwork}). */
+  network: AgentNetwork;
 }
 
 /**
@@ -250,6 +266,7 @@ export function confinePlan(request: ConfineRequest): ConfinePlan {
     writable,
     hidden,
     newSession: request.newSession,
+    network: request.network ?? "proxy",
   };
 }
 
@@ -288,7 +305,7 @@ export function userSocketPaths(env: NodeJS.ProcessEnv, uid: number | undefined)
  * Output: the argument list. Pure.
  */
 export function confineArgs(plan: ConfinePlan, seccompFd: number): string[] {
-  const args = namespaceArgs({ network: true, newSession: plan.newSession });
+  const args = namespaceArgs({ network: plan.network === "host", newSession: plan.newSession });
   args.push("--ro-bind", "/", "/");
   args.push("--dev", "/dev", "--proc", "/proc", "--tmpfs", "/dev/shm");
   args.push("--bind", plan.workspace, plan.workspace);

@@ -9,6 +9,7 @@ export {
 } from "./clean-room.js";
 export {
   AGENT_WRITABLE_IN_WORKSPACE,
+  type AgentNetwork,
   agentWritableProblem,
   CLAUDE_GATE_FOLDERS,
   CONFINE_READ_ONLY,
@@ -43,6 +44,30 @@ export {
   findDependencyFiles,
   findDependencyFolders,
 } from "./dependency-folders.js";
+export {
+  EGRESS_REFUSAL_TEXT,
+  type EgressAllowEntry,
+  type EgressRefusal,
+  egressAllowed,
+  egressAllowProblem,
+  egressDecision,
+  localDestination,
+  normalizeAddress,
+  parseAuthority,
+  parseEgressAllow,
+} from "./egress-policy.js";
+export {
+  EGRESS_BOOTSTRAP,
+  EGRESS_HANDLE_MESSAGE,
+  EGRESS_PROXY_PORT,
+  EGRESS_PROXY_URL,
+  EGRESS_READY_MESSAGE,
+  EgressProxy,
+  type EgressProxyOptions,
+  type EgressRefused,
+  egressProxyEnv,
+  localAddresses,
+} from "./egress-proxy.js";
 export {
   type HarnessPrograms,
   harnessGateFiles,

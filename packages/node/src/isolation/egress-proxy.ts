@@ -1,0 +1,341 @@
+/**
+ * The confined agent's only way out to the network (docs/design.md §3b "Confined agents"):
+ * the agent runs in its own network namespace, which has nothing but its own loopback, and
+ * an HTTP proxy at {@link EGRESS_PROXY_URL} inside it that turngate serves from outside.
+ *
+ * How the proxy gets into the namespace without a process of turngate's in the sandbox and
+ * without a unix socket (the agent's seccomp filter refuses new ones): before the agent
+ * starts, the sandbox's launcher runs {@link EGRESS_BOOTSTRAP} with Node. It listens on
+ * `127.0.0.1:3128` inside the namespace and hands that listening socket to turngate over
+ * the IPC channel turngate gave the sandbox (Node's `process.send` with a handle: the file
+ * descriptor crosses with `SCM_RIGHTS`), waits for turngate's answer and exits; the
+ * launcher then closes the channel and starts the agent. turngate accepts the agent's
+ * connections on that socket in its own process, and for each request asks the policy
+ * (`egress-policy.ts`) and opens the connection itself, from the host's namespace.
+ *
+ * It speaks `CONNECT host:port` (HTTPS and any other TLS: the bytes are tunnelled, never
+ * read) and absolute-form plain HTTP requests (`GET http://host/path`). Tools that honour
+ * `HTTPS_PROXY`/`HTTP_PROXY` (set by {@link egressProxyEnv}) reach the internet this way;
+ * a tool that ignores them has no network in the sandbox.
+ */
+import { lookup } from "node:dns/promises";
+import {
+  createServer,
+  type Server as HttpServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type ServerResponse,
+} from "node:http";
+import { connect, isIP, type Server as NetServer, type Socket } from "node:net";
+import { networkInterfaces } from "node:os";
+import type { Duplex } from "node:stream";
+import {
+  EGRESS_REFUSAL_TEXT,
+  type EgressAllowEntry,
+  type EgressRefusal,
+  egressDecision,
+  normalizeAddress,
+  parseAuthority,
+} from "./egress-policy.js";
+
+/** The port the proxy listens on inside the agent's network namespace. */
+export const EGRESS_PROXY_PORT = 3128;
+
+/** The proxy's URL as the agent's tools see it (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`). */
+export const EGRESS_PROXY_URL = `http://127.0.0.1:${EGRESS_PROXY_PORT}`;
+
+/** The IPC message the bootstrap sends with the listening socket. */
+export const EGRESS_HANDLE_MESSAGE = "turngate-egress";
+
+/** turngate's answer once it serves the socket; the bootstrap then exits 0. */
+export const EGRESS_READY_MESSAGE = "turngate-egress-ok";
+
+/**
+ * The bootstrap's source (CommonJS, run with `node -e` inside the sandbox, with the IPC
+ * channel on the descriptor `NODE_CHANNEL_FD` names): listen on `127.0.0.1:3128`, send the
+ * listening socket with {@link EGRESS_HANDLE_MESSAGE}, exit 0 on
+ * {@link EGRESS_READY_MESSAGE}; exit 1 (with a line on stderr) when it cannot listen or
+ * send, and 1 when no answer came within 10 s.
+ */
+export const EGRESS_BOOTSTRAP = [
+  'const net = require("node:net");',
+  "const fail = (why) => {",
+  '  process.stderr.write("turngate: the confined agent\'s network proxy could not start in the sandbox: " + why + "\\n");',
+  "  process.exit(1);",
+  "};",
+  'if (typeof process.send !== "function") fail("no channel to turngate");',
+  "const server = net.createServer({ pauseOnConnect: true });",
+  'server.on("error", (error) => fail(error.message));',
+  `server.listen(${EGRESS_PROXY_PORT}, "127.0.0.1", () => {`,
+  `  process.on("message", (message) => { if (message === ${JSON.stringify(EGRESS_READY_MESSAGE)}) process.exit(0); });`,
+  `  process.send(${JSON.stringify(EGRESS_HANDLE_MESSAGE)}, server, (error) => { if (error) fail(error.message); });`,
+  "});",
+  'setTimeout(() => fail("turngate did not answer within 10 s"), 10000).unref();',
+].join("\n");
+
+/** Variables that name the proxy for the agent's tools (both spellings: tools differ). */
+const PROXY_VARIABLES = [
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "ALL_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "all_proxy",
+] as const;
+
+/** Variables removed: a destination they exempt would be tried inside the namespace, and fail. */
+const BYPASS_VARIABLES = ["NO_PROXY", "no_proxy"] as const;
+
+/**
+ * The agent's environment with the proxy named: `HTTP_PROXY`, `HTTPS_PROXY` and `ALL_PROXY`
+ * (upper and lower case) set to {@link EGRESS_PROXY_URL}, `NODE_USE_ENV_PROXY=1` (Node's
+ * own `fetch` honours them from Node 24), and `NO_PROXY`/`no_proxy` removed (everything
+ * goes through the proxy; a destination the proxy refuses is refused with a reason, where a
+ * direct connection would only fail). Output: a new object.
+ */
+export function egressProxyEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env };
+  for (const name of BYPASS_VARIABLES) delete out[name];
+  for (const name of PROXY_VARIABLES) out[name] = EGRESS_PROXY_URL;
+  out.NODE_USE_ENV_PROXY = "1";
+  return out;
+}
+
+/** This machine's interface addresses (normalized; `localDestination` refuses them). */
+export function localAddresses(): Set<string> {
+  const out = new Set<string>();
+  for (const list of Object.values(networkInterfaces())) {
+    for (const info of list ?? []) out.add(normalizeAddress(info.address));
+  }
+  return out;
+}
+
+/** A destination the proxy refused: `host:port` as the agent asked, and why. */
+export interface EgressRefused {
+  destination: string;
+  reason: EgressRefusal;
+}
+
+/** Options of {@link EgressProxy}. */
+export interface EgressProxyOptions {
+  /** `agent_network.allow`, parsed (`parseEgressAllow`). Default: none. */
+  allow?: readonly EgressAllowEntry[];
+  /** This machine's addresses. Default: `localAddresses()`. */
+  own?: ReadonlySet<string>;
+  /** Resolves a name to its addresses. Default: `dns.lookup` with `all`, as the host does. */
+  resolve?: (host: string) => Promise<string[]>;
+}
+
+/** How many refusals a proxy keeps (the first ones; the count goes on). */
+const REFUSALS_KEPT = 20;
+
+/**
+ * The confined agent's egress proxy (see the file's comment): `serve(listener)` serves the
+ * listening socket the sandbox's bootstrap handed over; `close()` ends it and every
+ * connection it holds; `refused` lists the first destinations it refused (at most 20;
+ * `refusedCount` counts them all), for the turn's output.
+ */
+export class EgressProxy {
+  readonly #server: HttpServer;
+  readonly #open = new Set<Duplex>();
+  readonly #allow: readonly EgressAllowEntry[];
+  readonly #own: ReadonlySet<string>;
+  readonly #resolve: (host: string) => Promise<string[]>;
+  readonly refused: EgressRefused[] = [];
+  refusedCount = 0;
+
+  constructor(options: EgressProxyOptions = {}) {
+    this.#allow = options.allow ?? [];
+    this.#own = options.own ?? localAddresses();
+    this.#resolve =
+      options.resolve ??
+      (async (host) =>
+        (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address));
+    this.#server = createServer((req, res) => {
+      void this.#forward(req, res);
+    });
+    this.#server.on("connection", (socket) => this.#track(socket));
+    this.#server.on("connect", (req, socket, head) => {
+      void this.#tunnel(req, socket, head);
+    });
+    this.#server.on("upgrade", (_req, socket) => {
+      this.#answer(socket, 501, "turngate's egress proxy tunnels upgrades with CONNECT only");
+    });
+    this.#server.on("clientError", (_error, socket) => socket.destroy());
+  }
+
+  /**
+   * Serve the listening socket `listener` (a `net.Server` received over IPC). Resolves when
+   * the proxy accepts on it. Errors: rejects with the listen error.
+   */
+  serve(listener: NetServer): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#server.once("error", reject);
+      this.#server.listen(listener, () => {
+        this.#server.off("error", reject);
+        resolve();
+      });
+    });
+  }
+
+  /** Stop accepting and end every connection (the agent has ended). Never throws. */
+  close(): void {
+    this.#server.close(() => undefined);
+    for (const stream of this.#open) stream.destroy();
+    this.#open.clear();
+  }
+
+  #track(stream: Duplex): void {
+    this.#open.add(stream);
+    stream.once("close", () => this.#open.delete(stream));
+  }
+
+  /** The addresses to connect to for `host:port`, or the refusal (recorded). */
+  async #decide(
+    host: string,
+    port: number,
+  ): Promise<{ connect: string[] } | { refused: string; status: number }> {
+    let addresses: string[];
+    try {
+      addresses = isIP(host) !== 0 ? [host] : await this.#resolve(host);
+    } catch (error) {
+      return {
+        refused: `turngate's egress proxy could not resolve ${host}: ${(error as Error).message}`,
+        status: 502,
+      };
+    }
+    const decision = egressDecision(host, port, addresses, this.#own, this.#allow);
+    if ("connect" in decision) return decision;
+    const destination = `${host.includes(":") ? `[${host}]` : host}:${port}`;
+    this.refusedCount += 1;
+    if (this.refused.length < REFUSALS_KEPT)
+      this.refused.push({ destination, reason: decision.refused });
+    return {
+      refused: `turngate refused the confined agent's connection to ${destination} (${decision.address}): ${EGRESS_REFUSAL_TEXT[decision.refused]}. To let the agent reach it, list it in turngate.config.json: "agent_network": {"allow": ["${destination}"]}`,
+      status: 403,
+    };
+  }
+
+  async #tunnel(req: IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
+    client.on("error", () => undefined);
+    const target = parseAuthority(req.url ?? "");
+    if (target === undefined) {
+      this.#answer(client, 400, "CONNECT needs host:port");
+      return;
+    }
+    const decision = await this.#decide(target.host, target.port);
+    if ("refused" in decision) {
+      this.#answer(client, decision.status, decision.refused);
+      return;
+    }
+    const upstream = await this.#connectTo(decision.connect, target.port);
+    if (typeof upstream === "string") {
+      this.#answer(client, 502, upstream);
+      return;
+    }
+    client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+    if (head.length > 0) upstream.write(head);
+    upstream.pipe(client);
+    client.pipe(upstream);
+    upstream.on("close", () => client.destroy());
+    client.on("close", () => upstream.destroy());
+  }
+
+  /** A TCP connection to the first of `addresses` that answers, or why none did. */
+  #connectTo(addresses: readonly string[], port: number): Promise<Socket | string> {
+    return new Promise((resolve) => {
+      const attempt = (index: number, last: string) => {
+        const address = addresses[index];
+        if (address === undefined) {
+          resolve(`turngate's egress proxy could not connect: ${last}`);
+          return;
+        }
+        const socket = connect({ host: address, port });
+        this.#track(socket);
+        socket.once("connect", () => {
+          socket.removeAllListeners("error");
+          socket.on("error", () => undefined);
+          resolve(socket);
+        });
+        socket.once("error", (error) => {
+          socket.destroy();
+          attempt(index + 1, `${address}:${port}: ${error.message}`);
+        });
+      };
+      attempt(0, "no address");
+    });
+  }
+
+  async #forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "");
+    } catch {
+      this.#reply(res, 400, "turngate's egress proxy takes proxy requests only (an absolute URL)");
+      return;
+    }
+    if (url.protocol !== "http:") {
+      this.#reply(
+        res,
+        400,
+        `turngate's egress proxy forwards http: URLs; use CONNECT for ${url.protocol}`,
+      );
+      return;
+    }
+    const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+    const port = url.port === "" ? 80 : Number(url.port);
+    const decision = await this.#decide(host, port);
+    if ("refused" in decision) {
+      this.#reply(res, decision.status, decision.refused);
+      return;
+    }
+    const upstream = await this.#connectTo(decision.connect, port);
+    if (typeof upstream === "string") {
+      this.#reply(res, 502, upstream);
+      return;
+    }
+    const headers: OutgoingHttpHeaders = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (name === "proxy-connection" || name === "proxy-authorization") continue;
+      if (value !== undefined) headers[name] = value;
+    }
+    const out = httpRequest({
+      createConnection: () => upstream,
+      method: req.method,
+      path: `${url.pathname}${url.search}`,
+      headers,
+      setHost: false,
+    });
+    out.on("response", (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.headers);
+      answer.pipe(res);
+    });
+    out.on("error", (error) => this.#reply(res, 502, `turngate's egress proxy: ${error.message}`));
+    req.pipe(out);
+  }
+
+  #reply(res: ServerResponse, status: number, text: string): void {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.writeHead(status, { "content-type": "text/plain; charset=utf-8", connection: "close" });
+    res.end(`${text}\n`);
+  }
+
+  #answer(socket: Duplex, status: number, text: string): void {
+    const reason =
+      status === 403
+        ? "Forbidden"
+        : status === 400
+          ? "Bad Request"
+          : status === 501
+            ? "Not Implemented"
+            : "Bad Gateway";
+    const body = `${text}\n`;
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  }
+}
