@@ -283,18 +283,28 @@ attempt("hook", () => fs.writeFileSync(".git/hooks/pre-commit", "#!/bin/sh\\nexi
       expect(commits(readOnly)).toBe("1");
     });
 
-    test("the network stays on; everything else the user can read is readable and read-only, /tmp included", async () => {
+    test("the network stays on (confined: through turngate's proxy, to a model server agent_network.allow lists); everything else the user can read is readable and read-only, /tmp included", async () => {
       const server = createServer((_req, res) => res.end("model says hi"));
       await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      const port = (server.address() as AddressInfo).port;
+      const url = `http://127.0.0.1:${port}/`;
+      // A client that honours HTTP_PROXY, as the harnesses do (Node 20's fetch does not).
+      const client = `const http = require("node:http"); const u = new URL(${JSON.stringify(url)}); const p = process.env.HTTP_PROXY ? new URL(process.env.HTTP_PROXY) : undefined;
+http.get(p ? { host: p.hostname, port: p.port, path: u.href, headers: { host: u.host } } : { host: u.hostname, port: u.port, path: "/" }, (r) => r.pipe(process.stdout));`;
       try {
         const probe = async (confine: boolean) => {
-          const w = world();
+          const w = world({
+            "lib.js": LIB,
+            "test.js": TEST,
+            "turngate.config.json": JSON.stringify({
+              agent_network: { allow: [`127.0.0.1:${port}`] },
+            }),
+          });
           writeFileSync(join(w.home, "notes.txt"), "home notes\n");
           const outside = join(w.tools, "shared.txt");
           writeFileSync(outside, "tools notes\n");
           const body = `
-attempt("network", () => cp.execFileSync(process.execPath, ["-e", ${JSON.stringify(`fetch(${JSON.stringify(url)}).then((r) => r.text()).then((t) => process.stdout.write(t))`)}]).toString());
+attempt("network", () => cp.execFileSync(process.execPath, ["-e", ${JSON.stringify(client)}]).toString());
 attempt("readHome", () => fs.readFileSync(path.join(process.env.HOME, "notes.txt"), "utf8"));
 attempt("writeHome", () => fs.writeFileSync(path.join(process.env.HOME, "notes.txt"), "planted"));
 attempt("readOutside", () => fs.readFileSync(${JSON.stringify(outside)}, "utf8"));

@@ -7,8 +7,9 @@
  * repositories, a real tmux server and a real abstract-socket server outside the sandbox, real
  * agent and check processes:
  *
- * - in the confined agent `socket(AF_UNIX)` fails with EPERM, while `socketpair`, TCP to
- *   127.0.0.1 and a Node child with pipes work, and the user's runtime folder is empty;
+ * - in the confined agent `socket(AF_UNIX)` fails with EPERM, while `socketpair` and a Node
+ *   child with pipes work; a TCP server on the host's 127.0.0.1 is not there (the agent has
+ *   its own network namespace: network.test.ts), and the user's runtime folder is empty;
  * - the tmux `run-shell` and the abstract-socket attacks: refused confined (the check fails on the
  *   broken code), verified for the honest change (positive control), landed unconfined;
  * - the check sandbox (not filtered: checks create unix sockets) sees no socket of the user's:
@@ -238,7 +239,7 @@ describe.skipIf(!sandbox.available || !PYTHON)(
   `a confined agent cannot open a unix socket${SKIP_REASON}${PYTHON ? "" : " (skipped: python3 is not on PATH)"}`,
   () => {
     test(
-      "socket(AF_UNIX) fails with EPERM, a path or an abstract socket alike; socketpair, TCP to 127.0.0.1 and a Node child with pipes work; the user's runtime folder is empty",
+      "socket(AF_UNIX) fails with EPERM, a path or an abstract socket alike; socketpair and a Node child with pipes work; TCP to a server on the host's 127.0.0.1 finds nothing (the agent's own network namespace); the user's runtime folder is empty",
       async () => {
         const tcp = createServer((socket) => socket.end("tcp ok"));
         await new Promise<void>((resolve) => tcp.listen(0, "127.0.0.1", resolve));
@@ -291,7 +292,7 @@ fs.writeFileSync("probe.json", JSON.stringify({ python: python.trim().split("\\n
             "unix path: EPERM",
             "unix abstract: EPERM",
             "socketpair: pong",
-            "tcp 127.0.0.1: tcp ok",
+            "tcp 127.0.0.1: ECONNREFUSED",
             "io_uring_setup: EPERM",
           ],
           node: "PIPED",

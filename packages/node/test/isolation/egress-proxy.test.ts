@@ -1,0 +1,210 @@
+/**
+ * The confined agent's egress proxy (docs/guarantees.md "Confined agents"), served here on a
+ * listening socket made in this process (in a confined turn the sandbox's bootstrap makes it
+ * inside the agent's network namespace: test/confine/network.test.ts runs that). Real
+ * sockets and HTTP servers on 127.0.0.1; names resolve through an injected resolver so no
+ * test needs DNS.
+ */
+import { createServer as createHttpServer, request, type Server } from "node:http";
+import { type AddressInfo, createServer, connect as tcpConnect } from "node:net";
+import { afterEach, describe, expect, test } from "vitest";
+import {
+  EGRESS_BOOTSTRAP,
+  EGRESS_HANDLE_MESSAGE,
+  EGRESS_PROXY_URL,
+  EGRESS_READY_MESSAGE,
+  EgressProxy,
+  egressProxyEnv,
+} from "../../src/isolation/egress-proxy.js";
+
+const stops: Array<() => void> = [];
+afterEach(() => {
+  for (const stop of stops.splice(0)) stop();
+});
+
+/** An HTTP server on 127.0.0.1 answering `<name> <method> <url>`; its port. */
+async function origin(name: string): Promise<number> {
+  const server: Server = createHttpServer((req, res) =>
+    res.end(`${name} ${req.method} ${req.url}`),
+  );
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  stops.push(() => server.close());
+  return (server.address() as AddressInfo).port;
+}
+
+/** A proxy served on a fresh listening socket; its port. */
+async function proxy(options: ConstructorParameters<typeof EgressProxy>[0]): Promise<{
+  port: number;
+  proxy: EgressProxy;
+}> {
+  const listener = createServer({ pauseOnConnect: true });
+  await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+  const served = new EgressProxy(options);
+  await served.serve(listener);
+  stops.push(() => served.close());
+  return { port: (listener.address() as AddressInfo).port, proxy: served };
+}
+
+/** `CONNECT target` through the proxy, then `GET /` in the tunnel: status line and body. */
+function tunnel(proxyPort: number, target: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = tcpConnect(proxyPort, "127.0.0.1", () => {
+      socket.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`);
+    });
+    let text = "";
+    let tunnelled = false;
+    socket.on("data", (chunk: Buffer) => {
+      text += chunk.toString("utf8");
+      if (!tunnelled && text.startsWith("HTTP/1.1 200") && text.includes("\r\n\r\n")) {
+        tunnelled = true;
+        socket.write("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+      }
+    });
+    socket.on("end", () => resolve(text));
+    socket.on("error", reject);
+  });
+}
+
+/** An absolute-form `GET url` through the proxy: status and body. */
+function get(proxyPort: number, url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: "127.0.0.1", port: proxyPort, path: url, headers: { host: new URL(url).host } },
+      (res) => {
+        let body = "";
+        res.on("data", (chunk: Buffer) => {
+          body += chunk.toString("utf8");
+        });
+        res.on("end", () => resolve(`${res.statusCode} ${body.trim()}`));
+      },
+    );
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+describe("the confined agent's egress proxy", () => {
+  test("CONNECT and plain HTTP to this machine are refused with the reason and the fix; an allowed destination is tunnelled and forwarded", async () => {
+    const model = await origin("model");
+    const other = await origin("other");
+    const { port, proxy: served } = await proxy({
+      allow: [{ host: "127.0.0.1", port: model }],
+      own: new Set(),
+    });
+
+    const refused = await tunnel(port, `127.0.0.1:${other}`);
+    expect(refused).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n/);
+    expect(refused).toContain(
+      `turngate refused the confined agent's connection to 127.0.0.1:${other} (127.0.0.1): a loopback address: a server of yours on this machine, outside the sandbox. To let the agent reach it, list it in turngate.config.json: "agent_network": {"allow": ["127.0.0.1:${other}"]}\n`,
+    );
+    expect(await get(port, `http://127.0.0.1:${other}/x?y=1`)).toBe(
+      `403 turngate refused the confined agent's connection to 127.0.0.1:${other} (127.0.0.1): a loopback address: a server of yours on this machine, outside the sandbox. To let the agent reach it, list it in turngate.config.json: "agent_network": {"allow": ["127.0.0.1:${other}"]}`,
+    );
+
+    const tunnelled = await tunnel(port, `127.0.0.1:${model}`);
+    expect(tunnelled.startsWith("HTTP/1.1 200 Connection Established\r\n\r\nHTTP/1.1 200 OK")).toBe(
+      true,
+    );
+    expect(tunnelled.endsWith("model GET /")).toBe(true);
+    expect(await get(port, `http://127.0.0.1:${model}/x?y=1`)).toBe("200 model GET /x?y=1");
+
+    expect(served.refused).toEqual([
+      { destination: `127.0.0.1:${other}`, reason: "loopback" },
+      { destination: `127.0.0.1:${other}`, reason: "loopback" },
+    ]);
+    expect(served.refusedCount).toBe(2);
+  });
+
+  test("names resolve on the host and the connection goes to the judged address: a name for loopback is refused, an allowed name is reached", async () => {
+    const model = await origin("model");
+    const resolved: string[] = [];
+    const { port } = await proxy({
+      allow: [{ host: "model.internal", port: model }],
+      own: new Set(),
+      resolve: async (host) => {
+        resolved.push(host);
+        return host === "rebind.test" || host === "model.internal" ? ["127.0.0.1"] : [];
+      },
+    });
+    expect(await get(port, `http://rebind.test:${model}/`)).toBe(
+      `403 turngate refused the confined agent's connection to rebind.test:${model} (127.0.0.1): a loopback address: a server of yours on this machine, outside the sandbox. To let the agent reach it, list it in turngate.config.json: "agent_network": {"allow": ["rebind.test:${model}"]}`,
+    );
+    expect(await get(port, `http://model.internal:${model}/v1`)).toBe("200 model GET /v1");
+    expect(await tunnel(port, `nowhere.test:80`)).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n/);
+    expect(resolved).toEqual(["rebind.test", "model.internal", "nowhere.test"]);
+  });
+
+  test("what is not a proxy request is refused: an origin-form request, a CONNECT without a port, an https: URL in plain HTTP", async () => {
+    const { port } = await proxy({ own: new Set() });
+    const origin400 = await new Promise<string>((resolve, reject) => {
+      const req = request({ host: "127.0.0.1", port, path: "/" }, (res) => {
+        let body = "";
+        res.on("data", (c: Buffer) => {
+          body += c.toString("utf8");
+        });
+        res.on("end", () => resolve(`${res.statusCode} ${body.trim()}`));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    expect(origin400).toBe(
+      "400 turngate's egress proxy takes proxy requests only (an absolute URL)",
+    );
+    expect(await tunnel(port, "example.com")).toMatch(
+      /^HTTP\/1\.1 400 Bad Request\r\n[\s\S]*CONNECT needs host:port\n$/,
+    );
+    expect(await get(port, "https://example.com/")).toBe(
+      "400 turngate's egress proxy forwards http: URLs; use CONNECT for https:",
+    );
+  });
+
+  test("the agent's environment names the proxy in both spellings and drops NO_PROXY", () => {
+    const env = egressProxyEnv({
+      PATH: "/bin",
+      NO_PROXY: "localhost",
+      no_proxy: "127.0.0.1",
+      HTTPS_PROXY: "http://corp:8080",
+    });
+    expect(env).toEqual({
+      PATH: "/bin",
+      HTTP_PROXY: EGRESS_PROXY_URL,
+      HTTPS_PROXY: EGRESS_PROXY_URL,
+      ALL_PROXY: EGRESS_PROXY_URL,
+      http_proxy: EGRESS_PROXY_URL,
+      https_proxy: EGRESS_PROXY_URL,
+      all_proxy: EGRESS_PROXY_URL,
+      NODE_USE_ENV_PROXY: "1",
+    });
+    expect(EGRESS_PROXY_URL).toBe("http://127.0.0.1:3128");
+  });
+
+  test("the bootstrap hands its listening socket over the IPC channel and exits 0 on the answer", async () => {
+    const { fork } = await import("node:child_process");
+    const { writeFileSync, mkdtempSync, rmSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const { tmpdir } = await import("node:os");
+    const dir = mkdtempSync(join(tmpdir(), "turngate-egress-boot-"));
+    stops.push(() => rmSync(dir, { recursive: true, force: true }));
+    // Port 3128 may be taken on the host: the same source, listening on a free port.
+    const file = join(dir, "boot.cjs");
+    writeFileSync(file, EGRESS_BOOTSTRAP.replace("server.listen(3128,", "server.listen(0,"));
+    const model = await origin("model");
+    const child = fork(file, [], { stdio: ["ignore", "ignore", "pipe", "ipc"] });
+    const served = new EgressProxy({ allow: [{ host: "127.0.0.1", port: model }], own: new Set() });
+    stops.push(() => served.close());
+    const listenerPort = await new Promise<number>((resolve, reject) => {
+      child.on("message", (message, handle) => {
+        if (message !== EGRESS_HANDLE_MESSAGE || handle === undefined) return;
+        const listener = handle as unknown as import("node:net").Server;
+        served.serve(listener).then(() => {
+          child.send(EGRESS_READY_MESSAGE);
+          resolve((listener.address() as AddressInfo).port);
+        }, reject);
+      });
+    });
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    expect(code).toBe(0);
+    // The bootstrap is gone; the socket it made is served here.
+    expect(await get(listenerPort, `http://127.0.0.1:${model}/after`)).toBe("200 model GET /after");
+  });
+});
