@@ -281,15 +281,24 @@ export function confineFailed(exitCode: number): TurngateError {
  * `exited` by itself within the grace is dropped: nothing the agent starts outlives the
  * namespace's init, and one that had to be killed, or could not be, is still reported.
  * Input: the settlement's survivors and the confined agent's `argv`. Output: the
- * survivors to report. Pure.
+ * survivors to report. Such an init read as a zombie (`[bwrap]`: no arguments left) is the
+ * same process. Pure.
  */
 export function withoutSandboxTeardown(
   survivors: readonly AgentSurvivor[],
   argv: readonly string[],
 ): AgentSurvivor[] {
   const own = argv.join(" ");
+  // Read while it was already a zombie, the init's command line is its name in brackets
+  // (`process-table.ts`: the kernel keeps no arguments then; names are cut at 15 bytes).
+  const program = argv[0] ?? "";
+  const zombie = `[${program.slice(program.lastIndexOf("/") + 1).slice(0, 15)}]`;
   return survivors.filter(
-    (survivor) => !(survivor.outcome === "exited" && survivor.command_line === own),
+    (survivor) =>
+      !(
+        survivor.outcome === "exited" &&
+        (survivor.command_line === own || survivor.command_line === zombie)
+      ),
   );
 }
 

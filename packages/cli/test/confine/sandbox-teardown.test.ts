@@ -42,4 +42,23 @@ describe("withoutSandboxTeardown", () => {
     expect(withoutSandboxTeardown(survivors, argv).map((s) => s.pid)).toEqual([11, 12, 13, 14]);
     expect(withoutSandboxTeardown([], argv)).toEqual([]);
   });
+
+  test("the init read as a zombie (its name in brackets, no arguments) is dropped when it exited by itself, kept when it had to be killed", () => {
+    const survivors = [
+      {
+        pid: 20,
+        command_line: "[bwrap]",
+        found_by: "subreaper" as const,
+        outcome: "exited" as const,
+      },
+      {
+        pid: 21,
+        command_line: "[bwrap]",
+        found_by: "subreaper" as const,
+        outcome: "killed" as const,
+      },
+      { pid: 22, command_line: "[sh]", found_by: "subreaper" as const, outcome: "exited" as const },
+    ];
+    expect(withoutSandboxTeardown(survivors, argv).map((s) => s.pid)).toEqual([21, 22]);
+  });
 });
