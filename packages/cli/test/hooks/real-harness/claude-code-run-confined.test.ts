@@ -127,8 +127,10 @@ function runConfinedClaude(
   });
 }
 
+const skipReason = sandbox.available ? "" : ` (skipped: ${sandbox.reason})`;
+
 describe.skipIf(!sandbox.available)(
-  `turngate run --confine with the real Claude Code ${claudeVersion}${sandbox.available ? "" : ` (skipped: ${sandbox.reason})`}`,
+  `turngate run --confine with the real Claude Code ${claudeVersion}${skipReason}`,
   () => {
     test("the model on the host's 127.0.0.1 is reached through turngate's proxy when agent_network.allow lists it: the fix is verified, trust confined; without the entry the proxy refuses it and the turn changes nothing", async () => {
       const allowed = setup();
