@@ -46,6 +46,9 @@ export async function startChainedBaseline(options: {
     ...(chain?.gitTree !== undefined ? { baselineTree: chain.gitTree } : {}),
   });
   if (chain === undefined) return { session };
-  const between = (await session.observeWorkspace()).changes.map((change) => change.path);
+  // Only the workspace changes are used; the environment baseline was taken just now.
+  const between = (await session.observeWorkspace({ userFiles: false })).changes.map(
+    (change) => change.path,
+  );
   return { session, carry: carryOf(chain, between) };
 }

@@ -398,7 +398,9 @@ export async function runTurn(request: TurnRequest, ctx: CliContext): Promise<Tu
       carried !== undefined
         ? carried.betweenTurns
         : previous !== undefined
-          ? (await session.observeWorkspace()).changes.map((change) => change.path)
+          ? (await session.observeWorkspace({ userFiles: false })).changes.map(
+              (change) => change.path,
+            )
           : [];
 
     let agent: TurnResult["agent"];

@@ -583,11 +583,16 @@ export class Session {
    * then every changed path as a `workspace` row carrying the SHA-256 of its bytes (or the
    * deleted marker); an incomplete read marks the ledger's observation incomplete.
    * Output: the delta `{changes, complete, unreadable}`.
+   * `options.userFiles: false` does not fingerprint the user-level files again: the ledger
+   * keeps the environment rows of the latest comparison (none before the first). For an
+   * observation whose ledger the next one replaces and whose use is its workspace changes
+   * (the changes made between turns, read right after `start` took the environment
+   * baseline; issue 33: one pass fewer per turn). Default true.
    * Errors: `WorkspaceObserverError` (`git_failed`).
    */
-  async observeWorkspace(): Promise<WorkspaceDelta> {
+  async observeWorkspace(options: { userFiles?: boolean } = {}): Promise<WorkspaceDelta> {
     const snapshot = await this.#observer.snapshot();
-    const delta = this.#applySnapshot(snapshot);
+    const delta = this.#applySnapshot(snapshot, options.userFiles !== false);
     this.#fresh = { snapshot, events: this.#events.length };
     return delta;
   }
@@ -1530,7 +1535,7 @@ export class Session {
     });
   }
 
-  #applySnapshot(snapshot: WorkspaceSnapshot): WorkspaceDelta {
+  #applySnapshot(snapshot: WorkspaceSnapshot, userFiles = true): WorkspaceDelta {
     let delta = WorkspaceObserver.diff(this.#baseline, snapshot);
     if (this.#adopted.size > 0) {
       delta = { ...delta, changes: this.#adopted.apply(delta.changes, snapshot) };
@@ -1541,7 +1546,9 @@ export class Session {
       else ledger.recordChildPaths(event[1], []);
     }
     ledger.observeUnseenPaths(ledgerPaths(delta.changes));
-    ledger.recordEnvironmentPaths(this.#checkEnvironment.observeUserFiles());
+    ledger.recordEnvironmentPaths(
+      userFiles ? this.#checkEnvironment.observeUserFiles() : this.#checkEnvironment.changes,
+    );
     if (!delta.complete) ledger.setObservationIncomplete(true);
     this.#ledger = ledger;
     this.#delta = delta;

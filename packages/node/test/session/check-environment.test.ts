@@ -65,6 +65,34 @@ describe("Session: the checks' environment (issue 10)", () => {
     expect((await session.decide()).kind).toBe("allow");
   });
 
+  test("observeWorkspace({userFiles: false}) keeps the latest environment rows without fingerprinting again; the next default observation finds the change", async () => {
+    const r = await repo({ "a.txt": "1\n" });
+    const home = tempHome();
+    const env = { PATH: process.env.PATH, HOME: home };
+    const session = await Session.start({ root: r.root, env, useGit: true });
+    writeFileSync(join(home, ".npmrc"), "registry=https://example.invalid/\n");
+    r.write("a.txt", "2\n");
+    const between = await session.observeWorkspace({ userFiles: false });
+    expect(between.changes.map((c) => c.path)).toEqual(["a.txt"]);
+    expect(session.environmentChanges).toEqual([]);
+    expect(session.records).toEqual([
+      { tool: "workspace", path: "a.txt", content_digest: sha256("2\n") },
+    ]);
+    await session.observeWorkspace();
+    const row = {
+      tool: "environment",
+      path: "~/.npmrc",
+      content_digest: sha256("registry=https://example.invalid/\n"),
+    };
+    expect(session.records).toEqual([
+      { tool: "workspace", path: "a.txt", content_digest: sha256("2\n") },
+      row,
+    ]);
+    // Without fingerprinting again, the rows of that latest comparison stay.
+    await session.observeWorkspace({ userFiles: false });
+    expect(session.records.at(-1)).toEqual(row);
+  });
+
   test("a changed review file adds a needs_review check and the report does not bind a pass", async () => {
     const r = await repo({ "turngate.config.json": "{}\n" });
     const config = join(r.root, "turngate.config.json");
