@@ -218,30 +218,3 @@ export async function affectedTargets(
     lockfiles,
   });
 }
-
-/**
- * Adapter rows for what the workspace at `root` has: `pnpm-workspace.yaml` → the built-in
- * `pnpm.workspace.v1` (no command); `Cargo.toml` → `cargo metadata --format-version 1
- * --no-deps --locked --offline` (`cargo.metadata.v1`; `--locked`: the lockfile is never
- * rewritten); `go.mod` → `go list -mod=readonly -json ./...` (`go.list.v1`; `-mod=readonly`:
- * go.mod and go.sum are never rewritten). Synchronous file checks only.
- */
-export function detectAdapters(root: string): Record<string, unknown>[] {
-  const rows: Record<string, unknown>[] = [];
-  const has = (f: string) => existsSync(join(root, f));
-  if (has("pnpm-workspace.yaml")) rows.push({ id: "pnpm", parser_id: "pnpm.workspace.v1" });
-  if (has("Cargo.toml")) {
-    rows.push({
-      id: "cargo",
-      parser_id: "cargo.metadata.v1",
-      spec: ["cargo", "metadata", "--format-version", "1", "--no-deps", "--locked", "--offline"],
-    });
-  }
-  if (has("go.mod"))
-    rows.push({
-      id: "go",
-      parser_id: "go.list.v1",
-      spec: ["go", "list", "-mod=readonly", "-json", "./..."],
-    });
-  return rows;
-}

@@ -2,6 +2,6 @@ export {
   type AffectedTargetsOptions,
   affectedTargets,
   DEFAULT_ADAPTER_TIMEOUT_MS,
-  detectAdapters,
 } from "./affected-targets.js";
+export { detectAdapters, rustupToolchain } from "./detected-adapters.js";
 export { readPnpmWorkspace } from "./pnpm-workspace.js";
