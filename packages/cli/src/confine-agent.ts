@@ -242,6 +242,14 @@ export async function confineAgent(
 }
 
 /**
+ * The line after a confined agent that exited non-zero (found by the new-user trial: tools
+ * that write a cache in the home folder fail with "read-only file system" and say nothing of
+ * the sandbox): what it may write, and how to give a tool a cache it can write.
+ */
+export const CONFINED_AGENT_FAILED_HINT =
+  'turngate: the agent ran confined: it can write only the workspace and its private $TMPDIR; your home folder, tool caches (~/.npm, ~/go, ~/.cargo, ~/.cache) and /tmp are read-only to it, and its network goes through turngate\'s proxy (HTTPS_PROXY). If a tool failed on a read-only file system, point its cache at $TMPDIR or the workspace (npm --cache "$TMPDIR/npm", GOPATH="$TMPDIR/go"), or list the folder in "agent_writable" in turngate.config.json\n';
+
+/**
  * The line naming what the confined agent's egress proxy refused (`EgressProxy.refused`),
  * or undefined when it refused nothing: the destinations (the first 5, then a count) with
  * why, and how to allow one. For stderr after the agent's turn.

@@ -55,6 +55,7 @@ import {
   chooseTurnConfig,
 } from "./config-source.js";
 import {
+  CONFINED_AGENT_FAILED_HINT,
   type ConfinedAgent,
   confineAgent,
   confineFailed,
@@ -842,6 +843,8 @@ async function runAgentTurn(
     });
     if (confinement !== undefined && exit.started !== true) throw confineFailed(exit.exitCode);
     ctx.stderr.write(`turngate: agent exited with code ${exit.exitCode}\n`);
+    if (confinement !== undefined && exit.exitCode !== 0)
+      ctx.stderr.write(CONFINED_AGENT_FAILED_HINT);
     const graceMs = config.agentGraceMs ?? DEFAULT_AGENT_GRACE_MS;
     const settlement = await session.settleAgentProcesses({
       marker,

@@ -36,7 +36,7 @@ export const runCommand: CliCommand = {
         )
         .option(
           "--confine",
-          'run the agent in a bubblewrap sandbox (docs/guarantees.md "Confined agents"; also "confine_agent": true in the config): it writes only the workspace and a private TMPDIR, .git/, .turngate/ and the gate\'s configuration stay read-only ("agent_writable": [".git"] lets it commit), turngate\'s state, keys and cache configuration are invisible, TURNGATE_* variables are removed, it cannot open unix sockets (no tmux, D-Bus or docker server of yours acts for it; a 127.0.0.1 port still can) and its processes die with it; the proof records trust: confined. Fails when the sandbox cannot start. Without it, the agent runs as your user and can forge a waiver or a prompt event',
+          'run the agent in a bubblewrap sandbox (docs/guarantees.md "Confined agents"; also "confine_agent": true in the config): it writes only the workspace and a private TMPDIR, .git/, .turngate/ and the gate\'s configuration stay read-only ("agent_writable": [".git"] lets it commit), turngate\'s state, keys and cache configuration are invisible, TURNGATE_* variables are removed, it cannot open unix sockets (no tmux, D-Bus or docker server of yours acts for it), its network is its own, through turngate\'s proxy, which refuses this machine\'s addresses ("agent_network" in the config: allow a host:port, or "host") and its processes die with it; the proof records trust: confined. Fails when the sandbox cannot start. Without it, the agent runs as your user and can forge a waiver or a prompt event',
         )
         .option(
           "--fail-on-agent-error",

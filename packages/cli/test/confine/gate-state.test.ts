@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, test } from "vitest";
 import { testTimeout } from "../../../../test-time.js";
+import { CONFINED_AGENT_FAILED_HINT } from "../../src/confine-agent.js";
 import { turngate } from "../clean-room/helpers.js";
 import { readProofPayload } from "../helpers.js";
 import {
@@ -346,6 +347,26 @@ attempt("writeTmp", () => fs.writeFileSync(${JSON.stringify(join(w.tools, "..", 
       } finally {
         server.close();
       }
+    });
+
+    test("a confined agent that exits non-zero (a tool's cache in the read-only home) is followed by a line saying what it may write and how to give a tool a cache; unconfined, no such line", async () => {
+      const failing = (w: World) =>
+        w.p.agent(
+          "agent.js",
+          `const fs = require("node:fs"); const path = require("node:path");
+try { fs.mkdirSync(path.join(process.env.HOME, ".npm", "_cacache"), { recursive: true }); } catch (error) { console.error("npm error " + error.code); process.exit(1); }
+`,
+        );
+      const confinedWorld = world();
+      const confined = await turn(confinedWorld, failing(confinedWorld), "node test.js", {
+        confine: true,
+      });
+      expect(confined.stderr).toContain(
+        `turngate: agent exited with code 1\n${CONFINED_AGENT_FAILED_HINT}`,
+      );
+      const open = world();
+      const unconfined = await turn(open, failing(open), "node test.js", { confine: false });
+      expect(unconfined.stderr).not.toContain("the agent ran confined");
     });
 
     test("what the agent left running dies with it: a setsid'd background writer never writes", async () => {
