@@ -312,7 +312,7 @@ export function cleanRoomFailureLine(
   if (isolation.mode !== "clean-room" || !isolation.available) return null;
   const runs = result.verification?.runs ?? [];
   if (!runs.some((run) => run.check.status === "failed")) return null;
-  return "clean room: the checks ran on a copy of the tracked and unignored files only; an ignored file a check reads (a local settings file, a generated one) is not there. If a check needs one: track it, create it in the check or its setup, or run with --isolation in-place";
+  return 'clean room: the checks ran on a copy of the tracked and unignored files only; an ignored file a check reads (a local settings file, a generated one) is not there. If a check needs one: track it, create it in the check or its setup, or run with --isolation in-place. Unless the configuration sets "network": true, the room has no network either: a dependency missing from your caches (~/go/pkg/mod, ~/.cargo/registry) cannot be fetched there; fetch it before the checks (a confined agent needs that cache in "agent_writable")';
 }
 
 /**

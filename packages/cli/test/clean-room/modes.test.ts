@@ -107,7 +107,7 @@ describe.skipIf(!sandbox.available)(
       );
       expect(failed.code).toBe(2);
       expect(failed.stdout).toContain(
-        "clean room: the checks ran on a copy of the tracked and unignored files only; an ignored file a check reads (a local settings file, a generated one) is not there. If a check needs one: track it, create it in the check or its setup, or run with --isolation in-place\n",
+        'clean room: the checks ran on a copy of the tracked and unignored files only; an ignored file a check reads (a local settings file, a generated one) is not there. If a check needs one: track it, create it in the check or its setup, or run with --isolation in-place. Unless the configuration sets "network": true, the room has no network either: a dependency missing from your caches (~/go/pkg/mod, ~/.cargo/registry) cannot be fetched there; fetch it before the checks (a confined agent needs that cache in "agent_writable")\n',
       );
       // The positive control: in place, the same change passes, and no such line is printed.
       const other = make();
