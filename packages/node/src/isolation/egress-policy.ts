@@ -8,21 +8,35 @@
  * dev server with an exec endpoint, docker's TCP socket. Reached from inside, it would act
  * for the agent unconfined. So the proxy refuses every destination on this machine: the
  * loopback networks (`127.0.0.0/8`, `::1`), the unspecified address (`0.0.0.0`, `::`, which
- * connect to this machine), this machine's own interface addresses (a server bound to
- * `0.0.0.0` answers there too), and the link-local networks (`169.254.0.0/16`, `fe80::/10`:
- * cloud metadata services hand out credentials there). IPv4-mapped IPv6 addresses
+ * connect to this machine), this machine's own addresses (a server bound to `0.0.0.0`
+ * answers there too; the kernel's list, interfaces without a carrier included:
+ * `egress-proxy.ts` `localAddresses`), the link-local networks (`169.254.0.0/16`,
+ * `fe80::/10`: cloud metadata services hand out credentials there) and the metadata
+ * services outside them ({@link METADATA_ADDRESSES}). IPv4-mapped IPv6 addresses
  * (`::ffff:127.0.0.1`) are judged as the IPv4 address they map. Names are resolved by the
  * proxy, on the host, and the connection goes to an address that was judged, never to the
  * name again (no DNS rebinding).
  *
  * `agent_network.allow` lists `host:port` destinations the agent may still reach on this
- * machine (a local model server: `127.0.0.1:11434`); a host matches as written in the
- * request (case-insensitive) or as any address it resolves to.
+ * machine (a local model server: `127.0.0.1:11434`): an address entry covers that address,
+ * a name entry every address the name resolves to when the agent asks for that name
+ * ({@link egressAllowed}).
  */
 import { isIP } from "node:net";
 
-/** Why a destination is refused: it is on this machine. */
-export type EgressRefusal = "loopback" | "unspecified" | "link-local" | "this-machine";
+/** Why a destination is refused: it is on this machine, or a cloud metadata service. */
+export type EgressRefusal = "loopback" | "unspecified" | "link-local" | "this-machine" | "metadata";
+
+/**
+ * Cloud metadata services outside the link-local networks (they hand out the machine's
+ * credentials): Alibaba Cloud's `100.100.100.200`, Azure's WireServer `168.63.129.16`, AWS's
+ * IPv6 instance metadata `fd00:ec2::254` (found by the attack review).
+ */
+export const METADATA_ADDRESSES: ReadonlySet<string> = new Set([
+  "100.100.100.200",
+  "168.63.129.16",
+  "fd00:ec2::254",
+]);
 
 /** One `agent_network.allow` entry, parsed: a host (lowercase, no brackets) and a port. */
 export interface EgressAllowEntry {
@@ -103,6 +117,7 @@ export function localDestination(
     if (ip === "::") return "unspecified";
     if (/^fe[89ab][0-9a-f]:/.test(ip)) return "link-local";
   }
+  if (METADATA_ADDRESSES.has(ip)) return "metadata";
   return own.has(ip) ? "this-machine" : undefined;
 }
 
@@ -134,23 +149,32 @@ export function normalizeAddress(address: string): string {
 }
 
 /**
- * Whether the request for `host:port` (as the agent wrote it), resolved to `addresses`, is
- * on the allow list `allow`: its host as written or one of its addresses, with its port.
+ * Whether `address`, one address the request for `host:port` (as the agent wrote it)
+ * resolved to, is on the allow list `allow`: an entry with that port whose host is the
+ * address itself, or is the name `host` as written (a name entry covers every address the
+ * name resolves to; an address entry covers only that address — the attack review reached
+ * `[::1]` through an entry for `127.0.0.1` and the name `localhost`).
  */
 export function egressAllowed(
   host: string,
   port: number,
-  addresses: readonly string[],
+  address: string,
   allow: readonly EgressAllowEntry[],
 ): boolean {
-  const names = new Set([normalizeAddress(host), ...addresses.map(normalizeAddress)]);
-  return allow.some((entry) => entry.port === port && names.has(normalizeAddress(entry.host)));
+  const name = normalizeAddress(host);
+  const byName = isIP(name) === 0;
+  const ip = normalizeAddress(address);
+  return allow.some((entry) => {
+    if (entry.port !== port) return false;
+    const allowed = normalizeAddress(entry.host);
+    return allowed === ip || (byName && allowed === name);
+  });
 }
 
 /**
  * The proxy's decision for `host:port` resolved to `addresses`: the addresses it may
- * connect to (those not on this machine, or all of them when the destination is allowed),
- * or the refusal of the first address when none remains. Pure.
+ * connect to — those not on this machine, and those the allow list covers
+ * ({@link egressAllowed}) —, or the refusal of the first address when none remains. Pure.
  */
 export function egressDecision(
   host: string,
@@ -160,8 +184,10 @@ export function egressDecision(
   allow: readonly EgressAllowEntry[],
 ): { connect: string[] } | { refused: EgressRefusal; address: string } {
   if (addresses.length === 0) return { refused: "unspecified", address: host };
-  if (egressAllowed(host, port, addresses, allow)) return { connect: [...addresses] };
-  const connect = addresses.filter((address) => localDestination(address, own) === undefined);
+  const connect = addresses.filter(
+    (address) =>
+      localDestination(address, own) === undefined || egressAllowed(host, port, address, allow),
+  );
   if (connect.length > 0) return { connect };
   const first = addresses[0] as string;
   return { refused: localDestination(first, own) ?? "unspecified", address: first };
@@ -173,4 +199,5 @@ export const EGRESS_REFUSAL_TEXT: Readonly<Record<EgressRefusal, string>> = Obje
   unspecified: "the unspecified address, which reaches this machine",
   "link-local": "a link-local address (a cloud metadata service hands out credentials there)",
   "this-machine": "one of this machine's own addresses: a server of yours, outside the sandbox",
+  metadata: "a cloud metadata service, which hands out this machine's credentials",
 });

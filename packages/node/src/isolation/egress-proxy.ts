@@ -19,6 +19,7 @@
  * a tool that ignores them has no network in the sandbox.
  */
 import { lookup } from "node:dns/promises";
+import { readFileSync } from "node:fs";
 import {
   createServer,
   type Server as HttpServer,
@@ -34,6 +35,7 @@ import {
   EGRESS_REFUSAL_TEXT,
   type EgressAllowEntry,
   type EgressRefusal,
+  egressAllowed,
   egressDecision,
   normalizeAddress,
   parseAuthority,
@@ -102,13 +104,59 @@ export function egressProxyEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return out;
 }
 
-/** This machine's interface addresses (normalized; `localDestination` refuses them). */
+/**
+ * This machine's own addresses (normalized; `localDestination` refuses them), as the kernel
+ * delivers them locally: the `/32 host LOCAL` entries of `/proc/net/fib_trie` and every
+ * address of `/proc/net/if_inet6`, whatever the interface's state (Node's
+ * `os.networkInterfaces()` leaves out an interface without a carrier, such as docker0 with
+ * no container, whose address still reaches a server bound to `0.0.0.0`: found by the attack
+ * review), plus those `os.networkInterfaces()` lists (all there is where `/proc` has none).
+ * Read anew for each decision, so an address that appears during the turn counts. Never
+ * throws.
+ */
 export function localAddresses(): Set<string> {
   const out = new Set<string>();
   for (const list of Object.values(networkInterfaces())) {
     for (const info of list ?? []) out.add(normalizeAddress(info.address));
   }
+  for (const address of fibTrieLocalAddresses(readProc("/proc/net/fib_trie"))) out.add(address);
+  for (const address of ifInet6Addresses(readProc("/proc/net/if_inet6"))) out.add(address);
   return out;
+}
+
+/**
+ * The IPv4 addresses `/proc/net/fib_trie`'s text `text` marks `/32 host LOCAL` (each
+ * `|-- A.B.C.D` line followed by that line). Pure.
+ */
+export function fibTrieLocalAddresses(text: string): string[] {
+  const out: string[] = [];
+  const lines = text.split("\n");
+  for (let i = 1; i < lines.length; i++) {
+    if (!/^\s*\/32 host LOCAL/.test(lines[i] as string)) continue;
+    const match = /\|-- ([0-9.]+)\s*$/.exec(lines[i - 1] as string);
+    if (match && !out.includes(match[1] as string)) out.push(match[1] as string);
+  }
+  return out;
+}
+
+/** The IPv6 addresses of `/proc/net/if_inet6`'s text `text` (first field, 32 hex digits), normalized. Pure. */
+export function ifInet6Addresses(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split("\n")) {
+    const hex = line.trim().split(/\s+/)[0] ?? "";
+    if (!/^[0-9a-f]{32}$/.test(hex)) continue;
+    const address = normalizeAddress((hex.match(/.{4}/g) as string[]).join(":"));
+    if (!out.includes(address)) out.push(address);
+  }
+  return out;
+}
+
+function readProc(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return "";
+  }
 }
 
 /** A destination the proxy refused: `host:port` as the agent asked, and why. */
@@ -121,7 +169,7 @@ export interface EgressRefused {
 export interface EgressProxyOptions {
   /** `agent_network.allow`, parsed (`parseEgressAllow`). Default: none. */
   allow?: readonly EgressAllowEntry[];
-  /** This machine's addresses. Default: `localAddresses()`. */
+  /** This machine's addresses. Default: `localAddresses()`, read for each decision. */
   own?: ReadonlySet<string>;
   /** Resolves a name to its addresses. Default: `dns.lookup` with `all`, as the host does. */
   resolve?: (host: string) => Promise<string[]>;
@@ -140,24 +188,28 @@ export class EgressProxy {
   readonly #server: HttpServer;
   readonly #open = new Set<Duplex>();
   readonly #allow: readonly EgressAllowEntry[];
-  readonly #own: ReadonlySet<string>;
+  readonly #own: (() => ReadonlySet<string>) | ReadonlySet<string>;
   readonly #resolve: (host: string) => Promise<string[]>;
   readonly refused: EgressRefused[] = [];
   refusedCount = 0;
 
   constructor(options: EgressProxyOptions = {}) {
     this.#allow = options.allow ?? [];
-    this.#own = options.own ?? localAddresses();
+    this.#own = options.own ?? localAddresses;
     this.#resolve =
       options.resolve ??
       (async (host) =>
         (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address));
+    // Nothing the agent or an upstream sends may throw in turngate's process (the attack
+    // review crashed it with an upstream's invalid status line): every handler ends in a
+    // destroyed connection at worst.
     this.#server = createServer((req, res) => {
-      void this.#forward(req, res);
+      this.#forward(req, res).catch(() => res.destroy());
     });
+    this.#server.on("error", () => undefined);
     this.#server.on("connection", (socket) => this.#track(socket));
     this.#server.on("connect", (req, socket, head) => {
-      void this.#tunnel(req, socket, head);
+      this.#tunnel(req, socket, head).catch(() => socket.destroy());
     });
     this.#server.on("upgrade", (_req, socket) => {
       this.#answer(socket, 501, "turngate's egress proxy tunnels upgrades with CONNECT only");
@@ -205,16 +257,18 @@ export class EgressProxy {
         status: 502,
       };
     }
-    const decision = egressDecision(host, port, addresses, this.#own, this.#allow);
+    const own = typeof this.#own === "function" ? this.#own() : this.#own;
+    const decision = egressDecision(host, port, addresses, own, this.#allow);
     if ("connect" in decision) return decision;
+    return { refused: this.#refuse(host, port, decision.address, decision.refused), status: 403 };
+  }
+
+  /** Records a refusal of `host:port` (reached at `address`) and returns the answer's text. */
+  #refuse(host: string, port: number, address: string, reason: EgressRefusal): string {
     const destination = `${host.includes(":") ? `[${host}]` : host}:${port}`;
     this.refusedCount += 1;
-    if (this.refused.length < REFUSALS_KEPT)
-      this.refused.push({ destination, reason: decision.refused });
-    return {
-      refused: `turngate refused the confined agent's connection to ${destination} (${decision.address}): ${EGRESS_REFUSAL_TEXT[decision.refused]}. To let the agent reach it, list it in turngate.config.json: "agent_network": {"allow": ["${destination}"]}`,
-      status: 403,
-    };
+    if (this.refused.length < REFUSALS_KEPT) this.refused.push({ destination, reason });
+    return `turngate refused the confined agent's connection to ${destination} (${address}): ${EGRESS_REFUSAL_TEXT[reason]}. To let the agent reach it, list it in turngate.config.json: "agent_network": {"allow": ["${destination}"]}`;
   }
 
   async #tunnel(req: IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
@@ -229,9 +283,9 @@ export class EgressProxy {
       this.#answer(client, decision.status, decision.refused);
       return;
     }
-    const upstream = await this.#connectTo(decision.connect, target.port);
-    if (typeof upstream === "string") {
-      this.#answer(client, 502, upstream);
+    const upstream = await this.#connectTo(target.host, decision.connect, target.port);
+    if ("status" in upstream) {
+      this.#answer(client, upstream.status, upstream.text);
       return;
     }
     client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
@@ -242,13 +296,22 @@ export class EgressProxy {
     client.on("close", () => upstream.destroy());
   }
 
-  /** A TCP connection to the first of `addresses` that answers, or why none did. */
-  #connectTo(addresses: readonly string[], port: number): Promise<Socket | string> {
+  /**
+   * A TCP connection to the first of `addresses` (judged for `host:port`) that answers, or
+   * the answer to give instead. A connection whose local and remote addresses are the same
+   * reached this machine however it was addressed, and is closed and refused unless the
+   * allow list covers that address (a second check behind the policy).
+   */
+  #connectTo(
+    host: string,
+    addresses: readonly string[],
+    port: number,
+  ): Promise<Socket | { status: number; text: string }> {
     return new Promise((resolve) => {
       const attempt = (index: number, last: string) => {
         const address = addresses[index];
         if (address === undefined) {
-          resolve(`turngate's egress proxy could not connect: ${last}`);
+          resolve({ status: 502, text: `turngate's egress proxy could not connect: ${last}` });
           return;
         }
         const socket = connect({ host: address, port });
@@ -256,6 +319,13 @@ export class EgressProxy {
         socket.once("connect", () => {
           socket.removeAllListeners("error");
           socket.on("error", () => undefined);
+          const local = normalizeAddress(socket.localAddress ?? "");
+          const remote = normalizeAddress(socket.remoteAddress ?? "");
+          if (local === remote && !egressAllowed(host, port, remote, this.#allow)) {
+            socket.destroy();
+            resolve({ status: 403, text: this.#refuse(host, port, remote, "this-machine") });
+            return;
+          }
           resolve(socket);
         });
         socket.once("error", (error) => {
@@ -290,9 +360,9 @@ export class EgressProxy {
       this.#reply(res, decision.status, decision.refused);
       return;
     }
-    const upstream = await this.#connectTo(decision.connect, port);
-    if (typeof upstream === "string") {
-      this.#reply(res, 502, upstream);
+    const upstream = await this.#connectTo(host, decision.connect, port);
+    if ("status" in upstream) {
+      this.#reply(res, upstream.status, upstream.text);
       return;
     }
     const headers: OutgoingHttpHeaders = {};
@@ -308,15 +378,37 @@ export class EgressProxy {
       setHost: false,
     });
     out.on("response", (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.headers);
+      answer.on("error", () => res.destroy());
+      const status = answer.statusCode ?? 0;
+      if (status < 200 || status > 999) {
+        answer.destroy();
+        this.#reply(res, 502, `turngate's egress proxy: the server answered status ${status}`);
+        return;
+      }
+      try {
+        // A reason phrase with a control character is dropped (Node would throw on it).
+        const reason = /^[\t\x20-\x7e\x80-\xff]*$/.test(answer.statusMessage ?? "")
+          ? answer.statusMessage
+          : undefined;
+        res.writeHead(status, reason, answer.headers);
+      } catch (error) {
+        answer.destroy();
+        this.#reply(res, 502, `turngate's egress proxy: ${(error as Error).message}`);
+        return;
+      }
       answer.pipe(res);
     });
+    out.on("upgrade", (_answer, socket) => {
+      socket.destroy();
+      this.#reply(res, 502, "turngate's egress proxy tunnels upgrades with CONNECT only");
+    });
     out.on("error", (error) => this.#reply(res, 502, `turngate's egress proxy: ${error.message}`));
+    req.on("error", () => out.destroy());
     req.pipe(out);
   }
 
   #reply(res: ServerResponse, status: number, text: string): void {
-    if (res.headersSent) {
+    if (res.headersSent || res.destroyed) {
       res.destroy();
       return;
     }

@@ -52,6 +52,7 @@ export {
   egressAllowProblem,
   egressDecision,
   localDestination,
+  METADATA_ADDRESSES,
   normalizeAddress,
   parseAuthority,
   parseEgressAllow,
@@ -66,6 +67,8 @@ export {
   type EgressProxyOptions,
   type EgressRefused,
   egressProxyEnv,
+  fibTrieLocalAddresses,
+  ifInet6Addresses,
   localAddresses,
 } from "./egress-proxy.js";
 export {

@@ -55,6 +55,10 @@ describe('the confined agent\'s egress policy (docs/guarantees.md "Confined agen
       ["::ffff:10.1.2.3", "this-machine"],
       ["FD00::5", "this-machine"],
       ["not-an-ip", "unspecified"],
+      ["100.100.100.200", "metadata"],
+      ["168.63.129.16", "metadata"],
+      ["fd00:ec2::254", "metadata"],
+      ["FD00:EC2:0:0:0:0:0:254", "metadata"],
       ["10.1.2.4", undefined],
       ["93.184.216.34", undefined],
       ["2606:2800:220:1::1", undefined],
@@ -62,7 +66,7 @@ describe('the confined agent\'s egress policy (docs/guarantees.md "Confined agen
     for (const [address, why] of cases) expect(localDestination(address, own), address).toBe(why);
   });
 
-  test("decisions: local addresses are refused unless allowed by name or address and port; others connect", () => {
+  test("decisions: local addresses are refused unless an entry covers that address, or the name asked for, with the port; others connect", () => {
     expect(egressDecision("api.example.com", 443, ["93.184.216.34"], own, [])).toEqual({
       connect: ["93.184.216.34"],
     });
@@ -82,8 +86,19 @@ describe('the confined agent\'s egress policy (docs/guarantees.md "Confined agen
     expect(egressDecision("127.0.0.1", 11434, ["127.0.0.1"], own, allow)).toEqual({
       connect: ["127.0.0.1"],
     });
+    // An address entry covers that address only: not the other addresses of a name that
+    // resolves to it too (the attack review reached [::1] through 127.0.0.1 and localhost).
     expect(egressDecision("localhost", 11434, ["::1", "127.0.0.1"], own, allow)).toEqual({
+      connect: ["127.0.0.1"],
+    });
+    // A name entry covers every address of that name, asked for by that name.
+    const byName = [{ host: "localhost", port: 11434 }];
+    expect(egressDecision("localhost", 11434, ["::1", "127.0.0.1"], own, byName)).toEqual({
       connect: ["::1", "127.0.0.1"],
+    });
+    expect(egressDecision("127.0.0.1", 11434, ["127.0.0.1"], own, byName)).toEqual({
+      refused: "loopback",
+      address: "127.0.0.1",
     });
     expect(egressDecision("127.0.0.1", 11435, ["127.0.0.1"], own, allow)).toEqual({
       refused: "loopback",

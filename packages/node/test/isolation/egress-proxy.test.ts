@@ -7,6 +7,7 @@
  */
 import { createServer as createHttpServer, request, type Server } from "node:http";
 import { type AddressInfo, createServer, connect as tcpConnect } from "node:net";
+import { networkInterfaces } from "node:os";
 import { afterEach, describe, expect, test } from "vitest";
 import {
   EGRESS_BOOTSTRAP,
@@ -15,6 +16,9 @@ import {
   EGRESS_READY_MESSAGE,
   EgressProxy,
   egressProxyEnv,
+  fibTrieLocalAddresses,
+  ifInet6Addresses,
+  localAddresses,
 } from "../../src/isolation/egress-proxy.js";
 
 const stops: Array<() => void> = [];
@@ -157,6 +161,97 @@ describe("the confined agent's egress proxy", () => {
       "400 turngate's egress proxy forwards http: URLs; use CONNECT for https:",
     );
   });
+
+  test("an upstream's status line or reason the HTTP layer refuses never throws in turngate: an invalid reason is dropped, a status below 200 or a 101 is a 502", async () => {
+    const raw = async (answer: string) => {
+      const server = createServer((socket) => {
+        socket.once("data", () => socket.end(answer));
+        socket.on("error", () => undefined);
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      stops.push(() => server.close());
+      return (server.address() as AddressInfo).port;
+    };
+    const badReason = await raw("HTTP/1.1 200 O\u0001K\r\ncontent-length: 2\r\n\r\nhi");
+    const lowStatus = await raw("HTTP/1.1 099 X\r\ncontent-length: 0\r\n\r\n");
+    const upgrade = await raw(
+      "HTTP/1.1 101 Switching Protocols\r\nupgrade: x\r\nconnection: upgrade\r\n\r\n",
+    );
+    const { port } = await proxy({
+      allow: [badReason, lowStatus, upgrade].map((p) => ({ host: "127.0.0.1", port: p })),
+      own: new Set(),
+    });
+    expect(await get(port, `http://127.0.0.1:${badReason}/`)).toBe("200 hi");
+    expect(await get(port, `http://127.0.0.1:${lowStatus}/`)).toMatch(
+      /^502 turngate's egress proxy: /,
+    );
+    expect(await get(port, `http://127.0.0.1:${upgrade}/`)).toBe(
+      "502 turngate's egress proxy tunnels upgrades with CONNECT only",
+    );
+    // The proxy still serves after them.
+    const model = await origin("model");
+    const { port: second } = await proxy({
+      allow: [{ host: "127.0.0.1", port: model }],
+      own: new Set(),
+    });
+    expect(await get(second, `http://127.0.0.1:${model}/ok`)).toBe("200 model GET /ok");
+  });
+
+  test("this machine's addresses come from the kernel: /proc/net/fib_trie's LOCAL /32 entries and /proc/net/if_inet6, whatever the interface's state", () => {
+    const fib = [
+      "Local:",
+      "  +-- 0.0.0.0/0 3 0 5",
+      "     +-- 127.0.0.0/8 2 0 2",
+      "           |-- 127.0.0.1",
+      "              /32 host LOCAL",
+      "     +-- 172.17.0.0/16 2 0 2",
+      "        |-- 172.17.0.1",
+      "           /32 host LOCAL",
+      "        |-- 172.17.255.255",
+      "           /32 link BROADCAST",
+      "        |-- 10.0.0.0",
+      "           /24 link UNICAST",
+    ].join("\n");
+    expect(fibTrieLocalAddresses(fib)).toEqual(["127.0.0.1", "172.17.0.1"]);
+    const inet6 = [
+      "fd000000000000000000000000000002 04 40 00 82     eth0",
+      "00000000000000000000000000000001 01 80 10 80       lo",
+      "fe8000000000000000fc00fffe000001 04 40 20 80     eth0",
+      "",
+    ].join("\n");
+    expect(ifInet6Addresses(inet6)).toEqual(["fd00::2", "::1", "fe80::fc:ff:fe00:1"]);
+    // On this machine: every address Node lists is among them.
+    const kernel = localAddresses();
+    for (const list of Object.values(networkInterfaces())) {
+      for (const info of list ?? []) expect(kernel.has(info.address.toLowerCase())).toBe(true);
+    }
+  });
+
+  const ownAddress = Object.values(networkInterfaces())
+    .flat()
+    .find((info) => info !== undefined && info.family === "IPv4" && !info.internal)?.address;
+  test.runIf(ownAddress !== undefined)(
+    "a second check behind the policy: a connection whose local and remote addresses are the same reached this machine and is refused, even when the policy's address list misses it",
+    async () => {
+      const server = createHttpServer((_req, res) => res.end("reached"));
+      await new Promise<void>((resolve) => server.listen(0, "0.0.0.0", resolve));
+      stops.push(() => server.close());
+      const target = (server.address() as AddressInfo).port;
+      // The policy is told this machine has no addresses: only the second check stands.
+      const { port, proxy: served } = await proxy({ own: new Set() });
+      expect(await get(port, `http://${ownAddress}:${target}/`)).toBe(
+        `403 turngate refused the confined agent's connection to ${ownAddress}:${target} (${ownAddress}): one of this machine's own addresses: a server of yours, outside the sandbox. To let the agent reach it, list it in turngate.config.json: "agent_network": {"allow": ["${ownAddress}:${target}"]}`,
+      );
+      expect(served.refused).toEqual([
+        { destination: `${ownAddress}:${target}`, reason: "this-machine" },
+      ]);
+      const { port: allowed } = await proxy({
+        own: new Set(),
+        allow: [{ host: ownAddress as string, port: target }],
+      });
+      expect(await get(allowed, `http://${ownAddress}:${target}/`)).toBe("200 reached");
+    },
+  );
 
   test("the agent's environment names the proxy in both spellings and drops NO_PROXY", () => {
     const env = egressProxyEnv({
