@@ -38,6 +38,15 @@ export const METADATA_ADDRESSES: ReadonlySet<string> = new Set([
   "fd00:ec2::254",
 ]);
 
+/**
+ * This machine's addresses as the policy asks about them: `has(address)` for a normalized
+ * IP literal ({@link normalizeAddress}). A `Set` of addresses is one; `localAddresses` in
+ * `egress-proxy.ts` gives the kernel's local networks.
+ */
+export interface AddressSet {
+  has(address: string): boolean;
+}
+
 /** One `agent_network.allow` entry, parsed: a host (lowercase, no brackets) and a port. */
 export interface EgressAllowEntry {
   host: string;
@@ -96,14 +105,11 @@ export function parseAuthority(text: string): EgressAllowEntry | undefined {
 
 /**
  * Why `address` (an IP address literal) is on this machine, or undefined when it is not.
- * `own`: this machine's interface addresses (`localAddresses`). IPv4-mapped IPv6 addresses
+ * `own`: this machine's addresses and local networks (`localAddresses`). IPv4-mapped IPv6 addresses
  * are judged as their IPv4 address; an address that is not an IP literal is `unspecified`
  * (refused: nothing to judge).
  */
-export function localDestination(
-  address: string,
-  own: ReadonlySet<string>,
-): EgressRefusal | undefined {
+export function localDestination(address: string, own: AddressSet): EgressRefusal | undefined {
   const ip = normalizeAddress(address);
   const family = isIP(ip);
   if (family === 0) return "unspecified";
@@ -180,7 +186,7 @@ export function egressDecision(
   host: string,
   port: number,
   addresses: readonly string[],
-  own: ReadonlySet<string>,
+  own: AddressSet,
   allow: readonly EgressAllowEntry[],
 ): { connect: string[] } | { refused: EgressRefusal; address: string } {
   if (addresses.length === 0) return { refused: "unspecified", address: host };

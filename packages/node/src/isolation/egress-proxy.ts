@@ -19,7 +19,6 @@
  * a tool that ignores them has no network in the sandbox.
  */
 import { lookup } from "node:dns/promises";
-import { readFileSync } from "node:fs";
 import {
   createServer,
   type Server as HttpServer,
@@ -29,9 +28,9 @@ import {
   type ServerResponse,
 } from "node:http";
 import { connect, isIP, type Server as NetServer, type Socket } from "node:net";
-import { networkInterfaces } from "node:os";
 import type { Duplex } from "node:stream";
 import {
+  type AddressSet,
   EGRESS_REFUSAL_TEXT,
   type EgressAllowEntry,
   type EgressRefusal,
@@ -40,6 +39,7 @@ import {
   normalizeAddress,
   parseAuthority,
 } from "./egress-policy.js";
+import { localAddresses, peerOnThisMachine } from "./local-networks.js";
 
 /** The port the proxy listens on inside the agent's network namespace. */
 export const EGRESS_PROXY_PORT = 3128;
@@ -104,61 +104,6 @@ export function egressProxyEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return out;
 }
 
-/**
- * This machine's own addresses (normalized; `localDestination` refuses them), as the kernel
- * delivers them locally: the `/32 host LOCAL` entries of `/proc/net/fib_trie` and every
- * address of `/proc/net/if_inet6`, whatever the interface's state (Node's
- * `os.networkInterfaces()` leaves out an interface without a carrier, such as docker0 with
- * no container, whose address still reaches a server bound to `0.0.0.0`: found by the attack
- * review), plus those `os.networkInterfaces()` lists (all there is where `/proc` has none).
- * Read anew for each decision, so an address that appears during the turn counts. Never
- * throws.
- */
-export function localAddresses(): Set<string> {
-  const out = new Set<string>();
-  for (const list of Object.values(networkInterfaces())) {
-    for (const info of list ?? []) out.add(normalizeAddress(info.address));
-  }
-  for (const address of fibTrieLocalAddresses(readProc("/proc/net/fib_trie"))) out.add(address);
-  for (const address of ifInet6Addresses(readProc("/proc/net/if_inet6"))) out.add(address);
-  return out;
-}
-
-/**
- * The IPv4 addresses `/proc/net/fib_trie`'s text `text` marks `/32 host LOCAL` (each
- * `|-- A.B.C.D` line followed by that line). Pure.
- */
-export function fibTrieLocalAddresses(text: string): string[] {
-  const out: string[] = [];
-  const lines = text.split("\n");
-  for (let i = 1; i < lines.length; i++) {
-    if (!/^\s*\/32 host LOCAL/.test(lines[i] as string)) continue;
-    const match = /\|-- ([0-9.]+)\s*$/.exec(lines[i - 1] as string);
-    if (match && !out.includes(match[1] as string)) out.push(match[1] as string);
-  }
-  return out;
-}
-
-/** The IPv6 addresses of `/proc/net/if_inet6`'s text `text` (first field, 32 hex digits), normalized. Pure. */
-export function ifInet6Addresses(text: string): string[] {
-  const out: string[] = [];
-  for (const line of text.split("\n")) {
-    const hex = line.trim().split(/\s+/)[0] ?? "";
-    if (!/^[0-9a-f]{32}$/.test(hex)) continue;
-    const address = normalizeAddress((hex.match(/.{4}/g) as string[]).join(":"));
-    if (!out.includes(address)) out.push(address);
-  }
-  return out;
-}
-
-function readProc(path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return "";
-  }
-}
-
 /** A destination the proxy refused: `host:port` as the agent asked, and why. */
 export interface EgressRefused {
   destination: string;
@@ -170,7 +115,14 @@ export interface EgressProxyOptions {
   /** `agent_network.allow`, parsed (`parseEgressAllow`). Default: none. */
   allow?: readonly EgressAllowEntry[];
   /** This machine's addresses. Default: `localAddresses()`, read for each decision. */
-  own?: ReadonlySet<string>;
+  own?: AddressSet;
+  /**
+   * Whether a connection's other end is a socket on this machine, from its own end.
+   * Default: `peerOnThisMachine` (the TCP tables of `/proc`).
+   */
+  peerLocal?: (localAddress: string, localPort: number) => boolean;
+  /** How long a request waits for its name to resolve, ms. Default 5,000. */
+  resolveTimeoutMs?: number;
   /** Resolves a name to its addresses. Default: `dns.lookup` with `all`, as the host does. */
   resolve?: (host: string) => Promise<string[]>;
 }
@@ -188,7 +140,13 @@ export class EgressProxy {
   readonly #server: HttpServer;
   readonly #open = new Set<Duplex>();
   readonly #allow: readonly EgressAllowEntry[];
-  readonly #own: (() => ReadonlySet<string>) | ReadonlySet<string>;
+  readonly #own: (() => AddressSet) | AddressSet;
+  readonly #peerLocal: (localAddress: string, localPort: number) => boolean;
+  readonly #resolveTimeoutMs: number;
+  /** Lookups waiting for the one in flight (see `#lookup`), and whether one is. */
+  readonly #waiting: Array<() => void> = [];
+  #resolving = false;
+  #closed = false;
   readonly #resolve: (host: string) => Promise<string[]>;
   readonly refused: EgressRefused[] = [];
   refusedCount = 0;
@@ -196,6 +154,8 @@ export class EgressProxy {
   constructor(options: EgressProxyOptions = {}) {
     this.#allow = options.allow ?? [];
     this.#own = options.own ?? localAddresses;
+    this.#peerLocal = options.peerLocal ?? peerOnThisMachine;
+    this.#resolveTimeoutMs = options.resolveTimeoutMs ?? 5_000;
     this.#resolve =
       options.resolve ??
       (async (host) =>
@@ -233,6 +193,8 @@ export class EgressProxy {
 
   /** Stop accepting and end every connection (the agent has ended). Never throws. */
   close(): void {
+    this.#closed = true;
+    for (const wake of this.#waiting.splice(0)) wake();
     this.#server.close(() => undefined);
     for (const stream of this.#open) stream.destroy();
     this.#open.clear();
@@ -250,7 +212,7 @@ export class EgressProxy {
   ): Promise<{ connect: string[] } | { refused: string; status: number }> {
     let addresses: string[];
     try {
-      addresses = isIP(host) !== 0 ? [host] : await this.#resolve(host);
+      addresses = isIP(host) !== 0 ? [host] : await this.#lookup(host);
     } catch (error) {
       return {
         refused: `turngate's egress proxy could not resolve ${host}: ${(error as Error).message}`,
@@ -261,6 +223,55 @@ export class EgressProxy {
     const decision = egressDecision(host, port, addresses, own, this.#allow);
     if ("connect" in decision) return decision;
     return { refused: this.#refuse(host, port, decision.address, decision.refused), status: 403 };
+  }
+
+  /**
+   * Resolves `host`, one name at a time: a lookup runs on libuv's thread pool and cannot be
+   * cancelled, so an agent that asked for many names whose servers never answer would hold
+   * turngate's exit (found by the second attack review). The next lookup starts only when
+   * the one in flight has settled; a request gives up after `resolveTimeoutMs`, waiting or
+   * not, and `close()` ends every wait, so at most one lookup outlives the turn. Errors: the
+   * lookup's, a timeout, or the proxy closed.
+   */
+  #lookup(host: string): Promise<string[]> {
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const finish = (error: Error | undefined, addresses?: string[]) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        const queued = this.#waiting.indexOf(start);
+        if (queued >= 0) this.#waiting.splice(queued, 1);
+        if (error !== undefined) reject(error);
+        else resolve(addresses as string[]);
+      };
+      const timer = setTimeout(
+        () => finish(new Error(`no answer within ${this.#resolveTimeoutMs} ms`)),
+        this.#resolveTimeoutMs,
+      );
+      const start = () => {
+        if (this.#closed) {
+          finish(new Error("the agent's turn has ended"));
+          return;
+        }
+        if (settled) {
+          this.#waiting.shift()?.();
+          return;
+        }
+        this.#resolving = true;
+        this.#resolve(host)
+          .then(
+            (addresses) => finish(undefined, addresses),
+            (error: Error) => finish(error),
+          )
+          .finally(() => {
+            this.#resolving = false;
+            this.#waiting.shift()?.();
+          });
+      };
+      if (this.#resolving) this.#waiting.push(start);
+      else start();
+    });
   }
 
   /** Records a refusal of `host:port` (reached at `address`) and returns the answer's text. */
@@ -298,9 +309,11 @@ export class EgressProxy {
 
   /**
    * A TCP connection to the first of `addresses` (judged for `host:port`) that answers, or
-   * the answer to give instead. A connection whose local and remote addresses are the same
-   * reached this machine however it was addressed, and is closed and refused unless the
-   * allow list covers that address (a second check behind the policy).
+   * the answer to give instead. A connection whose local and remote addresses are the same,
+   * or whose other end is a socket on this machine (`peerOnThisMachine`: a DNAT rule, a
+   * local route the policy did not know), reached this machine however it was addressed,
+   * and is closed and refused unless the allow list covers that address (a second check
+   * behind the policy; the server sees the connection open and close, no byte).
    */
   #connectTo(
     host: string,
@@ -321,7 +334,10 @@ export class EgressProxy {
           socket.on("error", () => undefined);
           const local = normalizeAddress(socket.localAddress ?? "");
           const remote = normalizeAddress(socket.remoteAddress ?? "");
-          if (local === remote && !egressAllowed(host, port, remote, this.#allow)) {
+          if (
+            !egressAllowed(host, port, remote, this.#allow) &&
+            (local === remote || this.#peerLocal(local, socket.localPort ?? 0))
+          ) {
             socket.destroy();
             resolve({ status: 403, text: this.#refuse(host, port, remote, "this-machine") });
             return;

@@ -45,6 +45,7 @@ export {
   findDependencyFolders,
 } from "./dependency-folders.js";
 export {
+  type AddressSet,
   EGRESS_REFUSAL_TEXT,
   type EgressAllowEntry,
   type EgressRefusal,
@@ -67,9 +68,6 @@ export {
   type EgressProxyOptions,
   type EgressRefused,
   egressProxyEnv,
-  fibTrieLocalAddresses,
-  ifInet6Addresses,
-  localAddresses,
 } from "./egress-proxy.js";
 export {
   type HarnessPrograms,
@@ -88,6 +86,14 @@ export {
   readCargoRegistries,
   readNpmRegistry,
 } from "./home-values.js";
+export {
+  fibTrieLocalPrefixes,
+  ifInet6Addresses,
+  ipv6LocalPrefixes,
+  localAddresses,
+  peerOnThisMachine,
+  procTcpEndpoint,
+} from "./local-networks.js";
 export {
   argvPrograms,
   type CommandPrograms,

@@ -16,10 +16,15 @@ import {
   EGRESS_READY_MESSAGE,
   EgressProxy,
   egressProxyEnv,
-  fibTrieLocalAddresses,
-  ifInet6Addresses,
-  localAddresses,
 } from "../../src/isolation/egress-proxy.js";
+import {
+  fibTrieLocalPrefixes,
+  ifInet6Addresses,
+  ipv6LocalPrefixes,
+  localAddresses,
+  peerOnThisMachine,
+  procTcpEndpoint,
+} from "../../src/isolation/local-networks.js";
 
 const stops: Array<() => void> = [];
 afterEach(() => {
@@ -197,13 +202,19 @@ describe("the confined agent's egress proxy", () => {
     expect(await get(second, `http://127.0.0.1:${model}/ok`)).toBe("200 model GET /ok");
   });
 
-  test("this machine's addresses come from the kernel: /proc/net/fib_trie's LOCAL /32 entries and /proc/net/if_inet6, whatever the interface's state", () => {
+  test("this machine's addresses come from the kernel: every host LOCAL prefix of /proc/net/fib_trie, every RTF_LOCAL route of /proc/net/ipv6_route, every address of /proc/net/if_inet6, whatever the interface's state", () => {
     const fib = [
       "Local:",
       "  +-- 0.0.0.0/0 3 0 5",
       "     +-- 127.0.0.0/8 2 0 2",
+      "        +-- 127.0.0.0/31 1 0 0",
+      "           |-- 127.0.0.0",
+      "              /8 host LOCAL",
       "           |-- 127.0.0.1",
       "              /32 host LOCAL",
+      "     +-- 10.89.0.0/24 2 0 2",
+      "        |-- 10.89.0.0",
+      "           /24 host LOCAL",
       "     +-- 172.17.0.0/16 2 0 2",
       "        |-- 172.17.0.1",
       "           /32 host LOCAL",
@@ -212,7 +223,18 @@ describe("the confined agent's egress proxy", () => {
       "        |-- 10.0.0.0",
       "           /24 link UNICAST",
     ].join("\n");
-    expect(fibTrieLocalAddresses(fib)).toEqual(["127.0.0.1", "172.17.0.1"]);
+    expect(fibTrieLocalPrefixes(fib)).toEqual([
+      "127.0.0.0/8",
+      "127.0.0.1/32",
+      "10.89.0.0/24",
+      "172.17.0.1/32",
+    ]);
+    const routes = [
+      "fd000000000000000000000000000000 40 00000000000000000000000000000000 00 00000000000000000000000000000000 00000100 00000001 00000000 00000001     eth0",
+      "00000000000000000000000000000001 80 00000000000000000000000000000000 00 00000000000000000000000000000000 00000000 00000004 00000000 80200001       lo",
+      "20010db8007700000000000000000000 40 00000000000000000000000000000000 00 00000000000000000000000000000000 00000400 00000001 00000000 80000001       lo",
+    ].join("\n");
+    expect(ipv6LocalPrefixes(routes)).toEqual(["::1/128", "2001:db8:77::/64"]);
     const inet6 = [
       "fd000000000000000000000000000002 04 40 00 82     eth0",
       "00000000000000000000000000000001 01 80 10 80       lo",
@@ -220,11 +242,95 @@ describe("the confined agent's egress proxy", () => {
       "",
     ].join("\n");
     expect(ifInet6Addresses(inet6)).toEqual(["fd00::2", "::1", "fe80::fc:ff:fe00:1"]);
-    // On this machine: every address Node lists is among them.
+    // On this machine: every address Node lists is among them, and 127.0.0.0/8 is a prefix.
     const kernel = localAddresses();
     for (const list of Object.values(networkInterfaces())) {
       for (const info of list ?? []) expect(kernel.has(info.address.toLowerCase())).toBe(true);
     }
+    expect(kernel.has("127.45.6.7")).toBe(true);
+    expect(kernel.has("93.184.216.34")).toBe(false);
+  });
+
+  test("the TCP tables' endpoint spelling, and a connection accepted on this machine found from its own end (a DNAT rule's, a local route's), not a connection elsewhere", async () => {
+    expect(procTcpEndpoint("127.0.0.1", 8080)).toBe("0100007F:1F90");
+    expect(procTcpEndpoint("127.0.0.1", 8080, true)).toBe("0000000000000000FFFF00000100007F:1F90");
+    expect(procTcpEndpoint("fd00::2", 443)).toBe("000000FD000000000000000002000000:01BB");
+    const tcp = [
+      "  sl  local_address rem_address   st",
+      "   0: 0100007F:1F90 0200007F:D431 01 00000000:00000000",
+    ].join("\n");
+    expect(peerOnThisMachine("127.0.0.2", 0xd431, { tcp, tcp6: "" })).toBe(true);
+    expect(peerOnThisMachine("127.0.0.2", 0xd432, { tcp, tcp6: "" })).toBe(false);
+    const tcp6 =
+      "   0: 00000000000000000000000000000000:1F90 0000000000000000FFFF00000200A8C0:D431 01";
+    expect(peerOnThisMachine("192.168.0.2", 0xd431, { tcp: "", tcp6 })).toBe(true);
+    // On this machine, through the real tables: a connection to a server here is found.
+    const server = createServer((socket) => socket.on("error", () => undefined));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    stops.push(() => server.close());
+    const client = tcpConnect((server.address() as AddressInfo).port, "127.0.0.1");
+    await new Promise<void>((resolve) => client.once("connect", () => resolve()));
+    stops.push(() => client.destroy());
+    expect(peerOnThisMachine(client.localAddress as string, client.localPort as number)).toBe(true);
+    expect(peerOnThisMachine("127.0.0.1", 1)).toBe(false);
+  });
+
+  test("a connection the policy let through is refused when its other end is found on this machine", async () => {
+    const model = await origin("model");
+    const { port, proxy: served } = await proxy({
+      own: new Set(),
+      allow: [],
+      resolve: async () => ["127.0.0.1"],
+      peerLocal: () => true,
+    });
+    // A name for a public address, sent elsewhere by a rule: stands in for a DNAT.
+    const decided = await get(port, `http://public.test:${model}/`);
+    expect(decided).toMatch(
+      /^403 turngate refused the confined agent's connection to public\.test:/,
+    );
+    expect(served.refused.map((r) => r.reason)).toEqual(["loopback"]);
+    const through = await proxy({
+      own: new Set(),
+      resolve: async () => ["127.0.0.1"],
+      allow: [{ host: "public.test", port: model }],
+      peerLocal: () => true,
+    });
+    expect(await get(through.port, `http://public.test:${model}/x`)).toBe("200 model GET /x");
+  });
+
+  test("names resolve one at a time, each wait is bounded, and closing the proxy ends every wait: an agent's many slow names cannot hold turngate", async () => {
+    let inFlight = 0;
+    let most = 0;
+    const started: string[] = [];
+    const { port, proxy: served } = await proxy({
+      own: new Set(),
+      resolveTimeoutMs: 300,
+      resolve: (host) => {
+        started.push(host);
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        return new Promise<string[]>(() => undefined); // never answers
+      },
+    });
+    const answers = await Promise.all([
+      get(port, "http://a.slow.test/"),
+      get(port, "http://b.slow.test/"),
+    ]);
+    expect(answers).toEqual([
+      "502 turngate's egress proxy could not resolve a.slow.test: no answer within 300 ms",
+      "502 turngate's egress proxy could not resolve b.slow.test: no answer within 300 ms",
+    ]);
+    expect(most).toBe(1);
+    // Waiting behind one that never answers, then the proxy closes: the wait ends at once.
+    const late = get(port, "http://c.slow.test/").catch((error: Error) => `error ${error.message}`);
+    const later = get(port, "http://d.slow.test/").catch(
+      (error: Error) => `error ${error.message}`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    served.close();
+    expect(await Promise.all([late, later])).toHaveLength(2);
+    // Only the first lookup ever started: it never settled, so none other took a thread.
+    expect(started).toEqual(["a.slow.test"]);
   });
 
   const ownAddress = Object.values(networkInterfaces())
