@@ -8,6 +8,10 @@
  *
  *   pnpm --filter turngate exec tsx bench/confine-turn.bench.ts   (after the build)
  *
+ * `TG_BENCH_AGENT_NETWORK=host` (or `proxy`, the default) sets the confined agent's network in
+ * the repository's configuration: with `proxy`, the confined turn also starts the egress
+ * proxy's bootstrap in the sandbox.
+ *
  * Each sample times both, in alternating order, and the ratio is taken per sample (median
  * over TG_BENCH_SAMPLES, default 9), so a machine shared with other work skews both alike.
  * Prints every sample, the p50s, the median ratio and the target beside it; not a test
@@ -55,6 +59,14 @@ function main(): void {
       const rel = `src/mod${Math.floor(i / 100)}/file${i}.ts`;
       if (i % 100 === 0) mkdirSync(join(repo, dirname(rel)), { recursive: true });
       writeFileSync(join(repo, rel), body);
+    }
+    // TG_BENCH_AGENT_NETWORK=host measures the confined turn without the egress proxy.
+    const network = process.env.TG_BENCH_AGENT_NETWORK;
+    if (network !== undefined) {
+      writeFileSync(
+        join(repo, "turngate.config.json"),
+        `${JSON.stringify({ agent_network: network })}\n`,
+      );
     }
     runOk("git", ["init", "-q", "-b", "main", "."]);
     runOk("git", ["add", "-A"]);
