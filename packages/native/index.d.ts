@@ -496,3 +496,23 @@ export declare function gitListing(
   root: string,
   options?: { dir?: string },
 ): Promise<GitListing | GitListingFallback>;
+
+/**
+ * The confined agent's egress bootstrap program (`turngate-egress CHANNEL_FD PORT`, built
+ * beside the addon): its absolute path, or null when it is not built or the addon is not
+ * loaded (docs/design.md §3b "Confined agents").
+ */
+export declare const EGRESS_HELPER: string | null;
+
+/**
+ * A connected unix stream socket pair for the egress bootstrap, both ends close-on-exec:
+ * `[host, sandbox]`. Throws a NativeError with the errno's code when it cannot be made.
+ */
+export declare function egressChannel(): [number, number];
+
+/**
+ * The file descriptor the bootstrap sends over the host end `fd` of {@link egressChannel}
+ * (close-on-exec), waited for at most `timeoutMs` ms off the JS thread. Rejects with a
+ * NativeError `ERR_TURNGATE_EGRESS` when none came in time or the other end closed first.
+ */
+export declare function egressReceive(fd: number, timeoutMs: number): Promise<number>;

@@ -504,8 +504,40 @@ function call(name) {
   return (...args) => api()[name](...args);
 }
 
+/**
+ * The confined agent's egress bootstrap program (`src/bin/turngate-egress.rs`, built beside
+ * this file by `pnpm build`): its absolute path, or null when it is not built (the caller
+ * then uses the Node bootstrap) or the addon is not loaded.
+ */
+const EGRESS_HELPER =
+  binding !== null && existsSync(join(__dirname, "turngate-egress"))
+    ? join(__dirname, "turngate-egress")
+    : null;
+
+/**
+ * `egressReceive(fd, timeoutMs)`: the file descriptor the sandbox's bootstrap sends over the
+ * host end of `egressChannel()`, waited for off the JS thread. Rejects with a NativeError
+ * (code `ERR_TURNGATE_EGRESS`) when none came in time or the other end closed first.
+ */
+async function egressReceive(fd, timeoutMs) {
+  try {
+    return await api().egressReceive(fd, timeoutMs);
+  } catch (error) {
+    throw typed(error);
+  }
+}
+
 module.exports = {
   available: binding !== null,
+  EGRESS_HELPER,
+  egressChannel: (...args) => {
+    try {
+      return api().egressChannel(...args);
+    } catch (error) {
+      throw typed(error);
+    }
+  },
+  egressReceive,
   reason,
   NativeError,
   STAT_FIELDS: 6,

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { closeSync } from "node:fs";
 import { Server as NetServer } from "node:net";
 import { EGRESS_HANDLE_MESSAGE, EGRESS_READY_MESSAGE, type EgressProxy } from "@turngate/node";
 
@@ -20,6 +21,17 @@ export interface AgentExit {
 }
 
 const FORWARDED: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+
+/** How long the native egress bootstrap's socket is waited for, ms. */
+const EGRESS_RECEIVE_MS = 30_000;
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // closed already
+  }
+}
 const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
 
 /** The agent command could not be started (e.g. not found). */
@@ -72,6 +84,16 @@ export interface AgentOptions {
    * else on the channel is ignored.
    */
   egress?: EgressProxy;
+  /**
+   * With `egress`, the native bootstrap's channel (`ConfinedAgent.egressChannel`): fd 5 is
+   * its `sandbox` end instead of an IPC channel (closed here once the command started), and
+   * the listening socket is received on `host`.
+   */
+  egressChannel?: {
+    host: number;
+    sandbox: number;
+    receive(fd: number, timeoutMs: number): Promise<number>;
+  };
 }
 
 /**
@@ -118,7 +140,9 @@ export function runAgent(
       if (stdio.length === 3) stdio.push("ignore");
       stdio.push(options.seccompFilter !== undefined ? "pipe" : "ignore");
     }
-    if (options.egress !== undefined) stdio.push("ipc");
+    if (options.egress !== undefined) {
+      stdio.push(options.egressChannel !== undefined ? options.egressChannel.sandbox : "ipc");
+    }
     const child = spawn(program, args, {
       cwd,
       stdio,
@@ -137,7 +161,26 @@ export function runAgent(
       filterPipe.end(options.seccompFilter);
     }
     const egress = options.egress;
-    if (egress !== undefined) {
+    const channel = options.egressChannel;
+    if (egress !== undefined && channel !== undefined) {
+      // The child has its own copy of the sandbox end now; the socket arrives on the host end.
+      // An end closed here is marked -1, so the owner's cleanup never closes a reused number.
+      closeQuietly(channel.sandbox);
+      channel.sandbox = -1;
+      const host = channel.host;
+      channel
+        .receive(host, EGRESS_RECEIVE_MS)
+        .then(
+          (fd) => egress.serve({ fd }).catch(() => closeQuietly(fd)),
+          () => undefined, // the launcher exits 125 when its bootstrap failed: said there
+        )
+        .finally(() => {
+          if (channel.host === host) {
+            closeQuietly(host);
+            channel.host = -1;
+          }
+        });
+    } else if (egress !== undefined) {
       let served = false;
       child.on("message", (message, handle) => {
         if (served || message !== EGRESS_HANDLE_MESSAGE || !(handle instanceof NetServer)) return;

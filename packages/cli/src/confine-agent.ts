@@ -6,7 +6,7 @@
  * wrap the agent command in the launcher, with the seccomp filter that refuses new unix
  * sockets (`unixSocketFilter`) given to bubblewrap on fd 4.
  */
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { chmodSync, closeSync, copyFileSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { TurngateError } from "@turngate/core";
@@ -19,12 +19,15 @@ import {
   confineGatePaths,
   confinePlan,
   EGRESS_BOOTSTRAP,
+  EGRESS_PROXY_PORT,
   EgressProxy,
   egressProxyEnv,
   findOnPath,
   type GatePlaceholders,
   harnessGateFiles,
   makeGatePlaceholders,
+  type NativeEgress,
+  nativeEgress,
   type PlaceholderRemoval,
   parseEgressAllow,
   probeSandbox,
@@ -58,6 +61,17 @@ function proxiedLauncher(node: string): string {
   return `NODE_OPTIONS= ${shellQuote(node)} -e ${shellQuote(EGRESS_BOOTSTRAP)} || exit 125; exec ${EGRESS_CHANNEL_FD}>&-; unset NODE_CHANNEL_FD NODE_CHANNEL_SERIALIZATION_MODE; ${LAUNCHER}`;
 }
 
+/**
+ * The launcher with the native egress bootstrap (`turngate-egress`, copied into the agent's
+ * private `TMPDIR`: turngate's own package may be hidden in the sandbox): it listens inside
+ * the sandbox's network namespace and sends the socket over the channel on fd
+ * {@link EGRESS_CHANNEL_FD}; exit 125 when it could not. Then the channel is closed and the
+ * agent starts as with {@link LAUNCHER}.
+ */
+function nativeEgressLauncher(helper: string): string {
+  return `${shellQuote(helper)} ${EGRESS_CHANNEL_FD} ${EGRESS_PROXY_PORT} || exit 125; exec ${EGRESS_CHANNEL_FD}>&-; ${LAUNCHER}`;
+}
+
 /** `text` as one single-quoted POSIX shell word. */
 function shellQuote(text: string): string {
   return `'${text.replaceAll("'", "'\\''")}'`;
@@ -82,10 +96,16 @@ export interface ConfinedAgent {
   plan: ConfinePlan;
   /**
    * The agent's egress proxy when its network is `proxy` (the default): the caller gives
-   * the command an IPC channel on fd {@link EGRESS_CHANNEL_FD} and serves the socket the
+   * the command the channel on fd {@link EGRESS_CHANNEL_FD} and serves the socket the
    * sandbox hands over on it (`runAgent`'s `egress`); `cleanup` closes it.
    */
   egress?: EgressProxy;
+  /**
+   * With the native bootstrap (`nativeEgress`), its channel: fd {@link EGRESS_CHANNEL_FD}
+   * is `sandbox`, and the socket arrives on `host` (`receive`); without it, the channel is
+   * Node's IPC channel. `cleanup` closes both ends.
+   */
+  egressChannel?: { host: number; sandbox: number; receive: NativeEgress["receive"] };
   /**
    * The gate files that did not exist and got a read-only placeholder for this turn
    * (`makeGatePlaceholders`), absolute paths.
@@ -217,6 +237,13 @@ export async function confineAgent(
         })
       : undefined;
   const env = confinedAgentEnv(options.agentEnv, plan.tmpdir);
+  const native = egress !== undefined ? nativeEgressIn(options.hostEnv, plan.tmpdir) : undefined;
+  const launcher =
+    egress === undefined
+      ? LAUNCHER
+      : native !== undefined
+        ? nativeEgressLauncher(native.helper)
+        : proxiedLauncher(process.execPath);
   return {
     argv: [
       sandbox.bwrap,
@@ -224,7 +251,7 @@ export async function confineAgent(
       "--",
       "/bin/sh",
       "-c",
-      egress !== undefined ? proxiedLauncher(process.execPath) : LAUNCHER,
+      launcher,
       "turngate-agent",
       ...agent,
     ],
@@ -232,13 +259,50 @@ export async function confineAgent(
     seccompFilter: unixSocketFilter(),
     plan,
     ...(egress !== undefined ? { egress } : {}),
+    ...(native !== undefined ? { egressChannel: native.channel } : {}),
     placeholders: placeholders.created.filter((p) => p.role === "gate").map((p) => p.path),
     cleanup() {
       egress?.close();
+      if (native !== undefined) {
+        // An end runAgent closed already is -1 (its number may belong to another file now).
+        for (const end of ["host", "sandbox"] as const) {
+          const fd = native.channel[end];
+          native.channel[end] = -1;
+          if (fd < 0) continue;
+          try {
+            closeSync(fd);
+          } catch {
+            // closed already
+          }
+        }
+      }
       rmSync(privateTmp, { recursive: true, force: true });
       return placeholders.remove();
     },
   };
+}
+
+/**
+ * The native egress bootstrap for one confined turn (`nativeEgress`): its program copied into
+ * the agent's private temporary folder `tmp` (visible in the sandbox, where turngate's own
+ * package may be hidden) and a fresh channel; undefined when the addon or its program is not
+ * built, or the copy or the channel cannot be made (the Node bootstrap is used then).
+ */
+function nativeEgressIn(
+  env: NodeJS.ProcessEnv,
+  tmp: string,
+): { helper: string; channel: NonNullable<ConfinedAgent["egressChannel"]> } | undefined {
+  const native = nativeEgress(env);
+  if (native === undefined) return undefined;
+  try {
+    const helper = join(tmp, ".turngate-egress");
+    copyFileSync(native.helper, helper);
+    chmodSync(helper, 0o555);
+    const [host, sandbox] = native.channel();
+    return { helper, channel: { host, sandbox, receive: native.receive } };
+  } catch {
+    return undefined;
+  }
 }
 
 /**

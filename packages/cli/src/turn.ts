@@ -840,6 +840,9 @@ async function runAgentTurn(
       ...(ctx.agentOutput ? { output: ctx.agentOutput } : {}),
       ...(confinement ? { startReport: true, seccompFilter: confinement.seccompFilter } : {}),
       ...(confinement?.egress !== undefined ? { egress: confinement.egress } : {}),
+      ...(confinement?.egressChannel !== undefined
+        ? { egressChannel: confinement.egressChannel }
+        : {}),
     });
     if (confinement !== undefined && exit.started !== true) throw confineFailed(exit.exitCode);
     ctx.stderr.write(`turngate: agent exited with code ${exit.exitCode}\n`);

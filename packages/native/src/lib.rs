@@ -13,9 +13,13 @@
 //!   (`roomIndexUpdate`), new blobs as one pack (`pack_write`);
 //! - `git_listing`: one repository's tracked, untracked and ignored paths read in-process
 //!   with gitoxide (issue 33, `gitListing`);
+//! - `egress_channel`: the host's end of the confined agent's egress bootstrap
+//!   (`egressChannel`, `egressReceive`; the sandbox's end is `src/bin/turngate-egress.rs`);
 //! - `errors`: the typed errors that cross the boundary (a code and the path).
 #![deny(clippy::all)]
 
+#[cfg(unix)]
+mod egress_channel;
 mod errors;
 mod git_listing;
 mod hash;

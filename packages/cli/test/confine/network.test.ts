@@ -17,7 +17,8 @@ import { networkInterfaces } from "node:os";
 import { dirname } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { testTimeout } from "../../../../test-time.js";
-import { cleanWorlds, SKIP_REASON, sandbox, turn, type World } from "./helpers.js";
+import { confineAgent } from "../../src/confine-agent.js";
+import { cleanWorlds, SKIP_REASON, sandbox, turn, type World, world } from "./helpers.js";
 import { landed, PREFIX_LIB_NODE } from "./outside-attacks.js";
 
 afterEach(cleanWorlds);
@@ -98,6 +99,46 @@ function ownAddress(): string | undefined {
 describe.skipIf(!sandbox.available)(
   `a confined agent cannot reach a server of yours on this machine${SKIP_REASON}`,
   () => {
+    test("the egress bootstrap is the native program (copied into the agent's TMPDIR, one channel) where the addon is built, else the Node bootstrap over an IPC channel; with agent_network host, none", async () => {
+      const w = world();
+      const make = (env: NodeJS.ProcessEnv, network?: "host") =>
+        confineAgent(["true"], {
+          root: w.p.root,
+          cwd: w.p.root,
+          hostEnv: { ...process.env, ...w.env, ...env },
+          agentEnv: { ...w.env },
+          newSession: true,
+          ...(network !== undefined ? { network } : {}),
+        });
+      const native = await make({ TURNGATE_NATIVE: "1" });
+      try {
+        const launcher = native.argv.at(-2) === "turngate-agent" ? native.argv.at(-3) : "";
+        expect(launcher).toBe(
+          `'${native.plan.tmpdir}/.turngate-egress' 5 3128 || exit 125; exec 5>&-; printf started >&3; exec 3>&- 4<&-; exec "$@"`,
+        );
+        expect(native.egressChannel?.host).toBeGreaterThan(2);
+        expect(native.env.HTTPS_PROXY).toBe("http://127.0.0.1:3128");
+      } finally {
+        native.cleanup();
+      }
+      const node = await make({ TURNGATE_NATIVE: "0" });
+      try {
+        expect(node.argv.at(-3)).toMatch(/^NODE_OPTIONS= '[^']+' -e '/);
+        expect(node.egressChannel).toBeUndefined();
+        expect(node.egress).toBeDefined();
+      } finally {
+        node.cleanup();
+      }
+      const host = await make({ TURNGATE_NATIVE: "1" }, "host");
+      try {
+        expect(host.argv.at(-3)).toBe('printf started >&3; exec 3>&- 4<&-; exec "$@"');
+        expect(host.egress).toBeUndefined();
+        expect(host.env.HTTPS_PROXY).toBeUndefined();
+      } finally {
+        host.cleanup();
+      }
+    });
+
     test(
       "a server on 127.0.0.1 that writes files: refused directly (own network namespace) and through the proxy (a loopback destination); unconfined, the plant lands and the broken code is verified",
       async () => {

@@ -29,6 +29,7 @@ import {
 } from "node:http";
 import { connect, isIP, type Server as NetServer, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
+import { type NativeAddon, selectNative } from "../native/select.js";
 import {
   type AddressSet,
   EGRESS_REFUSAL_TEXT,
@@ -75,6 +76,43 @@ export const EGRESS_BOOTSTRAP = [
   "});",
   'setTimeout(() => fail("turngate did not answer within 10 s"), 10000).unref();',
 ].join("\n");
+
+/**
+ * The native egress bootstrap (`@turngate/native`'s `turngate-egress` program and its
+ * channel): it starts in about a millisecond where the Node bootstrap takes a Node start
+ * (about 80 ms, issue 32's cost of a confined turn).
+ */
+export interface NativeEgress {
+  /** The program's absolute path (`turngate-egress CHANNEL_FD PORT`). */
+  helper: string;
+  /** A unix socket pair `[host, sandbox]`, both close-on-exec. */
+  channel(): [number, number];
+  /** The descriptor the program sends over the host end `fd`, waited for `timeoutMs` ms. */
+  receive(fd: number, timeoutMs: number): Promise<number>;
+}
+
+/**
+ * The native egress bootstrap when the addon is selected for `env` (`TURNGATE_NATIVE`, as
+ * every native use) and its program is built, else undefined (the Node bootstrap is used).
+ * Never throws.
+ */
+export function nativeEgress(env: NodeJS.ProcessEnv): NativeEgress | undefined {
+  let addon: NativeAddon | undefined;
+  try {
+    addon = selectNative(env);
+  } catch {
+    return undefined;
+  }
+  const helper = addon?.EGRESS_HELPER;
+  const channel = addon?.egressChannel;
+  const receive = addon?.egressReceive;
+  if (helper == null || channel === undefined || receive === undefined) return undefined;
+  return {
+    helper,
+    channel: () => channel.call(addon),
+    receive: (fd, timeoutMs) => receive.call(addon, fd, timeoutMs),
+  };
+}
 
 /** Variables that name the proxy for the agent's tools (both spellings: tools differ). */
 const PROXY_VARIABLES = [
@@ -178,10 +216,11 @@ export class EgressProxy {
   }
 
   /**
-   * Serve the listening socket `listener` (a `net.Server` received over IPC). Resolves when
-   * the proxy accepts on it. Errors: rejects with the listen error.
+   * Serve the listening socket `listener`: a `net.Server` received over IPC (the Node
+   * bootstrap), or `{fd}` received from the native one. Resolves when the proxy accepts on
+   * it. Errors: rejects with the listen error.
    */
-  serve(listener: NetServer): Promise<void> {
+  serve(listener: NetServer | { fd: number }): Promise<void> {
     return new Promise((resolve, reject) => {
       this.#server.once("error", reject);
       this.#server.listen(listener, () => {

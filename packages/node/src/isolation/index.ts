@@ -68,6 +68,8 @@ export {
   type EgressProxyOptions,
   type EgressRefused,
   egressProxyEnv,
+  type NativeEgress,
+  nativeEgress,
 } from "./egress-proxy.js";
 export {
   type HarnessPrograms,

@@ -74,6 +74,12 @@ export interface NativeAddon {
     root: string,
     options?: { dir?: string },
   ): Promise<NativeGitListing | NativeGitFallback>;
+  /** The egress bootstrap program's path, or null (not built). Absent in older builds. */
+  EGRESS_HELPER?: string | null;
+  /** A unix socket pair `[host, sandbox]` for the egress bootstrap. */
+  egressChannel?(): [number, number];
+  /** The descriptor the bootstrap sends over the host end `fd`, waited for `timeoutMs` ms. */
+  egressReceive?(fd: number, timeoutMs: number): Promise<number>;
 }
 
 /** `gitListing` names: `count` names in `names`, each followed by a NUL (raw bytes). */
