@@ -18,15 +18,13 @@
  * `HTTPS_PROXY`/`HTTP_PROXY` (set by {@link egressProxyEnv}) reach the internet this way;
  * a tool that ignores them has no network in the sandbox.
  */
-import { lookup } from "node:dns/promises";
-import {
-  createServer,
-  type Server as HttpServer,
-  request as httpRequest,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-  type ServerResponse,
+import type {
+  Server as HttpServer,
+  IncomingMessage,
+  OutgoingHttpHeaders,
+  ServerResponse,
 } from "node:http";
+import { createRequire } from "node:module";
 import { connect, isIP, type Server as NetServer, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { type NativeAddon, selectNative } from "../native/select.js";
@@ -41,6 +39,15 @@ import {
   parseAuthority,
 } from "./egress-policy.js";
 import { localAddresses, peerOnThisMachine } from "./local-networks.js";
+
+/**
+ * `node:http` and `node:dns` are loaded when a proxy is made, not with the module: every
+ * turn loads this file, and only a confined turn with the proxy needs them (issue 33: about
+ * 5 ms of start-up).
+ */
+const builtin = createRequire(import.meta.url);
+const http = () => builtin("node:http") as typeof import("node:http");
+const dns = () => builtin("node:dns/promises") as typeof import("node:dns/promises");
 
 /** The port the proxy listens on inside the agent's network namespace. */
 export const EGRESS_PROXY_PORT = 3128;
@@ -197,11 +204,11 @@ export class EgressProxy {
     this.#resolve =
       options.resolve ??
       (async (host) =>
-        (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address));
+        (await dns().lookup(host, { all: true, verbatim: true })).map((entry) => entry.address));
     // Nothing the agent or an upstream sends may throw in turngate's process (the attack
     // review crashed it with an upstream's invalid status line): every handler ends in a
     // destroyed connection at worst.
-    this.#server = createServer((req, res) => {
+    this.#server = http().createServer((req, res) => {
       this.#forward(req, res).catch(() => res.destroy());
     });
     this.#server.on("error", () => undefined);
@@ -425,7 +432,7 @@ export class EgressProxy {
       if (name === "proxy-connection" || name === "proxy-authorization") continue;
       if (value !== undefined) headers[name] = value;
     }
-    const out = httpRequest({
+    const out = http().request({
       createConnection: () => upstream,
       method: req.method,
       path: `${url.pathname}${url.search}`,
