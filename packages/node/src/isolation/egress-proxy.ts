@@ -5,11 +5,13 @@
  *
  * How the proxy gets into the namespace without a process of turngate's in the sandbox and
  * without a unix socket (the agent's seccomp filter refuses new ones): before the agent
- * starts, the sandbox's launcher runs {@link EGRESS_BOOTSTRAP} with Node. It listens on
- * `127.0.0.1:3128` inside the namespace and hands that listening socket to turngate over
- * the IPC channel turngate gave the sandbox (Node's `process.send` with a handle: the file
- * descriptor crosses with `SCM_RIGHTS`), waits for turngate's answer and exits; the
- * launcher then closes the channel and starts the agent. turngate accepts the agent's
+ * starts, the sandbox's launcher runs a bootstrap that listens on `127.0.0.1:3128` inside
+ * the namespace and hands that listening socket to turngate over a channel it inherited
+ * (the file descriptor crosses with `SCM_RIGHTS`), then exits; the launcher closes the
+ * channel and starts the agent. The bootstrap is the native addon's `turngate-egress`
+ * program over a socket pair ({@link nativeEgress}; about a millisecond), or, where the
+ * addon is not built, {@link EGRESS_BOOTSTRAP} run with Node over Node's IPC channel
+ * (`process.send` with a handle; a Node start, about 80 ms). turngate accepts the agent's
  * connections on that socket in its own process, and for each request asks the policy
  * (`egress-policy.ts`) and opens the connection itself, from the host's namespace.
  *
