@@ -167,19 +167,18 @@ export function runAgent(
       // An end closed here is marked -1, so the owner's cleanup never closes a reused number.
       closeQuietly(channel.sandbox);
       channel.sandbox = -1;
+      // The receipt owns the host end from here: it is closed only once the receipt settled
+      // (the sandbox's end closing wakes it), never while a worker thread may read it.
       const host = channel.host;
+      channel.host = -1;
       channel
         .receive(host, EGRESS_RECEIVE_MS)
         .then(
-          (fd) => egress.serve({ fd }).catch(() => closeQuietly(fd)),
+          // A socket that comes after the turn's cleanup is closed by `serve` (it refuses).
+          (fd) => egress.serve({ fd }).catch(() => undefined),
           () => undefined, // the launcher exits 125 when its bootstrap failed: said there
         )
-        .finally(() => {
-          if (channel.host === host) {
-            closeQuietly(host);
-            channel.host = -1;
-          }
-        });
+        .finally(() => closeQuietly(host));
     } else if (egress !== undefined) {
       let served = false;
       child.on("message", (message, handle) => {

@@ -58,7 +58,7 @@ export const EGRESS_CHANNEL_FD = 5;
  * variables unset, and the agent starts as with {@link LAUNCHER}.
  */
 function proxiedLauncher(node: string): string {
-  return `NODE_OPTIONS= ${shellQuote(node)} -e ${shellQuote(EGRESS_BOOTSTRAP)} || exit 125; exec ${EGRESS_CHANNEL_FD}>&-; unset NODE_CHANNEL_FD NODE_CHANNEL_SERIALIZATION_MODE; ${LAUNCHER}`;
+  return `NODE_OPTIONS= ${shellQuote(node)} -e ${shellQuote(EGRESS_BOOTSTRAP)} || exit ${EGRESS_BOOTSTRAP_FAILED}; exec ${EGRESS_CHANNEL_FD}>&-; unset NODE_CHANNEL_FD NODE_CHANNEL_SERIALIZATION_MODE; ${LAUNCHER}`;
 }
 
 /**
@@ -69,7 +69,7 @@ function proxiedLauncher(node: string): string {
  * agent starts as with {@link LAUNCHER}.
  */
 function nativeEgressLauncher(helper: string): string {
-  return `${shellQuote(helper)} ${EGRESS_CHANNEL_FD} ${EGRESS_PROXY_PORT} || exit 125; exec ${EGRESS_CHANNEL_FD}>&-; ${LAUNCHER}`;
+  return `${shellQuote(helper)} ${EGRESS_CHANNEL_FD} ${EGRESS_PROXY_PORT} || exit ${EGRESS_BOOTSTRAP_FAILED}; exec ${EGRESS_CHANNEL_FD}>&-; ${LAUNCHER}`;
 }
 
 /** `text` as one single-quoted POSIX shell word. */
@@ -333,11 +333,21 @@ function tmpBase(root: string): string {
   return isAbsolute(base) ? base : "/tmp";
 }
 
+/** The launcher's exit code when the egress bootstrap could not start the proxy. */
+export const EGRESS_BOOTSTRAP_FAILED = 125;
+
 /**
  * The error of a confined turn whose sandbox was not set up (bubblewrap exited before the
- * agent started): its message is above, on stderr. `TurngateError` `confine_failed`.
+ * agent started): its message is above, on stderr. Exit {@link EGRESS_BOOTSTRAP_FAILED} is
+ * the egress bootstrap's failure, named as such. `TurngateError` `confine_failed`.
  */
 export function confineFailed(exitCode: number): TurngateError {
+  if (exitCode === EGRESS_BOOTSTRAP_FAILED) {
+    return new TurngateError(
+      "confine_failed",
+      `the confined agent's network proxy could not start in its sandbox (its message is above): the agent did not run. If the machine refuses it, "agent_network": "host" in turngate.config.json gives the agent the host's network instead (a server of yours on 127.0.0.1 could then act for it), or drop --confine`,
+    );
+  }
   return new TurngateError(
     "confine_failed",
     `bubblewrap could not set up the confined agent's sandbox (exit ${exitCode}; its message is above): the agent did not run. Check that the workspace, the state folder and every agent_writable folder exist, or drop --confine`,

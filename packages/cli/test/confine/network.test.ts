@@ -17,7 +17,7 @@ import { networkInterfaces } from "node:os";
 import { dirname } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { testTimeout } from "../../../../test-time.js";
-import { confineAgent } from "../../src/confine-agent.js";
+import { confineAgent, confineFailed, EGRESS_BOOTSTRAP_FAILED } from "../../src/confine-agent.js";
 import { cleanWorlds, SKIP_REASON, sandbox, turn, type World, world } from "./helpers.js";
 import { landed, PREFIX_LIB_NODE } from "./outside-attacks.js";
 
@@ -95,6 +95,15 @@ function ownAddress(): string | undefined {
   }
   return undefined;
 }
+
+test("a launcher that exits 125 failed to start the egress proxy, and the error says so and what to do; any other exit is bubblewrap's", () => {
+  expect(confineFailed(EGRESS_BOOTSTRAP_FAILED).message).toBe(
+    `the confined agent's network proxy could not start in its sandbox (its message is above): the agent did not run. If the machine refuses it, "agent_network": "host" in turngate.config.json gives the agent the host's network instead (a server of yours on 127.0.0.1 could then act for it), or drop --confine`,
+  );
+  expect(confineFailed(1).message).toMatch(
+    /^bubblewrap could not set up the confined agent's sandbox \(exit 1;/,
+  );
+});
 
 describe.skipIf(!sandbox.available)(
   `a confined agent cannot reach a server of yours on this machine${SKIP_REASON}`,

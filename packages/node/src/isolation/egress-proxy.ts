@@ -20,6 +20,8 @@
  * `HTTPS_PROXY`/`HTTP_PROXY` (set by {@link egressProxyEnv}) reach the internet this way;
  * a tool that ignores them has no network in the sandbox.
  */
+
+import { closeSync } from "node:fs";
 import type {
   Server as HttpServer,
   IncomingMessage,
@@ -41,6 +43,15 @@ import {
   parseAuthority,
 } from "./egress-policy.js";
 import { localAddresses, peerOnThisMachine } from "./local-networks.js";
+
+/** Closes `fd`, ignoring a descriptor already closed. */
+function closeFd(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // closed already
+  }
+}
 
 /**
  * `node:http` and `node:dns` are loaded when a proxy is made, not with the module: every
@@ -227,9 +238,17 @@ export class EgressProxy {
   /**
    * Serve the listening socket `listener`: a `net.Server` received over IPC (the Node
    * bootstrap), or `{fd}` received from the native one. Resolves when the proxy accepts on
-   * it. Errors: rejects with the listen error.
+   * it. Errors: rejects with the listen error; after `close()`, closes `listener` and
+   * rejects (a socket received after the turn ended is never served).
    */
   serve(listener: NetServer | { fd: number }): Promise<void> {
+    if (this.#closed) {
+      // Received after the turn ended (a late receipt): never served, so nothing holds
+      // turngate's exit (found by the third attack review).
+      if ("fd" in listener && typeof listener.fd === "number") closeFd(listener.fd);
+      else (listener as NetServer).close();
+      return Promise.reject(new Error("the egress proxy is closed: the agent's turn has ended"));
+    }
     return new Promise((resolve, reject) => {
       this.#server.once("error", reject);
       this.#server.listen(listener, () => {

@@ -359,6 +359,21 @@ describe("the confined agent's egress proxy", () => {
     },
   );
 
+  test("a socket received after the proxy closed (a late receipt, the turn over) is closed, never served, so nothing holds turngate's exit", async () => {
+    const served = new EgressProxy({ own: new Set() });
+    served.close();
+    const listener = createServer();
+    await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+    await expect(served.serve(listener)).rejects.toThrow(
+      "the egress proxy is closed: the agent's turn has ended",
+    );
+    expect(listener.listening).toBe(false);
+    const { openSync, fstatSync } = await import("node:fs");
+    const fd = openSync("/dev/null", "r");
+    await expect(served.serve({ fd })).rejects.toThrow("the egress proxy is closed");
+    expect(() => fstatSync(fd)).toThrow(/EBADF/);
+  });
+
   test("the agent's environment names the proxy in both spellings and drops NO_PROXY", () => {
     const env = egressProxyEnv({
       PATH: "/bin",
