@@ -7,7 +7,7 @@
  * reach it, and the turn changes nothing. Real processes throughout: turngate, bubblewrap,
  * Claude Code, the check.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -23,7 +23,7 @@ import { afterEach, describe, expect, test, vi } from "vitest";
 import { testTimeout } from "../../../../../test-time.js";
 import { sandbox } from "../../clean-room/helpers.js";
 import { bin } from "./binaries.js";
-import { claude, claudeVersion } from "./claude-run.js";
+import { claude, claudeArgs, claudeModelEnv, claudeVersion, runCollected } from "./claude-run.js";
 import { startFakeModel } from "./fake-anthropic.js";
 
 vi.setConfig({ testTimeout: testTimeout(300_000), hookTimeout: testTimeout(300_000) });
@@ -68,63 +68,16 @@ function setup() {
 }
 
 /** `turngate run --confine --isolation in-place --json -- claude -p …` against `modelUrl`. */
-function runConfinedClaude(
-  w: ReturnType<typeof setup>,
-  modelUrl: string,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(
-      process.execPath,
-      [
-        bin,
-        "run",
-        "--confine",
-        "--isolation",
-        "in-place",
-        "--json",
-        "--",
-        claude,
-        "-p",
-        "make answer.js export 42",
-        "--permission-mode",
-        "acceptEdits",
-        "--output-format",
-        "json",
-        "--model",
-        "claude-sonnet-4-5",
-      ],
-      {
-        cwd: w.ws,
-        env: {
-          PATH: process.env.PATH,
-          HOME: w.home,
-          LANG: "C.UTF-8",
-          XDG_STATE_HOME: w.state,
-          ANTHROPIC_BASE_URL: modelUrl,
-          ANTHROPIC_API_KEY: "sk-ant-test-not-a-key",
-          DISABLE_TELEMETRY: "1",
-          DISABLE_AUTOUPDATER: "1",
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-          IS_SANDBOX: "1",
-        },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => {
-      stdout += c.toString("utf8");
-    });
-    child.stderr.on("data", (c: Buffer) => {
-      stderr += c.toString("utf8");
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), 240_000);
-    child.on("error", fail);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr });
-    });
-  });
+function runConfinedClaude(w: ReturnType<typeof setup>, modelUrl: string) {
+  return runCollected(
+    process.execPath,
+    [bin, "run", "--confine", "--isolation", "in-place", "--json", "--", claude, ...claudeArgs()],
+    w.ws,
+    claudeModelEnv(
+      { PATH: process.env.PATH, HOME: w.home, LANG: "C.UTF-8", XDG_STATE_HOME: w.state },
+      modelUrl,
+    ),
+  );
 }
 
 const skipReason = sandbox.available ? "" : ` (skipped: ${sandbox.reason})`;

@@ -66,48 +66,51 @@ export interface ClaudeRun {
   stderr: string;
 }
 
+/** The launch flags of a headless `claude -p "make answer.js export 42"` run (mode: `--permission-mode`). */
+export function claudeArgs(mode = "acceptEdits", extra: string[] = []): string[] {
+  return [
+    "-p",
+    "make answer.js export 42",
+    "--permission-mode",
+    mode,
+    "--output-format",
+    "json",
+    "--model",
+    "claude-sonnet-4-5",
+    ...extra,
+  ];
+}
+
 /**
- * Run `claude -p "make answer.js export 42"` in `ws` to the end (async: the fake model serves
- * from this process), with `env` plus the fake model's URL, a placeholder API key, telemetry
- * and updates off, and `IS_SANDBOX=1` (`bypassPermissions` refuses to start as root outside
- * a declared sandbox). `mode` is the `--permission-mode`; `extra` are more launch flags
- * (`--settings …`). Killed after 240 s.
+ * `env` plus what points Claude Code at the fake model at `url`: a placeholder API key,
+ * telemetry and updates off, and `IS_SANDBOX=1` (`bypassPermissions` refuses to start as
+ * root outside a declared sandbox).
  */
-export function runClaude(
-  ws: string,
+export function claudeModelEnv(env: NodeJS.ProcessEnv, url: string): NodeJS.ProcessEnv {
+  return {
+    ...env,
+    ANTHROPIC_BASE_URL: url,
+    ANTHROPIC_API_KEY: "sk-ant-test-not-a-key",
+    DISABLE_TELEMETRY: "1",
+    DISABLE_AUTOUPDATER: "1",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    IS_SANDBOX: "1",
+  };
+}
+
+/**
+ * Run `program args` in `cwd` with `env` to the end (async: the fake model serves from this
+ * process), collecting stdout and stderr as UTF-8. Killed (SIGKILL) after 240 s. Rejects
+ * when the program cannot be started.
+ */
+export function runCollected(
+  program: string,
+  args: readonly string[],
+  cwd: string,
   env: NodeJS.ProcessEnv,
-  model: FakeModel,
-  mode = "acceptEdits",
-  extra: string[] = [],
 ): Promise<ClaudeRun> {
   return new Promise((done, fail) => {
-    const child = spawn(
-      claude,
-      [
-        "-p",
-        "make answer.js export 42",
-        "--permission-mode",
-        mode,
-        "--output-format",
-        "json",
-        "--model",
-        "claude-sonnet-4-5",
-        ...extra,
-      ],
-      {
-        cwd: ws,
-        env: {
-          ...env,
-          ANTHROPIC_BASE_URL: model.url,
-          ANTHROPIC_API_KEY: "sk-ant-test-not-a-key",
-          DISABLE_TELEMETRY: "1",
-          DISABLE_AUTOUPDATER: "1",
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-          IS_SANDBOX: "1",
-        },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
+    const child = spawn(program, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => {
@@ -123,6 +126,21 @@ export function runClaude(
       done({ code, stdout, stderr });
     });
   });
+}
+
+/**
+ * Run `claude -p "make answer.js export 42"` in `ws` to the end (`runCollected`) with `env`
+ * plus the fake model (`claudeModelEnv`). `mode` is the `--permission-mode`; `extra` are more
+ * launch flags (`--settings …`).
+ */
+export function runClaude(
+  ws: string,
+  env: NodeJS.ProcessEnv,
+  model: FakeModel,
+  mode = "acceptEdits",
+  extra: string[] = [],
+): Promise<ClaudeRun> {
+  return runCollected(claude, claudeArgs(mode, extra), ws, claudeModelEnv(env, model.url));
 }
 
 /**
