@@ -88,50 +88,5 @@ fn receive_fd(fd: i32, timeout_ms: i32) -> std::result::Result<i32, String> {
             return Err(format!("poll: {error}"));
         }
     }
-    let mut byte = [0u8; 1];
-    let mut iov = libc::iovec {
-        iov_base: byte.as_mut_ptr().cast(),
-        iov_len: 1,
-    };
-    // SAFETY: CMSG_SPACE of one int.
-    let space = unsafe { libc::CMSG_SPACE(std::mem::size_of::<i32>() as u32) } as usize;
-    let mut control = vec![0u64; space.div_ceil(8)];
-    // SAFETY: zeroed msghdr, then its buffers set.
-    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
-    msg.msg_iov = &mut iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control.as_mut_ptr().cast();
-    msg.msg_controllen = space as _;
-    #[cfg(target_os = "linux")]
-    let flags = libc::MSG_CMSG_CLOEXEC;
-    #[cfg(not(target_os = "linux"))]
-    let flags = 0;
-    let got = loop {
-        // SAFETY: `msg` points at live buffers of the sizes given.
-        let got = unsafe { libc::recvmsg(fd, &mut msg, flags) };
-        if got >= 0 {
-            break got;
-        }
-        let error = std::io::Error::last_os_error();
-        if error.kind() != std::io::ErrorKind::Interrupted {
-            return Err(format!("recvmsg: {error}"));
-        }
-    };
-    if got == 0 {
-        return Err("the sandbox closed the channel without sending a socket".to_string());
-    }
-    // SAFETY: the kernel filled `msg_control` with `msg_controllen` bytes.
-    unsafe {
-        let cmsg = libc::CMSG_FIRSTHDR(&msg);
-        if cmsg.is_null()
-            || (*cmsg).cmsg_level != libc::SOL_SOCKET
-            || (*cmsg).cmsg_type != libc::SCM_RIGHTS
-        {
-            return Err("the sandbox's message held no socket".to_string());
-        }
-        let received = std::ptr::read_unaligned(libc::CMSG_DATA(cmsg).cast::<i32>());
-        #[cfg(not(target_os = "linux"))]
-        libc::fcntl(received, libc::F_SETFD, libc::FD_CLOEXEC);
-        Ok(received)
-    }
+    crate::fd_passing::recv_fd(fd)
 }

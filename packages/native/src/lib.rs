@@ -21,6 +21,8 @@
 #[cfg(unix)]
 mod egress_channel;
 mod errors;
+#[cfg(unix)]
+mod fd_passing;
 mod git_listing;
 mod hash;
 mod ledger;
