@@ -452,16 +452,14 @@ describe("a confined turn fails closed", () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  /** `turngate run --confine` in a world whose configuration is `config` (one JSON line). */
+  const runWithConfig = (config: string) => {
+    const w = world({ ...CONFIG_FILES, "turngate.config.json": `${config}\n` });
+    return turngate(["run", "--confine", "--check", "node test.js", "--", "true"], w.p.root, w.env);
+  };
+
   test("an agent_writable entry inside the workspace other than .git is refused, naming the field", async () => {
-    const w = world({
-      ...CONFIG_FILES,
-      "turngate.config.json": '{"agent_writable":[".turngate"]}\n',
-    });
-    const result = await turngate(
-      ["run", "--confine", "--check", "node test.js", "--", "true"],
-      w.p.root,
-      w.env,
-    );
+    const result = await runWithConfig('{"agent_writable":[".turngate"]}');
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("agent_writable.0");
     expect(result.stderr).toContain(
@@ -470,26 +468,13 @@ describe("a confined turn fails closed", () => {
   });
 
   test("an agent_network that is not proxy, host or {allow: [host:port]} is refused, naming the field and the forms", async () => {
-    const w = world({
-      ...CONFIG_FILES,
-      "turngate.config.json": '{"agent_network":{"allow":["http://127.0.0.1:11434"]}}\n',
-    });
-    const result = await turngate(
-      ["run", "--confine", "--check", "node test.js", "--", "true"],
-      w.p.root,
-      w.env,
-    );
+    const result = await runWithConfig('{"agent_network":{"allow":["http://127.0.0.1:11434"]}}');
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("agent_network.allow.0");
     expect(result.stderr).toContain(
       '"http://127.0.0.1:11434" is not a host:port destination (write 127.0.0.1:11434, localhost:8080 or [::1]:8080: no scheme, path or spaces; the port from 1 to 65535)',
     );
-    const mode = world({ ...CONFIG_FILES, "turngate.config.json": '{"agent_network":"none"}\n' });
-    const bad = await turngate(
-      ["run", "--confine", "--check", "node test.js", "--", "true"],
-      mode.p.root,
-      mode.env,
-    );
+    const bad = await runWithConfig('{"agent_network":"none"}');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("agent_network");
     expect(bad.stderr).toContain('must be "proxy" (the default');
